@@ -1,0 +1,53 @@
+/**
+ * The error registry: every error a client can meet has a stable `code`, an HTTP
+ * status and a title. Responses are RFC 9457 problem details built from it, and
+ * the README's error table is checked against it by a test.
+ */
+
+export const ERRORS = Object.freeze({
+  unauthorized: { status: 401, title: 'Missing or invalid API key' },
+  invalid_json: { status: 400, title: 'Request body is not valid JSON' },
+  invalid_body: { status: 400, title: 'Request body does not match the schema' },
+  unknown_field: { status: 400, title: 'Request body has a field that is not accepted' },
+  unknown_environment: { status: 400, title: 'No such environment' },
+  undeclared_variable: { status: 400, title: 'Override names a variable the environment does not declare' },
+  invalid_id: { status: 400, title: 'Malformed id' },
+  invalid_query: { status: 400, title: 'Query parameters do not match the schema' },
+  not_found: { status: 404, title: 'Not found' },
+  body_too_large: { status: 413, title: 'Request body too large' },
+  unsupported_media_type: { status: 415, title: 'Request body must be application/json' },
+  no_tests: { status: 422, title: 'No tests match this environment' },
+  idempotency_conflict: { status: 422, title: 'Idempotency-Key reused with a different body' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  secret_unavailable: { status: 500, title: 'A secret variable cannot be resolved on the server' },
+  internal: { status: 500, title: 'Internal server error' },
+} as const);
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** A problem document as sent on the wire (plain data, never a thrown class across a boundary). */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+}
+
+export function problemOf(code: ErrorCode, detail: string): Problem {
+  const { status, title } = ERRORS[code];
+  return { type: `https://runset.dev/errors/${code}`, title, status, detail, code };
+}
+
+/** Thrown inside the server to answer with a registered problem. */
+export class RunsetError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, detail: string, options?: { cause?: unknown }) {
+    super(detail, options);
+    this.name = 'RunsetError';
+    this.code = code;
+  }
+  toProblem(): Problem {
+    return problemOf(this.code, this.message);
+  }
+}

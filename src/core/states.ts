@@ -1,0 +1,54 @@
+/**
+ * States of Test Run Sets and Test Runs, and the one place that says how they move.
+ *
+ * The seed contract names four states; the same four key `progress.counts`.
+ * A set's status is never written by hand: it is derived from its members'
+ * counts (see `deriveSetStatus`) in the same transaction as each member move.
+ */
+
+export const RUN_STATES = Object.freeze(['WAITING', 'RUNNING', 'SUCCESS', 'FAIL'] as const);
+export type RunState = (typeof RUN_STATES)[number];
+
+export const FINAL_STATES: ReadonlySet<RunState> = new Set(['SUCCESS', 'FAIL']);
+
+export function isFinal(state: RunState): boolean {
+  return FINAL_STATES.has(state);
+}
+
+export type Counts = Record<RunState, number>;
+
+export function emptyCounts(): Counts {
+  return { WAITING: 0, RUNNING: 0, SUCCESS: 0, FAIL: 0 };
+}
+
+/**
+ * Allowed member moves. RUNNING → WAITING is the lease being given back (shutdown)
+ * or taken away (worker lost); WAITING → FAIL ends a member that cannot run at all.
+ * Nothing leaves SUCCESS or FAIL.
+ */
+const MEMBER_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = Object.freeze({
+  WAITING: ['RUNNING', 'FAIL'],
+  RUNNING: ['SUCCESS', 'FAIL', 'WAITING'],
+  SUCCESS: [],
+  FAIL: [],
+});
+
+export function canMoveMember(from: RunState, to: RunState): boolean {
+  return MEMBER_TRANSITIONS[from].includes(to);
+}
+
+/**
+ * The set's status from its member counts.
+ *
+ * - WAITING while no member has ever started (`everStarted` false);
+ * - RUNNING once one has, until all have ended — also when a member went back to
+ *   WAITING after a lost worker: a set never moves backwards;
+ * - SUCCESS when all ended and all passed; FAIL when all ended and one failed.
+ */
+export function deriveSetStatus(counts: Counts, everStarted: boolean): RunState {
+  const total = counts.WAITING + counts.RUNNING + counts.SUCCESS + counts.FAIL;
+  const ended = counts.SUCCESS + counts.FAIL;
+  if (total > 0 && ended === total) return counts.FAIL > 0 ? 'FAIL' : 'SUCCESS';
+  if (everStarted || counts.RUNNING > 0 || ended > 0) return 'RUNNING';
+  return 'WAITING';
+}

@@ -1,0 +1,110 @@
+/**
+ * The wire shapes of the HTTP API, as TypeBox schemas: the server validates and
+ * serialises with them, the OpenAPI document is generated from them, and the
+ * client SDK derives its types from them — one source, nothing to drift.
+ * Seed shapes (interface 0.1.0) are marked; everything else is an extension.
+ */
+import { Type, type Static } from 'typebox';
+import { RUN_STATES } from './states.js';
+
+export const LIMITS = Object.freeze({
+  bodyBytes: 1024 * 1024,
+  envNameLength: 128,
+  overrideCount: 100,
+  overrideKeyLength: 256,
+  overrideValueLength: 64 * 1024,
+});
+
+const Uuid = Type.String({ format: 'uuid' });
+const DateTime = Type.String({ format: 'date-time' });
+const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+export const RunStateSchema = Type.Union(RUN_STATES.map((s) => Type.Literal(s)));
+
+/** Seed 2.1 — the creation config. */
+export const CreateTestRunSetBody = Type.Object(
+  {
+    env: Type.String({
+      minLength: 1,
+      maxLength: LIMITS.envNameLength,
+      description: 'Name of the environment the set runs against.',
+    }),
+    envOverride: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: LIMITS.overrideKeyLength }), Type.String({ maxLength: LIMITS.overrideValueLength }), {
+        maxProperties: LIMITS.overrideCount,
+        description: "Replacement values for the environment's declared variables.",
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: 'CreateTestRunSetBody' },
+);
+export type CreateTestRunSetBody = Static<typeof CreateTestRunSetBody>;
+
+/** Seed 2.2 — the creation result. */
+export const CreateTestRunSetResult = Type.Object(
+  { testRunSetId: Uuid },
+  { additionalProperties: false, $id: 'CreateTestRunSetResult' },
+);
+export type CreateTestRunSetResult = Static<typeof CreateTestRunSetResult>;
+
+export const CountsSchema = Type.Object(
+  {
+    WAITING: Type.Integer({ minimum: 0 }),
+    RUNNING: Type.Integer({ minimum: 0 }),
+    SUCCESS: Type.Integer({ minimum: 0 }),
+    FAIL: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+/** Seed 2.3 — TestRunSetStatus. Every field is always present; nullable ones as null. */
+export const TestRunSetStatus = Type.Object(
+  {
+    id: Uuid,
+    status: RunStateSchema,
+    startedAt: NullableDateTime,
+    endedAt: NullableDateTime,
+    createdAt: DateTime,
+    progress: Type.Object({ counts: CountsSchema }, { additionalProperties: false }),
+  },
+  { additionalProperties: false, $id: 'TestRunSetStatus' },
+);
+export type TestRunSetStatus = Static<typeof TestRunSetStatus>;
+
+/** Extension — one member of a set. */
+export const TestRunSchema = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    type: Type.String({ description: 'Executor kind: http, command, …' }),
+    status: RunStateSchema,
+    attempts: Type.Integer({ minimum: 0, description: 'Executions so far, retries included.' }),
+    startedAt: NullableDateTime,
+    endedAt: NullableDateTime,
+    durationMs: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'One-line reason of a failure.' }),
+    output: Type.Union([Type.String(), Type.Null()], { description: 'Captured output tail, secrets masked.' }),
+  },
+  { additionalProperties: false, $id: 'TestRun' },
+);
+export type TestRun = Static<typeof TestRunSchema>;
+
+export const TestRunList = Type.Object(
+  { testRuns: Type.Array(TestRunSchema) },
+  { additionalProperties: false, $id: 'TestRunList' },
+);
+export type TestRunList = Static<typeof TestRunList>;
+
+export const IdParams = Type.Object({ id: Type.String({ description: 'Test Run Set id (uuid).' }) });
+
+/** RFC 9457 problem details, with runset's stable `code`. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+  },
+  { $id: 'Problem' },
+);
+export type ProblemBody = Static<typeof ProblemSchema>;

@@ -1,0 +1,87 @@
+/**
+ * The Store: everything runset keeps, behind one narrow interface with two
+ * implementations (SQLite embedded, PostgreSQL for many machines) that pass one
+ * shared contract suite (test/store/contract.ts). Backend differences stay inside
+ * the backend; callers never branch on which one they hold.
+ *
+ * Invariants every implementation keeps:
+ * - a set and its members are created in one transaction;
+ * - each member move updates the set's status, timestamps and counts in the same
+ *   transaction, so `getSet` is one primary-key read;
+ * - every worker write is fenced by (workerId, claim): a stale worker changes nothing;
+ * - lease expiry is judged by the store's clock, never a worker's.
+ */
+import type {
+  ApiKeyRecord,
+  ClaimedRun,
+  NewTestRunSet,
+  RunOutcome,
+  TestRunRecord,
+  TestRunSetRecord,
+} from '../core/types.js';
+
+export interface ClaimRequest {
+  workerId: string;
+  limit: number;
+  leaseMs: number;
+}
+
+export interface LeaseRef {
+  runId: string;
+  workerId: string;
+  claim: number;
+}
+
+export interface NewApiKey {
+  id: string;
+  name: string;
+  /** SHA-256 of the token, hex. The token itself is never stored. */
+  hash: string;
+}
+
+export interface ReapResult {
+  /** Members put back to WAITING for another claim. */
+  requeued: number;
+  /** Members ended FAIL because they exhausted their claims. */
+  failed: number;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+
+  /** Applies pending numbered migrations. Safe to call on every start. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+
+  // ── keys ──
+  createKey(key: NewApiKey): Promise<ApiKeyRecord>;
+  listKeys(): Promise<ApiKeyRecord[]>;
+  /** Returns false when no such key exists. Revoking twice is not an error. */
+  revokeKey(id: string): Promise<boolean>;
+  /** The live (non-revoked) key with this hash. */
+  findActiveKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  touchKeys(ids: string[]): Promise<void>;
+
+  // ── sets and members ──
+  createSet(set: NewTestRunSet): Promise<void>;
+  getSet(id: string): Promise<TestRunSetRecord | undefined>;
+  listRuns(setId: string): Promise<TestRunRecord[]>;
+
+  // ── scheduling ──
+  /** Atomically moves up to `limit` WAITING members (oldest sets first) to RUNNING under a lease. */
+  claimRuns(req: ClaimRequest): Promise<ClaimedRun[]>;
+  /** Extends the lease and records attempts so far. False = the lease is no longer ours: stop. */
+  heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean>;
+  /** Ends a member. False = the lease is no longer ours and nothing was written. */
+  finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean>;
+  /** Gives members back (shutdown): RUNNING → WAITING without spending a claim. */
+  releaseRuns(leases: LeaseRef[]): Promise<number>;
+  /** Expired leases: back to WAITING while claims < maxClaims, else FAIL `worker lost`. */
+  reapExpired(maxClaims: number): Promise<ReapResult>;
+
+  // ── wake-ups ──
+  /** Tells workers (in any process) that runs are waiting. */
+  notifyRunsWaiting(): Promise<void>;
+  /** Subscribes to wake-ups; returns the unsubscribe function. */
+  onRunsWaiting(listener: () => void): () => void;
+}
