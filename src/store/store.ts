@@ -20,6 +20,9 @@ import type {
   TestRunSetRecord,
 } from '../core/types.js';
 
+/** The error of a member whose workers kept disappearing. */
+export const WORKER_LOST = 'worker lost: its lease expired and it ran out of attempts';
+
 export interface ClaimRequest {
   workerId: string;
   limit: number;
@@ -76,8 +79,11 @@ export interface Store {
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean>;
   /** Gives members back (shutdown): RUNNING → WAITING without spending a claim. */
   releaseRuns(leases: LeaseRef[]): Promise<number>;
-  /** Expired leases: back to WAITING while claims < maxClaims, else FAIL `worker lost`. */
-  reapExpired(maxClaims: number): Promise<ReapResult>;
+  /**
+   * Expired leases (judged by the store's clock): back to WAITING until a member
+   * has lost `maxLostLeases` leases, then FAIL with WORKER_LOST.
+   */
+  reapExpired(maxLostLeases: number): Promise<ReapResult>;
 
   // ── wake-ups ──
   /** Tells workers (in any process) that runs are waiting. */

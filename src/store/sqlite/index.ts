@@ -1,0 +1,304 @@
+/**
+ * The embedded store: one SQLite file in WAL mode, through better-sqlite3.
+ *
+ * better-sqlite3 is synchronous, so each operation below runs as one
+ * transaction with no interleaving inside this process; the async signatures are
+ * the Store interface's, shared with PostgreSQL. Wake-ups are an in-process
+ * event: the embedded store serves one `runset serve` process (see the lock in
+ * src/store/sqlite/lock.ts).
+ */
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { canMoveMember, deriveSetStatus, type Counts, type RunState } from '../../core/states.js';
+import type {
+  ApiKeyRecord,
+  ClaimedRun,
+  NewTestRunSet,
+  RunOutcome,
+  TestRunRecord,
+  TestRunSetRecord,
+  TestType,
+} from '../../core/types.js';
+import { WORKER_LOST, type ClaimRequest, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+import { prepareStatements, type Statements, type SetRow, type RunRow, type KeyRow } from './statements.js';
+
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private readonly wake = new EventEmitter();
+  private sql!: Statements;
+
+  constructor(readonly file: string) {
+    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+  }
+
+  migrate(): Promise<void> {
+    this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    const applied = new Set(
+      (this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+    );
+    const apply = this.db.transaction((m: (typeof SQLITE_MIGRATIONS)[number]) => {
+      this.db.exec(m.sql);
+      this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, now());
+    });
+    for (const m of SQLITE_MIGRATIONS) if (!applied.has(m.version)) apply.immediate(m);
+    this.sql = prepareStatements(this.db);
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.wake.removeAllListeners();
+    if (this.db.open) this.db.close();
+    return Promise.resolve();
+  }
+
+  // ── keys ──
+
+  createKey(key: NewApiKey): Promise<ApiKeyRecord> {
+    const createdAt = now();
+    this.sql.insertKey.run({ id: key.id, name: key.name, hash: key.hash, created_at: createdAt });
+    return Promise.resolve({ id: key.id, name: key.name, createdAt, lastUsedAt: null, revokedAt: null });
+  }
+
+  listKeys(): Promise<ApiKeyRecord[]> {
+    return Promise.resolve((this.sql.listKeys.all() as KeyRow[]).map(toKey));
+  }
+
+  revokeKey(id: string): Promise<boolean> {
+    this.sql.revokeKey.run({ id, at: now() });
+    return Promise.resolve(this.sql.keyExists.get(id) !== undefined);
+  }
+
+  findActiveKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.sql.findKey.get(hash) as KeyRow | undefined;
+    return Promise.resolve(row ? toKey(row) : undefined);
+  }
+
+  touchKeys(ids: string[]): Promise<void> {
+    const at = now();
+    this.db.transaction(() => ids.forEach((id) => this.sql.touchKey.run({ id, at })))();
+    return Promise.resolve();
+  }
+
+  // ── sets and members ──
+
+  createSet(set: NewTestRunSet): Promise<void> {
+    this.db.transaction(() => {
+      this.sql.insertSet.run({
+        id: set.id,
+        env: set.env,
+        created_at: set.createdAt,
+        count_waiting: set.runs.length,
+        variables: JSON.stringify(set.variables),
+        overrides: JSON.stringify(set.overrides),
+        key_id: set.keyId,
+      });
+      for (const run of set.runs) {
+        this.sql.insertRun.run({
+          id: run.id,
+          set_id: set.id,
+          position: run.position,
+          name: run.spec.name,
+          type: run.spec.type,
+          spec: JSON.stringify(run.spec),
+        });
+      }
+    }).immediate();
+    return Promise.resolve();
+  }
+
+  getSet(id: string): Promise<TestRunSetRecord | undefined> {
+    const row = this.sql.getSet.get(id) as SetRow | undefined;
+    return Promise.resolve(row ? toSet(row) : undefined);
+  }
+
+  listRuns(setId: string): Promise<TestRunRecord[]> {
+    return Promise.resolve((this.sql.listRuns.all(setId) as RunRow[]).map(toRun));
+  }
+
+  // ── scheduling ──
+
+  claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
+    const claimed = this.db.transaction((): ClaimedRun[] => {
+      const at = now();
+      const rows = this.sql.waitingRuns.all(req.limit) as { id: string; set_id: string }[];
+      const out: ClaimedRun[] = [];
+      for (const row of rows) {
+        const taken = this.sql.claimRun.get({
+          id: row.id,
+          worker_id: req.workerId,
+          lease_expires_at: Date.now() + req.leaseMs,
+          at,
+        }) as { claims: number; spec: string } | undefined;
+        if (!taken) continue;
+        this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at);
+        const vars = this.sql.setVariables.get(row.set_id) as { variables: string };
+        out.push({
+          id: row.id,
+          setId: row.set_id,
+          spec: JSON.parse(taken.spec) as ClaimedRun['spec'],
+          variables: JSON.parse(vars.variables) as ClaimedRun['variables'],
+          claim: taken.claims,
+          workerId: req.workerId,
+        });
+      }
+      return out;
+    }).immediate();
+    return Promise.resolve(claimed);
+  }
+
+  heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
+    const info = this.sql.heartbeat.run({
+      id: lease.runId,
+      worker_id: lease.workerId,
+      claims: lease.claim,
+      lease_expires_at: Date.now() + leaseMs,
+      attempts,
+    });
+    return Promise.resolve(info.changes === 1);
+  }
+
+  finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
+    const done = this.db.transaction((): boolean => {
+      const at = now();
+      const row = this.sql.finishRun.get({
+        id: lease.runId,
+        worker_id: lease.workerId,
+        claims: lease.claim,
+        status: outcome.status,
+        attempts: outcome.attempts,
+        error: outcome.error,
+        output: outcome.output,
+        duration_ms: Math.round(outcome.durationMs),
+        at,
+      }) as { set_id: string } | undefined;
+      if (!row) return false;
+      this.moveSetCounts(row.set_id, 'RUNNING', outcome.status, at);
+      return true;
+    }).immediate();
+    return Promise.resolve(done);
+  }
+
+  releaseRuns(leases: LeaseRef[]): Promise<number> {
+    const released = this.db.transaction((): number => {
+      const at = now();
+      let n = 0;
+      for (const lease of leases) {
+        const row = this.sql.releaseRun.get({ id: lease.runId, worker_id: lease.workerId, claims: lease.claim }) as
+          | { set_id: string }
+          | undefined;
+        if (!row) continue;
+        this.moveSetCounts(row.set_id, 'RUNNING', 'WAITING', at);
+        n++;
+      }
+      return n;
+    }).immediate();
+    if (released > 0) this.wake.emit('waiting');
+    return Promise.resolve(released);
+  }
+
+  reapExpired(maxLostLeases: number): Promise<ReapResult> {
+    const result = this.db.transaction((): ReapResult => {
+      const at = now();
+      const expired = this.sql.expiredRuns.all(Date.now()) as { id: string; set_id: string; claims: number; lost_leases: number }[];
+      const res: ReapResult = { requeued: 0, failed: 0 };
+      for (const run of expired) {
+        if (run.lost_leases + 1 < maxLostLeases) {
+          this.sql.requeueRun.run({ id: run.id, claims: run.claims });
+          this.moveSetCounts(run.set_id, 'RUNNING', 'WAITING', at);
+          res.requeued++;
+        } else {
+          this.sql.failLostRun.run({ id: run.id, claims: run.claims, at, error: WORKER_LOST });
+          this.moveSetCounts(run.set_id, 'RUNNING', 'FAIL', at);
+          res.failed++;
+        }
+      }
+      return res;
+    }).immediate();
+    if (result.requeued > 0) this.wake.emit('waiting');
+    return Promise.resolve(result);
+  }
+
+  // ── wake-ups ──
+
+  notifyRunsWaiting(): Promise<void> {
+    this.wake.emit('waiting');
+    return Promise.resolve();
+  }
+
+  onRunsWaiting(listener: () => void): () => void {
+    this.wake.on('waiting', listener);
+    return () => this.wake.off('waiting', listener);
+  }
+
+  /** One member moved: update the set's counts, timestamps and derived status (inside the caller's transaction). */
+  private moveSetCounts(setId: string, from: RunState, to: RunState, at: string): void {
+    if (!canMoveMember(from, to)) throw new Error(`illegal member move ${from} → ${to}`);
+    const row = this.sql.getSet.get(setId) as SetRow;
+    const counts = countsOf(row);
+    counts[from]--;
+    counts[to]++;
+    const startedAt = row.started_at ?? (to === 'RUNNING' ? at : null);
+    const status = deriveSetStatus(counts, startedAt !== null);
+    this.sql.updateSetProgress.run({
+      id: setId,
+      status,
+      started_at: startedAt ?? (status === 'FAIL' ? at : null),
+      ended_at: status === 'SUCCESS' || status === 'FAIL' ? at : null,
+      count_waiting: counts.WAITING,
+      count_running: counts.RUNNING,
+      count_success: counts.SUCCESS,
+      count_fail: counts.FAIL,
+    });
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+function countsOf(row: SetRow): Counts {
+  return { WAITING: row.count_waiting, RUNNING: row.count_running, SUCCESS: row.count_success, FAIL: row.count_fail };
+}
+
+function toSet(row: SetRow): TestRunSetRecord {
+  return {
+    id: row.id,
+    env: row.env,
+    status: row.status,
+    counts: countsOf(row),
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+  };
+}
+
+function toRun(row: RunRow): TestRunRecord {
+  return {
+    id: row.id,
+    setId: row.set_id,
+    position: row.position,
+    name: row.name,
+    type: row.type as TestType,
+    status: row.status,
+    attempts: row.attempts,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    durationMs: row.duration_ms,
+    error: row.error,
+    output: row.output,
+  };
+}
+
+function toKey(row: KeyRow): ApiKeyRecord {
+  return { id: row.id, name: row.name, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at };
+}

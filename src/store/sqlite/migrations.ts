@@ -1,0 +1,61 @@
+/**
+ * Numbered SQLite migrations. Append only: a shipped migration never changes.
+ */
+export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'sets, runs and keys',
+    sql: `
+      CREATE TABLE api_keys (
+        id           TEXT PRIMARY KEY,
+        name         TEXT NOT NULL,
+        hash         TEXT NOT NULL UNIQUE,
+        created_at   TEXT NOT NULL,
+        last_used_at TEXT,
+        revoked_at   TEXT
+      );
+
+      -- The set row carries its derived status and counts, so reading a set's
+      -- status is one primary-key lookup with no COUNT over its members.
+      CREATE TABLE test_run_sets (
+        id            TEXT PRIMARY KEY,
+        env           TEXT NOT NULL,
+        status        TEXT NOT NULL,
+        created_at    TEXT NOT NULL,
+        started_at    TEXT,
+        ended_at      TEXT,
+        count_waiting INTEGER NOT NULL,
+        count_running INTEGER NOT NULL DEFAULT 0,
+        count_success INTEGER NOT NULL DEFAULT 0,
+        count_fail    INTEGER NOT NULL DEFAULT 0,
+        variables     TEXT NOT NULL,
+        overrides     TEXT NOT NULL,
+        key_id        TEXT
+      );
+
+      CREATE TABLE test_runs (
+        id               TEXT PRIMARY KEY,
+        set_id           TEXT NOT NULL REFERENCES test_run_sets(id),
+        position         INTEGER NOT NULL,
+        name             TEXT NOT NULL,
+        type             TEXT NOT NULL,
+        spec             TEXT NOT NULL,
+        status           TEXT NOT NULL,
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        claims           INTEGER NOT NULL DEFAULT 0, -- fencing token, bumped by every claim
+        lost_leases      INTEGER NOT NULL DEFAULT 0, -- leases that expired (worker lost)
+        worker_id        TEXT,
+        lease_expires_at INTEGER,
+        started_at       TEXT,
+        ended_at         TEXT,
+        duration_ms      INTEGER,
+        error            TEXT,
+        output           TEXT
+      );
+      CREATE INDEX test_runs_by_set ON test_runs(set_id, position);
+      -- Claims scan only waiting members, in insertion (rowid) order.
+      CREATE INDEX test_runs_waiting ON test_runs(status) WHERE status = 'WAITING';
+      CREATE INDEX test_runs_leases ON test_runs(lease_expires_at) WHERE status = 'RUNNING';
+    `,
+  },
+];

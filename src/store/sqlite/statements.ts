@@ -1,0 +1,110 @@
+/**
+ * The SQLite store's SQL, as named prepared statements. Every worker write is
+ * fenced by (worker_id, claims): a worker whose lease was taken over matches no
+ * row and so changes nothing.
+ */
+import type Database from 'better-sqlite3';
+import type { RunState } from '../../core/states.js';
+
+export interface SetRow {
+  id: string;
+  env: string;
+  status: RunState;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  count_waiting: number;
+  count_running: number;
+  count_success: number;
+  count_fail: number;
+}
+
+export interface RunRow {
+  id: string;
+  set_id: string;
+  position: number;
+  name: string;
+  type: string;
+  status: RunState;
+  attempts: number;
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number | null;
+  error: string | null;
+  output: string | null;
+}
+
+export interface KeyRow {
+  id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export type Statements = Record<
+  | 'insertKey' | 'listKeys' | 'revokeKey' | 'keyExists' | 'findKey' | 'touchKey'
+  | 'insertSet' | 'insertRun' | 'getSet' | 'setVariables' | 'updateSetProgress' | 'listRuns'
+  | 'waitingRuns' | 'claimRun' | 'heartbeat' | 'finishRun' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
+  Database.Statement
+>;
+
+export function prepareStatements(db: Database.Database): Statements {
+  const fenced = 'id = @id AND worker_id = @worker_id AND claims = @claims AND status = \'RUNNING\'';
+  return {
+    insertKey: db.prepare('INSERT INTO api_keys (id, name, hash, created_at) VALUES (@id, @name, @hash, @created_at)'),
+    listKeys: db.prepare('SELECT id, name, created_at, last_used_at, revoked_at FROM api_keys ORDER BY created_at, id'),
+    revokeKey: db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, @at) WHERE id = @id'),
+    keyExists: db.prepare('SELECT 1 FROM api_keys WHERE id = ?'),
+    findKey: db.prepare(
+      'SELECT id, name, created_at, last_used_at, revoked_at FROM api_keys WHERE hash = ? AND revoked_at IS NULL',
+    ),
+    touchKey: db.prepare('UPDATE api_keys SET last_used_at = @at WHERE id = @id'),
+
+    insertSet: db.prepare(`
+      INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id)
+      VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id)`),
+    insertRun: db.prepare(`
+      INSERT INTO test_runs (id, set_id, position, name, type, spec, status)
+      VALUES (@id, @set_id, @position, @name, @type, @spec, 'WAITING')`),
+    getSet: db.prepare(`
+      SELECT id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail
+      FROM test_run_sets WHERE id = ?`),
+    setVariables: db.prepare('SELECT variables FROM test_run_sets WHERE id = ?'),
+    updateSetProgress: db.prepare(`
+      UPDATE test_run_sets SET status = @status, started_at = @started_at, ended_at = @ended_at,
+        count_waiting = @count_waiting, count_running = @count_running,
+        count_success = @count_success, count_fail = @count_fail
+      WHERE id = @id`),
+    listRuns: db.prepare(`
+      SELECT id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output
+      FROM test_runs WHERE set_id = ? ORDER BY position`),
+
+    waitingRuns: db.prepare("SELECT id, set_id FROM test_runs WHERE status = 'WAITING' ORDER BY rowid LIMIT ?"),
+    claimRun: db.prepare(`
+      UPDATE test_runs SET status = 'RUNNING', claims = claims + 1, worker_id = @worker_id,
+        lease_expires_at = @lease_expires_at, started_at = COALESCE(started_at, @at)
+      WHERE id = @id AND status = 'WAITING'
+      RETURNING claims, spec`),
+    heartbeat: db.prepare(`
+      UPDATE test_runs SET lease_expires_at = @lease_expires_at, attempts = @attempts WHERE ${fenced}`),
+    finishRun: db.prepare(`
+      UPDATE test_runs SET status = @status, attempts = @attempts, error = @error, output = @output,
+        duration_ms = @duration_ms, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
+      WHERE ${fenced}
+      RETURNING set_id`),
+    releaseRun: db.prepare(`
+      UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL
+      WHERE ${fenced}
+      RETURNING set_id`),
+    expiredRuns: db.prepare(`
+      SELECT id, set_id, claims, lost_leases FROM test_runs
+      WHERE status = 'RUNNING' AND lease_expires_at < ?`),
+    requeueRun: db.prepare(`
+      UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL, lost_leases = lost_leases + 1
+      WHERE id = @id AND claims = @claims AND status = 'RUNNING'`),
+    failLostRun: db.prepare(`
+      UPDATE test_runs SET status = 'FAIL', error = @error, lost_leases = lost_leases + 1, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
+      WHERE id = @id AND claims = @claims AND status = 'RUNNING'`),
+  };
+}
