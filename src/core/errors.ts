@@ -19,7 +19,6 @@ export const ERRORS = Object.freeze({
   no_tests: { status: 422, title: 'No tests match this environment' },
   idempotency_conflict: { status: 422, title: 'Idempotency-Key reused with a different body' },
   rate_limited: { status: 429, title: 'Too many requests' },
-  secret_unavailable: { status: 500, title: 'A secret variable cannot be resolved on the server' },
   internal: { status: 500, title: 'Internal server error' },
 } as const);
 

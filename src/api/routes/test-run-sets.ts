@@ -1,0 +1,117 @@
+/**
+ * The seed operations (create, status) and the members extension.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { RunsetError } from '../../core/errors.js';
+import {
+  CreateTestRunSetBody,
+  CreateTestRunSetResult,
+  TestRunList,
+  TestRunSetStatus,
+} from '../../core/wire.js';
+import type { TestRunSetRecord } from '../../core/types.js';
+import { planTestRunSet } from '../../sets/plan.js';
+import type { AppDeps } from '../app.js';
+import { RateLimiter } from '../rate-limit.js';
+
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const IdParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN, description: 'Test Run Set id (uuid).' }) });
+const problems = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, { $ref: 'Problem#', description: 'application/problem+json' }]));
+const secured = [{ bearerAuth: [] }];
+
+export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const limiter = new RateLimiter(deps.setsPerMinute, 60_000);
+
+  api.post(
+    '/test-run-sets',
+    {
+      schema: {
+        summary: 'Create a Test Run Set',
+        operationId: 'createTestRunSet',
+        security: secured,
+        body: CreateTestRunSetBody,
+        response: { 200: CreateTestRunSetResult, ...problems(400, 401, 413, 415, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const keyId = request.apiKey?.id ?? null;
+      const wait = limiter.take(keyId ?? 'anonymous');
+      if (wait > 0) {
+        reply.header('Retry-After', String(Math.ceil(wait / 1000)));
+        throw new RunsetError('rate_limited', `this key may create ${deps.setsPerMinute} sets per minute; retry in ${Math.ceil(wait / 1000)}s`);
+      }
+      const set = planTestRunSet(deps.suite(), request.body, { secretKey: deps.secretKey, keyId });
+      await deps.store.createSet(set);
+      await deps.store.notifyRunsWaiting();
+      request.log.info({ set: set.id, env: set.env, members: set.runs.length }, 'test run set created');
+      return { testRunSetId: set.id };
+    },
+  );
+
+  api.get(
+    '/test-run-sets/:id',
+    {
+      schema: {
+        summary: 'Get the status of a Test Run Set',
+        operationId: 'getTestRunSet',
+        security: secured,
+        params: IdParams,
+        response: { 200: TestRunSetStatus, ...problems(400, 401, 404) },
+      },
+    },
+    async (request) => toStatus(await findSet(deps, request.params.id)),
+  );
+
+  api.get(
+    '/test-run-sets/:id/test-runs',
+    {
+      schema: {
+        summary: 'List the members (Test Runs) of a set',
+        operationId: 'listTestRuns',
+        security: secured,
+        params: IdParams,
+        response: { 200: TestRunList, ...problems(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const set = await findSet(deps, request.params.id);
+      const runs = await deps.store.listRuns(set.id);
+      return {
+        testRuns: runs.map((r) => ({
+          id: r.id,
+          name: r.name,
+          type: r.type,
+          status: r.status,
+          attempts: r.attempts,
+          startedAt: r.startedAt,
+          endedAt: r.endedAt,
+          durationMs: r.durationMs,
+          error: r.error,
+          output: r.output,
+        })),
+      };
+    },
+  );
+  return Promise.resolve();
+};
+
+async function findSet(deps: AppDeps, id: string): Promise<TestRunSetRecord> {
+  const set = await deps.store.getSet(id.toLowerCase());
+  if (!set) throw new RunsetError('not_found', `no Test Run Set with id ${id}`);
+  return set;
+}
+
+function toStatus(set: TestRunSetRecord) {
+  return {
+    id: set.id,
+    status: set.status,
+    startedAt: set.startedAt,
+    endedAt: set.endedAt,
+    createdAt: set.createdAt,
+    progress: { counts: set.counts },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * API keys: `rs_` + 32 random bytes in base64url, so secret scanners can find a
+ * leaked one. Only the SHA-256 of a token is stored; the token is shown once.
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyRecord } from '../core/types.js';
+import type { Store } from '../store/store.js';
+
+export const TOKEN_PATTERN = /^rs_[A-Za-z0-9_-]{43}$/;
+
+export function newToken(): string {
+  return `rs_${randomBytes(32).toString('base64url')}`;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export async function createKey(store: Store, name: string): Promise<{ token: string; key: ApiKeyRecord }> {
+  const token = newToken();
+  const key = await store.createKey({ id: randomUUID(), name, hash: hashToken(token) });
+  return { token, key };
+}
+
+/** Makes sure a given token (RUNSET_BOOTSTRAP_KEY) is a live key; creates it when missing. */
+export async function ensureKey(store: Store, token: string, name: string): Promise<ApiKeyRecord> {
+  if (!TOKEN_PATTERN.test(token)) {
+    throw new Error('RUNSET_BOOTSTRAP_KEY must look like rs_ followed by 43 base64url characters (make one with `runset keys create`)');
+  }
+  const existing = await store.findActiveKeyByHash(hashToken(token));
+  return existing ?? store.createKey({ id: randomUUID(), name, hash: hashToken(token) });
+}
+
+interface CacheEntry {
+  key: ApiKeyRecord | undefined;
+  hash: Buffer;
+  expires: number;
+}
+
+/**
+ * Checks bearer tokens. Lookups are cached for `ttlMs` (default 500 ms) so the
+ * status GET does not touch the key table on every request, while a key created
+ * or revoked by another process takes effect within a second. Use is recorded
+ * in batches (`last_used_at`), off the request path.
+ */
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly used = new Set<string>();
+  private readonly flushTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly store: Store,
+    private readonly ttlMs = 500,
+    flushMs = 5000,
+  ) {
+    this.flushTimer = setInterval(() => void this.flush(), flushMs);
+    this.flushTimer.unref();
+  }
+
+  /** The key for an `Authorization` header value, or undefined for missing, malformed, unknown and revoked alike. */
+  async authenticate(header: string | undefined): Promise<ApiKeyRecord | undefined> {
+    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+    if (!token || !TOKEN_PATTERN.test(token)) return undefined;
+    const hashHex = hashToken(token);
+    const now = Date.now();
+    let entry = this.cache.get(hashHex);
+    if (!entry || entry.expires <= now) {
+      const key = await this.store.findActiveKeyByHash(hashHex);
+      entry = { key, hash: Buffer.from(hashHex, 'hex'), expires: now + this.ttlMs };
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(hashHex, entry);
+    }
+    // The map lookup already matched; compare the digests in constant time as well, so
+    // no code path compares secret material byte by byte.
+    if (!entry.key || !timingSafeEqual(entry.hash, Buffer.from(hashHex, 'hex'))) return undefined;
+    this.used.add(entry.key.id);
+    return entry.key;
+  }
+
+  async flush(): Promise<void> {
+    if (this.used.size === 0) return;
+    const ids = [...this.used];
+    this.used.clear();
+    try {
+      await this.store.touchKeys(ids);
+    } catch {
+      // last_used_at is informative; a failed write is retried with the next batch.
+      ids.forEach((id) => this.used.add(id));
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.flushTimer);
+    await this.flush();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * `runset demo` (what `npm start` runs): the demo shop on 127.0.0.1:4010, runset
+ * serving examples/demo/runset.config.yaml against it, and a fresh key with
+ * copy-paste curl lines. Nothing needs the internet.
+ */
+import { fileURLToPath } from 'node:url';
+import { Command, Option } from 'commander';
+import { DEFAULTS, defaultWorkers } from '../config/options.js';
+import { createKey } from '../auth/keys.js';
+import { DEMO_PASSWORD_ENV, startDemoShop } from '../demo/shop.js';
+import { compileServeOptions, runUntilSignalled } from './serve.js';
+
+const DEMO_CONFIG = fileURLToPath(new URL('../../../examples/demo/runset.config.yaml', import.meta.url));
+const SHOP_PORT = 4010;
+
+export function registerDemoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description('start runset with the demo suite and the demo shop it tests (what `npm start` runs)')
+    .addOption(new Option('--port <n>', 'API port').env('RUNSET_PORT').default(String(DEFAULTS.port)))
+    .addOption(new Option('--data-dir <dir>', 'data dir').env('RUNSET_DATA_DIR').default(DEFAULTS.dataDir))
+    .action(async (flags: { port: string; dataDir: string }) => {
+      process.env[DEMO_PASSWORD_ENV] ??= 'demo-password';
+      const shop = await startDemoShop(SHOP_PORT);
+      const options = compileServeOptions(
+        {
+          config: DEMO_CONFIG,
+          port: flags.port,
+          host: '127.0.0.1',
+          dataDir: flags.dataDir,
+          workers: String(defaultWorkers()),
+          lease: '30s',
+          grace: '5s',
+          setsPerMinute: String(DEFAULTS.setsPerMinute),
+          logLevel: process.env.RUNSET_LOG_LEVEL ?? 'warn',
+        },
+        { api: true },
+      );
+      await runUntilSignalled(options, async (rt) => {
+        for (const key of await rt.store.listKeys()) {
+          if (key.name === 'demo' && !key.revokedAt) await rt.store.revokeKey(key.id);
+        }
+        const { token } = await createKey(rt.store, 'demo');
+        process.stdout.write(demoBanner(rt.apiUrl ?? '', token));
+        process.on('exit', () => shop.close());
+      });
+    });
+}
+
+function demoBanner(api: string, token: string): string {
+  return `
+runset demo is up.
+  API:        ${api}   (OpenAPI: ${api}/openapi.json)
+  demo shop:  http://127.0.0.1:${SHOP_PORT}
+  suite:      examples/demo/runset.config.yaml (environments: demo passes, broken fails)
+
+A key for this demo (a new one each start; the previous demo key is revoked):
+  export RUNSET_URL=${api}
+  export RUNSET_API_KEY=${token}
+
+Create a set, then poll it until SUCCESS or FAIL:
+  ID=$(curl -s -X POST "$RUNSET_URL/v0/test-run-sets" -H "Authorization: Bearer $RUNSET_API_KEY" \\
+        -H 'Content-Type: application/json' -d '{"env":"demo"}' | sed 's/.*"testRunSetId":"\\([^"]*\\)".*/\\1/')
+  curl -s "$RUNSET_URL/v0/test-run-sets/$ID" -H "Authorization: Bearer $RUNSET_API_KEY"
+  curl -s "$RUNSET_URL/v0/test-run-sets/$ID/test-runs" -H "Authorization: Bearer $RUNSET_API_KEY"
+
+Or with the CI client:  npx runset trigger --env broken --wait
+Stop with Ctrl-C.
+`;
+}

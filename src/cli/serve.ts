@@ -1,0 +1,120 @@
+/**
+ * `runset serve` (API + workers) and `runset worker` (workers only, for other
+ * machines on a shared PostgreSQL). Every flag has a RUNSET_* variable.
+ */
+import { Command, Option } from 'commander';
+import { ConfigError } from '../config/suite.js';
+import { DEFAULTS, defaultWorkers, OptionError, parseInteger, resolvePath, type ServeOptions } from '../config/options.js';
+import { parseDuration } from '../core/duration.js';
+import { start, type Runtime } from '../main.js';
+
+interface RawServeFlags {
+  config: string;
+  port: string;
+  host: string;
+  dataDir: string;
+  /** A string from --workers/RUNSET_WORKERS; false from --no-workers; true when neither was given. */
+  workers?: string | boolean;
+  databaseUrl?: string;
+  lease: string;
+  grace: string;
+  poll?: string;
+  setsPerMinute: string;
+  logLevel: string;
+}
+
+function commonOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--config <file>', 'suite config file').env('RUNSET_CONFIG').default(DEFAULTS.configPath))
+    .addOption(new Option('--data-dir <dir>', 'where the SQLite store and artifacts live').env('RUNSET_DATA_DIR').default(DEFAULTS.dataDir))
+    .addOption(new Option('--database-url <url>', 'PostgreSQL URL; without it the SQLite file is used').env('RUNSET_DATABASE_URL'))
+    .addOption(new Option('--workers <n>', 'worker slots in this process (default: number of cores)').env('RUNSET_WORKERS'))
+    .addOption(new Option('--lease <duration>', 'how long a claim lasts without a heartbeat').env('RUNSET_LEASE').default('30s'))
+    .addOption(new Option('--grace <duration>', 'on SIGTERM, how long in-flight runs may finish').env('RUNSET_GRACE').default('30s'))
+    .addOption(new Option('--poll <duration>', 'safety poll and lease reaper period (default 1s SQLite, 5s PostgreSQL)').env('RUNSET_POLL'))
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug').env('RUNSET_LOG_LEVEL').default(DEFAULTS.logLevel));
+}
+
+export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }): ServeOptions {
+  const given = typeof flags.workers === 'string' ? flags.workers : undefined;
+  const workers = flags.workers === false ? 0 : (parseInteger('--workers', given, mode.api ? 0 : 1, 256) ?? defaultWorkers());
+  const leaseMs = parseDuration(flags.lease);
+  if (leaseMs < 200) throw new OptionError('--lease must be at least 200ms');
+  return Object.freeze({
+    configPath: resolvePath(flags.config),
+    port: parseInteger('--port', flags.port, 0, 65535) ?? DEFAULTS.port,
+    host: flags.host,
+    dataDir: resolvePath(flags.dataDir),
+    workers,
+    api: mode.api,
+    databaseUrl: flags.databaseUrl || undefined,
+    bootstrapKey: process.env.RUNSET_BOOTSTRAP_KEY || undefined,
+    secretKey: process.env.RUNSET_SECRET_KEY || undefined,
+    leaseMs,
+    maxLostLeases: DEFAULTS.maxLostLeases,
+    pollMs: flags.poll ? parseDuration(flags.poll) : flags.databaseUrl ? 5000 : 1000,
+    graceMs: parseDuration(flags.grace),
+    setsPerMinute: parseInteger('--sets-per-minute', flags.setsPerMinute, 1, 1_000_000) ?? DEFAULTS.setsPerMinute,
+    logLevel: flags.logLevel,
+  });
+}
+
+/** Starts, then stops gracefully on SIGTERM/SIGINT; a second signal stops at once. */
+export async function runUntilSignalled(options: ServeOptions, onStarted?: (rt: Runtime) => void | Promise<void>): Promise<void> {
+  let runtime: Runtime;
+  try {
+    runtime = await start(options);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof OptionError) {
+      process.stderr.write(`runset: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  await onStarted?.(runtime);
+  let signals = 0;
+  const stop = (signal: NodeJS.Signals) => {
+    signals++;
+    runtime.logger.info({ signal }, signals === 1 ? 'stopping gracefully' : 'stopping now');
+    runtime.close(signals === 1 ? options.graceMs : 0).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        runtime.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+    if (signals > 1) setTimeout(() => process.exit(0), 2000).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGHUP', () => runtime.reloadConfig());
+}
+
+export function registerServeCommands(program: Command): void {
+  commonOptions(
+    program
+      .command('serve')
+      .description('serve the API with in-process workers (the embedded default)')
+      .addOption(new Option('--port <n>', 'port to listen on').env('RUNSET_PORT').default(String(DEFAULTS.port)))
+      .addOption(new Option('--host <host>', 'address to listen on').env('RUNSET_HOST').default(DEFAULTS.host))
+      .addOption(new Option('--no-workers', 'API only: run no workers in this process'))
+      .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute))),
+  ).action(async (flags: RawServeFlags) => {
+    const options = compileServeOptions(flags, { api: true });
+    await runUntilSignalled(options, (rt) => {
+      process.stderr.write(`runset: API at ${rt.apiUrl}, ${options.workers} worker slot(s), ${rt.store.kind} store\n`);
+    });
+  });
+
+  commonOptions(program.command('worker').description('run workers only (other machines; needs PostgreSQL)')).action(
+    async (flags: RawServeFlags) => {
+      const options = compileServeOptions({ ...flags, port: '0', host: '127.0.0.1', setsPerMinute: '1' }, { api: false });
+      if (!options.databaseUrl) {
+        throw new OptionError('runset worker needs a shared PostgreSQL store: set --database-url or RUNSET_DATABASE_URL');
+      }
+      await runUntilSignalled(options, (rt) => {
+        process.stderr.write(`runset: worker ${rt.pool?.workerId} with ${options.workers} slot(s)\n`);
+      });
+    },
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * `runset trigger`: parses the command line and hands over to the trigger flow
+ * in src/client/trigger.ts. Nothing else lives here.
+ *
+ * The URL and key come from the environment only (RUNSET_URL, RUNSET_API_KEY):
+ * a key on the command line would end up in shell history and process lists.
+ * Usage errors exit with 3, like every error that is not a test outcome, so CI
+ * can tell "the tests failed" (1) from "the step is broken" (3).
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DurationError, parseDuration } from '../core/duration.js';
+import { EXIT_CODES, runTrigger, type TriggerDeps, type TriggerEnv, type TriggerIo } from '../client/trigger.js';
+
+export interface TriggerCommandDeps extends TriggerDeps {
+  env?: TriggerEnv;
+  io?: TriggerIo;
+  /** Receives the exit code of a run. Default: sets process.exitCode (so pending output is flushed). */
+  onExit?: (code: number) => void;
+  /** How usage errors and --help end. Default: exit the process, with 3 for errors and 0 for help. */
+  onUsageExit?: (error: CommanderError) => void;
+}
+
+interface RawOptions {
+  env: string;
+  override?: Array<[string, string]>;
+  wait?: boolean;
+  interval: number;
+  timeout: number;
+  junit?: string;
+  json?: boolean;
+}
+
+/** `K=V`, split at the first `=` so values may contain `=` (URLs with queries, base64). */
+export function parseOverride(value: string, previous: Array<[string, string]> | undefined): Array<[string, string]> {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError('expected K=V (a variable name, "=", then the value)');
+  return [...(previous ?? []), [value.slice(0, at), value.slice(at + 1)]];
+}
+
+function parsePositiveDuration(value: string): number {
+  try {
+    const ms = parseDuration(value);
+    if (ms <= 0) throw new InvalidArgumentError('must be longer than 0');
+    return ms;
+  } catch (error) {
+    if (error instanceof DurationError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
+}
+
+const ENV_HELP = `
+Environment:
+  RUNSET_URL      base address of the runset API, ending in /api (required)
+  RUNSET_API_KEY  API key, sent as a Bearer token (required; never printed)
+
+Exit codes:
+  0  SUCCESS (without --wait: the set was created)   1  FAIL
+  2  timed out (--timeout)                           3  any other error
+
+Without --wait, stdout holds only the id:  ID=$(runset trigger --env staging)
+Durations: 250ms, 0.5s, 10s, 10m, 1h, or a plain number of seconds.`;
+
+export function registerTriggerCommand(program: Command, deps: TriggerCommandDeps = {}): void {
+  const command = program
+    .command('trigger')
+    .description('create a Test Run Set for an environment and, with --wait, wait for its result')
+    .addOption(new Option('--env <name>', 'environment to run the tests of').makeOptionMandatory())
+    .addOption(new Option('--override <K=V>', "replace a variable of the environment (repeatable), e.g. BASE_URL=https://pr-42.example.com").argParser(parseOverride))
+    .option('--wait', 'wait until the set is SUCCESS or FAIL, and exit accordingly')
+    .addOption(new Option('--interval <duration>', 'time between status polls').argParser(parsePositiveDuration).default(10_000, '10s'))
+    .addOption(new Option('--timeout <duration>', 'give up after this long, counted from the create').argParser(parsePositiveDuration).default(600_000, '10m'))
+    .option('--junit <file>', 'write a JUnit XML report (needs --wait)')
+    .option('--json', 'print the final status object as JSON on stdout instead of the id')
+    .addHelpText('after', ENV_HELP);
+
+  command.exitOverride((error) => {
+    if (deps.onUsageExit) deps.onUsageExit(error);
+    else process.exit(error.exitCode === 0 ? 0 : EXIT_CODES.error);
+  });
+
+  command.action(async (raw: RawOptions) => {
+    if (raw.junit && !raw.wait) command.error('error: --junit needs --wait (the report is written when the set ends)', { exitCode: EXIT_CODES.error });
+    const io = deps.io ?? { stdout: process.stdout, stderr: process.stderr };
+    const code = await runTrigger(
+      {
+        env: raw.env,
+        overrides: Object.fromEntries(raw.override ?? []),
+        wait: raw.wait === true,
+        intervalMs: raw.interval,
+        timeoutMs: raw.timeout,
+        junit: raw.junit,
+        json: raw.json === true,
+      },
+      deps.env ?? process.env,
+      io,
+      { fetch: deps.fetch, userAgent: deps.userAgent },
+    );
+    if (deps.onExit) deps.onExit(code);
+    else process.exitCode = code;
+  });
+}
+
+/**
+ * Runs `runset trigger <argv…>` in-process and resolves with its exit code: for
+ * tests, and for embedding. Output goes to `io`, never to the process streams.
+ */
+export async function runTriggerCommand(argv: readonly string[], env: TriggerEnv, io: TriggerIo, deps: TriggerDeps = {}): Promise<number> {
+  const program = new Command('runset')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
+  let code: number = EXIT_CODES.error;
+  registerTriggerCommand(program, {
+    ...deps,
+    env,
+    io,
+    onExit: (exitCode) => {
+      code = exitCode;
+    },
+    onUsageExit: (error) => {
+      throw error;
+    },
+  });
+  try {
+    await program.parseAsync(['trigger', ...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_CODES.error;
+    throw error;
+  }
+  return code;
+}

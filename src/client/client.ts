@@ -1,0 +1,223 @@
+/**
+ * RunsetClient: the SDK over the HTTP API. One method per operation, each doing
+ * exactly one request (no hidden retries, so a caller keeps control of time);
+ * `waitForTestRunSet` is the one loop, and it retries only transient failures.
+ */
+import { parseDuration } from '../core/duration.js';
+import { parseRetryAfter, RunsetApiError } from './errors.js';
+import { readCreateResult, readProblem, readStatus, readTestRuns } from './parse.js';
+import { redact } from './redact.js';
+import { abortReason } from './retry.js';
+import type { CreateTestRunSetBody, CreateTestRunSetResult, TestRun, TestRunSetStatus } from './types.js';
+import { pollUntilFinal, type WaitOptions } from './wait.js';
+
+export interface RunsetClientOptions {
+  /** The base address, ending in `/api` (seed §1), e.g. `https://runset.example.com/api`. */
+  url: string;
+  apiKey: string;
+  /** Defaults to the global fetch; inject one for tests or proxies. */
+  fetch?: typeof globalThis.fetch;
+  userAgent?: string;
+  /** Limit for one request, answer body included. A request that hits it is a transient failure. Default 30 s. */
+  requestTimeout?: number | string;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+export interface CreateOptions extends RequestOptions {
+  /**
+   * Sent as `Idempotency-Key`: reuse the same value when retrying one logical
+   * create, so a retry after a lost answer does not start a second set.
+   */
+  idempotencyKey?: string;
+}
+
+interface Call<T> {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  read: (json: unknown) => T | null;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Error bodies are shown, never stored: a proxy's HTML page must not flood a log. */
+const MAX_DETAIL_CHARS = 300;
+
+export class RunsetClient {
+  readonly url: string;
+  // An ES private field: it stays out of console.log, util.inspect and JSON.stringify.
+  readonly #apiKey: string;
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #userAgent: string;
+  readonly #requestTimeoutMs: number;
+
+  constructor(options: RunsetClientOptions) {
+    let parsed: URL;
+    try {
+      parsed = new URL(options.url);
+    } catch {
+      throw new TypeError('runset client: `url` is not a valid absolute URL (expected the base address ending in /api)');
+    }
+    if (!options.apiKey) throw new TypeError('runset client: `apiKey` is required');
+    this.url = parsed.href.replace(/\/+$/, '');
+    this.#apiKey = options.apiKey;
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#userAgent = options.userAgent ?? 'runset-client';
+    const timeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#requestTimeoutMs = typeof timeout === 'string' ? parseDuration(timeout) : timeout;
+  }
+
+  /** Seed 4.1. */
+  createTestRunSet(body: CreateTestRunSetBody, options: CreateOptions = {}): Promise<CreateTestRunSetResult> {
+    const headers: Record<string, string> = options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {};
+    return this.#call({ method: 'POST', path: '/v0/test-run-sets', body, headers, signal: options.signal, read: readCreateResult });
+  }
+
+  /** Seed 4.2. `status` may be a value this client does not know: treat it as "not finished". */
+  getTestRunSet(id: string, options: RequestOptions = {}): Promise<TestRunSetStatus> {
+    return this.#call({ method: 'GET', path: setPath(id), signal: options.signal, read: readStatus });
+  }
+
+  /**
+   * Extension: the members of a set. Resolves to null when the server answers
+   * 404 — a server without this extension answers 404 for the route, and from
+   * the outside that cannot be told apart from an unknown set; a caller that has
+   * just read the set with `getTestRunSet` knows it exists.
+   */
+  async listTestRuns(id: string, options: RequestOptions = {}): Promise<TestRun[] | null> {
+    try {
+      return await this.#call({ method: 'GET', path: `${setPath(id)}/test-runs`, signal: options.signal, read: readTestRuns });
+    } catch (error) {
+      if (error instanceof RunsetApiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Polls until the set is SUCCESS or FAIL and resolves with that status (a FAIL
+   * resolves too: it is an answer, not an error). Transient failures are retried
+   * with backoff; a final one (401, 403, 404, …) rejects at once; running out of
+   * `timeout` rejects with kind `timeout`.
+   */
+  waitForTestRunSet(id: string, options: WaitOptions = {}): Promise<TestRunSetStatus> {
+    return pollUntilFinal((signal) => this.getTestRunSet(id, { signal }), id, options);
+  }
+
+  async #call<T>(call: Call<T>): Promise<T> {
+    const request = `${call.method} ${call.path}`;
+    const { response, text } = await this.#exchange(call, request);
+    if (!response.ok) throw this.#httpError(response, text, request);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const value = json === undefined ? null : call.read(json);
+    if (value === null) {
+      throw new RunsetApiError({
+        kind: 'invalid_response',
+        status: response.status,
+        code: 'invalid_response',
+        title: 'Unexpected response',
+        detail: `the body is not the expected JSON shape: ${this.#snippet(text)}`,
+        retryAfterMs: null,
+        request,
+      });
+    }
+    return value;
+  }
+
+  /** One fetch, body read included, under the caller's signal and the per-request limit. */
+  async #exchange(call: Call<unknown>, request: string): Promise<{ response: Response; text: string }> {
+    const controller = new AbortController();
+    const onCallerAbort = () => controller.abort();
+    call.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (call.signal?.aborted) controller.abort();
+    const timer = setTimeout(() => controller.abort(), this.#requestTimeoutMs);
+    try {
+      const response = await this.#fetch(`${this.url}${call.path}`, {
+        method: call.method,
+        headers: this.#headers(call),
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        signal: controller.signal,
+      });
+      const text = await response.text();
+      return { response, text };
+    } catch (cause) {
+      // The caller's own reason wins (e.g. the overall deadline), so it can tell its timeout from ours.
+      if (call.signal?.aborted) throw abortReason(call.signal);
+      const timedOut = controller.signal.aborted;
+      throw new RunsetApiError(
+        {
+          kind: timedOut ? 'request_timeout' : 'network',
+          status: null,
+          code: timedOut ? 'request_timeout' : 'network_error',
+          title: timedOut ? 'No answer in time' : 'Server unreachable',
+          detail: timedOut ? `no complete answer within ${this.#requestTimeoutMs} ms` : this.#redact(describeCause(cause)),
+          retryAfterMs: null,
+          request,
+        },
+        { cause },
+      );
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  #headers(call: Call<unknown>): Record<string, string> {
+    return {
+      accept: 'application/json, application/problem+json',
+      authorization: `Bearer ${this.#apiKey}`,
+      'user-agent': this.#userAgent,
+      ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...call.headers,
+    };
+  }
+
+  #httpError(response: Response, text: string, request: string): RunsetApiError {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const problem = readProblem(json);
+    const retryAfter = response.headers.get('retry-after');
+    return new RunsetApiError({
+      kind: 'http',
+      status: response.status,
+      code: problem.code ?? `http_${response.status}`,
+      title: this.#redact(problem.title ?? (response.statusText || `HTTP ${response.status}`)),
+      detail: problem.detail !== null ? this.#redact(problem.detail) : this.#snippet(text),
+      retryAfterMs: parseRetryAfter(retryAfter),
+      request,
+    });
+  }
+
+  #snippet(text: string): string {
+    const oneLine = text.replace(/\s+/g, ' ').trim();
+    const short = oneLine.length > MAX_DETAIL_CHARS ? `${oneLine.slice(0, MAX_DETAIL_CHARS)}…` : oneLine;
+    return this.#redact(short || '(empty body)');
+  }
+
+  #redact(text: string): string {
+    return redact(text, [this.#apiKey]);
+  }
+}
+
+function setPath(id: string): string {
+  return `/v0/test-run-sets/${encodeURIComponent(id)}`;
+}
+
+/** undici hides the useful part ("connect ECONNREFUSED …") in `cause`. */
+function describeCause(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const inner = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${inner}`;
+}

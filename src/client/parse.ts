@@ -1,0 +1,84 @@
+/**
+ * Tolerant readers for the server's answers. They check what the client relies
+ * on (an id, a status string, counts that are numbers) and accept everything
+ * else: a newer server may add fields or states, and seed 4.3 tells clients to
+ * keep polling on any status they do not recognise. A body that lacks what the
+ * client needs yields null, which the caller turns into `invalid_response`.
+ */
+import type { Counts, CreateTestRunSetResult, TestRun, TestRunSetStatus } from './types.js';
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+export function readCreateResult(body: unknown): CreateTestRunSetResult | null {
+  if (!isRecord(body) || typeof body.testRunSetId !== 'string' || body.testRunSetId === '') return null;
+  return { testRunSetId: body.testRunSetId };
+}
+
+/** Missing counts read as 0 rather than failing the whole poll. */
+export function readCounts(value: unknown): Counts {
+  const counts = isRecord(value) ? value : {};
+  return { WAITING: count(counts.WAITING), RUNNING: count(counts.RUNNING), SUCCESS: count(counts.SUCCESS), FAIL: count(counts.FAIL) };
+}
+
+export function readStatus(body: unknown): TestRunSetStatus | null {
+  if (!isRecord(body) || typeof body.id !== 'string' || typeof body.status !== 'string') return null;
+  const progress = isRecord(body.progress) ? body.progress : {};
+  return {
+    ...body,
+    id: body.id,
+    status: body.status,
+    startedAt: stringOrNull(body.startedAt),
+    endedAt: stringOrNull(body.endedAt),
+    createdAt: typeof body.createdAt === 'string' ? body.createdAt : '',
+    progress: { ...progress, counts: readCounts(progress.counts) },
+  };
+}
+
+function readTestRun(item: unknown, index: number): TestRun | null {
+  if (!isRecord(item) || typeof item.status !== 'string') return null;
+  const attempts = typeof item.attempts === 'number' && item.attempts >= 0 ? item.attempts : 0;
+  const durationMs = typeof item.durationMs === 'number' && item.durationMs >= 0 ? item.durationMs : null;
+  return {
+    ...item,
+    id: typeof item.id === 'string' ? item.id : `#${index + 1}`,
+    name: typeof item.name === 'string' && item.name !== '' ? item.name : `test #${index + 1}`,
+    type: typeof item.type === 'string' ? item.type : 'unknown',
+    status: item.status,
+    attempts,
+    startedAt: stringOrNull(item.startedAt),
+    endedAt: stringOrNull(item.endedAt),
+    durationMs,
+    error: stringOrNull(item.error),
+    output: stringOrNull(item.output),
+    ...(typeof item.flaky === 'boolean' ? { flaky: item.flaky } : {}),
+  };
+}
+
+export function readTestRuns(body: unknown): TestRun[] | null {
+  if (!isRecord(body) || !Array.isArray(body.testRuns)) return null;
+  const runs: TestRun[] = [];
+  for (const [index, item] of body.testRuns.entries()) {
+    const run = readTestRun(item, index);
+    if (run === null) return null;
+    runs.push(run);
+  }
+  return runs;
+}
+
+/** The parts of an RFC 9457 problem document the client shows; anything missing is null. */
+export function readProblem(body: unknown): { code: string | null; title: string | null; detail: string | null } {
+  if (!isRecord(body)) return { code: null, title: null, detail: null };
+  return { code: stringOrNull(body.code), title: stringOrNull(body.title), detail: stringOrNull(body.detail) };
+}

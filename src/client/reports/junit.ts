@@ -1,0 +1,78 @@
+/**
+ * JUnit XML, the one test report format every CI system reads (GitHub via
+ * report actions, GitLab `artifacts:reports:junit`, Jenkins, Azure, CircleCI).
+ *
+ * One testcase per member when the server lists members, else one testcase for
+ * the whole set. Members that passed only after a retry are reported as passed
+ * but marked flaky (a property and a system-out note): a retry must not hide an
+ * unstable test. Members still unfinished at a timeout are errors, not skips,
+ * so the report never looks greener than the exit code.
+ */
+import { create } from 'xmlbuilder2';
+import { isFlaky, type TestRun } from '../types.js';
+import { cleanText, countsOf, failedMembers, memberDurationMs, oneLine, outputTail, setDurationMs, unfinishedMembers, type ReportInput } from './model.js';
+
+/** xmlbuilder2 does not export its node type from the package root. */
+type XMLBuilder = ReturnType<typeof create>;
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(3);
+}
+
+function addMember(suite: XMLBuilder, run: TestRun, input: ReportInput): void {
+  const testcase = suite.ele('testcase', { name: cleanText(run.name), classname: `runset.${input.env}.${run.type}`, time: seconds(memberDurationMs(run)) });
+  if (isFlaky(run)) {
+    const properties = testcase.ele('properties');
+    properties.ele('property', { name: 'flaky', value: 'true' });
+    properties.ele('property', { name: 'attempts', value: String(run.attempts) });
+    testcase.ele('system-out').txt(`flaky: passed after ${run.attempts} attempts${run.output ? `\n\n${outputTail(run.output)}` : ''}`);
+    return;
+  }
+  if (run.status === 'FAIL') {
+    const message = oneLine(run.error ?? 'failed');
+    const tail = outputTail(run.output);
+    const body = [cleanText(run.error ?? 'failed'), run.attempts > 1 ? `(after ${run.attempts} attempts)` : '', tail ? `--- output (end) ---\n${tail}` : '']
+      .filter(Boolean)
+      .join('\n\n');
+    testcase.ele('failure', { message, type: 'FAIL' }).txt(body);
+    return;
+  }
+  if (run.status !== 'SUCCESS') {
+    const why = input.outcome === 'TIMEOUT' ? 'not finished when the trigger timed out' : 'not finished';
+    testcase.ele('error', { message: `${why} (status ${oneLine(run.status)})`, type: 'unfinished' });
+  }
+}
+
+/** Where the server does not list members: the set itself is the one testcase. */
+function addWholeSet(suite: XMLBuilder, input: ReportInput): void {
+  const counts = countsOf(input);
+  const testcase = suite.ele('testcase', { name: `test run set ${input.setId} (env ${input.env})`, classname: `runset.${input.env}`, time: seconds(setDurationMs(input)) });
+  if (input.outcome === 'FAIL') {
+    testcase
+      .ele('failure', { message: `${counts.failed} of ${counts.total} tests failed`, type: 'FAIL' })
+      .txt('This server does not list the members of a set; see the runset server for which tests failed.');
+  } else if (input.outcome === 'TIMEOUT') {
+    testcase.ele('error', { message: `timed out: ${counts.unfinished} of ${counts.total} tests not finished`, type: 'timeout' });
+  }
+}
+
+export function buildJunit(input: ReportInput): string {
+  const members = input.members;
+  const tests = members ? members.length : 1;
+  const failures = members ? failedMembers(members).length : input.outcome === 'FAIL' ? 1 : 0;
+  const errors = members ? unfinishedMembers(members).length : input.outcome === 'TIMEOUT' ? 1 : 0;
+  const time = seconds(setDurationMs(input));
+  const timestamp = input.status?.startedAt ?? input.status?.createdAt ?? new Date().toISOString();
+  const totals = { tests: String(tests), failures: String(failures), errors: String(errors), skipped: '0', time };
+
+  const doc = create({ version: '1.0', encoding: 'UTF-8' });
+  const root = doc.ele('testsuites', { name: 'runset', ...totals });
+  const suite = root.ele('testsuite', { name: `runset ${input.env}`, ...totals, timestamp, id: input.setId });
+  const properties = suite.ele('properties');
+  properties.ele('property', { name: 'runset.testRunSetId', value: input.setId });
+  properties.ele('property', { name: 'runset.env', value: input.env });
+  properties.ele('property', { name: 'runset.status', value: input.outcome === 'TIMEOUT' ? `TIMEOUT (${input.status?.status ?? 'unknown'})` : input.outcome });
+  if (members) for (const run of members) addMember(suite, run, input);
+  else addWholeSet(suite, input);
+  return doc.end({ prettyPrint: true });
+}

@@ -1,0 +1,87 @@
+/**
+ * What every report is made from — the outcome of one trigger, the set's last
+ * status and its members when the server lists them — and the text clean-up the
+ * reports share (CI viewers choke on terminal colour codes and on characters XML
+ * forbids).
+ */
+import { isFlaky, type TestRun, type TestRunSetStatus } from '../types.js';
+
+export type Outcome = 'SUCCESS' | 'FAIL' | 'TIMEOUT';
+
+export interface ReportInput {
+  env: string;
+  setId: string;
+  outcome: Outcome;
+  /** Last status read; null if none could be read. */
+  status: TestRunSetStatus | null;
+  /** Null when the server has no members endpoint (or it could not be read). */
+  members: TestRun[] | null;
+  /** From the create to the end of the wait, measured by the client. */
+  elapsedMs: number;
+}
+
+// Matching escape sequences is the point here, so control characters are expected.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
+// XML 1.0 allows tab, LF, CR and everything from U+0020 except surrogates, U+FFFE and U+FFFF.
+const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/** Removes colour codes and characters that XML (and most viewers) cannot carry. */
+export function cleanText(text: string): string {
+  return text.replace(ANSI, '').replace(NOT_XML, '\uFFFD');
+}
+
+/** The first line, cleaned and cut: for attributes, annotations and table cells. */
+export function oneLine(text: string, max = 200): string {
+  const first = cleanText(text).split(/\r?\n/).find((line) => line.trim() !== '') ?? '';
+  const trimmed = first.trim();
+  return trimmed.length > max ? `${trimmed.slice(0, max - 1)}…` : trimmed;
+}
+
+/** The end of a member's output: where test runners print the reason. */
+export function outputTail(output: string | null, maxLines = 40, maxChars = 4000): string {
+  if (!output) return '';
+  const lines = cleanText(output).replace(/\s+$/, '').split(/\r?\n/);
+  let tail = lines.slice(-maxLines).join('\n');
+  if (tail.length > maxChars) tail = `…${tail.slice(-maxChars)}`;
+  return tail;
+}
+
+export function failedMembers(members: readonly TestRun[]): TestRun[] {
+  return members.filter((run) => run.status === 'FAIL');
+}
+
+export function flakyMembers(members: readonly TestRun[]): TestRun[] {
+  return members.filter((run) => isFlaky(run));
+}
+
+/** Members still WAITING, RUNNING or in a state this client does not know. */
+export function unfinishedMembers(members: readonly TestRun[]): TestRun[] {
+  return members.filter((run) => run.status !== 'SUCCESS' && run.status !== 'FAIL');
+}
+
+function spanMs(from: string | null, to: string | null): number | null {
+  if (!from || !to) return null;
+  const ms = Date.parse(to) - Date.parse(from);
+  return Number.isFinite(ms) && ms >= 0 ? ms : null;
+}
+
+/** The server's measure when it has one (first start to last end), else the client's. */
+export function setDurationMs(input: ReportInput): number {
+  return spanMs(input.status?.startedAt ?? null, input.status?.endedAt ?? null) ?? input.elapsedMs;
+}
+
+export function memberDurationMs(run: TestRun): number {
+  return run.durationMs ?? spanMs(run.startedAt, run.endedAt) ?? 0;
+}
+
+export function countsOf(input: ReportInput): { total: number; passed: number; failed: number; unfinished: number } {
+  const c = input.status?.progress.counts;
+  if (input.members) {
+    const failed = failedMembers(input.members).length;
+    const passed = input.members.filter((run) => run.status === 'SUCCESS').length;
+    return { total: input.members.length, passed, failed, unfinished: input.members.length - passed - failed };
+  }
+  if (!c) return { total: 0, passed: 0, failed: 0, unfinished: 0 };
+  return { total: c.WAITING + c.RUNNING + c.SUCCESS + c.FAIL, passed: c.SUCCESS, failed: c.FAIL, unfinished: c.WAITING + c.RUNNING };
+}

@@ -1,0 +1,61 @@
+/**
+ * The vocabulary shared by the trigger flow (trigger.ts) and its ending
+ * (finish.ts): options, exit codes, and the context passed between them.
+ */
+import type { ProgressReporter } from './progress.js';
+import type { TextSink } from './redact.js';
+
+/** 0 SUCCESS (or created, without --wait), 1 FAIL, 2 timed out, 3 any other error. */
+export const EXIT_CODES = Object.freeze({ success: 0, fail: 1, timeout: 2, error: 3 } as const);
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
+export interface TriggerOptions {
+  env: string;
+  /** From repeated `--override K=V`. */
+  overrides: Record<string, string>;
+  wait: boolean;
+  intervalMs: number;
+  /** Counted from the start of the create. */
+  timeoutMs: number;
+  junit?: string | undefined;
+  json: boolean;
+}
+
+export interface TriggerIo {
+  stdout: TextSink;
+  stderr: TextSink;
+}
+
+/** The process environment, or a plain object in tests. */
+export type TriggerEnv = Readonly<Record<string, string | undefined>>;
+
+export interface TriggerDeps {
+  fetch?: typeof globalThis.fetch;
+  userAgent?: string;
+}
+
+/** A reason to stop with a given exit code; its message is the last line on stderr. */
+export class TriggerFailure extends Error {
+  readonly exitCode: ExitCode;
+  constructor(exitCode: ExitCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TriggerFailure';
+    this.exitCode = exitCode;
+  }
+}
+
+export interface TriggerContext {
+  readonly options: TriggerOptions;
+  readonly env: TriggerEnv;
+  /** Both sinks redact the API key. */
+  readonly stdout: TextSink;
+  readonly stderr: TextSink;
+  readonly progress: ProgressReporter;
+  /** Epoch ms just before the create: --timeout counts from here. */
+  readonly started: number;
+  readonly deadline: number;
+  /** Texts that must never be written anywhere (the API key). */
+  readonly secrets: readonly string[];
+  /** Reports that could not be written; they turn a success into exit 3. */
+  readonly problems: string[];
+}

@@ -1,0 +1,151 @@
+/**
+ * `runset trigger`: create a Test Run Set and, with `--wait`, follow it to the
+ * end — the CI polling pattern of seed 4.3 as one command with a meaningful exit
+ * code. The command line is parsed in src/cli/trigger.ts; this file only runs
+ * the flow, with its environment and output streams passed in (so tests drive
+ * it in-process).
+ *
+ * Exit codes: 0 SUCCESS (or created, without --wait), 1 FAIL, 2 timed out,
+ * 3 anything else (usage, auth, not found, unreachable at create). The last line
+ * on stderr always says which, and why.
+ */
+import { randomUUID } from 'node:crypto';
+import { formatDuration } from '../core/duration.js';
+import { RunsetClient } from './client.js';
+import { RunsetApiError } from './errors.js';
+import { finish, writeGithubOutputs } from './finish.js';
+import { ProgressReporter } from './progress.js';
+import { redactingSink } from './redact.js';
+import type { Outcome } from './reports/model.js';
+import { withRetry } from './retry.js';
+import { EXIT_CODES, TriggerFailure, type ExitCode, type TriggerContext, type TriggerDeps, type TriggerEnv, type TriggerIo, type TriggerOptions } from './trigger-context.js';
+import type { TestRunSetStatus } from './types.js';
+
+export { EXIT_CODES, TriggerFailure, type ExitCode, type TriggerDeps, type TriggerEnv, type TriggerIo, type TriggerOptions };
+
+/** Never throws: every failure becomes an exit code and a one-line reason. */
+export async function runTrigger(options: TriggerOptions, env: TriggerEnv, io: TriggerIo, deps: TriggerDeps = {}): Promise<ExitCode> {
+  const secrets = [env.RUNSET_API_KEY ?? ''];
+  const stdout = redactingSink(io.stdout, secrets);
+  const stderr = redactingSink(io.stderr, secrets);
+  const started = Date.now();
+  const progress = new ProgressReporter(stderr, started);
+  const ctx: TriggerContext = { options, env, stdout, stderr, progress, started, deadline: started + options.timeoutMs, secrets, problems: [] };
+  try {
+    const client = connect(env, deps);
+    const id = await createSet(client, ctx);
+    await writeGithubOutputs(ctx, { 'test-run-set-id': id });
+    if (!options.wait) {
+      stdout.write(options.json ? `${JSON.stringify({ testRunSetId: id })}\n` : `${id}\n`);
+      stderr.write(`runset: created test run set ${id} (env ${options.env}); not waiting (add --wait to follow it to the end)\n`);
+      if (ctx.problems.length > 0) throw new TriggerFailure(EXIT_CODES.error, 'the set was created, but a GitHub output could not be written');
+      return EXIT_CODES.success;
+    }
+    stderr.write(`runset: created test run set ${id} (env ${options.env}); waiting up to ${formatDuration(options.timeoutMs)}\n`);
+    const { outcome, last } = await follow(client, id, ctx);
+    return await finish(client, id, outcome, last, ctx);
+  } catch (error) {
+    progress.stop();
+    const failure = error instanceof TriggerFailure ? error : new TriggerFailure(EXIT_CODES.error, `unexpected error: ${String(error)}`);
+    for (const problem of ctx.problems) stderr.write(`runset: error: ${problem}\n`);
+    stderr.write(`runset: error: ${failure.message} (exit ${failure.exitCode})\n`);
+    return failure.exitCode;
+  } finally {
+    progress.stop();
+  }
+}
+
+function connect(env: TriggerEnv, deps: TriggerDeps): RunsetClient {
+  const url = env.RUNSET_URL?.trim();
+  if (!url) throw new TriggerFailure(EXIT_CODES.error, 'RUNSET_URL is not set: set it to the base address of the runset API, ending in /api (e.g. https://runset.example.com/api)');
+  const apiKey = env.RUNSET_API_KEY;
+  if (!apiKey) throw new TriggerFailure(EXIT_CODES.error, 'RUNSET_API_KEY is not set: set it to a runset API key, kept in your CI secret store');
+  if (!/^https?:\/\//i.test(url)) throw new TriggerFailure(EXIT_CODES.error, 'RUNSET_URL must be an http:// or https:// address ending in /api');
+  try {
+    return new RunsetClient({ url, apiKey, fetch: deps.fetch, userAgent: deps.userAgent ?? 'runset-cli' });
+  } catch (cause) {
+    throw new TriggerFailure(EXIT_CODES.error, 'RUNSET_URL is not a valid URL (expected the base address ending in /api)', { cause });
+  }
+}
+
+/** A deadline as an AbortSignal, so a hung request cannot outlive --timeout. */
+function deadlineSignal(deadline: number, reason: () => unknown): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(reason()), Math.max(0, deadline - Date.now()));
+  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
+}
+
+/**
+ * The create, retried on transient failures within --timeout. One
+ * Idempotency-Key for all attempts: if an answer was lost after the server
+ * created the set, the retry gets that same set back instead of a second one.
+ */
+async function createSet(client: RunsetClient, ctx: TriggerContext): Promise<string> {
+  const { options } = ctx;
+  const idempotencyKey = randomUUID();
+  const body = { env: options.env, ...(Object.keys(options.overrides).length > 0 ? { envOverride: options.overrides } : {}) };
+  const giveUp = () => new TriggerFailure(EXIT_CODES.error, `could not create the test run set: no answer from the server within --timeout ${formatDuration(options.timeoutMs)}`);
+  const { signal, dispose } = deadlineSignal(ctx.deadline, giveUp);
+  try {
+    const result = await withRetry(() => client.createTestRunSet(body, { idempotencyKey, signal }), {
+      deadline: ctx.deadline,
+      policy: { baseMs: Math.min(1000, Math.max(50, options.intervalMs)), maxMs: 30_000 },
+      signal,
+      onRetry: (error, delayMs) => ctx.progress.note(`create: ${describe(error)}; retrying in ${formatDuration(delayMs)}`),
+    });
+    return result.testRunSetId;
+  } catch (error) {
+    throw createFailure(error);
+  } finally {
+    dispose();
+  }
+}
+
+function createFailure(error: unknown): TriggerFailure {
+  if (error instanceof TriggerFailure) return error;
+  if (!(error instanceof RunsetApiError)) return new TriggerFailure(EXIT_CODES.error, `could not create the test run set: ${String(error)}`, { cause: error });
+  const prefix = error.transient ? 'could not create the test run set (gave up retrying within --timeout)' : 'could not create the test run set';
+  return new TriggerFailure(EXIT_CODES.error, `${prefix}: ${describe(error)}${hint(error, 'create')}`, { cause: error });
+}
+
+/** Polls to the end; a final error (401, 403, 404, …) becomes exit 3, running out of time an outcome. */
+async function follow(client: RunsetClient, id: string, ctx: TriggerContext): Promise<{ outcome: Outcome; last: TestRunSetStatus | null }> {
+  // A holder, not a `let`: the callback's writes are invisible to TypeScript's narrowing.
+  const seen: { last: TestRunSetStatus | null } = { last: null };
+  try {
+    const final = await client.waitForTestRunSet(id, {
+      interval: ctx.options.intervalMs,
+      timeout: Math.max(0, ctx.deadline - Date.now()),
+      onProgress: (status) => {
+        seen.last = status;
+        ctx.progress.update(status);
+      },
+      onRetry: (error, delayMs) => ctx.progress.note(`status: ${describe(error)}; retrying in ${formatDuration(delayMs)}`),
+    });
+    return { outcome: final.status === 'SUCCESS' ? 'SUCCESS' : 'FAIL', last: final };
+  } catch (error) {
+    if (error instanceof RunsetApiError && error.kind === 'timeout') return { outcome: 'TIMEOUT', last: seen.last };
+    ctx.progress.stop();
+    if (seen.last) await writeGithubOutputs(ctx, { status: seen.last.status });
+    if (error instanceof RunsetApiError) {
+      throw new TriggerFailure(EXIT_CODES.error, `could not read test run set ${id}: ${describe(error)}${hint(error, 'poll')}`, { cause: error });
+    }
+    throw new TriggerFailure(EXIT_CODES.error, `could not read test run set ${id}: ${String(error)}`, { cause: error });
+  }
+}
+
+/** One line about an API error, without host or headers. */
+export function describe(error: RunsetApiError): string {
+  if (error.status === null) return `${error.title}: ${error.detail}`;
+  const detail = error.detail && error.detail !== error.title ? ` — ${error.detail}` : '';
+  return `${error.status} ${error.title} (${error.code})${detail}`;
+}
+
+/** The likely fix, for the errors people actually meet when setting up CI. */
+function hint(error: RunsetApiError, phase: 'create' | 'poll'): string {
+  if (error.status === 401) return '; check RUNSET_API_KEY';
+  if (error.status === 403) return '; the key in RUNSET_API_KEY is not allowed to do this';
+  if (error.status === 404 && phase === 'create') return '; check that RUNSET_URL is the base address ending in /api';
+  if (error.kind === 'network' && phase === 'create') return '; check RUNSET_URL and that the server is up';
+  return '';
+}

@@ -1,0 +1,44 @@
+/**
+ * The shapes the client reads and sends, derived from the server's TypeBox
+ * schemas in src/core/wire.ts (type-only imports: nothing of the server runs in
+ * the client). Where the client must be more tolerant than the server's own
+ * schema, the difference is spelled out here rather than copied by hand:
+ *
+ * - `status` may be a value newer than this client knows: seed 4.3 says to keep
+ *   polling on any value other than SUCCESS and FAIL, so it stays a string;
+ * - members may carry extension fields added later (`flaky`, `artifacts`, …).
+ */
+import type {
+  CreateTestRunSetBody as WireCreateBody,
+  CreateTestRunSetResult as WireCreateResult,
+  TestRun as WireTestRun,
+  TestRunSetStatus as WireStatus,
+} from '../core/wire.js';
+import type { RunState } from '../core/states.js';
+
+/** A known state, or a string from a newer server; keeps editor completion for the known ones. */
+export type StatusValue = RunState | (string & Record<never, never>);
+
+export type CreateTestRunSetBody = WireCreateBody;
+export type CreateTestRunSetResult = WireCreateResult;
+
+export type TestRunSetStatus = Omit<WireStatus, 'status'> & { status: StatusValue };
+export type Counts = WireStatus['progress']['counts'];
+
+export type TestRun = Omit<WireTestRun, 'status'> & {
+  status: StatusValue;
+  /** Extension: passed only after a retry. Older servers omit it (see `isFlaky`). */
+  flaky?: boolean;
+  /** Extension: artifact descriptors; not interpreted by the client yet. */
+  artifacts?: unknown;
+};
+
+export function isFinalStatus(status: StatusValue): status is 'SUCCESS' | 'FAIL' {
+  return status === 'SUCCESS' || status === 'FAIL';
+}
+
+/** Retried-then-passed: the server's flag when it sends one, otherwise inferred from attempts. */
+export function isFlaky(run: TestRun): boolean {
+  if (typeof run.flaky === 'boolean') return run.flaky && run.status === 'SUCCESS';
+  return run.status === 'SUCCESS' && run.attempts > 1;
+}

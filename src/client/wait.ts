@@ -1,0 +1,94 @@
+/**
+ * The polling loop of seed 4.3: read the status at an interval until SUCCESS or
+ * FAIL, keep polling on any other value (also ones this client does not know),
+ * retry transient failures with backoff, and stop at a deadline.
+ */
+import { formatDuration, MAX_DURATION_MS, parseDuration } from '../core/duration.js';
+import { isTransient, RunsetApiError } from './errors.js';
+import { abortReason, backoffDelay, sleep } from './retry.js';
+import { isFinalStatus, type TestRunSetStatus } from './types.js';
+
+export interface WaitProgress {
+  /** Since the wait started. */
+  elapsedMs: number;
+  /** Successful polls so far, this one included. */
+  polls: number;
+}
+
+export interface WaitOptions {
+  /** Between polls: milliseconds or a duration string (`10s`). Default 10 s (seed 4.3). */
+  interval?: number | string;
+  /** Overall limit: milliseconds or a duration string (`10m`). Default 10 min (seed 4.3). */
+  timeout?: number | string;
+  signal?: AbortSignal;
+  /** Called after every successful poll, final one included. */
+  onProgress?: (status: TestRunSetStatus, progress: WaitProgress) => void;
+  /** Called for each transient failure, before waiting `delayMs` to try again. */
+  onRetry?: (error: RunsetApiError, delayMs: number) => void;
+}
+
+export const DEFAULT_INTERVAL_MS = 10_000;
+export const DEFAULT_TIMEOUT_MS = 600_000;
+/** Repeated failures back off from the interval up to this, never below the interval's half. */
+const MAX_BACKOFF_MS = 60_000;
+
+function toMs(value: number | string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const ms = typeof value === 'string' ? parseDuration(value) : value;
+  if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`runset client: invalid duration ${String(value)}`);
+  return Math.min(ms, MAX_DURATION_MS);
+}
+
+export function waitTimeoutError(id: string, timeoutMs: number): RunsetApiError {
+  return new RunsetApiError({
+    kind: 'timeout',
+    status: null,
+    code: 'wait_timeout',
+    title: 'Timed out',
+    detail: `test run set ${id} did not finish within ${formatDuration(timeoutMs)}`,
+    retryAfterMs: null,
+    request: null,
+  });
+}
+
+export async function pollUntilFinal(
+  getStatus: (signal: AbortSignal) => Promise<TestRunSetStatus>,
+  id: string,
+  options: WaitOptions,
+): Promise<TestRunSetStatus> {
+  const intervalMs = toMs(options.interval, DEFAULT_INTERVAL_MS);
+  const timeoutMs = toMs(options.timeout, DEFAULT_TIMEOUT_MS);
+  const started = Date.now();
+  // One signal for everything in flight: it fires at the deadline (with the
+  // timeout error as reason) or when the caller aborts (with the caller's reason).
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(waitTimeoutError(id, timeoutMs)), timeoutMs);
+  const onCallerAbort = () => deadline.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  if (options.signal?.aborted) onCallerAbort();
+  try {
+    let polls = 0;
+    let failures = 0;
+    for (;;) {
+      let delay = intervalMs;
+      try {
+        const status = await getStatus(deadline.signal);
+        polls += 1;
+        failures = 0;
+        options.onProgress?.(status, { elapsedMs: Date.now() - started, polls });
+        if (isFinalStatus(status.status)) return status;
+      } catch (error) {
+        if (deadline.signal.aborted) throw abortReason(deadline.signal);
+        if (!isTransient(error)) throw error;
+        const transient = error as RunsetApiError;
+        delay = backoffDelay(failures, { baseMs: intervalMs, maxMs: Math.max(intervalMs, MAX_BACKOFF_MS) }, transient.retryAfterMs);
+        failures += 1;
+        options.onRetry?.(transient, delay);
+      }
+      await sleep(delay, deadline.signal);
+    }
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The process options of `runset serve` / `runset worker`, compiled once from
+ * defaults → environment (RUNSET_*) → flags into one frozen object (commander
+ * resolves flag-over-env; this file checks values and applies defaults).
+ */
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+
+export interface ServeOptions {
+  configPath: string;
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Worker slots in this process; 0 = API only. */
+  workers: number;
+  /** API in this process (false for `runset worker`). */
+  api: boolean;
+  databaseUrl: string | undefined;
+  bootstrapKey: string | undefined;
+  secretKey: string | undefined;
+  leaseMs: number;
+  maxLostLeases: number;
+  pollMs: number;
+  graceMs: number;
+  setsPerMinute: number;
+  logLevel: string;
+}
+
+export const DEFAULTS = Object.freeze({
+  configPath: 'runset.config.yaml',
+  port: 8080,
+  host: '127.0.0.1',
+  dataDir: '.runset',
+  leaseMs: 30_000,
+  maxLostLeases: 3,
+  graceMs: 30_000,
+  setsPerMinute: 120,
+  logLevel: 'info',
+});
+
+export class OptionError extends Error {}
+
+export function parseInteger(name: string, raw: string | number | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const n = typeof raw === 'number' ? raw : Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new OptionError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+export function defaultWorkers(): number {
+  return availableParallelism();
+}
+
+export function resolvePath(p: string): string {
+  return path.resolve(process.cwd(), p);
+}

@@ -1,0 +1,84 @@
+/**
+ * The shape of runset.config.yaml as TypeBox schemas. Every schema carries a
+ * `description` written as the end of "expected …" in error messages, so the
+ * schema is also the wording of the errors (see suite-explain.ts).
+ *
+ * Only the structure lives here; per-test-type keys are in suite-test-types.ts.
+ */
+import { Type, type TProperties } from 'typebox';
+import { LIMITS } from '../core/wire.js';
+import { VARIABLE_NAME } from '../executors/template.js';
+
+export const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+const VARIABLE_NAME_TEXT = 'a variable name such as BASE_URL (letters, digits and _, not starting with a digit)';
+const VARIABLES_TEXT = 'a mapping of variable names to string values, such as {BASE_URL: "https://staging.example.com"}';
+
+// `__proto__` would be a valid name but not a safe key of a plain object.
+export const VariablesSchema = Type.Record(
+  Type.String({ pattern: `^(?!__proto__$)${VARIABLE_NAME.source.slice(1)}` }),
+  Type.String({ description: 'a string value, or "${env:NAME}" to read it from the server\'s environment' }),
+  {
+    additionalProperties: false,
+    keyDescription: VARIABLE_NAME_TEXT,
+    description: VARIABLES_TEXT,
+  },
+);
+
+export const EnvironmentSchema = Type.Union(
+  [
+    Type.Null(), // `preview:` with nothing under it: an environment without variables
+    Type.Object(
+      { variables: Type.Optional(Type.Union([Type.Null(), VariablesSchema], { description: VARIABLES_TEXT })) },
+      { additionalProperties: false, description: 'a mapping with "variables"' },
+    ),
+  ],
+  { description: 'a mapping with "variables"' },
+);
+
+export const SuiteSchema = Type.Object(
+  {
+    environments: Type.Record(Type.String({ pattern: ENVIRONMENT_NAME.source, maxLength: LIMITS.envNameLength }), EnvironmentSchema, {
+      additionalProperties: false,
+      minProperties: 1,
+      keyDescription: `an environment name such as staging (letters, digits, "_", "." and "-", at most ${LIMITS.envNameLength} characters)`,
+      description: 'a mapping of at least one environment, such as {staging: {variables: {BASE_URL: "https://…"}}}',
+    }),
+    tests: Type.Array(Type.Unknown(), { description: 'a list of tests, each a mapping with name and type' }),
+  },
+  {
+    additionalProperties: false,
+    // `x-…` keys are ignored, as in docker-compose: a place for YAML anchors (`x-defaults: &defaults`).
+    patternProperties: { '^x-': Type.Unknown() },
+    keyDescription: 'or an x-… key for your own anchors',
+    description: 'a mapping with "environments" and "tests"',
+  },
+);
+
+export const HTTP_METHODS: readonly string[] = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Keys every test accepts, whatever its type (`type` itself is added per type). */
+export const CommonTestProperties = {
+  name: Type.String({ minLength: 1, maxLength: 200, description: 'a test name, unique in the file' }),
+  tags: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, description: 'a tag string such as smoke' }), {
+      description: 'a list of tags such as [smoke]',
+    }),
+  ),
+  environments: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, description: 'an environment name' }), {
+      minItems: 1,
+      description: 'a list of environment names such as [staging] (leave the key out to run in every environment)',
+    }),
+  ),
+  timeoutSeconds: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 86_400,
+      description: 'a positive number of seconds, at most 86400 (one day), such as 300',
+    }),
+  ),
+  retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'a whole number of extra tries from 0 to 10' })),
+} satisfies TProperties;
+
+export const TEST_DEFAULTS = Object.freeze({ timeoutSeconds: 120, retries: 0 });

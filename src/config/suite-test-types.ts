@@ -1,0 +1,179 @@
+/**
+ * The table of test types: for each `type:` value, the keys it accepts beyond
+ * the common ones, how a validated entry becomes a TestSpec, and which of its
+ * strings may hold `{{NAME}}` placeholders. Adding a kind of test (playwright)
+ * is one entry here plus its member in the TestSpec union — the mapped type
+ * below makes the compiler ask for the entry.
+ */
+import path from 'node:path';
+import { Type, type Static, type TObject, type TProperties } from 'typebox';
+import type { CommandTestSpec, HttpTestSpec, TestCommon, TestSpec, TestType } from '../core/types.js';
+import { fail, type DocPath } from './suite-error.js';
+import { HTTP_METHODS } from './suite-schema.js';
+
+export interface BuildContext {
+  /** Absolute folder of the config file: relative paths in a test start here. */
+  dir: string;
+  /** Path of the test in the document (`["tests", 3]`), for failures found while building. */
+  path: DocPath;
+}
+
+/** A string of a test that is substituted at run time, with its path inside the test. */
+export interface TemplatedText {
+  path: DocPath;
+  text: string;
+}
+
+export interface TestTypeDefinition<S extends TestSpec = TestSpec> {
+  /** The keys this type accepts besides the common ones. */
+  readonly properties: TProperties;
+  /** Checks that deserve a better message than the schema's, run before it. */
+  precheck?(raw: Readonly<Record<string, unknown>>, ctx: BuildContext): void;
+  /** Builds the spec from an entry that passed the schema; `fail()`s on semantic errors. */
+  build(raw: Readonly<Record<string, unknown>>, common: TestCommon, ctx: BuildContext): S;
+  /** Strings holding `{{NAME}}` placeholders, checked against the environments' variables at load. */
+  templated?(spec: S): TemplatedText[];
+}
+
+// ── http ────────────────────────────────────────────────────────────────────
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const HttpProperties = {
+  request: Type.Object(
+    {
+      method: Type.Optional(Type.String({ description: `an HTTP method: ${HTTP_METHODS.join(', ')}` })),
+      url: Type.String({ minLength: 1, description: 'a URL string such as "{{BASE_URL}}/health"' }),
+      headers: Type.Optional(
+        Type.Record(Type.String({ pattern: HEADER_NAME.source }), Type.String({ description: 'a header value string' }), {
+          additionalProperties: false,
+          keyDescription: 'a header name such as X-Request-Id',
+          description: 'a mapping of header names to string values, such as {Authorization: "Bearer {{API_TOKEN}}"}',
+        }),
+      ),
+      body: Type.Optional(
+        Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown()), Type.Array(Type.Unknown())], {
+          description: 'a string, or a mapping or list to send as JSON',
+        }),
+      ),
+    },
+    { additionalProperties: false, description: 'a mapping with url, and optionally method, headers and body' },
+  ),
+  expect: Type.Optional(
+    Type.Object(
+      {
+        status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599, description: 'an HTTP status code such as 200' })),
+        bodyContains: Type.Optional(Type.String({ minLength: 1, description: 'a text the response body must contain' })),
+        json: Type.Optional(Type.Unknown({ description: 'a JSON value the response must contain' })),
+      },
+      { additionalProperties: false, description: 'a mapping with status, bodyContains and/or json' },
+    ),
+  ),
+};
+
+type HttpRaw = Static<TObject<typeof HttpProperties>>;
+
+const http: TestTypeDefinition<HttpTestSpec> = {
+  properties: HttpProperties,
+  build(raw, common, ctx) {
+    const { request, expect } = raw as HttpRaw; // validated against HttpProperties by the caller
+    const method = (request.method ?? 'GET').toUpperCase();
+    const at = [...ctx.path, 'request'];
+    if (!HTTP_METHODS.includes(method)) {
+      fail([...at, 'method'], `unknown HTTP method ${JSON.stringify(request.method)}`, `one of ${HTTP_METHODS.join(', ')}`);
+    }
+    checkUrlShape(request.url, [...at, 'url']);
+    if (request.body !== undefined && (method === 'GET' || method === 'HEAD')) {
+      fail([...at, 'body'], `a body cannot be sent with ${method}`, 'no body, or a method such as POST, PUT or PATCH');
+    }
+    const { name, ...rest } = common; // name and type first: they are what people look for in a dump
+    const spec: HttpTestSpec = { name, type: 'http', request: { method, url: request.url }, expect: {}, ...rest };
+    if (request.headers !== undefined) spec.request.headers = { ...request.headers };
+    if (request.body !== undefined) spec.request.body = request.body;
+    if (expect?.status !== undefined) spec.expect.status = expect.status;
+    if (expect?.bodyContains !== undefined) spec.expect.bodyContains = expect.bodyContains;
+    if (expect !== undefined && Object.hasOwn(expect, 'json')) spec.expect.json = expect.json;
+    return spec;
+  },
+  templated(spec) {
+    const texts: TemplatedText[] = [{ path: ['request', 'url'], text: spec.request.url }];
+    for (const [name, value] of Object.entries(spec.request.headers ?? {})) {
+      texts.push({ path: ['request', 'headers', name], text: value });
+    }
+    collectStrings(spec.request.body, ['request', 'body'], texts);
+    return texts;
+  },
+};
+
+/**
+ * A URL that does not start with a placeholder is checked now: a relative
+ * `/health` or a `htps://` typo would otherwise only fail at run time.
+ */
+function checkUrlShape(url: string, at: DocPath): void {
+  if (url.trimStart().startsWith('{{')) return;
+  let protocol = '';
+  try {
+    protocol = new URL(url.replace(/\{\{[^{}]*\}\}/g, 'x')).protocol;
+  } catch {
+    fail(at, `${JSON.stringify(url)} is not an absolute URL`, 'a URL string such as "{{BASE_URL}}/health"');
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    fail(at, `unsupported scheme ${JSON.stringify(protocol)}`, 'an http:// or https:// URL, such as "{{BASE_URL}}/health"');
+  }
+}
+
+function collectStrings(value: unknown, at: DocPath, out: TemplatedText[]): void {
+  if (typeof value === 'string') out.push({ path: at, text: value });
+  else if (Array.isArray(value)) value.forEach((item, index) => collectStrings(item, [...at, index], out));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) collectStrings(item, [...at, key], out);
+  }
+}
+
+// ── command ─────────────────────────────────────────────────────────────────
+
+const CommandProperties = {
+  run: Type.Array(Type.String({ description: 'an argument string' }), {
+    minItems: 1,
+    description: 'an argv list such as [npm, run, contract]',
+  }),
+  cwd: Type.Optional(Type.String({ minLength: 1, description: "a folder, relative to the config file's folder" })),
+};
+
+type CommandRaw = Static<TObject<typeof CommandProperties>>;
+
+const command: TestTypeDefinition<CommandTestSpec> = {
+  properties: CommandProperties,
+  precheck(raw, ctx) {
+    if (typeof raw.run !== 'string') return;
+    // runset never runs a shell: values must not be interpolated into one (DESIGN.md).
+    const words = raw.run.trim().split(/\s+/);
+    const shelly = /[|&;<>()$`\\"'*?~]/.test(raw.run);
+    fail(
+      [...ctx.path, 'run'],
+      'a shell command string is not accepted (runset never runs a shell)',
+      shelly
+        ? 'an argv list such as [sh, -c, "…"] if you need shell features (variables arrive as environment variables)'
+        : `an argv list such as [${words.join(', ')}]`,
+    );
+  },
+  build(raw, common, ctx) {
+    const { run, cwd } = raw as CommandRaw; // validated against CommandProperties by the caller
+    if (run[0] === '') fail([...ctx.path, 'run', 0], 'empty program name', 'a program such as npm or ./scripts/check.sh');
+    const { name, ...rest } = common;
+    return { name, type: 'command', run: [...run], cwd: path.resolve(ctx.dir, cwd ?? '.'), ...rest };
+  },
+};
+
+// ── the table ───────────────────────────────────────────────────────────────
+
+export const TEST_TYPES: { readonly [T in TestType]: TestTypeDefinition<Extract<TestSpec, { type: T }>> } = Object.freeze({
+  http,
+  command,
+});
+
+export const TEST_TYPE_NAMES: readonly string[] = Object.freeze(Object.keys(TEST_TYPES));
+
+export function isTestType(value: unknown): value is TestType {
+  return typeof value === 'string' && Object.hasOwn(TEST_TYPES, value);
+}

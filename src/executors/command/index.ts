@@ -1,0 +1,115 @@
+/**
+ * The `command` executor: runs an argv (never a shell), passes when it exits 0.
+ *
+ * - Variables arrive as environment variables; the server's own RUNSET_*
+ *   settings (database URL, keys…) are not handed to test code.
+ * - The command leads its own process group (`detached`), so stopping it —
+ *   on abort, or when it ends — reaches everything it started: a test must
+ *   not leave a `server &` or a stuck browser behind on the worker.
+ * - stdout and stderr are kept interleaved, in arrival order, last 64 KiB.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { CommandTestSpec, ExecutionContext, ExecutionResult, Executor } from '../../core/types.js';
+import { abortMessage } from '../abort.js';
+import { TailBuffer } from '../tail-buffer.js';
+
+/**
+ * After the command exits, how long to wait for its pipes to close. They stay
+ * open while a background grandchild holds them; past this we stop waiting
+ * (and the grandchild is killed with the group) instead of hanging.
+ */
+const DRAIN_MS = 100;
+
+export const commandExecutor: Executor<CommandTestSpec> = Object.freeze({
+  type: 'command' as const,
+  run: runCommand,
+});
+
+type Verdict = [passed: boolean, error: string | null];
+
+function runCommand(spec: CommandTestSpec, ctx: ExecutionContext): Promise<ExecutionResult> {
+  const { signal } = ctx;
+  if (signal.aborted) return Promise.resolve({ passed: false, error: abortMessage(signal), output: '' });
+  const [program = '', ...args] = spec.run;
+  return new Promise((resolve) => {
+    const output = new TailBuffer();
+    let child: ChildProcess;
+    try {
+      child = spawn(program, args, {
+        cwd: spec.cwd,
+        env: childEnvironment(ctx.variables),
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      // Invalid arguments (a NUL byte…) throw synchronously instead of emitting 'error'.
+      resolve({ passed: false, error: startError(program, spec.cwd, error), output: '' });
+      return;
+    }
+
+    let settled = false;
+    let drainTimer: NodeJS.Timeout | undefined;
+    const finish = ([passed, error]: Verdict): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      clearTimeout(drainTimer);
+      killGroup(child);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      resolve({ passed, error, output: output.toString() });
+    };
+    const onAbort = (): void => finish([false, abortMessage(signal)]);
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    const collect = (chunk: Buffer): void => output.write(chunk);
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    child.on('error', (error) => finish([false, startError(program, spec.cwd, error)]));
+    child.on('exit', (code, exitSignal) => {
+      if (settled) return;
+      drainTimer = setTimeout(() => finish(exitVerdict(code, exitSignal)), DRAIN_MS);
+    });
+    child.on('close', (code, exitSignal) => finish(exitVerdict(code, exitSignal)));
+  });
+}
+
+/** The server's environment minus its own RUNSET_* settings, plus the set's variables. */
+function childEnvironment(variables: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('RUNSET_')) env[name] = value;
+  }
+  return Object.assign(env, variables);
+}
+
+function exitVerdict(code: number | null, signal: NodeJS.Signals | null): Verdict {
+  if (code === 0) return [true, null];
+  if (code !== null) return [false, `exited with code ${code}`];
+  return [false, `killed by signal ${signal ?? 'unknown'}`];
+}
+
+/** Kills the command's whole process group; it may already be gone, which is fine. */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return; // never started
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ESRCH' && code !== 'EPERM') throw error;
+  }
+}
+
+function startError(program: string, cwd: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const start = `cannot start ${JSON.stringify(program)}`;
+  // spawn reports a missing working directory as ENOENT too: say which one is missing.
+  if (code === 'ENOENT') {
+    return existsSync(cwd) ? `${start}: command not found (ENOENT)` : `${start}: working directory ${cwd} does not exist (ENOENT)`;
+  }
+  if (code === 'EACCES') return `${start}: permission denied (EACCES)`;
+  if (code === 'ENOTDIR') return `${start}: working directory ${cwd} is not a folder (ENOTDIR)`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `${start}: ${message}${code ? ` (${code})` : ''}`;
+}

@@ -1,0 +1,174 @@
+/**
+ * The worker pool: N slots that claim WAITING members from the store, run them
+ * through their executor, and write the outcome — every write fenced by the
+ * lease the claim returned.
+ *
+ * Wake-ups, not sleep-polling: the pool claims as soon as the store says runs
+ * are waiting (in-process event, or LISTEN/NOTIFY on PostgreSQL), and on a slow
+ * safety poll that also reaps expired leases.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { ClaimedRun, Executor, RunOutcome, TestType } from '../core/types.js';
+import type { LeaseRef, Store } from '../store/store.js';
+import { runMember, type ResolveVariables } from './run-member.js';
+
+export interface WorkerPoolOptions {
+  store: Store;
+  executors: ReadonlyMap<TestType, Executor>;
+  resolveVariables: ResolveVariables;
+  logger: Logger;
+  concurrency: number;
+  /** How long a claim stays ours without a heartbeat. */
+  leaseMs: number;
+  /** Leases a member may lose (worker gone) before it ends FAIL. */
+  maxLostLeases: number;
+  /** Safety poll and reaper period. */
+  pollMs: number;
+  workerId?: string;
+}
+
+interface InFlight {
+  lease: LeaseRef;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+export class WorkerPool {
+  readonly workerId: string;
+  private readonly inflight = new Map<string, InFlight>();
+  private stopping = false;
+  private filling = false;
+  private refill = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly opts: WorkerPoolOptions) {
+    this.workerId = opts.workerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  }
+
+  get running(): number {
+    return this.inflight.size;
+  }
+
+  start(): void {
+    this.unsubscribe = this.opts.store.onRunsWaiting(() => void this.fill());
+    this.pollTimer = setInterval(() => void this.tick(), this.opts.pollMs);
+    this.pollTimer.unref();
+    void this.tick();
+  }
+
+  /**
+   * Stops claiming, lets in-flight runs finish within `graceMs`, then aborts the
+   * rest and gives them back to WAITING for another worker.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    clearInterval(this.pollTimer);
+    const all = () => Promise.all([...this.inflight.values()].map((f) => f.done));
+    if (this.inflight.size > 0 && graceMs > 0) {
+      await Promise.race([all(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+    }
+    const left = [...this.inflight.values()];
+    for (const f of left) f.abort.abort('shutdown');
+    await all();
+    if (left.length > 0) {
+      const released = await this.opts.store.releaseRuns(left.map((f) => f.lease));
+      this.opts.logger.info({ released }, 'released unfinished runs back to WAITING');
+    }
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const reaped = await this.opts.store.reapExpired(this.opts.maxLostLeases);
+      if (reaped.requeued + reaped.failed > 0) this.opts.logger.warn(reaped, 'reaped expired leases');
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'reaping expired leases failed; will retry');
+    }
+    await this.fill();
+  }
+
+  /** Claims until every slot is busy or nothing waits. Re-entrant calls coalesce into one more round. */
+  private async fill(): Promise<void> {
+    if (this.filling) {
+      this.refill = true;
+      return;
+    }
+    this.filling = true;
+    try {
+      do {
+        this.refill = false;
+        while (!this.stopping && this.inflight.size < this.opts.concurrency) {
+          const claimed = await this.opts.store.claimRuns({
+            workerId: this.workerId,
+            limit: this.opts.concurrency - this.inflight.size,
+            leaseMs: this.opts.leaseMs,
+          });
+          if (claimed.length === 0) break;
+          for (const run of claimed) this.launch(run);
+        }
+      } while (this.refill && !this.stopping);
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'claiming runs failed; will retry on the next wake-up or poll');
+    } finally {
+      this.filling = false;
+    }
+  }
+
+  private launch(run: ClaimedRun): void {
+    const lease: LeaseRef = { runId: run.id, workerId: this.workerId, claim: run.claim };
+    const abort = new AbortController();
+    const done = this.execute(run, lease, abort).finally(() => {
+      this.inflight.delete(run.id);
+      if (!this.stopping) void this.fill();
+    });
+    this.inflight.set(run.id, { lease, abort, done });
+  }
+
+  private async execute(run: ClaimedRun, lease: LeaseRef, abort: AbortController): Promise<void> {
+    const { store, leaseMs, logger } = this.opts;
+    let attempts = 0;
+    const heartbeat = setInterval(() => {
+      store.heartbeat(lease, leaseMs, attempts).then(
+        (ours) => {
+          if (!ours) abort.abort('lease lost');
+        },
+        (err: unknown) => logger.warn({ err, run: run.id }, 'heartbeat failed; will retry'),
+      );
+    }, Math.max(50, Math.floor(leaseMs / 3)));
+    try {
+      const outcome = await runMember(run, {
+        executors: this.opts.executors,
+        resolveVariables: this.opts.resolveVariables,
+        signal: abort.signal,
+        onAttempt: (n) => (attempts = n),
+      });
+      if (abort.signal.aborted) return; // shutdown releases it; a lost lease belongs to someone else now
+      await this.finish(lease, outcome);
+    } catch (err) {
+      logger.error({ err, run: run.id }, 'running a member failed unexpectedly');
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** Writes the outcome, retrying transient store errors while our lease can still be valid. */
+  private async finish(lease: LeaseRef, outcome: RunOutcome): Promise<void> {
+    const deadline = Date.now() + this.opts.leaseMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const ours = await this.opts.store.finishRun(lease, outcome);
+        if (!ours) this.opts.logger.warn({ run: lease.runId }, 'lease was taken over; outcome discarded');
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        const backoff = Math.min(2000, 50 * 2 ** attempt) * (0.5 + Math.random() / 2);
+        this.opts.logger.warn({ err, run: lease.runId }, 'writing an outcome failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, backoff));
+      }
+    }
+  }
+}

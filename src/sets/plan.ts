@@ -1,0 +1,59 @@
+/**
+ * Planning a Test Run Set: from a create request and the suite config to the
+ * set and members the store will hold. Pure apart from ids and the clock, so
+ * every rule here is unit-tested without a server.
+ *
+ * Rules (DESIGN.md, "Rules the seed leaves open"): env must name a configured
+ * environment; override keys must be declared variables of it (a typo must never
+ * silently test the wrong target); a set with no tests is refused.
+ */
+import { randomUUID } from 'node:crypto';
+import { RunsetError } from '../core/errors.js';
+import type { NewTestRunSet, VariableValue } from '../core/types.js';
+import type { CreateTestRunSetBody } from '../core/wire.js';
+import { testsForEnvironment, type SuiteConfig } from '../config/suite.js';
+import { isSecret, seal } from '../secrets/index.js';
+
+export interface PlanOptions {
+  secretKey: Buffer;
+  keyId: string | null;
+}
+
+export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, opts: PlanOptions): NewTestRunSet {
+  const environment = suite.environments.get(body.env);
+  if (!environment) {
+    throw new RunsetError(
+      'unknown_environment',
+      `env "${body.env}" is not a configured environment; known environments: ${[...suite.environments.keys()].join(', ')}`,
+    );
+  }
+  const declared = environment.variables;
+  const variables: Record<string, VariableValue> = { ...declared };
+  const overrides: Record<string, VariableValue> = {};
+  for (const [name, value] of Object.entries(body.envOverride ?? {})) {
+    const current = declared[name];
+    if (!current) {
+      const names = Object.keys(declared);
+      throw new RunsetError(
+        'undeclared_variable',
+        `envOverride.${name}: environment "${body.env}" does not declare ${name}; declared variables: ${names.length ? names.join(', ') : '(none)'}`,
+      );
+    }
+    const kept: VariableValue = isSecret(current) ? { kind: 'sealed', box: seal(value, opts.secretKey) } : { kind: 'plain', value };
+    variables[name] = kept;
+    overrides[name] = kept;
+  }
+  const tests = testsForEnvironment(suite, body.env);
+  if (tests.length === 0) {
+    throw new RunsetError('no_tests', `environment "${body.env}" has no tests: every test's "environments" list leaves it out, so the set could only pass empty`);
+  }
+  return {
+    id: randomUUID(),
+    env: body.env,
+    variables,
+    overrides,
+    keyId: opts.keyId,
+    createdAt: new Date().toISOString(),
+    runs: tests.map((spec, position) => ({ id: randomUUID(), position, spec })),
+  };
+}

@@ -1,0 +1,298 @@
+/**
+ * The PostgreSQL store, for many API and worker processes on many machines.
+ * PostgreSQL is the coordination engine: claims are `FOR UPDATE SKIP LOCKED`
+ * under a lease judged by the database's clock, wake-ups are LISTEN/NOTIFY.
+ *
+ * This file sequences the named operations of ./sql.ts into transactions and
+ * keeps each set's derived status and counts in step with its members, exactly
+ * as the SQLite store does (the shared contract suite is the judge).
+ */
+import type pg from 'pg';
+import { canMoveMember, deriveSetStatus, type Counts, type RunState } from '../../core/states.js';
+import type {
+  ApiKeyRecord,
+  ClaimedRun,
+  NewTestRunSet,
+  RunOutcome,
+  TestRunRecord,
+  TestRunSetRecord,
+  TestType,
+} from '../../core/types.js';
+import { WORKER_LOST, type ClaimRequest, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
+import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
+import { WakeListener } from './listener.js';
+import { migrate } from './migrations.js';
+import * as sql from './sql.js';
+
+export { StoreUnavailableError, isTransient } from './connection.js';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database?…` */
+  connectionString: string;
+  /** Where every table lives; created if missing. Lower-case letters, digits and `_`. Default `runset`. */
+  schema?: string;
+  /** Pooled connections for queries (the LISTEN connection is separate). Default 10. */
+  poolSize?: number;
+  /** Told about connection errors the store recovers from by itself (idle client lost, LISTEN reconnecting). */
+  onError?: (err: Error) => void;
+}
+
+/** At most 48 characters, so that `runset_<schema>_waiting` fits PostgreSQL's 63-byte identifiers. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
+
+/** One member move, as handed to `moveMembers`. */
+interface Move {
+  setId: string;
+  from: RunState;
+  to: RunState;
+}
+
+export class PostgresStore implements Store {
+  readonly kind = 'postgres' as const;
+  readonly schema: string;
+  private readonly pool: pg.Pool;
+  private readonly names: sql.Names;
+  private readonly wake: WakeListener;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: PostgresStoreOptions) {
+    this.schema = options.schema ?? 'runset';
+    if (!SCHEMA_NAME.test(this.schema)) {
+      throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(this.schema)}: use 1-48 of a-z, 0-9 and _, not starting with a digit`);
+    }
+    const onError = options.onError ?? (() => undefined);
+    this.names = sql.namesOf(this.schema);
+    this.pool = createPool({
+      connectionString: options.connectionString,
+      poolSize: options.poolSize ?? 10,
+      applicationName: `runset:${this.schema}`,
+      onError,
+    });
+    this.wake = new WakeListener({
+      connectionString: options.connectionString,
+      channel: this.names.channel,
+      applicationName: `runset-listen:${this.schema}`,
+      onError,
+    });
+  }
+
+  migrate(): Promise<void> {
+    return migrate(this.pool, this.schema);
+  }
+
+  /** Ends the LISTEN connection and the pool; safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.wake.close();
+      await this.pool.end();
+    })();
+    return this.closing;
+  }
+
+  // ── keys ──
+
+  async createKey(key: NewApiKey): Promise<ApiKeyRecord> {
+    return toKey(await this.autocommit((q) => sql.insertKey(q, this.names, key)));
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    return (await this.autocommit((q) => sql.listKeys(q, this.names))).map(toKey);
+  }
+
+  revokeKey(id: string): Promise<boolean> {
+    return this.autocommit((q) => sql.revokeKey(q, this.names, id));
+  }
+
+  async findActiveKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.autocommit((q) => sql.findActiveKey(q, this.names, hash));
+    return row ? toKey(row) : undefined;
+  }
+
+  async touchKeys(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.autocommit((q) => sql.touchKeys(q, this.names, ids));
+  }
+
+  // ── sets and members ──
+
+  createSet(set: NewTestRunSet): Promise<void> {
+    return withTransaction(this.pool, async (tx) => {
+      await sql.insertSet(tx, this.names, set);
+      if (set.runs.length > 0) await sql.insertRuns(tx, this.names, set.id, set.runs);
+    });
+  }
+
+  async getSet(id: string): Promise<TestRunSetRecord | undefined> {
+    const row = await this.autocommit((q) => sql.getSet(q, this.names, id));
+    return row ? toSet(row) : undefined;
+  }
+
+  async listRuns(setId: string): Promise<TestRunRecord[]> {
+    return (await this.autocommit((q) => sql.listRuns(q, this.names, setId))).map(toRun);
+  }
+
+  // ── scheduling ──
+
+  claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
+    if (req.limit <= 0) return Promise.resolve([]);
+    return withTransaction(this.pool, async (tx) => {
+      const rows = await sql.claimMembers(tx, this.names, req.workerId, req.limit, req.leaseMs);
+      await this.moveMembers(tx, rows.map((r) => ({ setId: r.set_id, from: 'WAITING', to: 'RUNNING' })));
+      return rows.map((r) => ({
+        id: r.id,
+        setId: r.set_id,
+        spec: r.spec as ClaimedRun['spec'],
+        variables: r.variables as ClaimedRun['variables'],
+        claim: r.claims,
+        workerId: req.workerId,
+      }));
+    });
+  }
+
+  heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
+    return this.autocommit((q) => sql.heartbeat(q, this.names, lease, leaseMs, attempts));
+  }
+
+  finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
+    return withTransaction(this.pool, async (tx) => {
+      const setId = await sql.finishMember(tx, this.names, lease, outcome);
+      if (setId === undefined) return false;
+      await this.moveMembers(tx, [{ setId, from: 'RUNNING', to: outcome.status }]);
+      return true;
+    });
+  }
+
+  releaseRuns(leases: LeaseRef[]): Promise<number> {
+    if (leases.length === 0) return Promise.resolve(0);
+    return withTransaction(this.pool, async (tx) => {
+      const setIds = await sql.releaseMembers(tx, this.names, leases);
+      await this.moveMembers(tx, setIds.map((setId) => ({ setId, from: 'RUNNING', to: 'WAITING' })));
+      if (setIds.length > 0) await sql.notifyWaiting(tx, this.names);
+      return setIds.length;
+    });
+  }
+
+  reapExpired(maxLostLeases: number): Promise<ReapResult> {
+    return withTransaction(this.pool, async (tx) => {
+      const rows = await sql.reapMembers(tx, this.names, maxLostLeases, WORKER_LOST);
+      await this.moveMembers(tx, rows.map((r) => ({ setId: r.set_id, from: 'RUNNING', to: r.status })));
+      const requeued = rows.filter((r) => r.status === 'WAITING').length;
+      if (requeued > 0) await sql.notifyWaiting(tx, this.names);
+      return { requeued, failed: rows.length - requeued };
+    });
+  }
+
+  // ── wake-ups ──
+
+  async notifyRunsWaiting(): Promise<void> {
+    await this.autocommit((q) => sql.notifyWaiting(q, this.names));
+  }
+
+  onRunsWaiting(listener: () => void): () => void {
+    return this.wake.subscribe(listener);
+  }
+
+  // ── internals ──
+
+  /** One statement on a pooled client (autocommit). */
+  private autocommit<T>(op: (q: Queryable) => Promise<T>): Promise<T> {
+    return withClient(this.pool, (client) => op(client));
+  }
+
+  /**
+   * Members moved: recompute their sets' counts, timestamps and derived status
+   * inside the caller's transaction. The sets are locked in id order, so two
+   * transactions touching the same sets queue instead of deadlocking, and each
+   * reads the counts the previous one committed.
+   */
+  private async moveMembers(tx: Queryable, moves: Move[]): Promise<void> {
+    if (moves.length === 0) return;
+    const bySet = new Map<string, Move[]>();
+    for (const move of moves) {
+      if (!canMoveMember(move.from, move.to)) throw new Error(`illegal member move ${move.from} → ${move.to}`);
+      const list = bySet.get(move.setId);
+      if (list) list.push(move);
+      else bySet.set(move.setId, [move]);
+    }
+    const locked = await sql.lockSets(tx, this.names, [...bySet.keys()]);
+    const progress = locked.map((row) => nextProgress(row, bySet.get(row.id) ?? []));
+    await sql.updateSetProgress(tx, this.names, progress);
+  }
+}
+
+/**
+ * A set's progress after some of its members moved — the same rules as the SQLite
+ * store's, applied to a batch: the first start is kept for good (a set never moves
+ * backwards), and the end is stamped when the last member ends.
+ *
+ * `at` is the transaction's now(), the same reading the member rows got, so the
+ * set starts when its first claimed member did and ends when its last one did.
+ * (Transactions that overlap are stamped by when they began, not by when they
+ * committed, so two of them may disagree by the length of a lock wait.)
+ */
+function nextProgress(row: sql.LockedSetRow, moves: Move[]): sql.SetProgress {
+  const counts: Counts = {
+    WAITING: row.count_waiting,
+    RUNNING: row.count_running,
+    SUCCESS: row.count_success,
+    FAIL: row.count_fail,
+  };
+  for (const move of moves) {
+    counts[move.from]--;
+    counts[move.to]++;
+  }
+  const at = row.at.toISOString();
+  const startedAt = iso(row.started_at) ?? (moves.some((m) => m.to === 'RUNNING') ? at : null);
+  const status = deriveSetStatus(counts, startedAt !== null);
+  const ended = status === 'SUCCESS' || status === 'FAIL';
+  return {
+    id: row.id,
+    status,
+    startedAt: startedAt ?? (status === 'FAIL' ? at : null),
+    endedAt: ended ? at : null,
+    counts,
+  };
+}
+
+function iso(value: Date | null): string | null {
+  return value === null ? null : value.toISOString();
+}
+
+function toSet(row: sql.SetRow): TestRunSetRecord {
+  return {
+    id: row.id,
+    env: row.env,
+    status: row.status,
+    counts: { WAITING: row.count_waiting, RUNNING: row.count_running, SUCCESS: row.count_success, FAIL: row.count_fail },
+    createdAt: row.created_at.toISOString(),
+    startedAt: iso(row.started_at),
+    endedAt: iso(row.ended_at),
+  };
+}
+
+function toRun(row: sql.RunRow): TestRunRecord {
+  return {
+    id: row.id,
+    setId: row.set_id,
+    position: row.position,
+    name: row.name,
+    type: row.type as TestType,
+    status: row.status,
+    attempts: row.attempts,
+    startedAt: iso(row.started_at),
+    endedAt: iso(row.ended_at),
+    durationMs: row.duration_ms,
+    error: row.error,
+    output: row.output,
+  };
+}
+
+function toKey(row: sql.KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at.toISOString(),
+    lastUsedAt: iso(row.last_used_at),
+    revokedAt: iso(row.revoked_at),
+  };
+}

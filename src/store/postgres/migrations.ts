@@ -1,0 +1,105 @@
+/**
+ * Numbered PostgreSQL migrations. Append only: a shipped migration never changes.
+ * Each one is a function of the (quoted) schema, because every table lives in the
+ * store's own schema rather than on the search_path.
+ */
+import type pg from 'pg';
+import { quoteIdent, withTransaction } from './connection.js';
+
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: (schema: string) => string;
+}
+
+export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
+  {
+    version: 1,
+    name: 'sets, runs and keys',
+    sql: (s: string) => `
+      CREATE TABLE ${s}.api_keys (
+        id           text PRIMARY KEY,
+        name         text NOT NULL,
+        hash         text NOT NULL UNIQUE,
+        created_at   timestamptz NOT NULL,
+        last_used_at timestamptz,
+        revoked_at   timestamptz
+      );
+
+      -- The set row carries its derived status and counts, so reading a set's
+      -- status is one primary-key lookup with no COUNT over its members.
+      -- Ids are text, not uuid: the store hands back exactly what it was given
+      -- and an id that is not a uuid is simply not found (as with SQLite).
+      -- Variables and specs are json, not jsonb: they come back byte for byte,
+      -- key order included (an HTTP check's JSON body is sent as stored).
+      CREATE TABLE ${s}.test_run_sets (
+        id            text PRIMARY KEY,
+        env           text NOT NULL,
+        status        text NOT NULL CHECK (status IN ('WAITING', 'RUNNING', 'SUCCESS', 'FAIL')),
+        created_at    timestamptz NOT NULL,
+        started_at    timestamptz,
+        ended_at      timestamptz,
+        count_waiting integer NOT NULL,
+        count_running integer NOT NULL DEFAULT 0,
+        count_success integer NOT NULL DEFAULT 0,
+        count_fail    integer NOT NULL DEFAULT 0,
+        variables     json NOT NULL,
+        overrides     json NOT NULL,
+        key_id        text
+      );
+
+      CREATE TABLE ${s}.test_runs (
+        -- Insertion order: claims take the oldest waiting member first.
+        seq              bigint GENERATED ALWAYS AS IDENTITY,
+        id               text PRIMARY KEY,
+        set_id           text NOT NULL REFERENCES ${s}.test_run_sets(id),
+        position         integer NOT NULL,
+        name             text NOT NULL,
+        type             text NOT NULL,
+        spec             json NOT NULL,
+        status           text NOT NULL CHECK (status IN ('WAITING', 'RUNNING', 'SUCCESS', 'FAIL')),
+        attempts         integer NOT NULL DEFAULT 0,
+        claims           integer NOT NULL DEFAULT 0, -- fencing token, bumped by every claim
+        lost_leases      integer NOT NULL DEFAULT 0, -- leases that expired (worker lost)
+        worker_id        text,
+        lease_expires_at timestamptz,
+        started_at       timestamptz,
+        ended_at         timestamptz,
+        duration_ms      integer,
+        error            text,
+        output           text
+      );
+      CREATE INDEX test_runs_by_set ON ${s}.test_runs (set_id, position);
+      -- Claims walk only waiting members, in insertion order.
+      CREATE INDEX test_runs_waiting ON ${s}.test_runs (seq) WHERE status = 'WAITING';
+      CREATE INDEX test_runs_leases ON ${s}.test_runs (lease_expires_at) WHERE status = 'RUNNING';
+    `,
+  },
+]);
+
+/**
+ * Applies pending migrations in one transaction under an advisory lock keyed on
+ * the schema, so that processes starting together take turns: the first applies,
+ * the others then find nothing to do. The lock is taken before CREATE SCHEMA IF
+ * NOT EXISTS, which is not itself safe against a concurrent twin.
+ */
+export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
+  const s = quoteIdent(schema);
+  await withTransaction(pool, async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext('runset.migrate'), hashtext($1))", [schema]);
+    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await tx.query(`
+      CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+        version    integer PRIMARY KEY,
+        name       text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    const { rows } = await tx.query<{ version: number }>(`SELECT version FROM ${s}.schema_migrations`);
+    const applied = new Set(rows.map((r) => r.version));
+    for (const m of POSTGRES_MIGRATIONS) {
+      if (applied.has(m.version)) continue;
+      await tx.query(m.sql(s));
+      await tx.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+    }
+  });
+}

@@ -1,0 +1,60 @@
+/** The report builders as pure functions: escaping rules, flaky detection, clean text. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { convert } from 'xmlbuilder2';
+import { annotations, escapeData, escapeProperty, outputLines, stepSummaryMarkdown } from '../../src/client/reports/github.js';
+import { buildJunit } from '../../src/client/reports/junit.js';
+import { cleanText, outputTail, type ReportInput } from '../../src/client/reports/model.js';
+import { isFlaky, type TestRun } from '../../src/client/types.js';
+
+function member(over: Partial<TestRun>): TestRun {
+  return { id: 'm', name: 'a test', type: 'http', status: 'SUCCESS', attempts: 1, startedAt: null, endedAt: null, durationMs: 10, error: null, output: null, ...over };
+}
+
+function input(members: TestRun[] | null, outcome: ReportInput['outcome'] = 'FAIL'): ReportInput {
+  return { env: 'staging', setId: 'set-1', outcome, status: null, members, elapsedMs: 1500 };
+}
+
+test('GitHub workflow command escaping: % CR LF in data; also : and , in properties', () => {
+  assert.equal(escapeData('100% done\r\nnext'), '100%25 done%0D%0Anext');
+  assert.equal(escapeProperty('a: b, c%'), 'a%3A b%2C c%25');
+});
+
+test('annotations: one ::error per failed member; a set-level one without members', () => {
+  const lines = annotations(input([member({ name: 'x, y: z', status: 'FAIL', error: 'line 1\nline 2' })]));
+  assert.deepEqual(lines, ['::error title=runset%3A x%2C y%3A z::line 1%0Aline 2']);
+  assert.match(annotations(input(null))[0] ?? '', /^::error title=runset%3A test run set failed::/);
+});
+
+test('flaky: the server flag wins; otherwise SUCCESS after more than one attempt', () => {
+  assert.equal(isFlaky(member({ attempts: 2 })), true);
+  assert.equal(isFlaky(member({ attempts: 1 })), false);
+  assert.equal(isFlaky(member({ attempts: 3, flaky: false })), false);
+  assert.equal(isFlaky(member({ attempts: 1, flaky: true })), true);
+  assert.equal(isFlaky(member({ attempts: 3, status: 'FAIL' })), false, 'a failure is a failure, not flaky');
+});
+
+test('JUnit escapes names and strips characters XML cannot carry', () => {
+  const xml = buildJunit(input([member({ name: 'a <b> & "c"', status: 'FAIL', error: 'bad\u0007 thing', output: '\u001b[1mbold\u001b[0m' })]));
+  assert.ok(![...xml].some((ch) => ch < ' ' && !'\t\n\r'.includes(ch)), 'no control characters');
+  const doc = convert(xml, { format: 'object' }) as { testsuites: { testsuite: { testcase: Record<string, unknown> } } };
+  assert.ok(String(doc.testsuites.testsuite.testcase['@name']).includes('&'));
+  assert.match(String((doc.testsuites.testsuite.testcase.failure as Record<string, unknown>)['#']), /bold/);
+});
+
+test('Markdown cells cannot break the table or inject HTML', () => {
+  const md = stepSummaryMarkdown(input([member({ name: 'a|b<script>', status: 'FAIL', error: 'x\ny' })]));
+  assert.match(md, /\| ❌ failed \| a\\\|b&lt;script&gt; \| http \| 1 \| 10ms \| x \|/);
+});
+
+test('outputs: plain lines, and a heredoc when a value has a newline', () => {
+  assert.equal(outputLines({ status: 'FAIL' }), 'status=FAIL\n');
+  assert.match(outputLines({ note: 'a\nb' }), /^note<<(runset_[0-9a-f-]+)\na\nb\n\1\n$/);
+});
+
+test('cleanText and outputTail keep the end of long output', () => {
+  assert.equal(cleanText('\u001b[31mred\u001b[0m\u0000'), 'red\uFFFD');
+  const long = Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n');
+  const tail = outputTail(long, 3);
+  assert.equal(tail, 'line 97\nline 98\nline 99');
+});

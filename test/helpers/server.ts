@@ -1,0 +1,156 @@
+/**
+ * Test helpers that start the real `runset` CLI as a child process on an
+ * ephemeral port with a real SQLite data dir, and talk HTTP to it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { newToken } from '../../src/auth/keys.js';
+
+export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface RunningServer {
+  url: string;
+  apiKey: string;
+  dataDir: string;
+  configPath: string;
+  proc: ChildProcess;
+  logs: () => string;
+  /** SIGTERM and wait for exit; returns the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+const live = new Set<ChildProcess>();
+
+export function tempDir(prefix = 'runset-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export interface StartOptions {
+  /** YAML text of runset.config.yaml (written into a temp dir), or use configPath. */
+  config?: string;
+  configPath?: string;
+  dataDir?: string;
+  apiKey?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Extra files written beside the config: name → content. */
+  files?: Record<string, string>;
+}
+
+export async function startRunset(opts: StartOptions): Promise<RunningServer> {
+  const dir = tempDir();
+  let configPath = opts.configPath;
+  if (!configPath) {
+    configPath = path.join(dir, 'runset.config.yaml');
+    writeFileSync(configPath, opts.config ?? '');
+  }
+  for (const [name, content] of Object.entries(opts.files ?? {})) writeFileSync(path.join(path.dirname(configPath), name), content);
+  const dataDir = opts.dataDir ?? path.join(dir, 'data');
+  const apiKey = opts.apiKey ?? newToken();
+  const proc = spawn(
+    process.execPath,
+    [CLI, 'serve', '--port', '0', '--config', configPath, '--data-dir', dataDir, ...(opts.args ?? [])],
+    {
+      env: { ...process.env, RUNSET_BOOTSTRAP_KEY: apiKey, RUNSET_LOG_LEVEL: 'warn', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  live.add(proc);
+  let output = '';
+  proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.on('exit', (code) => {
+      live.delete(proc);
+      resolve(code);
+    }),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 15s:\n${output}`)), 15_000);
+    const check = () => {
+      const m = /API at (http:\/\/\S+\/api)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    proc.stderr.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return {
+    url,
+    apiKey,
+    dataDir,
+    configPath,
+    proc,
+    logs: () => output,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** After-hook: fails when a test left a server running (and kills it). */
+export function assertNoLeakedServers(): void {
+  const left = [...live];
+  for (const p of left) p.kill('SIGKILL');
+  if (left.length > 0) throw new Error(`${left.length} runset server(s) were left running by the test`);
+}
+
+export interface ApiAnswer<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export async function api<T = Record<string, unknown>>(
+  server: { url: string; apiKey: string },
+  method: string,
+  route: string,
+  init: { body?: unknown; rawBody?: string; headers?: Record<string, string>; auth?: string | null } = {},
+): Promise<ApiAnswer<T>> {
+  const headers: Record<string, string> = { ...init.headers };
+  const auth = init.auth === undefined ? `Bearer ${server.apiKey}` : init.auth;
+  if (auth !== null) headers.authorization = auth;
+  let body: string | undefined = init.rawBody;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(server.url + route, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/** Polls a set until it is SUCCESS or FAIL (or throws after `timeoutMs`). */
+export async function waitForSet(
+  server: { url: string; apiKey: string },
+  id: string,
+  timeoutMs = 20_000,
+): Promise<Record<string, unknown> & { status: string; progress: { counts: Record<string, number> } }> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await api<{ status: string; progress: { counts: Record<string, number> } }>(server, 'GET', `/v0/test-run-sets/${id}`);
+    if (res.body.status === 'SUCCESS' || res.body.status === 'FAIL') return res.body;
+    if (Date.now() > until) throw new Error(`set ${id} still ${res.body.status} after ${timeoutMs}ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

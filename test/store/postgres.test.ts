@@ -1,0 +1,34 @@
+/**
+ * The Store contract against PostgreSQL: each test gets a fresh schema of its
+ * own, dropped at the end. Needs RUNSET_TEST_DATABASE_URL; skips, saying so,
+ * without it.
+ */
+import { after, test } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { PostgresStore } from '../../src/store/postgres/index.js';
+import { runStoreContract } from './contract.js';
+
+const url = process.env.RUNSET_TEST_DATABASE_URL;
+
+if (!url) {
+  test('postgres store contract', { skip: 'RUNSET_TEST_DATABASE_URL is not set' }, () => {});
+} else {
+  const schemas: string[] = [];
+  after(async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    } finally {
+      await client.end();
+    }
+  });
+  runStoreContract('postgres', async () => {
+    const schema = `runset_test_${randomBytes(6).toString('hex')}`;
+    schemas.push(schema);
+    const store = new PostgresStore({ connectionString: url, schema });
+    await store.migrate();
+    return store;
+  });
+}

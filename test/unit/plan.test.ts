@@ -1,0 +1,91 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { planTestRunSet } from '../../src/sets/plan.js';
+import { RunsetError } from '../../src/core/errors.js';
+import { resolveVariables, unseal } from '../../src/secrets/index.js';
+import type { SuiteConfig } from '../../src/config/suite.js';
+import type { EnvironmentConfig, TestSpec } from '../../src/core/types.js';
+
+const key = randomBytes(32);
+const cmd = (name: string, environments?: string[]): TestSpec => ({
+  name,
+  type: 'command',
+  run: ['true'],
+  cwd: '/',
+  tags: [],
+  timeoutSeconds: 120,
+  retries: 0,
+  ...(environments ? { environments } : {}),
+});
+
+const suite: SuiteConfig = {
+  file: '/x/runset.config.yaml',
+  dir: '/x',
+  environments: new Map<string, EnvironmentConfig>([
+    ['staging', { name: 'staging', variables: { BASE_URL: { kind: 'plain', value: 'https://staging' }, TOKEN: { kind: 'env', name: 'STAGING_TOKEN' } } }],
+    ['preview', { name: 'preview', variables: {} }],
+    ['empty', { name: 'empty', variables: {} }],
+  ]),
+  tests: [cmd('everywhere'), cmd('staging only', ['staging']), cmd('preview only', ['preview'])],
+};
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof RunsetError);
+    return `${err.code}: ${err.message}`;
+  }
+  return 'no error';
+}
+
+test('members are the tests of the environment, in file order', () => {
+  const set = planTestRunSet(suite, { env: 'staging' }, { secretKey: key, keyId: 'k1' });
+  assert.deepEqual(set.runs.map((r) => r.spec.name), ['everywhere', 'staging only']);
+  assert.deepEqual(set.runs.map((r) => r.position), [0, 1]);
+  assert.equal(set.keyId, 'k1');
+  assert.deepEqual(set.variables.BASE_URL, { kind: 'plain', value: 'https://staging' });
+});
+
+test('overrides replace declared plain values', () => {
+  const set = planTestRunSet(suite, { env: 'staging', envOverride: { BASE_URL: 'https://pr-42' } }, { secretKey: key, keyId: null });
+  assert.deepEqual(set.variables.BASE_URL, { kind: 'plain', value: 'https://pr-42' });
+  assert.deepEqual(set.overrides, { BASE_URL: { kind: 'plain', value: 'https://pr-42' } });
+});
+
+test('an override of a secret variable is sealed, never kept in clear', () => {
+  const set = planTestRunSet(suite, { env: 'staging', envOverride: { TOKEN: 'tok-123' } }, { secretKey: key, keyId: null });
+  const sealed = set.variables.TOKEN;
+  assert.equal(sealed?.kind, 'sealed');
+  assert.ok(!JSON.stringify(set).includes('tok-123'));
+  assert.equal(unseal((sealed as { box: string }).box, key), 'tok-123');
+  const resolved = resolveVariables(set.variables, { env: {}, key });
+  assert.equal(resolved.values.TOKEN, 'tok-123');
+  assert.deepEqual(resolved.secrets, ['tok-123']);
+});
+
+test('an undeclared override key is refused, naming it and the declared ones', () => {
+  assert.equal(
+    codeOf(() => planTestRunSet(suite, { env: 'staging', envOverride: { BASE_ULR: 'x' } }, { secretKey: key, keyId: null })),
+    'undeclared_variable: envOverride.BASE_ULR: environment "staging" does not declare BASE_ULR; declared variables: BASE_URL, TOKEN',
+  );
+});
+
+test('an unknown environment is refused, listing the known ones', () => {
+  assert.match(
+    codeOf(() => planTestRunSet(suite, { env: 'prod' }, { secretKey: key, keyId: null })),
+    /^unknown_environment: .*known environments: staging, preview, empty$/,
+  );
+});
+
+test('a set with no tests is refused: an empty run must not pass', () => {
+  const only = { ...suite, tests: [cmd('staging only', ['staging'])] };
+  assert.match(codeOf(() => planTestRunSet(only, { env: 'empty' }, { secretKey: key, keyId: null })), /^no_tests: /);
+});
+
+test('a secret read from the environment must exist where it runs', () => {
+  const set = planTestRunSet(suite, { env: 'staging' }, { secretKey: key, keyId: null });
+  assert.throws(() => resolveVariables(set.variables, { env: {}, key }), /STAGING_TOKEN is not set/);
+  assert.equal(resolveVariables(set.variables, { env: { STAGING_TOKEN: 'abc' }, key }).values.TOKEN, 'abc');
+});
