@@ -26,6 +26,7 @@ function describeValidation(context: string, items: ValidationItem[]): { code: E
   const where = first ? `${context}${first.instancePath.replace(/\//g, '.')}` : context;
   if (context === 'params') return { code: 'invalid_id', detail: 'id must be a UUID such as 3f0e5a4e-2b1c-4d7a-9c1e-8a2b3c4d5e6f' };
   if (context === 'querystring') return { code: 'invalid_query', detail: `${where} ${first?.message ?? 'is invalid'}` };
+  if (context === 'headers') return { code: 'invalid_header', detail: `${where} ${first?.message ?? 'is invalid'}` };
   if (!first) return { code: 'invalid_body', detail: `body is invalid; expected ${ACCEPTED_BODY}` };
   if (first.keyword === 'additionalProperties') {
     const field = String(first.params.additionalProperty);

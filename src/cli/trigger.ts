@@ -10,6 +10,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DurationError, parseDuration } from '../core/duration.js';
 import { EXIT_CODES, runTrigger, type TriggerDeps, type TriggerEnv, type TriggerIo } from '../client/trigger.js';
+import { VERSION } from './version.js';
 
 export interface TriggerCommandDeps extends TriggerDeps {
   env?: TriggerEnv;
@@ -93,7 +94,7 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
       },
       deps.env ?? process.env,
       io,
-      { fetch: deps.fetch, userAgent: deps.userAgent },
+      { fetch: deps.fetch, userAgent: deps.userAgent ?? `runset-cli/${VERSION}` },
     );
     if (deps.onExit) deps.onExit(code);
     else process.exitCode = code;

@@ -18,7 +18,9 @@ import type {
   RunOutcome,
   TestRunRecord,
   TestRunSetRecord,
+  VariableValue,
 } from '../core/types.js';
+import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from './browse.js';
 
 /** The error of a member whose workers kept disappearing. */
 export const WORKER_LOST = 'worker lost: its lease expired and it ran out of attempts';
@@ -40,6 +42,24 @@ export interface NewApiKey {
   name: string;
   /** SHA-256 of the token, hex. The token itself is never stored. */
   hash: string;
+}
+
+/** An Idempotency-Key on create, scoped to the API key that sent it. */
+export interface IdempotencyClaim {
+  keyId: string;
+  key: string;
+  /** SHA-256 of the canonical request body. */
+  bodyHash: string;
+  /** How long the key is remembered. */
+  ttlMs: number;
+}
+
+export interface CreatedOnce {
+  setId: string;
+  /** The body hash stored with the key: differs from the claim's when the key was reused with another body. */
+  bodyHash: string;
+  /** False when an earlier set was returned. */
+  created: boolean;
 }
 
 export interface ReapResult {
@@ -67,8 +87,25 @@ export interface Store {
 
   // ── sets and members ──
   createSet(set: NewTestRunSet): Promise<void>;
+  /**
+   * Creates the set unless the same (keyId, key) was used within its ttl, in which
+   * case nothing is created and the earlier set id comes back. Race-free: of two
+   * concurrent calls with one key, exactly one creates.
+   */
+  createSetOnce(set: NewTestRunSet, idempotency: IdempotencyClaim): Promise<CreatedOnce>;
   getSet(id: string): Promise<TestRunSetRecord | undefined>;
   listRuns(setId: string): Promise<TestRunRecord[]>;
+
+  // ── dashboard: browsing sets, browser sessions ──
+  /** Sets newest first (createdAt, then id), filtered, one page at a time. */
+  listSets(query: ListSetsQuery): Promise<SetPage>;
+  /** What the client sent as envOverride (secret values sealed), or undefined for no such set. */
+  getSetOverrides(id: string): Promise<Record<string, VariableValue> | undefined>;
+  /** Stores a session (and drops expired ones); expiry is judged by the store's clock. */
+  createSession(session: NewSession): Promise<SessionRecord>;
+  /** A live session whose key is not revoked, or undefined. */
+  findSession(idHash: string): Promise<SessionRecord | undefined>;
+  deleteSession(idHash: string): Promise<void>;
 
   // ── scheduling ──
   /** Atomically moves up to `limit` WAITING members (oldest sets first) to RUNNING under a lease. */

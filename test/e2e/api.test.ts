@@ -128,6 +128,23 @@ describe('Test Run Set API', () => {
     });
   }
 
+  test('Idempotency-Key: same key and body → same set; another body → 422', async () => {
+    const headers = { 'idempotency-key': `deploy-${Date.now()}` };
+    const a = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging', envOverride: { GREETING: 'hello' } }, headers });
+    const raw = JSON.stringify({ envOverride: { GREETING: 'hello' }, env: 'staging' });
+    const b = await api(server, 'POST', '/v0/test-run-sets', { rawBody: raw, headers: { ...headers, 'content-type': 'application/json' } });
+    assert.equal(a.status, 200);
+    assert.equal(b.status, 200);
+    assert.equal(b.body.testRunSetId, a.body.testRunSetId, 'key order does not matter');
+    const c = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging' }, headers });
+    assert.equal(c.status, 422);
+    assert.equal((c.body as { code: string }).code, 'idempotency_conflict');
+    const long = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging' }, headers: { 'idempotency-key': 'x'.repeat(256) } });
+    assert.equal(long.status, 400);
+    assert.equal((long.body as { code: string }).code, 'invalid_header');
+    await waitForSet(server, a.body.testRunSetId as string);
+  });
+
   test('OpenAPI 3.1 document describes the API without a key', async () => {
     interface Schema { properties: Record<string, unknown>; additionalProperties?: boolean }
     interface Operation { requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content: Record<string, { schema: Schema }> }> }

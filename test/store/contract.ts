@@ -9,6 +9,8 @@ import type { Store } from '../../src/store/store.js';
 import { WORKER_LOST } from '../../src/store/store.js';
 import type { NewTestRunSet, TestSpec } from '../../src/core/types.js';
 
+import { runIdempotencyContract } from './idempotency-contract.js';
+
 export type StoreFactory = () => Promise<Store>;
 
 function spec(name: string): TestSpec {
@@ -33,6 +35,7 @@ const ok = { status: 'SUCCESS' as const, attempts: 1, error: null, output: 'fine
 const bad = { status: 'FAIL' as const, attempts: 2, error: 'exited with code 1', output: 'boom', durationMs: 7 };
 
 export function runStoreContract(name: string, makeStore: StoreFactory): void {
+  runIdempotencyContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

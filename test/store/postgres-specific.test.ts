@@ -8,6 +8,7 @@ import { after, afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PostgresStore, StoreUnavailableError } from '../../src/store/postgres/index.js';
 import type { ClaimedRun } from '../../src/core/types.js';
 import { newSet } from './contract.js';
@@ -172,7 +173,8 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     await Promise.all(stores.map((s) => s.migrate()));
     await stores[0]!.migrate();
     const versions = await admin(async (c) => (await c.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`)).rows);
-    assert.deepEqual(versions, [{ version: 1 }]);
+    const expected = [...POSTGRES_MIGRATIONS].map((m) => ({ version: m.version })).sort((a, b) => a.version - b.version);
+    assert.deepEqual(versions, expected, 'every migration applied exactly once');
     const set = newSet(1);
     await stores[1]!.createSet(set);
     assert.equal((await stores[2]!.getSet(set.id))?.status, 'WAITING');

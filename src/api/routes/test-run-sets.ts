@@ -1,6 +1,7 @@
 /**
  * The seed operations (create, status) and the members extension.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -21,6 +22,25 @@ const IdParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN, descript
 const problems = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [s, { $ref: 'Problem#', description: 'application/problem+json' }]));
 const secured = [{ bearerAuth: [] }];
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'Optional. The same key with the same body within 24 h returns the same testRunSetId; with another body, 422.',
+    }),
+  ),
+});
+
+/** SHA-256 of the body with object keys sorted, so key order does not make two bodies differ. */
+function hashBody(body: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => [k, canonical(x)]))
+      : v;
+  return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
+}
 
 export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -34,6 +54,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         operationId: 'createTestRunSet',
         security: secured,
         body: CreateTestRunSetBody,
+        headers: IdempotencyHeaders,
         response: { 200: CreateTestRunSetResult, ...problems(400, 401, 413, 415, 422, 429) },
       },
     },
@@ -45,7 +66,17 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         throw new RunsetError('rate_limited', `this key may create ${deps.setsPerMinute} sets per minute; retry in ${Math.ceil(wait / 1000)}s`);
       }
       const set = planTestRunSet(deps.suite(), request.body, { secretKey: deps.secretKey, keyId });
-      await deps.store.createSet(set);
+      const idempotencyKey = request.headers['idempotency-key'];
+      if (idempotencyKey !== undefined) {
+        const bodyHash = hashBody(request.body);
+        const once = await deps.store.createSetOnce(set, { keyId: keyId ?? '', key: idempotencyKey, bodyHash, ttlMs: IDEMPOTENCY_TTL_MS });
+        if (once.bodyHash !== bodyHash) {
+          throw new RunsetError('idempotency_conflict', `Idempotency-Key "${idempotencyKey}" was used in the last 24h with a different body; use a new key for a new request`);
+        }
+        if (!once.created) return { testRunSetId: once.setId };
+      } else {
+        await deps.store.createSet(set);
+      }
       await deps.store.notifyRunsWaiting();
       request.log.info({ set: set.id, env: set.env, members: set.runs.length }, 'test run set created');
       return { testRunSetId: set.id };

@@ -18,11 +18,12 @@ import type {
   TestRunSetRecord,
   TestType,
 } from '../../core/types.js';
-import { WORKER_LOST, type ClaimRequest, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
+import { WORKER_LOST, type ClaimRequest, type CreatedOnce, type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
 import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
 import * as sql from './sql.js';
+import * as idemSql from './idempotency-sql.js';
 
 export { StoreUnavailableError, isTransient } from './connection.js';
 
@@ -119,6 +120,21 @@ export class PostgresStore implements Store {
     return withTransaction(this.pool, async (tx) => {
       await sql.insertSet(tx, this.names, set);
       if (set.runs.length > 0) await sql.insertRuns(tx, this.names, set.id, set.runs);
+    });
+  }
+
+  createSetOnce(set: NewTestRunSet, idem: IdempotencyClaim): Promise<CreatedOnce> {
+    return withTransaction(this.pool, async (tx) => {
+      await idemSql.deleteExpiredIdempotency(tx, this.names);
+      const taken = await idemSql.takeIdempotencyKey(tx, this.names, { ...idem, setId: set.id });
+      if (!taken) {
+        const earlier = await idemSql.findIdempotencyKey(tx, this.names, idem.keyId, idem.key);
+        if (!earlier) throw new Error('idempotency key vanished between insert and read');
+        return { setId: earlier.set_id, bodyHash: earlier.body_hash, created: false };
+      }
+      await sql.insertSet(tx, this.names, set);
+      if (set.runs.length > 0) await sql.insertRuns(tx, this.names, set.id, set.runs);
+      return { setId: set.id, bodyHash: idem.bodyHash, created: true };
     });
   }
 

@@ -75,6 +75,22 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       CREATE INDEX test_runs_leases ON ${s}.test_runs (lease_expires_at) WHERE status = 'RUNNING';
     `,
   },
+  {
+    version: 4,
+    name: 'idempotency keys',
+    sql: (s: string) => `
+      CREATE TABLE ${s}.idempotency_keys (
+        key_id     text NOT NULL,
+        key        text NOT NULL,
+        body_hash  text NOT NULL,
+        -- Deferred: the key is taken first (that is the race), the set inserted after.
+        set_id     text NOT NULL REFERENCES ${s}.test_run_sets(id) DEFERRABLE INITIALLY DEFERRED,
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (key_id, key)
+      );
+      CREATE INDEX idempotency_keys_expiry ON ${s}.idempotency_keys(expires_at);
+    `,
+  },
 ]);
 
 /**
@@ -96,7 +112,7 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
       )`);
     const { rows } = await tx.query<{ version: number }>(`SELECT version FROM ${s}.schema_migrations`);
     const applied = new Set(rows.map((r) => r.version));
-    for (const m of POSTGRES_MIGRATIONS) {
+    for (const m of [...POSTGRES_MIGRATIONS].sort((a, b) => a.version - b.version)) {
       if (applied.has(m.version)) continue;
       await tx.query(m.sql(s));
       await tx.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);

@@ -23,12 +23,19 @@ export interface Names {
   sets: string;
   runs: string;
   keys: string;
+  idempotency: string;
   channel: string;
 }
 
 export function namesOf(schema: string): Names {
   const s = quoteIdent(schema);
-  return { sets: `${s}.test_run_sets`, runs: `${s}.test_runs`, keys: `${s}.api_keys`, channel: channelOf(schema) };
+  return {
+    sets: `${s}.test_run_sets`,
+    runs: `${s}.test_runs`,
+    keys: `${s}.api_keys`,
+    idempotency: `${s}.idempotency_keys`,
+    channel: channelOf(schema),
+  };
 }
 
 /** The NOTIFY channel: per schema, so stores sharing a database do not wake each other. */

@@ -21,8 +21,11 @@ import type {
   TestRunSetRecord,
   TestType,
 } from '../../core/types.js';
-import { WORKER_LOST, type ClaimRequest, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
+import { WORKER_LOST, type ClaimRequest,
+  type CreatedOnce,
+  type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
 import { prepareStatements, type Statements, type SetRow, type RunRow, type KeyRow } from './statements.js';
 
 
@@ -31,6 +34,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly wake = new EventEmitter();
   private sql!: Statements;
+  private idem!: IdempotencyStatements;
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -50,8 +54,10 @@ export class SqliteStore implements Store {
       this.db.exec(m.sql);
       this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, now());
     });
-    for (const m of SQLITE_MIGRATIONS) if (!applied.has(m.version)) apply.immediate(m);
+    const pending = SQLITE_MIGRATIONS.filter((m) => !applied.has(m.version)).sort((a, b) => a.version - b.version);
+    for (const m of pending) apply.immediate(m);
     this.sql = prepareStatements(this.db);
+    this.idem = prepareIdempotency(this.db);
     return Promise.resolve();
   }
 
@@ -92,28 +98,43 @@ export class SqliteStore implements Store {
   // ── sets and members ──
 
   createSet(set: NewTestRunSet): Promise<void> {
-    this.db.transaction(() => {
-      this.sql.insertSet.run({
-        id: set.id,
-        env: set.env,
-        created_at: set.createdAt,
-        count_waiting: set.runs.length,
-        variables: JSON.stringify(set.variables),
-        overrides: JSON.stringify(set.overrides),
-        key_id: set.keyId,
-      });
-      for (const run of set.runs) {
-        this.sql.insertRun.run({
-          id: run.id,
-          set_id: set.id,
-          position: run.position,
-          name: run.spec.name,
-          type: run.spec.type,
-          spec: JSON.stringify(run.spec),
-        });
-      }
-    }).immediate();
+    this.db.transaction(() => this.insertSetRows(set)).immediate();
     return Promise.resolve();
+  }
+
+  createSetOnce(set: NewTestRunSet, idem: IdempotencyClaim): Promise<CreatedOnce> {
+    const result = this.db.transaction((): CreatedOnce => {
+      const now = Date.now();
+      this.idem.deleteExpired.run(now);
+      const earlier = this.idem.find.get(idem.keyId, idem.key) as { set_id: string; body_hash: string } | undefined;
+      if (earlier) return { setId: earlier.set_id, bodyHash: earlier.body_hash, created: false };
+      this.insertSetRows(set);
+      this.idem.insert.run({ key_id: idem.keyId, key: idem.key, body_hash: idem.bodyHash, set_id: set.id, expires_at: now + idem.ttlMs });
+      return { setId: set.id, bodyHash: idem.bodyHash, created: true };
+    }).immediate();
+    return Promise.resolve(result);
+  }
+
+  private insertSetRows(set: NewTestRunSet): void {
+    this.sql.insertSet.run({
+      id: set.id,
+      env: set.env,
+      created_at: set.createdAt,
+      count_waiting: set.runs.length,
+      variables: JSON.stringify(set.variables),
+      overrides: JSON.stringify(set.overrides),
+      key_id: set.keyId,
+    });
+    for (const run of set.runs) {
+      this.sql.insertRun.run({
+        id: run.id,
+        set_id: set.id,
+        position: run.position,
+        name: run.spec.name,
+        type: run.spec.type,
+        spec: JSON.stringify(run.spec),
+      });
+    }
   }
 
   getSet(id: string): Promise<TestRunSetRecord | undefined> {

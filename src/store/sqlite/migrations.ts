@@ -58,4 +58,41 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
       CREATE INDEX test_runs_leases ON test_runs(lease_expires_at) WHERE status = 'RUNNING';
     `,
   },
+  {
+    version: 4,
+    name: 'idempotency keys',
+    sql: `
+      CREATE TABLE idempotency_keys (
+        key_id     TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        body_hash  TEXT NOT NULL,
+        set_id     TEXT NOT NULL REFERENCES test_run_sets(id),
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (key_id, key)
+      );
+      CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_at);
+    `,
+  },
+  {
+    version: 3,
+    name: 'dashboard: set listing indexes and browser sessions',
+    sql: `
+      -- The dashboard lists sets newest first, optionally by environment or status,
+      -- paging on (created_at, id): each filter walks its own index, no sort.
+      CREATE INDEX test_run_sets_recent ON test_run_sets(created_at, id);
+      CREATE INDEX test_run_sets_env_recent ON test_run_sets(env, created_at, id);
+      CREATE INDEX test_run_sets_status_recent ON test_run_sets(status, created_at, id);
+
+      -- Browser sessions, shared by every API process on the store. Only a hash of
+      -- the cookie's session id is kept. expires_at is epoch milliseconds.
+      CREATE TABLE sessions (
+        id_hash    TEXT PRIMARY KEY,
+        key_id     TEXT NOT NULL REFERENCES api_keys(id),
+        csrf_token TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX sessions_expiry ON sessions(expires_at);
+    `,
+  },
 ];
