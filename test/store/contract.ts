@@ -10,6 +10,7 @@ import { WORKER_LOST } from '../../src/store/store.js';
 import type { NewTestRunSet, TestSpec } from '../../src/core/types.js';
 
 import { runIdempotencyContract } from './idempotency-contract.js';
+import { runBrowseContract } from './browse-contract.js';
 
 export type StoreFactory = () => Promise<Store>;
 
@@ -36,6 +37,7 @@ const bad = { status: 'FAIL' as const, attempts: 2, error: 'exited with code 1',
 
 export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runIdempotencyContract(name, makeStore, newSet);
+  runBrowseContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

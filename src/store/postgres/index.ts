@@ -17,6 +17,7 @@ import type {
   TestRunRecord,
   TestRunSetRecord,
   TestType,
+  VariableValue,
 } from '../../core/types.js';
 import { WORKER_LOST, type ClaimRequest, type CreatedOnce, type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
 import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
@@ -24,6 +25,8 @@ import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
 import * as sql from './sql.js';
 import * as idemSql from './idempotency-sql.js';
+import * as browseSql from './browse-sql.js';
+import { decodeCursor, encodeCursor, type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
 
 export { StoreUnavailableError, isTransient } from './connection.js';
 
@@ -145,6 +148,43 @@ export class PostgresStore implements Store {
 
   async listRuns(setId: string): Promise<TestRunRecord[]> {
     return (await this.autocommit((q) => sql.listRuns(q, this.names, setId))).map(toRun);
+  }
+
+  // ── dashboard ──
+
+  async listSets(query: ListSetsQuery): Promise<SetPage> {
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const rows = await this.autocommit((q) =>
+      browseSql.listSets(q, this.names, { env: query.env, status: query.status, after, limit: query.limit + 1 }),
+    );
+    const sets = rows.slice(0, query.limit).map(toSet);
+    const last = sets[sets.length - 1];
+    const more = rows.length > query.limit && last !== undefined;
+    return { sets, nextCursor: more ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+  }
+
+  async getSetOverrides(id: string): Promise<Record<string, VariableValue> | undefined> {
+    const overrides = await this.autocommit((q) => browseSql.getSetOverrides(q, this.names, id));
+    return overrides as Record<string, VariableValue> | undefined;
+  }
+
+  async createSession(session: NewSession): Promise<SessionRecord> {
+    const row = await withTransaction(this.pool, async (tx) => {
+      await browseSql.deleteExpiredSessions(tx, this.names);
+      await browseSql.insertSession(tx, this.names, session);
+      return browseSql.findSession(tx, this.names, session.idHash);
+    });
+    if (!row) throw new Error('the session vanished right after it was stored (was its key revoked?)');
+    return toSession(row);
+  }
+
+  async findSession(idHash: string): Promise<SessionRecord | undefined> {
+    const row = await this.autocommit((q) => browseSql.findSession(q, this.names, idHash));
+    return row ? toSession(row) : undefined;
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    await this.autocommit((q) => browseSql.deleteSession(q, this.names, idHash));
   }
 
   // ── scheduling ──
@@ -301,6 +341,10 @@ function toRun(row: sql.RunRow): TestRunRecord {
     error: row.error,
     output: row.output,
   };
+}
+
+function toSession(row: browseSql.SessionRow): SessionRecord {
+  return { key: toKey(row), csrfToken: row.csrf_token, expiresAt: row.expires_at.toISOString() };
 }
 
 function toKey(row: sql.KeyRow): ApiKeyRecord {

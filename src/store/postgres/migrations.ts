@@ -91,6 +91,28 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       CREATE INDEX idempotency_keys_expiry ON ${s}.idempotency_keys(expires_at);
     `,
   },
+  {
+    version: 3,
+    name: 'dashboard: set listing indexes and browser sessions',
+    sql: (s: string) => `
+      -- The dashboard lists sets newest first, optionally by environment or status,
+      -- paging on (created_at, id): each filter walks its own index backwards, no sort.
+      CREATE INDEX test_run_sets_recent ON ${s}.test_run_sets (created_at, id);
+      CREATE INDEX test_run_sets_env_recent ON ${s}.test_run_sets (env, created_at, id);
+      CREATE INDEX test_run_sets_status_recent ON ${s}.test_run_sets (status, created_at, id);
+
+      -- Browser sessions, shared by every API process on this database. Only a
+      -- hash of the cookie's session id is kept.
+      CREATE TABLE ${s}.sessions (
+        id_hash    text PRIMARY KEY,
+        key_id     text NOT NULL REFERENCES ${s}.api_keys(id),
+        csrf_token text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX sessions_expiry ON ${s}.sessions (expires_at);
+    `,
+  },
 ]);
 
 /**

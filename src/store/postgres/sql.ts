@@ -24,6 +24,7 @@ export interface Names {
   runs: string;
   keys: string;
   idempotency: string;
+  sessions: string;
   channel: string;
 }
 
@@ -34,6 +35,7 @@ export function namesOf(schema: string): Names {
     runs: `${s}.test_runs`,
     keys: `${s}.api_keys`,
     idempotency: `${s}.idempotency_keys`,
+    sessions: `${s}.sessions`,
     channel: channelOf(schema),
   };
 }

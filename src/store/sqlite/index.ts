@@ -20,6 +20,7 @@ import type {
   TestRunRecord,
   TestRunSetRecord,
   TestType,
+  VariableValue,
 } from '../../core/types.js';
 import { WORKER_LOST, type ClaimRequest,
   type CreatedOnce,
@@ -27,6 +28,8 @@ import { WORKER_LOST, type ClaimRequest,
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
 import { prepareStatements, type Statements, type SetRow, type RunRow, type KeyRow } from './statements.js';
+import { SqliteBrowse } from './browse.js';
+import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
 
 
 export class SqliteStore implements Store {
@@ -35,6 +38,7 @@ export class SqliteStore implements Store {
   private readonly wake = new EventEmitter();
   private sql!: Statements;
   private idem!: IdempotencyStatements;
+  private browse!: SqliteBrowse;
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -58,6 +62,7 @@ export class SqliteStore implements Store {
     for (const m of pending) apply.immediate(m);
     this.sql = prepareStatements(this.db);
     this.idem = prepareIdempotency(this.db);
+    this.browse = new SqliteBrowse(this.db);
     return Promise.resolve();
   }
 
@@ -144,6 +149,31 @@ export class SqliteStore implements Store {
 
   listRuns(setId: string): Promise<TestRunRecord[]> {
     return Promise.resolve((this.sql.listRuns.all(setId) as RunRow[]).map(toRun));
+  }
+
+  // ── dashboard ──
+
+  listSets(query: ListSetsQuery): Promise<SetPage> {
+    return settle(() => {
+      const { rows, nextCursor } = this.browse.listSets(query);
+      return { sets: rows.map(toSet), nextCursor };
+    });
+  }
+
+  getSetOverrides(id: string): Promise<Record<string, VariableValue> | undefined> {
+    return settle(() => this.browse.getSetOverrides(id));
+  }
+
+  createSession(session: NewSession): Promise<SessionRecord> {
+    return settle(() => this.browse.createSession(session));
+  }
+
+  findSession(idHash: string): Promise<SessionRecord | undefined> {
+    return settle(() => this.browse.findSession(idHash));
+  }
+
+  deleteSession(idHash: string): Promise<void> {
+    return settle(() => this.browse.deleteSession(idHash));
   }
 
   // ── scheduling ──
@@ -285,6 +315,15 @@ export class SqliteStore implements Store {
 
 function now(): string {
   return new Date().toISOString();
+}
+
+/** Runs synchronous store work, turning a throw into a rejected promise as an async backend would. */
+function settle<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
 }
 
 function countsOf(row: SetRow): Counts {

@@ -1,0 +1,95 @@
+/**
+ * The PostgreSQL store's dashboard SQL: listing sets a page at a time, a set's
+ * overrides, and browser sessions (expiry judged by the database's clock). Each
+ * listing shape (filters × cursor) is its own named statement, so the planner
+ * walks the matching (…, created_at, id) index backwards.
+ */
+import type { Queryable } from './connection.js';
+import type { KeyRow, Names, SetRow } from './sql.js';
+import type { RunState } from '../../core/states.js';
+import type { CursorPosition } from '../browse.js';
+
+const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail';
+
+export interface ListParams {
+  env?: string;
+  status?: RunState;
+  after?: CursorPosition;
+  /** Rows to fetch (the caller asks for one more than a page). */
+  limit: number;
+}
+
+export async function listSets(q: Queryable, n: Names, p: ListParams): Promise<SetRow[]> {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const shape: string[] = [];
+  if (p.env !== undefined) {
+    values.push(p.env);
+    where.push(`env = $${values.length}`);
+    shape.push('env');
+  }
+  if (p.status !== undefined) {
+    values.push(p.status);
+    where.push(`status = $${values.length}`);
+    shape.push('status');
+  }
+  if (p.after !== undefined) {
+    values.push(p.after.createdAt, p.after.id);
+    where.push(`(created_at, id) < ($${values.length - 1}::timestamptz, $${values.length})`);
+    shape.push('cursor');
+  }
+  values.push(p.limit);
+  const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const { rows } = await q.query<SetRow>({
+    name: `runset.browse.listSets.${shape.join('.') || 'all'}`,
+    text: `SELECT ${SET_COLUMNS} FROM ${n.sets} ${filter} ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+    values,
+  });
+  return rows;
+}
+
+export async function getSetOverrides(q: Queryable, n: Names, id: string): Promise<unknown> {
+  const { rows } = await q.query<{ overrides: unknown }>({
+    name: 'runset.browse.overrides',
+    text: `SELECT overrides FROM ${n.sets} WHERE id = $1`,
+    values: [id],
+  });
+  return rows[0]?.overrides;
+}
+
+export type SessionRow = KeyRow & { csrf_token: string; expires_at: Date };
+
+export async function deleteExpiredSessions(q: Queryable, n: Names): Promise<void> {
+  await q.query({ name: 'runset.browse.deleteExpiredSessions', text: `DELETE FROM ${n.sessions} WHERE expires_at <= now()` });
+}
+
+export async function insertSession(
+  q: Queryable,
+  n: Names,
+  s: { idHash: string; keyId: string; csrfToken: string; ttlMs: number },
+): Promise<void> {
+  await q.query({
+    name: 'runset.browse.insertSession',
+    text: `
+      INSERT INTO ${n.sessions} (id_hash, key_id, csrf_token, expires_at)
+      VALUES ($1, $2, $3, now() + make_interval(secs => $4::double precision / 1000))`,
+    values: [s.idHash, s.keyId, s.csrfToken, s.ttlMs],
+  });
+}
+
+/** A revoked key ends its sessions: the join drops them at once, for every process. */
+export async function findSession(q: Queryable, n: Names, idHash: string): Promise<SessionRow | undefined> {
+  const { rows } = await q.query<SessionRow>({
+    name: 'runset.browse.findSession',
+    text: `
+      SELECT k.id, k.name, k.created_at, k.last_used_at, k.revoked_at, s.csrf_token, s.expires_at
+      FROM ${n.sessions} s JOIN ${n.keys} k ON k.id = s.key_id
+      WHERE s.id_hash = $1 AND s.expires_at > now() AND k.revoked_at IS NULL`,
+    values: [idHash],
+  });
+  return rows[0];
+}
+
+export async function deleteSession(q: Queryable, n: Names, idHash: string): Promise<void> {
+  await q.query({ name: 'runset.browse.deleteSession', text: `DELETE FROM ${n.sessions} WHERE id_hash = $1`, values: [idHash] });
+}

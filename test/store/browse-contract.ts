@@ -1,0 +1,108 @@
+/** Store contract for the dashboard: listing sets, a set's overrides, browser sessions. Run by runStoreContract for every backend. */
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { Store } from '../../src/store/store.js';
+import type { NewTestRunSet } from '../../src/core/types.js';
+import { RunsetError } from '../../src/core/errors.js';
+
+type NewSet = (members: number, env?: string) => NewTestRunSet;
+
+/** A set created `minutesAgo` before a fixed instant, so order does not hang on the clock. */
+function aged(newSet: NewSet, minutesAgo: number, env = 'staging', id?: string): NewTestRunSet {
+  const set = newSet(1, env);
+  return { ...set, id: id ?? set.id, createdAt: new Date(Date.UTC(2030, 0, 1) - minutesAgo * 60_000).toISOString() };
+}
+
+async function pageThrough(store: Store, query: { env?: string; status?: 'WAITING' | 'RUNNING' | 'SUCCESS' | 'FAIL' }, limit: number): Promise<string[][]> {
+  const pages: string[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listSets({ ...query, limit, cursor });
+    pages.push(page.sets.map((s) => s.id));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && pages.length < 50);
+  return pages;
+}
+
+export function runBrowseContract(name: string, makeStore: () => Promise<Store>, newSet: NewSet): void {
+  describe(`Store contract: ${name}: dashboard`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    test('sets list newest first, paged by an opaque cursor, each set exactly once', async () => {
+      const sets = [5, 1, 3, 2, 4].map((m) => aged(newSet, m));
+      // Two sets created in the same millisecond: the id breaks the tie, so paging never skips or repeats.
+      const twinIds = [randomUUID(), randomUUID()].sort();
+      const twins = twinIds.map((id) => aged(newSet, 2.5, 'staging', id));
+      for (const set of [...sets, ...twins]) await store.createSet(set);
+
+      const pages = await pageThrough(store, {}, 2);
+      assert.deepEqual(pages.map((p) => p.length), [2, 2, 2, 1]);
+      const expected = [sets[1]!, sets[3]!, twins[1]!, twins[0]!, sets[2]!, sets[4]!, sets[0]!].map((s) => s.id);
+      assert.deepEqual(pages.flat(), expected);
+
+      const whole = await store.listSets({ limit: 100 });
+      assert.equal(whole.nextCursor, null);
+      assert.deepEqual(whole.sets.map((s) => s.id), expected);
+      assert.deepEqual(whole.sets[0], await store.getSet(sets[1]!.id), 'list items are the same records as getSet');
+      const exact = await store.listSets({ limit: 7 });
+      assert.equal(exact.nextCursor, null, 'a full last page says there is no next one');
+    });
+
+    test('sets filter by environment and status, and page within the filter', async () => {
+      const staging = [1, 2, 3].map((m) => aged(newSet, m, 'staging'));
+      const preview = [4, 5].map((m) => aged(newSet, m, 'preview'));
+      for (const set of [...staging, ...preview]) await store.createSet(set);
+      const [claimed] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      const running = claimed!.setId;
+
+      assert.deepEqual((await pageThrough(store, { env: 'preview' }, 1)).flat(), preview.map((s) => s.id));
+      assert.deepEqual((await pageThrough(store, { status: 'RUNNING' }, 10)).flat(), [running]);
+      const waitingStaging = staging.map((s) => s.id).filter((id) => id !== running);
+      assert.deepEqual((await pageThrough(store, { env: 'staging', status: 'WAITING' }, 1)).flat(), waitingStaging);
+      assert.deepEqual((await store.listSets({ env: 'nowhere', limit: 10 })).sets, []);
+    });
+
+    test('a cursor that the store did not make is refused as invalid_query', async () => {
+      for (const cursor of ['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["x","y"]').toString('base64url')]) {
+        await assert.rejects(store.listSets({ limit: 5, cursor }), (err: unknown) => err instanceof RunsetError && err.code === 'invalid_query');
+      }
+    });
+
+    test('a set keeps its overrides as sent, secret ones sealed', async () => {
+      const set = { ...newSet(1), overrides: { BASE_URL: { kind: 'plain' as const, value: 'http://pr-1' }, TOKEN: { kind: 'sealed' as const, box: 'v1.a.b.c' } } };
+      await store.createSet(set);
+      assert.deepEqual(await store.getSetOverrides(set.id), set.overrides);
+      assert.equal(await store.getSetOverrides(randomUUID()), undefined);
+    });
+
+    test('sessions: found while live, gone when deleted, expired or when their key is revoked', async () => {
+      const key = await store.createKey({ id: randomUUID(), name: 'me', hash: randomUUID() });
+      const made = await store.createSession({ idHash: 'h-live', keyId: key.id, csrfToken: 'csrf-1', ttlMs: 60_000 });
+      assert.equal(made.key.id, key.id);
+      assert.equal(made.key.name, 'me');
+      assert.equal(made.csrfToken, 'csrf-1');
+      assert.ok(Date.parse(made.expiresAt) > Date.now() + 50_000);
+      assert.deepEqual(await store.findSession('h-live'), made);
+      assert.equal(await store.findSession('h-unknown'), undefined);
+
+      await store.deleteSession('h-live');
+      assert.equal(await store.findSession('h-live'), undefined);
+
+      await store.createSession({ idHash: 'h-short', keyId: key.id, csrfToken: 'c', ttlMs: 1 });
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(await store.findSession('h-short'), undefined, 'an expired session is not found');
+
+      await store.createSession({ idHash: 'h-revoked', keyId: key.id, csrfToken: 'c', ttlMs: 60_000 });
+      assert.ok(await store.findSession('h-revoked'));
+      await store.revokeKey(key.id);
+      assert.equal(await store.findSession('h-revoked'), undefined, 'revoking the key ends its sessions');
+    });
+  });
+}
