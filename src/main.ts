@@ -8,7 +8,8 @@ import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Executor, TestType } from './core/types.js';
 import type { ServeOptions } from './config/options.js';
-import { loadSuiteConfig, type SuiteConfig } from './config/suite.js';
+import type { SuiteConfig } from './config/suite.js';
+import { loadSuite } from './config/load.js';
 import type { Store } from './store/store.js';
 import { SqliteStore } from './store/sqlite/index.js';
 import { loadSecretKey, resolveVariables } from './secrets/index.js';
@@ -17,6 +18,12 @@ import { WorkerPool } from './scheduler/pool.js';
 import { buildApp } from './api/app.js';
 import { httpExecutor } from './executors/http/index.js';
 import { commandExecutor } from './executors/command/index.js';
+import { createPlaywrightExecutor } from './executors/playwright/index.js';
+import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
+import { artifactSaver } from './artifacts/save.js';
+import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './artifacts/retention.js';
+import { parseDuration } from './core/duration.js';
+import type { PostgresStore } from './store/postgres/index.js';
 
 export interface Runtime {
   store: Store;
@@ -37,26 +44,47 @@ export function createLogger(level: string): Logger {
   });
 }
 
-export async function openStore(options: Pick<ServeOptions, 'databaseUrl' | 'dataDir'>): Promise<Store> {
+/** Opens the configured store; `owner` = this process serves it (SQLite: takes the data dir's lock). */
+export async function openStore(
+  options: Pick<ServeOptions, 'databaseUrl' | 'databaseSchema' | 'dataDir'>,
+  owner = false,
+): Promise<Store> {
   let store: Store;
   if (options.databaseUrl) {
     const { PostgresStore } = await import('./store/postgres/index.js');
-    store = new PostgresStore({ connectionString: options.databaseUrl });
+    store = new PostgresStore({ connectionString: options.databaseUrl, schema: options.databaseSchema });
   } else {
-    store = new SqliteStore(path.join(options.dataDir, 'runset.db'));
+    store = new SqliteStore(path.join(options.dataDir, 'runset.db'), { owner });
   }
-  await store.migrate();
+  try {
+    await store.migrate();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   return store;
 }
 
-export function executorRegistry(): ReadonlyMap<TestType, Executor> {
-  const list: Executor[] = [httpExecutor, commandExecutor];
+export function executorRegistry(options: { chromium?: string } = {}): ReadonlyMap<TestType, Executor> {
+  const list = [httpExecutor, commandExecutor, createPlaywrightExecutor({ chromium: options.chromium })] as Executor[];
   return new Map(list.map((e) => [e.type, e]));
 }
 
+/**
+ * Where artifact bytes go: into PostgreSQL when the store is PostgreSQL (the API
+ * process serving a trace is rarely the worker that wrote it), else files under
+ * the data dir.
+ */
+export function artifactBlobsFor(store: Store, dataDir: string): ArtifactBlobStore {
+  const inDatabase = (store as Partial<Pick<PostgresStore, 'artifactBlobs'>>).artifactBlobs?.call(store);
+  return inDatabase ?? new FileBlobStore(path.join(dataDir, 'artifacts'));
+}
+
 export async function start(options: ServeOptions, logger = createLogger(options.logLevel)): Promise<Runtime> {
-  let suite: SuiteConfig = loadSuiteConfig(options.configPath);
-  const store = await openStore(options);
+  // Sets are planned where the API runs: only there are Playwright suites listed into their cases.
+  const loadOptions = { discover: options.api, skipTypes: options.skipTestTypes };
+  let suite: SuiteConfig = await loadSuite(options.configPath, loadOptions);
+  const store = await openStore(options, true);
   const teardown: Array<() => Promise<void>> = [() => store.close()];
   let grace = options.graceMs;
   const closeAll = async () => {
@@ -65,18 +93,23 @@ export async function start(options: ServeOptions, logger = createLogger(options
   try {
     const secretKey = loadSecretKey(options.dataDir, options.secretKey);
     if (options.bootstrapKey) await ensureKey(store, options.bootstrapKey, 'bootstrap');
+    const blobs = artifactBlobsFor(store, options.dataDir);
+    const retentionMs = options.artifactRetentionMs ?? parseDuration(DEFAULT_ARTIFACT_RETENTION);
+    teardown.push(startRetentionSweep({ store, blobs, retentionMs, logger: logger.child({ component: 'artifacts' }) }));
 
     let pool: WorkerPool | undefined;
     if (options.workers > 0) {
       pool = new WorkerPool({
         store,
-        executors: executorRegistry(),
+        executors: executorRegistry({ chromium: options.chromium }),
         resolveVariables: (vars) => resolveVariables(vars, { env: process.env, key: secretKey }),
         logger: logger.child({ component: 'worker' }),
         concurrency: options.workers,
         leaseMs: options.leaseMs,
         maxLostLeases: options.maxLostLeases,
         pollMs: options.pollMs,
+        artifacts: artifactSaver(blobs),
+        workDir: path.join(options.dataDir, 'work'),
       });
       pool.start();
       const started = pool;
@@ -88,7 +121,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
     const auth = new KeyAuthenticator(store);
     teardown.push(() => auth.close());
     if (options.api) {
-      app = await buildApp({ store, suite: () => suite, auth, secretKey, logger, setsPerMinute: options.setsPerMinute });
+      app = await buildApp({ store, suite: () => suite, auth, secretKey, logger, setsPerMinute: options.setsPerMinute, artifacts: blobs });
       const listening = app;
       teardown.push(() => listening.close());
       await app.listen({ port: options.port, host: options.host });
@@ -100,6 +133,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
     logger.info({ api: apiUrl ?? 'off', workers: options.workers, store: store.kind, config: suite.file }, 'runset started');
 
     let closing: Promise<void> | undefined;
+    let reloads = 0;
     return {
       store,
       logger,
@@ -107,12 +141,16 @@ export async function start(options: ServeOptions, logger = createLogger(options
       pool,
       apiUrl,
       reloadConfig() {
-        try {
-          suite = loadSuiteConfig(options.configPath);
-          logger.info({ config: suite.file, tests: suite.tests.length }, 'config reloaded');
-        } catch (err) {
-          logger.error({ err: (err as Error).message }, 'config reload failed; keeping the previous config');
-        }
+        // Listing Playwright suites takes a moment: the old config serves until the new one is ready.
+        const generation = ++reloads;
+        loadSuite(options.configPath, loadOptions).then(
+          (next) => {
+            if (generation !== reloads) return; // a later reload superseded this one
+            suite = next;
+            logger.info({ config: suite.file, tests: suite.tests.length }, 'config reloaded');
+          },
+          (err: unknown) => logger.error({ err: (err as Error).message }, 'config reload failed; keeping the previous config'),
+        );
       },
       close(graceMs = options.graceMs) {
         // Reverse order of start: stop taking requests, drain the workers, then the store.

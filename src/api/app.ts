@@ -2,7 +2,7 @@
  * buildApp: the HTTP API as a Fastify instance, from its collaborators. It
  * never listens by itself (tests use inject() or listen on port 0).
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import { LIMITS, ProblemSchema } from '../core/wire.js';
@@ -10,9 +10,17 @@ import type { Store } from '../store/store.js';
 import type { SuiteConfig } from '../config/suite.js';
 import type { KeyAuthenticator } from '../auth/keys.js';
 import { installProblemHandlers } from './problems.js';
-import { requireKey } from './auth.js';
+import { requireKeyOrSession } from './auth.js';
+import { SessionAuthenticator } from '../auth/sessions.js';
+import { sessionRoutes } from './routes/session.js';
+import { setBrowseRoutes } from './routes/set-browse.js';
+import { environmentRoutes } from './routes/environments.js';
+import { dashboardRoutes } from '../dashboard/serve.js';
 import { testRunSetRoutes } from './routes/test-run-sets.js';
 import { openApiRoute, OPENAPI_INFO } from './routes/openapi.js';
+import { healthRoute } from './routes/health.js';
+import { artifactRoutes } from './routes/artifacts.js';
+import type { ArtifactBlobStore } from '../artifacts/blobs.js';
 
 export interface AppDeps {
   store: Store;
@@ -23,13 +31,16 @@ export interface AppDeps {
   logger: Logger;
   /** Sets one key may create per minute. */
   setsPerMinute: number;
+  /** Where artifact bytes are read from; without it artifact downloads answer 404. */
+  artifacts?: ArtifactBlobStore;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's own Logger type and Fastify's view of it differ only in generics.
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Requests are not logged one by one (the status GET is the hot path); errors are.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: LIMITS.bodyBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -42,16 +53,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installProblemHandlers(app);
   app.addSchema(ProblemSchema);
   await app.register(swagger, { openapi: OPENAPI_INFO });
+  // Dashboard sessions live in the store, so every API process shares them.
+  const sessions = new SessionAuthenticator(deps.store);
 
   await app.register(
     async (api) => {
       api.get('/openapi.json', { schema: { hide: true } }, openApiRoute(app));
+      await api.register(healthRoute, { store: deps.store });
       await api.register(async (v0) => {
-        v0.addHook('onRequest', requireKey(deps.auth));
+        v0.addHook('onRequest', requireKeyOrSession(deps.auth, sessions));
         await v0.register(testRunSetRoutes, { deps });
+        await v0.register(setBrowseRoutes, { deps });
+        await v0.register(environmentRoutes, { deps });
+        await v0.register(artifactRoutes, { deps });
       }, { prefix: '/v0' });
+      // Sign-in/out sit outside the key check: they are how a browser gets its credential.
+      await api.register(sessionRoutes, { prefix: '/v0', auth: deps.auth, sessions });
     },
     { prefix: '/api' },
   );
+  await app.register(dashboardRoutes, { sessions });
   return app;
 }

@@ -3,6 +3,7 @@ import { problemOf } from '../core/errors.js';
 import type { ApiKeyRecord } from '../core/types.js';
 import type { KeyAuthenticator } from '../auth/keys.js';
 import { sendProblem } from './problems.js';
+import { csrfMatches, readCookie, SESSION_COOKIE, type ActiveSession, type SessionAuthenticator } from '../auth/sessions.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,4 +21,69 @@ export function requireKey(auth: KeyAuthenticator) {
     }
     request.apiKey = key;
   };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when the request was authenticated by the dashboard's session cookie. */
+    dashboardSession?: ActiveSession;
+  }
+}
+
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * onRequest hook of the API: a Bearer key (exactly as requireKey: a request with
+ * an Authorization header never looks at cookies), else the dashboard's session
+ * cookie. A cookie-authenticated request that changes something must come from
+ * this origin and carry the session's CSRF token (synchronizer token).
+ */
+export function requireKeyOrSession(auth: KeyAuthenticator, sessions: SessionAuthenticator) {
+  const bearer = requireKey(auth);
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (request.headers.authorization !== undefined || request.headers.cookie === undefined) return bearer(request, reply);
+    const session = await sessions.authenticate(readCookie(request.headers.cookie, SESSION_COOKIE));
+    if (!session) {
+      await sendProblem(reply, problemOf('unauthorized', 'the dashboard session is missing, expired or its key was revoked: sign in again, or send Authorization: Bearer <API key>'));
+      return;
+    }
+    if (!SAFE_METHODS.has(request.method)) {
+      const refusal = crossSiteRefusal(request, session);
+      if (refusal) {
+        await sendProblem(reply, problemOf('csrf_rejected', refusal));
+        return;
+      }
+    }
+    request.apiKey = session.key;
+    request.dashboardSession = session;
+  };
+}
+
+/** Why a cookie-authenticated write is refused, or undefined when it may proceed. */
+export function crossSiteRefusal(request: FastifyRequest, session: ActiveSession): string | undefined {
+  if (!isSameOrigin(request)) return 'the request came from another origin';
+  if (!csrfMatches(session.csrfToken, request.headers['x-csrf-token'])) return 'send the X-CSRF-Token header the dashboard received at sign-in';
+  return undefined;
+}
+
+/**
+ * Browsers send Origin on every cross-origin request and on same-origin writes;
+ * without it (an older browser) Sec-Fetch-Site must not say cross-site. Behind
+ * a proxy that rewrites Host, X-Forwarded-Host is accepted too.
+ */
+export function isSameOrigin(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined) {
+    const site = request.headers['sec-fetch-site'];
+    return site === undefined || site === 'same-origin' || site === 'none';
+  }
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    return false; // "null" (sandboxed frames, file:) and garbage
+  }
+  const forwarded = request.headers['x-forwarded-host'];
+  const proxied = typeof forwarded === 'string' ? forwarded.split(',')[0]?.trim() : undefined;
+  return host === request.headers.host || (proxied !== undefined && host === proxied);
 }

@@ -61,18 +61,19 @@ export class KeyAuthenticator {
   async authenticate(header: string | undefined): Promise<ApiKeyRecord | undefined> {
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
     if (!token || !TOKEN_PATTERN.test(token)) return undefined;
-    const hashHex = hashToken(token);
+    // Tokens are only ever handled as SHA-256 digests: the cache and the store are
+    // keyed by the digest, and the final check compares digests in constant time.
+    const digest = createHash('sha256').update(token).digest();
+    const hashHex = digest.toString('hex');
     const now = Date.now();
     let entry = this.cache.get(hashHex);
     if (!entry || entry.expires <= now) {
       const key = await this.store.findActiveKeyByHash(hashHex);
-      entry = { key, hash: Buffer.from(hashHex, 'hex'), expires: now + this.ttlMs };
+      entry = { key, hash: digest, expires: now + this.ttlMs };
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(hashHex, entry);
     }
-    // The map lookup already matched; compare the digests in constant time as well, so
-    // no code path compares secret material byte by byte.
-    if (!entry.key || !timingSafeEqual(entry.hash, Buffer.from(hashHex, 'hex'))) return undefined;
+    if (!entry.key || !timingSafeEqual(entry.hash, digest)) return undefined;
     this.used.add(entry.key.id);
     return entry.key;
   }

@@ -9,6 +9,7 @@ import { DEFAULTS, defaultWorkers } from '../config/options.js';
 import { createKey } from '../auth/keys.js';
 import { DEMO_PASSWORD_ENV, startDemoShop } from '../demo/shop.js';
 import { compileServeOptions, runUntilSignalled } from './serve.js';
+import { browserProblem } from '../executors/playwright/chromium.js';
 
 const DEMO_CONFIG = fileURLToPath(new URL('../../../examples/demo/runset.config.yaml', import.meta.url));
 const SHOP_PORT = 4010;
@@ -33,10 +34,16 @@ export function registerDemoCommand(program: Command): void {
           grace: '5s',
           setsPerMinute: String(DEFAULTS.setsPerMinute),
           logLevel: process.env.RUNSET_LOG_LEVEL ?? 'warn',
+          databaseSchema: DEFAULTS.databaseSchema,
+          chromium: process.env.RUNSET_CHROMIUM,
+          artifactRetention: process.env.RUNSET_ARTIFACT_RETENTION,
         },
         { api: true },
       );
-      await runUntilSignalled(options, async (rt) => {
+      // The browser part of the demo needs Chromium; without it the rest still runs.
+      const noBrowser = options.chromium ? browserProblem(options.chromium) : null;
+      if (noBrowser) process.stderr.write(`runset demo: leaving out the Playwright tests: ${noBrowser}\n`);
+      await runUntilSignalled(noBrowser ? { ...options, skipTestTypes: ['playwright'] } : options, async (rt) => {
         for (const key of await rt.store.listKeys()) {
           if (key.name === 'demo' && !key.revokedAt) await rt.store.revokeKey(key.id);
         }
@@ -51,6 +58,7 @@ function demoBanner(api: string, token: string): string {
   return `
 runset demo is up.
   API:        ${api}   (OpenAPI: ${api}/openapi.json)
+  dashboard:  ${api.replace(/\/api$/, '/')}   (sign in with the key below)
   demo shop:  http://127.0.0.1:${SHOP_PORT}
   suite:      examples/demo/runset.config.yaml (environments: demo passes, broken fails)
 

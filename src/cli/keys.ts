@@ -11,16 +11,22 @@ import type { Store } from '../store/store.js';
 interface StoreFlags {
   dataDir: string;
   databaseUrl?: string;
+  databaseSchema: string;
 }
 
 function storeOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--data-dir <dir>', 'the server data dir (SQLite store)').env('RUNSET_DATA_DIR').default(DEFAULTS.dataDir))
-    .addOption(new Option('--database-url <url>', 'PostgreSQL URL').env('RUNSET_DATABASE_URL'));
+    .addOption(new Option('--database-url <url>', 'PostgreSQL URL').env('RUNSET_DATABASE_URL'))
+    .addOption(new Option('--database-schema <name>', 'PostgreSQL schema').env('RUNSET_DATABASE_SCHEMA').default(DEFAULTS.databaseSchema));
 }
 
 async function withStore<T>(flags: StoreFlags, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore({ dataDir: resolvePath(flags.dataDir), databaseUrl: flags.databaseUrl || undefined });
+  const store = await openStore({
+    dataDir: resolvePath(flags.dataDir),
+    databaseUrl: flags.databaseUrl || undefined,
+    databaseSchema: flags.databaseSchema,
+  });
   try {
     return await work(store);
   } finally {

@@ -7,6 +7,9 @@ import { ConfigError } from '../config/suite.js';
 import { DEFAULTS, defaultWorkers, OptionError, parseInteger, resolvePath, type ServeOptions } from '../config/options.js';
 import { parseDuration } from '../core/duration.js';
 import { start, type Runtime } from '../main.js';
+import { DataDirLockedError } from '../store/sqlite/lock.js';
+import { DEFAULT_ARTIFACT_RETENTION } from '../artifacts/retention.js';
+import { DEFAULT_CHROMIUM } from '../executors/playwright/chromium.js';
 
 interface RawServeFlags {
   config: string;
@@ -16,11 +19,14 @@ interface RawServeFlags {
   /** A string from --workers/RUNSET_WORKERS; false from --no-workers; true when neither was given. */
   workers?: string | boolean;
   databaseUrl?: string;
+  databaseSchema: string;
   lease: string;
   grace: string;
   poll?: string;
   setsPerMinute: string;
   logLevel: string;
+  artifactRetention?: string;
+  chromium?: string;
 }
 
 function commonOptions(cmd: Command): Command {
@@ -28,11 +34,14 @@ function commonOptions(cmd: Command): Command {
     .addOption(new Option('--config <file>', 'suite config file').env('RUNSET_CONFIG').default(DEFAULTS.configPath))
     .addOption(new Option('--data-dir <dir>', 'where the SQLite store and artifacts live').env('RUNSET_DATA_DIR').default(DEFAULTS.dataDir))
     .addOption(new Option('--database-url <url>', 'PostgreSQL URL; without it the SQLite file is used').env('RUNSET_DATABASE_URL'))
+    .addOption(new Option('--database-schema <name>', 'PostgreSQL schema for runset\'s tables').env('RUNSET_DATABASE_SCHEMA').default(DEFAULTS.databaseSchema))
     .addOption(new Option('--workers <n>', 'worker slots in this process (default: number of cores)').env('RUNSET_WORKERS'))
     .addOption(new Option('--lease <duration>', 'how long a claim lasts without a heartbeat').env('RUNSET_LEASE').default('30s'))
     .addOption(new Option('--grace <duration>', 'on SIGTERM, how long in-flight runs may finish').env('RUNSET_GRACE').default('30s'))
     .addOption(new Option('--poll <duration>', 'safety poll and lease reaper period (default 1s SQLite, 5s PostgreSQL)').env('RUNSET_POLL'))
-    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug').env('RUNSET_LOG_LEVEL').default(DEFAULTS.logLevel));
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug').env('RUNSET_LOG_LEVEL').default(DEFAULTS.logLevel))
+    .addOption(new Option('--artifact-retention <duration>', 'remove screenshots, traces and videos older than this').env('RUNSET_ARTIFACT_RETENTION').default(DEFAULT_ARTIFACT_RETENTION))
+    .addOption(new Option('--chromium <path>', 'the Chromium executable for Playwright tests').env('RUNSET_CHROMIUM').default(DEFAULT_CHROMIUM));
 }
 
 export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }): ServeOptions {
@@ -48,6 +57,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     workers,
     api: mode.api,
     databaseUrl: flags.databaseUrl || undefined,
+    databaseSchema: flags.databaseSchema,
     bootstrapKey: process.env.RUNSET_BOOTSTRAP_KEY || undefined,
     secretKey: process.env.RUNSET_SECRET_KEY || undefined,
     leaseMs,
@@ -56,6 +66,9 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     graceMs: parseDuration(flags.grace),
     setsPerMinute: parseInteger('--sets-per-minute', flags.setsPerMinute, 1, 1_000_000) ?? DEFAULTS.setsPerMinute,
     logLevel: flags.logLevel,
+    chromium: flags.chromium || DEFAULT_CHROMIUM,
+    // No timer is armed with it (the sweep runs on its own period), so months are fine.
+    artifactRetentionMs: parseDuration(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION, Number.MAX_SAFE_INTEGER),
   });
 }
 
@@ -65,7 +78,7 @@ export async function runUntilSignalled(options: ServeOptions, onStarted?: (rt: 
   try {
     runtime = await start(options);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof OptionError) {
+    if (err instanceof ConfigError || err instanceof OptionError || err instanceof DataDirLockedError) {
       process.stderr.write(`runset: ${err.message}\n`);
       process.exit(2);
     }

@@ -65,12 +65,12 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
   const command = program
     .command('trigger')
     .description('create a Test Run Set for an environment and, with --wait, wait for its result')
-    .addOption(new Option('--env <name>', 'environment to run the tests of').makeOptionMandatory())
+    .addOption(new Option('--env <name>', 'environment to run the tests of').env('RUNSET_ENV').makeOptionMandatory())
     .addOption(new Option('--override <K=V>', "replace a variable of the environment (repeatable), e.g. BASE_URL=https://pr-42.example.com").argParser(parseOverride))
     .option('--wait', 'wait until the set is SUCCESS or FAIL, and exit accordingly')
-    .addOption(new Option('--interval <duration>', 'time between status polls').argParser(parsePositiveDuration).default(10_000, '10s'))
-    .addOption(new Option('--timeout <duration>', 'give up after this long, counted from the create').argParser(parsePositiveDuration).default(600_000, '10m'))
-    .option('--junit <file>', 'write a JUnit XML report (needs --wait)')
+    .addOption(new Option('--interval <duration>', 'time between status polls').env('RUNSET_INTERVAL').argParser(parsePositiveDuration).default(10_000, '10s'))
+    .addOption(new Option('--timeout <duration>', 'give up after this long, counted from the create').env('RUNSET_TIMEOUT').argParser(parsePositiveDuration).default(600_000, '10m'))
+    .addOption(new Option('--junit <file>', 'write a JUnit XML report (needs --wait)').env('RUNSET_JUNIT'))
     .option('--json', 'print the final status object as JSON on stdout instead of the id')
     .addHelpText('after', ENV_HELP);
 

@@ -25,7 +25,7 @@ export type CreateTestRunSetResult = WireCreateResult;
 export type TestRunSetStatus = Omit<WireStatus, 'status'> & { status: StatusValue };
 export type Counts = WireStatus['progress']['counts'];
 
-export type TestRun = Omit<WireTestRun, 'status'> & {
+export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'artifacts'> & {
   status: StatusValue;
   /** Extension: passed only after a retry. Older servers omit it (see `isFlaky`). */
   flaky?: boolean;

@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import type { TestType } from '../core/types.js';
 
 export interface ServeOptions {
   configPath: string;
@@ -16,6 +17,8 @@ export interface ServeOptions {
   /** API in this process (false for `runset worker`). */
   api: boolean;
   databaseUrl: string | undefined;
+  /** PostgreSQL schema holding runset's tables (several deployments can share a database). */
+  databaseSchema: string;
   bootstrapKey: string | undefined;
   secretKey: string | undefined;
   leaseMs: number;
@@ -24,6 +27,12 @@ export interface ServeOptions {
   graceMs: number;
   setsPerMinute: number;
   logLevel: string;
+  /** The Chromium executable Playwright tests use (default /usr/bin/chromium). */
+  chromium?: string;
+  /** Artifacts older than this are removed (default 7 days). */
+  artifactRetentionMs?: number;
+  /** Test types left out of the suite (the demo, when no browser is installed). */
+  skipTestTypes?: readonly TestType[];
 }
 
 export const DEFAULTS = Object.freeze({
@@ -36,6 +45,7 @@ export const DEFAULTS = Object.freeze({
   graceMs: 30_000,
   setsPerMinute: 120,
   logLevel: 'info',
+  databaseSchema: 'runset',
 });
 
 export class OptionError extends Error {}

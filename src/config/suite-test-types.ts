@@ -10,6 +10,7 @@ import { Type, type Static, type TObject, type TProperties } from 'typebox';
 import type { CommandTestSpec, HttpTestSpec, TestCommon, TestSpec, TestType } from '../core/types.js';
 import { fail, type DocPath } from './suite-error.js';
 import { HTTP_METHODS } from './suite-schema.js';
+import { playwrightTestType } from './suite-playwright.js';
 
 export interface BuildContext {
   /** Absolute folder of the config file: relative paths in a test start here. */
@@ -170,6 +171,7 @@ const command: TestTypeDefinition<CommandTestSpec> = {
 export const TEST_TYPES: { readonly [T in TestType]: TestTypeDefinition<Extract<TestSpec, { type: T }>> } = Object.freeze({
   http,
   command,
+  playwright: playwrightTestType,
 });
 
 export const TEST_TYPE_NAMES: readonly string[] = Object.freeze(Object.keys(TEST_TYPES));

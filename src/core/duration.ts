@@ -1,24 +1,26 @@
 /**
  * Durations as people type them on a command line or in a config file:
- * `250ms`, `0.5s`, `10s`, `10m`, `1h`, or a plain number of seconds.
+ * `250ms`, `0.5s`, `10s`, `10m`, `1h`, `7d`, or a plain number of seconds.
  *
  * Shared by the CLI (`trigger --interval/--timeout`) and the server, so that one
  * spelling means the same thing everywhere. Imports nothing of ours (core rule).
  */
 
-const UNIT_MS = Object.freeze({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const);
+const UNIT_MS = Object.freeze({ ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const);
 type Unit = keyof typeof UNIT_MS;
 
 /** What every duration error says is accepted, so the fix is in the message. */
-export const DURATION_HELP = 'a number of seconds, or a number followed by ms, s, m or h (e.g. 250ms, 0.5s, 10s, 10m, 1h)';
+export const DURATION_HELP = 'a number of seconds, or a number followed by ms, s, m, h or d (e.g. 250ms, 0.5s, 10s, 10m, 1h, 7d)';
 
 /**
  * Larger values overflow Node's timers (they fire at once with a warning), so a
- * typo such as `10000h` is rejected here rather than misbehaving later.
+ * typo such as `10000h` is rejected here rather than misbehaving later. Callers
+ * that never arm a timer with the value (an artifact retention of `90d`) may
+ * pass a larger maximum.
  */
 export const MAX_DURATION_MS = 2 ** 31 - 1;
 
-const PATTERN = /^(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)?$/;
+const PATTERN = /^(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h|d)?$/;
 
 export class DurationError extends Error {
   readonly input: string;
@@ -30,15 +32,15 @@ export class DurationError extends Error {
 }
 
 /** Parses a duration into whole milliseconds (rounded); throws DurationError. */
-export function parseDuration(input: string): number {
+export function parseDuration(input: string, maxMs: number = MAX_DURATION_MS): number {
   const text = input.trim().toLowerCase();
   const match = PATTERN.exec(text);
   if (!match) throw new DurationError(input, 'not a duration');
   const amount = Number(match[1]);
   const unit = (match[2] ?? 's') as Unit;
   const ms = Math.round(amount * UNIT_MS[unit]);
-  if (!Number.isFinite(ms) || ms > MAX_DURATION_MS) {
-    throw new DurationError(input, `longer than the maximum of ${formatDuration(MAX_DURATION_MS)}`);
+  if (!Number.isFinite(ms) || ms > maxMs) {
+    throw new DurationError(input, `longer than the maximum of ${formatDuration(maxMs)}`);
   }
   return ms;
 }

@@ -14,6 +14,7 @@ export const ERRORS = Object.freeze({
   invalid_id: { status: 400, title: 'Malformed id' },
   invalid_query: { status: 400, title: 'Query parameters do not match the schema' },
   invalid_header: { status: 400, title: 'A request header is malformed' },
+  csrf_rejected: { status: 403, title: 'Cross-site request refused' },
   not_found: { status: 404, title: 'Not found' },
   body_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Request body must be application/json' },

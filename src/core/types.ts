@@ -11,7 +11,11 @@
  * - executor: the code that runs one kind of test (`http`, `command`, …).
  * - worker: a loop that claims WAITING runs from the store and hands them to
  *   executors.
- * - store: where sets, runs and keys live (SQLite embedded, or PostgreSQL).
+ * - store: where sets, runs, keys and artifacts metadata live (SQLite embedded,
+ *   or PostgreSQL).
+ * - batch: members of one set that one executor call runs together (the cases
+ *   of a Playwright suite, in one Playwright process).
+ * - artifact: a file kept for a member (screenshot, trace, video).
  */
 import type { Counts, RunState } from './states.js';
 
@@ -54,7 +58,47 @@ export interface CommandTestSpec extends TestCommon {
   cwd: string;
 }
 
-export type TestSpec = HttpTestSpec | CommandTestSpec;
+/**
+ * A Playwright suite entry, and — once discovery has listed the suite — one of
+ * its test cases. The config entry becomes one member per case; the cases of a
+ * set that share an entry and a project run batched in one Playwright process.
+ */
+export interface PlaywrightTestSpec extends TestCommon {
+  type: 'playwright';
+  /** Absolute folder of the suite (the entry's `dir`). */
+  dir: string;
+  /** Absolute path of its playwright.config.* file. */
+  config: string;
+  /** Only cases matching this regular expression (Playwright's --grep). */
+  grep?: string;
+  /** Only this Playwright project. */
+  project?: string;
+  /** Most Playwright workers one batch of this entry may use; unset: half the worker's cores, as Playwright does. */
+  workers?: number;
+  /** True when runset's config set timeoutSeconds: Playwright is told to use it (--timeout). */
+  timeoutOverride: boolean;
+  /** True when runset's config set retries: Playwright is told to use them (--retries). */
+  retriesOverride: boolean;
+  /** The one test case this member runs; absent on the entry itself, before discovery. */
+  case?: PlaywrightCase;
+}
+
+/** One Playwright test case, as `playwright test --list` reports it. */
+export interface PlaywrightCase {
+  /** Name of the config entry it was listed from. */
+  entry: string;
+  /** Playwright project name ('' when the config has no named project). */
+  project: string;
+  /** Browser of that project (chromium unless the project says otherwise). */
+  browser: string;
+  /** Spec file relative to Playwright's rootDir, with / separators. */
+  file: string;
+  line: number;
+  /** describe titles, then the test's own title. */
+  titles: string[];
+}
+
+export type TestSpec = HttpTestSpec | CommandTestSpec | PlaywrightTestSpec;
 export type TestType = TestSpec['type'];
 
 // ── Environments and their variables ────────────────────────────────────────
@@ -129,6 +173,11 @@ export interface ClaimedRun {
   /** Fencing token: bumped by every claim; every later write must carry it. */
   claim: number;
   workerId: string;
+  /**
+   * Members of one set with the same batch key run in one executor call. Such a
+   * member is claimed *reserved*: leased, but still WAITING until it begins.
+   */
+  batchKey: string | null;
 }
 
 export interface RunOutcome {
@@ -137,6 +186,23 @@ export interface RunOutcome {
   error: string | null;
   output: string;
   durationMs: number;
+  /** Artifacts whose bytes are already stored; recorded with the outcome, under the same lease. */
+  artifacts?: NewArtifact[];
+}
+
+/** An artifact about to be recorded: its bytes are at `location` in the artifact blob store. */
+export interface NewArtifact {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  location: string;
+}
+
+export interface ArtifactRecord extends NewArtifact {
+  runId: string;
+  setId: string;
+  createdAt: string;
 }
 
 export interface ApiKeyRecord {
@@ -167,4 +233,41 @@ export interface ExecutionResult {
 export interface Executor<S extends TestSpec = TestSpec> {
   readonly type: S['type'];
   run(spec: S, ctx: ExecutionContext): Promise<ExecutionResult>;
+  /** Runs several members at once (those of one batch key); see BatchExecutionContext. */
+  runBatch?(specs: S[], ctx: BatchExecutionContext): Promise<void>;
+}
+
+/** A file an executor produced for a member (screenshot, trace, video…). */
+export interface ArtifactFile {
+  name: string;
+  contentType: string;
+  /** Absolute path inside the batch's work folder. */
+  path: string;
+}
+
+/** How one member of a batch ended. */
+export interface CaseResult extends ExecutionResult {
+  /** Executions, retries included. */
+  attempts: number;
+  durationMs: number;
+  artifacts: ArtifactFile[];
+  /**
+   * Not run to an end through no fault of its own (another case hung and the
+   * batch was killed): the worker gives it back to WAITING instead of failing it.
+   */
+  interrupted?: boolean;
+}
+
+/**
+ * A batch run: the executor reports each member's start and end as they happen
+ * (by index into `specs`), so counts move live. It must call `onEnd` once for
+ * every member before its promise resolves, unless `signal` was aborted.
+ */
+export interface BatchExecutionContext extends ExecutionContext {
+  /** An empty folder the batch owns (outputs, traces); removed by the worker afterwards. */
+  workDir: string;
+  /** Worker slots the batch was given: how many members it may run at once. */
+  parallelism: number;
+  onBegin(index: number, attempt: number): void;
+  onEnd(index: number, result: CaseResult): void;
 }

@@ -17,7 +17,12 @@ export const LIMITS = Object.freeze({
 
 const Uuid = Type.String({ format: 'uuid' });
 const DateTime = Type.String({ format: 'date-time' });
-const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+/**
+ * `type: ["string", "null"]` rather than anyOf: the same JSON Schema meaning (and
+ * OpenAPI 3.1 form), but fast-json-stringify serialises it without running a
+ * validator per field — this sits on the status GET, the hot path.
+ */
+const NullableDateTime = Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' });
 export const RunStateSchema = Type.Union([
   Type.Literal(RUN_STATES[0]),
   Type.Literal(RUN_STATES[1]),
@@ -75,6 +80,19 @@ export const TestRunSetStatus = Type.Object(
 );
 export type TestRunSetStatus = Static<typeof TestRunSetStatus>;
 
+/** Extension — a file kept for a member (a failure's screenshot, Playwright trace, video). */
+export const ArtifactSchema = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String({ description: 'File name, e.g. screenshot.png, trace.zip, trace-retry1.zip.' }),
+    contentType: Type.String(),
+    size: Type.Integer({ minimum: 0, description: 'Bytes.' }),
+    url: Type.String({ description: 'Where to GET it (same credentials as the API): /api/v0/artifacts/{id}.' }),
+  },
+  { additionalProperties: false },
+);
+export type Artifact = Static<typeof ArtifactSchema>;
+
 /** Extension — one member of a set. */
 export const TestRunSchema = Type.Object(
   {
@@ -88,6 +106,8 @@ export const TestRunSchema = Type.Object(
     durationMs: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
     error: Type.Union([Type.String(), Type.Null()], { description: 'One-line reason of a failure.' }),
     output: Type.Union([Type.String(), Type.Null()], { description: 'Captured output tail, secrets masked.' }),
+    flaky: Type.Boolean({ description: 'Passed, but only after a retry.' }),
+    artifacts: Type.Array(ArtifactSchema, { description: 'Files kept for this member: screenshot, trace and video of a failure.' }),
   },
   { additionalProperties: false, $id: 'TestRun' },
 );

@@ -8,11 +8,17 @@
  * safety poll that also reaps expired leases.
  */
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Logger } from 'pino';
+import type { ArtifactSaver } from '../artifacts/save.js';
 import type { ClaimedRun, Executor, RunOutcome, TestType } from '../core/types.js';
 import type { LeaseRef, Store } from '../store/store.js';
 import { runMember, type ResolveVariables } from './run-member.js';
+import { runBatch } from './run-batch.js';
+
+/** Most members one batch takes: enough for one Playwright process per suite, few enough to heartbeat cheaply. */
+const MAX_BATCH = 256;
 
 export interface WorkerPoolOptions {
   store: Store;
@@ -27,6 +33,10 @@ export interface WorkerPoolOptions {
   /** Safety poll and reaper period. */
   pollMs: number;
   workerId?: string;
+  /** Where batch executors' files become stored artifacts; without it they are not kept. */
+  artifacts?: ArtifactSaver;
+  /** Batches' scratch folders go under this one (default: the system temp folder). */
+  workDir?: string;
 }
 
 interface InFlight {
@@ -38,6 +48,8 @@ interface InFlight {
 export class WorkerPool {
   readonly workerId: string;
   private readonly inflight = new Map<string, InFlight>();
+  /** Slots in use: one per single member, a batch's parallelism for a batch. */
+  private slots = 0;
   private stopping = false;
   private filling = false;
   private refill = false;
@@ -101,14 +113,22 @@ export class WorkerPool {
     try {
       do {
         this.refill = false;
-        while (!this.stopping && this.inflight.size < this.opts.concurrency) {
+        while (!this.stopping && this.slots < this.opts.concurrency) {
           const claimed = await this.opts.store.claimRuns({
             workerId: this.workerId,
-            limit: this.opts.concurrency - this.inflight.size,
+            limit: this.opts.concurrency - this.slots,
             leaseMs: this.opts.leaseMs,
           });
           if (claimed.length === 0) break;
-          for (const run of claimed) this.launch(run);
+          const batches = new Map<string, ClaimedRun[]>();
+          for (const run of claimed) {
+            if (run.batchKey === null) this.launch(run);
+            else {
+              const key = JSON.stringify([run.setId, run.batchKey]);
+              batches.set(key, [...(batches.get(key) ?? []), run]);
+            }
+          }
+          for (const runs of batches.values()) await this.launchBatch(runs);
         }
       } while (this.refill && !this.stopping);
     } catch (err) {
@@ -121,20 +141,66 @@ export class WorkerPool {
   private launch(run: ClaimedRun): void {
     const lease: LeaseRef = { runId: run.id, workerId: this.workerId, claim: run.claim };
     const abort = new AbortController();
+    this.slots++;
     const done = this.execute(run, lease, abort).finally(() => {
+      this.slots--;
       this.inflight.delete(run.id);
       if (!this.stopping) void this.fill();
     });
     this.inflight.set(run.id, { lease, abort, done });
   }
 
+  /**
+   * Members of one set with one batch key, claimed reserved: takes the rest of
+   * the batch too, and runs it in one executor call with as many slots as the
+   * suite asks for (its `workers`, default half the cores, as Playwright does)
+   * and as are free.
+   */
+  private async launchBatch(claimed: ClaimedRun[]): Promise<void> {
+    const head = claimed[0] as ClaimedRun;
+    const more = await this.opts.store.claimBatch({
+      workerId: this.workerId,
+      setId: head.setId,
+      batchKey: head.batchKey as string,
+      limit: MAX_BATCH - claimed.length,
+      leaseMs: this.opts.leaseMs,
+    });
+    const runs = [...claimed, ...more];
+    const wanted = head.spec.type === 'playwright' ? (head.spec.workers ?? Math.max(1, Math.floor(availableParallelism() / 2))) : 1;
+    const parallelism = Math.max(1, Math.min(wanted, runs.length, this.opts.concurrency - this.slots));
+    const abort = new AbortController();
+    this.slots += parallelism;
+    const done = runBatch(runs, parallelism, abort, {
+      store: this.opts.store,
+      executor: this.opts.executors.get(head.spec.type),
+      resolveVariables: this.opts.resolveVariables,
+      artifacts: this.opts.artifacts,
+      logger: this.opts.logger,
+      leaseMs: this.opts.leaseMs,
+      workRoot: this.opts.workDir ?? path.join(tmpdir(), 'runset-work'),
+      finish: (lease, outcome) => this.finish(lease, outcome),
+      settled: (runId) => this.inflight.delete(runId),
+    })
+      .catch((err: unknown) => this.opts.logger.error({ err, run: head.id }, 'running a batch failed unexpectedly'))
+      .finally(() => {
+        this.slots -= parallelism;
+        for (const run of runs) this.inflight.delete(run.id);
+        if (!this.stopping) void this.fill();
+      });
+    for (const run of runs) this.inflight.set(run.id, { lease: { runId: run.id, workerId: this.workerId, claim: run.claim }, abort, done });
+  }
+
   private async execute(run: ClaimedRun, lease: LeaseRef, abort: AbortController): Promise<void> {
     const { store, leaseMs, logger } = this.opts;
     let attempts = 0;
+    let writing = false;
     const heartbeat = setInterval(() => {
       store.heartbeat(lease, leaseMs, attempts).then(
         (ours) => {
-          if (!ours) abort.abort('lease lost');
+          if (ours || abort.signal.aborted) return;
+          // While the outcome is being written the row may already have ended: no news then.
+          if (!writing) logger.warn({ run: run.id, claim: lease.claim }, 'lease lost: another worker took the member over; stopping it');
+          abort.abort('lease lost');
         },
         (err: unknown) => logger.warn({ err, run: run.id }, 'heartbeat failed; will retry'),
       );
@@ -147,6 +213,7 @@ export class WorkerPool {
         onAttempt: (n) => (attempts = n),
       });
       if (abort.signal.aborted) return; // shutdown releases it; a lost lease belongs to someone else now
+      writing = true;
       await this.finish(lease, outcome);
     } catch (err) {
       logger.error({ err, run: run.id }, 'running a member failed unexpectedly');
@@ -155,14 +222,14 @@ export class WorkerPool {
     }
   }
 
-  /** Writes the outcome, retrying transient store errors while our lease can still be valid. */
-  private async finish(lease: LeaseRef, outcome: RunOutcome): Promise<void> {
+  /** Writes the outcome, retrying transient store errors while our lease can still be valid. False: not ours. */
+  private async finish(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
     const deadline = Date.now() + this.opts.leaseMs;
     for (let attempt = 0; ; attempt++) {
       try {
         const ours = await this.opts.store.finishRun(lease, outcome);
         if (!ours) this.opts.logger.warn({ run: lease.runId }, 'lease was taken over; outcome discarded');
-        return;
+        return ours;
       } catch (err) {
         if (Date.now() > deadline) throw err;
         const backoff = Math.min(2000, 50 * 2 ** attempt) * (0.5 + Math.random() / 2);

@@ -64,11 +64,13 @@ function failBeforeStart(error: string, started: number): RunOutcome {
   return { status: 'FAIL', attempts: 0, error: oneLine(error), output: '', durationMs: performance.now() - started };
 }
 
-function tail(text: string): string {
+/** The last 64 KiB of a member's output: where the failure usually is. */
+export function tail(text: string): string {
   return text.length > OUTPUT_LIMIT ? text.slice(-OUTPUT_LIMIT) : text;
 }
 
-function oneLine(text: string): string {
+/** A member's error as one line of at most 1000 characters. */
+export function oneLine(text: string): string {
   const line = text.replace(/\s*\n\s*/g, ' ').trim();
   return line.length > 1000 ? `${line.slice(0, 997)}...` : line;
 }

@@ -13,6 +13,7 @@
  */
 import type {
   ApiKeyRecord,
+  ArtifactRecord,
   ClaimedRun,
   NewTestRunSet,
   RunOutcome,
@@ -29,6 +30,12 @@ export interface ClaimRequest {
   workerId: string;
   limit: number;
   leaseMs: number;
+}
+
+/** The rest of a batch: more WAITING members of one set with one batch key. */
+export interface BatchClaimRequest extends ClaimRequest {
+  setId: string;
+  batchKey: string;
 }
 
 export interface LeaseRef {
@@ -108,19 +115,38 @@ export interface Store {
   deleteSession(idHash: string): Promise<void>;
 
   // ── scheduling ──
-  /** Atomically moves up to `limit` WAITING members (oldest sets first) to RUNNING under a lease. */
+  // A lease covers RUNNING members and *reserved* ones: members with a batch key
+  // are claimed leased but still WAITING in the counts, until `startRun`.
+  /**
+   * Atomically leases up to `limit` unleased WAITING members (oldest sets first):
+   * RUNNING, or reserved when the member has a batch key.
+   */
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]>;
+  /** Reserves up to `limit` more unleased WAITING members of one set with one batch key, oldest first. */
+  claimBatch(req: BatchClaimRequest): Promise<ClaimedRun[]>;
+  /** A reserved member began: WAITING → RUNNING. False = the lease is no longer ours. */
+  startRun(lease: LeaseRef): Promise<boolean>;
   /** Extends the lease and records attempts so far. False = the lease is no longer ours: stop. */
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean>;
-  /** Ends a member. False = the lease is no longer ours and nothing was written. */
+  /**
+   * Ends a member (a reserved one may only FAIL: it never started), recording the
+   * outcome's artifacts with it. False = the lease is no longer ours and nothing was written.
+   */
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean>;
-  /** Gives members back (shutdown): RUNNING → WAITING without spending a claim. */
+  /** Gives members back (shutdown): RUNNING or reserved → WAITING, unleased, without spending a claim. */
   releaseRuns(leases: LeaseRef[]): Promise<number>;
   /**
    * Expired leases (judged by the store's clock): back to WAITING until a member
    * has lost `maxLostLeases` leases, then FAIL with WORKER_LOST.
    */
   reapExpired(maxLostLeases: number): Promise<ReapResult>;
+
+  // ── artifacts: metadata (the bytes live in an ArtifactBlobStore, src/artifacts/) ──
+  /** Every artifact of a set's members. */
+  listArtifacts(setId: string): Promise<ArtifactRecord[]>;
+  getArtifact(id: string): Promise<ArtifactRecord | undefined>;
+  /** Deletes up to `limit` of the oldest artifacts created before `before` (ISO time) and returns them, for their bytes to go too. */
+  deleteArtifactsBefore(before: string, limit: number): Promise<ArtifactRecord[]>;
 
   // ── wake-ups ──
   /** Tells workers (in any process) that runs are waiting. */

@@ -46,7 +46,9 @@ describe('Test Run Set API', () => {
     const members = await api<{ testRuns: Array<Record<string, unknown>> }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`);
     assert.equal(members.status, 200);
     const [pass, fail] = members.body.testRuns;
-    assert.deepEqual(Object.keys(pass!).sort(), ['attempts', 'durationMs', 'endedAt', 'error', 'id', 'name', 'output', 'startedAt', 'status', 'type']);
+    assert.deepEqual(Object.keys(pass!).sort(), ['artifacts', 'attempts', 'durationMs', 'endedAt', 'error', 'flaky', 'id', 'name', 'output', 'startedAt', 'status', 'type']);
+    assert.equal(pass!.flaky, false);
+    assert.deepEqual(pass!.artifacts, [], 'a command member keeps no files');
     assert.equal(pass!.name, 'passes');
     assert.equal(pass!.status, 'SUCCESS');
     assert.equal(pass!.error, null);
@@ -143,6 +145,12 @@ describe('Test Run Set API', () => {
     assert.equal(long.status, 400);
     assert.equal((long.body as { code: string }).code, 'invalid_header');
     await waitForSet(server, a.body.testRunSetId as string);
+  });
+
+  test('health answers without a key for readiness probes', async () => {
+    const res = await api(server, 'GET', '/health', { auth: null });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { status: 'ok' });
   });
 
   test('OpenAPI 3.1 document describes the API without a key', async () => {

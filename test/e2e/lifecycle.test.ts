@@ -132,6 +132,21 @@ test('an invalid config stops `serve` before it listens, naming file, path and w
   assert.match(res.stderr, /expected/);
 });
 
+test('a second server on the same SQLite data dir is refused, naming the first', async () => {
+  const first = await startRunset({ config: 'environments:\n  local: { variables: {} }\ntests:\n  - { name: ok, type: command, run: ["true"] }\n' });
+  try {
+    const res = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--config', first.configPath, '--data-dir', first.dataDir], {
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    assert.equal(res.status, 2, res.stderr);
+    assert.match(res.stderr, new RegExp(`another runset process \\(pid ${first.proc.pid}\\)`));
+    assert.match(res.stderr, /--database-url/);
+  } finally {
+    await first.stop();
+  }
+});
+
 test('a missing config file is a clear error', () => {
   const dir = tempDir();
   const res = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--config', path.join(dir, 'nope.yaml'), '--data-dir', dir], {

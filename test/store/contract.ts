@@ -11,6 +11,7 @@ import type { NewTestRunSet, TestSpec } from '../../src/core/types.js';
 
 import { runIdempotencyContract } from './idempotency-contract.js';
 import { runBrowseContract } from './browse-contract.js';
+import { runBatchContract } from './batch-contract.js';
 
 export type StoreFactory = () => Promise<Store>;
 
@@ -38,6 +39,7 @@ const bad = { status: 'FAIL' as const, attempts: 2, error: 'exited with code 1',
 export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runIdempotencyContract(name, makeStore, newSet);
   runBrowseContract(name, makeStore, newSet);
+  runBatchContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

@@ -15,12 +15,14 @@ test('parseDuration accepts ms, s, m, h and plain seconds', () => {
     [' 2 m ', 120_000],
     ['0', 0],
     ['10S', 10_000],
+    ['7d', 604_800_000],
+    ['0.5d', 43_200_000],
   ];
   for (const [text, ms] of cases) assert.equal(parseDuration(text), ms, text);
 });
 
 test('parseDuration rejects what it cannot read, saying what is accepted', () => {
-  for (const bad of ['', 'soon', '-1s', '10 minutes', '1d', '1e3', 's', '10ms5', 'NaN', 'Infinity']) {
+  for (const bad of ['', 'soon', '-1s', '10 minutes', '1w', '1e3', 's', '10ms5', 'NaN', 'Infinity']) {
     assert.throws(
       () => parseDuration(bad),
       (error: unknown) => error instanceof DurationError && /250ms, 0\.5s, 10s, 10m, 1h/.test(error.message) && error.message.includes(JSON.stringify(bad)),
@@ -32,6 +34,12 @@ test('parseDuration rejects what it cannot read, saying what is accepted', () =>
 test('parseDuration rejects durations that would overflow a timer', () => {
   assert.equal(parseDuration(`${MAX_DURATION_MS}ms`), MAX_DURATION_MS);
   assert.throws(() => parseDuration('1000h'), /longer than the maximum/);
+  assert.throws(() => parseDuration('30d'), /longer than the maximum/);
+});
+
+test('parseDuration takes a larger maximum where no timer is armed with the value (retention)', () => {
+  assert.equal(parseDuration('90d', Number.MAX_SAFE_INTEGER), 90 * 86_400_000);
+  assert.throws(() => parseDuration('2h', 3_600_000), /longer than the maximum of 1h/);
 });
 
 test('formatDuration gives short readable forms', () => {

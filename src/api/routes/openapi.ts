@@ -15,7 +15,15 @@ export const OPENAPI_INFO = {
   },
   servers: [{ url: '/api' }],
   components: {
-    securitySchemes: { bearerAuth: { type: 'http' as const, scheme: 'bearer', description: 'An API key: rs_…' } },
+    securitySchemes: {
+      bearerAuth: { type: 'http' as const, scheme: 'bearer', description: 'An API key: rs_…' },
+      sessionCookie: {
+        type: 'apiKey' as const,
+        in: 'cookie' as const,
+        name: 'runset_session',
+        description: 'The dashboard session from POST /v0/session; writes also need X-CSRF-Token.',
+      },
+    },
   },
 };
 

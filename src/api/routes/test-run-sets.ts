@@ -16,6 +16,7 @@ import type { TestRunSetRecord } from '../../core/types.js';
 import { planTestRunSet } from '../../sets/plan.js';
 import type { AppDeps } from '../app.js';
 import { RateLimiter } from '../rate-limit.js';
+import { artifactsByRun } from './artifacts.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const IdParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN, description: 'Test Run Set id (uuid).' }) });
@@ -110,7 +111,8 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     },
     async (request) => {
       const set = await findSet(deps, request.params.id);
-      const runs = await deps.store.listRuns(set.id);
+      const [runs, artifacts] = await Promise.all([deps.store.listRuns(set.id), deps.store.listArtifacts(set.id)]);
+      const byRun = artifactsByRun(artifacts);
       return {
         testRuns: runs.map((r) => ({
           id: r.id,
@@ -123,6 +125,8 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
           durationMs: r.durationMs,
           error: r.error,
           output: r.output,
+          flaky: r.status === 'SUCCESS' && r.attempts > 1,
+          artifacts: byRun.get(r.id) ?? [],
         })),
       };
     },

@@ -34,6 +34,7 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
   '57P01', // admin_shutdown: the server is stopping or terminated our backend
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now: the server is starting up
+  '25P03', // idle_in_transaction_session_timeout: we stalled inside a transaction (see BEGIN below)
   '08000', '08001', '08003', '08004', '08006', // connection exceptions
   '53300', // too_many_connections
   '40P01', '40001', // deadlock, serialization failure
@@ -117,10 +118,21 @@ export async function withClient<T>(
   }
 }
 
+/**
+ * Opens a transaction that the server ends by itself if this process stops
+ * talking inside it (frozen by SIGSTOP, a VM pause): otherwise its row locks —
+ * a set's row above all — would stall every other worker until it woke up. Our
+ * transactions never wait on the client for more than a few milliseconds; when
+ * this fires, the connection is closed, the transaction rolled back, and the
+ * caller sees a transient error. One round trip, and no startup parameter (which
+ * poolers such as PgBouncer refuse).
+ */
+const BEGIN = "BEGIN; SET LOCAL idle_in_transaction_session_timeout = '5s'";
+
 /** Runs `fn` inside BEGIN … COMMIT on one client; any failure rolls back. */
 export function withTransaction<T>(pool: pg.Pool, fn: (tx: Queryable) => Promise<T>): Promise<T> {
   return withClient(pool, async (client, discard) => {
-    await client.query('BEGIN');
+    await client.query(BEGIN);
     let result: T;
     try {
       result = await fn(client);

@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { canMoveMember, deriveSetStatus, type Counts, type RunState } from '../../core/states.js';
 import type {
   ApiKeyRecord,
+  ArtifactRecord,
   ClaimedRun,
   NewTestRunSet,
   RunOutcome,
@@ -19,13 +20,15 @@ import type {
   TestType,
   VariableValue,
 } from '../../core/types.js';
-import { WORKER_LOST, type ClaimRequest, type CreatedOnce, type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
+import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
 import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
 import * as sql from './sql.js';
 import * as idemSql from './idempotency-sql.js';
 import * as browseSql from './browse-sql.js';
+import * as batchSql from './sql-batch.js';
+import { PostgresBlobStore } from './blobs.js';
 import { decodeCursor, encodeCursor, type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
 
 export { StoreUnavailableError, isTransient } from './connection.js';
@@ -193,15 +196,25 @@ export class PostgresStore implements Store {
     if (req.limit <= 0) return Promise.resolve([]);
     return withTransaction(this.pool, async (tx) => {
       const rows = await sql.claimMembers(tx, this.names, req.workerId, req.limit, req.leaseMs);
-      await this.moveMembers(tx, rows.map((r) => ({ setId: r.set_id, from: 'WAITING', to: 'RUNNING' })));
-      return rows.map((r) => ({
-        id: r.id,
-        setId: r.set_id,
-        spec: r.spec as ClaimedRun['spec'],
-        variables: r.variables as ClaimedRun['variables'],
-        claim: r.claims,
-        workerId: req.workerId,
-      }));
+      // Members with a batch key are reserved, not started: they stay WAITING in the counts.
+      const started = rows.filter((r) => r.batch_key === null);
+      await this.moveMembers(tx, started.map((r) => ({ setId: r.set_id, from: 'WAITING', to: 'RUNNING' })));
+      return rows.map((r) => batchSql.toClaimed(r, req.workerId));
+    });
+  }
+
+  async claimBatch(req: BatchClaimRequest): Promise<ClaimedRun[]> {
+    if (req.limit <= 0) return [];
+    const rows = await withTransaction(this.pool, (tx) => batchSql.claimBatchMembers(tx, this.names, req));
+    return rows.map((r) => batchSql.toClaimed(r, req.workerId));
+  }
+
+  startRun(lease: LeaseRef): Promise<boolean> {
+    return withTransaction(this.pool, async (tx) => {
+      const setId = await batchSql.startMember(tx, this.names, lease);
+      if (setId === undefined) return false;
+      await this.moveMembers(tx, [{ setId, from: 'WAITING', to: 'RUNNING' }]);
+      return true;
     });
   }
 
@@ -211,9 +224,10 @@ export class PostgresStore implements Store {
 
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
     return withTransaction(this.pool, async (tx) => {
-      const setId = await sql.finishMember(tx, this.names, lease, outcome);
-      if (setId === undefined) return false;
-      await this.moveMembers(tx, [{ setId, from: 'RUNNING', to: outcome.status }]);
+      const moved = await sql.finishMember(tx, this.names, lease, outcome);
+      if (moved === undefined) return false;
+      await batchSql.insertArtifacts(tx, this.names, lease.runId, moved.set_id, outcome.artifacts ?? []);
+      await this.moveMembers(tx, [{ setId: moved.set_id, from: moved.previous, to: outcome.status }]);
       return true;
     });
   }
@@ -221,21 +235,41 @@ export class PostgresStore implements Store {
   releaseRuns(leases: LeaseRef[]): Promise<number> {
     if (leases.length === 0) return Promise.resolve(0);
     return withTransaction(this.pool, async (tx) => {
-      const setIds = await sql.releaseMembers(tx, this.names, leases);
-      await this.moveMembers(tx, setIds.map((setId) => ({ setId, from: 'RUNNING', to: 'WAITING' })));
-      if (setIds.length > 0) await sql.notifyWaiting(tx, this.names);
-      return setIds.length;
+      const released = await sql.releaseMembers(tx, this.names, leases);
+      await this.moveMembers(tx, released.map((r) => ({ setId: r.set_id, from: r.previous, to: 'WAITING' })));
+      if (released.length > 0) await sql.notifyWaiting(tx, this.names);
+      return released.length;
     });
   }
 
   reapExpired(maxLostLeases: number): Promise<ReapResult> {
     return withTransaction(this.pool, async (tx) => {
       const rows = await sql.reapMembers(tx, this.names, maxLostLeases, WORKER_LOST);
-      await this.moveMembers(tx, rows.map((r) => ({ setId: r.set_id, from: 'RUNNING', to: r.status })));
+      await this.moveMembers(tx, rows.map((r) => ({ setId: r.set_id, from: r.previous, to: r.status })));
       const requeued = rows.filter((r) => r.status === 'WAITING').length;
       if (requeued > 0) await sql.notifyWaiting(tx, this.names);
       return { requeued, failed: rows.length - requeued };
     });
+  }
+
+  // ── artifacts ──
+
+  async listArtifacts(setId: string): Promise<ArtifactRecord[]> {
+    return (await this.autocommit((q) => batchSql.listArtifacts(q, this.names, setId))).map(batchSql.toArtifact);
+  }
+
+  async getArtifact(id: string): Promise<ArtifactRecord | undefined> {
+    const row = await this.autocommit((q) => batchSql.getArtifact(q, this.names, id));
+    return row ? batchSql.toArtifact(row) : undefined;
+  }
+
+  async deleteArtifactsBefore(before: string, limit: number): Promise<ArtifactRecord[]> {
+    return (await this.autocommit((q) => batchSql.deleteOldArtifacts(q, this.names, before, limit))).map(batchSql.toArtifact);
+  }
+
+  /** Artifact bytes in this database (chunked), so every API process can serve what any worker wrote. */
+  artifactBlobs(maxBytes?: number): PostgresBlobStore {
+    return new PostgresBlobStore(this.pool, this.names, maxBytes);
   }
 
   // ── wake-ups ──
@@ -261,7 +295,9 @@ export class PostgresStore implements Store {
    * transactions touching the same sets queue instead of deadlocking, and each
    * reads the counts the previous one committed.
    */
-  private async moveMembers(tx: Queryable, moves: Move[]): Promise<void> {
+  private async moveMembers(tx: Queryable, allMoves: Move[]): Promise<void> {
+    // A reserved member given back stays WAITING: nothing to count.
+    const moves = allMoves.filter((m) => m.from !== m.to);
     if (moves.length === 0) return;
     const bySet = new Map<string, Move[]>();
     for (const move of moves) {

@@ -76,6 +76,46 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
     `,
   },
   {
+    version: 2,
+    name: 'batched members (Playwright cases) and artifacts',
+    sql: (s: string) => `
+      -- Members with a batch key run together in one executor call (the cases of a
+      -- Playwright suite). They are claimed *reserved*: leased (worker_id and
+      -- lease_expires_at set) but still WAITING until their test case begins.
+      ALTER TABLE ${s}.test_runs ADD COLUMN batch_key text;
+      CREATE INDEX test_runs_claimable ON ${s}.test_runs (seq) WHERE status = 'WAITING' AND worker_id IS NULL;
+      CREATE INDEX test_runs_batch ON ${s}.test_runs (set_id, batch_key, seq) WHERE status = 'WAITING' AND worker_id IS NULL;
+      -- Every leased member, running or reserved, for the reaper.
+      CREATE INDEX test_runs_leased ON ${s}.test_runs (lease_expires_at) WHERE lease_expires_at IS NOT NULL;
+
+      -- Screenshots, traces and videos. Metadata here; the bytes in artifact_chunks
+      -- (location 'pg:<id>'), so that an artifact a worker on one machine wrote is
+      -- served by an API process on another.
+      CREATE TABLE ${s}.artifacts (
+        id           text PRIMARY KEY,
+        run_id       text NOT NULL REFERENCES ${s}.test_runs(id),
+        set_id       text NOT NULL,
+        name         text NOT NULL,
+        content_type text NOT NULL,
+        size         bigint NOT NULL,
+        location     text NOT NULL,
+        created_at   timestamptz NOT NULL
+      );
+      CREATE INDEX artifacts_by_set ON ${s}.artifacts (set_id, run_id);
+      CREATE INDEX artifacts_by_age ON ${s}.artifacts (created_at);
+      -- Written before the artifact row (which comes with the member's outcome,
+      -- under its lease): chunks whose row never came are swept by age.
+      CREATE TABLE ${s}.artifact_chunks (
+        blob_id    text NOT NULL,
+        seq        integer NOT NULL,
+        data       bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (blob_id, seq)
+      );
+      CREATE INDEX artifact_chunks_by_age ON ${s}.artifact_chunks (created_at) WHERE seq = 0;
+    `,
+  },
+  {
     version: 4,
     name: 'idempotency keys',
     sql: (s: string) => `

@@ -4,8 +4,9 @@
  *
  * - Every statement is schema-qualified (no search_path games) and prepared by
  *   name, once per pooled connection.
- * - Every worker write is fenced by (id, worker_id, claims, status = 'RUNNING'):
- *   a worker whose lease was taken over matches no row and changes nothing.
+ * - Every worker write is fenced by (id, worker_id, claims) on a leased member
+ *   (RUNNING, or reserved: WAITING with a lease, see claimMembers): a worker
+ *   whose lease was taken over matches no row and changes nothing.
  * - Every clock reading is the database's (`now()`), never a worker's; stored
  *   timestamps are truncated to milliseconds so that what is read back is exactly
  *   what was written, in the same `toISOString()` form as the SQLite store.
@@ -15,6 +16,7 @@
 import type { RunState } from '../../core/states.js';
 import type { NewApiKey } from '../store.js';
 import type { NewTestRun, NewTestRunSet, RunOutcome } from '../../core/types.js';
+import { batchKeyOf } from '../../core/batch.js';
 import type { Queryable } from './connection.js';
 import { quoteIdent } from './connection.js';
 
@@ -25,6 +27,8 @@ export interface Names {
   keys: string;
   idempotency: string;
   sessions: string;
+  artifacts: string;
+  artifactChunks: string;
   channel: string;
 }
 
@@ -36,6 +40,8 @@ export function namesOf(schema: string): Names {
     keys: `${s}.api_keys`,
     idempotency: `${s}.idempotency_keys`,
     sessions: `${s}.sessions`,
+    artifacts: `${s}.artifacts`,
+    artifactChunks: `${s}.artifact_chunks`,
     channel: channelOf(schema),
   };
 }
@@ -46,7 +52,8 @@ export function channelOf(schema: string): string {
 }
 
 const NOW = "date_trunc('milliseconds', now())";
-const FENCED = "r.id = $1 AND r.worker_id = $2 AND r.claims = $3 AND r.status = 'RUNNING'";
+// worker_id is set only on leased members, so this matches RUNNING and reserved ones alike.
+const FENCED = "r.id = $1 AND r.worker_id = $2 AND r.claims = $3 AND r.status IN ('WAITING', 'RUNNING')";
 
 export interface SetRow {
   id: string;
@@ -90,6 +97,13 @@ export interface ClaimRow {
   spec: unknown;
   variables: unknown;
   claims: number;
+  batch_key: string | null;
+}
+
+/** A member a worker write moved: its set, and the state it was in (RUNNING, or WAITING when reserved). */
+export interface MovedRow {
+  set_id: string;
+  previous: RunState;
 }
 
 /** A set row locked for update, with the transaction's clock reading. */
@@ -178,10 +192,10 @@ export async function insertRuns(q: Queryable, n: Names, setId: string, runs: Ne
   await q.query({
     name: 'runset.insertRuns',
     text: `
-      INSERT INTO ${n.runs} (id, set_id, position, name, type, spec, status)
-      SELECT u.id, $1, u.position, u.name, u.type, u.spec, 'WAITING'
-      FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[], $6::json[])
-        WITH ORDINALITY AS u(id, position, name, type, spec, ord)
+      INSERT INTO ${n.runs} (id, set_id, position, name, type, spec, status, batch_key)
+      SELECT u.id, $1, u.position, u.name, u.type, u.spec, 'WAITING', u.batch_key
+      FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[], $6::json[], $7::text[])
+        WITH ORDINALITY AS u(id, position, name, type, spec, batch_key, ord)
       ORDER BY u.ord`,
     values: [
       setId,
@@ -190,6 +204,7 @@ export async function insertRuns(q: Queryable, n: Names, setId: string, runs: Ne
       runs.map((r) => r.spec.name),
       runs.map((r) => r.spec.type),
       runs.map((r) => JSON.stringify(r.spec)),
+      runs.map((r) => batchKeyOf(r.spec)),
     ],
   });
 }
@@ -251,23 +266,25 @@ export async function updateSetProgress(q: Queryable, n: Names, sets: SetProgres
 // ── scheduling ──
 
 /**
- * Takes up to `limit` waiting members, oldest first, skipping rows another
- * claimer holds, and leases them until the database's now() + leaseMs.
+ * Takes up to `limit` unleased waiting members, oldest first, skipping rows
+ * another claimer holds, and leases them until the database's now() + leaseMs.
+ * A member with a batch key is reserved rather than started: it stays WAITING.
  */
 export async function claimMembers(q: Queryable, n: Names, workerId: string, limit: number, leaseMs: number): Promise<ClaimRow[]> {
   const { rows } = await q.query<ClaimRow>({
     name: 'runset.claimMembers',
     text: `
       WITH picked AS (
-        SELECT id FROM ${n.runs} WHERE status = 'WAITING' ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
+        SELECT id FROM ${n.runs} WHERE status = 'WAITING' AND worker_id IS NULL ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
       ), claimed AS (
-        UPDATE ${n.runs} AS r SET status = 'RUNNING', claims = r.claims + 1, worker_id = $1,
+        UPDATE ${n.runs} AS r SET status = CASE WHEN r.batch_key IS NULL THEN 'RUNNING' ELSE 'WAITING' END,
+          claims = r.claims + 1, worker_id = $1,
           lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
-          started_at = COALESCE(r.started_at, ${NOW})
+          started_at = CASE WHEN r.batch_key IS NULL THEN COALESCE(r.started_at, ${NOW}) ELSE r.started_at END
         FROM picked WHERE r.id = picked.id
-        RETURNING r.id, r.set_id, r.spec, r.claims, r.seq
+        RETURNING r.id, r.set_id, r.spec, r.claims, r.seq, r.batch_key
       )
-      SELECT c.id, c.set_id, c.spec, s.variables, c.claims
+      SELECT c.id, c.set_id, c.spec, s.variables, c.claims, c.batch_key
       FROM claimed c JOIN ${n.sets} s ON s.id = c.set_id
       ORDER BY c.seq`,
     values: [workerId, limit, leaseMs],
@@ -286,41 +303,42 @@ export async function heartbeat(q: Queryable, n: Names, lease: LeaseParams, leas
   return res.rowCount === 1;
 }
 
-/** Ends a member under its lease; returns its set, or undefined when the lease is not ours. */
-export async function finishMember(q: Queryable, n: Names, lease: LeaseParams, outcome: RunOutcome): Promise<string | undefined> {
-  const { rows } = await q.query<{ set_id: string }>({
+/** Ends a member under its lease; returns its set and the state it left, or undefined when the lease is not ours. */
+export async function finishMember(q: Queryable, n: Names, lease: LeaseParams, outcome: RunOutcome): Promise<MovedRow | undefined> {
+  const { rows } = await q.query<MovedRow>({
     name: 'runset.finishMember',
     text: `
+      WITH held AS (SELECT r.id, r.status FROM ${n.runs} AS r WHERE ${FENCED} FOR UPDATE)
       UPDATE ${n.runs} AS r SET status = $4, attempts = $5, error = $6, output = $7, duration_ms = $8,
         ended_at = ${NOW}, worker_id = NULL, lease_expires_at = NULL
-      WHERE ${FENCED}
-      RETURNING r.set_id`,
+      FROM held WHERE r.id = held.id
+      RETURNING r.set_id, held.status AS previous`,
     values: [
       lease.runId, lease.workerId, lease.claim,
       outcome.status, outcome.attempts, outcome.error, outcome.output, Math.round(outcome.durationMs),
     ],
   });
-  return rows[0]?.set_id;
+  return rows[0];
 }
 
-/** Gives leased members back to WAITING (no lost lease counted); returns the set of each one released. */
-export async function releaseMembers(q: Queryable, n: Names, leases: LeaseParams[]): Promise<string[]> {
-  const { rows } = await q.query<{ set_id: string }>({
+/** Gives leased members back to WAITING (no lost lease counted); returns each one released, with the state it left. */
+export async function releaseMembers(q: Queryable, n: Names, leases: LeaseParams[]): Promise<MovedRow[]> {
+  const { rows } = await q.query<MovedRow>({
     name: 'runset.releaseMembers',
     text: `
       WITH mine AS (
-        SELECT r.id FROM ${n.runs} AS r
+        SELECT r.id, r.status FROM ${n.runs} AS r
         JOIN unnest($1::text[], $2::text[], $3::integer[]) AS l(id, worker_id, claims)
           ON r.id = l.id AND r.worker_id = l.worker_id AND r.claims = l.claims
-        WHERE r.status = 'RUNNING'
+        WHERE r.status IN ('WAITING', 'RUNNING')
         ORDER BY r.id FOR UPDATE OF r
       )
       UPDATE ${n.runs} AS r SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL
       FROM mine WHERE r.id = mine.id
-      RETURNING r.set_id`,
+      RETURNING r.set_id, mine.status AS previous`,
     values: [leases.map((l) => l.runId), leases.map((l) => l.workerId), leases.map((l) => l.claim)],
   });
-  return rows.map((r) => r.set_id);
+  return rows;
 }
 
 /**
@@ -333,13 +351,13 @@ export async function reapMembers(
   n: Names,
   maxLostLeases: number,
   error: string,
-): Promise<{ set_id: string; status: 'WAITING' | 'FAIL' }[]> {
-  const { rows } = await q.query<{ set_id: string; status: 'WAITING' | 'FAIL' }>({
+): Promise<Array<MovedRow & { status: 'WAITING' | 'FAIL' }>> {
+  const { rows } = await q.query<MovedRow & { status: 'WAITING' | 'FAIL' }>({
     name: 'runset.reapMembers',
     text: `
       WITH expired AS (
-        SELECT id FROM ${n.runs}
-        WHERE status = 'RUNNING' AND lease_expires_at < now()
+        SELECT id, status FROM ${n.runs}
+        WHERE lease_expires_at < now() AND status IN ('WAITING', 'RUNNING')
         ORDER BY id FOR UPDATE SKIP LOCKED
       )
       UPDATE ${n.runs} AS r SET
@@ -348,7 +366,7 @@ export async function reapMembers(
         ended_at = CASE WHEN r.lost_leases + 1 < $1 THEN r.ended_at ELSE ${NOW} END,
         lost_leases = r.lost_leases + 1, worker_id = NULL, lease_expires_at = NULL
       FROM expired WHERE r.id = expired.id
-      RETURNING r.set_id, r.status`,
+      RETURNING r.set_id, r.status, expired.status AS previous`,
     values: [maxLostLeases, error],
   });
   return rows;

@@ -5,9 +5,10 @@
  * planning around `? IS NULL OR …`.
  */
 import type Database from 'better-sqlite3';
-import type { ApiKeyRecord, VariableValue } from '../../core/types.js';
+import type { ApiKeyRecord, TestRunSetRecord, VariableValue } from '../../core/types.js';
 import { decodeCursor, encodeCursor, type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
 import type { SetRow } from './statements.js';
+import { settle } from './settle.js';
 
 const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail';
 
@@ -29,7 +30,10 @@ export class SqliteBrowse {
   private readonly findSessionRow: Database.Statement;
   private readonly deleteSessionRow: Database.Statement;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly toSet: (row: SetRow) => TestRunSetRecord,
+  ) {
     this.overrides = db.prepare('SELECT overrides FROM test_run_sets WHERE id = ?');
     this.insertSession = db.prepare(`
       INSERT INTO sessions (id_hash, key_id, csrf_token, created_at, expires_at)
@@ -43,8 +47,31 @@ export class SqliteBrowse {
     this.deleteSessionRow = db.prepare('DELETE FROM sessions WHERE id_hash = ?');
   }
 
-  /** Rows of one page (fetching one extra to know whether another page follows). */
-  listSets(query: ListSetsQuery): { rows: SetRow[]; nextCursor: string | null } {
+  listSets(query: ListSetsQuery): Promise<SetPage> {
+    return settle(() => this.listPage(query));
+  }
+
+  getSetOverrides(id: string): Promise<Record<string, VariableValue> | undefined> {
+    return settle(() => {
+      const row = this.overrides.get(id) as { overrides: string } | undefined;
+      return row ? (JSON.parse(row.overrides) as Record<string, VariableValue>) : undefined;
+    });
+  }
+
+  createSession(session: NewSession): Promise<SessionRecord> {
+    return settle(() => this.insert(session));
+  }
+
+  findSession(idHash: string): Promise<SessionRecord | undefined> {
+    return settle(() => this.find(idHash));
+  }
+
+  deleteSession(idHash: string): Promise<void> {
+    return settle(() => void this.deleteSessionRow.run(idHash));
+  }
+
+  /** One page, fetching one extra row to know whether another page follows. */
+  private listPage(query: ListSetsQuery): SetPage {
     const where: string[] = [];
     const params: Record<string, string | number> = { limit: query.limit + 1 };
     if (query.env !== undefined) {
@@ -65,15 +92,10 @@ export class SqliteBrowse {
     const more = rows.length > query.limit;
     const page = more ? rows.slice(0, query.limit) : rows;
     const last = page[page.length - 1];
-    return { rows: page, nextCursor: more && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null };
+    return { sets: page.map(this.toSet), nextCursor: more && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null };
   }
 
-  getSetOverrides(id: string): Record<string, VariableValue> | undefined {
-    const row = this.overrides.get(id) as { overrides: string } | undefined;
-    return row ? (JSON.parse(row.overrides) as Record<string, VariableValue>) : undefined;
-  }
-
-  createSession(session: NewSession): SessionRecord {
+  private insert(session: NewSession): SessionRecord {
     const now = Date.now();
     const expiresAt = now + session.ttlMs;
     this.db.transaction(() => {
@@ -86,12 +108,12 @@ export class SqliteBrowse {
         expires_at: expiresAt,
       });
     }).immediate();
-    const found = this.findSession(session.idHash);
+    const found = this.find(session.idHash);
     if (!found) throw new Error('the session vanished right after it was stored (was its key revoked?)');
     return found;
   }
 
-  findSession(idHash: string): SessionRecord | undefined {
+  private find(idHash: string): SessionRecord | undefined {
     const row = this.findSessionRow.get(idHash, Date.now()) as SessionRow | undefined;
     if (!row) return undefined;
     const key: ApiKeyRecord = {
@@ -102,10 +124,6 @@ export class SqliteBrowse {
       revokedAt: row.revoked_at,
     };
     return { key, csrfToken: row.csrf_token, expiresAt: new Date(row.expires_at).toISOString() };
-  }
-
-  deleteSession(idHash: string): void {
-    this.deleteSessionRow.run(idHash);
   }
 
   private listing(where: string[]): Database.Statement {

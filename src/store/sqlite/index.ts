@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { canMoveMember, deriveSetStatus, type Counts, type RunState } from '../../core/states.js';
 import type {
   ApiKeyRecord,
+  ArtifactRecord,
   ClaimedRun,
   NewTestRunSet,
   RunOutcome,
@@ -22,13 +23,17 @@ import type {
   TestType,
   VariableValue,
 } from '../../core/types.js';
-import { WORKER_LOST, type ClaimRequest,
+import { batchKeyOf } from '../../core/batch.js';
+import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest,
   type CreatedOnce,
   type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
 import { prepareStatements, type Statements, type SetRow, type RunRow, type KeyRow } from './statements.js';
 import { SqliteBrowse } from './browse.js';
+import { settle } from './settle.js';
+import { SqliteBatches } from './batches.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
 
 
@@ -39,9 +44,20 @@ export class SqliteStore implements Store {
   private sql!: Statements;
   private idem!: IdempotencyStatements;
   private browse!: SqliteBrowse;
+  private batches!: SqliteBatches;
 
-  constructor(readonly file: string) {
+  private releaseLock: (() => void) | undefined;
+
+  /**
+   * `owner: true` (runset serve) takes the data dir's lock: one serving process per
+   * file. Others (the keys command) only read and write keys beside it.
+   */
+  constructor(
+    readonly file: string,
+    private readonly opts: { owner?: boolean } = {},
+  ) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+    if (opts.owner && file !== ':memory:') this.releaseLock = acquireLock(`${file}.lock`);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -61,14 +77,20 @@ export class SqliteStore implements Store {
     const pending = SQLITE_MIGRATIONS.filter((m) => !applied.has(m.version)).sort((a, b) => a.version - b.version);
     for (const m of pending) apply.immediate(m);
     this.sql = prepareStatements(this.db);
+    // The owner holds the lock, so any lease in the file belongs to a process that
+    // died: expire them now and the first reap gives them back (counting a lost lease).
+    if (this.opts.owner) this.db.prepare('UPDATE test_runs SET lease_expires_at = 0 WHERE lease_expires_at IS NOT NULL').run();
     this.idem = prepareIdempotency(this.db);
-    this.browse = new SqliteBrowse(this.db);
+    this.browse = new SqliteBrowse(this.db, toSet);
+    this.batches = new SqliteBatches(this.db, (setId, from, to, at) => this.moveSetCounts(setId, from, to, at));
     return Promise.resolve();
   }
 
   close(): Promise<void> {
     this.wake.removeAllListeners();
     if (this.db.open) this.db.close();
+    this.releaseLock?.();
+    this.releaseLock = undefined;
     return Promise.resolve();
   }
 
@@ -138,6 +160,7 @@ export class SqliteStore implements Store {
         name: run.spec.name,
         type: run.spec.type,
         spec: JSON.stringify(run.spec),
+        batch_key: batchKeyOf(run.spec),
       });
     }
   }
@@ -151,30 +174,12 @@ export class SqliteStore implements Store {
     return Promise.resolve((this.sql.listRuns.all(setId) as RunRow[]).map(toRun));
   }
 
-  // ── dashboard ──
-
-  listSets(query: ListSetsQuery): Promise<SetPage> {
-    return settle(() => {
-      const { rows, nextCursor } = this.browse.listSets(query);
-      return { sets: rows.map(toSet), nextCursor };
-    });
-  }
-
-  getSetOverrides(id: string): Promise<Record<string, VariableValue> | undefined> {
-    return settle(() => this.browse.getSetOverrides(id));
-  }
-
-  createSession(session: NewSession): Promise<SessionRecord> {
-    return settle(() => this.browse.createSession(session));
-  }
-
-  findSession(idHash: string): Promise<SessionRecord | undefined> {
-    return settle(() => this.browse.findSession(idHash));
-  }
-
-  deleteSession(idHash: string): Promise<void> {
-    return settle(() => this.browse.deleteSession(idHash));
-  }
+  // ── dashboard: listing sets, overrides, sessions (./browse.ts) ──
+  listSets = (query: ListSetsQuery): Promise<SetPage> => this.browse.listSets(query);
+  getSetOverrides = (id: string): Promise<Record<string, VariableValue> | undefined> => this.browse.getSetOverrides(id);
+  createSession = (session: NewSession): Promise<SessionRecord> => this.browse.createSession(session);
+  findSession = (idHash: string): Promise<SessionRecord | undefined> => this.browse.findSession(idHash);
+  deleteSession = (idHash: string): Promise<void> => this.browse.deleteSession(idHash);
 
   // ── scheduling ──
 
@@ -189,9 +194,9 @@ export class SqliteStore implements Store {
           worker_id: req.workerId,
           lease_expires_at: Date.now() + req.leaseMs,
           at,
-        }) as { claims: number; spec: string } | undefined;
+        }) as { claims: number; spec: string; batch_key: string | null } | undefined;
         if (!taken) continue;
-        this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at);
+        if (taken.batch_key === null) this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
         const vars = this.sql.setVariables.get(row.set_id) as { variables: string };
         out.push({
           id: row.id,
@@ -200,11 +205,20 @@ export class SqliteStore implements Store {
           variables: JSON.parse(vars.variables) as ClaimedRun['variables'],
           claim: taken.claims,
           workerId: req.workerId,
+          batchKey: taken.batch_key,
         });
       }
       return out;
     }).immediate();
     return Promise.resolve(claimed);
+  }
+
+  claimBatch(req: BatchClaimRequest): Promise<ClaimedRun[]> {
+    return settle(() => this.db.transaction(() => this.batches.claimBatch(req)).immediate());
+  }
+
+  startRun(lease: LeaseRef): Promise<boolean> {
+    return settle(() => this.db.transaction(() => this.batches.startRun(lease, now())).immediate());
   }
 
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
@@ -221,6 +235,9 @@ export class SqliteStore implements Store {
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
     const done = this.db.transaction((): boolean => {
       const at = now();
+      const fence = { id: lease.runId, worker_id: lease.workerId, claims: lease.claim };
+      const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
+      if (!held) return false;
       const row = this.sql.finishRun.get({
         id: lease.runId,
         worker_id: lease.workerId,
@@ -233,10 +250,11 @@ export class SqliteStore implements Store {
         at,
       }) as { set_id: string } | undefined;
       if (!row) return false;
-      this.moveSetCounts(row.set_id, 'RUNNING', outcome.status, at);
+      this.moveSetCounts(row.set_id, held.status, outcome.status, at);
+      this.batches.insertArtifacts(lease.runId, row.set_id, outcome.artifacts ?? [], at);
       return true;
-    }).immediate();
-    return Promise.resolve(done);
+    });
+    return settle(() => done.immediate());
   }
 
   releaseRuns(leases: LeaseRef[]): Promise<number> {
@@ -244,11 +262,11 @@ export class SqliteStore implements Store {
       const at = now();
       let n = 0;
       for (const lease of leases) {
-        const row = this.sql.releaseRun.get({ id: lease.runId, worker_id: lease.workerId, claims: lease.claim }) as
-          | { set_id: string }
-          | undefined;
-        if (!row) continue;
-        this.moveSetCounts(row.set_id, 'RUNNING', 'WAITING', at);
+        const fence = { id: lease.runId, worker_id: lease.workerId, claims: lease.claim };
+        const held = this.sql.leaseStatus.get(fence) as { status: RunState } | undefined;
+        const row = this.sql.releaseRun.get(fence) as { set_id: string } | undefined;
+        if (!row || !held) continue;
+        if (held.status === 'RUNNING') this.moveSetCounts(row.set_id, 'RUNNING', 'WAITING', at);
         n++;
       }
       return n;
@@ -260,16 +278,16 @@ export class SqliteStore implements Store {
   reapExpired(maxLostLeases: number): Promise<ReapResult> {
     const result = this.db.transaction((): ReapResult => {
       const at = now();
-      const expired = this.sql.expiredRuns.all(Date.now()) as { id: string; set_id: string; claims: number; lost_leases: number }[];
+      const expired = this.sql.expiredRuns.all(Date.now()) as { id: string; set_id: string; status: RunState; claims: number; lost_leases: number }[];
       const res: ReapResult = { requeued: 0, failed: 0 };
       for (const run of expired) {
         if (run.lost_leases + 1 < maxLostLeases) {
           this.sql.requeueRun.run({ id: run.id, claims: run.claims });
-          this.moveSetCounts(run.set_id, 'RUNNING', 'WAITING', at);
+          if (run.status === 'RUNNING') this.moveSetCounts(run.set_id, 'RUNNING', 'WAITING', at); // a reserved one stays WAITING
           res.requeued++;
         } else {
           this.sql.failLostRun.run({ id: run.id, claims: run.claims, at, error: WORKER_LOST });
-          this.moveSetCounts(run.set_id, 'RUNNING', 'FAIL', at);
+          this.moveSetCounts(run.set_id, run.status, 'FAIL', at);
           res.failed++;
         }
       }
@@ -277,6 +295,20 @@ export class SqliteStore implements Store {
     }).immediate();
     if (result.requeued > 0) this.wake.emit('waiting');
     return Promise.resolve(result);
+  }
+
+  // ── artifacts ──
+
+  listArtifacts(setId: string): Promise<ArtifactRecord[]> {
+    return settle(() => this.batches.listArtifacts(setId));
+  }
+
+  getArtifact(id: string): Promise<ArtifactRecord | undefined> {
+    return settle(() => this.batches.getArtifact(id));
+  }
+
+  deleteArtifactsBefore(before: string, limit: number): Promise<ArtifactRecord[]> {
+    return settle(() => this.db.transaction(() => this.batches.deleteArtifactsBefore(before, limit)).immediate());
   }
 
   // ── wake-ups ──
@@ -315,15 +347,6 @@ export class SqliteStore implements Store {
 
 function now(): string {
   return new Date().toISOString();
-}
-
-/** Runs synchronous store work, turning a throw into a rejected promise as an async backend would. */
-function settle<T>(work: () => T): Promise<T> {
-  try {
-    return Promise.resolve(work());
-  } catch (err) {
-    return Promise.reject(err as Error);
-  }
 }
 
 function countsOf(row: SetRow): Counts {

@@ -59,6 +59,34 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
     `,
   },
   {
+    version: 2,
+    name: 'batched members (Playwright cases) and artifacts',
+    sql: `
+      -- Members with a batch key run together in one executor call (the cases of a
+      -- Playwright suite). They are claimed *reserved*: leased (worker_id and
+      -- lease_expires_at set) but still WAITING until their test case begins.
+      ALTER TABLE test_runs ADD COLUMN batch_key TEXT;
+      CREATE INDEX test_runs_batch ON test_runs(set_id, batch_key) WHERE status = 'WAITING' AND worker_id IS NULL;
+      -- Every leased member, running or reserved, for the reaper.
+      CREATE INDEX test_runs_leased ON test_runs(lease_expires_at) WHERE lease_expires_at IS NOT NULL;
+
+      -- Screenshots, traces and videos: metadata here, bytes in the artifact blob
+      -- store (files under the data dir) at 'location'.
+      CREATE TABLE artifacts (
+        id           TEXT PRIMARY KEY,
+        run_id       TEXT NOT NULL REFERENCES test_runs(id),
+        set_id       TEXT NOT NULL,
+        name         TEXT NOT NULL,
+        content_type TEXT NOT NULL,
+        size         INTEGER NOT NULL,
+        location     TEXT NOT NULL,
+        created_at   TEXT NOT NULL
+      );
+      CREATE INDEX artifacts_by_set ON artifacts(set_id, run_id);
+      CREATE INDEX artifacts_by_age ON artifacts(created_at);
+    `,
+  },
+  {
     version: 4,
     name: 'idempotency keys',
     sql: `

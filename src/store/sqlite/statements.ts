@@ -1,7 +1,7 @@
 /**
  * The SQLite store's SQL, as named prepared statements. Every worker write is
  * fenced by (worker_id, claims): a worker whose lease was taken over matches no
- * row and so changes nothing.
+ * row and so changes nothing. Batches and artifacts are in ./batches.ts.
  */
 import type Database from 'better-sqlite3';
 import type { RunState } from '../../core/states.js';
@@ -45,12 +45,14 @@ export interface KeyRow {
 export type Statements = Record<
   | 'insertKey' | 'listKeys' | 'revokeKey' | 'keyExists' | 'findKey' | 'touchKey'
   | 'insertSet' | 'insertRun' | 'getSet' | 'setVariables' | 'updateSetProgress' | 'listRuns'
-  | 'waitingRuns' | 'claimRun' | 'heartbeat' | 'finishRun' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
+  | 'waitingRuns' | 'claimRun' | 'heartbeat' | 'leaseStatus' | 'finishRun' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
   Database.Statement
 >;
 
 export function prepareStatements(db: Database.Database): Statements {
-  const fenced = 'id = @id AND worker_id = @worker_id AND claims = @claims AND status = \'RUNNING\'';
+  // A lease covers RUNNING members and reserved ones (WAITING, leased, not begun:
+  // see claimRun); a member nobody holds has worker_id NULL and matches neither.
+  const fenced = 'id = @id AND worker_id = @worker_id AND claims = @claims AND status IN (\'WAITING\', \'RUNNING\')';
   return {
     insertKey: db.prepare('INSERT INTO api_keys (id, name, hash, created_at) VALUES (@id, @name, @hash, @created_at)'),
     listKeys: db.prepare('SELECT id, name, created_at, last_used_at, revoked_at FROM api_keys ORDER BY created_at, id'),
@@ -65,8 +67,8 @@ export function prepareStatements(db: Database.Database): Statements {
       INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id)
       VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id)`),
     insertRun: db.prepare(`
-      INSERT INTO test_runs (id, set_id, position, name, type, spec, status)
-      VALUES (@id, @set_id, @position, @name, @type, @spec, 'WAITING')`),
+      INSERT INTO test_runs (id, set_id, position, name, type, spec, status, batch_key)
+      VALUES (@id, @set_id, @position, @name, @type, @spec, 'WAITING', @batch_key)`),
     getSet: db.prepare(`
       SELECT id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail
       FROM test_run_sets WHERE id = ?`),
@@ -80,14 +82,17 @@ export function prepareStatements(db: Database.Database): Statements {
       SELECT id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output
       FROM test_runs WHERE set_id = ? ORDER BY position`),
 
-    waitingRuns: db.prepare("SELECT id, set_id FROM test_runs WHERE status = 'WAITING' ORDER BY rowid LIMIT ?"),
+    waitingRuns: db.prepare("SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL ORDER BY rowid LIMIT ?"),
+    // A member with a batch key is claimed reserved: leased but still WAITING, until its case begins.
     claimRun: db.prepare(`
-      UPDATE test_runs SET status = 'RUNNING', claims = claims + 1, worker_id = @worker_id,
-        lease_expires_at = @lease_expires_at, started_at = COALESCE(started_at, @at)
-      WHERE id = @id AND status = 'WAITING'
-      RETURNING claims, spec`),
+      UPDATE test_runs SET status = CASE WHEN batch_key IS NULL THEN 'RUNNING' ELSE 'WAITING' END,
+        claims = claims + 1, worker_id = @worker_id, lease_expires_at = @lease_expires_at,
+        started_at = CASE WHEN batch_key IS NULL THEN COALESCE(started_at, @at) ELSE started_at END
+      WHERE id = @id AND status = 'WAITING' AND worker_id IS NULL
+      RETURNING claims, spec, batch_key`),
     heartbeat: db.prepare(`
       UPDATE test_runs SET lease_expires_at = @lease_expires_at, attempts = @attempts WHERE ${fenced}`),
+    leaseStatus: db.prepare(`SELECT status, set_id FROM test_runs WHERE ${fenced}`),
     finishRun: db.prepare(`
       UPDATE test_runs SET status = @status, attempts = @attempts, error = @error, output = @output,
         duration_ms = @duration_ms, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
@@ -98,13 +103,13 @@ export function prepareStatements(db: Database.Database): Statements {
       WHERE ${fenced}
       RETURNING set_id`),
     expiredRuns: db.prepare(`
-      SELECT id, set_id, claims, lost_leases FROM test_runs
-      WHERE status = 'RUNNING' AND lease_expires_at < ?`),
+      SELECT id, set_id, status, claims, lost_leases FROM test_runs
+      WHERE lease_expires_at < ? AND status IN ('WAITING', 'RUNNING')`),
     requeueRun: db.prepare(`
       UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL, lost_leases = lost_leases + 1
-      WHERE id = @id AND claims = @claims AND status = 'RUNNING'`),
+      WHERE id = @id AND claims = @claims AND status IN ('WAITING', 'RUNNING')`),
     failLostRun: db.prepare(`
       UPDATE test_runs SET status = 'FAIL', error = @error, lost_leases = lost_leases + 1, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
-      WHERE id = @id AND claims = @claims AND status = 'RUNNING'`),
+      WHERE id = @id AND claims = @claims AND status IN ('WAITING', 'RUNNING')`),
   };
 }

@@ -1,0 +1,302 @@
+/**
+ * bench:dispatch — how fast runset starts and gets through `command` runs.
+ *
+ * 1. Dispatch: create-to-first-RUNNING latency of single-member sets, each
+ *    created while a worker slot is free (the previous set has ended). Measured
+ *    by the server (member startedAt − set createdAt) and as the client sees it
+ *    (POST sent → first status GET that is no longer WAITING, polled in a tight
+ *    loop). Budget (DESIGN.md): median ≤ 50 ms.
+ * 2. Overhead: wall time of one set of 1,000 `true` members (set createdAt →
+ *    endedAt) against, in the same run and at the same concurrency, a bare
+ *    Node loop spawning the same commands (stdio piped, as any runner that
+ *    keeps output must) and `seq 1000 | xargs -P<workers> -n1 true`.
+ *    Budget: runset ≤ 1.3 × the bare Node loop; the xargs ratio is reported.
+ *
+ * Stores: SQLite (`runset serve`, API and workers in one process) always;
+ * PostgreSQL (`serve --no-workers` + `runset worker`, wake-ups by LISTEN/NOTIFY)
+ * when RUNSET_BENCH_DATABASE_URL or RUNSET_TEST_DATABASE_URL is set, on a schema
+ * of its own that is dropped at the end.
+ *
+ * CPU time per member (user + sys of runset's own processes, from /proc; of this
+ * process for the bare loop) is printed beside the wall times: on a small or busy
+ * machine it tells overhead from waiting.
+ *
+ * Knobs: BENCH_WORKERS (default: cores), BENCH_SETS (50), BENCH_MEMBERS (1000),
+ * BENCH_ROUNDS (5, medians are reported).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { newToken } from '../src/auth/keys.js';
+import { CLI, tempDir } from '../test/helpers/server.js';
+
+const WORKERS = Number(process.env.BENCH_WORKERS ?? availableParallelism());
+const SETS = Number(process.env.BENCH_SETS ?? 50);
+const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const PG_URL = process.env.RUNSET_BENCH_DATABASE_URL || process.env.RUNSET_TEST_DATABASE_URL || undefined;
+
+interface Target {
+  name: string;
+  url: string;
+  key: string;
+  procs: ChildProcess[];
+  close(): Promise<void>;
+}
+
+interface Status {
+  status: string;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+// ── processes ──
+
+function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ proc: ChildProcess; match: string }> {
+  const proc = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m) resolve({ proc, match: m[1]! });
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.on('exit', (code) => reject(new Error(`runset ${args[0]} exited ${code}:\n${out}`)));
+  });
+}
+
+function stopChild(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    proc.once('exit', () => resolve());
+    proc.kill('SIGTERM');
+  });
+}
+
+function childEnv(key: string): NodeJS.ProcessEnv {
+  return { ...process.env, RUNSET_BOOTSTRAP_KEY: key, RUNSET_LOG_LEVEL: 'warn', RUNSET_SETS_PER_MINUTE: '1000000' };
+}
+
+async function sqliteTarget(config: string, dir: string): Promise<Target> {
+  const key = newToken();
+  const api = await startChild(
+    ['serve', '--port', '0', '--config', config, '--data-dir', path.join(dir, 'data'), '--workers', String(WORKERS)],
+    childEnv(key),
+    /API at (http:\/\/\S+\/api)/,
+  );
+  return { name: 'sqlite', url: api.match, key, procs: [api.proc], close: () => stopChild(api.proc) };
+}
+
+async function postgresTarget(config: string, url: string): Promise<Target> {
+  const key = newToken();
+  const schema = `runset_bench_${randomBytes(5).toString('hex')}`;
+  const db = ['--database-url', url, '--database-schema', schema, '--config', config];
+  const api = await startChild(['serve', '--no-workers', '--port', '0', ...db], childEnv(key), /API at (http:\/\/\S+\/api)/);
+  const worker = await startChild(['worker', '--workers', String(WORKERS), ...db], childEnv(key), /worker (\S+) with/);
+  return {
+    name: 'postgres',
+    url: api.match,
+    key,
+    procs: [api.proc, worker.proc],
+    async close() {
+      await stopChild(worker.proc);
+      await stopChild(api.proc);
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
+    },
+  };
+}
+
+// ── talking to runset ──
+
+async function call<T>(t: Target, method: string, route: string, body?: unknown): Promise<T> {
+  const res = await fetch(t.url + route, {
+    method,
+    headers: { authorization: `Bearer ${t.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status !== 200) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+const create = async (t: Target, env: string) => (await call<{ testRunSetId: string }>(t, 'POST', '/v0/test-run-sets', { env })).testRunSetId;
+const status = (t: Target, id: string) => call<Status>(t, 'GET', `/v0/test-run-sets/${id}`);
+const ended = (s: Status) => s.status === 'SUCCESS' || s.status === 'FAIL';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitEnded(t: Target, id: string, everyMs: number): Promise<Status> {
+  for (;;) {
+    const s = await status(t, id);
+    if (ended(s)) {
+      if (s.status !== 'SUCCESS') throw new Error(`set ${id} ended ${s.status}`);
+      return s;
+    }
+    await sleep(everyMs);
+  }
+}
+
+/** One single-member set: server-side (startedAt − createdAt) and client-observed latency, ms. */
+async function dispatchOnce(t: Target): Promise<{ server: number; client: number }> {
+  const t0 = performance.now();
+  const id = await create(t, 'one');
+  let s = await status(t, id);
+  while (s.status === 'WAITING') s = await status(t, id);
+  const client = performance.now() - t0;
+  s = ended(s) ? s : await waitEnded(t, id, 2);
+  const runs = await call<{ testRuns: Array<{ startedAt: string }> }>(t, 'GET', `/v0/test-run-sets/${id}/test-runs`);
+  return { server: Date.parse(runs.testRuns[0]!.startedAt) - Date.parse(s.createdAt), client };
+}
+
+async function dispatch(t: Target): Promise<{ server: number[]; client: number[] }> {
+  for (let i = 0; i < 5; i++) await dispatchOnce(t); // warm-up
+  const out = { server: [] as number[], client: [] as number[] };
+  for (let i = 0; i < SETS; i++) {
+    await sleep(20); // every slot idle, the worker back to waiting for a wake-up
+    const d = await dispatchOnce(t);
+    out.server.push(d.server);
+    out.client.push(d.client);
+  }
+  return out;
+}
+
+/** CPU time (user + sys) a process has used so far, ms; 0 where there is no /proc. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return 0;
+  }
+}
+
+interface Measure {
+  wall: number;
+  cpu: number;
+}
+
+/**
+ * One set of MEMBERS `true` runs: wall by the server's clock (createdAt → endedAt,
+ * so polling granularity does not count; polled gently, since each poll costs the
+ * server CPU) and CPU used by runset's processes meanwhile, ms.
+ */
+async function bigSet(t: Target): Promise<Measure> {
+  const cpu0 = t.procs.reduce((sum, p) => sum + cpuMs(p.pid), 0);
+  const id = await create(t, 'many');
+  const s = await waitEnded(t, id, 100);
+  const cpu = t.procs.reduce((sum, p) => sum + cpuMs(p.pid), 0) - cpu0;
+  return { wall: Date.parse(s.endedAt!) - Date.parse(s.createdAt), cpu };
+}
+
+// ── baselines ──
+
+function spawnTrue(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('true', [], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`true exited ${code}`))));
+  });
+}
+
+async function bareNodeLoop(): Promise<Measure> {
+  let next = 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: WORKERS }, async () => {
+      while (next < MEMBERS) {
+        next++;
+        await spawnTrue();
+      }
+    }),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  return { wall: performance.now() - t0, cpu: (cpu.user + cpu.system) / 1000 };
+}
+
+function xargs(): number {
+  const t0 = performance.now();
+  const res = spawnSync('sh', ['-c', `seq ${MEMBERS} | xargs -P${WORKERS} -n1 true`], { stdio: 'ignore' });
+  if (res.status !== 0) throw new Error(`xargs exited ${res.status}`);
+  return performance.now() - t0;
+}
+
+// ── figures ──
+
+function quantile(xs: number[], q: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+const median = (xs: number[]) => quantile(xs, 0.5);
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const verdict = (ok: boolean) => (ok ? 'OK' : 'OVER BUDGET');
+
+const dir = tempDir('runset-bench-dispatch-');
+const config = path.join(dir, 'runset.config.yaml');
+const many = Array.from({ length: MEMBERS }, (_, i) => `  - { name: t${String(i).padStart(4, '0')}, type: command, run: ["true"], environments: [many] }`);
+writeFileSync(
+  config,
+  `environments:\n  one: { variables: {} }\n  many: { variables: {} }\ntests:\n  - { name: dispatch, type: command, run: ["true"], environments: [one] }\n${many.join('\n')}\n`,
+);
+
+console.log(`bench:dispatch — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
+console.log(`${WORKERS} worker slot(s); dispatch over ${SETS} single-member sets; ${MEMBERS} members, ${ROUNDS} round(s), medians`);
+if (!PG_URL) console.log('PostgreSQL: skipped (set RUNSET_BENCH_DATABASE_URL or RUNSET_TEST_DATABASE_URL)');
+
+const targets: Target[] = [];
+let failed = false;
+try {
+  targets.push(await sqliteTarget(config, dir));
+  if (PG_URL) targets.push(await postgresTarget(config, PG_URL));
+
+  for (const t of targets) {
+    const d = await dispatch(t);
+    const m = median(d.server);
+    console.log(
+      `dispatch ${t.name}: median ${ms(m)}, p95 ${ms(quantile(d.server, 0.95))}, max ${ms(Math.max(...d.server))} (startedAt − createdAt); ` +
+        `client-observed median ${ms(median(d.client))}, p95 ${ms(quantile(d.client, 0.95))} — budget median ≤ 50 ms ${verdict(m <= 50)}`,
+    );
+    failed ||= m > 50;
+  }
+
+  const runs: Record<string, Measure[]> = { node: [], xargs: [] };
+  for (const t of targets) runs[t.name] = [];
+  const show = (m: Measure) => (m.cpu > 0 ? `${ms(m.wall)} (cpu ${ms(m.cpu)})` : ms(m.wall));
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.node!.push(await bareNodeLoop());
+    runs.xargs!.push({ wall: xargs(), cpu: 0 });
+    for (const t of targets) runs[t.name]!.push(await bigSet(t));
+    console.log(`round ${round + 1}: ${Object.entries(runs).map(([k, v]) => `${k} ${show(v[round]!)}`).join(' | ')}`);
+  }
+  const wall = (name: string) => median(runs[name]!.map((m) => m.wall));
+  const cpuPerMember = (name: string) => median(runs[name]!.map((m) => m.cpu)) / MEMBERS;
+  const node = wall('node');
+  const xa = wall('xargs');
+  console.log(
+    `${MEMBERS} × true at ${WORKERS}: bare Node loop ${ms(node)} (cpu ${cpuPerMember('node').toFixed(2)} ms/member), ` +
+      `xargs -P${WORKERS} ${ms(xa)} (Node/xargs ${(node / xa).toFixed(2)}×)`,
+  );
+  for (const t of targets) {
+    const w = wall(t.name);
+    const ratio = w / node;
+    console.log(
+      `${MEMBERS} × true on runset ${t.name}: ${ms(w)} = ${ratio.toFixed(2)}× the bare Node loop (budget ≤ 1.30×) ${verdict(ratio <= 1.3)}, ` +
+        `${(w / xa).toFixed(2)}× xargs; +${((w - node) / MEMBERS).toFixed(2)} ms wall and ${cpuPerMember(t.name).toFixed(2)} ms cpu per member`,
+    );
+    failed ||= ratio > 1.3;
+  }
+} finally {
+  for (const t of targets.reverse()) await t.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+if (failed) process.exitCode = 1;

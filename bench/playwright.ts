@@ -1,0 +1,139 @@
+/**
+ * bench:playwright — a set of N Playwright specs through runset, against the
+ * same specs with one `npx playwright test --workers=W`, alternated round by
+ * round on the same machine, same system Chromium. Budget (DESIGN.md): runset's
+ * wall time ≤ 1.25 × Playwright's alone.
+ *
+ * runset's time runs from the create request to the poll that sees SUCCESS (what
+ * a CI job waits); Playwright's from spawn to exit. Each spec opens a page from a
+ * local server, fills a form and checks the answer: real browser work, no network.
+ *
+ * BENCH_SPECS (20), BENCH_WORKERS (2), BENCH_ROUNDS (3).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { CLI, tempDir } from '../test/helpers/server.js';
+import { newToken } from '../src/auth/keys.js';
+import { CHROMIUM_ARGS, DEFAULT_CHROMIUM, browserProblem } from '../src/executors/playwright/chromium.js';
+
+const SPECS = Number(process.env.BENCH_SPECS ?? 20);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CHROMIUM = process.env.RUNSET_CHROMIUM || DEFAULT_CHROMIUM;
+const PLAYWRIGHT_CLI = path.join(path.dirname(createRequire(import.meta.url).resolve('@playwright/test/package.json')), 'cli.js');
+const MODULES = path.resolve(path.dirname(PLAYWRIGHT_CLI), '..', '..');
+
+const PAGE = `<!doctype html><title>bench</title><h1>Order</h1>
+<form><label>Name <input name="name"></label><button>Send</button></form><p role="status"></p>
+<script>document.querySelector('form').onsubmit = (e) => { e.preventDefault();
+  document.querySelector('[role=status]').textContent = 'Thanks ' + new FormData(e.target).get('name'); };</script>`;
+
+/** The suite as a user would have it: it already points Playwright at the system Chromium. */
+function writeSuite(dir: string): void {
+  mkdirSync(path.join(dir, 'tests'), { recursive: true });
+  writeFileSync(path.join(dir, 'playwright.config.ts'), `
+import { defineConfig } from '@playwright/test';
+export default defineConfig({
+  testDir: 'tests',
+  use: { launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ${JSON.stringify(CHROMIUM_ARGS)} } },
+});
+`);
+  for (let i = 0; i < SPECS; i++) {
+    writeFileSync(path.join(dir, 'tests', `spec${String(i).padStart(2, '0')}.spec.ts`), `
+import { test, expect } from '@playwright/test';
+test('order ${i}', async ({ page }) => {
+  await page.goto(process.env.BASE_URL!);
+  await page.getByLabel('Name').fill('customer ${i}');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(page.getByRole('status')).toHaveText('Thanks customer ${i}');
+});
+`);
+  }
+}
+
+function startPageServer(): Promise<{ server: Server; url: string }> {
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE));
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    resolve({ server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/` });
+  }));
+}
+
+function startRunset(configPath: string, dataDir: string, key: string): Promise<{ proc: ChildProcess; url: string }> {
+  const proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--config', configPath, '--data-dir', dataDir, '--workers', String(WORKERS)], {
+    env: { ...process.env, RUNSET_BOOTSTRAP_KEY: key, RUNSET_LOG_LEVEL: 'warn', RUNSET_CHROMIUM: CHROMIUM },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /API at (http:\/\/\S+\/api)/.exec(out);
+      if (m) resolve({ proc, url: m[1]! });
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.on('exit', (code) => reject(new Error(`runset exited ${code}: ${out}`)));
+  });
+}
+
+async function runsetRound(url: string, key: string): Promise<number> {
+  const auth = { authorization: `Bearer ${key}` };
+  const started = performance.now();
+  const created = (await (await fetch(`${url}/v0/test-run-sets`, {
+    method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ env: 'bench' }),
+  })).json()) as { testRunSetId: string };
+  for (;;) {
+    const status = (await (await fetch(`${url}/v0/test-run-sets/${created.testRunSetId}`, { headers: auth })).json()) as { status: string };
+    if (status.status === 'SUCCESS') return performance.now() - started;
+    if (status.status === 'FAIL') throw new Error(`the runset set failed: ${created.testRunSetId}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function playwrightRound(suiteDir: string, baseUrl: string): Promise<number> {
+  const started = performance.now();
+  // What `npx playwright test --workers=W` runs; NODE_PATH because the suite has no node_modules of its own.
+  const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', `--workers=${WORKERS}`, '--reporter=dot'], {
+    cwd: suiteDir, env: { ...process.env, BASE_URL: baseUrl, NODE_PATH: MODULES }, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`playwright test exited ${code}: ${err}`)))));
+}
+
+const problem = browserProblem(CHROMIUM);
+if (problem) {
+  console.log(`bench:playwright skipped: ${problem}`);
+  process.exit(0);
+}
+const dir = tempDir('runset-bench-pw-');
+const suiteDir = path.join(dir, 'suite');
+writeSuite(suiteDir);
+const page = await startPageServer();
+const configPath = path.join(dir, 'runset.config.yaml');
+writeFileSync(configPath, `environments:\n  bench: { variables: { BASE_URL: "${page.url}" } }\ntests:\n  - { name: bench, type: playwright, dir: suite, workers: ${WORKERS} }\n`);
+const key = newToken();
+const runset = await startRunset(configPath, path.join(dir, 'data'), key);
+console.log(`bench:playwright — ${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, node ${process.version}, ${SPECS} specs, workers ${WORKERS}, Chromium ${CHROMIUM}`);
+const times = { runset: [] as number[], playwright: [] as number[] };
+try {
+  await playwrightRound(suiteDir, page.url); // warm-up: Playwright's compile cache, the page cache of Chromium's files
+  await runsetRound(runset.url, key);
+  for (let i = 0; i < ROUNDS; i++) {
+    times.playwright.push(await playwrightRound(suiteDir, page.url));
+    times.runset.push(await runsetRound(runset.url, key));
+    console.log(`round ${i + 1}: playwright test ${(times.playwright[i]! / 1000).toFixed(2)} s | runset ${(times.runset[i]! / 1000).toFixed(2)} s`);
+  }
+} finally {
+  runset.proc.kill('SIGTERM');
+  page.server.close();
+}
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const ratio = mean(times.runset) / mean(times.playwright);
+console.log(`mean: playwright test ${(mean(times.playwright) / 1000).toFixed(2)} s, runset ${(mean(times.runset) / 1000).toFixed(2)} s`);
+console.log(`runset/playwright wall-time ratio: ${ratio.toFixed(2)} (budget ≤ 1.25) ${ratio <= 1.25 ? 'OK' : 'OVER BUDGET'}`);

@@ -1,0 +1,73 @@
+/**
+ * GET /api/v0/artifacts/{id} — one artifact's bytes (a failure's screenshot,
+ * trace, video), streamed with its content type, behind the same credential
+ * check as every /v0 route. Listed per member by GET …/test-runs.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { RunsetError } from '../../core/errors.js';
+import type { ArtifactRecord } from '../../core/types.js';
+import type { Artifact } from '../../core/wire.js';
+import type { AppDeps } from '../app.js';
+import { SECURED } from './set-browse.js';
+
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const ArtifactParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN, description: 'Artifact id (uuid), from a member\'s `artifacts`.' }) });
+const problems = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, { $ref: 'Problem#', description: 'application/problem+json' }]));
+
+/** The path a member's artifact list points at (relative to the server's root). */
+export function artifactUrl(id: string): string {
+  return `/api/v0/artifacts/${id}`;
+}
+
+/** A set's artifacts as the members endpoint lists them, by member id. */
+export function artifactsByRun(records: readonly ArtifactRecord[]): Map<string, Artifact[]> {
+  const byRun = new Map<string, Artifact[]>();
+  for (const a of records) {
+    const item: Artifact = { id: a.id, name: a.name, contentType: a.contentType, size: a.size, url: artifactUrl(a.id) };
+    const list = byRun.get(a.runId);
+    if (list) list.push(item);
+    else byRun.set(a.runId, [item]);
+  }
+  return byRun;
+}
+
+export const artifactRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
+  // Not the TypeBox provider: the 200 answer is a byte stream, which its typing cannot express.
+  app.get<{ Params: Static<typeof ArtifactParams> }>(
+    '/artifacts/:id',
+    {
+      schema: {
+        summary: 'Download an artifact (screenshot, trace, video) of a Test Run',
+        description: 'The bytes, with the artifact\'s content type. Traces open with `npx playwright show-trace <file>`.',
+        operationId: 'getArtifact',
+        security: SECURED,
+        params: ArtifactParams,
+        response: {
+          200: {
+            description: 'The artifact, as stored',
+            content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+          },
+          ...problems(400, 401, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.id.toLowerCase();
+      const artifact = await deps.store.getArtifact(id);
+      const stream = artifact && (await deps.artifacts?.open(artifact.location));
+      if (!artifact || !stream) throw new RunsetError('not_found', `no artifact with id ${request.params.id} (it may have passed its retention)`);
+      const filename = artifact.name.replace(/[^A-Za-z0-9._-]/g, '_');
+      return reply
+        .type(artifact.contentType)
+        .header('content-length', String(artifact.size))
+        .header('content-disposition', `attachment; filename="${filename}"`)
+        // The bytes come from the tests under test: never let a browser run them on the API's origin.
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .send(stream);
+    },
+  );
+  return Promise.resolve();
+};

@@ -1,0 +1,37 @@
+/**
+ * GET /api/v0/environments — what the dashboard's trigger form offers: each
+ * environment, how many tests it runs, and its declared variables (the only
+ * keys envOverride accepts). A secret variable's value is never sent.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { testsForEnvironment } from '../../config/suite.js';
+import { EnvironmentList } from '../../core/wire-dashboard.js';
+import type { AppDeps } from '../app.js';
+import { SECURED } from './set-browse.js';
+
+export const environmentRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/environments',
+    {
+      schema: {
+        summary: 'List environments and their declared variables (never secret values)',
+        operationId: 'listEnvironments',
+        security: SECURED,
+        response: { 200: EnvironmentList, 401: { $ref: 'Problem#', description: 'application/problem+json' } },
+      },
+    },
+    () => {
+      const suite = deps.suite();
+      const environments = [...suite.environments.values()].map((env) => ({
+        name: env.name,
+        tests: testsForEnvironment(suite, env.name).length,
+        variables: Object.entries(env.variables).map(([name, value]) =>
+          value.kind === 'plain' ? { name, secret: false, value: value.value } : { name, secret: true, value: null },
+        ),
+      }));
+      return Promise.resolve({ environments });
+    },
+  );
+  return Promise.resolve();
+};

@@ -1,0 +1,115 @@
+/**
+ * Dashboard sign-in and sign-out: POST /api/v0/session exchanges an API key for
+ * a session cookie; GET tells the page who it is and its CSRF token; DELETE
+ * signs out. These routes sit outside the key check: they are how a browser
+ * gets (and drops) its credential.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { RunsetError } from '../../core/errors.js';
+import { SessionInfo, SignInBody } from '../../core/wire-dashboard.js';
+import type { KeyAuthenticator } from '../../auth/keys.js';
+import { readCookie, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie, type ActiveSession, type SessionAuthenticator } from '../../auth/sessions.js';
+import { crossSiteRefusal, isSameOrigin } from '../auth.js';
+
+const problems = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, { $ref: 'Problem#', description: 'application/problem+json' }]));
+
+export interface SessionRouteOptions {
+  auth: KeyAuthenticator;
+  sessions: SessionAuthenticator;
+}
+
+export const sessionRoutes: FastifyPluginAsync<SessionRouteOptions> = (app, { auth, sessions }) => {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  api.post(
+    '/session',
+    {
+      attachValidation: true,
+      schema: {
+        summary: 'Sign in to the dashboard: exchange an API key for a session cookie',
+        operationId: 'createSession',
+        body: SignInBody,
+        response: { 200: SessionInfo, ...problems(400, 401, 403, 415) },
+      },
+    },
+    async (request, reply) => {
+      // The shared validation messages describe the create body; this one says what sign-in wants.
+      if (request.validationError) throw new RunsetError('invalid_body', 'expected a JSON object {"key": "rs_…"}');
+      // Login CSRF: another site must not sign a browser in under its own key.
+      if (!isSameOrigin(request)) throw new RunsetError('csrf_rejected', 'sign-in must come from the dashboard itself');
+      const key = await auth.authenticate(`Bearer ${request.body.key}`);
+      if (!key) throw new RunsetError('unauthorized', 'that API key is malformed, unknown or revoked');
+      const { sessionId, session } = await sessions.signIn(key);
+      reply.header('Set-Cookie', sessionCookie(sessionId, { secure: isHttps(request), maxAgeSeconds: SESSION_TTL_MS / 1000 }));
+      reply.header('Cache-Control', 'no-store');
+      request.log.info({ key: key.id }, 'dashboard session started');
+      return toInfo(session);
+    },
+  );
+
+  api.get(
+    '/session',
+    {
+      schema: {
+        summary: 'The current dashboard session: its key and CSRF token',
+        operationId: 'getSession',
+        security: [{ sessionCookie: [] }],
+        response: { 200: SessionInfo, ...problems(401) },
+      },
+    },
+    async (request, reply) => {
+      const session = await currentSession(request, sessions);
+      if (!session) throw new RunsetError('unauthorized', 'no dashboard session: sign in with POST /api/v0/session');
+      reply.header('Cache-Control', 'no-store');
+      return toInfo(session);
+    },
+  );
+
+  api.delete(
+    '/session',
+    {
+      schema: {
+        summary: 'Sign out of the dashboard',
+        operationId: 'deleteSession',
+        security: [{ sessionCookie: [] }],
+        response: { 204: { type: 'null', description: 'Signed out; the cookie is cleared.' }, ...problems(403) },
+      },
+    },
+    async (request, reply) => {
+      const session = await currentSession(request, sessions);
+      if (session) {
+        // Signing someone out is a write too: another site must not be able to.
+        const refusal = crossSiteRefusal(request, session);
+        if (refusal) throw new RunsetError('csrf_rejected', refusal);
+        await sessions.signOut(session);
+      }
+      return clearCookie(request, reply).code(204).send();
+    },
+  );
+  return Promise.resolve();
+};
+
+function currentSession(request: FastifyRequest, sessions: SessionAuthenticator): Promise<ActiveSession | undefined> {
+  return sessions.authenticate(readCookie(request.headers.cookie, SESSION_COOKIE));
+}
+
+function clearCookie(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.header('Set-Cookie', sessionCookie('', { secure: isHttps(request), maxAgeSeconds: 0 }));
+}
+
+/**
+ * Secure whenever the browser reached us over HTTPS, directly or through a proxy
+ * that says so. Trusting X-Forwarded-Proto here is safe: a client that lies
+ * about it only makes its own cookie stricter.
+ */
+export function isHttps(request: FastifyRequest): boolean {
+  const forwarded = request.headers['x-forwarded-proto'];
+  const proto = typeof forwarded === 'string' ? forwarded.split(',')[0]?.trim() : undefined;
+  return request.protocol === 'https' || proto === 'https';
+}
+
+function toInfo(session: ActiveSession) {
+  return { key: { id: session.key.id, name: session.key.name }, csrfToken: session.csrfToken, expiresAt: session.expiresAt };
+}

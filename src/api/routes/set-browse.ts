@@ -1,0 +1,121 @@
+/**
+ * Dashboard extensions on Test Run Sets: the list (newest first, cursor paged),
+ * a set's details (environment and overrides, secret values masked) and "run
+ * again". Seed shapes are untouched: these are new paths beside them.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { RunsetError } from '../../core/errors.js';
+import type { TestRunSetRecord } from '../../core/types.js';
+import { CreateTestRunSetResult } from '../../core/wire.js';
+import { ListTestRunSetsQuery, SET_PAGE_LIMIT, TestRunSetDetails, TestRunSetPage, type TestRunSetSummary } from '../../core/wire-dashboard.js';
+import { MASK } from '../../secrets/index.js';
+import { planRerun } from '../../sets/rerun.js';
+import type { AppDeps } from '../app.js';
+import { RateLimiter } from '../rate-limit.js';
+
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const IdParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN, description: 'Test Run Set id (uuid).' }) });
+const problems = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, { $ref: 'Problem#', description: 'application/problem+json' }]));
+/** Either credential works: a Bearer key, or the dashboard's session cookie (with X-CSRF-Token on writes). */
+export const SECURED: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { sessionCookie: [] }];
+
+export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  // Re-runs are creates: the same per-key budget applies (kept per route file, as the create route does).
+  const limiter = new RateLimiter(deps.setsPerMinute, 60_000);
+
+  api.get(
+    '/test-run-sets',
+    {
+      schema: {
+        summary: 'List Test Run Sets, newest first',
+        description: 'Cursor paging: pass the nextCursor of a page as ?cursor= to get the next one, with the same filters.',
+        operationId: 'listTestRunSets',
+        security: SECURED,
+        querystring: ListTestRunSetsQuery,
+        response: { 200: TestRunSetPage, ...problems(400, 401) },
+      },
+    },
+    async (request) => {
+      const { env, status, cursor } = request.query;
+      const limit = request.query.limit === undefined ? SET_PAGE_LIMIT.default : Number(request.query.limit);
+      if (limit < 1 || limit > SET_PAGE_LIMIT.max) throw new RunsetError('invalid_query', `querystring.limit must be between 1 and ${SET_PAGE_LIMIT.max}`);
+      const page = await deps.store.listSets({ env, status, limit, cursor });
+      return { testRunSets: page.sets.map(toSummary), nextCursor: page.nextCursor };
+    },
+  );
+
+  api.get(
+    '/test-run-sets/:id/details',
+    {
+      schema: {
+        summary: "A set's environment and overrides (secret values masked)",
+        operationId: 'getTestRunSetDetails',
+        security: SECURED,
+        params: IdParams,
+        response: { 200: TestRunSetDetails, ...problems(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const set = await findSet(deps, request.params.id);
+      const overrides = (await deps.store.getSetOverrides(set.id)) ?? {};
+      return {
+        id: set.id,
+        env: set.env,
+        overrides: Object.entries(overrides).map(([name, value]) =>
+          value.kind === 'plain' ? { name, value: value.value, secret: false } : { name, value: MASK, secret: true },
+        ),
+      };
+    },
+  );
+
+  api.post(
+    '/test-run-sets/:id/rerun',
+    {
+      schema: {
+        summary: 'Run a set again: same environment and overrides, current tests',
+        operationId: 'rerunTestRunSet',
+        security: SECURED,
+        params: IdParams,
+        response: { 200: CreateTestRunSetResult, ...problems(400, 401, 403, 404, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const earlier = await findSet(deps, request.params.id);
+      const keyId = request.apiKey?.id ?? null;
+      const wait = limiter.take(keyId ?? 'anonymous');
+      if (wait > 0) {
+        reply.header('Retry-After', String(Math.ceil(wait / 1000)));
+        throw new RunsetError('rate_limited', `this key may create ${deps.setsPerMinute} sets per minute; retry in ${Math.ceil(wait / 1000)}s`);
+      }
+      const overrides = (await deps.store.getSetOverrides(earlier.id)) ?? {};
+      const set = planRerun(deps.suite(), { env: earlier.env, overrides }, { secretKey: deps.secretKey, keyId });
+      await deps.store.createSet(set);
+      await deps.store.notifyRunsWaiting();
+      request.log.info({ set: set.id, rerunOf: earlier.id, env: set.env, members: set.runs.length }, 'test run set created (run again)');
+      return { testRunSetId: set.id };
+    },
+  );
+  return Promise.resolve();
+};
+
+async function findSet(deps: AppDeps, id: string): Promise<TestRunSetRecord> {
+  const set = await deps.store.getSet(id.toLowerCase());
+  if (!set) throw new RunsetError('not_found', `no Test Run Set with id ${id}`);
+  return set;
+}
+
+function toSummary(set: TestRunSetRecord): TestRunSetSummary {
+  return {
+    id: set.id,
+    env: set.env,
+    status: set.status,
+    startedAt: set.startedAt,
+    endedAt: set.endedAt,
+    createdAt: set.createdAt,
+    progress: { counts: set.counts },
+  };
+}

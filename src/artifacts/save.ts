@@ -1,0 +1,64 @@
+/**
+ * From files an executor left in a batch's work folder to stored artifacts:
+ * masked for secrets, copied into the blob store, described for the member's
+ * outcome. Whatever cannot be kept is said in a note that goes into the
+ * member's output, never silently dropped.
+ */
+import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import type { ArtifactFile, NewArtifact } from '../core/types.js';
+import { ArtifactTooLargeError, type ArtifactBlobStore } from './blobs.js';
+import { scrubFile } from './scrub.js';
+
+export interface SavedArtifacts {
+  artifacts: NewArtifact[];
+  /** One line per file that was not kept, and why. */
+  notes: string[];
+}
+
+export interface ArtifactSaver {
+  save(files: readonly ArtifactFile[], secrets: readonly string[], workDir: string): Promise<SavedArtifacts>;
+  /** Removes the bytes of artifacts whose outcome could not be recorded (the lease was lost). */
+  discard(artifacts: readonly NewArtifact[]): Promise<void>;
+}
+
+export function artifactSaver(blobs: ArtifactBlobStore): ArtifactSaver {
+  return {
+    async save(files, secrets, workDir) {
+      const saved: SavedArtifacts = { artifacts: [], notes: [] };
+      for (const file of files) {
+        try {
+          const kept = await saveOne(blobs, file, secrets, workDir);
+          if (typeof kept === 'string') saved.notes.push(`artifact ${file.name} not kept: ${kept}`);
+          else saved.artifacts.push(kept);
+        } catch (error) {
+          saved.notes.push(`artifact ${file.name} not kept: ${(error as Error).message}`);
+        }
+      }
+      return saved;
+    },
+    discard(artifacts) {
+      return blobs.remove(artifacts.map((a) => a.location));
+    },
+  };
+}
+
+/** The stored artifact, or why it was not kept. */
+async function saveOne(blobs: ArtifactBlobStore, file: ArtifactFile, secrets: readonly string[], workDir: string): Promise<NewArtifact | string> {
+  try {
+    await stat(file.path);
+  } catch {
+    return 'the file was not written';
+  }
+  const scrubbed = await scrubFile(file.path, file.contentType, secrets, workDir);
+  if (scrubbed.kind === 'dropped') return scrubbed.reason;
+  const source = scrubbed.kind === 'scrubbed' ? scrubbed.file : file.path;
+  const id = randomUUID();
+  try {
+    const { location, size } = await blobs.put(id, source);
+    return { id, name: file.name, contentType: file.contentType, size, location };
+  } catch (error) {
+    if (error instanceof ArtifactTooLargeError) return `${error.size} bytes is over the ${error.maxBytes}-byte limit`;
+    throw error;
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Discovery: each `type: playwright` entry of the config becomes its test cases,
+ * as Playwright itself lists them (`playwright test --list --reporter=json`),
+ * one TestSpec per case named `file › describe › title`. The expanded config
+ * is what sets are planned from; it is rebuilt (the suites listed again) when
+ * the config is reloaded, and kept in memory between reloads.
+ *
+ * A suite that cannot be listed (syntax error, unknown project, no cases) is a
+ * ConfigError naming the entry, like any other mistake in the file.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { PlaywrightCase, PlaywrightTestSpec, TestSpec } from '../core/types.js';
+import { locatePlaywright, playwrightEnvironment } from '../executors/playwright/locate.js';
+import { stripAnsi } from '../executors/playwright/reporter.js';
+import { TailBuffer } from '../executors/tail-buffer.js';
+import { ConfigError, type SuiteConfig } from './suite.js';
+
+/** A listing that takes longer is stuck (a config waiting on something). */
+const LIST_TIMEOUT_MS = 120_000;
+
+/** The parts of Playwright's JSON report that listing fills in. */
+interface JsonReport {
+  // `filteredProjects` carries each project's `use` (its browser); `projects` does not.
+  config?: { projects?: JsonProject[]; filteredProjects?: JsonProject[] };
+  suites?: JsonSuite[];
+  errors?: Array<{ message?: string; stack?: string }>;
+}
+interface JsonProject {
+  name?: string;
+  timeout?: number;
+  retries?: number;
+  use?: Record<string, unknown>;
+}
+interface JsonSuite {
+  title: string;
+  file?: string;
+  specs?: Array<{ title: string; file: string; line: number; column: number; tests: Array<{ projectName: string; timeout: number }> }>;
+  suites?: JsonSuite[];
+}
+
+/** A case with what is needed to order and name it. */
+interface ListedCase {
+  case: PlaywrightCase;
+  column: number;
+  timeoutMs: number;
+  retries: number | undefined;
+}
+
+/** The config with every Playwright entry replaced by its cases; `config` itself when it has none. */
+export async function discoverPlaywrightTests(config: SuiteConfig): Promise<SuiteConfig> {
+  const entries = config.tests.flatMap((test, index) => (test.type === 'playwright' && test.case === undefined ? [{ test, index }] : []));
+  if (entries.length === 0) return config;
+  const listed = await Promise.all(entries.map(({ test, index }) => listEntry(config.file, test, index)));
+  const byIndex = new Map(entries.map(({ index }, i) => [index, listed[i] as PlaywrightTestSpec[]]));
+  const tests: TestSpec[] = config.tests.flatMap((test, index) => byIndex.get(index) ?? [test]);
+  checkUniqueNames(config, tests);
+  return Object.freeze({ ...config, tests: Object.freeze(tests.map((t) => deepFreeze(t))) });
+}
+
+async function listEntry(file: string, entry: PlaywrightTestSpec, index: number): Promise<PlaywrightTestSpec[]> {
+  const where = `tests[${index}]`;
+  const fail = (problem: string, expected: string): never => {
+    throw new ConfigError({ file, path: where, problem: `Playwright suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
+  };
+  let report: JsonReport;
+  try {
+    report = await listSuite(entry);
+  } catch (error) {
+    return fail(`cannot be listed: ${(error as Error).message}`, 'a Playwright suite that `npx playwright test --list` lists without errors');
+  }
+  const firstError = report.errors?.[0];
+  if (firstError) {
+    const message = firstLines(firstError.message ?? firstError.stack ?? 'unknown error');
+    fail(`cannot be listed: ${message}`, 'a Playwright suite that `npx playwright test --list` lists without errors');
+  }
+  const cases = casesOf(entry, report);
+  if (cases.length === 0) {
+    const filters = [entry.grep && `grep ${JSON.stringify(entry.grep)}`, entry.project && `project ${JSON.stringify(entry.project)}`].filter(Boolean);
+    fail(`no test cases found${filters.length > 0 ? ` with ${filters.join(' and ')}` : ''}`, 'a suite with at least one test case: an empty run must not pass');
+  }
+  const projects = new Set(cases.map((c) => c.case.project));
+  return cases.map((c) => caseSpec(entry, c, projects.size > 1));
+}
+
+/** Runs the listing; resolves with the parsed JSON report. */
+function listSuite(entry: PlaywrightTestSpec): Promise<JsonReport> {
+  const install = locatePlaywright(entry.dir);
+  const args = [install.cli, 'test', '--list', '--reporter=json', '-c', entry.config, '--pass-with-no-tests'];
+  if (entry.project !== undefined) args.push('--project', entry.project);
+  if (entry.grep !== undefined) args.push('--grep', entry.grep);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: entry.dir, env: playwrightEnvironment(install, {}), stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err = new TailBuffer(8 * 1024);
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.write(chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), LIST_TIMEOUT_MS);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const text = Buffer.concat(out).toString('utf8');
+      try {
+        resolve(JSON.parse(text.slice(text.indexOf('{'))) as JsonReport);
+      } catch {
+        const why = signal ? `killed by ${signal} (more than ${LIST_TIMEOUT_MS / 1000}s?)` : `exited with code ${code}`;
+        const stderr = firstLines(err.toString());
+        reject(new Error(`playwright test --list ${why}${stderr ? `: ${stderr}` : ''}`));
+      }
+    });
+  });
+}
+
+/** Every (spec, project) pair of the report, in file order then source order. */
+function casesOf(entry: PlaywrightTestSpec, report: JsonReport): ListedCase[] {
+  const projects = new Map((report.config?.filteredProjects ?? report.config?.projects ?? []).map((p) => [p.name ?? '', p]));
+  const out: Array<ListedCase & { fileIndex: number }> = [];
+  const walk = (suite: JsonSuite, titles: string[], fileIndex: number): void => {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests) {
+        const project = projects.get(test.projectName);
+        const use = project?.use ?? {};
+        const browser = typeof use.browserName === 'string' ? use.browserName : typeof use.defaultBrowserType === 'string' ? use.defaultBrowserType : 'chromium';
+        out.push({
+          fileIndex,
+          column: spec.column,
+          timeoutMs: test.timeout,
+          retries: project?.retries,
+          case: { entry: entry.name, project: test.projectName, browser, file: spec.file, line: spec.line, titles: [...titles, spec.title] },
+        });
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child, [...titles, child.title], fileIndex);
+  };
+  (report.suites ?? []).forEach((fileSuite, fileIndex) => walk(fileSuite, [], fileIndex));
+  out.sort((a, b) => a.fileIndex - b.fileIndex || a.case.line - b.case.line || a.column - b.column);
+  return out;
+}
+
+function caseSpec(entry: PlaywrightTestSpec, listed: ListedCase, showProject: boolean): PlaywrightTestSpec {
+  const c = listed.case;
+  const name = [showProject ? `[${c.project}]` : undefined, c.file, ...c.titles].filter((p) => p !== undefined).join(' › ');
+  // Unset in runset's config: the suite's own timeout and retries, as Playwright will apply them.
+  const timeoutSeconds = entry.timeoutOverride || listed.timeoutMs <= 0 ? entry.timeoutSeconds : listed.timeoutMs / 1000;
+  const retries = entry.retriesOverride ? entry.retries : (listed.retries ?? 0);
+  return { ...entry, name, timeoutSeconds, retries, case: c };
+}
+
+function checkUniqueNames(config: SuiteConfig, tests: readonly TestSpec[]): void {
+  const seen = new Map<string, number>();
+  tests.forEach((test, i) => {
+    const earlier = seen.get(test.name);
+    if (earlier !== undefined) {
+      throw new ConfigError({
+        file: config.file,
+        path: `tests (${path.basename(config.file)})`,
+        problem: `two tests are both named ${JSON.stringify(test.name)} once the Playwright suites are listed`,
+        expected: 'unique names: rename the test, or narrow a Playwright entry with grep or project',
+      });
+    }
+    seen.set(test.name, i);
+  });
+}
+
+/** The first lines of an error, without its stack frames: enough to fix the suite. */
+function firstLines(text: string): string {
+  return stripAnsi(text).trim().split('\n').filter((line) => !/^\s*at /.test(line)).slice(0, 6).join('\n');
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}

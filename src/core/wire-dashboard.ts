@@ -1,0 +1,112 @@
+/**
+ * Wire shapes of the dashboard's API extensions, as TypeBox schemas (validation,
+ * serialisation and the OpenAPI document come from them, and the dashboard's
+ * page code takes its types from them). None of them changes a seed shape: the
+ * list items carry the seed status fields plus `env`.
+ */
+import { Type, type Static } from 'typebox';
+import { CountsSchema, LIMITS, RunStateSchema } from './wire.js';
+
+const Uuid = Type.String({ format: 'uuid' });
+const DateTime = Type.String({ format: 'date-time' });
+const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+
+export const SET_PAGE_LIMIT = Object.freeze({ default: 20, max: 100 });
+
+export const ListTestRunSetsQuery = Type.Object(
+  {
+    env: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.envNameLength, description: 'Only sets of this environment.' })),
+    status: Type.Optional(RunStateSchema),
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: `Sets per page, 1-${SET_PAGE_LIMIT.max} (default ${SET_PAGE_LIMIT.default}).` })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'The nextCursor of the previous page.' })),
+  },
+  { additionalProperties: false },
+);
+export type ListTestRunSetsQuery = Static<typeof ListTestRunSetsQuery>;
+
+export const TestRunSetSummary = Type.Object(
+  {
+    id: Uuid,
+    env: Type.String(),
+    status: RunStateSchema,
+    startedAt: NullableDateTime,
+    endedAt: NullableDateTime,
+    createdAt: DateTime,
+    progress: Type.Object({ counts: CountsSchema }, { additionalProperties: false }),
+  },
+  { additionalProperties: false, $id: 'TestRunSetSummary' },
+);
+export type TestRunSetSummary = Static<typeof TestRunSetSummary>;
+
+export const TestRunSetPage = Type.Object(
+  {
+    testRunSets: Type.Array(TestRunSetSummary, { description: 'Newest first (createdAt, then id).' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as ?cursor= for the next page; null on the last one.' }),
+  },
+  { additionalProperties: false, $id: 'TestRunSetPage' },
+);
+export type TestRunSetPage = Static<typeof TestRunSetPage>;
+
+export const OverrideView = Type.Object(
+  {
+    name: Type.String(),
+    value: Type.String({ description: 'The value sent, or "***" for a secret variable.' }),
+    secret: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+export type OverrideView = Static<typeof OverrideView>;
+
+export const TestRunSetDetails = Type.Object(
+  {
+    id: Uuid,
+    env: Type.String(),
+    overrides: Type.Array(OverrideView, { description: 'The envOverride the set was created with; secret values masked.' }),
+  },
+  { additionalProperties: false, $id: 'TestRunSetDetails' },
+);
+export type TestRunSetDetails = Static<typeof TestRunSetDetails>;
+
+export const VariableView = Type.Object(
+  {
+    name: Type.String(),
+    secret: Type.Boolean({ description: 'Read from ${env:…}: its value is never sent.' }),
+    value: Type.Union([Type.String(), Type.Null()], { description: 'The configured value of a plain variable; null for a secret one.' }),
+  },
+  { additionalProperties: false },
+);
+export type VariableView = Static<typeof VariableView>;
+
+export const EnvironmentList = Type.Object(
+  {
+    environments: Type.Array(
+      Type.Object(
+        {
+          name: Type.String(),
+          tests: Type.Integer({ minimum: 0, description: 'How many tests a set of this environment runs.' }),
+          variables: Type.Array(VariableView, { description: 'Declared variables: the only keys envOverride accepts.' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, $id: 'EnvironmentList' },
+);
+export type EnvironmentList = Static<typeof EnvironmentList>;
+export type EnvironmentView = EnvironmentList['environments'][number];
+
+export const SignInBody = Type.Object(
+  { key: Type.String({ minLength: 1, maxLength: 256, description: 'An API key (rs_…).' }) },
+  { additionalProperties: false },
+);
+export type SignInBody = Static<typeof SignInBody>;
+
+export const SessionInfo = Type.Object(
+  {
+    key: Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false }),
+    csrfToken: Type.String({ description: 'Send as X-CSRF-Token on every request that changes something.' }),
+    expiresAt: DateTime,
+  },
+  { additionalProperties: false, $id: 'SessionInfo' },
+);
+export type SessionInfo = Static<typeof SessionInfo>;

@@ -1,0 +1,76 @@
+/**
+ * The page's only way to the server: the same JSON API that CI uses, with the
+ * session cookie instead of a Bearer key. Writes carry the session's CSRF token.
+ */
+import type { Artifact, TestRun, TestRunSetStatus, CreateTestRunSetResult } from '../../core/wire.js';
+import type { EnvironmentList, SessionInfo, TestRunSetDetails, TestRunSetPage } from '../../core/wire-dashboard.js';
+import { currentPath, navigate } from './router.js';
+
+export type { Artifact };
+export type Member = TestRun;
+export type SetStatus = TestRunSetStatus;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  const res = await fetch(`/api/v0${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'same-origin',
+    cache: 'no-store',
+  });
+  if (res.status === 401 && path !== '/session') {
+    // The session ended (expired, signed out elsewhere, key revoked): back to sign-in, then here.
+    navigate(`/signin?next=${encodeURIComponent(currentPath())}`, true);
+  }
+  if (!res.ok) {
+    const problem = (await res.json().catch(() => ({}))) as { code?: string; detail?: string };
+    throw new ApiError(res.status, problem.code ?? 'http_error', problem.detail ?? `the server answered ${res.status}`);
+  }
+  return (res.status === 204 ? undefined : await res.json()) as T;
+}
+
+function query(params: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+export const api = {
+  listSets: (p: { env?: string; status?: string; cursor?: string; limit?: number }) =>
+    call<TestRunSetPage>('GET', `/test-run-sets${query({ ...p, limit: p.limit ? String(p.limit) : undefined })}`),
+  getSet: (id: string) => call<SetStatus>('GET', `/test-run-sets/${encodeURIComponent(id)}`),
+  getDetails: (id: string) => call<TestRunSetDetails>('GET', `/test-run-sets/${encodeURIComponent(id)}/details`),
+  listMembers: async (id: string) => (await call<{ testRuns: Member[] }>('GET', `/test-run-sets/${encodeURIComponent(id)}/test-runs`)).testRuns,
+  environments: async () => (await call<EnvironmentList>('GET', '/environments')).environments,
+  createSet: (env: string, envOverride: Record<string, string>) =>
+    call<CreateTestRunSetResult>('POST', '/test-run-sets', Object.keys(envOverride).length > 0 ? { env, envOverride } : { env }),
+  rerun: (id: string) => call<CreateTestRunSetResult>('POST', `/test-run-sets/${encodeURIComponent(id)}/rerun`),
+  signIn: async (key: string) => {
+    const info = await call<SessionInfo>('POST', '/session', { key });
+    csrfToken = info.csrfToken;
+    return info;
+  },
+  session: () => call<SessionInfo>('GET', '/session'),
+  signOut: () => call<void>('DELETE', '/session'),
+};
+
+/** Where an artifact is served: the URL the server gave when it is a path of this site, else its API path. */
+export function artifactUrl(artifact: Artifact): string {
+  return artifact.url.startsWith('/') && !artifact.url.startsWith('//') ? artifact.url : `/api/v0/artifacts/${encodeURIComponent(artifact.id)}`;
+}

@@ -1,0 +1,90 @@
+/** Small pieces shared by the pages: status badges, the counts bar, times and durations. */
+import type { ComponentChildren } from 'preact';
+
+export const STATES = ['WAITING', 'RUNNING', 'SUCCESS', 'FAIL'] as const;
+export type State = (typeof STATES)[number];
+export type Counts = Record<State, number>;
+
+const LABELS: Record<State, string> = { WAITING: 'Waiting', RUNNING: 'Running', SUCCESS: 'Passed', FAIL: 'Failed' };
+/** A mark beside the colour, so status never depends on colour alone. */
+const MARKS: Record<State, string> = { WAITING: '○', RUNNING: '◐', SUCCESS: '✓', FAIL: '✗' };
+
+export function isFinal(status: string): boolean {
+  return status === 'SUCCESS' || status === 'FAIL';
+}
+
+export function StatusBadge({ status }: { status: State }) {
+  return (
+    <span class={`badge badge-${status.toLowerCase()}`} data-status={status}>
+      <span aria-hidden="true">{MARKS[status]} </span>
+      {status}
+      <span class="visually-hidden"> ({LABELS[status]})</span>
+    </span>
+  );
+}
+
+export function countsSummary(counts: Counts): string {
+  const total = STATES.reduce((n, s) => n + counts[s], 0);
+  return `${counts.SUCCESS + counts.FAIL} of ${total} ended: ${counts.SUCCESS} passed, ${counts.FAIL} failed, ${counts.RUNNING} running, ${counts.WAITING} waiting`;
+}
+
+export function CountsBar({ counts }: { counts: Counts }) {
+  return (
+    <div class="counts">
+      <div class="counts-bar" role="img" aria-label={countsSummary(counts)}>
+        {STATES.map((s) => (counts[s] > 0 ? <span key={s} class={`seg seg-${s.toLowerCase()}`} style={{ flexGrow: counts[s] }} /> : null))}
+      </div>
+      <span class="counts-legend" aria-hidden="true">
+        {STATES.map((s) => (
+          <span key={s} class={`legend-${s.toLowerCase()}`} title={LABELS[s]}>
+            {MARKS[s]} {counts[s]}
+          </span>
+        ))}
+      </span>
+    </div>
+  );
+}
+
+export function Time({ iso }: { iso: string | null }) {
+  if (!iso) return <span class="muted">—</span>;
+  const date = new Date(iso);
+  return (
+    <time dateTime={iso} title={iso}>
+      {date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })}
+    </time>
+  );
+}
+
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/** From start to end, or to now while still running. */
+export function spanMs(startedAt: string | null, endedAt: string | null): number | null {
+  if (!startedAt) return null;
+  return (endedAt ? Date.parse(endedAt) : Date.now()) - Date.parse(startedAt);
+}
+
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
+export function Alert({ children }: { children: ComponentChildren }) {
+  return (
+    <div class="alert" role="alert">
+      {children}
+    </div>
+  );
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}

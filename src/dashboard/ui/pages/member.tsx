@@ -1,0 +1,121 @@
+/** `/sets/:id/runs/:runId` — one member: status, error, artifacts (screenshots inline, traces to download) and output. */
+import { useState } from 'preact/hooks';
+import { api, ApiError, artifactUrl, type Artifact, type Member } from '../api.js';
+import { Alert, formatBytes, formatDuration, isFinal, shortId, StatusBadge, Time } from '../components.js';
+import { usePoll } from '../live.js';
+
+export function MemberPage({ setId, runId }: { setId: string; runId: string }) {
+  const [member, setMember] = useState<Member | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+
+  usePoll(
+    async () => {
+      try {
+        const found = (await api.listMembers(setId)).find((m) => m.id === runId);
+        setMember(found);
+        setError(found ? undefined : 'This set has no such member.');
+      } catch (err) {
+        setError(err instanceof ApiError && err.status === 404 ? 'There is no set with this id.' : (err as Error).message);
+        throw err;
+      }
+    },
+    [setId, runId],
+    member === undefined || !isFinal(member.status),
+  );
+
+  return (
+    <>
+      <p class="crumbs">
+        <a href="/">Sets</a> / <a href={`/sets/${setId}`} class="mono">{shortId(setId)}</a> / {member?.name ?? '…'}
+      </p>
+      <h1 tabIndex={-1}>{member?.name ?? 'Test run'}</h1>
+      {error && <Alert>{error}</Alert>}
+      {member && <MemberBody member={member} />}
+    </>
+  );
+}
+
+function MemberBody({ member }: { member: Member }) {
+  const artifacts = member.artifacts;
+  const images = artifacts.filter((a) => a.contentType.startsWith('image/'));
+  const files = artifacts.filter((a) => !a.contentType.startsWith('image/'));
+  return (
+    <>
+      <p aria-live="polite">
+        <StatusBadge status={member.status} />
+        {member.flaky && (
+          <span class="flaky" title="Passed only after a retry">
+            flaky
+          </span>
+        )}
+      </p>
+      <dl class="facts">
+        <dt>Type</dt>
+        <dd>{member.type}</dd>
+        <dt>Attempts</dt>
+        <dd>{member.attempts}</dd>
+        <dt>Duration</dt>
+        <dd>{formatDuration(member.durationMs)}</dd>
+        <dt>Started</dt>
+        <dd><Time iso={member.startedAt} /></dd>
+        <dt>Ended</dt>
+        <dd><Time iso={member.endedAt} /></dd>
+      </dl>
+      {member.error && (
+        <>
+          <h2>Error</h2>
+          <pre class="error-text">{member.error}</pre>
+        </>
+      )}
+      {images.length > 0 && (
+        <>
+          <h2>Screenshots</h2>
+          {images.map((a) => (
+            <figure key={a.id} class="screenshot">
+              <img src={artifactUrl(a)} alt={`Screenshot ${a.name} of ${member.name}`} loading="lazy" />
+              <figcaption>
+                <a href={artifactUrl(a)} download={a.name}>
+                  {a.name}
+                </a>{' '}
+                <span class="muted">({formatBytes(a.size)})</span>
+              </figcaption>
+            </figure>
+          ))}
+        </>
+      )}
+      {files.length > 0 && <Files files={files} />}
+      <h2>Output</h2>
+      {member.output ? (
+        <pre class="output" tabIndex={0} aria-label="Output of the test">
+          {member.output}
+        </pre>
+      ) : (
+        <p class="muted">{isFinal(member.status) ? 'No output.' : 'No output yet.'}</p>
+      )}
+    </>
+  );
+}
+
+function Files({ files }: { files: Artifact[] }) {
+  return (
+    <>
+      <h2>Files</h2>
+      <ul class="files">
+        {files.map((a) => (
+          <li key={a.id}>
+            <a href={artifactUrl(a)} download={a.name}>
+              {isTrace(a) ? `Download trace: ${a.name}` : `Download ${a.name}`}
+            </a>{' '}
+            <span class="muted">
+              ({formatBytes(a.size)}){isTrace(a) && <>, open it with <code>npx playwright show-trace {a.name}</code></>}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function isTrace(artifact: Artifact): boolean {
+  return /^trace.*\.zip$/i.test(artifact.name) || artifact.contentType === 'application/zip';
+}

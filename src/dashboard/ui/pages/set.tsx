@@ -1,0 +1,150 @@
+/** `/sets/:id` — one set: status, counts, times, environment, overrides and members, live until it ends; "Run again". */
+import { useState } from 'preact/hooks';
+import type { TestRunSetDetails } from '../../../core/wire-dashboard.js';
+import { api, ApiError, type Member, type SetStatus } from '../api.js';
+import { Alert, CountsBar, formatDuration, isFinal, shortId, spanMs, StatusBadge, Time } from '../components.js';
+import { usePoll } from '../live.js';
+import { navigate } from '../router.js';
+
+export function SetPage({ id }: { id: string }) {
+  const [status, setStatus] = useState<SetStatus | undefined>(undefined);
+  const [details, setDetails] = useState<TestRunSetDetails | undefined>(undefined);
+  const [members, setMembers] = useState<Member[]>([]);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [rerunning, setRerunning] = useState(false);
+  const done = status !== undefined && isFinal(status.status);
+
+  usePoll(
+    async () => {
+      try {
+        const [s, m, d] = await Promise.all([api.getSet(id), api.listMembers(id), details ? Promise.resolve(details) : api.getDetails(id)]);
+        setStatus(s);
+        setMembers(m);
+        setDetails(d);
+        setError(undefined);
+      } catch (err) {
+        setError(err instanceof ApiError && err.status === 404 ? 'There is no set with this id.' : (err as Error).message);
+        throw err;
+      }
+    },
+    [id],
+    !done,
+  );
+
+  const runAgain = async () => {
+    setRerunning(true);
+    try {
+      const created = await api.rerun(id);
+      navigate(`/sets/${created.testRunSetId}`);
+    } catch (err) {
+      setError(`Could not run it again: ${(err as Error).message}`);
+    } finally {
+      setRerunning(false);
+    }
+  };
+
+  return (
+    <>
+      <p class="crumbs">
+        <a href="/">Sets</a> / <span class="mono">{shortId(id)}</span>
+      </p>
+      <div class="page-head">
+        <h1 tabIndex={-1}>
+          Set <span class="mono">{shortId(id)}</span>
+        </h1>
+        <button type="button" class="primary" onClick={() => void runAgain()} disabled={rerunning || !details}>
+          {rerunning ? 'Starting…' : 'Run again'}
+        </button>
+      </div>
+      {error && <Alert>{error}</Alert>}
+      {status && (
+        <section aria-label="Status">
+          <p class="set-status" aria-live="polite">
+            <StatusBadge status={status.status} /> <CountsBar counts={status.progress.counts} />
+          </p>
+          <dl class="facts">
+            <dt>Id</dt>
+            <dd class="mono">{status.id}</dd>
+            <dt>Environment</dt>
+            <dd>{details?.env ?? '…'}</dd>
+            <dt>Created</dt>
+            <dd><Time iso={status.createdAt} /></dd>
+            <dt>Started</dt>
+            <dd><Time iso={status.startedAt} /></dd>
+            <dt>Ended</dt>
+            <dd><Time iso={status.endedAt} /></dd>
+            <dt>Duration</dt>
+            <dd>{formatDuration(spanMs(status.startedAt, status.endedAt))}</dd>
+          </dl>
+        </section>
+      )}
+      {details && <Overrides details={details} />}
+      <h2>Members</h2>
+      <MembersTable setId={id} members={members} />
+    </>
+  );
+}
+
+function Overrides({ details }: { details: TestRunSetDetails }) {
+  if (details.overrides.length === 0) return <p class="muted">No overrides: the environment's own values were used.</p>;
+  return (
+    <>
+      <h2>Overrides</h2>
+      <table class="overrides">
+        <thead>
+          <tr>
+            <th scope="col">Variable</th>
+            <th scope="col">Value</th>
+          </tr>
+        </thead>
+        <tbody>
+          {details.overrides.map((o) => (
+            <tr key={o.name}>
+              <td class="mono">{o.name}</td>
+              <td class="mono">{o.secret ? <span title="secret: never shown">{o.value}</span> : o.value}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function MembersTable({ setId, members }: { setId: string; members: Member[] }) {
+  if (members.length === 0) return <p class="muted">Loading…</p>;
+  return (
+    <table class="stack members-table">
+      <thead>
+        <tr>
+          <th scope="col">Test</th>
+          <th scope="col">Status</th>
+          <th scope="col">Duration</th>
+          <th scope="col">Attempts</th>
+          <th scope="col">Error</th>
+        </tr>
+      </thead>
+      <tbody>
+        {members.map((m) => (
+          <tr key={m.id} data-member={m.name}>
+            <td data-label="Test">
+              <a href={`/sets/${setId}/runs/${m.id}`}>{m.name}</a> <span class="muted">{m.type}</span>
+              {m.flaky && (
+                <span class="flaky" title="Passed only after a retry">
+                  flaky
+                </span>
+              )}
+            </td>
+            <td data-label="Status">
+              <StatusBadge status={m.status} />
+            </td>
+            <td data-label="Duration">{formatDuration(m.durationMs ?? (m.status === 'RUNNING' ? spanMs(m.startedAt, null) : null))}</td>
+            <td data-label="Attempts">{m.attempts}</td>
+            <td data-label="Error" class="error-cell">
+              {m.error ?? <span class="muted">—</span>}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,187 @@
+/**
+ * The `playwright` executor. The members a worker claims together (one entry,
+ * one project, one set) run in ONE Playwright process — never one per test —
+ * with runset's reporter telling, case by case, when each begins and ends.
+ *
+ * - Playwright: the suite's own @playwright/test, else runset's (./locate.ts).
+ * - Config: the suite's, wrapped for the system Chromium and failure artifacts
+ *   (./wrap-config.cts); the cases to run are named in a --test-list file.
+ * - Timeouts: Playwright's own per test; a test it cannot stop (a blocked worker)
+ *   gets the whole process tree killed by the watchdog (./tracker.ts).
+ * - Cancellation (shutdown, lost lease): the process tree is killed at once.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, PlaywrightTestSpec } from '../../core/types.js';
+import { browserProblem, CHROMIUM_ARGS, DEFAULT_CHROMIUM } from './chromium.js';
+import { locatePlaywright, playwrightEnvironment, type PlaywrightInstall } from './locate.js';
+import { startRunner, type RunnerProcess } from './process.js';
+import { BatchTracker, type BatchEnd } from './tracker.js';
+import type { WrapOptions } from './wrap-config.cjs';
+
+const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url));
+const WRAP_CONFIG = fileURLToPath(new URL('./wrap-config.cjs', import.meta.url));
+const WATCHDOG_MS = 250;
+
+export interface PlaywrightExecutorOptions {
+  /** The Chromium executable; default /usr/bin/chromium. */
+  chromium?: string;
+}
+
+export function createPlaywrightExecutor(options: PlaywrightExecutorOptions = {}): Executor<PlaywrightTestSpec> {
+  const chromium = options.chromium ?? DEFAULT_CHROMIUM;
+  return Object.freeze({
+    type: 'playwright' as const,
+    run: (spec: PlaywrightTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, chromium),
+    runBatch: (specs: PlaywrightTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, chromium),
+  });
+}
+
+/** One case outside any batch (artifacts are not kept on this path). */
+async function runAlone(spec: PlaywrightTestSpec, ctx: ExecutionContext, chromium: string): Promise<ExecutionResult> {
+  const workDir = await mkdtemp(path.join(tmpdir(), 'runset-playwright-'));
+  let result: CaseResult | undefined;
+  try {
+    await runBatch([spec], { ...ctx, workDir, parallelism: 1, onBegin: () => undefined, onEnd: (_, r) => (result = r) }, chromium);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+  return result ?? { passed: false, error: 'aborted', output: '' };
+}
+
+async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext, chromium: string): Promise<void> {
+  const problem = preflight(specs, chromium);
+  if (problem !== null) return failAll(specs, ctx, problem);
+  const first = specs[0] as PlaywrightTestSpec;
+  let install: PlaywrightInstall;
+  try {
+    install = locatePlaywright(first.dir);
+  } catch (error) {
+    return failAll(specs, ctx, (error as Error).message);
+  }
+  const tracker = new BatchTracker(specs, ctx);
+  const args = await prepareRun(specs, ctx, chromium);
+  const runner = startRunner(install.cli, args, {
+    cwd: first.dir,
+    env: playwrightEnvironment(install, ctx.variables),
+    onEvent: (event) => tracker.handle(event),
+  });
+  const end = await supervise(runner, tracker, ctx.signal);
+  tracker.finish(end);
+}
+
+/** Waits for the runner, killing it on abort, on a hung test, or when it stops making progress. */
+async function supervise(runner: RunnerProcess, tracker: BatchTracker, signal: AbortSignal): Promise<BatchEnd> {
+  let end: BatchEnd | undefined;
+  const onAbort = () => {
+    end ??= { kind: 'aborted' };
+    runner.kill();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
+  const watchdog = setInterval(() => {
+    const hung = tracker.overdue();
+    if (hung) {
+      tracker.failHung(hung.index);
+      end ??= { kind: 'killed', reason: 'another test of the same Playwright run hung past its timeout and the run was stopped; runset runs this one again' };
+      runner.kill();
+    } else if (tracker.idle()) {
+      runner.kill();
+      end ??= { kind: 'exited', code: null, signal: 'SIGKILL', log: 'Playwright reported nothing for 5 minutes while tests were waiting to begin (a global setup or webServer that never finished?); runset stopped it' };
+    }
+  }, WATCHDOG_MS);
+  try {
+    const exit = await runner.done;
+    return end?.kind === 'exited' ? { ...end, log: `${end.log}\n${exit.log}` } : (end ?? { kind: 'exited', ...exit });
+  } finally {
+    clearInterval(watchdog);
+    signal.removeEventListener('abort', onAbort);
+    runner.kill(); // stragglers, if the runner left any while exiting
+  }
+}
+
+/** Problems that fail every case before anything starts: no discovered case, no browser. */
+function preflight(specs: readonly PlaywrightTestSpec[], chromium: string): string | null {
+  if (specs.length === 0) return null;
+  if (specs.some((s) => s.case === undefined)) return 'not a discovered Playwright test case (the config entry was never listed)';
+  if (specs.some((s) => s.case?.browser === 'chromium')) return browserProblem(chromium);
+  return null;
+}
+
+function failAll(specs: readonly PlaywrightTestSpec[], ctx: BatchExecutionContext, error: string): void {
+  specs.forEach((_, index) => ctx.onEnd(index, { passed: false, error, output: '', attempts: 0, durationMs: 0, artifacts: [] }));
+}
+
+/** Writes the test list and the wrapper config into the batch's folder; returns the CLI arguments. */
+async function prepareRun(specs: readonly PlaywrightTestSpec[], ctx: BatchExecutionContext, chromium: string): Promise<string[]> {
+  const first = specs[0] as PlaywrightTestSpec;
+  const list = path.join(ctx.workDir, 'test-list.txt');
+  await writeFile(list, specs.map(testListLine).join('\n') + '\n');
+  const options: WrapOptions = { configDir: path.dirname(first.config), chromium: { executablePath: chromium, args: [...CHROMIUM_ARGS] } };
+  const wrapper = await writeWrapper(first.config, ctx.workDir, options);
+  const args = ['test', '-c', wrapper, `--reporter=${REPORTER}`, '--test-list', list, '--output', path.join(ctx.workDir, 'output')];
+  // Every case gets a real result: no stopping after N failures, nothing left unrun.
+  args.push(`--workers=${Math.max(1, ctx.parallelism)}`, '--max-failures=0', '--pass-with-no-tests');
+  if (first.retriesOverride) args.push(`--retries=${first.retries}`);
+  if (first.timeoutOverride) args.push(`--timeout=${Math.round(first.timeoutSeconds * 1000)}`);
+  return args;
+}
+
+/**
+ * One line of Playwright's --test-list: `[project] › file › describe › title`,
+ * matched as a prefix of a test's titles. A title holding the separator cannot
+ * be written, so the line stops before it (its siblings run too; their results
+ * are ignored).
+ */
+export function testListLine(spec: PlaywrightTestSpec): string {
+  const c = spec.case;
+  if (!c) return '';
+  const titles: string[] = [];
+  for (const title of c.titles) {
+    if (title.includes('›') || title !== title.trim()) break;
+    titles.push(title);
+  }
+  return [c.project === '' ? undefined : `[${c.project}]`, c.file, ...titles].filter((t) => t !== undefined).join(' › ');
+}
+
+/** The generated config: CommonJS or ES module like the suite's own, so Playwright loads the suite's as it would. */
+async function writeWrapper(userConfig: string, workDir: string, options: WrapOptions): Promise<string> {
+  const json = JSON.stringify(options);
+  if (isModuleFile(userConfig)) {
+    const file = path.join(workDir, 'playwright.runset.config.mjs');
+    await writeFile(file, [
+      '// Generated by runset for one batch (src/executors/playwright/wrap-config.cts).',
+      `import { wrapConfig } from ${JSON.stringify(pathToFileURL(WRAP_CONFIG).href)};`,
+      `import * as user from ${JSON.stringify(pathToFileURL(userConfig).href)};`,
+      `export default wrapConfig(user, ${json});`,
+    ].join('\n'));
+    return file;
+  }
+  const file = path.join(workDir, 'playwright.runset.config.cjs');
+  await writeFile(file, [
+    '// Generated by runset for one batch (src/executors/playwright/wrap-config.cts).',
+    `const { wrapConfig } = require(${JSON.stringify(WRAP_CONFIG)});`,
+    `module.exports = wrapConfig(require(${JSON.stringify(userConfig)}), ${json});`,
+  ].join('\n'));
+  return file;
+}
+
+/** Playwright's rule: .mjs/.mts are modules, .cjs/.cts are not, else the nearest package.json's "type". */
+export function isModuleFile(file: string): boolean {
+  if (/\.m[jt]s$/.test(file)) return true;
+  if (/\.c[jt]s$/.test(file)) return false;
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        return (JSON.parse(readFileSync(manifest, 'utf8')) as { type?: unknown }).type === 'module';
+      } catch {
+        return false;
+      }
+    }
+    if (path.dirname(dir) === dir) return false;
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * One batch's bookkeeping: turns the reporter's events into each member's start
+ * and end, keeps each case's output and files, and knows when a case has run
+ * past any reasonable end (the watchdog's question). No processes here, so it
+ * is tested with plain events.
+ */
+import path from 'node:path';
+import type { ArtifactFile, BatchExecutionContext, CaseResult, PlaywrightTestSpec } from '../../core/types.js';
+import { TailBuffer } from '../tail-buffer.js';
+import { caseKey, type ReporterEvent } from './reporter.js';
+
+/**
+ * Playwright enforces each test's timeout itself, and a test it fails that way
+ * comes with its screenshot and trace. runset steps in only when Playwright
+ * cannot (a worker stuck in a busy loop never runs its timer): three times the
+ * timeout — test.slow() triples it at run time, unseen by the reporter — plus 10 s.
+ */
+export function hardLimitMs(timeoutMs: number): number {
+  return 3 * timeoutMs + 10_000;
+}
+
+/** How long a batch may go without any event while tests still wait to begin (a stuck globalSetup or webServer). */
+export const IDLE_LIMIT_MS = 5 * 60_000;
+
+interface CaseState {
+  key: string;
+  index: number;
+  spec: PlaywrightTestSpec;
+  attempts: number;
+  begun: boolean;
+  inFlight: boolean;
+  /** When the current attempt must have ended, by runset's clock; 0 when none runs. */
+  deadline: number;
+  timeoutMs: number;
+  startedAt: number;
+  output: TailBuffer;
+  artifacts: ArtifactFile[];
+  names: Set<string>;
+  ended: boolean;
+}
+
+export type BatchEnd =
+  | { kind: 'exited'; code: number | null; signal: string | null; log: string }
+  | { kind: 'killed'; reason: string }
+  | { kind: 'aborted' };
+
+export class BatchTracker {
+  private readonly cases = new Map<string, CaseState>();
+  private readonly globalErrors: string[] = [];
+  private listed: Set<string> | undefined;
+  private lastEventAt: number;
+
+  constructor(
+    specs: readonly PlaywrightTestSpec[],
+    private readonly ctx: Pick<BatchExecutionContext, 'onBegin' | 'onEnd'>,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.lastEventAt = now();
+    specs.forEach((spec, index) => {
+      if (!spec.case) return;
+      const key = caseKey(spec.case.project, spec.case.file, spec.case.titles);
+      this.cases.set(key, {
+        key, index, spec, attempts: 0, begun: false, inFlight: false, deadline: 0, timeoutMs: spec.timeoutSeconds * 1000,
+        startedAt: 0, output: new TailBuffer(), artifacts: [], names: new Set(), ended: false,
+      });
+    });
+  }
+
+  get unfinished(): number {
+    return [...this.cases.values()].filter((c) => !c.ended).length;
+  }
+
+  handle(event: ReporterEvent): void {
+    this.lastEventAt = this.now();
+    if (event.type === 'begin') this.listed = new Set(event.keys);
+    else if (event.type === 'error') this.globalErrors.push(event.message);
+    else if (event.type === 'output') this.output(event.key, event.text);
+    else if (event.type === 'testBegin') this.testBegin(event);
+    else if (event.type === 'testEnd') this.testEnd(event);
+  }
+
+  /** A case running past its hard limit, if any: the batch must be killed. */
+  overdue(): { index: number; timeoutMs: number } | undefined {
+    const now = this.now();
+    const hung = [...this.cases.values()].find((c) => c.inFlight && !c.ended && now > c.deadline);
+    return hung && { index: hung.index, timeoutMs: hung.timeoutMs };
+  }
+
+  /** Nothing running, something left to run, and no word from Playwright for IDLE_LIMIT_MS. */
+  idle(): boolean {
+    const states = [...this.cases.values()];
+    return !states.some((c) => c.inFlight && !c.ended) && states.some((c) => !c.ended) && this.now() - this.lastEventAt > IDLE_LIMIT_MS;
+  }
+
+  /** Ends the hung case: it ran past its timeout and the batch is being killed for it. */
+  failHung(index: number): void {
+    const state = [...this.cases.values()].find((c) => c.index === index);
+    if (!state || state.ended) return;
+    const seconds = state.timeoutMs / 1000;
+    this.end(state, {
+      passed: false,
+      error: `timed out after ${seconds}s (timeoutSeconds): the test was still running ${Math.round(hardLimitMs(state.timeoutMs) / 1000)}s after it began, so runset killed Playwright and its browsers`,
+    });
+  }
+
+  /** Ends every case not ended yet, once the Playwright process is gone. */
+  finish(end: BatchEnd): void {
+    if (end.kind === 'aborted') return; // the worker gives them back to WAITING itself
+    for (const state of this.cases.values()) {
+      if (state.ended) continue;
+      if (end.kind === 'killed') {
+        this.end(state, { passed: false, error: `interrupted: ${end.reason}`, interrupted: true });
+      } else {
+        this.end(state, { passed: false, error: this.whyNotRun(state, end) });
+      }
+    }
+  }
+
+  private whyNotRun(state: CaseState, end: Extract<BatchEnd, { kind: 'exited' }>): string {
+    if (this.listed && !state.begun && !this.listed.has(state.key)) {
+      return 'test case not found in the suite any more (renamed or removed since runset listed it: reload the config with SIGHUP)';
+    }
+    const how = end.code !== null ? `exited with code ${end.code}` : `was killed by ${end.signal ?? 'a signal'}`;
+    const when = state.begun ? 'while this test was running' : 'before running this test';
+    const cause = this.globalErrors[0] ?? lastLines(end.log);
+    if (end.log) state.output.write(`\n── Playwright output ──\n${end.log}`);
+    return `Playwright ${how} ${when}${cause ? `: ${firstParagraph(cause)}` : ''}`;
+  }
+
+  private output(key: string | null, text: string): void {
+    const state = key === null ? undefined : this.cases.get(key);
+    if (state) state.output.write(text);
+  }
+
+  private testBegin(event: Extract<ReporterEvent, { type: 'testBegin' }>): void {
+    const state = this.cases.get(event.key);
+    if (!state || state.ended) return;
+    const now = this.now();
+    state.attempts = event.retry + 1;
+    state.inFlight = true;
+    if (event.timeoutMs > 0) state.timeoutMs = event.timeoutMs;
+    state.deadline = now + hardLimitMs(state.timeoutMs);
+    if (!state.begun) state.startedAt = now;
+    state.begun = true;
+    if (event.retry > 0) state.output.write(`\n── retry ${event.retry} ──\n`);
+    this.ctx.onBegin(state.index, state.attempts);
+  }
+
+  private testEnd(event: Extract<ReporterEvent, { type: 'testEnd' }>): void {
+    const state = this.cases.get(event.key);
+    if (!state || state.ended) return;
+    state.inFlight = false;
+    state.attempts = event.retry + 1;
+    for (const file of event.attachments) state.artifacts.push({ ...file, name: this.nameFor(state, file, event.retry) });
+    if (event.status === 'skipped') state.output.write('skipped\n');
+    if (event.error) state.output.write(`${event.error}\n`);
+    if (!event.final) return;
+    const error = event.ok ? null : firstParagraph(event.error ?? `test ${event.status}`);
+    this.end(state, { passed: event.ok, error });
+  }
+
+  private end(state: CaseState, verdict: { passed: boolean; error: string | null; interrupted?: boolean }): void {
+    state.ended = true;
+    state.inFlight = false;
+    const result: CaseResult = {
+      passed: verdict.passed,
+      error: verdict.error,
+      output: state.output.toString(),
+      attempts: state.attempts,
+      durationMs: state.begun ? this.now() - state.startedAt : 0,
+      artifacts: state.artifacts,
+    };
+    if (verdict.interrupted) result.interrupted = true;
+    this.ctx.onEnd(state.index, result);
+  }
+
+  /** `screenshot.png`, `trace.zip`; `trace-retry1.zip` for a retry; `-2`, `-3` for more of one kind. */
+  private nameFor(state: CaseState, file: { name: string; path: string }, retry: number): string {
+    const base = file.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'attachment';
+    const ext = path.extname(file.path);
+    const stem = `${base.endsWith(ext) ? base.slice(0, -ext.length) : base}${retry > 0 ? `-retry${retry}` : ''}`;
+    let name = `${stem}${ext}`;
+    for (let n = 2; state.names.has(name); n++) name = `${stem}-${n}${ext}`;
+    state.names.add(name);
+    return name;
+  }
+}
+
+/** The error up to its call log or stack: what a person reads first. */
+function firstParagraph(text: string): string {
+  const cut = text.search(/\n\s*(Call log:|at \S+ \(|at \/)/);
+  return (cut > 0 ? text.slice(0, cut) : text).trim();
+}
+
+function lastLines(log: string): string {
+  return log.trim().split('\n').slice(-3).join('\n');
+}

@@ -1,0 +1,130 @@
+/**
+ * The config runset hands Playwright: the suite's own config, loaded as
+ * Playwright would load it, with what a runset worker needs on top —
+ *
+ * - the system Chromium (executablePath and the flags it needs as root) for
+ *   every Chromium project, always headless: nothing is downloaded;
+ * - a screenshot and a trace kept for every failure (a suite that already keeps
+ *   more, e.g. `trace: 'on'`, keeps its choice; video stays as the suite asks).
+ *
+ * The generated wrapper lives in a work folder, not beside the suite (which may
+ * be read-only), so every path the suite wrote relative to its config's folder
+ * is made absolute here, exactly as Playwright would have resolved it.
+ *
+ * A CommonJS module (.cts → .cjs) so both CommonJS and ES module wrappers can load it.
+ */
+import * as path from 'node:path';
+import { existsSync } from 'node:fs';
+
+export interface WrapOptions {
+  /** Folder of the suite's playwright.config.* */
+  configDir: string;
+  chromium: { executablePath: string; args: string[] };
+}
+
+type Json = Record<string, unknown>;
+
+function list(value: unknown): unknown[] | undefined {
+  return Array.isArray(value) ? (value as unknown[]) : undefined;
+}
+
+/** Trace modes that already keep a failure's trace. */
+const KEEPS_TRACE = new Set(['on', 'retain-on-failure', 'retain-on-first-failure', 'retain-on-failure-and-retries']);
+const KEEPS_SCREENSHOT = new Set(['on', 'only-on-failure', 'on-first-failure']);
+
+export function wrapConfig(loaded: unknown, options: WrapOptions): Json {
+  const user = unwrapDefault(loaded);
+  const dir = options.configDir;
+  const config: Json = { ...user, ...resolvePaths(user, dir) };
+  // Playwright's default when no testDir is given: respect .gitignore. Giving an
+  // absolute testDir below would silently turn that off.
+  config.respectGitIgnore = user.respectGitIgnore ?? user.testDir === undefined;
+  config.testDir = path.resolve(dir, str(user.testDir) ?? '.');
+  for (const key of ['globalSetup', 'globalTeardown'] as const) {
+    const value = user[key];
+    if (typeof value === 'string') config[key] = resolveScript(dir, value);
+    else config[key] = list(value)?.map((v) => (typeof v === 'string' ? resolveScript(dir, v) : v)) ?? value;
+  }
+  if (typeof user.tsconfig === 'string') config.tsconfig = path.resolve(dir, user.tsconfig);
+  if (user.webServer !== undefined) {
+    const servers = list(user.webServer) ?? [user.webServer];
+    const resolved = servers.map((s) => (isRecord(s) ? { ...s, cwd: path.resolve(dir, str(s.cwd) ?? '.') } : s));
+    config.webServer = Array.isArray(user.webServer) ? resolved : resolved[0];
+  }
+  const topUse = isRecord(user.use) ? user.use : {};
+  config.use = runsetUse(topUse, {}, options);
+  const projects = list(user.projects);
+  if (projects) config.projects = projects.map((p) => (isRecord(p) ? wrapProject(p, user, topUse, options) : p));
+  return config;
+}
+
+function wrapProject(project: Json, user: Json, topUse: Json, options: WrapOptions): Json {
+  const dir = options.configDir;
+  const out: Json = { ...project, ...resolvePaths(project, dir) };
+  if (typeof project.testDir === 'string') out.testDir = path.resolve(dir, project.testDir);
+  out.respectGitIgnore = project.respectGitIgnore ?? user.respectGitIgnore ?? (project.testDir === undefined && user.testDir === undefined);
+  out.use = runsetUse(isRecord(project.use) ? project.use : {}, topUse, options);
+  return out;
+}
+
+/** snapshotDir and toHaveScreenshot stylePath, relative to the config's folder. */
+function resolvePaths(scope: Json, dir: string): Json {
+  const out: Json = {};
+  if (typeof scope.snapshotDir === 'string') out.snapshotDir = path.resolve(dir, scope.snapshotDir);
+  const expect = isRecord(scope.expect) ? scope.expect : undefined;
+  const shot = expect && isRecord(expect.toHaveScreenshot) ? expect.toHaveScreenshot : undefined;
+  if (expect && shot && shot.stylePath !== undefined) {
+    const paths = list(shot.stylePath) ?? [shot.stylePath];
+    out.expect = { ...expect, toHaveScreenshot: { ...shot, stylePath: paths.map((p) => (typeof p === 'string' ? path.resolve(dir, p) : p)) } };
+  }
+  return out;
+}
+
+/** `use` with runset's browser and failure artifacts; `inherited` is the top-level `use` a project's own one is merged over. */
+function runsetUse(use: Json, inherited: Json, options: WrapOptions): Json {
+  const out: Json = { ...use, headless: true };
+  const effective = { ...inherited, ...use };
+  const trace = effective.trace;
+  const traceMode = isRecord(trace) ? str(trace.mode) : str(trace);
+  if (!KEEPS_TRACE.has(traceMode ?? 'off')) out.trace = isRecord(trace) ? { ...trace, mode: 'retain-on-failure' } : 'retain-on-failure';
+  const shot = effective.screenshot;
+  const shotMode = isRecord(shot) ? str(shot.mode) : str(shot);
+  if (!KEEPS_SCREENSHOT.has(shotMode ?? 'off')) out.screenshot = isRecord(shot) ? { ...shot, mode: 'only-on-failure' } : 'only-on-failure';
+  const browser = str(effective.browserName) ?? str(effective.defaultBrowserType) ?? 'chromium';
+  if (browser === 'chromium') {
+    // Merged by hand: Playwright replaces a project's launchOptions wholesale, so
+    // the top-level ones (slowMo…) must be carried into the project's.
+    const inheritedLaunch = isRecord(inherited.launchOptions) ? inherited.launchOptions : {};
+    const ownLaunch = isRecord(use.launchOptions) ? use.launchOptions : {};
+    const launch = { ...inheritedLaunch, ...ownLaunch };
+    const args = list(launch.args) ?? [];
+    out.launchOptions = { ...launch, executablePath: options.chromium.executablePath, args: [...args, ...options.chromium.args] };
+    out.channel = undefined; // a branded channel (chrome, msedge) is not installed; the system Chromium is
+  }
+  return out;
+}
+
+/** As Playwright reads a config module: its default export, or the module object itself. */
+function unwrapDefault(loaded: unknown): Json {
+  if (isRecord(loaded) && 'default' in loaded) return isRecord(loaded.default) ? loaded.default : {};
+  return isRecord(loaded) ? { ...loaded } : {};
+}
+
+/** As Playwright resolves a global setup: a file beside the config, else a package found from there. */
+function resolveScript(dir: string, script: string): string {
+  const local = path.resolve(dir, script);
+  if (existsSync(local)) return local;
+  try {
+    return require.resolve(script, { paths: [dir] });
+  } catch {
+    return local; // Playwright reports the missing file itself
+  }
+}
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,126 @@
+/**
+ * The SQLite side of batched members and artifacts: reserving the rest of a
+ * batch, starting a reserved member, and artifact metadata. Each method runs
+ * inside a transaction the caller (SqliteStore) opens.
+ *
+ * Reserved = leased (worker_id, claims, lease_expires_at set) but still WAITING
+ * in the set's counts: a batch of 50 Playwright cases shows 50 WAITING until
+ * Playwright begins each one, so counts are live rather than jumping to RUNNING.
+ */
+import type Database from 'better-sqlite3';
+import type { RunState } from '../../core/states.js';
+import type { ArtifactRecord, ClaimedRun, NewArtifact } from '../../core/types.js';
+import type { BatchClaimRequest, LeaseRef } from '../store.js';
+
+export type MoveCounts = (setId: string, from: RunState, to: RunState, at: string) => void;
+
+interface ArtifactRow {
+  id: string;
+  run_id: string;
+  set_id: string;
+  name: string;
+  content_type: string;
+  size: number;
+  location: string;
+  created_at: string;
+}
+
+const ARTIFACT_COLUMNS = 'id, run_id, set_id, name, content_type, size, location, created_at';
+
+export class SqliteBatches {
+  private readonly sql: Record<
+    'batchRuns' | 'reserveRun' | 'setVariables' | 'startRun' | 'insertArtifact' | 'listArtifacts' | 'getArtifact' | 'oldArtifacts' | 'deleteArtifact',
+    Database.Statement
+  >;
+
+  constructor(db: Database.Database, private readonly move: MoveCounts) {
+    this.sql = {
+      batchRuns: db.prepare(`
+        SELECT id FROM test_runs
+        WHERE set_id = @set_id AND batch_key = @batch_key AND status = 'WAITING' AND worker_id IS NULL
+        ORDER BY rowid LIMIT @limit`),
+      reserveRun: db.prepare(`
+        UPDATE test_runs SET claims = claims + 1, worker_id = @worker_id, lease_expires_at = @lease_expires_at
+        WHERE id = @id AND status = 'WAITING' AND worker_id IS NULL
+        RETURNING claims, spec`),
+      setVariables: db.prepare('SELECT variables FROM test_run_sets WHERE id = ?'),
+      startRun: db.prepare(`
+        UPDATE test_runs SET status = 'RUNNING', started_at = COALESCE(started_at, @at)
+        WHERE id = @id AND worker_id = @worker_id AND claims = @claims AND status = 'WAITING'
+        RETURNING set_id`),
+      insertArtifact: db.prepare(`
+        INSERT INTO artifacts (${ARTIFACT_COLUMNS})
+        VALUES (@id, @run_id, @set_id, @name, @content_type, @size, @location, @created_at)`),
+      listArtifacts: db.prepare(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts WHERE set_id = ? ORDER BY run_id, created_at, name`),
+      getArtifact: db.prepare(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts WHERE id = ?`),
+      oldArtifacts: db.prepare(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts WHERE created_at < ? ORDER BY created_at LIMIT ?`),
+      deleteArtifact: db.prepare('DELETE FROM artifacts WHERE id = ?'),
+    };
+  }
+
+  claimBatch(req: BatchClaimRequest): ClaimedRun[] {
+    if (req.limit <= 0) return [];
+    const rows = this.sql.batchRuns.all({ set_id: req.setId, batch_key: req.batchKey, limit: req.limit }) as { id: string }[];
+    const vars = this.sql.setVariables.get(req.setId) as { variables: string } | undefined;
+    const out: ClaimedRun[] = [];
+    for (const row of rows) {
+      const taken = this.sql.reserveRun.get({ id: row.id, worker_id: req.workerId, lease_expires_at: Date.now() + req.leaseMs }) as
+        | { claims: number; spec: string }
+        | undefined;
+      if (!taken || !vars) continue;
+      out.push({
+        id: row.id,
+        setId: req.setId,
+        spec: JSON.parse(taken.spec) as ClaimedRun['spec'],
+        variables: JSON.parse(vars.variables) as ClaimedRun['variables'],
+        claim: taken.claims,
+        workerId: req.workerId,
+        batchKey: req.batchKey,
+      });
+    }
+    return out;
+  }
+
+  startRun(lease: LeaseRef, at: string): boolean {
+    const row = this.sql.startRun.get({ id: lease.runId, worker_id: lease.workerId, claims: lease.claim, at }) as { set_id: string } | undefined;
+    if (!row) return false;
+    this.move(row.set_id, 'WAITING', 'RUNNING', at);
+    return true;
+  }
+
+  insertArtifacts(runId: string, setId: string, artifacts: readonly NewArtifact[], at: string): void {
+    for (const a of artifacts) {
+      this.sql.insertArtifact.run({
+        id: a.id, run_id: runId, set_id: setId, name: a.name, content_type: a.contentType, size: a.size, location: a.location, created_at: at,
+      });
+    }
+  }
+
+  listArtifacts(setId: string): ArtifactRecord[] {
+    return (this.sql.listArtifacts.all(setId) as ArtifactRow[]).map(toArtifact);
+  }
+
+  getArtifact(id: string): ArtifactRecord | undefined {
+    const row = this.sql.getArtifact.get(id) as ArtifactRow | undefined;
+    return row ? toArtifact(row) : undefined;
+  }
+
+  deleteArtifactsBefore(before: string, limit: number): ArtifactRecord[] {
+    const rows = this.sql.oldArtifacts.all(before, limit) as ArtifactRow[];
+    for (const row of rows) this.sql.deleteArtifact.run(row.id);
+    return rows.map(toArtifact);
+  }
+}
+
+function toArtifact(row: ArtifactRow): ArtifactRecord {
+  return {
+    id: row.id,
+    runId: row.run_id,
+    setId: row.set_id,
+    name: row.name,
+    contentType: row.content_type,
+    size: row.size,
+    location: row.location,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * A small Playwright suite for the end-to-end tests, written into a temp folder
+ * with no node_modules of its own (so runset lends it its @playwright/test), and
+ * a runset config whose environments each pick one part of it by tag.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { browserProblem, DEFAULT_CHROMIUM } from '../../src/executors/playwright/chromium.js';
+import { tempDir } from '../helpers/server.js';
+
+export const PW_SECRET = 'pw-s3cr3t-typed-into-a-field';
+
+/** Why the browser tests cannot run here, or false. */
+export function chromiumMissing(): string | false {
+  const problem = browserProblem(process.env.RUNSET_CHROMIUM || DEFAULT_CHROMIUM);
+  return problem === null ? false : `${problem} (.ci/run installs Debian's chromium)`;
+}
+
+const CONFIG = `
+import { defineConfig } from '@playwright/test';
+export default defineConfig({
+  testDir: 'tests',
+  timeout: 15_000,
+  // A marker on the browser's command line, so a test can tell its browsers apart from any other.
+  use: { launchOptions: { args: ['--runset-e2e-marker=' + (process.env.BROWSER_MARKER ?? 'none')] } },
+});
+`;
+
+const SPECS: Record<string, string> = {
+  'basic.spec.ts': `
+import { test, expect } from '@playwright/test';
+test.describe('shop', () => {
+  test('home shows a title @main', async ({ page }) => {
+    await page.setContent('<h1>Shop</h1>');
+    await expect(page.locator('h1')).toHaveText('Shop');
+  });
+  test('sign in fails @main', async ({ page }) => {
+    await page.setContent('<input id="pw"><h1>Welcome</h1>');
+    await page.fill('#pw', process.env.SECRET_TOKEN ?? '');
+    console.log('typed the token ' + process.env.SECRET_TOKEN);
+    await expect(page.locator('h1')).toHaveText('Signed in', { timeout: 500 });
+  });
+});
+test('needs no browser @main', async () => {});
+`,
+  'flaky.spec.ts': `
+import { test, expect } from '@playwright/test';
+test('passes on retry @flaky', async ({ page }, testInfo) => {
+  await page.setContent('<p>attempt ' + testInfo.retry + '</p>');
+  expect(testInfo.retry, 'the first attempt fails').toBeGreaterThan(0);
+});
+`,
+  'live.spec.ts': `
+import { test } from '@playwright/test';
+import { existsSync } from 'node:fs';
+for (const name of ['first', 'second']) {
+  test(name + ' waits for the release file @live', async () => {
+    const until = Date.now() + 20_000;
+    while (!existsSync(process.env.RELEASE_FILE!)) {
+      if (Date.now() > until) throw new Error('never released');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+}
+`,
+  'hang.spec.ts': `
+import { test } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
+test('spins forever @hang', async ({ page }) => {
+  await page.setContent('<p>spinning</p>');
+  writeFileSync(process.env.PID_FILE!, String(process.pid));
+  // A busy loop: Playwright's own timeout timer never gets to run.
+  for (;;) {}
+});
+test('waits its turn @hang', async () => {});
+`,
+  'reload.spec.ts': `
+import { test } from '@playwright/test';
+test('listed at start @reload', async () => {});
+`,
+};
+
+export interface PlaywrightFixture {
+  dir: string;
+  suiteDir: string;
+  releaseFile: string;
+  pidFile: string;
+  marker: string;
+  config: string;
+}
+
+export function writePlaywrightFixture(): PlaywrightFixture {
+  const dir = tempDir('runset-pw-e2e-');
+  const suiteDir = path.join(dir, 'suite');
+  mkdirSync(path.join(suiteDir, 'tests'), { recursive: true });
+  writeFileSync(path.join(suiteDir, 'playwright.config.ts'), CONFIG);
+  for (const [name, text] of Object.entries(SPECS)) writeFileSync(path.join(suiteDir, 'tests', name), text);
+  const releaseFile = path.join(dir, 'release');
+  const pidFile = path.join(dir, 'worker.pid');
+  const marker = `m${process.pid}x${Date.now()}`;
+  const config = `
+environments:
+  main: { variables: { SECRET_TOKEN: "\${env:E2E_PW_SECRET}" } }
+  flaky: { variables: {} }
+  live: { variables: { RELEASE_FILE: "${releaseFile}" } }
+  hang: { variables: { PID_FILE: "${pidFile}", BROWSER_MARKER: "${marker}" } }
+  reload: { variables: {} }
+tests:
+  - { name: main, type: playwright, dir: suite, grep: "@main", environments: [main], workers: 2 }
+  - { name: flaky, type: playwright, dir: suite, grep: "@flaky", environments: [flaky], retries: 1 }
+  - { name: live, type: playwright, dir: suite, grep: "@live", environments: [live], workers: 1 }
+  - { name: hang, type: playwright, dir: suite, grep: "@hang", environments: [hang], workers: 1, timeoutSeconds: 1 }
+  - { name: reload, type: playwright, dir: suite, grep: "@reload", environments: [reload] }
+`;
+  return { dir, suiteDir, releaseFile, pidFile, marker, config };
+}

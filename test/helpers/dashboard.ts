@@ -1,0 +1,55 @@
+/**
+ * Helpers for the dashboard tests: make sure the built page assets are current
+ * (`npx tsc -p .` alone does not run esbuild), sign in over HTTP, and launch
+ * Debian's Chromium through playwright-core.
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { buildDashboard, DIST_DASHBOARD_DIR, newestMtime, UI_SOURCE_DIR } from '../../src/dashboard/build.js';
+
+export const CHROMIUM = '/usr/lib/chromium/chromium';
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+];
+
+/** Why browser tests cannot run here, or undefined when they can. */
+export function chromiumMissing(): string | undefined {
+  return existsSync(CHROMIUM) ? undefined : `Debian's chromium is not installed (${CHROMIUM}); apt-get install chromium`;
+}
+
+/** Rebuilds dist/dashboard when it is missing or older than its sources (esbuild takes well under a second). */
+export async function ensureDashboardBuilt(): Promise<void> {
+  const manifest = path.join(DIST_DASHBOARD_DIR, 'manifest.json');
+  const fresh = existsSync(manifest) && statSync(manifest).mtimeMs >= newestMtime(UI_SOURCE_DIR);
+  if (!fresh) await buildDashboard();
+}
+
+export interface Session {
+  cookie: string;
+  csrfToken: string;
+  setCookie: string;
+}
+
+/** POST /api/v0/session with a key; returns the cookie to send back and the CSRF token. */
+export async function signIn(baseUrl: string, key: string, headers: Record<string, string> = {}): Promise<Session> {
+  const res = await fetch(`${baseUrl}/api/v0/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ key }),
+  });
+  if (res.status !== 200) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`);
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  const body = (await res.json()) as { csrfToken: string };
+  return { cookie: setCookie.split(';')[0]!, csrfToken: body.csrfToken, setCookie };
+}
+
+/** The server's origin (http://127.0.0.1:port) from its API URL (…/api). */
+export function originOf(apiUrl: string): string {
+  return apiUrl.replace(/\/api$/, '');
+}

@@ -1,0 +1,189 @@
+/**
+ * Store contract for batched members (Playwright cases) and artifacts: reserved
+ * claims that stay WAITING until they begin, the rest of a batch, fenced starts
+ * and ends, release and reaping of reserved members, artifact metadata recorded
+ * with an outcome and swept by age. Run by runStoreContract for every backend.
+ */
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { LeaseRef, Store } from '../../src/store/store.js';
+import { WORKER_LOST } from '../../src/store/store.js';
+import type { ClaimedRun, NewArtifact, NewTestRunSet, PlaywrightTestSpec, TestSpec } from '../../src/core/types.js';
+
+type NewSet = (members: number, env?: string) => NewTestRunSet;
+
+export function caseSpec(title: string, entry = 'e2e', project = ''): PlaywrightTestSpec {
+  return {
+    name: `a.spec.ts › ${title}`, type: 'playwright', dir: '/suite', config: '/suite/playwright.config.ts', tags: [],
+    timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false,
+    case: { entry, project, browser: 'chromium', file: 'a.spec.ts', line: 1, titles: [title] },
+  };
+}
+
+/** A set of `cases` Playwright cases (one batch key), then `commands` command members. */
+function mixedSet(newSet: NewSet, cases: number, commands = 0, entry = 'e2e'): NewTestRunSet {
+  const set = newSet(cases + commands);
+  set.runs.forEach((run, i) => {
+    if (i < cases) run.spec = caseSpec(`case ${i}`, entry);
+  });
+  return set;
+}
+
+const leaseOf = (c: ClaimedRun): LeaseRef => ({ runId: c.id, workerId: c.workerId, claim: c.claim });
+const artifact = (name: string): NewArtifact => ({ id: randomUUID(), name, contentType: 'image/png', size: 42, location: `file:xx/${name}` });
+const failed = { status: 'FAIL' as const, attempts: 1, error: 'boom', output: '', durationMs: 3 };
+const passed = { status: 'SUCCESS' as const, attempts: 2, error: null, output: '', durationMs: 4 };
+
+export function runBatchContract(name: string, makeStore: () => Promise<Store>, newSet: NewSet): void {
+  describe(`Store contract: ${name}: batches and artifacts`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    test('batched members are claimed reserved: leased, still WAITING, the set still WAITING', async () => {
+      const set = mixedSet(newSet, 3, 1);
+      await store.createSet(set);
+      const claimed = await store.claimRuns({ workerId: 'w', limit: 2, leaseMs: 10_000 });
+      assert.equal(claimed.length, 2);
+      assert.ok(claimed.every((c) => c.batchKey !== null && c.batchKey === claimed[0]!.batchKey));
+      const s = await store.getSet(set.id);
+      assert.equal(s?.status, 'WAITING');
+      assert.deepEqual(s?.counts, { WAITING: 4, RUNNING: 0, SUCCESS: 0, FAIL: 0 });
+      assert.ok((await store.listRuns(set.id)).every((r) => r.status === 'WAITING' && r.startedAt === null));
+
+      const rest = await store.claimBatch({ workerId: 'w', setId: set.id, batchKey: claimed[0]!.batchKey!, limit: 10, leaseMs: 10_000 });
+      assert.deepEqual(rest.map((r) => r.spec.name), ['a.spec.ts › case 2'], 'only the rest of the batch, not the command');
+      assert.deepEqual(rest[0]!.variables, set.variables);
+      const [command] = await store.claimRuns({ workerId: 'w2', limit: 5, leaseMs: 10_000 });
+      assert.equal(command?.batchKey, null, 'reserved members are not claimed again; the command is');
+      assert.equal((await store.getSet(set.id))?.counts.RUNNING, 1);
+    });
+
+    test('a batch claim takes one set and one batch key, oldest first, never a member twice', async () => {
+      const first = mixedSet(newSet, 4, 0, 'e2e');
+      const other = mixedSet(newSet, 2, 0, 'other');
+      await store.createSet(first);
+      await store.createSet(other);
+      const [head] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      const key = head!.batchKey!;
+      const batches = await Promise.all(
+        ['a', 'b', 'c'].map((w) => store.claimBatch({ workerId: w, setId: first.id, batchKey: key, limit: 2, leaseMs: 10_000 })),
+      );
+      const ids = [head!.id, ...batches.flat().map((c) => c.id)];
+      assert.equal(new Set(ids).size, 4, 'each member once');
+      assert.deepEqual(new Set(ids), new Set(first.runs.map((r) => r.id)));
+      assert.deepEqual(await store.claimBatch({ workerId: 'w', setId: other.id, batchKey: key, limit: 5, leaseMs: 1000 }), [], 'another key');
+      assert.deepEqual(await store.claimBatch({ workerId: 'w', setId: first.id, batchKey: key, limit: 0, leaseMs: 1000 }), []);
+    });
+
+    test('startRun moves a reserved member to RUNNING, fenced and once; the set starts with it', async () => {
+      const set = mixedSet(newSet, 2);
+      await store.createSet(set);
+      const [a, b] = await store.claimRuns({ workerId: 'w', limit: 2, leaseMs: 10_000 });
+      assert.equal(await store.startRun({ ...leaseOf(a!), workerId: 'other' }), false);
+      assert.equal(await store.startRun({ ...leaseOf(a!), claim: a!.claim + 1 }), false);
+      assert.equal(await store.startRun(leaseOf(a!)), true);
+      assert.equal(await store.startRun(leaseOf(a!)), false, 'not twice');
+      const s = await store.getSet(set.id);
+      assert.equal(s?.status, 'RUNNING');
+      assert.ok(s?.startedAt);
+      assert.deepEqual(s?.counts, { WAITING: 1, RUNNING: 1, SUCCESS: 0, FAIL: 0 });
+      assert.ok(await store.heartbeat(leaseOf(b!), 10_000, 1), 'a reserved lease heartbeats like a running one');
+      const runs = await store.listRuns(set.id);
+      assert.ok(runs.find((r) => r.id === a!.id)?.startedAt);
+      assert.equal(runs.find((r) => r.id === b!.id)?.startedAt, null);
+    });
+
+    test('outcomes end started members and record their artifacts with them; a reserved one may only FAIL', async () => {
+      const set = mixedSet(newSet, 3);
+      await store.createSet(set);
+      const [a, b, c] = await store.claimRuns({ workerId: 'w', limit: 3, leaseMs: 10_000 });
+      await store.startRun(leaseOf(a!));
+      const shots = [artifact('screenshot.png'), artifact('trace.zip')];
+      assert.ok(await store.finishRun(leaseOf(a!), { ...failed, artifacts: shots }));
+      assert.equal(await store.finishRun({ ...leaseOf(b!), workerId: 'x' }, { ...failed, artifacts: [artifact('nope.png')] }), false);
+      await assert.rejects(store.finishRun(leaseOf(b!), passed), 'a member that never began cannot pass');
+      assert.ok(await store.finishRun(leaseOf(b!), failed), 'it can fail: WAITING → FAIL');
+      await store.startRun(leaseOf(c!));
+      assert.ok(await store.finishRun(leaseOf(c!), passed));
+      const s = await store.getSet(set.id);
+      assert.equal(s?.status, 'FAIL');
+      assert.deepEqual(s?.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 1, FAIL: 2 });
+      const listed = await store.listArtifacts(set.id);
+      assert.deepEqual(listed.map((x) => x.name).sort(), ['screenshot.png', 'trace.zip']);
+      assert.ok(listed.every((x) => x.runId === a!.id && x.setId === set.id && x.size === 42 && x.contentType === 'image/png'));
+      const one = await store.getArtifact(shots[0]!.id);
+      assert.equal(one?.location, shots[0]!.location);
+      assert.match(one.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      assert.equal(await store.getArtifact(randomUUID()), undefined);
+      assert.deepEqual(await store.listArtifacts(randomUUID()), []);
+    });
+
+    test('releasing a batch gives reserved and running members back, counting only the running ones', async () => {
+      const set = mixedSet(newSet, 3);
+      await store.createSet(set);
+      const claimed = await store.claimRuns({ workerId: 'w', limit: 3, leaseMs: 60_000 });
+      await store.startRun(leaseOf(claimed[0]!));
+      assert.equal(await store.releaseRuns(claimed.map(leaseOf)), 3);
+      const s = await store.getSet(set.id);
+      assert.deepEqual(s?.counts, { WAITING: 3, RUNNING: 0, SUCCESS: 0, FAIL: 0 });
+      assert.equal(s?.status, 'RUNNING', 'a set that started never moves back');
+      assert.equal(await store.heartbeat(leaseOf(claimed[1]!), 1000, 1), false, 'the lease is gone');
+      assert.equal((await store.claimRuns({ workerId: 'w2', limit: 5, leaseMs: 1000 })).length, 3, 'claimable again');
+    });
+
+    test('a lost worker\'s reserved members go back to the queue, then FAIL once out of leases', async () => {
+      const set = mixedSet(newSet, 2);
+      await store.createSet(set);
+      const [a, b] = await store.claimRuns({ workerId: 'w1', limit: 2, leaseMs: 1 });
+      await store.startRun(leaseOf(a!));
+      await sleep(20);
+      assert.deepEqual(await store.reapExpired(2), { requeued: 2, failed: 0 });
+      let s = await store.getSet(set.id);
+      assert.deepEqual(s?.counts, { WAITING: 2, RUNNING: 0, SUCCESS: 0, FAIL: 0 });
+      assert.equal(await store.startRun(leaseOf(b!)), false, 'the old lease is fenced off');
+      await store.claimRuns({ workerId: 'w2', limit: 2, leaseMs: 1 });
+      await sleep(20);
+      assert.deepEqual(await store.reapExpired(2), { requeued: 0, failed: 2 });
+      s = await store.getSet(set.id);
+      assert.equal(s?.status, 'FAIL');
+      assert.deepEqual(s?.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 0, FAIL: 2 });
+      assert.ok((await store.listRuns(set.id)).every((r) => r.error === WORKER_LOST));
+    });
+
+    test('old artifacts are deleted oldest first, a page at a time, and returned for their bytes', async () => {
+      const set = mixedSet(newSet, 1);
+      await store.createSet(set);
+      const [a] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      const files = [artifact('one.png'), artifact('two.png'), artifact('three.png')];
+      await store.finishRun(leaseOf(a!), { ...failed, artifacts: files });
+      assert.deepEqual(await store.deleteArtifactsBefore(new Date(Date.now() - 60_000).toISOString(), 10), [], 'none that old');
+      const later = new Date(Date.now() + 60_000).toISOString();
+      const page = await store.deleteArtifactsBefore(later, 2);
+      assert.equal(page.length, 2);
+      const rest = await store.deleteArtifactsBefore(later, 2);
+      assert.equal(rest.length, 1);
+      assert.deepEqual(new Set([...page, ...rest].map((x) => x.location)), new Set(files.map((f) => f.location)));
+      assert.deepEqual(await store.listArtifacts(set.id), []);
+    });
+
+    test('specs of every type come back exactly as stored', async () => {
+      const set = newSet(1);
+      const spec: TestSpec = { ...caseSpec('exact'), grep: '@smoke', project: 'chromium', workers: 3 };
+      set.runs[0]!.spec = spec;
+      await store.createSet(set);
+      const [claimed] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 1000 });
+      assert.equal(JSON.stringify(claimed!.spec), JSON.stringify(spec));
+      assert.equal((await store.listRuns(set.id))[0]?.type, 'playwright');
+    });
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

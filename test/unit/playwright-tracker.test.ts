@@ -1,0 +1,139 @@
+/** The batch tracker: reporter events in, each member's begin and end out — no Playwright needed. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CaseResult } from '../../src/core/types.js';
+import { BatchTracker, hardLimitMs } from '../../src/executors/playwright/tracker.js';
+import { caseKey, type ReporterEvent } from '../../src/executors/playwright/reporter.js';
+import { testListLine } from '../../src/executors/playwright/index.js';
+import { batchKeyOf } from '../../src/core/batch.js';
+import { caseSpec } from '../store/batch-contract.js';
+
+function harness(titles: string[]) {
+  const specs = titles.map((t) => caseSpec(t));
+  const begun: Array<[number, number]> = [];
+  const ended = new Map<number, CaseResult>();
+  let now = 1_000;
+  const tracker = new BatchTracker(specs, { onBegin: (i, a) => begun.push([i, a]), onEnd: (i, r) => ended.set(i, r) }, () => now);
+  const key = (t: string) => caseKey('', 'a.spec.ts', [t]);
+  return { tracker, begun, ended, key, advance: (ms: number) => (now += ms) };
+}
+
+type TestEnd = Extract<ReporterEvent, { type: 'testEnd' }>;
+const end = (key: string, over: Partial<TestEnd> = {}): TestEnd =>
+  ({ type: 'testEnd', key, retry: 0, status: 'passed', final: true, ok: true, durationMs: 5, error: null, attachments: [], ...over });
+
+test('begin and end move members live; output and attachments stay with their case', () => {
+  const h = harness(['one', 'two']);
+  h.tracker.handle({ type: 'begin', keys: [h.key('one'), h.key('two')] });
+  h.tracker.handle({ type: 'testBegin', key: h.key('one'), retry: 0, timeoutMs: 5000 });
+  h.tracker.handle({ type: 'output', key: h.key('one'), text: 'hello\n' });
+  h.tracker.handle({ type: 'output', key: null, text: 'runner noise\n' });
+  assert.deepEqual(h.begun, [[0, 1]]);
+  h.advance(300);
+  h.tracker.handle(end(h.key('one'), {
+    status: 'failed', ok: false, error: 'Error: expected 1\n\nCall log:\n  - waiting\n    at /x.ts:1:1',
+    attachments: [
+      { name: 'screenshot', contentType: 'image/png', path: '/w/out/test-failed-1.png' },
+      { name: 'screenshot', contentType: 'image/png', path: '/w/out/test-failed-2.png' },
+      { name: 'trace', contentType: 'application/zip', path: '/w/out/trace.zip' },
+    ],
+  }));
+  const one = h.ended.get(0)!;
+  assert.equal(one.passed, false);
+  assert.equal(one.error, 'Error: expected 1', 'the first paragraph, without call log or stack');
+  assert.match(one.output, /^hello\nError: expected 1/);
+  assert.ok(!one.output.includes('runner noise'));
+  assert.deepEqual(one.artifacts.map((a) => a.name), ['screenshot.png', 'screenshot-2.png', 'trace.zip']);
+  assert.equal(one.durationMs, 300);
+  assert.equal(one.attempts, 1);
+  assert.equal(h.tracker.unfinished, 1);
+});
+
+test('retries: only the final attempt ends the member; later attempts name their files apart', () => {
+  const h = harness(['flaky']);
+  const k = h.key('flaky');
+  h.tracker.handle({ type: 'testBegin', key: k, retry: 0, timeoutMs: 5000 });
+  h.tracker.handle(end(k, { status: 'failed', ok: false, final: false, error: 'boom', attachments: [{ name: 'trace', contentType: 'application/zip', path: '/a/trace.zip' }] }));
+  assert.equal(h.ended.size, 0, 'a retry follows');
+  h.tracker.handle({ type: 'testBegin', key: k, retry: 1, timeoutMs: 5000 });
+  h.tracker.handle(end(k, { retry: 1, attachments: [{ name: 'trace', contentType: 'application/zip', path: '/b/trace.zip' }] }));
+  const r = h.ended.get(0)!;
+  assert.equal(r.passed, true);
+  assert.equal(r.error, null);
+  assert.equal(r.attempts, 2);
+  assert.deepEqual(r.artifacts.map((a) => a.name), ['trace.zip', 'trace-retry1.zip']);
+  assert.match(r.output, /boom\n\n── retry 1 ──/);
+  assert.deepEqual(h.begun, [[0, 1], [0, 2]]);
+});
+
+test('a skipped case passes; an expected failure (test.fail) passes', () => {
+  const h = harness(['skip', 'expected']);
+  h.tracker.handle(end(h.key('skip'), { status: 'skipped' }));
+  h.tracker.handle(end(h.key('expected'), { status: 'failed', ok: true, error: 'expected to fail' }));
+  assert.equal(h.ended.get(0)?.passed, true);
+  assert.match(h.ended.get(0)!.output, /skipped/);
+  assert.equal(h.ended.get(1)?.passed, true);
+});
+
+test('a case running past its hard limit is overdue; killing the batch interrupts the rest', () => {
+  const h = harness(['hangs', 'bystander', 'later']);
+  h.tracker.handle({ type: 'testBegin', key: h.key('hangs'), retry: 0, timeoutMs: 1000 });
+  h.tracker.handle({ type: 'testBegin', key: h.key('bystander'), retry: 0, timeoutMs: 1000 });
+  h.advance(hardLimitMs(1000));
+  assert.equal(h.tracker.overdue(), undefined, 'not before the limit');
+  h.advance(1);
+  const hung = h.tracker.overdue();
+  assert.equal(hung?.index, 0, 'the first to begin is the first overdue');
+  h.tracker.failHung(0);
+  h.tracker.finish({ kind: 'killed', reason: 'another test hung' });
+  assert.match(h.ended.get(0)!.error!, /^timed out after 1s \(timeoutSeconds\)/);
+  assert.equal(h.ended.get(0)?.interrupted, undefined);
+  assert.equal(h.ended.get(1)?.interrupted, true);
+  assert.equal(h.ended.get(2)?.interrupted, true);
+});
+
+test('a crashed runner fails what it never ran, naming the cause; a case gone from the suite says so', () => {
+  const h = harness(['ran', 'gone', 'unrun']);
+  h.tracker.handle({ type: 'begin', keys: [h.key('ran'), h.key('unrun')] });
+  h.tracker.handle({ type: 'error', message: 'Error: worker process exited unexpectedly' });
+  h.tracker.handle({ type: 'testBegin', key: h.key('ran'), retry: 0, timeoutMs: 1000 });
+  h.tracker.finish({ kind: 'exited', code: 1, signal: null, log: 'some log' });
+  assert.equal(h.ended.get(0)?.error, 'Playwright exited with code 1 while this test was running: Error: worker process exited unexpectedly');
+  assert.match(h.ended.get(1)!.error!, /not found in the suite any more/);
+  assert.match(h.ended.get(2)!.error!, /before running this test/);
+  assert.match(h.ended.get(2)!.output, /some log/);
+});
+
+test('an aborted batch ends nothing: the worker gives its members back', () => {
+  const h = harness(['a']);
+  h.tracker.finish({ kind: 'aborted' });
+  assert.equal(h.ended.size, 0);
+});
+
+test('idle: nothing running, something waiting, no word for the limit', () => {
+  const h = harness(['a']);
+  assert.equal(h.tracker.idle(), false);
+  h.advance(5 * 60_000 + 1);
+  assert.equal(h.tracker.idle(), true);
+  h.tracker.handle({ type: 'testBegin', key: h.key('a'), retry: 0, timeoutMs: 1000 });
+  h.advance(5 * 60_000 + 1);
+  assert.equal(h.tracker.idle(), false, 'a running case is the watchdog\'s business, not idleness');
+});
+
+test('test-list lines name project, file and titles; a title holding the separator stops the line', () => {
+  assert.equal(testListLine(caseSpec('plain')), 'a.spec.ts › plain');
+  const nested = caseSpec('x', 'e2e', 'chromium');
+  nested.case!.titles = ['group', 'it works'];
+  assert.equal(testListLine(nested), '[chromium] › a.spec.ts › group › it works');
+  nested.case!.titles = ['a › b', 'child'];
+  assert.equal(testListLine(nested), '[chromium] › a.spec.ts');
+});
+
+test('batch keys: one per entry and project; none for other tests or undiscovered entries', () => {
+  assert.equal(batchKeyOf(caseSpec('a')), batchKeyOf(caseSpec('b')));
+  assert.notEqual(batchKeyOf(caseSpec('a', 'e2e', 'chromium')), batchKeyOf(caseSpec('a', 'e2e', 'firefox')));
+  assert.notEqual(batchKeyOf(caseSpec('a', 'one')), batchKeyOf(caseSpec('a', 'two')));
+  const { case: _case, ...entry } = caseSpec('a');
+  assert.equal(batchKeyOf(entry), null);
+  assert.equal(batchKeyOf({ name: 'c', type: 'command', run: ['true'], cwd: '/', tags: [], timeoutSeconds: 1, retries: 0 }), null);
+});
