@@ -91,7 +91,7 @@ async function runsetRound(url: string, key: string): Promise<number> {
     const status = (await (await fetch(`${url}/v0/test-run-sets/${created.testRunSetId}`, { headers: auth })).json()) as { status: string };
     if (status.status === 'SUCCESS') return performance.now() - started;
     if (status.status === 'FAIL') throw new Error(`the runset set failed: ${created.testRunSetId}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // a CI client polls far less often; this adds ≤ 0.1 s
   }
 }
 
@@ -134,6 +134,9 @@ try {
   page.server.close();
 }
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ratio = mean(times.runset) / mean(times.playwright);
 console.log(`mean: playwright test ${(mean(times.playwright) / 1000).toFixed(2)} s, runset ${(mean(times.runset) / 1000).toFixed(2)} s`);
+// The median round resists a neighbour's burst of load better than the mean; the budget is judged on the mean.
+console.log(`median: playwright test ${(median(times.playwright) / 1000).toFixed(2)} s, runset ${(median(times.runset) / 1000).toFixed(2)} s, ratio ${(median(times.runset) / median(times.playwright)).toFixed(2)}`);
 console.log(`runset/playwright wall-time ratio: ${ratio.toFixed(2)} (budget ≤ 1.25) ${ratio <= 1.25 ? 'OK' : 'OVER BUDGET'}`);

@@ -66,7 +66,7 @@ export async function openStore(
 }
 
 export function executorRegistry(options: { chromium?: string } = {}): ReadonlyMap<TestType, Executor> {
-  const list = [httpExecutor, commandExecutor, createPlaywrightExecutor({ chromium: options.chromium })] as Executor[];
+  const list: Executor[] = [httpExecutor, commandExecutor, createPlaywrightExecutor({ chromium: options.chromium })];
   return new Map(list.map((e) => [e.type, e]));
 }
 

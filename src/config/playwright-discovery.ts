@@ -18,6 +18,8 @@ import { ConfigError, type SuiteConfig } from './suite.js';
 
 /** A listing that takes longer is stuck (a config waiting on something). */
 const LIST_TIMEOUT_MS = 120_000;
+/** Suites listed at once: each listing is a Node process compiling the suite. */
+const LIST_CONCURRENCY = 4;
 
 /** The parts of Playwright's JSON report that listing fills in. */
 interface JsonReport {
@@ -51,7 +53,7 @@ interface ListedCase {
 export async function discoverPlaywrightTests(config: SuiteConfig): Promise<SuiteConfig> {
   const entries = config.tests.flatMap((test, index) => (test.type === 'playwright' && test.case === undefined ? [{ test, index }] : []));
   if (entries.length === 0) return config;
-  const listed = await Promise.all(entries.map(({ test, index }) => listEntry(config.file, test, index)));
+  const listed = await mapLimited(entries, LIST_CONCURRENCY, ({ test, index }) => listEntry(config.file, test, index));
   const byIndex = new Map(entries.map(({ index }, i) => [index, listed[i] as PlaywrightTestSpec[]]));
   const tests: TestSpec[] = config.tests.flatMap((test, index) => byIndex.get(index) ?? [test]);
   checkUniqueNames(config, tests);
@@ -163,6 +165,20 @@ function checkUniqueNames(config: SuiteConfig, tests: readonly TestSpec[]): void
     }
     seen.set(test.name, i);
   });
+}
+
+/** `fn` over `items`, at most `limit` at a time, results in order; the first failure rejects. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
 }
 
 /** The first lines of an error, without its stack frames: enough to fix the suite. */

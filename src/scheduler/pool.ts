@@ -158,13 +158,13 @@ export class WorkerPool {
    */
   private async launchBatch(claimed: ClaimedRun[]): Promise<void> {
     const head = claimed[0] as ClaimedRun;
-    const more = await this.opts.store.claimBatch({
-      workerId: this.workerId,
-      setId: head.setId,
-      batchKey: head.batchKey as string,
-      limit: MAX_BATCH - claimed.length,
-      leaseMs: this.opts.leaseMs,
-    });
+    const more = await this.opts.store
+      .claimBatch({ workerId: this.workerId, setId: head.setId, batchKey: head.batchKey as string, limit: MAX_BATCH - claimed.length, leaseMs: this.opts.leaseMs })
+      .catch((err: unknown) => {
+        // What is already claimed still runs; the rest waits for the next claim.
+        this.opts.logger.warn({ err, run: head.id }, 'claiming the rest of a batch failed');
+        return [];
+      });
     const runs = [...claimed, ...more];
     const wanted = head.spec.type === 'playwright' ? (head.spec.workers ?? Math.max(1, Math.floor(availableParallelism() / 2))) : 1;
     const parallelism = Math.max(1, Math.min(wanted, runs.length, this.opts.concurrency - this.slots));

@@ -153,7 +153,8 @@ test('50 sets × 10 members on two workers, one killed with SIGKILL mid-run: eve
     const tag = `s${ids.indexOf(row.set_id)}`;
     const pids = executions.get(`${tag} ${row.name}`) ?? [];
     const rerun = orphaned.has(row.id);
-    assert.equal(pids.length, rerun ? 2 : 1, `${tag} ${row.name} executions`);
+    // An orphan ran once or twice: the dead worker may have claimed it without having started it yet.
+    assert.ok(rerun ? pids.length === 1 || pids.length === 2 : pids.length === 1, `${tag} ${row.name}: ${pids.length} executions`);
     assert.equal(row.claims, rerun ? 2 : 1, `${tag} ${row.name} claims`);
     assert.equal(row.lost_leases, rerun ? 1 : 0, `${tag} ${row.name} lost leases`);
     assert.equal(row.output?.trim(), `token ${pids[pids.length - 1]}`, `${tag} ${row.name}: the kept outcome is its last execution's`);

@@ -93,7 +93,7 @@ test('wrapConfig: system Chromium for Chromium projects, headless, failure artif
   assert.deepEqual(chrome!.use.launchOptions, { slowMo: 5, args: ['--lang=fr', '--no-sandbox'], executablePath: '/usr/bin/chromium' });
   assert.equal(chrome!.use.channel, undefined);
   assert.equal(chrome!.use.headless, true);
-  assert.equal(chrome!.use.trace, 'retain-on-failure');
+  assert.deepEqual(chrome!.use.trace, { screenshots: false, mode: 'retain-on-failure' }, 'traced, without the costly screencast');
   assert.equal(chrome!.use.screenshot, 'only-on-failure');
   assert.equal(firefox!.use.launchOptions, undefined, 'other browsers are left to Playwright');
   assert.deepEqual(keeps!.use.trace, { mode: 'on', snapshots: true }, 'a suite that keeps more keeps its choice');

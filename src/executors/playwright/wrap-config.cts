@@ -86,7 +86,12 @@ function runsetUse(use: Json, inherited: Json, options: WrapOptions): Json {
   const effective = { ...inherited, ...use };
   const trace = effective.trace;
   const traceMode = isRecord(trace) ? str(trace.mode) : str(trace);
-  if (!KEEPS_TRACE.has(traceMode ?? 'off')) out.trace = isRecord(trace) ? { ...trace, mode: 'retain-on-failure' } : 'retain-on-failure';
+  // Every test is traced so that a failure has its trace, which costs time on
+  // every test that passes. The screencast (the trace's filmstrip of JPEG frames)
+  // is most of that cost; actions, DOM snapshots, console and network stay, and
+  // the failure's own screenshot is taken apart. A suite that sets its trace
+  // options itself keeps them.
+  if (!KEEPS_TRACE.has(traceMode ?? 'off')) out.trace = { screenshots: false, ...(isRecord(trace) ? trace : {}), mode: 'retain-on-failure' };
   const shot = effective.screenshot;
   const shotMode = isRecord(shot) ? str(shot.mode) : str(shot);
   if (!KEEPS_SCREENSHOT.has(shotMode ?? 'off')) out.screenshot = isRecord(shot) ? { ...shot, mode: 'only-on-failure' } : 'only-on-failure';
