@@ -67,9 +67,15 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     setsPerMinute: parseInteger('--sets-per-minute', flags.setsPerMinute, 1, 1_000_000) ?? DEFAULTS.setsPerMinute,
     logLevel: flags.logLevel,
     chromium: flags.chromium || DEFAULT_CHROMIUM,
-    // No timer is armed with it (the sweep runs on its own period), so months are fine.
-    artifactRetentionMs: parseDuration(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION, Number.MAX_SAFE_INTEGER),
+    artifactRetentionMs: parseRetention(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION),
   });
+}
+
+/** No timer is armed with the retention (the sweep has its own period), so months are fine; zero would keep nothing. */
+function parseRetention(text: string): number {
+  const ms = parseDuration(text, Number.MAX_SAFE_INTEGER);
+  if (ms <= 0) throw new OptionError('--artifact-retention must be longer than 0, such as 7d or 12h');
+  return ms;
 }
 
 /** Starts, then stops gracefully on SIGTERM/SIGINT; a second signal stops at once. */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { CaseResult } from '../../src/core/types.js';
 import { BatchTracker, hardLimitMs } from '../../src/executors/playwright/tracker.js';
 import { caseKey, type ReporterEvent } from '../../src/executors/playwright/reporter.js';
-import { testListLine } from '../../src/executors/playwright/index.js';
+import { selectionArgs, testListLine } from '../../src/executors/playwright/index.js';
 import { batchKeyOf } from '../../src/core/batch.js';
 import { caseSpec } from '../store/batch-contract.js';
 
@@ -136,4 +136,12 @@ test('batch keys: one per entry and project; none for other tests or undiscovere
   const { case: _case, ...entry } = caseSpec('a');
   assert.equal(batchKeyOf(entry), null);
   assert.equal(batchKeyOf({ name: 'c', type: 'command', run: ['true'], cwd: '/', tags: [], timeoutSeconds: 1, retries: 0 }), null);
+});
+
+test('selection: a test-list file from Playwright 1.56, file:line locations before it', () => {
+  const specs = [caseSpec('one', 'e2e', 'chromium'), caseSpec('two', 'e2e', 'chromium')];
+  specs[1]!.case!.line = 7;
+  assert.deepEqual(selectionArgs(specs, '1.65.1', '/w/list.txt'), ['--test-list', '/w/list.txt']);
+  assert.deepEqual(selectionArgs(specs, '2.0.0', '/w/list.txt'), ['--test-list', '/w/list.txt']);
+  assert.deepEqual(selectionArgs(specs, '1.49.0', '/w/list.txt'), ['--project', 'chromium', 'a\\.spec\\.ts:1', 'a\\.spec\\.ts:7']);
 });

@@ -63,7 +63,7 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
     return failAll(specs, ctx, (error as Error).message);
   }
   const tracker = new BatchTracker(specs, ctx);
-  const args = await prepareRun(specs, ctx, chromium);
+  const args = await prepareRun(specs, ctx, chromium, install.version);
   const runner = startRunner(install.cli, args, {
     cwd: first.dir,
     env: playwrightEnvironment(install, ctx.variables),
@@ -116,18 +116,31 @@ function failAll(specs: readonly PlaywrightTestSpec[], ctx: BatchExecutionContex
 }
 
 /** Writes the test list and the wrapper config into the batch's folder; returns the CLI arguments. */
-async function prepareRun(specs: readonly PlaywrightTestSpec[], ctx: BatchExecutionContext, chromium: string): Promise<string[]> {
+async function prepareRun(specs: readonly PlaywrightTestSpec[], ctx: BatchExecutionContext, chromium: string, version: string): Promise<string[]> {
   const first = specs[0] as PlaywrightTestSpec;
   const list = path.join(ctx.workDir, 'test-list.txt');
   await writeFile(list, specs.map(testListLine).join('\n') + '\n');
   const options: WrapOptions = { configDir: path.dirname(first.config), chromium: { executablePath: chromium, args: [...CHROMIUM_ARGS] } };
   const wrapper = await writeWrapper(first.config, ctx.workDir, options);
-  const args = ['test', '-c', wrapper, `--reporter=${REPORTER}`, '--test-list', list, '--output', path.join(ctx.workDir, 'output')];
+  const args = ['test', '-c', wrapper, `--reporter=${REPORTER}`, ...selectionArgs(specs, version, list), '--output', path.join(ctx.workDir, 'output')];
   // Every case gets a real result: no stopping after N failures, nothing left unrun.
   args.push(`--workers=${Math.max(1, ctx.parallelism)}`, '--max-failures=0', '--pass-with-no-tests');
   if (first.retriesOverride) args.push(`--retries=${first.retries}`);
   if (first.timeoutOverride) args.push(`--timeout=${Math.round(first.timeoutSeconds * 1000)}`);
   return args;
+}
+
+/**
+ * Which cases to run: a --test-list file (Playwright 1.56 and later), else —
+ * for a suite's own older Playwright — each case's file:line, which may also
+ * run tests sharing a line (their results are ignored).
+ */
+export function selectionArgs(specs: readonly PlaywrightTestSpec[], version: string, listFile: string): string[] {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  if (major > 1 || (major === 1 && minor >= 56)) return ['--test-list', listFile];
+  const project = specs[0]?.case?.project ?? '';
+  const locations = new Set(specs.flatMap((s) => (s.case ? [`${s.case.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${s.case.line}`] : [])));
+  return [...(project === '' ? [] : ['--project', project]), ...locations];
 }
 
 /**
