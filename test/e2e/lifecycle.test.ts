@@ -5,7 +5,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, CLI, startRunset, tempDir, waitForSet } from '../helpers/server.js';
 
@@ -78,6 +78,10 @@ tests:
   for (let i = 0; i < 100; i++) {
     const s = await api(first, 'GET', `/v0/test-run-sets/${id}`);
     if ((s.body as { progress: { counts: { RUNNING: number } } }).progress.counts.RUNNING === 2) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  // Claimed is not yet started (commands start in the worker's launcher process): wait until both have begun.
+  for (let i = 0; i < 100 && !(existsSync(marker) && readFileSync(marker, 'utf8').trim().split('\n').length === 2); i++) {
     await new Promise((r) => setTimeout(r, 20));
   }
   first.proc.kill('SIGKILL');

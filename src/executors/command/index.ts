@@ -7,12 +7,15 @@
  *   on abort, or when it ends — reaches everything it started: a test must
  *   not leave a `server &` or a stuck browser behind on the worker.
  * - stdout and stderr are kept interleaved, in arrival order, last 64 KiB.
+ * - Commands are started by a small helper process, not the worker (./launcher.ts:
+ *   spawning from a big process is slow); `runCommand` is what it runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { CommandTestSpec, ExecutionContext, ExecutionResult, Executor } from '../../core/types.js';
 import { abortMessage } from '../abort.js';
 import { TailBuffer } from '../tail-buffer.js';
+import { CommandLauncher } from './launcher.js';
 
 /**
  * After the command exits, how long to wait for its pipes to close. They stay
@@ -21,14 +24,17 @@ import { TailBuffer } from '../tail-buffer.js';
  */
 const DRAIN_MS = 100;
 
+const launcher = new CommandLauncher(runCommand);
+
 export const commandExecutor: Executor<CommandTestSpec> = Object.freeze({
   type: 'command' as const,
-  run: runCommand,
+  run: (spec: CommandTestSpec, ctx: ExecutionContext) => launcher.run(spec, ctx),
 });
 
 type Verdict = [passed: boolean, error: string | null];
 
-function runCommand(spec: CommandTestSpec, ctx: ExecutionContext): Promise<ExecutionResult> {
+/** Runs one command in this process (the launcher's, normally). */
+export function runCommand(spec: CommandTestSpec, ctx: ExecutionContext): Promise<ExecutionResult> {
   const { signal } = ctx;
   if (signal.aborted) return Promise.resolve({ passed: false, error: abortMessage(signal), output: '' });
   const [program = '', ...args] = spec.run;

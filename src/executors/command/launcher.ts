@@ -68,7 +68,9 @@ export class CommandLauncher {
     if (!child) return this.runHere(spec, ctx);
     const id = ++this.seq;
     return new Promise((resolve) => {
-      const onAbort = (): void => this.send(child, { type: 'abort', id, reason: toWireReason(signal.reason) });
+      const onAbort = (): void => {
+        this.send(child, { type: 'abort', id, reason: toWireReason(signal.reason) });
+      };
       const settle = (result: ExecutionResult | Promise<ExecutionResult>): void => {
         signal.removeEventListener('abort', onAbort);
         resolve(result);
@@ -130,7 +132,8 @@ export class CommandLauncher {
   private send(child: ChildProcess, message: LauncherRequest): boolean {
     if (!child.connected) return false;
     try {
-      return child.send(message) || true;
+      child.send(message); // false only means "queued": it still goes
+      return true;
     } catch {
       return false;
     }
