@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemOf } from '../core/errors.js';
 import type { ApiKeyRecord } from '../core/types.js';
-import type { KeyAuthenticator } from '../auth/keys.js';
+import { CACHE_MISS, type KeyAuthenticator } from '../auth/keys.js';
 import { sendProblem } from './problems.js';
 import { csrfMatches, readCookie, SESSION_COOKIE, type ActiveSession, type SessionAuthenticator } from '../auth/sessions.js';
 
@@ -11,15 +11,26 @@ declare module 'fastify' {
   }
 }
 
-/** onRequest hook: the same 401 for a missing, malformed, unknown or revoked key. */
+const UNAUTHORIZED = 'send Authorization: Bearer <API key> with a live key (create one with `runset keys create --name NAME`)';
+
+/**
+ * onRequest hook: the same 401 for a missing, malformed, unknown or revoked key.
+ * A key found in the authenticator's cache is accepted synchronously: no promise
+ * on the status GET's hot path; a miss asks the store.
+ */
 export function requireKey(auth: KeyAuthenticator) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const key = await auth.authenticate(request.headers.authorization);
-    if (!key) {
-      await sendProblem(reply, problemOf('unauthorized', 'send Authorization: Bearer <API key> with a live key (create one with `runset keys create --name NAME`)'));
-      return;
-    }
-    request.apiKey = key;
+  return (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
+    const accept = (key: ApiKeyRecord | undefined) => {
+      if (!key) {
+        void sendProblem(reply, problemOf('unauthorized', UNAUTHORIZED));
+        return; // replied: the request goes no further
+      }
+      request.apiKey = key;
+      done();
+    };
+    const cached = auth.fromCache(request.headers.authorization);
+    if (cached !== CACHE_MISS) return accept(cached);
+    auth.authenticate(request.headers.authorization).then(accept, done);
   };
 }
 
@@ -40,22 +51,26 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function requireKeyOrSession(auth: KeyAuthenticator, sessions: SessionAuthenticator) {
   const bearer = requireKey(auth);
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (request.headers.authorization !== undefined || request.headers.cookie === undefined) return bearer(request, reply);
+  const bySession = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
     const session = await sessions.authenticate(readCookie(request.headers.cookie, SESSION_COOKIE));
     if (!session) {
       await sendProblem(reply, problemOf('unauthorized', 'the dashboard session is missing, expired or its key was revoked: sign in again, or send Authorization: Bearer <API key>'));
-      return;
+      return false;
     }
     if (!SAFE_METHODS.has(request.method)) {
       const refusal = crossSiteRefusal(request, session);
       if (refusal) {
         await sendProblem(reply, problemOf('csrf_rejected', refusal));
-        return;
+        return false;
       }
     }
     request.apiKey = session.key;
     request.dashboardSession = session;
+    return true;
+  };
+  return (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
+    if (request.headers.authorization !== undefined || request.headers.cookie === undefined) return bearer(request, reply, done);
+    bySession(request, reply).then((ok) => ok && done(), done);
   };
 }
 
