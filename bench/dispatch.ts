@@ -260,6 +260,7 @@ function quantile(xs: number[], q: number): number {
 const median = (xs: number[]) => quantile(xs, 0.5);
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const verdict = (ok: boolean) => (ok ? 'OK' : 'OVER BUDGET');
+const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
 
 const dir = tempDir('runset-bench-dispatch-');
 const config = path.join(dir, 'runset.config.yaml');
@@ -311,7 +312,7 @@ try {
     const ratio = w / node;
     console.log(
       `${MEMBERS} × true on runset ${t.name}: ${ms(w)} = ${ratio.toFixed(2)}× the bare Node loop (budget ≤ 1.30×) ${verdict(ratio <= 1.3)}, ` +
-        `${(w / xa).toFixed(2)}× xargs; +${((w - node) / MEMBERS).toFixed(2)} ms wall and ${cpuPerMember(t.name).toFixed(2)} ms cpu per member`,
+        `${(w / xa).toFixed(2)}× xargs; ${signed((w - node) / MEMBERS)} ms wall and ${cpuPerMember(t.name).toFixed(2)} ms cpu per member`,
     );
     failed ||= ratio > 1.3;
   }

@@ -55,6 +55,12 @@ export function installProblemHandlers(app: FastifyInstance): void {
     if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
       return sendProblem(reply, problemOf('invalid_json', `body is not valid JSON; expected ${ACCEPTED_BODY}`));
     }
+    if (err.code === 'STORE_UNAVAILABLE') {
+      // A transient store outage (PostgreSQL restarting): say so, and when to retry.
+      request.log.warn({ err: err.message }, 'store unavailable');
+      reply.header('Retry-After', '2');
+      return sendProblem(reply, problemOf('store_unavailable', 'the store cannot be reached right now (is PostgreSQL restarting?); retry in a few seconds'));
+    }
     request.log.error({ err }, 'unhandled error');
     return sendProblem(reply, problemOf('internal', 'the server failed to answer; see its log for details'));
   });

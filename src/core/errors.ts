@@ -22,6 +22,7 @@ export const ERRORS = Object.freeze({
   idempotency_conflict: { status: 422, title: 'Idempotency-Key reused with a different body' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal server error' },
+  store_unavailable: { status: 503, title: 'The store is unavailable' },
 } as const);
 
 export type ErrorCode = keyof typeof ERRORS;
