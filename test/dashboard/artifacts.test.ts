@@ -40,7 +40,7 @@ describe('dashboard: a failed Playwright test', { skip: chromiumMissing() }, () 
     await ensureDashboardBuilt();
     server = await startRunset({ configPath: writeSuite(), args: ['--workers', '1'] });
     setId = (await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'shop' } })).body.testRunSetId as string;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
     page = await browser.newPage({ baseURL: originOf(server.url) });
     page.setDefaultTimeout(20_000);
     await page.goto('/');

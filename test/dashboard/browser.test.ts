@@ -43,7 +43,7 @@ describe('dashboard in Chromium', { skip }, () => {
     await ensureDashboardBuilt();
     server = await startRunset({ config: CONFIG, env: { BROWSER_TOKEN: SECRET }, args: ['--workers', '2'] });
     base = originOf(server.url);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
     context = await browser.newContext({ baseURL: base });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);

@@ -8,15 +8,8 @@ import path from 'node:path';
 import { buildDashboard, DIST_DASHBOARD_DIR, newestMtime, UI_SOURCE_DIR } from '../../src/dashboard/build.js';
 
 export const CHROMIUM = '/usr/lib/chromium/chromium';
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-];
+/** The flags runset itself launches Chromium with (as root, in a container). */
+export { CHROMIUM_ARGS } from '../../src/executors/playwright/chromium.js';
 
 /** Why browser tests cannot run here, or undefined when they can. */
 export function chromiumMissing(): string | undefined {

@@ -13,6 +13,7 @@ import { ListTestRunSetsQuery, SET_PAGE_LIMIT, TestRunSetDetails, TestRunSetPage
 import { MASK } from '../../secrets/index.js';
 import { planRerun } from '../../sets/rerun.js';
 import type { AppDeps } from '../app.js';
+import { findSet } from './test-run-sets.js';
 import { RateLimiter } from '../rate-limit.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -101,12 +102,6 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
   );
   return Promise.resolve();
 };
-
-async function findSet(deps: AppDeps, id: string): Promise<TestRunSetRecord> {
-  const set = await deps.store.getSet(id.toLowerCase());
-  if (!set) throw new RunsetError('not_found', `no Test Run Set with id ${id}`);
-  return set;
-}
 
 function toSummary(set: TestRunSetRecord): TestRunSetSummary {
   return {

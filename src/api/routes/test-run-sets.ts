@@ -134,7 +134,8 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
   return Promise.resolve();
 };
 
-async function findSet(deps: AppDeps, id: string): Promise<TestRunSetRecord> {
+/** The set, or the 404 problem every route that takes a set id answers. */
+export async function findSet(deps: AppDeps, id: string): Promise<TestRunSetRecord> {
   const set = await deps.store.getSet(id.toLowerCase());
   if (!set) throw new RunsetError('not_found', `no Test Run Set with id ${id}`);
   return set;
