@@ -16,6 +16,7 @@ import { loadSecretKey, resolveVariables } from './secrets/index.js';
 import { ensureKey, KeyAuthenticator } from './auth/keys.js';
 import { WorkerPool } from './scheduler/pool.js';
 import { buildApp } from './api/app.js';
+import { SetCreationLimit } from './api/rate-limit.js';
 import { httpExecutor } from './executors/http/index.js';
 import { commandExecutor } from './executors/command/index.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
@@ -121,7 +122,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
     const auth = new KeyAuthenticator(store);
     teardown.push(() => auth.close());
     if (options.api) {
-      app = await buildApp({ store, suite: () => suite, auth, secretKey, logger, setsPerMinute: options.setsPerMinute, artifacts: blobs });
+      app = await buildApp({ store, suite: () => suite, auth, secretKey, logger, setLimit: new SetCreationLimit(options.setsPerMinute), artifacts: blobs });
       const listening = app;
       teardown.push(() => listening.close());
       await app.listen({ port: options.port, host: options.host });

@@ -21,6 +21,7 @@ import { openApiRoute, OPENAPI_INFO } from './routes/openapi.js';
 import { healthRoute } from './routes/health.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
+import type { SetCreationLimit } from './rate-limit.js';
 
 export interface AppDeps {
   store: Store;
@@ -29,8 +30,8 @@ export interface AppDeps {
   auth: KeyAuthenticator;
   secretKey: Buffer;
   logger: Logger;
-  /** Sets one key may create per minute. */
-  setsPerMinute: number;
+  /** Sets one key may create per minute, across every route that creates one. */
+  setLimit: SetCreationLimit;
   /** Where artifact bytes are read from; without it artifact downloads answer 404. */
   artifacts?: ArtifactBlobStore;
 }

@@ -21,6 +21,9 @@ test('a key over its sets-per-minute limit gets 429 with Retry-After; other requ
     assert.match((third.body as { detail: string }).detail, /2 sets per minute/);
     const retryAfter = Number(third.headers.get('retry-after'));
     assert.ok(retryAfter > 0 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    const rerun = await api(server, 'POST', `/v0/test-run-sets/${first.body.testRunSetId as string}/rerun`, { body: {} });
+    assert.equal(rerun.status, 429, '"run again" spends the same budget as create');
+    assert.equal((rerun.body as { code: string }).code, 'rate_limited');
     const status = await api(server, 'GET', `/v0/test-run-sets/${first.body.testRunSetId as string}`);
     assert.equal(status.status, 200, 'polling is not limited');
   } finally {

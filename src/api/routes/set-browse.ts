@@ -14,7 +14,6 @@ import { MASK } from '../../secrets/index.js';
 import { planRerun } from '../../sets/rerun.js';
 import type { AppDeps } from '../app.js';
 import { findSet } from './test-run-sets.js';
-import { RateLimiter } from '../rate-limit.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const IdParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN, description: 'Test Run Set id (uuid).' }) });
@@ -26,7 +25,6 @@ export const SECURED: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { s
 export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   // Re-runs are creates: the same per-key budget applies (kept per route file, as the create route does).
-  const limiter = new RateLimiter(deps.setsPerMinute, 60_000);
 
   api.get(
     '/test-run-sets',
@@ -87,11 +85,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     async (request, reply) => {
       const earlier = await findSet(deps, request.params.id);
       const keyId = request.apiKey?.id ?? null;
-      const wait = limiter.take(keyId ?? 'anonymous');
-      if (wait > 0) {
-        reply.header('Retry-After', String(Math.ceil(wait / 1000)));
-        throw new RunsetError('rate_limited', `this key may create ${deps.setsPerMinute} sets per minute; retry in ${Math.ceil(wait / 1000)}s`);
-      }
+      deps.setLimit.take(keyId, reply);
       const overrides = (await deps.store.getSetOverrides(earlier.id)) ?? {};
       const set = planRerun(deps.suite(), { env: earlier.env, overrides }, { secretKey: deps.secretKey, keyId });
       await deps.store.createSet(set);

@@ -15,7 +15,6 @@ import {
 import type { TestRunSetRecord } from '../../core/types.js';
 import { planTestRunSet } from '../../sets/plan.js';
 import type { AppDeps } from '../app.js';
-import { RateLimiter } from '../rate-limit.js';
 import { artifactsByRun } from './artifacts.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -45,7 +44,6 @@ function hashBody(body: unknown): string {
 
 export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  const limiter = new RateLimiter(deps.setsPerMinute, 60_000);
 
   api.post(
     '/test-run-sets',
@@ -61,11 +59,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     },
     async (request, reply) => {
       const keyId = request.apiKey?.id ?? null;
-      const wait = limiter.take(keyId ?? 'anonymous');
-      if (wait > 0) {
-        reply.header('Retry-After', String(Math.ceil(wait / 1000)));
-        throw new RunsetError('rate_limited', `this key may create ${deps.setsPerMinute} sets per minute; retry in ${Math.ceil(wait / 1000)}s`);
-      }
+      deps.setLimit.take(keyId, reply);
       const set = planTestRunSet(deps.suite(), request.body, { secretKey: deps.secretKey, keyId });
       const idempotencyKey = request.headers['idempotency-key'];
       if (idempotencyKey !== undefined) {

@@ -17,7 +17,6 @@ import type {
   RunOutcome,
   TestRunRecord,
   TestRunSetRecord,
-  TestType,
   VariableValue,
 } from '../../core/types.js';
 import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
@@ -25,6 +24,7 @@ import { createPool, withClient, withTransaction, type Queryable } from './conne
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
 import * as sql from './sql.js';
+import { rowMappers } from '../rows.js';
 import * as idemSql from './idempotency-sql.js';
 import * as browseSql from './browse-sql.js';
 import * as batchSql from './sql-batch.js';
@@ -255,16 +255,16 @@ export class PostgresStore implements Store {
   // ── artifacts ──
 
   async listArtifacts(setId: string): Promise<ArtifactRecord[]> {
-    return (await this.autocommit((q) => batchSql.listArtifacts(q, this.names, setId))).map(batchSql.toArtifact);
+    return (await this.autocommit((q) => batchSql.listArtifacts(q, this.names, setId))).map(toArtifact);
   }
 
   async getArtifact(id: string): Promise<ArtifactRecord | undefined> {
     const row = await this.autocommit((q) => batchSql.getArtifact(q, this.names, id));
-    return row ? batchSql.toArtifact(row) : undefined;
+    return row ? toArtifact(row) : undefined;
   }
 
   async deleteArtifactsBefore(before: string, limit: number): Promise<ArtifactRecord[]> {
-    return (await this.autocommit((q) => batchSql.deleteOldArtifacts(q, this.names, before, limit))).map(batchSql.toArtifact);
+    return (await this.autocommit((q) => batchSql.deleteOldArtifacts(q, this.names, before, limit))).map(toArtifact);
   }
 
   /** Artifact bytes in this database (chunked), so every API process can serve what any worker wrote. */
@@ -346,49 +346,9 @@ function nextProgress(row: sql.LockedSetRow, moves: Move[]): sql.SetProgress {
   };
 }
 
-function iso(value: Date | null): string | null {
-  return value === null ? null : value.toISOString();
-}
-
-function toSet(row: sql.SetRow): TestRunSetRecord {
-  return {
-    id: row.id,
-    env: row.env,
-    status: row.status,
-    counts: { WAITING: row.count_waiting, RUNNING: row.count_running, SUCCESS: row.count_success, FAIL: row.count_fail },
-    createdAt: row.created_at.toISOString(),
-    startedAt: iso(row.started_at),
-    endedAt: iso(row.ended_at),
-  };
-}
-
-function toRun(row: sql.RunRow): TestRunRecord {
-  return {
-    id: row.id,
-    setId: row.set_id,
-    position: row.position,
-    name: row.name,
-    type: row.type as TestType,
-    status: row.status,
-    attempts: row.attempts,
-    startedAt: iso(row.started_at),
-    endedAt: iso(row.ended_at),
-    durationMs: row.duration_ms,
-    error: row.error,
-    output: row.output,
-  };
-}
+/** PostgreSQL returns timestamps as Dates. */
+const { optional: iso, toSet, toRun, toKey, toArtifact } = rowMappers<Date>((value) => value.toISOString());
 
 function toSession(row: browseSql.SessionRow): SessionRecord {
   return { key: toKey(row), csrfToken: row.csrf_token, expiresAt: row.expires_at.toISOString() };
-}
-
-function toKey(row: sql.KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    createdAt: row.created_at.toISOString(),
-    lastUsedAt: iso(row.last_used_at),
-    revokedAt: iso(row.revoked_at),
-  };
 }

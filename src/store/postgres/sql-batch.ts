@@ -3,22 +3,14 @@
  * named operation per function (see ./sql.ts for the rules every statement
  * follows: schema-qualified, database clock, members locked before sets).
  */
-import type { ArtifactRecord, ClaimedRun, NewArtifact } from '../../core/types.js';
+import { toClaimed as claimedFrom, type ArtifactRow as StoredArtifactRow } from '../rows.js';
+import type { ClaimedRun, NewArtifact } from '../../core/types.js';
 import type { Queryable } from './connection.js';
 import type { ClaimRow, LeaseParams, Names } from './sql.js';
 
 const NOW = "date_trunc('milliseconds', now())";
 
-export interface ArtifactRow {
-  id: string;
-  run_id: string;
-  set_id: string;
-  name: string;
-  content_type: string;
-  size: string | number; // bigint arrives as a string
-  location: string;
-  created_at: Date;
-}
+export type ArtifactRow = StoredArtifactRow<Date>;
 
 const ARTIFACT_COLUMNS = 'id, run_id, set_id, name, content_type, size, location, created_at';
 
@@ -116,26 +108,6 @@ export async function deleteOldArtifacts(q: Queryable, n: Names, before: string,
 }
 
 export function toClaimed(r: ClaimRow, workerId: string): ClaimedRun {
-  return {
-    id: r.id,
-    setId: r.set_id,
-    spec: r.spec as ClaimedRun['spec'],
-    variables: r.variables as ClaimedRun['variables'],
-    claim: r.claims,
-    workerId,
-    batchKey: r.batch_key,
-  };
+  return claimedFrom(r, { spec: r.spec, variables: r.variables }, workerId);
 }
 
-export function toArtifact(row: ArtifactRow): ArtifactRecord {
-  return {
-    id: row.id,
-    runId: row.run_id,
-    setId: row.set_id,
-    name: row.name,
-    contentType: row.content_type,
-    size: Number(row.size),
-    location: row.location,
-    createdAt: row.created_at.toISOString(),
-  };
-}

@@ -13,6 +13,7 @@
  * - Rows are locked members first, then sets in id order, in every transaction,
  *   so concurrent claimers, finishers and reapers cannot deadlock.
  */
+import type * as rows from '../rows.js';
 import type { RunState } from '../../core/states.js';
 import type { NewApiKey } from '../store.js';
 import type { NewTestRun, NewTestRunSet, RunOutcome } from '../../core/types.js';
@@ -55,41 +56,10 @@ const NOW = "date_trunc('milliseconds', now())";
 // worker_id is set only on leased members, so this matches RUNNING and reserved ones alike.
 const FENCED = "r.id = $1 AND r.worker_id = $2 AND r.claims = $3 AND r.status IN ('WAITING', 'RUNNING')";
 
-export interface SetRow {
-  id: string;
-  env: string;
-  status: RunState;
-  created_at: Date;
-  started_at: Date | null;
-  ended_at: Date | null;
-  count_waiting: number;
-  count_running: number;
-  count_success: number;
-  count_fail: number;
-}
-
-export interface RunRow {
-  id: string;
-  set_id: string;
-  position: number;
-  name: string;
-  type: string;
-  status: RunState;
-  attempts: number;
-  started_at: Date | null;
-  ended_at: Date | null;
-  duration_ms: number | null;
-  error: string | null;
-  output: string | null;
-}
-
-export interface KeyRow {
-  id: string;
-  name: string;
-  created_at: Date;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-}
+/** PostgreSQL hands timestamps back as Dates (timestamptz). */
+export type SetRow = rows.SetRow<Date>;
+export type RunRow = rows.RunRow<Date>;
+export type KeyRow = rows.KeyRow<Date>;
 
 export interface ClaimRow {
   id: string;

@@ -11,19 +11,11 @@ import type Database from 'better-sqlite3';
 import type { RunState } from '../../core/states.js';
 import type { ArtifactRecord, ClaimedRun, NewArtifact } from '../../core/types.js';
 import type { BatchClaimRequest, LeaseRef } from '../store.js';
+import { rowMappers, toClaimed, type ArtifactRow as StoredArtifactRow } from '../rows.js';
 
 export type MoveCounts = (setId: string, from: RunState, to: RunState, at: string) => void;
 
-interface ArtifactRow {
-  id: string;
-  run_id: string;
-  set_id: string;
-  name: string;
-  content_type: string;
-  size: number;
-  location: string;
-  created_at: string;
-}
+type ArtifactRow = StoredArtifactRow<string>;
 
 const ARTIFACT_COLUMNS = 'id, run_id, set_id, name, content_type, size, location, created_at';
 
@@ -68,15 +60,13 @@ export class SqliteBatches {
         | { claims: number; spec: string }
         | undefined;
       if (!taken || !vars) continue;
-      out.push({
-        id: row.id,
-        setId: req.setId,
-        spec: JSON.parse(taken.spec) as ClaimedRun['spec'],
-        variables: JSON.parse(vars.variables) as ClaimedRun['variables'],
-        claim: taken.claims,
-        workerId: req.workerId,
-        batchKey: req.batchKey,
-      });
+      out.push(
+        toClaimed(
+          { id: row.id, set_id: req.setId, claims: taken.claims, batch_key: req.batchKey },
+          { spec: JSON.parse(taken.spec), variables: JSON.parse(vars.variables) },
+          req.workerId,
+        ),
+      );
     }
     return out;
   }
@@ -112,15 +102,4 @@ export class SqliteBatches {
   }
 }
 
-function toArtifact(row: ArtifactRow): ArtifactRecord {
-  return {
-    id: row.id,
-    runId: row.run_id,
-    setId: row.set_id,
-    name: row.name,
-    contentType: row.content_type,
-    size: row.size,
-    location: row.location,
-    createdAt: row.created_at,
-  };
-}
+const { toArtifact } = rowMappers<string>((value) => value);

@@ -11,7 +11,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { canMoveMember, deriveSetStatus, type Counts, type RunState } from '../../core/states.js';
+import { canMoveMember, deriveSetStatus, type RunState } from '../../core/states.js';
 import type {
   ApiKeyRecord,
   ArtifactRecord,
@@ -20,7 +20,6 @@ import type {
   RunOutcome,
   TestRunRecord,
   TestRunSetRecord,
-  TestType,
   VariableValue,
 } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
@@ -34,7 +33,11 @@ import { prepareStatements, type Statements, type SetRow, type RunRow, type KeyR
 import { SqliteBrowse } from './browse.js';
 import { settle } from './settle.js';
 import { SqliteBatches } from './batches.js';
+import { countsOf, rowMappers, toClaimed } from '../rows.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
+
+/** SQLite returns timestamps as the ISO strings they were written as. */
+const { toSet, toRun, toKey } = rowMappers<string>((value) => value);
 
 
 export class SqliteStore implements Store {
@@ -198,15 +201,13 @@ export class SqliteStore implements Store {
         if (!taken) continue;
         if (taken.batch_key === null) this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
         const vars = this.sql.setVariables.get(row.set_id) as { variables: string };
-        out.push({
-          id: row.id,
-          setId: row.set_id,
-          spec: JSON.parse(taken.spec) as ClaimedRun['spec'],
-          variables: JSON.parse(vars.variables) as ClaimedRun['variables'],
-          claim: taken.claims,
-          workerId: req.workerId,
-          batchKey: taken.batch_key,
-        });
+        out.push(
+          toClaimed(
+            { id: row.id, set_id: row.set_id, claims: taken.claims, batch_key: taken.batch_key },
+            { spec: JSON.parse(taken.spec), variables: JSON.parse(vars.variables) },
+            req.workerId,
+          ),
+        );
       }
       return out;
     }).immediate();
@@ -349,39 +350,3 @@ function now(): string {
   return new Date().toISOString();
 }
 
-function countsOf(row: SetRow): Counts {
-  return { WAITING: row.count_waiting, RUNNING: row.count_running, SUCCESS: row.count_success, FAIL: row.count_fail };
-}
-
-function toSet(row: SetRow): TestRunSetRecord {
-  return {
-    id: row.id,
-    env: row.env,
-    status: row.status,
-    counts: countsOf(row),
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-  };
-}
-
-function toRun(row: RunRow): TestRunRecord {
-  return {
-    id: row.id,
-    setId: row.set_id,
-    position: row.position,
-    name: row.name,
-    type: row.type as TestType,
-    status: row.status,
-    attempts: row.attempts,
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-    durationMs: row.duration_ms,
-    error: row.error,
-    output: row.output,
-  };
-}
-
-function toKey(row: KeyRow): ApiKeyRecord {
-  return { id: row.id, name: row.name, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at };
-}

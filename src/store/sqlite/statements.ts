@@ -4,43 +4,12 @@
  * row and so changes nothing. Batches and artifacts are in ./batches.ts.
  */
 import type Database from 'better-sqlite3';
-import type { RunState } from '../../core/states.js';
+import type * as rows from '../rows.js';
 
-export interface SetRow {
-  id: string;
-  env: string;
-  status: RunState;
-  created_at: string;
-  started_at: string | null;
-  ended_at: string | null;
-  count_waiting: number;
-  count_running: number;
-  count_success: number;
-  count_fail: number;
-}
-
-export interface RunRow {
-  id: string;
-  set_id: string;
-  position: number;
-  name: string;
-  type: string;
-  status: RunState;
-  attempts: number;
-  started_at: string | null;
-  ended_at: string | null;
-  duration_ms: number | null;
-  error: string | null;
-  output: string | null;
-}
-
-export interface KeyRow {
-  id: string;
-  name: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+/** SQLite hands timestamps back as the ISO strings they were written as. */
+export type SetRow = rows.SetRow<string>;
+export type RunRow = rows.RunRow<string>;
+export type KeyRow = rows.KeyRow<string>;
 
 export type Statements = Record<
   | 'insertKey' | 'listKeys' | 'revokeKey' | 'keyExists' | 'findKey' | 'touchKey'

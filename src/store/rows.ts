@@ -1,0 +1,126 @@
+/**
+ * The stored rows, as both backends read them, and their mapping to records.
+ * The backends differ only in how a timestamp arrives (SQLite: the ISO string
+ * it was written as; PostgreSQL: a Date), so the shapes are generic in it and
+ * each backend builds its mappers with its own `stamp`.
+ */
+import type { Counts, RunState } from '../core/states.js';
+import type { ApiKeyRecord, ArtifactRecord, ClaimedRun, TestRunRecord, TestRunSetRecord, TestType } from '../core/types.js';
+
+export interface SetRow<T> {
+  id: string;
+  env: string;
+  status: RunState;
+  created_at: T;
+  started_at: T | null;
+  ended_at: T | null;
+  count_waiting: number;
+  count_running: number;
+  count_success: number;
+  count_fail: number;
+}
+
+export interface RunRow<T> {
+  id: string;
+  set_id: string;
+  position: number;
+  name: string;
+  type: string;
+  status: RunState;
+  attempts: number;
+  started_at: T | null;
+  ended_at: T | null;
+  duration_ms: number | null;
+  error: string | null;
+  output: string | null;
+}
+
+export interface KeyRow<T> {
+  id: string;
+  name: string;
+  created_at: T;
+  last_used_at: T | null;
+  revoked_at: T | null;
+}
+
+export interface ArtifactRow<T> {
+  id: string;
+  run_id: string;
+  set_id: string;
+  name: string;
+  content_type: string;
+  /** PostgreSQL's bigint arrives as a string. */
+  size: number | string;
+  location: string;
+  created_at: T;
+}
+
+export function countsOf(row: SetRow<unknown>): Counts {
+  return { WAITING: row.count_waiting, RUNNING: row.count_running, SUCCESS: row.count_success, FAIL: row.count_fail };
+}
+
+/** What a claim returns, once spec and variables are parsed. */
+export function toClaimed(
+  row: { id: string; set_id: string; claims: number; batch_key: string | null },
+  parsed: { spec: unknown; variables: unknown },
+  workerId: string,
+): ClaimedRun {
+  return {
+    id: row.id,
+    setId: row.set_id,
+    spec: parsed.spec as ClaimedRun['spec'],
+    variables: parsed.variables as ClaimedRun['variables'],
+    claim: row.claims,
+    workerId,
+    batchKey: row.batch_key,
+  };
+}
+
+/** Row → record mappers for a backend whose timestamps arrive as T. */
+export function rowMappers<T>(stamp: (value: T) => string) {
+  const optional = (value: T | null): string | null => (value === null ? null : stamp(value));
+  return {
+    stamp,
+    optional,
+    toSet: (row: SetRow<T>): TestRunSetRecord => ({
+      id: row.id,
+      env: row.env,
+      status: row.status,
+      counts: countsOf(row),
+      createdAt: stamp(row.created_at),
+      startedAt: optional(row.started_at),
+      endedAt: optional(row.ended_at),
+    }),
+    toRun: (row: RunRow<T>): TestRunRecord => ({
+      id: row.id,
+      setId: row.set_id,
+      position: row.position,
+      name: row.name,
+      type: row.type as TestType,
+      status: row.status,
+      attempts: row.attempts,
+      startedAt: optional(row.started_at),
+      endedAt: optional(row.ended_at),
+      durationMs: row.duration_ms,
+      error: row.error,
+      output: row.output,
+    }),
+    toKey: (row: KeyRow<T>): ApiKeyRecord => ({
+      id: row.id,
+      name: row.name,
+      createdAt: stamp(row.created_at),
+      lastUsedAt: optional(row.last_used_at),
+      revokedAt: optional(row.revoked_at),
+    }),
+    toArtifact: (row: ArtifactRow<T>): ArtifactRecord => ({
+      id: row.id,
+      runId: row.run_id,
+      setId: row.set_id,
+      name: row.name,
+      contentType: row.content_type,
+      size: Number(row.size),
+      location: row.location,
+      createdAt: stamp(row.created_at),
+    }),
+  };
+}
