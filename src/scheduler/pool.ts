@@ -10,10 +10,11 @@
 import { randomUUID } from 'node:crypto';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
 import type { ClaimedRun, Executor, RunOutcome, TestType } from '../core/types.js';
-import type { LeaseRef, Store } from '../store/store.js';
+import { leaseOf, type ClaimRequest, type LeaseRef, type Store } from '../store/store.js';
 import { runMember, type ResolveVariables } from './run-member.js';
 import { runBatch } from './run-batch.js';
 
@@ -37,6 +38,12 @@ export interface WorkerPoolOptions {
   artifacts?: ArtifactSaver;
   /** Batches' scratch folders go under this one (default: the system temp folder). */
   workDir?: string;
+}
+
+/** What a claim returned, and when it was asked for (performance.now()). */
+interface Claim {
+  runs: ClaimedRun[];
+  askedAt: number;
 }
 
 interface InFlight {
@@ -114,21 +121,14 @@ export class WorkerPool {
       do {
         this.refill = false;
         while (!this.stopping && this.slots < this.opts.concurrency) {
+          const askedAt = performance.now();
           const claimed = await this.opts.store.claimRuns({
             workerId: this.workerId,
             limit: this.opts.concurrency - this.slots,
             leaseMs: this.opts.leaseMs,
           });
           if (claimed.length === 0) break;
-          const batches = new Map<string, ClaimedRun[]>();
-          for (const run of claimed) {
-            if (run.batchKey === null) this.launch(run);
-            else {
-              const key = JSON.stringify([run.setId, run.batchKey]);
-              batches.set(key, [...(batches.get(key) ?? []), run]);
-            }
-          }
-          for (const runs of batches.values()) await this.launchBatch(runs);
+          await this.runClaimed({ runs: claimed, askedAt });
         }
       } while (this.refill && !this.stopping);
     } catch (err) {
@@ -138,14 +138,51 @@ export class WorkerPool {
     }
   }
 
+  /**
+   * Runs what a claim returned: single members one slot each, batched ones
+   * grouped by set and batch key. Not when shutdown began meanwhile, nor when
+   * the answer came so late that the leases may already have expired (this
+   * process was frozen or starved, and another worker may be running them):
+   * those go straight back.
+   */
+  private async runClaimed({ runs, askedAt }: Claim): Promise<void> {
+    if (runs.length === 0) return;
+    const late = performance.now() - askedAt >= this.opts.leaseMs;
+    if (this.stopping || late) {
+      if (late) this.opts.logger.warn({ runs: runs.length }, 'a claim was answered after its lease could have expired; giving it back instead of running it');
+      await this.opts.store.releaseRuns(runs.map(leaseOf)).catch((err: unknown) => {
+        this.opts.logger.warn({ err }, 'giving back claimed runs failed; their leases will expire');
+      });
+      return;
+    }
+    const batches = new Map<string, ClaimedRun[]>();
+    for (const run of runs) {
+      if (run.batchKey === null) this.launch(run);
+      else {
+        const key = JSON.stringify([run.setId, run.batchKey]);
+        batches.set(key, [...(batches.get(key) ?? []), run]);
+      }
+    }
+    for (const runs of batches.values()) await this.launchBatch(runs);
+  }
+
+  /**
+   * One slot: runs the member, then writes its outcome and claims the slot's next
+   * member in one store call, so that going from one member to the next costs a
+   * single round trip. When that call claimed nothing, nothing was waiting.
+   */
   private launch(run: ClaimedRun): void {
-    const lease: LeaseRef = { runId: run.id, workerId: this.workerId, claim: run.claim };
+    const lease = leaseOf(run);
     const abort = new AbortController();
     this.slots++;
-    const done = this.execute(run, lease, abort).finally(() => {
+    const done = this.execute(run, lease, abort).then(async (next) => {
       this.slots--;
       this.inflight.delete(run.id);
-      if (!this.stopping) void this.fill();
+      if (next === undefined) {
+        if (!this.stopping) void this.fill();
+      } else {
+        await this.runClaimed(next);
+      }
     });
     this.inflight.set(run.id, { lease, abort, done });
   }
@@ -187,10 +224,11 @@ export class WorkerPool {
         for (const run of runs) this.inflight.delete(run.id);
         if (!this.stopping) void this.fill();
       });
-    for (const run of runs) this.inflight.set(run.id, { lease: { runId: run.id, workerId: this.workerId, claim: run.claim }, abort, done });
+    for (const run of runs) this.inflight.set(run.id, { lease: leaseOf(run), abort, done });
   }
 
-  private async execute(run: ClaimedRun, lease: LeaseRef, abort: AbortController): Promise<void> {
+  /** Runs one member and writes its outcome; returns what was claimed with the write, or undefined when no claim was made. */
+  private async execute(run: ClaimedRun, lease: LeaseRef, abort: AbortController): Promise<Claim | undefined> {
     const { store, leaseMs, logger } = this.opts;
     let attempts = 0;
     let writing = false;
@@ -212,24 +250,38 @@ export class WorkerPool {
         signal: abort.signal,
         onAttempt: (n) => (attempts = n),
       });
-      if (abort.signal.aborted) return; // shutdown releases it; a lost lease belongs to someone else now
+      if (abort.signal.aborted) return undefined; // shutdown releases it; a lost lease belongs to someone else now
       writing = true;
-      await this.finish(lease, outcome);
+      if (this.stopping) {
+        await this.finish(lease, outcome);
+        return undefined;
+      }
+      const next: ClaimRequest = { workerId: this.workerId, limit: 1, leaseMs };
+      const askedAt = performance.now();
+      const step = await this.retryWhileLeased(lease, () => this.opts.store.finishAndClaim(lease, outcome, next));
+      if (!step.finished) logger.warn({ run: lease.runId }, 'lease was taken over; outcome discarded');
+      return { runs: step.claimed, askedAt };
     } catch (err) {
       logger.error({ err, run: run.id }, 'running a member failed unexpectedly');
+      return undefined;
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  /** Writes the outcome, retrying transient store errors while our lease can still be valid. False: not ours. */
+  /** Writes the outcome. False: the lease is not ours. */
   private async finish(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
+    const ours = await this.retryWhileLeased(lease, () => this.opts.store.finishRun(lease, outcome));
+    if (!ours) this.opts.logger.warn({ run: lease.runId }, 'lease was taken over; outcome discarded');
+    return ours;
+  }
+
+  /** Retries an outcome write on store errors, with backoff, for as long as our lease can still be valid. */
+  private async retryWhileLeased<T>(lease: LeaseRef, write: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.opts.leaseMs;
     for (let attempt = 0; ; attempt++) {
       try {
-        const ours = await this.opts.store.finishRun(lease, outcome);
-        if (!ours) this.opts.logger.warn({ run: lease.runId }, 'lease was taken over; outcome discarded');
-        return ours;
+        return await write();
       } catch (err) {
         if (Date.now() > deadline) throw err;
         const backoff = Math.min(2000, 50 * 2 ** attempt) * (0.5 + Math.random() / 2);

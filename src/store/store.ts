@@ -44,6 +44,11 @@ export interface LeaseRef {
   claim: number;
 }
 
+/** The lease a claim handed out: what fences every later write about the member. */
+export function leaseOf(run: ClaimedRun): LeaseRef {
+  return { runId: run.id, workerId: run.workerId, claim: run.claim };
+}
+
 export interface NewApiKey {
   id: string;
   name: string;
@@ -67,6 +72,13 @@ export interface CreatedOnce {
   bodyHash: string;
   /** False when an earlier set was returned. */
   created: boolean;
+}
+
+export interface FinishedAndClaimed {
+  /** False when the finished member's lease was not ours: its outcome was not written. */
+  finished: boolean;
+  /** What the claim took, as claimRuns returns it. */
+  claimed: ClaimedRun[];
 }
 
 export interface ReapResult {
@@ -133,6 +145,13 @@ export interface Store {
    * outcome's artifacts with it. False = the lease is no longer ours and nothing was written.
    */
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean>;
+  /**
+   * finishRun, then claimRuns for the same worker, atomically: how a worker slot
+   * moves from one member to the next in one round trip. The claim happens even
+   * when the lease was not ours (the slot is free either way); an illegal finish
+   * (a reserved member's SUCCESS) throws and claims nothing.
+   */
+  finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: ClaimRequest): Promise<FinishedAndClaimed>;
   /** Gives members back (shutdown): RUNNING or reserved → WAITING, unleased, without spending a claim. */
   releaseRuns(leases: LeaseRef[]): Promise<number>;
   /**

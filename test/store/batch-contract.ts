@@ -7,9 +7,9 @@
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { LeaseRef, Store } from '../../src/store/store.js';
-import { WORKER_LOST } from '../../src/store/store.js';
-import type { ClaimedRun, NewArtifact, NewTestRunSet, PlaywrightTestSpec, TestSpec } from '../../src/core/types.js';
+import type { Store } from '../../src/store/store.js';
+import { leaseOf, WORKER_LOST } from '../../src/store/store.js';
+import type { NewArtifact, NewTestRunSet, PlaywrightTestSpec, TestSpec } from '../../src/core/types.js';
 
 type NewSet = (members: number, env?: string) => NewTestRunSet;
 
@@ -30,7 +30,6 @@ function mixedSet(newSet: NewSet, cases: number, commands = 0, entry = 'e2e'): N
   return set;
 }
 
-const leaseOf = (c: ClaimedRun): LeaseRef => ({ runId: c.id, workerId: c.workerId, claim: c.claim });
 const artifact = (name: string): NewArtifact => ({ id: randomUUID(), name, contentType: 'image/png', size: 42, location: `file:xx/${name}` });
 const failed = { status: 'FAIL' as const, attempts: 1, error: 'boom', output: '', durationMs: 3 };
 const passed = { status: 'SUCCESS' as const, attempts: 2, error: null, output: '', durationMs: 4 };
@@ -108,6 +107,14 @@ export function runBatchContract(name: string, makeStore: () => Promise<Store>, 
       assert.ok(await store.finishRun(leaseOf(a!), { ...failed, artifacts: shots }));
       assert.equal(await store.finishRun({ ...leaseOf(b!), workerId: 'x' }, { ...failed, artifacts: [artifact('nope.png')] }), false);
       await assert.rejects(store.finishRun(leaseOf(b!), passed), 'a member that never began cannot pass');
+      const more = newSet(1);
+      await store.createSet(more);
+      await assert.rejects(
+        store.finishAndClaim(leaseOf(b!), passed, { workerId: 'w', limit: 1, leaseMs: 10_000 }),
+        'nor pass on the way to the next member',
+      );
+      assert.equal((await store.getSet(more.id))?.status, 'WAITING', 'and the refused step claimed nothing');
+      assert.equal((await store.listRuns(more.id))[0]?.status, 'WAITING');
       assert.ok(await store.finishRun(leaseOf(b!), failed), 'it can fail: WAITING → FAIL');
       await store.startRun(leaseOf(c!));
       assert.ok(await store.finishRun(leaseOf(c!), passed));

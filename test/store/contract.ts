@@ -6,7 +6,7 @@ import { describe, test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../src/store/store.js';
-import { WORKER_LOST } from '../../src/store/store.js';
+import { leaseOf, WORKER_LOST } from '../../src/store/store.js';
 import type { NewTestRunSet, TestSpec } from '../../src/core/types.js';
 
 import { runIdempotencyContract } from './idempotency-contract.js';
@@ -124,6 +124,72 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       assert.ok(await store.finishRun({ runId: run!.id, workerId: 'w1', claim: run!.claim }, ok));
       assert.equal(await store.finishRun({ runId: run!.id, workerId: 'w1', claim: run!.claim }, bad), false, 'no second finish');
       assert.equal((await store.getSet(set.id))?.status, 'SUCCESS');
+    });
+
+    test('finishAndClaim ends a member and claims the next in one step, moving both sets', async () => {
+      const first = newSet(1);
+      const second = newSet(3);
+      await store.createSet(first);
+      await store.createSet(second);
+      const [a] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      const step = await store.finishAndClaim(leaseOf(a!), ok, { workerId: 'w', limit: 2, leaseMs: 10_000 });
+      assert.equal(step.finished, true);
+      assert.deepEqual(step.claimed.map((c) => [c.setId, c.spec.name, c.workerId]), [[second.id, 't0', 'w'], [second.id, 't1', 'w']]);
+      assert.deepEqual(step.claimed[0]!.variables, second.variables);
+      const s1 = await store.getSet(first.id);
+      assert.equal(s1?.status, 'SUCCESS');
+      assert.ok(s1?.endedAt);
+      const s2 = await store.getSet(second.id);
+      assert.equal(s2?.status, 'RUNNING');
+      assert.deepEqual(s2?.counts, { WAITING: 1, RUNNING: 2, SUCCESS: 0, FAIL: 0 });
+
+      // Within one set: the finished member and the claimed one move its counts together.
+      const [b, c] = step.claimed;
+      const next = await store.finishAndClaim(leaseOf(b!), bad, { workerId: 'w', limit: 1, leaseMs: 10_000 });
+      assert.equal(next.finished, true);
+      assert.deepEqual(next.claimed.map((r) => r.spec.name), ['t2']);
+      assert.deepEqual((await store.getSet(second.id))?.counts, { WAITING: 0, RUNNING: 2, SUCCESS: 0, FAIL: 1 });
+      const last = await store.finishAndClaim(leaseOf(c!), ok, { workerId: 'w', limit: 1, leaseMs: 10_000 });
+      assert.deepEqual(last, { finished: true, claimed: [] }, 'nothing left to claim');
+      await store.finishRun(leaseOf(next.claimed[0]!), ok);
+      const done = await store.getSet(second.id);
+      assert.equal(done?.status, 'FAIL');
+      assert.deepEqual(done?.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 2, FAIL: 1 });
+    });
+
+    test('finishAndClaim on a stale lease writes no outcome but still claims for the free slot', async () => {
+      const set = newSet(2);
+      await store.createSet(set);
+      const [run] = await store.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
+      const step = await store.finishAndClaim({ ...leaseOf(run!), claim: run!.claim + 1 }, ok, { workerId: 'w1', limit: 1, leaseMs: 10_000 });
+      assert.equal(step.finished, false);
+      assert.deepEqual(step.claimed.map((c) => c.spec.name), ['t1']);
+      const runs = await store.listRuns(set.id);
+      assert.deepEqual(runs.map((r) => r.status), ['RUNNING', 'RUNNING']);
+      assert.deepEqual((await store.getSet(set.id))?.counts, { WAITING: 0, RUNNING: 2, SUCCESS: 0, FAIL: 0 });
+    });
+
+    test('slots stepping with finishAndClaim concurrently run every member exactly once', async () => {
+      const set = newSet(120);
+      await store.createSet(set);
+      const seen: string[] = [];
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, slot) => {
+          const workerId = `w${slot}`;
+          let [run] = await store.claimRuns({ workerId, limit: 1, leaseMs: 10_000 });
+          while (run) {
+            seen.push(run.id);
+            const step = await store.finishAndClaim(leaseOf(run), ok, { workerId, limit: 1, leaseMs: 10_000 });
+            assert.equal(step.finished, true);
+            run = step.claimed[0];
+          }
+        }),
+      );
+      assert.equal(seen.length, 120);
+      assert.equal(new Set(seen).size, 120);
+      const s = await store.getSet(set.id);
+      assert.equal(s?.status, 'SUCCESS');
+      assert.deepEqual(s?.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 120, FAIL: 0 });
     });
 
     test('concurrent claimers each get a member exactly once', async () => {

@@ -12,6 +12,7 @@ import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PostgresStore, StoreUnavailableError } from '../../src/store/postgres/index.js';
 import type { ClaimedRun } from '../../src/core/types.js';
 import { newSet } from './contract.js';
+import { leaseOf } from '../../src/store/store.js';
 
 const url = process.env.RUNSET_TEST_DATABASE_URL ?? '';
 
@@ -83,7 +84,7 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
           await s.reapExpired(3); // contends for the same rows and sets; must neither deadlock nor reap live leases
           const results = await Promise.all(
             batch.map((run) => {
-              const lease = { runId: run.id, workerId: run.workerId, claim: run.claim };
+              const lease = leaseOf(run);
               const outcome = failing.has(run.id)
                 ? { status: 'FAIL' as const, attempts: 1, error: 'no', output: '', durationMs: 1 }
                 : { status: 'SUCCESS' as const, attempts: 1, error: null, output: '', durationMs: 1 };

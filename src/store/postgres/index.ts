@@ -3,12 +3,11 @@
  * PostgreSQL is the coordination engine: claims are `FOR UPDATE SKIP LOCKED`
  * under a lease judged by the database's clock, wake-ups are LISTEN/NOTIFY.
  *
- * This file sequences the named operations of ./sql.ts into transactions and
- * keeps each set's derived status and counts in step with its members, exactly
- * as the SQLite store does (the shared contract suite is the judge).
+ * This file sequences the named operations of ./sql.ts. Each member move is one
+ * statement that also keeps its set's derived status and counts in step, by the
+ * same rules as the SQLite store (the shared contract suite is the judge).
  */
 import type pg from 'pg';
-import { canMoveMember, deriveSetStatus, type Counts, type RunState } from '../../core/states.js';
 import type {
   ApiKeyRecord,
   ArtifactRecord,
@@ -19,7 +18,7 @@ import type {
   TestRunSetRecord,
   VariableValue,
 } from '../../core/types.js';
-import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
+import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
 import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
@@ -46,13 +45,6 @@ export interface PostgresStoreOptions {
 
 /** At most 48 characters, so that `runset_<schema>_waiting` fits PostgreSQL's 63-byte identifiers. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
-
-/** One member move, as handed to `moveMembers`. */
-interface Move {
-  setId: string;
-  from: RunState;
-  to: RunState;
-}
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
@@ -192,30 +184,25 @@ export class PostgresStore implements Store {
 
   // ── scheduling ──
 
+  // Each move below is one statement that also updates the member's set (see
+  // sql.ts): one round trip, with no transaction held open across the network.
+
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0) return Promise.resolve([]);
-    return withTransaction(this.pool, async (tx) => {
-      const rows = await sql.claimMembers(tx, this.names, req.workerId, req.limit, req.leaseMs);
-      // Members with a batch key are reserved, not started: they stay WAITING in the counts.
-      const started = rows.filter((r) => r.batch_key === null);
-      await this.moveMembers(tx, started.map((r) => ({ setId: r.set_id, from: 'WAITING', to: 'RUNNING' })));
+    return this.autocommit(async (q) => {
+      const rows = await sql.claimMembers(q, this.names, req.workerId, req.limit, req.leaseMs);
       return rows.map((r) => batchSql.toClaimed(r, req.workerId));
     });
   }
 
   async claimBatch(req: BatchClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0) return [];
-    const rows = await withTransaction(this.pool, (tx) => batchSql.claimBatchMembers(tx, this.names, req));
+    const rows = await this.autocommit((q) => batchSql.claimBatchMembers(q, this.names, req));
     return rows.map((r) => batchSql.toClaimed(r, req.workerId));
   }
 
   startRun(lease: LeaseRef): Promise<boolean> {
-    return withTransaction(this.pool, async (tx) => {
-      const setId = await batchSql.startMember(tx, this.names, lease);
-      if (setId === undefined) return false;
-      await this.moveMembers(tx, [{ setId, from: 'WAITING', to: 'RUNNING' }]);
-      return true;
-    });
+    return this.autocommit((q) => sql.startMember(q, this.names, lease));
   }
 
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
@@ -223,32 +210,28 @@ export class PostgresStore implements Store {
   }
 
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
-    return withTransaction(this.pool, async (tx) => {
-      const moved = await sql.finishMember(tx, this.names, lease, outcome);
-      if (moved === undefined) return false;
-      await batchSql.insertArtifacts(tx, this.names, lease.runId, moved.set_id, outcome.artifacts ?? []);
-      await this.moveMembers(tx, [{ setId: moved.set_id, from: moved.previous, to: outcome.status }]);
-      return true;
-    });
+    return this.autocommit((q) => sql.finishMember(q, this.names, lease, outcome));
+  }
+
+  async finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: ClaimRequest): Promise<FinishedAndClaimed> {
+    const { finished, claimed } = await this.autocommit((q) => sql.finishAndClaimMembers(q, this.names, lease, outcome, next));
+    return { finished, claimed: claimed.map((r) => batchSql.toClaimed(r, next.workerId)) };
   }
 
   releaseRuns(leases: LeaseRef[]): Promise<number> {
     if (leases.length === 0) return Promise.resolve(0);
     return withTransaction(this.pool, async (tx) => {
       const released = await sql.releaseMembers(tx, this.names, leases);
-      await this.moveMembers(tx, released.map((r) => ({ setId: r.set_id, from: r.previous, to: 'WAITING' })));
-      if (released.length > 0) await sql.notifyWaiting(tx, this.names);
-      return released.length;
+      if (released > 0) await sql.notifyWaiting(tx, this.names);
+      return released;
     });
   }
 
   reapExpired(maxLostLeases: number): Promise<ReapResult> {
     return withTransaction(this.pool, async (tx) => {
-      const rows = await sql.reapMembers(tx, this.names, maxLostLeases, WORKER_LOST);
-      await this.moveMembers(tx, rows.map((r) => ({ setId: r.set_id, from: r.previous, to: r.status })));
-      const requeued = rows.filter((r) => r.status === 'WAITING').length;
-      if (requeued > 0) await sql.notifyWaiting(tx, this.names);
-      return { requeued, failed: rows.length - requeued };
+      const reaped = await sql.reapMembers(tx, this.names, maxLostLeases, WORKER_LOST);
+      if (reaped.requeued > 0) await sql.notifyWaiting(tx, this.names);
+      return reaped;
     });
   }
 
@@ -288,66 +271,10 @@ export class PostgresStore implements Store {
   private autocommit<T>(op: (q: Queryable) => Promise<T>): Promise<T> {
     return withClient(this.pool, (client) => op(client));
   }
-
-  /**
-   * Members moved: recompute their sets' counts, timestamps and derived status
-   * inside the caller's transaction. The sets are locked in id order, so two
-   * transactions touching the same sets queue instead of deadlocking, and each
-   * reads the counts the previous one committed.
-   */
-  private async moveMembers(tx: Queryable, allMoves: Move[]): Promise<void> {
-    // A reserved member given back stays WAITING: nothing to count.
-    const moves = allMoves.filter((m) => m.from !== m.to);
-    if (moves.length === 0) return;
-    const bySet = new Map<string, Move[]>();
-    for (const move of moves) {
-      if (!canMoveMember(move.from, move.to)) throw new Error(`illegal member move ${move.from} → ${move.to}`);
-      const list = bySet.get(move.setId);
-      if (list) list.push(move);
-      else bySet.set(move.setId, [move]);
-    }
-    const locked = await sql.lockSets(tx, this.names, [...bySet.keys()]);
-    const progress = locked.map((row) => nextProgress(row, bySet.get(row.id) ?? []));
-    await sql.updateSetProgress(tx, this.names, progress);
-  }
-}
-
-/**
- * A set's progress after some of its members moved — the same rules as the SQLite
- * store's, applied to a batch: the first start is kept for good (a set never moves
- * backwards), and the end is stamped when the last member ends.
- *
- * `at` is the transaction's now(), the same reading the member rows got, so the
- * set starts when its first claimed member did and ends when its last one did.
- * (Transactions that overlap are stamped by when they began, not by when they
- * committed, so two of them may disagree by the length of a lock wait.)
- */
-function nextProgress(row: sql.LockedSetRow, moves: Move[]): sql.SetProgress {
-  const counts: Counts = {
-    WAITING: row.count_waiting,
-    RUNNING: row.count_running,
-    SUCCESS: row.count_success,
-    FAIL: row.count_fail,
-  };
-  for (const move of moves) {
-    counts[move.from]--;
-    counts[move.to]++;
-  }
-  const at = row.at.toISOString();
-  const startedAt = iso(row.started_at) ?? (moves.some((m) => m.to === 'RUNNING') ? at : null);
-  const status = deriveSetStatus(counts, startedAt !== null);
-  const ended = status === 'SUCCESS' || status === 'FAIL';
-  return {
-    id: row.id,
-    status,
-    startedAt: startedAt ?? (status === 'FAIL' ? at : null),
-    endedAt: ended ? at : null,
-    counts,
-  };
 }
 
 /** PostgreSQL returns timestamps as Dates. */
-const { optional: iso, toSet, toRun, toKey, toArtifact } = rowMappers<Date>((value) => value.toISOString());
+const { toSet, toRun, toKey, toArtifact } = rowMappers<Date>((value) => value.toISOString());
 
 function toSession(row: browseSql.SessionRow): SessionRecord {
   return { key: toKey(row), csrfToken: row.csrf_token, expiresAt: row.expires_at.toISOString() };

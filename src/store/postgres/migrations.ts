@@ -153,6 +153,25 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       CREATE INDEX sessions_expiry ON ${s}.sessions (expires_at);
     `,
   },
+  {
+    version: 5,
+    name: 'member moves as single statements',
+    sql: (s: string) => `
+      -- Superseded by test_runs_claimable and test_runs_leased (migration 2): every
+      -- member move had to keep them up to date, and no query reads them.
+      DROP INDEX ${s}.test_runs_waiting;
+      DROP INDEX ${s}.test_runs_leases;
+
+      -- A member move is one SQL statement (src/store/postgres/sql.ts). Plain SQL has
+      -- no RAISE: a statement calls this to refuse a move the state machine forbids,
+      -- and everything it did, claims included, rolls back.
+      CREATE FUNCTION ${s}.refuse_move(message text) RETURNS text LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION USING MESSAGE = message, ERRCODE = 'check_violation';
+      END
+      $$;
+    `,
+  },
 ]);
 
 /**

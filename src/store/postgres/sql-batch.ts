@@ -4,11 +4,9 @@
  * follows: schema-qualified, database clock, members locked before sets).
  */
 import { toClaimed as claimedFrom, type ArtifactRow as StoredArtifactRow } from '../rows.js';
-import type { ClaimedRun, NewArtifact } from '../../core/types.js';
+import type { ClaimedRun } from '../../core/types.js';
 import type { Queryable } from './connection.js';
-import type { ClaimRow, LeaseParams, Names } from './sql.js';
-
-const NOW = "date_trunc('milliseconds', now())";
+import type { ClaimRow, Names } from './sql.js';
 
 export type ArtifactRow = StoredArtifactRow<Date>;
 
@@ -39,39 +37,6 @@ export async function claimBatchMembers(
     values: [req.workerId, req.setId, req.batchKey, req.limit, req.leaseMs],
   });
   return rows;
-}
-
-/** A reserved member began: RUNNING under the same lease. Returns its set, or undefined when the lease is not ours. */
-export async function startMember(q: Queryable, n: Names, lease: LeaseParams): Promise<string | undefined> {
-  const { rows } = await q.query<{ set_id: string }>({
-    name: 'runset.startMember',
-    text: `
-      UPDATE ${n.runs} AS r SET status = 'RUNNING', started_at = COALESCE(r.started_at, ${NOW})
-      WHERE r.id = $1 AND r.worker_id = $2 AND r.claims = $3 AND r.status = 'WAITING'
-      RETURNING r.set_id`,
-    values: [lease.runId, lease.workerId, lease.claim],
-  });
-  return rows[0]?.set_id;
-}
-
-export async function insertArtifacts(q: Queryable, n: Names, runId: string, setId: string, artifacts: readonly NewArtifact[]): Promise<void> {
-  if (artifacts.length === 0) return;
-  await q.query({
-    name: 'runset.insertArtifacts',
-    text: `
-      INSERT INTO ${n.artifacts} (${ARTIFACT_COLUMNS})
-      SELECT u.id, $1, $2, u.name, u.content_type, u.size, u.location, ${NOW}
-      FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[]) AS u(id, name, content_type, size, location)`,
-    values: [
-      runId,
-      setId,
-      artifacts.map((a) => a.id),
-      artifacts.map((a) => a.name),
-      artifacts.map((a) => a.contentType),
-      artifacts.map((a) => a.size),
-      artifacts.map((a) => a.location),
-    ],
-  });
 }
 
 export async function listArtifacts(q: Queryable, n: Names, setId: string): Promise<ArtifactRow[]> {

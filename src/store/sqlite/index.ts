@@ -23,7 +23,7 @@ import type {
   VariableValue,
 } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
-import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest,
+import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type FinishedAndClaimed,
   type CreatedOnce,
   type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
@@ -187,31 +187,37 @@ export class SqliteStore implements Store {
   // ── scheduling ──
 
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
-    const claimed = this.db.transaction((): ClaimedRun[] => {
-      const at = now();
-      const rows = this.sql.waitingRuns.all(req.limit) as { id: string; set_id: string }[];
-      const out: ClaimedRun[] = [];
-      for (const row of rows) {
-        const taken = this.sql.claimRun.get({
-          id: row.id,
-          worker_id: req.workerId,
-          lease_expires_at: Date.now() + req.leaseMs,
-          at,
-        }) as { claims: number; spec: string; batch_key: string | null } | undefined;
-        if (!taken) continue;
-        if (taken.batch_key === null) this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
-        const vars = this.sql.setVariables.get(row.set_id) as { variables: string };
-        out.push(
-          toClaimed(
-            { id: row.id, set_id: row.set_id, claims: taken.claims, batch_key: taken.batch_key },
-            { spec: JSON.parse(taken.spec), variables: JSON.parse(vars.variables) },
-            req.workerId,
-          ),
-        );
-      }
-      return out;
-    }).immediate();
-    return Promise.resolve(claimed);
+    return settle(() => this.db.transaction(() => this.claim(req)).immediate());
+  }
+
+  finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: ClaimRequest): Promise<FinishedAndClaimed> {
+    return settle(() => this.db.transaction(() => ({ finished: this.finish(lease, outcome), claimed: this.claim(next) })).immediate());
+  }
+
+  /** Leases up to `limit` waiting members (inside the caller's transaction). */
+  private claim(req: ClaimRequest): ClaimedRun[] {
+    const at = now();
+    const rows = this.sql.waitingRuns.all(req.limit) as { id: string; set_id: string }[];
+    const out: ClaimedRun[] = [];
+    for (const row of rows) {
+      const taken = this.sql.claimRun.get({
+        id: row.id,
+        worker_id: req.workerId,
+        lease_expires_at: Date.now() + req.leaseMs,
+        at,
+      }) as { claims: number; spec: string; batch_key: string | null } | undefined;
+      if (!taken) continue;
+      if (taken.batch_key === null) this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
+      const vars = this.sql.setVariables.get(row.set_id) as { variables: string };
+      out.push(
+        toClaimed(
+          { id: row.id, set_id: row.set_id, claims: taken.claims, batch_key: taken.batch_key },
+          { spec: JSON.parse(taken.spec), variables: JSON.parse(vars.variables) },
+          req.workerId,
+        ),
+      );
+    }
+    return out;
   }
 
   claimBatch(req: BatchClaimRequest): Promise<ClaimedRun[]> {
@@ -234,28 +240,30 @@ export class SqliteStore implements Store {
   }
 
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
-    const done = this.db.transaction((): boolean => {
-      const at = now();
-      const fence = { id: lease.runId, worker_id: lease.workerId, claims: lease.claim };
-      const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
-      if (!held) return false;
-      const row = this.sql.finishRun.get({
-        id: lease.runId,
-        worker_id: lease.workerId,
-        claims: lease.claim,
-        status: outcome.status,
-        attempts: outcome.attempts,
-        error: outcome.error,
-        output: outcome.output,
-        duration_ms: Math.round(outcome.durationMs),
-        at,
-      }) as { set_id: string } | undefined;
-      if (!row) return false;
-      this.moveSetCounts(row.set_id, held.status, outcome.status, at);
-      this.batches.insertArtifacts(lease.runId, row.set_id, outcome.artifacts ?? [], at);
-      return true;
-    });
-    return settle(() => done.immediate());
+    return settle(() => this.db.transaction(() => this.finish(lease, outcome)).immediate());
+  }
+
+  /** Ends a member under its lease (inside the caller's transaction); false when the lease is not ours. */
+  private finish(lease: LeaseRef, outcome: RunOutcome): boolean {
+    const at = now();
+    const fence = { id: lease.runId, worker_id: lease.workerId, claims: lease.claim };
+    const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
+    if (!held) return false;
+    const row = this.sql.finishRun.get({
+      id: lease.runId,
+      worker_id: lease.workerId,
+      claims: lease.claim,
+      status: outcome.status,
+      attempts: outcome.attempts,
+      error: outcome.error,
+      output: outcome.output,
+      duration_ms: Math.round(outcome.durationMs),
+      at,
+    }) as { set_id: string } | undefined;
+    if (!row) return false;
+    this.moveSetCounts(row.set_id, held.status, outcome.status, at);
+    this.batches.insertArtifacts(lease.runId, row.set_id, outcome.artifacts ?? [], at);
+    return true;
   }
 
   releaseRuns(leases: LeaseRef[]): Promise<number> {
