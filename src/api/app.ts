@@ -9,6 +9,7 @@ import { LIMITS, ProblemSchema } from '../core/wire.js';
 import type { Store } from '../store/store.js';
 import type { SuiteConfig } from '../config/suite.js';
 import type { KeyAuthenticator } from '../auth/keys.js';
+import { lazyChildLogger } from './request-logger.js';
 import { installProblemHandlers } from './problems.js';
 import { requireKeyOrSession } from './auth.js';
 import { SessionAuthenticator } from '../auth/sessions.js';
@@ -42,6 +43,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
     // Requests are not logged one by one (the status GET is the hot path); errors are.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: LIMITS.bodyBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',

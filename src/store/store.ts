@@ -113,6 +113,12 @@ export interface Store {
    */
   createSetOnce(set: NewTestRunSet, idempotency: IdempotencyClaim): Promise<CreatedOnce>;
   getSet(id: string): Promise<TestRunSetRecord | undefined>;
+  /**
+   * The set, when the store can answer without waiting (the embedded store keeps
+   * a copy of the set rows it serves); undefined means "ask getSet", never "no
+   * such set". Lets the status GET answer with no await at all.
+   */
+  peekSet?(id: string): TestRunSetRecord | undefined;
   listRuns(setId: string): Promise<TestRunRecord[]>;
 
   // ── dashboard: browsing sets, browser sessions ──

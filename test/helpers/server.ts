@@ -71,7 +71,7 @@ export async function startRunset(opts: StartOptions): Promise<RunningServer> {
     }),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 15s:\n${output}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start in 45s:\n${output}`)), 45_000);
     const check = () => {
       const m = /API at (http:\/\/\S+\/api)/.exec(output);
       if (m) {

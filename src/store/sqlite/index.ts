@@ -32,6 +32,7 @@ import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js
 import { prepareStatements, type Statements, type SetRow, type RunRow, type KeyRow } from './statements.js';
 import { SqliteBrowse } from './browse.js';
 import { settle } from './settle.js';
+import { SetRowCache } from './set-cache.js';
 import { SqliteBatches } from './batches.js';
 import { countsOf, rowMappers, toClaimed } from '../rows.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
@@ -50,6 +51,8 @@ export class SqliteStore implements Store {
   private batches!: SqliteBatches;
 
   private releaseLock: (() => void) | undefined;
+  /** Only in the owning process, the one writer of sets (see SetRowCache). */
+  private readonly setRows: SetRowCache | undefined;
 
   /**
    * `owner: true` (runset serve) takes the data dir's lock: one serving process per
@@ -61,6 +64,7 @@ export class SqliteStore implements Store {
   ) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     if (opts.owner && file !== ':memory:') this.releaseLock = acquireLock(`${file}.lock`);
+    if (opts.owner || file === ':memory:') this.setRows = new SetRowCache();
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -168,9 +172,16 @@ export class SqliteStore implements Store {
     }
   }
 
+  peekSet(id: string): TestRunSetRecord | undefined {
+    return this.setRows?.get(id);
+  }
+
   getSet(id: string): Promise<TestRunSetRecord | undefined> {
+    const cached = this.setRows?.get(id);
+    if (cached) return Promise.resolve(cached);
     const row = this.sql.getSet.get(id) as SetRow | undefined;
-    return Promise.resolve(row ? toSet(row) : undefined);
+    if (!row) return Promise.resolve(undefined);
+    return Promise.resolve(this.setRows ? this.setRows.set(toSet(row)) : toSet(row));
   }
 
   listRuns(setId: string): Promise<TestRunRecord[]> {
@@ -341,6 +352,7 @@ export class SqliteStore implements Store {
     counts[to]++;
     const startedAt = row.started_at ?? (to === 'RUNNING' ? at : null);
     const status = deriveSetStatus(counts, startedAt !== null);
+    this.setRows?.drop(setId);
     this.sql.updateSetProgress.run({
       id: setId,
       status,
