@@ -102,12 +102,13 @@ describe('Playwright tests as Test Runs', { skip: chromiumMissing() }, () => {
     assert.equal((await members(before)).length, 1);
     writeFileSync(path.join(fixture.suiteDir, 'tests', 'added.spec.ts'), "import { test } from '@playwright/test';\ntest('added later @reload', async () => {});\n");
     server.proc.kill('SIGHUP');
-    const names = await pollUntil(async () => {
-      const id = await create('reload');
-      const listed = (await members(id)).map((m) => m.name);
-      return listed.length === 2 ? listed : undefined;
-    }, 60_000); // the reload lists the suite with Playwright again: seconds on a loaded machine
-    assert.deepEqual(names, ['added.spec.ts › added later @reload', 'reload.spec.ts › listed at start @reload']);
+    // The reload lists the suite with Playwright again (seconds on a loaded machine); the
+    // old config serves meanwhile. Watch the environment's test count, then create one set.
+    const testsIn = async (env: string) =>
+      (await api<{ environments: Array<{ name: string; tests: number }> }>(server, 'GET', '/v0/environments')).body.environments.find((e) => e.name === env)?.tests;
+    await pollUntil(async () => ((await testsIn('reload')) === 2 ? true : undefined), 60_000);
+    const reloaded = await create('reload');
+    assert.deepEqual((await members(reloaded)).map((m) => m.name), ['added.spec.ts › added later @reload', 'reload.spec.ts › listed at start @reload']);
   });
 
   async function download(url: string): Promise<{ type: string; bytes: Buffer }> {

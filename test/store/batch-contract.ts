@@ -131,6 +131,18 @@ export function runBatchContract(name: string, makeStore: () => Promise<Store>, 
       assert.deepEqual(await store.listArtifacts(randomUUID()), []);
     });
 
+    test('finishAndClaim records the outcome\'s artifacts with it', async () => {
+      const set = newSet(2);
+      await store.createSet(set);
+      const [a] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      const shot = artifact('screenshot.png');
+      const step = await store.finishAndClaim(leaseOf(a!), { ...failed, artifacts: [shot] }, { workerId: 'w', limit: 1, leaseMs: 10_000 });
+      assert.equal(step.finished, true);
+      assert.equal(step.claimed.length, 1);
+      const listed = await store.listArtifacts(set.id);
+      assert.deepEqual(listed.map((x) => [x.id, x.runId, x.name]), [[shot.id, a!.id, 'screenshot.png']]);
+    });
+
     test('releasing a batch gives reserved and running members back, counting only the running ones', async () => {
       const set = mixedSet(newSet, 3);
       await store.createSet(set);

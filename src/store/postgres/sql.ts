@@ -301,14 +301,14 @@ export async function heartbeat(q: Queryable, n: Names, lease: LeaseParams, leas
 }
 
 /**
- * The CTEs `held`, `finished` and `kept`: end the member leased by ($1, $2, $3)
- * with the outcome in $4–$8 and record its artifacts ($9–$13) with it. Nothing
- * matches when the lease is not ours. A reserved member (still WAITING) never
- * began, so it may only end FAIL: a SUCCESS for it is refused, and the whole
- * statement rolls back.
+ * The CTEs `held` and `finished` (and `kept` when the outcome has artifacts):
+ * end the member leased by ($1, $2, $3) with the outcome in $4–$8, recording its
+ * artifacts ($9–$13) with it. Nothing matches when the lease is not ours. A
+ * reserved member (still WAITING) never began, so it may only end FAIL: a
+ * SUCCESS for it is refused, and the whole statement rolls back.
  */
-function finishCtes(n: Names): string {
-  return `
+function finishCtes(n: Names, withArtifacts: boolean): string {
+  const held = `
       held AS (
         SELECT r.id, r.status FROM ${n.runs} AS r WHERE ${FENCED} FOR UPDATE
       ), finished AS (
@@ -320,7 +320,9 @@ function finishCtes(n: Names): string {
           ended_at = ${NOW}, worker_id = NULL, lease_expires_at = NULL
         FROM held WHERE r.id = held.id
         RETURNING r.id, r.set_id, held.status AS previous, r.status AS next
-      ), kept AS (
+      )`;
+  if (!withArtifacts) return held;
+  return `${held}, kept AS (
         INSERT INTO ${n.artifacts} (id, run_id, set_id, name, content_type, size, location, created_at)
         SELECT u.id, f.id, f.set_id, u.name, u.content_type, u.size, u.location, ${NOW}
         FROM finished AS f,
@@ -329,29 +331,35 @@ function finishCtes(n: Names): string {
       )`;
 }
 
-function finishValues(lease: LeaseParams, outcome: RunOutcome): unknown[] {
+/** The finish's parameters; the statement (and its prepared name) differs with and without artifacts. */
+function finishParams(lease: LeaseParams, outcome: RunOutcome): { values: unknown[]; withArtifacts: boolean; suffix: string } {
   const artifacts = outcome.artifacts ?? [];
-  return [
+  const values: unknown[] = [
     lease.runId, lease.workerId, lease.claim,
     outcome.status, outcome.attempts, outcome.error, outcome.output, Math.round(outcome.durationMs),
+  ];
+  if (artifacts.length === 0) return { values, withArtifacts: false, suffix: '' };
+  values.push(
     artifacts.map((a) => a.id),
     artifacts.map((a) => a.name),
     artifacts.map((a) => a.contentType),
     artifacts.map((a) => a.size),
     artifacts.map((a) => a.location),
-  ];
+  );
+  return { values, withArtifacts: true, suffix: '+artifacts' };
 }
 
 /** Ends a member under its lease (see finishCtes). False when the lease is not ours: nothing is written. */
 export async function finishMember(q: Queryable, n: Names, lease: LeaseParams, outcome: RunOutcome): Promise<boolean> {
+  const finish = finishParams(lease, outcome);
   const { rows } = await q.query({
-    name: 'runset.finishMember',
+    name: `runset.finishMember${finish.suffix}`,
     text: `
-      WITH ${finishCtes(n)}, moved AS (
+      WITH ${finishCtes(n, finish.withArtifacts)}, moved AS (
         SELECT set_id, previous, next FROM finished
       ), ${carryToSets(n)}
       SELECT id FROM finished`,
-    values: finishValues(lease, outcome),
+    values: finish.values,
   });
   return rows.length === 1;
 }
@@ -369,10 +377,12 @@ export async function finishAndClaimMembers(
   outcome: RunOutcome,
   next: { workerId: string; limit: number; leaseMs: number },
 ): Promise<{ finished: boolean; claimed: ClaimRow[] }> {
+  const finish = finishParams(lease, outcome);
+  const [limit, leaseMs, worker] = [1, 2, 3].map((i) => `$${finish.values.length + i}`) as [string, string, string];
   const { rows } = await q.query<ClaimRow & { finished: boolean }>({
-    name: 'runset.finishAndClaimMembers',
+    name: `runset.finishAndClaimMembers${finish.suffix}`,
     text: `
-      WITH ${finishCtes(n)}, ${claimCtes(n, { worker: '$16', limit: '$14', leaseMs: '$15' })}, moved AS (
+      WITH ${finishCtes(n, finish.withArtifacts)}, ${claimCtes(n, { worker, limit, leaseMs })}, moved AS (
         SELECT set_id, previous, next FROM finished
         UNION ALL SELECT set_id, 'WAITING', status FROM claimed
       ), ${carryToSets(n)}
@@ -380,7 +390,7 @@ export async function finishAndClaimMembers(
       FROM (SELECT EXISTS (SELECT 1 FROM finished) AS finished) AS f
         LEFT JOIN (claimed c JOIN ${n.sets} s ON s.id = c.set_id) ON true
       ORDER BY c.seq`,
-    values: [...finishValues(lease, outcome), next.limit, next.leaseMs, next.workerId],
+    values: [...finish.values, next.limit, next.leaseMs, next.workerId],
   });
   const first = rows[0] as { finished: boolean } | undefined;
   return { finished: first?.finished ?? false, claimed: rows.filter((r) => r.id !== null) };
