@@ -53,6 +53,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // JSON only: Fastify also parses text/plain by default, which would let a
   // non-JSON body reach validation instead of answering 415.
   app.removeContentTypeParser('text/plain');
+  // Declared up front, so that setting them (src/api/auth.ts) keeps every request
+  // object the same shape: adding a property per request made V8 deoptimise the
+  // request path, the status GET above all (bench:status).
+  app.decorateRequest('apiKey', null);
+  app.decorateRequest('dashboardSession', null);
   installProblemHandlers(app);
   app.addSchema(ProblemSchema);
   await app.register(swagger, { openapi: OPENAPI_INFO });

@@ -7,7 +7,8 @@ import { csrfMatches, readCookie, SESSION_COOKIE, type ActiveSession, type Sessi
 
 declare module 'fastify' {
   interface FastifyRequest {
-    apiKey?: ApiKeyRecord;
+    /** The key this request authenticated with (null until it has). */
+    apiKey: ApiKeyRecord | null;
   }
 }
 
@@ -37,7 +38,7 @@ export function requireKey(auth: KeyAuthenticator) {
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set when the request was authenticated by the dashboard's session cookie. */
-    dashboardSession?: ActiveSession;
+    dashboardSession: ActiveSession | null;
   }
 }
 
