@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { problemOf, RunsetError, type ErrorCode, type Problem } from '../core/errors.js';
+import { isStoreUnavailable } from '../store/store.js';
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
   if (problem.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="runset"');
@@ -55,7 +56,7 @@ export function installProblemHandlers(app: FastifyInstance): void {
     if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
       return sendProblem(reply, problemOf('invalid_json', `body is not valid JSON; expected ${ACCEPTED_BODY}`));
     }
-    if (err.code === 'STORE_UNAVAILABLE') {
+    if (isStoreUnavailable(err)) {
       // A transient store outage (PostgreSQL restarting): say so, and when to retry.
       request.log.warn({ err: err.message }, 'store unavailable');
       reply.header('Retry-After', '2');

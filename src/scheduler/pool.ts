@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
 import type { ClaimedRun, Executor, RunOutcome, TestType } from '../core/types.js';
-import { leaseOf, type ClaimRequest, type LeaseRef, type Store } from '../store/store.js';
+import { isStoreUnavailable, leaseOf, type ClaimRequest, type LeaseRef, type Store } from '../store/store.js';
 import { runMember, type ResolveVariables } from './run-member.js';
 import { runBatch } from './run-batch.js';
 
@@ -276,14 +276,18 @@ export class WorkerPool {
     return ours;
   }
 
-  /** Retries an outcome write on store errors, with backoff, for as long as our lease can still be valid. */
+  /**
+   * Retries an outcome write while the store is unavailable (and only then: any
+   * other error is a bug or a refused move, which trying again cannot mend), with
+   * jittered backoff, for as long as our lease can still be valid.
+   */
   private async retryWhileLeased<T>(lease: LeaseRef, write: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.opts.leaseMs;
     for (let attempt = 0; ; attempt++) {
       try {
         return await write();
       } catch (err) {
-        if (Date.now() > deadline) throw err;
+        if (!isStoreUnavailable(err) || Date.now() > deadline) throw err;
         const backoff = Math.min(2000, 50 * 2 ** attempt) * (0.5 + Math.random() / 2);
         this.opts.logger.warn({ err, run: lease.runId }, 'writing an outcome failed; retrying');
         await new Promise((resolve) => setTimeout(resolve, backoff));

@@ -16,8 +16,8 @@ import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
 import type { CaseResult, ClaimedRun, Executor, RunOutcome } from '../core/types.js';
 import { redact, type ResolvedVariables } from '../secrets/index.js';
-import type { LeaseRef, Store } from '../store/store.js';
-import { oneLine, tail, type ResolveVariables } from './run-member.js';
+import { leaseOf, type LeaseRef, type Store } from '../store/store.js';
+import { messageOf, oneLine, tail, type ResolveVariables } from './run-member.js';
 
 export interface BatchDeps {
   store: Store;
@@ -53,40 +53,44 @@ interface Member {
 
 export async function runBatch(runs: readonly ClaimedRun[], parallelism: number, abort: AbortController, deps: BatchDeps): Promise<void> {
   const members = runs.map<Member>((run) => ({
-    run, lease: { runId: run.id, workerId: run.workerId, claim: run.claim },
+    run, lease: leaseOf(run),
     attempts: 0, started: false, ended: false, interrupted: false, lost: false, done: false, chain: Promise.resolve(),
   }));
   let resolved: ResolvedVariables;
   try {
     resolved = deps.resolveVariables((runs[0] as ClaimedRun).variables);
   } catch (err) {
-    return failAll(members, (err as Error).message, deps);
+    return failAll(members, messageOf(err), deps);
   }
   const executor = deps.executor;
   if (!executor?.runBatch) return failAll(members, `no executor for batches of type "${runs[0]?.spec.type}" in this worker`, deps);
+  // Leases are kept alive until every outcome is written: saving a trace and
+  // writing the last results take a while after the executor returns.
   const heartbeat = startHeartbeat(members, abort, deps);
-  await mkdir(deps.workRoot, { recursive: true });
-  const workDir = await mkdtemp(path.join(deps.workRoot, 'batch-'));
   try {
-    await executor.runBatch(runs.map((r) => r.spec), {
-      variables: resolved.values,
-      signal: abort.signal,
-      workDir,
-      parallelism,
-      onBegin: (index, attempt) => begin(members[index], attempt, deps),
-      onEnd: (index, result) => end(members[index], result, { deps, resolved, workDir }),
-    });
-  } catch (err) {
-    deps.logger.error({ err, run: runs[0]?.id }, 'a batch executor crashed');
-    for (const m of members) if (!m.ended) end(m, crashed(err), { deps, resolved, workDir });
+    await mkdir(deps.workRoot, { recursive: true });
+    const workDir = await mkdtemp(path.join(deps.workRoot, 'batch-'));
+    try {
+      await executor.runBatch(runs.map((r) => r.spec), {
+        variables: resolved.values,
+        signal: abort.signal,
+        workDir,
+        parallelism,
+        onBegin: (index, attempt) => begin(members[index], attempt, deps),
+        onEnd: (index, result) => end(members[index], result, { deps, resolved, workDir }),
+      });
+    } catch (err) {
+      deps.logger.error({ err, run: runs[0]?.id }, 'a batch executor crashed');
+      for (const m of members) if (!m.ended) end(m, crashed(err), { deps, resolved, workDir });
+    }
+    await Promise.all(members.map((m) => m.chain));
+    try {
+      await settleLeftovers(members, abort.signal, deps, { deps, resolved, workDir });
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
   } finally {
     clearInterval(heartbeat);
-  }
-  await Promise.all(members.map((m) => m.chain));
-  try {
-    await settleLeftovers(members, abort.signal, deps, { deps, resolved, workDir });
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
   }
 }
 
@@ -191,7 +195,7 @@ function lose(m: Member, deps: BatchDeps): void {
 }
 
 function crashed(err: unknown): CaseResult {
-  return { passed: false, error: `executor crashed: ${(err as Error).message}`, output: '', attempts: 0, durationMs: 0, artifacts: [] };
+  return { passed: false, error: `executor crashed: ${messageOf(err)}`, output: '', attempts: 0, durationMs: 0, artifacts: [] };
 }
 
 async function failAll(members: Member[], error: string, deps: BatchDeps): Promise<void> {

@@ -26,7 +26,7 @@ export async function runMember(run: ClaimedRun, deps: RunMemberDeps): Promise<R
   try {
     resolved = deps.resolveVariables(run.variables);
   } catch (err) {
-    return failBeforeStart((err as Error).message, started);
+    return failBeforeStart(messageOf(err), started);
   }
   const executor = deps.executors.get(spec.type);
   if (!executor) return failBeforeStart(`no executor for tests of type "${spec.type}" in this worker`, started);
@@ -42,7 +42,7 @@ export async function runMember(run: ClaimedRun, deps: RunMemberDeps): Promise<R
     try {
       result = await executor.run(spec, { variables: resolved.values, signal });
     } catch (err) {
-      result = { passed: false, error: `executor crashed: ${(err as Error).message}`, output: '' };
+      result = { passed: false, error: `executor crashed: ${messageOf(err)}`, output: '' };
     }
     if (timeout.aborted && !deps.signal.aborted) {
       result = { ...result, passed: false, error: `timed out after ${spec.timeoutSeconds}s (timeoutSeconds)` };
@@ -62,6 +62,11 @@ export async function runMember(run: ClaimedRun, deps: RunMemberDeps): Promise<R
 
 function failBeforeStart(error: string, started: number): RunOutcome {
   return { status: 'FAIL', attempts: 0, error: oneLine(error), output: '', durationMs: performance.now() - started };
+}
+
+/** What went wrong, from anything thrown (an executor may throw a non-Error). */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** The last 64 KiB of a member's output: where the failure usually is. */

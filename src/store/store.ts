@@ -23,6 +23,14 @@ import type {
 } from '../core/types.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from './browse.js';
 
+/** The code a store error carries when the store is out of reach for a while (PostgreSQL restarting): worth retrying. */
+export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
+
+/** A store error that is known to pass: the one kind of failure callers retry. */
+export function isStoreUnavailable(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === STORE_UNAVAILABLE;
+}
+
 /** The error of a member whose workers kept disappearing. */
 export const WORKER_LOST = 'worker lost: its lease expired and it ran out of attempts';
 

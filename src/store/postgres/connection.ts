@@ -4,6 +4,7 @@
  * reach: the caller retries) and everything else (a bug or bad data: it does not).
  */
 import pg from 'pg';
+import { STORE_UNAVAILABLE } from '../store.js';
 
 /** What an operation needs to run SQL: a pool client, inside or outside a transaction. */
 export type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -16,7 +17,7 @@ export type Queryable = Pick<pg.PoolClient, 'query'>;
  * was lost is reaped when its lease expires.
  */
 export class StoreUnavailableError extends Error {
-  readonly code = 'STORE_UNAVAILABLE';
+  readonly code = STORE_UNAVAILABLE;
   readonly transient = true;
   constructor(message: string, options: { cause: unknown }) {
     super(message, options);

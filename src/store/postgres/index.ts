@@ -30,7 +30,7 @@ import * as batchSql from './sql-batch.js';
 import { PostgresBlobStore } from './blobs.js';
 import { decodeCursor, encodeCursor, type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
 
-export { StoreUnavailableError, isTransient } from './connection.js';
+export { StoreUnavailableError } from './connection.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database?…` */

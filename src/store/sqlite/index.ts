@@ -103,41 +103,50 @@ export class SqliteStore implements Store {
 
   // ── keys ──
 
+  // Every method answers through settle(): a SQLite failure (a busy file, a full
+  // disk) becomes a rejected promise, as with an asynchronous backend, never a throw.
+
   createKey(key: NewApiKey): Promise<ApiKeyRecord> {
-    const createdAt = now();
-    this.sql.insertKey.run({ id: key.id, name: key.name, hash: key.hash, created_at: createdAt });
-    return Promise.resolve({ id: key.id, name: key.name, createdAt, lastUsedAt: null, revokedAt: null });
+    return settle(() => {
+      const createdAt = now();
+      this.sql.insertKey.run({ id: key.id, name: key.name, hash: key.hash, created_at: createdAt });
+      return { id: key.id, name: key.name, createdAt, lastUsedAt: null, revokedAt: null };
+    });
   }
 
   listKeys(): Promise<ApiKeyRecord[]> {
-    return Promise.resolve((this.sql.listKeys.all() as KeyRow[]).map(toKey));
+    return settle(() => (this.sql.listKeys.all() as KeyRow[]).map(toKey));
   }
 
   revokeKey(id: string): Promise<boolean> {
-    this.sql.revokeKey.run({ id, at: now() });
-    return Promise.resolve(this.sql.keyExists.get(id) !== undefined);
+    return settle(() => {
+      this.sql.revokeKey.run({ id, at: now() });
+      return this.sql.keyExists.get(id) !== undefined;
+    });
   }
 
   findActiveKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const row = this.sql.findKey.get(hash) as KeyRow | undefined;
-    return Promise.resolve(row ? toKey(row) : undefined);
+    return settle(() => {
+      const row = this.sql.findKey.get(hash) as KeyRow | undefined;
+      return row ? toKey(row) : undefined;
+    });
   }
 
   touchKeys(ids: string[]): Promise<void> {
-    const at = now();
-    this.db.transaction(() => ids.forEach((id) => this.sql.touchKey.run({ id, at })))();
-    return Promise.resolve();
+    return settle(() => {
+      const at = now();
+      this.db.transaction(() => ids.forEach((id) => this.sql.touchKey.run({ id, at })))();
+    });
   }
 
   // ── sets and members ──
 
   createSet(set: NewTestRunSet): Promise<void> {
-    this.db.transaction(() => this.insertSetRows(set)).immediate();
-    return Promise.resolve();
+    return settle(() => this.db.transaction(() => this.insertSetRows(set)).immediate());
   }
 
   createSetOnce(set: NewTestRunSet, idem: IdempotencyClaim): Promise<CreatedOnce> {
-    const result = this.db.transaction((): CreatedOnce => {
+    const once = this.db.transaction((): CreatedOnce => {
       const now = Date.now();
       this.idem.deleteExpired.run(now);
       const earlier = this.idem.find.get(idem.keyId, idem.key) as { set_id: string; body_hash: string } | undefined;
@@ -145,8 +154,8 @@ export class SqliteStore implements Store {
       this.insertSetRows(set);
       this.idem.insert.run({ key_id: idem.keyId, key: idem.key, body_hash: idem.bodyHash, set_id: set.id, expires_at: now + idem.ttlMs });
       return { setId: set.id, bodyHash: idem.bodyHash, created: true };
-    }).immediate();
-    return Promise.resolve(result);
+    });
+    return settle(() => once.immediate());
   }
 
   private insertSetRows(set: NewTestRunSet): void {
@@ -177,15 +186,17 @@ export class SqliteStore implements Store {
   }
 
   getSet(id: string): Promise<TestRunSetRecord | undefined> {
-    const cached = this.setRows?.get(id);
-    if (cached) return Promise.resolve(cached);
-    const row = this.sql.getSet.get(id) as SetRow | undefined;
-    if (!row) return Promise.resolve(undefined);
-    return Promise.resolve(this.setRows ? this.setRows.set(toSet(row)) : toSet(row));
+    return settle(() => {
+      const cached = this.setRows?.get(id);
+      if (cached) return cached;
+      const row = this.sql.getSet.get(id) as SetRow | undefined;
+      if (!row) return undefined;
+      return this.setRows ? this.setRows.set(toSet(row)) : toSet(row);
+    });
   }
 
   listRuns(setId: string): Promise<TestRunRecord[]> {
-    return Promise.resolve((this.sql.listRuns.all(setId) as RunRow[]).map(toRun));
+    return settle(() => (this.sql.listRuns.all(setId) as RunRow[]).map(toRun));
   }
 
   // ── dashboard: listing sets, overrides, sessions (./browse.ts) ──
@@ -240,14 +251,16 @@ export class SqliteStore implements Store {
   }
 
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
-    const info = this.sql.heartbeat.run({
-      id: lease.runId,
-      worker_id: lease.workerId,
-      claims: lease.claim,
-      lease_expires_at: Date.now() + leaseMs,
-      attempts,
+    return settle(() => {
+      const info = this.sql.heartbeat.run({
+        id: lease.runId,
+        worker_id: lease.workerId,
+        claims: lease.claim,
+        lease_expires_at: Date.now() + leaseMs,
+        attempts,
+      });
+      return info.changes === 1;
     });
-    return Promise.resolve(info.changes === 1);
   }
 
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
@@ -278,7 +291,7 @@ export class SqliteStore implements Store {
   }
 
   releaseRuns(leases: LeaseRef[]): Promise<number> {
-    const released = this.db.transaction((): number => {
+    const release = this.db.transaction((): number => {
       const at = now();
       let n = 0;
       for (const lease of leases) {
@@ -290,13 +303,16 @@ export class SqliteStore implements Store {
         n++;
       }
       return n;
-    }).immediate();
-    if (released > 0) this.wake.emit('waiting');
-    return Promise.resolve(released);
+    });
+    return settle(() => {
+      const released = release.immediate();
+      if (released > 0) this.wake.emit('waiting');
+      return released;
+    });
   }
 
   reapExpired(maxLostLeases: number): Promise<ReapResult> {
-    const result = this.db.transaction((): ReapResult => {
+    const reap = this.db.transaction((): ReapResult => {
       const at = now();
       const expired = this.sql.expiredRuns.all(Date.now()) as { id: string; set_id: string; status: RunState; claims: number; lost_leases: number }[];
       const res: ReapResult = { requeued: 0, failed: 0 };
@@ -312,9 +328,12 @@ export class SqliteStore implements Store {
         }
       }
       return res;
-    }).immediate();
-    if (result.requeued > 0) this.wake.emit('waiting');
-    return Promise.resolve(result);
+    });
+    return settle(() => {
+      const result = reap.immediate();
+      if (result.requeued > 0) this.wake.emit('waiting');
+      return result;
+    });
   }
 
   // ── artifacts ──
