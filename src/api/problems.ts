@@ -3,7 +3,7 @@
  * registry. Nothing else leaves the API: never a stack trace, never a raw
  * framework message without its code.
  */
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { problemOf, RunsetError, type ErrorCode, type Problem } from '../core/errors.js';
 import { isStoreUnavailable } from '../store/store.js';
 
@@ -21,13 +21,31 @@ interface ValidationItem {
 
 const ACCEPTED_BODY = 'a JSON object {"env": string, "envOverride"?: {string: string}}';
 
+/** The properties a route's schema declares for one part of the request, with their descriptions. */
+type PartSchema = { properties?: Record<string, { description?: string }> } | undefined;
+
+/**
+ * A query parameter or header: which one is wrong or unknown, and what the
+ * route's schema accepts (its parameter names, or the parameter's description).
+ */
+function describeNamed(context: 'querystring' | 'headers', first: ValidationItem | undefined, schema: PartSchema): string {
+  const what = context === 'querystring' ? 'query parameter' : 'header';
+  const declared = Object.keys(schema?.properties ?? {});
+  if (first?.keyword === 'additionalProperties') {
+    return `unknown ${what} "${String(first.params.additionalProperty)}"; accepted: ${declared.join(', ') || 'none'}`;
+  }
+  const name = first?.instancePath.replace(/^\//, '').split('/')[0] ?? '';
+  const expected = schema?.properties?.[name]?.description;
+  return `${what} ${name || context} ${first?.message ?? 'is invalid'}${expected ? `; expected: ${expected}` : ''}`;
+}
+
 /** A readable sentence for the first schema violation: where, what is wrong, what is accepted. */
-function describeValidation(context: string, items: ValidationItem[]): { code: ErrorCode; detail: string } {
+function describeValidation(context: string, items: ValidationItem[], schema: PartSchema): { code: ErrorCode; detail: string } {
   const first = items[0];
   const where = first ? `${context}${first.instancePath.replace(/\//g, '.')}` : context;
   if (context === 'params') return { code: 'invalid_id', detail: 'id must be a UUID such as 3f0e5a4e-2b1c-4d7a-9c1e-8a2b3c4d5e6f' };
-  if (context === 'querystring') return { code: 'invalid_query', detail: `${where} ${first?.message ?? 'is invalid'}` };
-  if (context === 'headers') return { code: 'invalid_header', detail: `${where} ${first?.message ?? 'is invalid'}` };
+  if (context === 'querystring') return { code: 'invalid_query', detail: describeNamed(context, first, schema) };
+  if (context === 'headers') return { code: 'invalid_header', detail: describeNamed(context, first, schema) };
   if (!first) return { code: 'invalid_body', detail: `body is invalid; expected ${ACCEPTED_BODY}` };
   if (first.keyword === 'additionalProperties') {
     const field = String(first.params.additionalProperty);
@@ -36,9 +54,12 @@ function describeValidation(context: string, items: ValidationItem[]): { code: E
   return { code: 'invalid_body', detail: `${where} ${first.message ?? 'is invalid'}; expected ${ACCEPTED_BODY}` };
 }
 
-const FRAMEWORK_CODES: Record<string, (err: FastifyError) => Problem> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: (err) =>
-    problemOf('unsupported_media_type', `${err.message.replace(/^Unsupported Media Type:?\s*/i, 'content type ')}; send Content-Type: application/json`),
+const FRAMEWORK_CODES: Record<string, (err: FastifyError, request: FastifyRequest) => Problem> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: (_err, request) => {
+    const sent = request.headers['content-type'];
+    const what = sent ? `content type "${sent}" is not accepted` : 'the body has no Content-Type';
+    return problemOf('unsupported_media_type', `${what}; send Content-Type: application/json`);
+  },
   FST_ERR_CTP_BODY_TOO_LARGE: () => problemOf('body_too_large', 'request body is larger than 1 MiB (1048576 bytes)'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => problemOf('invalid_json', `body is empty; expected ${ACCEPTED_BODY}`),
   FST_ERR_CTP_INVALID_JSON_BODY: (err) => problemOf('invalid_json', `body is not valid JSON (${err.message}); expected ${ACCEPTED_BODY}`),
@@ -48,14 +69,13 @@ export function installProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof RunsetError) return sendProblem(reply, err.toProblem());
     if (err.validation) {
-      const { code, detail } = describeValidation(err.validationContext ?? 'body', err.validation);
+      const context = err.validationContext ?? 'body';
+      const schema = (request.routeOptions.schema as Record<string, PartSchema> | undefined)?.[context];
+      const { code, detail } = describeValidation(context, err.validation, schema);
       return sendProblem(reply, problemOf(code, detail));
     }
     const framework = err.code ? FRAMEWORK_CODES[err.code] : undefined;
-    if (framework) return sendProblem(reply, framework(err));
-    if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
-      return sendProblem(reply, problemOf('invalid_json', `body is not valid JSON; expected ${ACCEPTED_BODY}`));
-    }
+    if (framework) return sendProblem(reply, framework(err, request));
     if (isStoreUnavailable(err)) {
       // A transient store outage (PostgreSQL restarting): say so, and when to retry.
       request.log.warn({ err: err.message }, 'store unavailable');

@@ -4,14 +4,13 @@
  */
 import { Command, Option } from 'commander';
 import { ConfigError } from '../config/suite.js';
-import { DEFAULTS, defaultWorkers, OptionError, parseInteger, resolvePath, type ServeOptions } from '../config/options.js';
-import { parseDuration } from '../core/duration.js';
+import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, resolvePath, type ServeOptions } from '../config/options.js';
 import { start, type Runtime } from '../main.js';
 import { DataDirLockedError } from '../store/sqlite/lock.js';
 import { DEFAULT_ARTIFACT_RETENTION } from '../artifacts/retention.js';
 import { DEFAULT_CHROMIUM } from '../executors/playwright/chromium.js';
 
-interface RawServeFlags {
+export interface RawServeFlags {
   config: string;
   port: string;
   host: string;
@@ -39,7 +38,7 @@ function commonOptions(cmd: Command): Command {
     .addOption(new Option('--lease <duration>', 'how long a claim lasts without a heartbeat').env('RUNSET_LEASE').default('30s'))
     .addOption(new Option('--grace <duration>', 'on SIGTERM, how long in-flight runs may finish').env('RUNSET_GRACE').default('30s'))
     .addOption(new Option('--poll <duration>', 'safety poll and lease reaper period (default 1s SQLite, 5s PostgreSQL)').env('RUNSET_POLL'))
-    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug').env('RUNSET_LOG_LEVEL').default(DEFAULTS.logLevel))
+    .addOption(new Option('--log-level <level>', LOG_LEVELS.join(', ')).env('RUNSET_LOG_LEVEL').default(DEFAULTS.logLevel))
     .addOption(new Option('--artifact-retention <duration>', 'remove screenshots, traces and videos older than this').env('RUNSET_ARTIFACT_RETENTION').default(DEFAULT_ARTIFACT_RETENTION))
     .addOption(new Option('--chromium <path>', 'the Chromium executable for Playwright tests').env('RUNSET_CHROMIUM').default(DEFAULT_CHROMIUM));
 }
@@ -47,8 +46,7 @@ function commonOptions(cmd: Command): Command {
 export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }): ServeOptions {
   const given = typeof flags.workers === 'string' ? flags.workers : undefined;
   const workers = flags.workers === false ? 0 : (parseInteger('--workers', given, mode.api ? 0 : 1, 256) ?? defaultWorkers());
-  const leaseMs = parseDuration(flags.lease);
-  if (leaseMs < 200) throw new OptionError('--lease must be at least 200ms');
+  const leaseMs = parseDurationOption('--lease (RUNSET_LEASE)', flags.lease, { minMs: 200 });
   return Object.freeze({
     configPath: resolvePath(flags.config),
     port: parseInteger('--port', flags.port, 0, 65535) ?? DEFAULTS.port,
@@ -62,10 +60,10 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     secretKey: process.env.RUNSET_SECRET_KEY || undefined,
     leaseMs,
     maxLostLeases: DEFAULTS.maxLostLeases,
-    pollMs: flags.poll ? parseDuration(flags.poll) : flags.databaseUrl ? 5000 : 1000,
-    graceMs: parseDuration(flags.grace),
+    pollMs: flags.poll ? parseDurationOption('--poll (RUNSET_POLL)', flags.poll) : flags.databaseUrl ? 5000 : 1000,
+    graceMs: parseDurationOption('--grace (RUNSET_GRACE)', flags.grace),
     setsPerMinute: parseInteger('--sets-per-minute', flags.setsPerMinute, 1, 1_000_000) ?? DEFAULTS.setsPerMinute,
-    logLevel: flags.logLevel,
+    logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     chromium: flags.chromium || DEFAULT_CHROMIUM,
     artifactRetentionMs: parseRetention(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION),
   });
@@ -73,9 +71,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
 
 /** No timer is armed with the retention (the sweep has its own period), so months are fine; zero would keep nothing. */
 function parseRetention(text: string): number {
-  const ms = parseDuration(text, Number.MAX_SAFE_INTEGER);
-  if (ms <= 0) throw new OptionError('--artifact-retention must be longer than 0, such as 7d or 12h');
-  return ms;
+  return parseDurationOption('--artifact-retention (RUNSET_ARTIFACT_RETENTION)', text, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER });
 }
 
 /** Starts, then stops gracefully on SIGTERM/SIGINT; a second signal stops at once. */

@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { TestType } from '../core/types.js';
+import { DurationError, parseDuration } from '../core/duration.js';
 
 export interface ServeOptions {
   configPath: string;
@@ -49,6 +50,28 @@ export const DEFAULTS = Object.freeze({
 });
 
 export class OptionError extends Error {}
+
+/** A duration option; an error names the option (with its variable) and what is accepted. */
+export function parseDurationOption(name: string, raw: string, limits: { minMs?: number; maxMs?: number } = {}): number {
+  let ms: number;
+  try {
+    ms = parseDuration(raw, limits.maxMs);
+  } catch (err) {
+    throw err instanceof DurationError ? new OptionError(`${name}: ${err.message}`) : err;
+  }
+  if (limits.minMs !== undefined && ms < limits.minMs) {
+    throw new OptionError(`${name} must be at least ${limits.minMs}ms, such as 30s; got "${raw}"`);
+  }
+  return ms;
+}
+
+/** pino's levels, quietest last. */
+export const LOG_LEVELS = Object.freeze(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const);
+
+export function parseLogLevel(name: string, raw: string): string {
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new OptionError(`${name} must be one of ${LOG_LEVELS.join(', ')}; got "${raw}"`);
+  return raw;
+}
 
 export function parseInteger(name: string, raw: string | number | undefined, min: number, max: number): number | undefined {
   if (raw === undefined || raw === '') return undefined;

@@ -5,11 +5,7 @@
  * list items carry the seed status fields plus `env`.
  */
 import { Type, type Static } from 'typebox';
-import { CountsSchema, LIMITS, RunStateSchema } from './wire.js';
-
-const Uuid = Type.String({ format: 'uuid' });
-const DateTime = Type.String({ format: 'date-time' });
-const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+import { CountsSchema, DateTime, LIMITS, NullableDateTime, RunStateSchema, Uuid } from './wire.js';
 
 export const SET_PAGE_LIMIT = Object.freeze({ default: 20, max: 100 });
 

@@ -15,20 +15,23 @@ export const LIMITS = Object.freeze({
   overrideValueLength: 64 * 1024,
 });
 
-const Uuid = Type.String({ format: 'uuid' });
-const DateTime = Type.String({ format: 'date-time' });
+export const Uuid = Type.String({ format: 'uuid' });
+export const DateTime = Type.String({ format: 'date-time' });
 /**
  * `type: ["string", "null"]` rather than anyOf: the same JSON Schema meaning (and
  * OpenAPI 3.1 form), but fast-json-stringify serialises it without running a
  * validator per field — this sits on the status GET, the hot path.
  */
-const NullableDateTime = Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' });
-export const RunStateSchema = Type.Union([
-  Type.Literal(RUN_STATES[0]),
-  Type.Literal(RUN_STATES[1]),
-  Type.Literal(RUN_STATES[2]),
-  Type.Literal(RUN_STATES[3]),
-]);
+export const NullableDateTime = Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' });
+export const RunStateSchema = Type.Union(
+  [
+    Type.Literal(RUN_STATES[0]),
+    Type.Literal(RUN_STATES[1]),
+    Type.Literal(RUN_STATES[2]),
+    Type.Literal(RUN_STATES[3]),
+  ],
+  { description: `One of ${RUN_STATES.join(', ')}.` },
+);
 
 /** Seed 2.1 — the creation config. */
 export const CreateTestRunSetBody = Type.Object(
@@ -119,7 +122,6 @@ export const TestRunList = Type.Object(
 );
 export type TestRunList = Static<typeof TestRunList>;
 
-export const IdParams = Type.Object({ id: Type.String({ description: 'Test Run Set id (uuid).' }) });
 
 /** RFC 9457 problem details, with runset's stable `code`. */
 export const ProblemSchema = Type.Object(

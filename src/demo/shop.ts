@@ -62,7 +62,7 @@ export async function startDemoShop(port: number, host = '127.0.0.1'): Promise<h
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EADDRINUSE' ? new Error(`demo shop port ${port} is in use; pass --shop-port or set RUNSET_DEMO_SHOP_PORT`) : err),
+      reject(err.code === 'EADDRINUSE' ? new Error(`the demo shop's port ${host}:${port} is in use (another \`runset demo\`?); stop what listens there and start again`) : err),
     );
     server.listen(port, host, resolve);
   });

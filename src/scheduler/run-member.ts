@@ -29,7 +29,9 @@ export async function runMember(run: ClaimedRun, deps: RunMemberDeps): Promise<R
     return failBeforeStart(messageOf(err), started);
   }
   const executor = deps.executors.get(spec.type);
-  if (!executor) return failBeforeStart(`no executor for tests of type "${spec.type}" in this worker`, started);
+  if (!executor) {
+    return failBeforeStart(`no executor for tests of type "${spec.type}" in this worker; it runs ${[...deps.executors.keys()].join(', ')}`, started);
+  }
 
   const transcripts: string[] = [];
   let result: ExecutionResult = { passed: false, error: 'not run', output: '' };

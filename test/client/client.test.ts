@@ -154,3 +154,16 @@ test('backoff is exponential, capped, jittered within [half, full], and Retry-Af
   assert.equal(backoffDelay(10, policy, null, () => 1), 1000);
   assert.equal(backoffDelay(10, policy, 2500, () => 1), 2500);
 });
+
+test('a refused connection is worth retrying; a URL that can never work is not', async () => {
+  const { createServer } = await import('node:net');
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as { port: number }).port;
+  await new Promise((resolve) => closed.close(resolve)); // nothing listens there now
+  const failure = (url: string) => new RunsetClient({ url, apiKey: KEY }).getTestRunSet(SET_ID).then(() => assert.fail('answered'), (e: unknown) => e);
+  const refused = await failure(`http://127.0.0.1:${port}/api`);
+  assert.ok(refused instanceof RunsetApiError && refused.kind === 'network' && isTransient(refused), String(refused));
+  const badPort = await failure('http://127.0.0.1:9/api'); // fetch refuses this port outright
+  assert.ok(badPort instanceof RunsetApiError && badPort.kind === 'network' && !isTransient(badPort), String(badPort));
+});

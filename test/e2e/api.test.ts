@@ -108,8 +108,8 @@ describe('Test Run Set API', () => {
     { name: 'unknown id', code: 'not_found', send: () => api(server, 'GET', '/v0/test-run-sets/00000000-0000-4000-8000-000000000000') },
     { name: 'unknown id members', code: 'not_found', send: () => api(server, 'GET', '/v0/test-run-sets/00000000-0000-4000-8000-000000000000/test-runs') },
     { name: 'unknown route', code: 'not_found', send: () => api(server, 'GET', '/v0/nothing-here') },
-    { name: 'text body', code: 'unsupported_media_type', send: () => api(server, 'POST', '/v0/test-run-sets', { rawBody: 'env=staging', headers: { 'content-type': 'text/plain' } }) },
-    { name: 'form body', code: 'unsupported_media_type', send: () => api(server, 'POST', '/v0/test-run-sets', { rawBody: 'env=staging', headers: { 'content-type': 'application/x-www-form-urlencoded' } }) },
+    { name: 'text body', code: 'unsupported_media_type', send: () => api(server, 'POST', '/v0/test-run-sets', { rawBody: 'env=staging', headers: { 'content-type': 'text/plain' } }), detail: /content type "text\/plain" is not accepted; send Content-Type: application\/json/ },
+    { name: 'form body', code: 'unsupported_media_type', send: () => api(server, 'POST', '/v0/test-run-sets', { rawBody: 'env=staging', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), detail: /"application\/x-www-form-urlencoded" is not accepted/ },
     { name: 'body over 1 MiB', code: 'body_too_large', send: () => api(server, 'POST', '/v0/test-run-sets', { rawBody: JSON.stringify({ env: 'x'.repeat(1024 * 1024) }), headers: { 'content-type': 'application/json' } }) },
   ];
 

@@ -76,6 +76,13 @@ describe('dashboard API', () => {
     });
   }
 
+  test('a query error names the parameter and what is accepted', async () => {
+    const unknown = await api(server, 'GET', '/v0/test-run-sets?colour=red');
+    assert.equal(unknown.body.detail, 'unknown query parameter "colour"; accepted: env, status, limit, cursor');
+    const status = await api(server, 'GET', '/v0/test-run-sets?status=DONE');
+    assert.match(status.body.detail as string, /query parameter status .*; expected: One of WAITING, RUNNING, SUCCESS, FAIL\./);
+  });
+
   test('the list needs a key', async () => {
     assert.equal((await api(server, 'GET', '/v0/test-run-sets', { auth: null })).status, 401);
     assert.equal((await api(server, 'GET', '/v0/environments', { auth: null })).status, 401);

@@ -4,17 +4,14 @@
  * check as every /v0 route. Listed per member by GET …/test-runs.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import { RunsetError } from '../../core/errors.js';
 import type { ArtifactRecord } from '../../core/types.js';
 import type { Artifact } from '../../core/wire.js';
 import type { AppDeps } from '../app.js';
-import { SECURED } from './set-browse.js';
+import { problems, SECURED, uuidParams } from './common.js';
 
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const ArtifactParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN, description: 'Artifact id (uuid), from a member\'s `artifacts`.' }) });
-const problems = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { $ref: 'Problem#', description: 'application/problem+json' }]));
+const ArtifactParams = uuidParams('Artifact id (uuid), from a member\'s `artifacts`.');
 
 /** The path a member's artifact list points at (relative to the server's root). */
 export function artifactUrl(id: string): string {

@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { testsForEnvironment } from '../../config/suite.js';
 import { EnvironmentList } from '../../core/wire-dashboard.js';
 import type { AppDeps } from '../app.js';
-import { SECURED } from './set-browse.js';
+import { SECURED } from './common.js';
 
 export const environmentRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   app.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -11,9 +11,8 @@ import { SessionInfo, SignInBody } from '../../core/wire-dashboard.js';
 import type { KeyAuthenticator } from '../../auth/keys.js';
 import { readCookie, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie, type ActiveSession, type SessionAuthenticator } from '../../auth/sessions.js';
 import { crossSiteRefusal, isSameOrigin } from '../auth.js';
+import { problems } from './common.js';
 
-const problems = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { $ref: 'Problem#', description: 'application/problem+json' }]));
 
 export interface SessionRouteOptions {
   auth: KeyAuthenticator;

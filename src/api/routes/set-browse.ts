@@ -5,7 +5,6 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { RunsetError } from '../../core/errors.js';
 import type { TestRunSetRecord } from '../../core/types.js';
 import { CreateTestRunSetResult } from '../../core/wire.js';
@@ -14,17 +13,11 @@ import { MASK } from '../../secrets/index.js';
 import { planRerun } from '../../sets/rerun.js';
 import type { AppDeps } from '../app.js';
 import { findSet } from './test-run-sets.js';
+import { problems, SECURED, SetIdParams } from './common.js';
 
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const IdParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN, description: 'Test Run Set id (uuid).' }) });
-const problems = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { $ref: 'Problem#', description: 'application/problem+json' }]));
-/** Either credential works: a Bearer key, or the dashboard's session cookie (with X-CSRF-Token on writes). */
-export const SECURED: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { sessionCookie: [] }];
 
 export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  // Re-runs are creates: the same per-key budget applies (kept per route file, as the create route does).
 
   api.get(
     '/test-run-sets',
@@ -54,7 +47,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
         summary: "A set's environment and overrides (secret values masked)",
         operationId: 'getTestRunSetDetails',
         security: SECURED,
-        params: IdParams,
+        params: SetIdParams,
         response: { 200: TestRunSetDetails, ...problems(400, 401, 404) },
       },
     },
@@ -78,7 +71,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
         summary: 'Run a set again: same environment and overrides, current tests',
         operationId: 'rerunTestRunSet',
         security: SECURED,
-        params: IdParams,
+        params: SetIdParams,
         response: { 200: CreateTestRunSetResult, ...problems(400, 401, 403, 404, 422, 429) },
       },
     },

@@ -16,12 +16,8 @@ import type { TestRunSetRecord } from '../../core/types.js';
 import { planTestRunSet } from '../../sets/plan.js';
 import type { AppDeps } from '../app.js';
 import { artifactsByRun } from './artifacts.js';
+import { problems, SECURED, SetIdParams } from './common.js';
 
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const IdParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN, description: 'Test Run Set id (uuid).' }) });
-const problems = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { $ref: 'Problem#', description: 'application/problem+json' }]));
-const secured = [{ bearerAuth: [] }];
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -51,7 +47,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       schema: {
         summary: 'Create a Test Run Set',
         operationId: 'createTestRunSet',
-        security: secured,
+        security: SECURED,
         body: CreateTestRunSetBody,
         headers: IdempotencyHeaders,
         response: { 200: CreateTestRunSetResult, ...problems(400, 401, 413, 415, 422, 429) },
@@ -84,8 +80,8 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       schema: {
         summary: 'Get the status of a Test Run Set',
         operationId: 'getTestRunSet',
-        security: secured,
-        params: IdParams,
+        security: SECURED,
+        params: SetIdParams,
         response: { 200: TestRunSetStatus, ...problems(400, 401, 404) },
       },
     },
@@ -103,8 +99,8 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       schema: {
         summary: 'List the members (Test Runs) of a set',
         operationId: 'listTestRuns',
-        security: secured,
-        params: IdParams,
+        security: SECURED,
+        params: SetIdParams,
         response: { 200: TestRunList, ...problems(400, 401, 404) },
       },
     },

@@ -1,0 +1,18 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileServeOptions, type RawServeFlags } from '../../src/cli/serve.js';
+
+const flags: RawServeFlags = {
+  config: 'runset.config.yaml', port: '0', host: '127.0.0.1', dataDir: '.runset', databaseSchema: 'runset',
+  lease: '30s', grace: '30s', setsPerMinute: '60', logLevel: 'warn',
+};
+const compile = (over: Partial<RawServeFlags>) => compileServeOptions({ ...flags, ...over }, { api: true });
+
+test('a bad option value names the option, its variable, and what is accepted', () => {
+  assert.equal(compile({}).leaseMs, 30_000);
+  assert.throws(() => compile({ grace: '10x' }), /^Error: --grace \(RUNSET_GRACE\): invalid duration "10x": not a duration; expected /);
+  assert.throws(() => compile({ poll: 'soon' }), /--poll \(RUNSET_POLL\): invalid duration "soon"/);
+  assert.throws(() => compile({ lease: '50ms' }), /--lease \(RUNSET_LEASE\) must be at least 200ms, such as 30s; got "50ms"/);
+  assert.throws(() => compile({ artifactRetention: '0s' }), /--artifact-retention \(RUNSET_ARTIFACT_RETENTION\) must be at least 1ms/);
+  assert.throws(() => compile({ logLevel: 'loud' }), /--log-level \(RUNSET_LOG_LEVEL\) must be one of fatal, error, warn, info, debug, trace, silent; got "loud"/);
+});
