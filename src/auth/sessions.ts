@@ -4,10 +4,11 @@
  * the key it stands for, a CSRF token and an expiry, so every API process on a
  * shared store accepts the session, and revoking the key ends it.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord } from '../core/types.js';
 import type { SessionRecord } from '../store/browse.js';
 import type { Store } from '../store/store.js';
+import { hashToken } from './keys.js';
 
 export const SESSION_COOKIE = 'runset_session';
 /** Absolute lifetime: a forgotten tab does not keep access for ever. */
@@ -71,8 +72,9 @@ export class SessionAuthenticator {
   }
 }
 
+/** Session ids are kept only as SHA-256 digests, as API keys are. */
 export function hashSessionId(sessionId: string): string {
-  return createHash('sha256').update(sessionId).digest('hex');
+  return hashToken(sessionId);
 }
 
 /** Constant-time comparison of the CSRF token the page sent with the session's. */

@@ -14,7 +14,7 @@ import type { PlaywrightCase, PlaywrightTestSpec, TestSpec } from '../core/types
 import { locatePlaywright, playwrightEnvironment } from '../executors/playwright/locate.js';
 import { stripAnsi } from '../executors/playwright/reporter.js';
 import { TailBuffer } from '../executors/tail-buffer.js';
-import { ConfigError, type SuiteConfig } from './suite.js';
+import { ConfigError, deepFreeze, type SuiteConfig } from './suite.js';
 
 /** A listing that takes longer is stuck (a config waiting on something). */
 const LIST_TIMEOUT_MS = 120_000;
@@ -186,10 +186,3 @@ function firstLines(text: string): string {
   return stripAnsi(text).trim().split('\n').filter((line) => !/^\s*at /.test(line)).slice(0, 6).join('\n');
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
-  }
-  return value;
-}

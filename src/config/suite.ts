@@ -263,7 +263,8 @@ function lineOf(at: DocPath, doc: Document, lineCounter: LineCounter): number | 
   return undefined;
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes a parsed value and everything in it. */
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const item of Object.values(value)) deepFreeze(item);

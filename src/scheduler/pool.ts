@@ -150,9 +150,7 @@ export class WorkerPool {
     const late = performance.now() - askedAt >= this.opts.leaseMs;
     if (this.stopping || late) {
       if (late) this.opts.logger.warn({ runs: runs.length }, 'a claim was answered after its lease could have expired; giving it back instead of running it');
-      await this.opts.store.releaseRuns(runs.map(leaseOf)).catch((err: unknown) => {
-        this.opts.logger.warn({ err }, 'giving back claimed runs failed; their leases will expire');
-      });
+      await this.giveBack(runs);
       return;
     }
     const batches = new Map<string, ClaimedRun[]>();
@@ -164,6 +162,13 @@ export class WorkerPool {
       }
     }
     for (const runs of batches.values()) await this.launchBatch(runs);
+  }
+
+  /** Releases claimed runs for any worker to take (release wakes the workers). */
+  private async giveBack(runs: ClaimedRun[]): Promise<void> {
+    await this.opts.store.releaseRuns(runs.map(leaseOf)).catch((err: unknown) => {
+      this.opts.logger.warn({ err }, 'giving back claimed runs failed; their leases will expire');
+    });
   }
 
   /**
@@ -195,6 +200,11 @@ export class WorkerPool {
    */
   private async launchBatch(claimed: ClaimedRun[]): Promise<void> {
     const head = claimed[0] as ClaimedRun;
+    if (this.slots >= this.opts.concurrency) {
+      // An earlier batch of the same claim took the free slots: this one waits its turn.
+      await this.giveBack(claimed);
+      return;
+    }
     const more = await this.opts.store
       .claimBatch({ workerId: this.workerId, setId: head.setId, batchKey: head.batchKey as string, limit: MAX_BATCH - claimed.length, leaseMs: this.opts.leaseMs })
       .catch((err: unknown) => {
@@ -203,8 +213,13 @@ export class WorkerPool {
         return [];
       });
     const runs = [...claimed, ...more];
+    const free = this.opts.concurrency - this.slots; // other launches may have taken slots while we claimed
+    if (free <= 0) {
+      await this.giveBack(runs);
+      return;
+    }
     const wanted = head.spec.type === 'playwright' ? (head.spec.workers ?? Math.max(1, Math.floor(availableParallelism() / 2))) : 1;
-    const parallelism = Math.max(1, Math.min(wanted, runs.length, this.opts.concurrency - this.slots));
+    const parallelism = Math.min(wanted, runs.length, free);
     const abort = new AbortController();
     this.slots += parallelism;
     const done = runBatch(runs, parallelism, abort, {

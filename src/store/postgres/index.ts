@@ -23,6 +23,7 @@ import { createPool, withClient, withTransaction, type Queryable } from './conne
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
 import * as sql from './sql.js';
+import * as moves from './moves-sql.js';
 import { rowMappers } from '../rows.js';
 import * as idemSql from './idempotency-sql.js';
 import * as browseSql from './browse-sql.js';
@@ -116,8 +117,7 @@ export class PostgresStore implements Store {
 
   createSet(set: NewTestRunSet): Promise<void> {
     return withTransaction(this.pool, async (tx) => {
-      await sql.insertSet(tx, this.names, set);
-      if (set.runs.length > 0) await sql.insertRuns(tx, this.names, set.id, set.runs);
+      await sql.insertSetWithRuns(tx, this.names, set);
     });
   }
 
@@ -130,8 +130,7 @@ export class PostgresStore implements Store {
         if (!earlier) throw new Error('idempotency key vanished between insert and read');
         return { setId: earlier.set_id, bodyHash: earlier.body_hash, created: false };
       }
-      await sql.insertSet(tx, this.names, set);
-      if (set.runs.length > 0) await sql.insertRuns(tx, this.names, set.id, set.runs);
+      await sql.insertSetWithRuns(tx, this.names, set);
       return { setId: set.id, bodyHash: idem.bodyHash, created: true };
     });
   }
@@ -190,7 +189,7 @@ export class PostgresStore implements Store {
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0) return Promise.resolve([]);
     return this.autocommit(async (q) => {
-      const rows = await sql.claimMembers(q, this.names, req.workerId, req.limit, req.leaseMs);
+      const rows = await moves.claimMembers(q, this.names, req.workerId, req.limit, req.leaseMs);
       return rows.map((r) => batchSql.toClaimed(r, req.workerId));
     });
   }
@@ -202,26 +201,26 @@ export class PostgresStore implements Store {
   }
 
   startRun(lease: LeaseRef): Promise<boolean> {
-    return this.autocommit((q) => sql.startMember(q, this.names, lease));
+    return this.autocommit((q) => moves.startMember(q, this.names, lease));
   }
 
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
-    return this.autocommit((q) => sql.heartbeat(q, this.names, lease, leaseMs, attempts));
+    return this.autocommit((q) => moves.heartbeat(q, this.names, lease, leaseMs, attempts));
   }
 
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
-    return this.autocommit((q) => sql.finishMember(q, this.names, lease, outcome));
+    return this.autocommit((q) => moves.finishMember(q, this.names, lease, outcome));
   }
 
   async finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: ClaimRequest): Promise<FinishedAndClaimed> {
-    const { finished, claimed } = await this.autocommit((q) => sql.finishAndClaimMembers(q, this.names, lease, outcome, next));
+    const { finished, claimed } = await this.autocommit((q) => moves.finishAndClaimMembers(q, this.names, lease, outcome, next));
     return { finished, claimed: claimed.map((r) => batchSql.toClaimed(r, next.workerId)) };
   }
 
   releaseRuns(leases: LeaseRef[]): Promise<number> {
     if (leases.length === 0) return Promise.resolve(0);
     return withTransaction(this.pool, async (tx) => {
-      const released = await sql.releaseMembers(tx, this.names, leases);
+      const released = await moves.releaseMembers(tx, this.names, leases);
       if (released > 0) await sql.notifyWaiting(tx, this.names);
       return released;
     });
@@ -229,7 +228,7 @@ export class PostgresStore implements Store {
 
   reapExpired(maxLostLeases: number): Promise<ReapResult> {
     return withTransaction(this.pool, async (tx) => {
-      const reaped = await sql.reapMembers(tx, this.names, maxLostLeases, WORKER_LOST);
+      const reaped = await moves.reapMembers(tx, this.names, maxLostLeases, WORKER_LOST);
       if (reaped.requeued > 0) await sql.notifyWaiting(tx, this.names);
       return reaped;
     });

@@ -6,7 +6,8 @@
 import { toClaimed as claimedFrom, type ArtifactRow as StoredArtifactRow } from '../rows.js';
 import type { ClaimedRun } from '../../core/types.js';
 import type { Queryable } from './connection.js';
-import type { ClaimRow, Names } from './sql.js';
+import type { Names } from './sql.js';
+import type { ClaimRow } from './moves-sql.js';
 
 export type ArtifactRow = StoredArtifactRow<Date>;
 

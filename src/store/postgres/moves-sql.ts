@@ -1,0 +1,295 @@
+/**
+ * The PostgreSQL store's member moves: claims, starts, heartbeats, outcomes,
+ * releases and reaping, one named statement each (the rules of ./sql.ts hold).
+ *
+ * - Every worker write is fenced by (id, worker_id, claims) on a leased member
+ *   (RUNNING, or reserved: WAITING with a lease, see claimCtes): a worker whose
+ *   lease was taken over matches no row and changes nothing.
+ * - A move and its set's new counts, status and timestamps are one statement
+ *   (see carryToSets): one round trip, and the set row is locked only while the
+ *   statement runs, never across a client's round trips.
+ */
+import type { RunOutcome } from '../../core/types.js';
+import type { LeaseRef } from '../store.js';
+import type { Queryable } from './connection.js';
+import { NOW, type Names } from './sql.js';
+
+// worker_id is set only on leased members, so this matches RUNNING and reserved ones alike.
+const FENCED = "r.id = $1 AND r.worker_id = $2 AND r.claims = $3 AND r.status IN ('WAITING', 'RUNNING')";
+
+/** A claimed member with its set's variables, as claims return it. */
+export interface ClaimRow {
+  id: string;
+  set_id: string;
+  spec: unknown;
+  variables: unknown;
+  claims: number;
+  batch_key: string | null;
+}
+
+/**
+ * The CTEs that carry member moves over to their sets, appended to a statement
+ * whose earlier CTE `moved(set_id, previous, next)` lists the moves it made. Each
+ * touched set gets its counts shifted, its status derived from them and its
+ * timestamps stamped — the rules of `deriveSetStatus` (src/core/states.ts) and of
+ * the SQLite store, which the shared contract suite holds both stores to:
+ *
+ * - the set starts when its first member does (or when it fails without one
+ *   having run), and never moves backwards: RUNNING once started, even if a
+ *   member goes back to WAITING after a lost worker;
+ * - it ends, SUCCESS or FAIL, with its last member.
+ *
+ * The sets are locked in id order (`locked`), after the members the statement
+ * already holds. Under READ COMMITTED a row locked after a wait is read as the
+ * waiter's committer left it, so counts are shifted from the latest committed
+ * values, never from the statement's older snapshot. `at` is the statement's
+ * now(), the same reading the member rows got.
+ */
+function carryToSets(n: Names): string {
+  return `
+      deltas AS (
+        SELECT set_id,
+          count(*) FILTER (WHERE next = 'WAITING') - count(*) FILTER (WHERE previous = 'WAITING') AS w,
+          count(*) FILTER (WHERE next = 'RUNNING') - count(*) FILTER (WHERE previous = 'RUNNING') AS r,
+          count(*) FILTER (WHERE next = 'SUCCESS') AS ok,
+          count(*) FILTER (WHERE next = 'FAIL') AS ko,
+          bool_or(next = 'RUNNING') AS starts
+        FROM moved WHERE previous <> next GROUP BY set_id
+      ), locked AS (
+        SELECT s.id, s.started_at, s.started_at IS NOT NULL OR d.starts AS started,
+          s.count_waiting + d.w AS w, s.count_running + d.r AS r, s.count_success + d.ok AS ok, s.count_fail + d.ko AS ko
+        FROM ${n.sets} AS s JOIN deltas AS d ON d.set_id = s.id
+        ORDER BY s.id FOR UPDATE OF s
+      ), derived AS (
+        SELECT locked.*, CASE
+          WHEN w + r = 0 AND ok + ko > 0 THEN CASE WHEN ko > 0 THEN 'FAIL' ELSE 'SUCCESS' END
+          WHEN started OR r > 0 OR ok + ko > 0 THEN 'RUNNING'
+          ELSE 'WAITING' END AS status
+        FROM locked
+      ), sets_moved AS (
+        UPDATE ${n.sets} AS s SET status = x.status,
+          count_waiting = x.w, count_running = x.r, count_success = x.ok, count_fail = x.ko,
+          started_at = COALESCE(x.started_at, CASE WHEN x.started OR x.status = 'FAIL' THEN ${NOW} END),
+          ended_at = CASE WHEN x.status IN ('SUCCESS', 'FAIL') THEN ${NOW} END
+        FROM derived AS x WHERE s.id = x.id
+        RETURNING s.id
+      )`;
+}
+
+/**
+ * The CTEs `picked` and `claimed`: take up to `limit` unleased waiting members,
+ * oldest first, skipping rows another claimer holds, and lease them to `worker`
+ * until the database's now() + leaseMs. A member with a batch key is reserved
+ * rather than started: it stays WAITING. Arguments are the statement's
+ * placeholders.
+ */
+function claimCtes(n: Names, p: { worker: string; limit: string; leaseMs: string }): string {
+  return `
+      picked AS (
+        SELECT id FROM ${n.runs} WHERE status = 'WAITING' AND worker_id IS NULL ORDER BY seq LIMIT ${p.limit} FOR UPDATE SKIP LOCKED
+      ), claimed AS (
+        UPDATE ${n.runs} AS r SET status = CASE WHEN r.batch_key IS NULL THEN 'RUNNING' ELSE 'WAITING' END,
+          claims = r.claims + 1, worker_id = ${p.worker},
+          lease_expires_at = now() + make_interval(secs => ${p.leaseMs}::double precision / 1000),
+          started_at = CASE WHEN r.batch_key IS NULL THEN COALESCE(r.started_at, ${NOW}) ELSE r.started_at END
+        FROM picked WHERE r.id = picked.id
+        RETURNING r.id, r.set_id, r.spec, r.claims, r.seq, r.batch_key, r.status
+      )`;
+}
+
+/** Claims up to `limit` members (see claimCtes), moving their sets with them. */
+export async function claimMembers(q: Queryable, n: Names, workerId: string, limit: number, leaseMs: number): Promise<ClaimRow[]> {
+  const { rows } = await q.query<ClaimRow>({
+    name: 'runset.claimMembers',
+    text: `
+      WITH ${claimCtes(n, { worker: '$1', limit: '$2', leaseMs: '$3' })}, moved AS (
+        SELECT set_id, 'WAITING' AS previous, status AS next FROM claimed
+      ), ${carryToSets(n)}
+      SELECT c.id, c.set_id, c.spec, s.variables, c.claims, c.batch_key
+      FROM claimed c JOIN ${n.sets} s ON s.id = c.set_id
+      ORDER BY c.seq`,
+    values: [workerId, limit, leaseMs],
+  });
+  return rows;
+}
+
+/** A reserved member began: RUNNING under the same lease. False when the lease is not ours. */
+export async function startMember(q: Queryable, n: Names, lease: LeaseRef): Promise<boolean> {
+  const { rows } = await q.query({
+    name: 'runset.startMember',
+    text: `
+      WITH started AS (
+        UPDATE ${n.runs} AS r SET status = 'RUNNING', started_at = COALESCE(r.started_at, ${NOW})
+        WHERE r.id = $1 AND r.worker_id = $2 AND r.claims = $3 AND r.status = 'WAITING'
+        RETURNING r.set_id
+      ), moved AS (
+        SELECT set_id, 'WAITING' AS previous, 'RUNNING' AS next FROM started
+      ), ${carryToSets(n)}
+      SELECT set_id FROM started`,
+    values: [lease.runId, lease.workerId, lease.claim],
+  });
+  return rows.length === 1;
+}
+
+export async function heartbeat(q: Queryable, n: Names, lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
+  const res = await q.query({
+    name: 'runset.heartbeat',
+    text: `
+      UPDATE ${n.runs} AS r SET lease_expires_at = now() + make_interval(secs => $4::double precision / 1000), attempts = $5
+      WHERE ${FENCED}`,
+    values: [lease.runId, lease.workerId, lease.claim, leaseMs, attempts],
+  });
+  return res.rowCount === 1;
+}
+
+/**
+ * The CTEs `held` and `finished` (and `kept` when the outcome has artifacts):
+ * end the member leased by ($1, $2, $3) with the outcome in $4–$8, recording its
+ * artifacts ($9–$13) with it. Nothing matches when the lease is not ours. A
+ * reserved member (still WAITING) never began, so it may only end FAIL: a
+ * SUCCESS for it is refused, and the whole statement rolls back.
+ */
+function finishCtes(n: Names, withArtifacts: boolean): string {
+  const held = `
+      held AS (
+        SELECT r.id, r.status FROM ${n.runs} AS r WHERE ${FENCED} FOR UPDATE
+      ), finished AS (
+        UPDATE ${n.runs} AS r SET
+          status = CASE WHEN held.status = 'WAITING' AND $4 = 'SUCCESS'
+            THEN ${n.refuseMove}('illegal member move WAITING → SUCCESS: a reserved member never began, so it can only FAIL')
+            ELSE $4 END,
+          attempts = $5, error = $6, output = $7, duration_ms = $8,
+          ended_at = ${NOW}, worker_id = NULL, lease_expires_at = NULL
+        FROM held WHERE r.id = held.id
+        RETURNING r.id, r.set_id, held.status AS previous, r.status AS next
+      )`;
+  if (!withArtifacts) return held;
+  return `${held}, kept AS (
+        INSERT INTO ${n.artifacts} (id, run_id, set_id, name, content_type, size, location, created_at)
+        SELECT u.id, f.id, f.set_id, u.name, u.content_type, u.size, u.location, ${NOW}
+        FROM finished AS f,
+          unnest($9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[]) AS u(id, name, content_type, size, location)
+        RETURNING id
+      )`;
+}
+
+/** The finish's parameters; the statement (and its prepared name) differs with and without artifacts. */
+function finishParams(lease: LeaseRef, outcome: RunOutcome): { values: unknown[]; withArtifacts: boolean; suffix: string } {
+  const artifacts = outcome.artifacts ?? [];
+  const values: unknown[] = [
+    lease.runId, lease.workerId, lease.claim,
+    outcome.status, outcome.attempts, outcome.error, outcome.output, Math.round(outcome.durationMs),
+  ];
+  if (artifacts.length === 0) return { values, withArtifacts: false, suffix: '' };
+  values.push(
+    artifacts.map((a) => a.id),
+    artifacts.map((a) => a.name),
+    artifacts.map((a) => a.contentType),
+    artifacts.map((a) => a.size),
+    artifacts.map((a) => a.location),
+  );
+  return { values, withArtifacts: true, suffix: '+artifacts' };
+}
+
+/** Ends a member under its lease (see finishCtes). False when the lease is not ours: nothing is written. */
+export async function finishMember(q: Queryable, n: Names, lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
+  const finish = finishParams(lease, outcome);
+  const { rows } = await q.query({
+    name: `runset.finishMember${finish.suffix}`,
+    text: `
+      WITH ${finishCtes(n, finish.withArtifacts)}, moved AS (
+        SELECT set_id, previous, next FROM finished
+      ), ${carryToSets(n)}
+      SELECT id FROM finished`,
+    values: finish.values,
+  });
+  return rows.length === 1;
+}
+
+/**
+ * Ends a member and claims up to `limit` more, in one statement: a worker slot pays one round trip and one commit between two
+ * members. Moves of both kinds are carried to their sets together, so a set
+ * row both touch is updated once. `finished` is false when the lease was not
+ * ours; the claim happens either way.
+ */
+export async function finishAndClaimMembers(
+  q: Queryable,
+  n: Names,
+  lease: LeaseRef,
+  outcome: RunOutcome,
+  next: { workerId: string; limit: number; leaseMs: number },
+): Promise<{ finished: boolean; claimed: ClaimRow[] }> {
+  const finish = finishParams(lease, outcome);
+  const [limit, leaseMs, worker] = [1, 2, 3].map((i) => `$${finish.values.length + i}`) as [string, string, string];
+  const { rows } = await q.query<ClaimRow & { finished: boolean }>({
+    name: `runset.finishAndClaimMembers${finish.suffix}`,
+    text: `
+      WITH ${finishCtes(n, finish.withArtifacts)}, ${claimCtes(n, { worker, limit, leaseMs })}, moved AS (
+        SELECT set_id, previous, next FROM finished
+        UNION ALL SELECT set_id, 'WAITING', status FROM claimed
+      ), ${carryToSets(n)}
+      SELECT f.finished, c.id, c.set_id, c.spec, s.variables, c.claims, c.batch_key
+      FROM (SELECT EXISTS (SELECT 1 FROM finished) AS finished) AS f
+        LEFT JOIN (claimed c JOIN ${n.sets} s ON s.id = c.set_id) ON true
+      ORDER BY c.seq`,
+    values: [...finish.values, next.limit, next.leaseMs, next.workerId],
+  });
+  const first = rows[0] as { finished: boolean } | undefined;
+  return { finished: first?.finished ?? false, claimed: rows.filter((r) => r.id !== null) };
+}
+
+/** Gives leased members back to WAITING (no lost lease counted); returns how many were released. */
+export async function releaseMembers(q: Queryable, n: Names, leases: LeaseRef[]): Promise<number> {
+  const { rows } = await q.query({
+    name: 'runset.releaseMembers',
+    text: `
+      WITH mine AS (
+        SELECT r.id, r.status FROM ${n.runs} AS r
+        JOIN unnest($1::text[], $2::text[], $3::integer[]) AS l(id, worker_id, claims)
+          ON r.id = l.id AND r.worker_id = l.worker_id AND r.claims = l.claims
+        WHERE r.status IN ('WAITING', 'RUNNING')
+        ORDER BY r.id FOR UPDATE OF r
+      ), released AS (
+        UPDATE ${n.runs} AS r SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL
+        FROM mine WHERE r.id = mine.id
+        RETURNING r.set_id, mine.status AS previous, r.status AS next
+      ), moved AS (
+        SELECT set_id, previous, next FROM released
+      ), ${carryToSets(n)}
+      SELECT count(*)::integer AS released FROM released`,
+    values: [leases.map((l) => l.runId), leases.map((l) => l.workerId), leases.map((l) => l.claim)],
+  });
+  return (rows[0] as { released: number }).released;
+}
+
+/**
+ * Members whose lease expired by the database's clock: back to WAITING, or FAIL
+ * with `error` once this is their `maxLostLeases`-th lost lease. Rows a finisher
+ * holds right now are skipped: that worker is alive.
+ */
+export async function reapMembers(q: Queryable, n: Names, maxLostLeases: number, error: string): Promise<{ requeued: number; failed: number }> {
+  const { rows } = await q.query<{ requeued: number; failed: number }>({
+    name: 'runset.reapMembers',
+    text: `
+      WITH expired AS (
+        SELECT id, status FROM ${n.runs}
+        WHERE lease_expires_at < now() AND status IN ('WAITING', 'RUNNING')
+        ORDER BY id FOR UPDATE SKIP LOCKED
+      ), reaped AS (
+        UPDATE ${n.runs} AS r SET
+          status = CASE WHEN r.lost_leases + 1 < $1 THEN 'WAITING' ELSE 'FAIL' END,
+          error = CASE WHEN r.lost_leases + 1 < $1 THEN r.error ELSE $2 END,
+          ended_at = CASE WHEN r.lost_leases + 1 < $1 THEN r.ended_at ELSE ${NOW} END,
+          lost_leases = r.lost_leases + 1, worker_id = NULL, lease_expires_at = NULL
+        FROM expired WHERE r.id = expired.id
+        RETURNING r.set_id, expired.status AS previous, r.status AS next
+      ), moved AS (
+        SELECT set_id, previous, next FROM reaped
+      ), ${carryToSets(n)}
+      SELECT count(*) FILTER (WHERE next = 'WAITING')::integer AS requeued,
+             count(*) FILTER (WHERE next = 'FAIL')::integer AS failed
+      FROM reaped`,
+    values: [maxLostLeases, error],
+  });
+  return rows[0] as { requeued: number; failed: number };
+}
