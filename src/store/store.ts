@@ -120,6 +120,11 @@ export interface Store {
    * concurrent calls with one key, exactly one creates.
    */
   createSetOnce(set: NewTestRunSet, idempotency: IdempotencyClaim): Promise<CreatedOnce>;
+  /**
+   * The set an Idempotency-Key of this API key created within its ttl, with the
+   * body hash it was created with: a replay is answered from this alone.
+   */
+  findCreatedOnce(keyId: string, key: string): Promise<{ setId: string; bodyHash: string } | undefined>;
   getSet(id: string): Promise<TestRunSetRecord | undefined>;
   /**
    * The set, when the store can answer without waiting (the embedded store keeps

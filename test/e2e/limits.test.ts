@@ -1,6 +1,7 @@
 /** Server-side limits: sets per key per minute. */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { api, assertNoLeakedServers, startRunset } from '../helpers/server.js';
 
 after(() => assertNoLeakedServers());
@@ -30,3 +31,35 @@ test('a key over its sets-per-minute limit gets 429 with Retry-After; other requ
     await server.stop();
   }
 });
+
+test('an Idempotency-Key replay gets its set back without spending the budget, even after the config changed', async () => {
+  const server = await startRunset({
+    config: 'environments:\n  local: { variables: {} }\ntests:\n  - { name: ok, type: command, run: ["true"] }\n',
+    args: ['--sets-per-minute', '1'],
+  });
+  try {
+    const headers = { 'idempotency-key': 'deploy-42' };
+    const first = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'local' }, headers });
+    assert.equal(first.status, 200);
+    // The budget is spent, and the environment is gone from the config.
+    writeFileSync(server.configPath, 'environments:\n  other: { variables: {} }\ntests:\n  - { name: ok, type: command, run: ["true"] }\n');
+    server.proc.kill('SIGHUP');
+    const envs = async () => (await api<{ environments: Array<{ name: string }> }>(server, 'GET', '/v0/environments')).body.environments.map((e) => e.name);
+    await until(async () => (await envs()).join() === 'other');
+    const replay = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'local' }, headers });
+    assert.equal(replay.status, 200, replay.text);
+    assert.equal(replay.body.testRunSetId, first.body.testRunSetId);
+    const conflict = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'other' }, headers });
+    assert.equal(conflict.status, 422, 'the same key with another body is still refused');
+  } finally {
+    await server.stop();
+  }
+});
+
+async function until(check: () => Promise<boolean>, withinMs = 20_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, 'the reload did not happen in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

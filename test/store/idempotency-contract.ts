@@ -45,6 +45,17 @@ export function runIdempotencyContract(name: string, makeStore: () => Promise<St
       assert.equal((await store.createSetOnce(later, { keyId: 'k1', key: 'same', bodyHash: 'h', ttlMs: 60_000 })).created, true, 'expired key is free again');
     });
 
+    test('findCreatedOnce answers a replay from the key alone: live, per API key, and not once expired', async () => {
+      const first = newSet(1);
+      await store.createSetOnce(first, claim('replay', 'h1'));
+      assert.deepEqual(await store.findCreatedOnce('k1', 'replay'), { setId: first.id, bodyHash: 'h1' });
+      assert.equal(await store.findCreatedOnce('k2', 'replay'), undefined, 'another API key');
+      assert.equal(await store.findCreatedOnce('k1', 'never'), undefined);
+      await store.createSetOnce(newSet(1), claim('brief', 'h', 1));
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(await store.findCreatedOnce('k1', 'brief'), undefined, 'expired');
+    });
+
     test('concurrent creates with one key: exactly one set', async () => {
       const sets = Array.from({ length: 8 }, () => newSet(1));
       const results = await Promise.all(sets.map((s) => store.createSetOnce(s, claim('race'))));

@@ -55,16 +55,20 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     },
     async (request, reply) => {
       const keyId = request.apiKey?.id ?? null;
+      const idempotencyKey = request.headers['idempotency-key'];
+      const bodyHash = idempotencyKey === undefined ? undefined : hashBody(request.body);
+      if (idempotencyKey !== undefined && bodyHash !== undefined) {
+        // A replay (a CI job retrying) gets its set back as it was: it does not
+        // spend the key's budget, and a config edited since cannot refuse it.
+        const earlier = await deps.store.findCreatedOnce(keyId ?? '', idempotencyKey);
+        if (earlier) return replay(earlier, idempotencyKey, bodyHash);
+      }
       deps.setLimit.take(keyId, reply);
       const set = planTestRunSet(deps.suite(), request.body, { secretKey: deps.secretKey, keyId });
-      const idempotencyKey = request.headers['idempotency-key'];
-      if (idempotencyKey !== undefined) {
-        const bodyHash = hashBody(request.body);
+      if (idempotencyKey !== undefined && bodyHash !== undefined) {
+        // Two first tries racing: the store lets exactly one create.
         const once = await deps.store.createSetOnce(set, { keyId: keyId ?? '', key: idempotencyKey, bodyHash, ttlMs: IDEMPOTENCY_TTL_MS });
-        if (once.bodyHash !== bodyHash) {
-          throw new RunsetError('idempotency_conflict', `Idempotency-Key "${idempotencyKey}" was used in the last 24h with a different body; use a new key for a new request`);
-        }
-        if (!once.created) return { testRunSetId: once.setId };
+        if (!once.created) return replay(once, idempotencyKey, bodyHash);
       } else {
         await deps.store.createSet(set);
       }
@@ -130,6 +134,14 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
 };
 
 /** The set, or the 404 problem every route that takes a set id answers. */
+/** The answer to a repeated Idempotency-Key: the earlier set, or 422 when the body differs. */
+function replay(earlier: { setId: string; bodyHash: string }, key: string, bodyHash: string): { testRunSetId: string } {
+  if (earlier.bodyHash !== bodyHash) {
+    throw new RunsetError('idempotency_conflict', `Idempotency-Key "${key}" was used in the last 24h with a different body; use a new key for a new request`);
+  }
+  return { testRunSetId: earlier.setId };
+}
+
 export async function findSet(deps: AppDeps, id: string): Promise<TestRunSetRecord> {
   const set = await deps.store.getSet(id.toLowerCase());
   if (!set) throw new RunsetError('not_found', `no Test Run Set with id ${id}`);

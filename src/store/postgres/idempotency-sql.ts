@@ -35,7 +35,7 @@ export async function findIdempotencyKey(
 ): Promise<{ set_id: string; body_hash: string } | undefined> {
   const { rows } = await q.query<{ set_id: string; body_hash: string }>({
     name: 'runset.idem.find',
-    text: `SELECT set_id, body_hash FROM ${n.idempotency} WHERE key_id = $1 AND key = $2`,
+    text: `SELECT set_id, body_hash FROM ${n.idempotency} WHERE key_id = $1 AND key = $2 AND expires_at > now()`,
     values: [keyId, key],
   });
   return rows[0];

@@ -135,6 +135,11 @@ export class PostgresStore implements Store {
     });
   }
 
+  async findCreatedOnce(keyId: string, key: string): Promise<{ setId: string; bodyHash: string } | undefined> {
+    const row = await this.autocommit((q) => idemSql.findIdempotencyKey(q, this.names, keyId, key));
+    return row && { setId: row.set_id, bodyHash: row.body_hash };
+  }
+
   async getSet(id: string): Promise<TestRunSetRecord | undefined> {
     const row = await this.autocommit((q) => sql.getSet(q, this.names, id));
     return row ? toSet(row) : undefined;

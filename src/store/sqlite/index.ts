@@ -149,13 +149,20 @@ export class SqliteStore implements Store {
     const once = this.db.transaction((): CreatedOnce => {
       const now = Date.now();
       this.idem.deleteExpired.run(now);
-      const earlier = this.idem.find.get(idem.keyId, idem.key) as { set_id: string; body_hash: string } | undefined;
+      const earlier = this.idem.find.get(idem.keyId, idem.key, now) as { set_id: string; body_hash: string } | undefined;
       if (earlier) return { setId: earlier.set_id, bodyHash: earlier.body_hash, created: false };
       this.insertSetRows(set);
       this.idem.insert.run({ key_id: idem.keyId, key: idem.key, body_hash: idem.bodyHash, set_id: set.id, expires_at: now + idem.ttlMs });
       return { setId: set.id, bodyHash: idem.bodyHash, created: true };
     });
     return settle(() => once.immediate());
+  }
+
+  findCreatedOnce(keyId: string, key: string): Promise<{ setId: string; bodyHash: string } | undefined> {
+    return settle(() => {
+      const row = this.idem.find.get(keyId, key, Date.now()) as { set_id: string; body_hash: string } | undefined;
+      return row && { setId: row.set_id, bodyHash: row.body_hash };
+    });
   }
 
   private insertSetRows(set: NewTestRunSet): void {
