@@ -133,8 +133,17 @@ const status = (t: Target, id: string) => call<Status>(t, 'GET', `/v0/test-run-s
 const ended = (s: Status) => s.status === 'SUCCESS' || s.status === 'FAIL';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A stuck set fails the bench instead of hanging it. */
+const SET_DEADLINE_MS = 5 * 60_000;
+
+function checkDeadline(startedAt: number, id: string): void {
+  if (performance.now() - startedAt > SET_DEADLINE_MS) throw new Error(`set ${id} did not end within ${SET_DEADLINE_MS / 1000}s`);
+}
+
 async function waitEnded(t: Target, id: string, everyMs: number): Promise<Status> {
+  const startedAt = performance.now();
   for (;;) {
+    checkDeadline(startedAt, id);
     const s = await status(t, id);
     if (ended(s)) {
       if (s.status !== 'SUCCESS') throw new Error(`set ${id} ended ${s.status}`);
@@ -149,7 +158,10 @@ async function dispatchOnce(t: Target): Promise<{ server: number; client: number
   const t0 = performance.now();
   const id = await create(t, 'one');
   let s = await status(t, id);
-  while (s.status === 'WAITING') s = await status(t, id);
+  while (s.status === 'WAITING') {
+    checkDeadline(t0, id);
+    s = await status(t, id);
+  }
   const client = performance.now() - t0;
   s = ended(s) ? s : await waitEnded(t, id, 2);
   const runs = await call<{ testRuns: Array<{ startedAt: string }> }>(t, 'GET', `/v0/test-run-sets/${id}/test-runs`);

@@ -88,6 +88,7 @@ async function runsetRound(url: string, key: string): Promise<number> {
     method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ env: 'bench' }),
   })).json()) as { testRunSetId: string };
   for (;;) {
+    if (performance.now() - started > 10 * 60_000) throw new Error(`the runset set did not end within 10 min: ${created.testRunSetId}`);
     const status = (await (await fetch(`${url}/v0/test-run-sets/${created.testRunSetId}`, { headers: auth })).json()) as { status: string };
     if (status.status === 'SUCCESS') return performance.now() - started;
     if (status.status === 'FAIL') throw new Error(`the runset set failed: ${created.testRunSetId}`);

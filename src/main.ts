@@ -24,7 +24,6 @@ import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
 import { artifactSaver } from './artifacts/save.js';
 import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './artifacts/retention.js';
 import { parseDuration } from './core/duration.js';
-import type { PostgresStore } from './store/postgres/index.js';
 
 export interface Runtime {
   store: Store;
@@ -77,8 +76,7 @@ export function executorRegistry(options: { chromium?: string } = {}): ReadonlyM
  * the data dir.
  */
 export function artifactBlobsFor(store: Store, dataDir: string): ArtifactBlobStore {
-  const inDatabase = (store as Partial<Pick<PostgresStore, 'artifactBlobs'>>).artifactBlobs?.call(store);
-  return inDatabase ?? new FileBlobStore(path.join(dataDir, 'artifacts'));
+  return store.artifactBlobs?.() ?? new FileBlobStore(path.join(dataDir, 'artifacts'));
 }
 
 export async function start(options: ServeOptions, logger = createLogger(options.logLevel)): Promise<Runtime> {

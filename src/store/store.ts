@@ -22,6 +22,7 @@ import type {
   VariableValue,
 } from '../core/types.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from './browse.js';
+import type { ArtifactBlobStore } from '../artifacts/blobs.js';
 
 /** The code a store error carries when the store is out of reach for a while (PostgreSQL restarting): worth retrying. */
 export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
@@ -185,6 +186,12 @@ export interface Store {
   getArtifact(id: string): Promise<ArtifactRecord | undefined>;
   /** Deletes up to `limit` of the oldest artifacts created before `before` (ISO time) and returns them, for their bytes to go too. */
   deleteArtifactsBefore(before: string, limit: number): Promise<ArtifactRecord[]>;
+
+  /**
+   * Where this store keeps artifact bytes itself, when it does (PostgreSQL: every
+   * API process can serve what any worker wrote); without it they go to files.
+   */
+  artifactBlobs?(): ArtifactBlobStore;
 
   // ── wake-ups ──
   /** Tells workers (in any process) that runs are waiting. */

@@ -1,17 +1,13 @@
 /** Small pieces shared by the pages: status badges, the counts bar, times and durations. */
 import type { ComponentChildren } from 'preact';
+import { isFinal, RUN_STATES as STATES, type Counts, type RunState as State } from '../../core/states.js';
 
-export const STATES = ['WAITING', 'RUNNING', 'SUCCESS', 'FAIL'] as const;
-export type State = (typeof STATES)[number];
-export type Counts = Record<State, number>;
+// The states and their rules come from core (it imports nothing, so it bundles as is).
+export { isFinal, STATES, type Counts, type State };
 
 const LABELS: Record<State, string> = { WAITING: 'Waiting', RUNNING: 'Running', SUCCESS: 'Passed', FAIL: 'Failed' };
 /** A mark beside the colour, so status never depends on colour alone. */
 const MARKS: Record<State, string> = { WAITING: '○', RUNNING: '◐', SUCCESS: '✓', FAIL: '✗' };
-
-export function isFinal(status: string): boolean {
-  return status === 'SUCCESS' || status === 'FAIL';
-}
 
 export function StatusBadge({ status }: { status: State }) {
   return (

@@ -119,10 +119,8 @@ export class SqliteStore implements Store {
   }
 
   revokeKey(id: string): Promise<boolean> {
-    return settle(() => {
-      this.sql.revokeKey.run({ id, at: now() });
-      return this.sql.keyExists.get(id) !== undefined;
-    });
+    // Keeps the first revocation time, and matches (so counts) an already revoked key.
+    return settle(() => this.sql.revokeKey.run({ id, at: now() }).changes === 1);
   }
 
   findActiveKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
@@ -280,6 +278,7 @@ export class SqliteStore implements Store {
     const fence = { id: lease.runId, worker_id: lease.workerId, claims: lease.claim };
     const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
     if (!held) return false;
+    // Read under the same fence inside this write transaction: the update matches.
     const row = this.sql.finishRun.get({
       id: lease.runId,
       worker_id: lease.workerId,
@@ -290,8 +289,7 @@ export class SqliteStore implements Store {
       output: outcome.output,
       duration_ms: Math.round(outcome.durationMs),
       at,
-    }) as { set_id: string } | undefined;
-    if (!row) return false;
+    }) as { set_id: string };
     this.moveSetCounts(row.set_id, held.status, outcome.status, at);
     this.batches.insertArtifacts(lease.runId, row.set_id, outcome.artifacts ?? [], at);
     return true;

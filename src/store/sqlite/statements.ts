@@ -12,7 +12,7 @@ export type RunRow = rows.RunRow<string>;
 export type KeyRow = rows.KeyRow<string>;
 
 export type Statements = Record<
-  | 'insertKey' | 'listKeys' | 'revokeKey' | 'keyExists' | 'findKey' | 'touchKey'
+  | 'insertKey' | 'listKeys' | 'revokeKey' | 'findKey' | 'touchKey'
   | 'insertSet' | 'insertRun' | 'getSet' | 'setVariables' | 'updateSetProgress' | 'listRuns'
   | 'waitingRuns' | 'claimRun' | 'heartbeat' | 'leaseStatus' | 'finishRun' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
   Database.Statement
@@ -26,7 +26,6 @@ export function prepareStatements(db: Database.Database): Statements {
     insertKey: db.prepare('INSERT INTO api_keys (id, name, hash, created_at) VALUES (@id, @name, @hash, @created_at)'),
     listKeys: db.prepare('SELECT id, name, created_at, last_used_at, revoked_at FROM api_keys ORDER BY created_at, id'),
     revokeKey: db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, @at) WHERE id = @id'),
-    keyExists: db.prepare('SELECT 1 FROM api_keys WHERE id = ?'),
     findKey: db.prepare(
       'SELECT id, name, created_at, last_used_at, revoked_at FROM api_keys WHERE hash = ? AND revoked_at IS NULL',
     ),
