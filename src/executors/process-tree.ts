@@ -47,12 +47,13 @@ export function processTree(root: number): number[] {
 export function killTree(root: number): void {
   const pids = processTree(root);
   for (const pid of pids) {
-    signal(-pid); // the group it may lead (a detached browser, the runner's own group)
-    signal(pid);
+    killQuietly(-pid); // the group it may lead (a detached browser, the runner's own group)
+    killQuietly(pid);
   }
 }
 
-function signal(pid: number): void {
+/** SIGKILL to a process (or, negative, a process group) that may already be gone. */
+export function killQuietly(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');
   } catch (error) {

@@ -15,6 +15,8 @@ import { existsSync } from 'node:fs';
 import type { CommandTestSpec, ExecutionContext, ExecutionResult, Executor } from '../../core/types.js';
 import { abortMessage } from '../abort.js';
 import { TailBuffer } from '../tail-buffer.js';
+import { testEnvironment } from '../environment.js';
+import { killQuietly } from '../process-tree.js';
 import { CommandLauncher } from './launcher.js';
 
 /**
@@ -44,7 +46,7 @@ export function runCommand(spec: CommandTestSpec, ctx: ExecutionContext): Promis
     try {
       child = spawn(program, args, {
         cwd: spec.cwd,
-        env: childEnvironment(ctx.variables),
+        env: testEnvironment(ctx.variables),
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -81,15 +83,6 @@ export function runCommand(spec: CommandTestSpec, ctx: ExecutionContext): Promis
   });
 }
 
-/** The server's environment minus its own RUNSET_* settings, plus the set's variables. */
-function childEnvironment(variables: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('RUNSET_')) env[name] = value;
-  }
-  return Object.assign(env, variables);
-}
-
 function exitVerdict(code: number | null, signal: NodeJS.Signals | null): Verdict {
   if (code === 0) return [true, null];
   if (code !== null) return [false, `exited with code ${code}`];
@@ -99,12 +92,7 @@ function exitVerdict(code: number | null, signal: NodeJS.Signals | null): Verdic
 /** Kills the command's whole process group; it may already be gone, which is fine. */
 function killGroup(child: ChildProcess): void {
   if (child.pid === undefined) return; // never started
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ESRCH' && code !== 'EPERM') throw error;
-  }
+  killQuietly(-child.pid);
 }
 
 function startError(program: string, cwd: string, error: unknown): string {

@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { testEnvironment } from '../environment.js';
 
 export interface PlaywrightInstall {
   /** The `playwright` CLI entry (…/@playwright/test/cli.js). */
@@ -43,11 +44,7 @@ function tryResolve(req: NodeRequire): { cli: string; version: string } | undefi
  * the suite's `import '@playwright/test'` find it.
  */
 export function playwrightEnvironment(install: PlaywrightInstall, extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('RUNSET_')) env[name] = value;
-  }
-  Object.assign(env, extra);
+  const env = testEnvironment(extra);
   if (!install.own) {
     // …/node_modules/@playwright/test/cli.js → …/node_modules
     const modules = path.resolve(path.dirname(install.cli), '..', '..');
