@@ -108,13 +108,15 @@ export class SqliteBrowse {
         expires_at: expiresAt,
       });
     }).immediate();
-    const found = this.find(session.idHash);
+    // Read as of its creation: a session with a TTL of a millisecond or so may have expired already.
+    const found = this.find(session.idHash, now);
     if (!found) throw new Error('the session vanished right after it was stored (was its key revoked?)');
     return found;
   }
 
-  private find(idHash: string): SessionRecord | undefined {
-    const row = this.findSessionRow.get(idHash, Date.now()) as SessionRow | undefined;
+  /** A live session (as of `at`, ms) whose key is not revoked. */
+  private find(idHash: string, at = Date.now()): SessionRecord | undefined {
+    const row = this.findSessionRow.get(idHash, at) as SessionRow | undefined;
     if (!row) return undefined;
     const key: ApiKeyRecord = {
       id: row.key_id,
