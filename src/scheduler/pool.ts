@@ -14,12 +14,20 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
 import type { ClaimedRun, Executor, RunOutcome, TestType } from '../core/types.js';
-import { isStoreUnavailable, leaseOf, type ClaimRequest, type LeaseRef, type Store } from '../store/store.js';
+import { isStoreUnavailable, leaseOf, type FinishedAndClaimed, type LeaseRef, type NextClaim, type Store } from '../store/store.js';
 import { runMember, type ResolveVariables } from './run-member.js';
 import { runBatch } from './run-batch.js';
 
 /** Most members one batch takes: enough for one Playwright process per suite, few enough to heartbeat cheaply. */
 const MAX_BATCH = 256;
+
+/**
+ * A slot reserves its next member only while its members are shorter than
+ * this, and holds a reservation at most this long (a quarter of the lease at
+ * most) while its current member runs; then it gives it back for any slot to
+ * take. So a reservation keeps a member from an idle worker for no longer than this.
+ */
+const HOLD_AHEAD_MS = 100;
 
 export interface WorkerPoolOptions {
   store: Store;
@@ -46,15 +54,29 @@ interface Claim {
   askedAt: number;
 }
 
+/** A slot's write between two members (Store.finishAndClaim), and when it was asked for. */
+interface Step extends FinishedAndClaimed {
+  askedAt: number;
+}
+
+/** A member being run, or whose outcome is being written: what shutdown aborts and gives back. */
 interface InFlight {
   lease: LeaseRef;
   abort: AbortController;
-  done: Promise<void>;
+}
+
+/** A member run under its lease: its outcome (undefined when it was aborted or crashed), and the end of its heartbeat. */
+interface Execution {
+  outcome: Promise<RunOutcome | undefined>;
+  /** Stops the heartbeat: call once the outcome is written (or will not be). */
+  settled(): void;
 }
 
 export class WorkerPool {
   readonly workerId: string;
   private readonly inflight = new Map<string, InFlight>();
+  /** Every slot's and batch's promise, for shutdown to wait on. */
+  private readonly tasks = new Set<Promise<unknown>>();
   /** Slots in use: one per single member, a batch's parallelism for a batch. */
   private slots = 0;
   private stopping = false;
@@ -62,13 +84,11 @@ export class WorkerPool {
   private refill = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
+  private readonly holdAheadMs: number;
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.workerId = opts.workerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-  }
-
-  get running(): number {
-    return this.inflight.size;
+    this.holdAheadMs = Math.min(HOLD_AHEAD_MS, opts.leaseMs / 4);
   }
 
   start(): void {
@@ -86,8 +106,8 @@ export class WorkerPool {
     this.stopping = true;
     this.unsubscribe?.();
     clearInterval(this.pollTimer);
-    const all = () => Promise.all([...this.inflight.values()].map((f) => f.done));
-    if (this.inflight.size > 0 && graceMs > 0) {
+    const all = () => Promise.all([...this.tasks]);
+    if (this.tasks.size > 0 && graceMs > 0) {
       await Promise.race([all(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     }
     const left = [...this.inflight.values()];
@@ -97,6 +117,12 @@ export class WorkerPool {
       const released = await this.opts.store.releaseRuns(left.map((f) => f.lease));
       this.opts.logger.info({ released }, 'released unfinished runs back to WAITING');
     }
+  }
+
+  /** Keeps a slot's or batch's promise until it settles, for shutdown to wait on. */
+  private track(task: Promise<unknown>): void {
+    this.tasks.add(task);
+    void task.finally(() => this.tasks.delete(task));
   }
 
   private async tick(): Promise<void> {
@@ -147,9 +173,7 @@ export class WorkerPool {
    */
   private async runClaimed({ runs, askedAt }: Claim): Promise<void> {
     if (runs.length === 0) return;
-    const late = performance.now() - askedAt >= this.opts.leaseMs;
-    if (this.stopping || late) {
-      if (late) this.opts.logger.warn({ runs: runs.length }, 'a claim was answered after its lease could have expired; giving it back instead of running it');
+    if (this.stopping || this.late(askedAt, runs.length)) {
       await this.giveBack(runs);
       return;
     }
@@ -164,32 +188,134 @@ export class WorkerPool {
     for (const runs of batches.values()) await this.launchBatch(runs);
   }
 
+  /** True (and said) when a claim asked for at `askedAt` may have outlived its lease. */
+  private late(askedAt: number, runs: number): boolean {
+    const late = performance.now() - askedAt >= this.opts.leaseMs;
+    if (late) this.opts.logger.warn({ runs }, 'a claim was answered after its lease could have expired; giving it back instead of running it');
+    return late;
+  }
+
   /** Releases claimed runs for any worker to take (release wakes the workers). */
   private async giveBack(runs: ClaimedRun[]): Promise<void> {
+    if (runs.length === 0) return;
     await this.opts.store.releaseRuns(runs.map(leaseOf)).catch((err: unknown) => {
       this.opts.logger.warn({ err }, 'giving back claimed runs failed; their leases will expire');
     });
   }
 
-  /**
-   * One slot: runs the member, then writes its outcome and claims the slot's next
-   * member in one store call, so that going from one member to the next costs a
-   * single round trip. When that call claimed nothing, nothing was waiting.
-   */
+  /** One slot, from this member on (see runSlot); what it could not run itself goes to runClaimed when it ends. */
   private launch(run: ClaimedRun): void {
-    const lease = leaseOf(run);
-    const abort = new AbortController();
     this.slots++;
-    const done = this.execute(run, lease, abort).then(async (next) => {
-      this.slots--;
-      this.inflight.delete(run.id);
-      if (next === undefined) {
-        if (!this.stopping) void this.fill();
-      } else {
-        await this.runClaimed(next);
+    const slot = this.runSlot(run).then(
+      async (handOff) => {
+        this.slots--;
+        if (handOff) await this.runClaimed(handOff);
+        else if (!this.stopping) void this.fill();
+      },
+      (err: unknown) => {
+        this.slots--;
+        this.opts.logger.error({ err, run: run.id }, 'a worker slot failed unexpectedly');
+      },
+    );
+    this.track(slot);
+  }
+
+  /**
+   * One slot's members, one after another. Between two members the slot makes
+   * one store call (finishAndClaim): it writes the outcome and claims the next
+   * member. While members are short (HOLD_AHEAD_MS), that call also reserves
+   * the member after the next, so that one starts the moment its predecessor
+   * ends, and the write that records its start goes on beside it instead of
+   * before it: a member still starts only once its claim is in the store, but
+   * the round trip is off the slot's path. The start's answer is awaited before
+   * anything else is written for the member; a start refused (the reservation
+   * was lost, say after this process was frozen) aborts it.
+   *
+   * Returns claimed batched members, which a slot does not run (runClaimed does).
+   */
+  private async runSlot(first: ClaimedRun): Promise<Claim | undefined> {
+    let run = first;
+    /** The write that started `run` and reserved the slot's next member (settled at once when a plain claim started it). */
+    let begun: Promise<Step> | undefined;
+    for (;;) {
+      const lease = leaseOf(run);
+      const abort = new AbortController();
+      this.inflight.set(run.id, { lease, abort });
+      const execution = this.execute(run, lease, abort);
+      let ahead: Reservation | undefined;
+      if (begun) {
+        const step = await begun;
+        if (!step.started) abort.abort('lease lost');
+        const [reserved] = step.claimed;
+        if (reserved) ahead = new Reservation(reserved, step.askedAt, this.holdAheadMs, (r) => this.track(this.giveBack([r])));
       }
-    });
-    this.inflight.set(run.id, { lease, abort, done });
+      const outcome = await execution.outcome;
+      const next = ahead?.take(this.opts.leaseMs);
+      if (ahead?.late) this.opts.logger.warn({ run: ahead.runId }, 'a reservation was taken up too late to trust its lease; giving it back instead of running it');
+      const id = run.id;
+      const done = (): void => {
+        execution.settled();
+        this.inflight.delete(id);
+      };
+
+      if (outcome === undefined || abort.signal.aborted) {
+        // Shutdown gives it back; a lost lease belongs to someone else now; a crash leaves it to the reaper.
+        done();
+        if (next) await this.giveBack([next]);
+        return undefined;
+      }
+      if (this.stopping || next?.batchKey) {
+        await this.finish(lease, outcome)
+          .catch((err: unknown) => this.opts.logger.error({ err, run: run.id }, 'writing an outcome failed; the member will be requeued when its lease expires'))
+          .finally(done);
+        if (!next) return undefined;
+        if (this.stopping) {
+          await this.giveBack([next]);
+          return undefined;
+        }
+        return { runs: [next], askedAt: (ahead as Reservation).askedAt }; // a batched member: its batch runs it
+      }
+
+      const reserve = outcome.durationMs < this.holdAheadMs ? 1 : 0;
+      if (next) {
+        begun = this.step(lease, outcome, { limit: reserve, reserve, start: leaseOf(next) }).finally(done);
+        run = next;
+        continue;
+      }
+      const step = await this.step(lease, outcome, { limit: 1 + reserve, reserve }).finally(done);
+      if (step.claimed.length === 0) return undefined;
+      if (this.stopping || this.late(step.askedAt, step.claimed.length)) {
+        await this.giveBack(step.claimed);
+        return undefined;
+      }
+      const [started, ...reserved] = step.claimed as [ClaimedRun, ...ClaimedRun[]];
+      if (started.batchKey !== null) {
+        // Claimed reserved, as batched members are: its batch runs it. What was reserved for this slot goes back.
+        await this.giveBack(reserved);
+        return { runs: [started], askedAt: step.askedAt };
+      }
+      run = started;
+      begun = Promise.resolve({ ...step, started: true, claimed: reserved });
+    }
+  }
+
+  /**
+   * Writes a slot's outcome, starts its reserved member and claims on, in one
+   * store call (retried while the store is unavailable). When that fails for
+   * good, the outcome is lost (the reaper requeues the member) and nothing is
+   * started or claimed.
+   */
+  private async step(lease: LeaseRef, outcome: RunOutcome, claim: Omit<NextClaim, 'workerId' | 'leaseMs'>): Promise<Step> {
+    const askedAt = performance.now();
+    const next: NextClaim = { ...claim, workerId: this.workerId, leaseMs: this.opts.leaseMs };
+    try {
+      const step = await this.retryWhileLeased(lease, () => this.opts.store.finishAndClaim(lease, outcome, next));
+      if (!step.finished) this.opts.logger.warn({ run: lease.runId }, 'lease was taken over; outcome discarded');
+      return { ...step, askedAt };
+    } catch (err) {
+      this.opts.logger.error({ err, run: lease.runId }, 'writing an outcome failed; the member will be requeued when its lease expires');
+      return { finished: false, started: false, claimed: [], askedAt };
+    }
   }
 
   /**
@@ -239,11 +365,15 @@ export class WorkerPool {
         for (const run of runs) this.inflight.delete(run.id);
         if (!this.stopping) void this.fill();
       });
-    for (const run of runs) this.inflight.set(run.id, { lease: leaseOf(run), abort, done });
+    this.track(done);
+    for (const run of runs) this.inflight.set(run.id, { lease: leaseOf(run), abort });
   }
 
-  /** Runs one member and writes its outcome; returns what was claimed with the write, or undefined when no claim was made. */
-  private async execute(run: ClaimedRun, lease: LeaseRef, abort: AbortController): Promise<Claim | undefined> {
+  /**
+   * Runs one member, heartbeating its lease from now until `settled()` — that
+   * is, until its outcome is written, which may be after the run ended.
+   */
+  private execute(run: ClaimedRun, lease: LeaseRef, abort: AbortController): Execution {
     const { store, leaseMs, logger } = this.opts;
     let attempts = 0;
     let writing = false;
@@ -258,30 +388,22 @@ export class WorkerPool {
         (err: unknown) => logger.warn({ err, run: run.id }, 'heartbeat failed; will retry'),
       );
     }, Math.max(50, Math.floor(leaseMs / 3)));
-    try {
-      const outcome = await runMember(run, {
-        executors: this.opts.executors,
-        resolveVariables: this.opts.resolveVariables,
-        signal: abort.signal,
-        onAttempt: (n) => (attempts = n),
-      });
-      if (abort.signal.aborted) return undefined; // shutdown releases it; a lost lease belongs to someone else now
-      writing = true;
-      if (this.stopping) {
-        await this.finish(lease, outcome);
+    const outcome = runMember(run, {
+      executors: this.opts.executors,
+      resolveVariables: this.opts.resolveVariables,
+      signal: abort.signal,
+      onAttempt: (n) => (attempts = n),
+    }).then(
+      (outcome) => {
+        writing = true;
+        return outcome;
+      },
+      (err: unknown) => {
+        logger.error({ err, run: run.id }, 'running a member failed unexpectedly');
         return undefined;
-      }
-      const next: ClaimRequest = { workerId: this.workerId, limit: 1, leaseMs };
-      const askedAt = performance.now();
-      const step = await this.retryWhileLeased(lease, () => this.opts.store.finishAndClaim(lease, outcome, next));
-      if (!step.finished) logger.warn({ run: lease.runId }, 'lease was taken over; outcome discarded');
-      return { runs: step.claimed, askedAt };
-    } catch (err) {
-      logger.error({ err, run: run.id }, 'running a member failed unexpectedly');
-      return undefined;
-    } finally {
-      clearInterval(heartbeat);
-    }
+      },
+    );
+    return { outcome, settled: () => clearInterval(heartbeat) };
   }
 
   /** Writes the outcome. False: the lease is not ours. */
@@ -308,5 +430,51 @@ export class WorkerPool {
         await new Promise((resolve) => setTimeout(resolve, backoff));
       }
     }
+  }
+}
+
+/**
+ * A member a slot reserved for its next turn: leased to this worker, still
+ * WAITING. The slot takes it when its current member ends; if that member is
+ * still running after `holdMs`, the reservation is given back instead (so it
+ * keeps the member from other workers no longer than that).
+ */
+class Reservation {
+  private held = true;
+  /** Set when take() found that the reservation may have outlived its lease. */
+  late = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly run: ClaimedRun,
+    readonly askedAt: number,
+    holdMs: number,
+    private readonly giveBack: (run: ClaimedRun) => void,
+  ) {
+    this.timer = setTimeout(() => {
+      if (!this.held) return;
+      this.held = false;
+      giveBack(run);
+    }, holdMs);
+  }
+
+  get runId(): string {
+    return this.run.id;
+  }
+
+  /**
+   * The member, for the slot to start now; undefined when it was given back
+   * already, or is given back now because half its lease has gone by (this
+   * process was frozen or starved: its lease may expire before the start that
+   * renews it lands).
+   */
+  take(leaseMs: number): ClaimedRun | undefined {
+    if (!this.held) return undefined;
+    this.held = false;
+    clearTimeout(this.timer);
+    if (performance.now() - this.askedAt < leaseMs / 2) return this.run;
+    this.late = true;
+    this.giveBack(this.run);
+    return undefined;
   }
 }

@@ -39,6 +39,22 @@ export interface ClaimRequest {
   workerId: string;
   limit: number;
   leaseMs: number;
+  /**
+   * How many of the `limit` (the last ones claimed) to reserve rather than
+   * start: a worker slot's next member, held while its current one runs (see
+   * WorkerPool). Default 0.
+   */
+  reserve?: number;
+}
+
+/** What a worker slot asks for between two members (Store.finishAndClaim). */
+export interface NextClaim extends ClaimRequest {
+  /**
+   * A member this slot reserved earlier and starts now: WAITING → RUNNING under
+   * that lease, renewed for `leaseMs`. Already RUNNING under it (a retried
+   * write) stays as it is.
+   */
+  start?: LeaseRef;
 }
 
 /** The rest of a batch: more WAITING members of one set with one batch key. */
@@ -86,6 +102,8 @@ export interface CreatedOnce {
 export interface FinishedAndClaimed {
   /** False when the finished member's lease was not ours: its outcome was not written. */
   finished: boolean;
+  /** True when `start` was asked for and its lease is ours: it is RUNNING. */
+  started: boolean;
   /** What the claim took, as claimRuns returns it. */
   claimed: ClaimedRun[];
 }
@@ -147,11 +165,13 @@ export interface Store {
   deleteSession(idHash: string): Promise<void>;
 
   // ── scheduling ──
-  // A lease covers RUNNING members and *reserved* ones: members with a batch key
-  // are claimed leased but still WAITING in the counts, until `startRun`.
+  // A lease covers RUNNING members and *reserved* ones: members with a batch key,
+  // and a worker slot's next member (ClaimRequest.reserve), are claimed leased
+  // but still WAITING in the counts, until `startRun` or `finishAndClaim` starts them.
   /**
    * Atomically leases up to `limit` unleased WAITING members (oldest sets first):
-   * RUNNING, or reserved when the member has a batch key.
+   * RUNNING, or reserved when the member has a batch key or is one of the last
+   * `reserve` claimed.
    */
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]>;
   /** Reserves up to `limit` more unleased WAITING members of one set with one batch key, oldest first. */
@@ -166,13 +186,14 @@ export interface Store {
    */
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean>;
   /**
-   * finishRun, then claimRuns for the same worker, atomically: how a worker slot
-   * moves from one member to the next in one round trip. The claim happens even
-   * when the lease was not ours (the slot is free either way); an illegal finish
-   * (a reserved member's SUCCESS) throws and claims nothing.
+   * finishRun, then (when `next.start` is given) the start of a member this
+   * worker reserved, then claimRuns for the same worker, atomically: how a
+   * worker slot moves from one member to the next in one round trip. The claim
+   * happens even when the lease was not ours (the slot is free either way); an
+   * illegal finish (a reserved member's SUCCESS) throws and changes nothing.
    */
-  finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: ClaimRequest): Promise<FinishedAndClaimed>;
-  /** Gives members back (shutdown): RUNNING or reserved → WAITING, unleased, without spending a claim. */
+  finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: NextClaim): Promise<FinishedAndClaimed>;
+  /** Gives members back (shutdown, a reservation not needed): RUNNING or reserved → WAITING, unleased, without spending a claim. */
   releaseRuns(leases: LeaseRef[]): Promise<number>;
   /**
    * Expired leases (judged by the store's clock): back to WAITING until a member

@@ -130,8 +130,9 @@ test('50 sets × 10 members on two workers, one killed with SIGKILL mid-run: eve
   30_000, 20);
   doomed.signal('SIGKILL');
   await doomed.exited;
-  // Its leases stay until they expire (3s): these members were in flight when it died.
-  const orphaned = new Set((await memberRows(url, schema)).filter((r) => r.status === 'RUNNING' && r.worker_id === doomed.workerId).map((r) => r.id));
+  // Its leases stay until they expire (3s): these members were in flight when it died, or
+  // reserved for a slot's next turn (still WAITING, perhaps already started).
+  const orphaned = new Set((await memberRows(url, schema)).filter((r) => r.worker_id === doomed.workerId).map((r) => r.id));
   assert.ok(orphaned.size > 0, 'the kill hit the worker mid-run');
 
   await waitForSets(server, ids, 60_000);
@@ -155,7 +156,8 @@ test('50 sets × 10 members on two workers, one killed with SIGKILL mid-run: eve
     const rerun = orphaned.has(row.id);
     // An orphan ran once or twice: the dead worker may have claimed it without having started it yet.
     assert.ok(rerun ? pids.length === 1 || pids.length === 2 : pids.length === 1, `${tag} ${row.name}: ${pids.length} executions`);
-    assert.equal(row.claims, rerun ? 2 : 1, `${tag} ${row.name} claims`);
+    // Claims count leases handed out, and a slot's reservation given back unused is one too.
+    assert.ok(row.claims >= (rerun ? 2 : 1), `${tag} ${row.name} claims`);
     assert.equal(row.lost_leases, rerun ? 1 : 0, `${tag} ${row.name} lost leases`);
     assert.equal(row.output?.trim(), `token ${pids[pids.length - 1]}`, `${tag} ${row.name}: the kept outcome is its last execution's`);
   }

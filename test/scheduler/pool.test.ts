@@ -1,8 +1,11 @@
 /**
- * The worker pool's outcome writes, against a real SQLite store whose
- * finishAndClaim fails on demand: a store that is unavailable for a moment is
- * retried; any other error is not (trying again cannot mend a bug or a refused
- * move).
+ * The worker pool against a real SQLite store:
+ * - outcome writes, with a finishAndClaim that fails on demand: a store that is
+ *   unavailable for a moment is retried; any other error is not (trying again
+ *   cannot mend a bug or a refused move);
+ * - a slot's reservation of its next member: taken at once while members are
+ *   short, given back for another worker while the current one runs long, and
+ *   never left leased by a shutdown.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,29 +13,36 @@ import path from 'node:path';
 import pino from 'pino';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { StoreUnavailableError } from '../../src/store/postgres/connection.js';
-import type { Store } from '../../src/store/store.js';
+import type { NextClaim, Store } from '../../src/store/store.js';
+import type { CommandTestSpec, TestRunRecord } from '../../src/core/types.js';
 import { executorRegistry } from '../../src/main.js';
 import { WorkerPool } from '../../src/scheduler/pool.js';
 import { newSet } from '../store/contract.js';
 import { tempDir } from '../helpers/server.js';
 
-async function runOneMember(failures: Error[]): Promise<{ status: string | undefined; attempts: number }> {
-  const real = new SqliteStore(path.join(tempDir('runset-pool-'), 'runset.db'), { owner: true });
-  await real.migrate();
-  let attempts = 0;
-  const store = new Proxy(real, {
+async function freshStore(): Promise<SqliteStore> {
+  const store = new SqliteStore(path.join(tempDir('runset-pool-'), 'runset.db'), { owner: true });
+  await store.migrate();
+  return store;
+}
+
+type Wrappers = { [K in keyof Store]?: (real: Store[K]) => Store[K] };
+
+/** The store, with the named methods wrapped (each wrapper gets the real method, bound). */
+function intercept(real: SqliteStore, wrappers: Wrappers): Store {
+  return new Proxy(real, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
-      if (prop !== 'finishAndClaim') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      return (...args: Parameters<Store['finishAndClaim']>) => {
-        const failure = failures[attempts++];
-        return failure ? Promise.reject(failure) : target.finishAndClaim(...args);
-      };
+      const bound = typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      const wrap = wrappers[prop as keyof Store] as ((real: unknown) => unknown) | undefined;
+      return wrap ? wrap(bound) : bound;
     },
-  }) as Store;
-  const set = newSet(1);
-  await real.createSet(set);
-  const pool = new WorkerPool({
+  });
+}
+
+/** A one-slot pool on `store`, running commands for real. */
+function poolOn(store: Store, workerId?: string): WorkerPool {
+  return new WorkerPool({
     store,
     executors: executorRegistry(),
     resolveVariables: () => ({ values: {}, secrets: [] }),
@@ -41,11 +51,27 @@ async function runOneMember(failures: Error[]): Promise<{ status: string | undef
     leaseMs: 10_000,
     maxLostLeases: 3,
     pollMs: 60_000,
+    workerId,
   });
+}
+
+async function runOneMember(failures: Error[]): Promise<{ status: string | undefined; attempts: number }> {
+  const real = await freshStore();
+  let attempts = 0;
+  const store = intercept(real, {
+    finishAndClaim: (finishAndClaim) => (...args) => {
+      const failure = failures[attempts++];
+      return failure ? Promise.reject(failure) : finishAndClaim(...args);
+    },
+  });
+  const set = newSet(1);
+  await real.createSet(set);
+  const pool = poolOn(store);
   pool.start();
   const until = Date.now() + 10_000;
-  while (attempts <= failures.length && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  while (attempts < failures.length && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  // Time for retries (backoff 25–100 ms each) to happen, or not.
+  await new Promise((resolve) => setTimeout(resolve, 500));
   await pool.stop(0);
   const status = (await real.getSet(set.id))?.status;
   await real.close();
@@ -63,4 +89,95 @@ test('an outcome write that fails for another reason is not retried', async () =
   const { status, attempts } = await runOneMember([new Error('illegal member move WAITING → SUCCESS')]);
   assert.equal(attempts, 1, 'tried once');
   assert.notEqual(status, 'SUCCESS', 'nothing was written');
+});
+
+/** A SQLite store, a pool factory on it, and the store calls the pools made (finishAndClaim's `next`, releases). */
+async function reservationFixture() {
+  const store = await freshStore();
+  const steps: NextClaim[] = [];
+  const released: string[] = [];
+  const watched = intercept(store, {
+    finishAndClaim: (finishAndClaim) => (lease, outcome, next) => {
+      steps.push(next);
+      return finishAndClaim(lease, outcome, next);
+    },
+    releaseRuns: (releaseRuns) => (leases) => {
+      released.push(...leases.map((l) => l.runId));
+      return releaseRuns(leases);
+    },
+  });
+  return { store, steps, released, pool: (workerId: string) => poolOn(watched, workerId) };
+}
+
+/** A set whose members run these argvs, in order. */
+function commandSet(...runs: string[][]) {
+  const set = newSet(runs.length);
+  set.runs.forEach((run, i) => ((run.spec as CommandTestSpec).run = runs[i]!));
+  return set;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const got = await probe();
+    if (got !== undefined) return got;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const ended = (store: SqliteStore, id: string) => async () => {
+  const s = await store.getSet(id);
+  return s?.status === 'SUCCESS' || s?.status === 'FAIL' ? s : undefined;
+};
+
+test('a slot running short members starts each reserved next member at once, and runs every member once', async () => {
+  const { store, steps, pool } = await reservationFixture();
+  const set = commandSet(...Array.from({ length: 12 }, () => ['true']));
+  await store.createSet(set);
+  const worker = pool('w1');
+  worker.start();
+  const done = await waitFor('the set to end', ended(store, set.id));
+  await worker.stop(0);
+  assert.equal(done.status, 'SUCCESS');
+  assert.deepEqual(done.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 12, FAIL: 0 });
+  // The first member came from a plain claim; from the second on, each began as the one reserved for the slot.
+  const starts = steps.filter((s) => s.start !== undefined).length;
+  assert.ok(starts >= 8, `${starts} of ${steps.length} steps started a reserved member`);
+  assert.ok((await store.listRuns(set.id)).every((r: TestRunRecord) => r.attempts === 1 && r.startedAt !== null));
+  await store.close();
+});
+
+test('a reservation held while the current member runs long is given back, and an idle worker runs it', async () => {
+  const { store, released, pool } = await reservationFixture();
+  const set = commandSet(['true'], ['sleep', '1.5'], ['true']);
+  await store.createSet(set);
+  const busy = pool('busy');
+  busy.start();
+  const [, long, reserved] = set.runs.map((r) => r.id);
+  await waitFor('the long member to run', async () => ((await store.listRuns(set.id))[1]?.status === 'RUNNING' ? true : undefined));
+  const idle = pool('idle');
+  idle.start();
+  const done = await waitFor('the set to end', ended(store, set.id));
+  await Promise.all([busy.stop(0), idle.stop(0)]);
+  assert.equal(done.status, 'SUCCESS');
+  assert.ok(released.includes(reserved!), 'the busy slot gave its reservation back');
+  assert.ok(!released.includes(long!));
+  const runs = await store.listRuns(set.id);
+  assert.ok(Date.parse(runs[2]!.startedAt!) < Date.parse(runs[1]!.endedAt!), 'the reserved member did not wait for the long one');
+  await store.close();
+});
+
+test('a shutdown leaves nothing leased: the running member and the reserved one are both back to WAITING', async () => {
+  const { store, pool } = await reservationFixture();
+  const set = commandSet(['true'], ['sleep', '5'], ['true']);
+  await store.createSet(set);
+  const worker = pool('w1');
+  worker.start();
+  await waitFor('the long member to run', async () => ((await store.listRuns(set.id))[1]?.status === 'RUNNING' ? true : undefined));
+  await worker.stop(0);
+  assert.deepEqual((await store.listRuns(set.id)).map((r) => r.status), ['SUCCESS', 'WAITING', 'WAITING']);
+  const other = await store.claimRuns({ workerId: 'w2', limit: 5, leaseMs: 10_000 });
+  assert.deepEqual(other.map((r) => r.spec.name), ['t1', 't2'], 'both are free for any worker');
+  await store.close();
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../src/store/store.js';
 import { leaseOf, WORKER_LOST } from '../../src/store/store.js';
-import type { NewTestRunSet, TestSpec } from '../../src/core/types.js';
+import type { ClaimedRun, NewTestRunSet, TestSpec } from '../../src/core/types.js';
 
 import { runIdempotencyContract } from './idempotency-contract.js';
 import { runBrowseContract } from './browse-contract.js';
@@ -150,7 +150,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       assert.deepEqual(next.claimed.map((r) => r.spec.name), ['t2']);
       assert.deepEqual((await store.getSet(second.id))?.counts, { WAITING: 0, RUNNING: 2, SUCCESS: 0, FAIL: 1 });
       const last = await store.finishAndClaim(leaseOf(c!), ok, { workerId: 'w', limit: 1, leaseMs: 10_000 });
-      assert.deepEqual(last, { finished: true, claimed: [] }, 'nothing left to claim');
+      assert.deepEqual(last, { finished: true, started: false, claimed: [] }, 'nothing left to claim');
       await store.finishRun(leaseOf(next.claimed[0]!), ok);
       const done = await store.getSet(second.id);
       assert.equal(done?.status, 'FAIL');
@@ -169,28 +169,104 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       assert.deepEqual((await store.getSet(set.id))?.counts, { WAITING: 0, RUNNING: 2, SUCCESS: 0, FAIL: 0 });
     });
 
-    test('slots stepping with finishAndClaim concurrently run every member exactly once', async () => {
+    test('starting a reserved member renews its lease for the slot\'s leaseMs', async () => {
+      const set = newSet(2);
+      await store.createSet(set);
+      const [a, b] = await store.claimRuns({ workerId: 'w', limit: 2, reserve: 1, leaseMs: 200 });
+      const step = await store.finishAndClaim(leaseOf(a!), ok, { workerId: 'w', limit: 0, leaseMs: 10_000, start: leaseOf(b!) });
+      assert.equal(step.started, true);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.deepEqual(await store.reapExpired(3), { requeued: 0, failed: 0 }, 'the started member\'s lease outlived the reservation\'s');
+      assert.deepEqual((await store.listRuns(set.id)).map((r) => r.status), ['SUCCESS', 'RUNNING']);
+    });
+
+    /** Four slots (workers w0–w3) stepping through one set of 120 members: each member runs once, and the set ends SUCCESS. */
+    async function fourSlots(slot: (workerId: string, ran: (run: ClaimedRun) => void) => Promise<void>): Promise<void> {
       const set = newSet(120);
       await store.createSet(set);
       const seen: string[] = [];
-      await Promise.all(
-        Array.from({ length: 4 }, async (_, slot) => {
-          const workerId = `w${slot}`;
-          let [run] = await store.claimRuns({ workerId, limit: 1, leaseMs: 10_000 });
-          while (run) {
-            seen.push(run.id);
-            const step = await store.finishAndClaim(leaseOf(run), ok, { workerId, limit: 1, leaseMs: 10_000 });
-            assert.equal(step.finished, true);
-            run = step.claimed[0];
-          }
-        }),
-      );
+      await Promise.all(Array.from({ length: 4 }, (_, i) => slot(`w${i}`, (run) => seen.push(run.id))));
       assert.equal(seen.length, 120);
       assert.equal(new Set(seen).size, 120);
       const s = await store.getSet(set.id);
       assert.equal(s?.status, 'SUCCESS');
       assert.deepEqual(s?.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 120, FAIL: 0 });
+    }
+
+    test('slots stepping with finishAndClaim concurrently run every member exactly once', () =>
+      fourSlots(async (workerId, ran) => {
+        let [run] = await store.claimRuns({ workerId, limit: 1, leaseMs: 10_000 });
+        while (run) {
+          ran(run);
+          const step = await store.finishAndClaim(leaseOf(run), ok, { workerId, limit: 1, leaseMs: 10_000 });
+          assert.equal(step.finished, true);
+          run = step.claimed[0];
+        }
+      }));
+
+    test('a claim reserves its last `reserve` members: leased, still WAITING, passed over by other claims', async () => {
+      const set = newSet(4);
+      await store.createSet(set);
+      const claimed = await store.claimRuns({ workerId: 'w1', limit: 3, reserve: 1, leaseMs: 10_000 });
+      assert.deepEqual(claimed.map((c) => c.spec.name), ['t0', 't1', 't2']);
+      assert.deepEqual((await store.listRuns(set.id)).map((r) => [r.status, r.startedAt !== null]), [
+        ['RUNNING', true], ['RUNNING', true], ['WAITING', false], ['WAITING', false],
+      ]);
+      assert.deepEqual((await store.getSet(set.id))?.counts, { WAITING: 2, RUNNING: 2, SUCCESS: 0, FAIL: 0 });
+      const other = await store.claimRuns({ workerId: 'w2', limit: 10, leaseMs: 10_000 });
+      assert.deepEqual(other.map((c) => c.spec.name), ['t3'], 'the reserved member is not free');
+      const alone = await store.claimRuns({ workerId: 'w3', limit: 1, reserve: 1, leaseMs: 10_000 });
+      assert.deepEqual(alone, [], 'nothing left');
     });
+
+    test('finishAndClaim starts the member reserved for the slot and reserves the next, in one step', async () => {
+      const set = newSet(3);
+      await store.createSet(set);
+      const [a, b] = await store.claimRuns({ workerId: 'w', limit: 2, reserve: 1, leaseMs: 10_000 });
+      const step = await store.finishAndClaim(leaseOf(a!), ok, { workerId: 'w', limit: 1, reserve: 1, leaseMs: 10_000, start: leaseOf(b!) });
+      assert.equal(step.finished, true);
+      assert.equal(step.started, true);
+      assert.deepEqual(step.claimed.map((c) => c.spec.name), ['t2']);
+      assert.deepEqual((await store.listRuns(set.id)).map((r) => [r.status, r.startedAt !== null]), [
+        ['SUCCESS', true], ['RUNNING', true], ['WAITING', false],
+      ]);
+      assert.deepEqual((await store.getSet(set.id))?.counts, { WAITING: 1, RUNNING: 1, SUCCESS: 1, FAIL: 0 });
+
+      // A retried write (its first try landed, its answer was lost): the start holds and moves nothing.
+      const retried = await store.finishAndClaim(leaseOf(a!), ok, { workerId: 'w', limit: 0, leaseMs: 10_000, start: leaseOf(b!) });
+      assert.deepEqual(retried, { finished: false, started: true, claimed: [] });
+      // Someone else's claim, or an older one of ours, starts nothing.
+      const stale = await store.finishAndClaim(leaseOf(b!), ok, { workerId: 'w', limit: 0, leaseMs: 10_000, start: { ...leaseOf(step.claimed[0]!), claim: step.claimed[0]!.claim + 1 } });
+      assert.deepEqual(stale, { finished: true, started: false, claimed: [] });
+      assert.deepEqual((await store.getSet(set.id))?.counts, { WAITING: 1, RUNNING: 0, SUCCESS: 2, FAIL: 0 });
+      assert.equal((await store.getSet(set.id))?.status, 'RUNNING');
+
+      // A reservation given back is free again, with no lost lease counted.
+      assert.equal(await store.releaseRuns([leaseOf(step.claimed[0]!)]), 1);
+      const [c] = await store.claimRuns({ workerId: 'w2', limit: 1, leaseMs: 10_000 });
+      assert.equal(c?.spec.name, 't2');
+      await store.finishRun(leaseOf(c), ok);
+      assert.equal((await store.getSet(set.id))?.status, 'SUCCESS');
+    });
+
+    test('slots that reserve their next member run every member exactly once', () =>
+      fourSlots(async (workerId, ran) => {
+        let [run, ahead] = await store.claimRuns({ workerId, limit: 2, reserve: 1, leaseMs: 10_000 });
+        while (run) {
+          ran(run);
+          const next = ahead
+            ? { workerId, limit: 1, reserve: 1, leaseMs: 10_000, start: leaseOf(ahead) }
+            : { workerId, limit: 2, reserve: 1, leaseMs: 10_000 };
+          const step = await store.finishAndClaim(leaseOf(run), ok, next);
+          assert.equal(step.finished, true);
+          if (ahead) {
+            assert.equal(step.started, true);
+            [run, ahead] = [ahead, step.claimed[0]];
+          } else {
+            [run, ahead] = step.claimed;
+          }
+        }
+      }));
 
     test('concurrent claimers each get a member exactly once', async () => {
       const set = newSet(60);

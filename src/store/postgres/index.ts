@@ -18,7 +18,7 @@ import type {
   TestRunSetRecord,
   VariableValue,
 } from '../../core/types.js';
-import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
+import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NextClaim, type ReapResult, type Store } from '../store.js';
 import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
@@ -194,7 +194,7 @@ export class PostgresStore implements Store {
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0) return Promise.resolve([]);
     return this.autocommit(async (q) => {
-      const rows = await moves.claimMembers(q, this.names, req.workerId, req.limit, req.leaseMs);
+      const rows = await moves.claimMembers(q, this.names, req);
       return rows.map((r) => batchSql.toClaimed(r, req.workerId));
     });
   }
@@ -217,9 +217,9 @@ export class PostgresStore implements Store {
     return this.autocommit((q) => moves.finishMember(q, this.names, lease, outcome));
   }
 
-  async finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: ClaimRequest): Promise<FinishedAndClaimed> {
-    const { finished, claimed } = await this.autocommit((q) => moves.finishAndClaimMembers(q, this.names, lease, outcome, next));
-    return { finished, claimed: claimed.map((r) => batchSql.toClaimed(r, next.workerId)) };
+  async finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: NextClaim): Promise<FinishedAndClaimed> {
+    const step = await this.autocommit((q) => moves.finishAndClaimMembers(q, this.names, lease, outcome, next));
+    return { ...step, claimed: step.claimed.map((r) => batchSql.toClaimed(r, next.workerId)) };
   }
 
   releaseRuns(leases: LeaseRef[]): Promise<number> {

@@ -10,7 +10,7 @@
  *   statement runs, never across a client's round trips.
  */
 import type { RunOutcome } from '../../core/types.js';
-import type { LeaseRef } from '../store.js';
+import type { ClaimRequest, LeaseRef, NextClaim } from '../store.js';
 import type { Queryable } from './connection.js';
 import { NOW, type Names } from './sql.js';
 
@@ -79,36 +79,40 @@ function carryToSets(n: Names): string {
 /**
  * The CTEs `picked` and `claimed`: take up to `limit` unleased waiting members,
  * oldest first, skipping rows another claimer holds, and lease them to `worker`
- * until the database's now() + leaseMs. A member with a batch key is reserved
- * rather than started: it stays WAITING. Arguments are the statement's
+ * until the database's now() + leaseMs. The first `limit − reserve` of them start
+ * (RUNNING) unless they have a batch key; the others are reserved rather than
+ * started: they stay WAITING. (`ranked` numbers the picked rows: PostgreSQL
+ * allows no window function beside FOR UPDATE.) Arguments are the statement's
  * placeholders.
  */
-function claimCtes(n: Names, p: { worker: string; limit: string; leaseMs: string }): string {
+function claimCtes(n: Names, p: { worker: string; limit: string; reserve: string; leaseMs: string }): string {
   return `
       picked AS (
-        SELECT id FROM ${n.runs} WHERE status = 'WAITING' AND worker_id IS NULL ORDER BY seq LIMIT ${p.limit} FOR UPDATE SKIP LOCKED
+        SELECT id, seq FROM ${n.runs} WHERE status = 'WAITING' AND worker_id IS NULL ORDER BY seq LIMIT ${p.limit} FOR UPDATE SKIP LOCKED
+      ), ranked AS (
+        SELECT id, row_number() OVER (ORDER BY seq) <= ${p.limit} - ${p.reserve} AS starts FROM picked
       ), claimed AS (
-        UPDATE ${n.runs} AS r SET status = CASE WHEN r.batch_key IS NULL THEN 'RUNNING' ELSE 'WAITING' END,
+        UPDATE ${n.runs} AS r SET status = CASE WHEN r.batch_key IS NULL AND ranked.starts THEN 'RUNNING' ELSE 'WAITING' END,
           claims = r.claims + 1, worker_id = ${p.worker},
           lease_expires_at = now() + make_interval(secs => ${p.leaseMs}::double precision / 1000),
-          started_at = CASE WHEN r.batch_key IS NULL THEN COALESCE(r.started_at, ${NOW}) ELSE r.started_at END
-        FROM picked WHERE r.id = picked.id
+          started_at = CASE WHEN r.batch_key IS NULL AND ranked.starts THEN COALESCE(r.started_at, ${NOW}) ELSE r.started_at END
+        FROM ranked WHERE r.id = ranked.id
         RETURNING r.id, r.set_id, r.spec, r.claims, r.seq, r.batch_key, r.status
       )`;
 }
 
 /** Claims up to `limit` members (see claimCtes), moving their sets with them. */
-export async function claimMembers(q: Queryable, n: Names, workerId: string, limit: number, leaseMs: number): Promise<ClaimRow[]> {
+export async function claimMembers(q: Queryable, n: Names, req: ClaimRequest): Promise<ClaimRow[]> {
   const { rows } = await q.query<ClaimRow>({
     name: 'runset.claimMembers',
     text: `
-      WITH ${claimCtes(n, { worker: '$1', limit: '$2', leaseMs: '$3' })}, moved AS (
+      WITH ${claimCtes(n, { worker: '$1', limit: '$2', reserve: '$3', leaseMs: '$4' })}, moved AS (
         SELECT set_id, 'WAITING' AS previous, status AS next FROM claimed
       ), ${carryToSets(n)}
       SELECT c.id, c.set_id, c.spec, s.variables, c.claims, c.batch_key
       FROM claimed c JOIN ${n.sets} s ON s.id = c.set_id
       ORDER BY c.seq`,
-    values: [workerId, limit, leaseMs],
+    values: [req.workerId, req.limit, req.reserve ?? 0, req.leaseMs],
   });
   return rows;
 }
@@ -207,35 +211,49 @@ export async function finishMember(q: Queryable, n: Names, lease: LeaseRef, outc
 }
 
 /**
- * Ends a member and claims up to `limit` more, in one statement: a worker slot pays one round trip and one commit between two
- * members. Moves of both kinds are carried to their sets together, so a set
- * row both touch is updated once. `finished` is false when the lease was not
- * ours; the claim happens either way.
+ * Ends a member, starts the member the slot reserved for its next turn (when
+ * `next.start` is given) and claims up to `next.limit` more, in one statement: a
+ * worker slot pays one round trip and one commit between two members. Moves of
+ * every kind are carried to their sets together, so a set row they share is
+ * updated once. `finished` is false when the lease was not ours; `started`, when
+ * the reserved member's lease was not ours; the claim happens either way.
  */
 export async function finishAndClaimMembers(
   q: Queryable,
   n: Names,
   lease: LeaseRef,
   outcome: RunOutcome,
-  next: { workerId: string; limit: number; leaseMs: number },
-): Promise<{ finished: boolean; claimed: ClaimRow[] }> {
+  next: NextClaim,
+): Promise<{ finished: boolean; started: boolean; claimed: ClaimRow[] }> {
   const finish = finishParams(lease, outcome);
-  const [limit, leaseMs, worker] = [1, 2, 3].map((i) => `$${finish.values.length + i}`) as [string, string, string];
-  const { rows } = await q.query<ClaimRow & { finished: boolean }>({
+  const [limit, reserve, leaseMs, worker, startId, startWorker, startClaim] = [1, 2, 3, 4, 5, 6, 7].map((i) => `$${finish.values.length + i}`) as [
+    string, string, string, string, string, string, string,
+  ];
+  const { rows } = await q.query<ClaimRow & { finished: boolean; started: boolean }>({
     name: `runset.finishAndClaimMembers${finish.suffix}`,
     text: `
-      WITH ${finishCtes(n, finish.withArtifacts)}, ${claimCtes(n, { worker, limit, leaseMs })}, moved AS (
+      WITH ${finishCtes(n, finish.withArtifacts)}, to_start AS (
+        SELECT r.id, r.status FROM ${n.runs} AS r
+        WHERE r.id = ${startId} AND r.worker_id = ${startWorker} AND r.claims = ${startClaim}::integer AND r.status IN ('WAITING', 'RUNNING')
+        FOR UPDATE
+      ), begun AS (
+        UPDATE ${n.runs} AS r SET status = 'RUNNING', started_at = COALESCE(r.started_at, ${NOW}),
+          lease_expires_at = now() + make_interval(secs => ${leaseMs}::double precision / 1000)
+        FROM to_start WHERE r.id = to_start.id
+        RETURNING r.set_id, to_start.status AS previous
+      ), ${claimCtes(n, { worker, limit, reserve, leaseMs })}, moved AS (
         SELECT set_id, previous, next FROM finished
+        UNION ALL SELECT set_id, previous, 'RUNNING' FROM begun
         UNION ALL SELECT set_id, 'WAITING', status FROM claimed
       ), ${carryToSets(n)}
-      SELECT f.finished, c.id, c.set_id, c.spec, s.variables, c.claims, c.batch_key
-      FROM (SELECT EXISTS (SELECT 1 FROM finished) AS finished) AS f
+      SELECT f.finished, f.started, c.id, c.set_id, c.spec, s.variables, c.claims, c.batch_key
+      FROM (SELECT EXISTS (SELECT 1 FROM finished) AS finished, EXISTS (SELECT 1 FROM begun) AS started) AS f
         LEFT JOIN (claimed c JOIN ${n.sets} s ON s.id = c.set_id) ON true
       ORDER BY c.seq`,
-    values: [...finish.values, next.limit, next.leaseMs, next.workerId],
+    values: [...finish.values, next.limit, next.reserve ?? 0, next.leaseMs, next.workerId, next.start?.runId ?? null, next.start?.workerId ?? null, next.start?.claim ?? null],
   });
-  const first = rows[0] as { finished: boolean } | undefined;
-  return { finished: first?.finished ?? false, claimed: rows.filter((r) => r.id !== null) };
+  const first = rows[0] as { finished: boolean; started: boolean } | undefined;
+  return { finished: first?.finished ?? false, started: first?.started ?? false, claimed: rows.filter((r) => r.id !== null) };
 }
 
 /** Gives leased members back to WAITING (no lost lease counted); returns how many were released. */

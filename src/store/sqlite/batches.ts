@@ -1,6 +1,7 @@
 /**
- * The SQLite side of batched members and artifacts: reserving the rest of a
- * batch, starting a reserved member, and artifact metadata. Each method runs
+ * The SQLite side of reserved members and artifacts: reserving the rest of a
+ * batch or a worker slot's next member, starting a reserved member, and
+ * artifact metadata. Each method runs
  * inside a transaction the caller (SqliteStore) opens.
  *
  * Reserved = leased (worker_id, claims, lease_expires_at set) but still WAITING
@@ -16,6 +17,13 @@ import { rowMappers, toClaimed, type ArtifactRow as StoredArtifactRow } from '..
 export type MoveCounts = (setId: string, from: RunState, to: RunState, at: string) => void;
 
 type ArtifactRow = StoredArtifactRow<string>;
+
+/** What leasing a member returns: its new claim number, spec (JSON) and batch key. */
+export interface ReservedRow {
+  claims: number;
+  spec: string;
+  batch_key: string | null;
+}
 
 const ARTIFACT_COLUMNS = 'id, run_id, set_id, name, content_type, size, location, created_at';
 
@@ -34,7 +42,7 @@ export class SqliteBatches {
       reserveRun: db.prepare(`
         UPDATE test_runs SET claims = claims + 1, worker_id = @worker_id, lease_expires_at = @lease_expires_at
         WHERE id = @id AND status = 'WAITING' AND worker_id IS NULL
-        RETURNING claims, spec`),
+        RETURNING claims, spec, batch_key`),
       setVariables: db.prepare('SELECT variables FROM test_run_sets WHERE id = ?'),
       startRun: db.prepare(`
         UPDATE test_runs SET status = 'RUNNING', started_at = COALESCE(started_at, @at)
@@ -56,9 +64,7 @@ export class SqliteBatches {
     const vars = this.sql.setVariables.get(req.setId) as { variables: string } | undefined;
     const out: ClaimedRun[] = [];
     for (const row of rows) {
-      const taken = this.sql.reserveRun.get({ id: row.id, worker_id: req.workerId, lease_expires_at: Date.now() + req.leaseMs }) as
-        | { claims: number; spec: string }
-        | undefined;
+      const taken = this.reserve(row.id, req.workerId, req.leaseMs);
       if (!taken || !vars) continue;
       out.push(
         toClaimed(
@@ -69,6 +75,11 @@ export class SqliteBatches {
       );
     }
     return out;
+  }
+
+  /** Leases an unleased WAITING member without starting it; undefined when someone else holds it. */
+  reserve(id: string, workerId: string, leaseMs: number): ReservedRow | undefined {
+    return this.sql.reserveRun.get({ id, worker_id: workerId, lease_expires_at: Date.now() + leaseMs }) as ReservedRow | undefined;
   }
 
   startRun(lease: LeaseRef, at: string): boolean {

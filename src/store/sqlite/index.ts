@@ -25,7 +25,7 @@ import type {
 import { batchKeyOf } from '../../core/batch.js';
 import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type FinishedAndClaimed,
   type CreatedOnce,
-  type IdempotencyClaim, type LeaseRef, type NewApiKey, type ReapResult, type Store } from '../store.js';
+  type IdempotencyClaim, type LeaseRef, type NewApiKey, type NextClaim, type ReapResult, type Store } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
@@ -33,7 +33,7 @@ import { prepareStatements, type Statements, type SetRow, type RunRow, type KeyR
 import { SqliteBrowse } from './browse.js';
 import { settle } from './settle.js';
 import { SetRowCache } from './set-cache.js';
-import { SqliteBatches } from './batches.js';
+import { SqliteBatches, type ReservedRow } from './batches.js';
 import { countsOf, rowMappers, toClaimed } from '../rows.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
 
@@ -217,24 +217,34 @@ export class SqliteStore implements Store {
     return settle(() => this.db.transaction(() => this.claim(req)).immediate());
   }
 
-  finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: ClaimRequest): Promise<FinishedAndClaimed> {
-    return settle(() => this.db.transaction(() => ({ finished: this.finish(lease, outcome), claimed: this.claim(next) })).immediate());
+  finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: NextClaim): Promise<FinishedAndClaimed> {
+    return settle(() =>
+      this.db
+        .transaction(() => ({
+          finished: this.finish(lease, outcome),
+          started: next.start !== undefined && this.begin(next.start, next.leaseMs),
+          claimed: this.claim(next),
+        }))
+        .immediate(),
+    );
   }
 
-  /** Leases up to `limit` waiting members (inside the caller's transaction). */
+  /**
+   * Leases up to `limit` waiting members (inside the caller's transaction): the
+   * first `limit − reserve` start unless they have a batch key, the rest are reserved.
+   */
   private claim(req: ClaimRequest): ClaimedRun[] {
     const at = now();
+    const starting = req.limit - (req.reserve ?? 0);
     const rows = this.sql.waitingRuns.all(req.limit) as { id: string; set_id: string }[];
     const out: ClaimedRun[] = [];
-    for (const row of rows) {
-      const taken = this.sql.claimRun.get({
-        id: row.id,
-        worker_id: req.workerId,
-        lease_expires_at: Date.now() + req.leaseMs,
-        at,
-      }) as { claims: number; spec: string; batch_key: string | null } | undefined;
+    for (const [i, row] of rows.entries()) {
+      const taken =
+        i < starting
+          ? (this.sql.claimRun.get({ id: row.id, worker_id: req.workerId, lease_expires_at: Date.now() + req.leaseMs, at }) as ReservedRow | undefined)
+          : this.batches.reserve(row.id, req.workerId, req.leaseMs);
       if (!taken) continue;
-      if (taken.batch_key === null) this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
+      if (i < starting && taken.batch_key === null) this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
       const vars = this.sql.setVariables.get(row.set_id) as { variables: string };
       out.push(
         toClaimed(
@@ -245,6 +255,19 @@ export class SqliteStore implements Store {
       );
     }
     return out;
+  }
+
+  /**
+   * Starts a member reserved under `lease` and renews the lease (inside the
+   * caller's transaction); already RUNNING under it: true, only the lease renewed.
+   */
+  private begin(lease: LeaseRef, leaseMs: number): boolean {
+    const fence = { id: lease.runId, worker_id: lease.workerId, claims: lease.claim };
+    const held = this.sql.leaseStatus.get(fence) as { status: RunState } | undefined;
+    if (!held) return false;
+    if (held.status === 'WAITING') this.batches.startRun(lease, now());
+    this.sql.renewLease.run({ ...fence, lease_expires_at: Date.now() + leaseMs });
+    return true;
   }
 
   claimBatch(req: BatchClaimRequest): Promise<ClaimedRun[]> {

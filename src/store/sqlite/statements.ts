@@ -14,7 +14,7 @@ export type KeyRow = rows.KeyRow<string>;
 export type Statements = Record<
   | 'insertKey' | 'listKeys' | 'revokeKey' | 'findKey' | 'touchKey'
   | 'insertSet' | 'insertRun' | 'getSet' | 'setVariables' | 'updateSetProgress' | 'listRuns'
-  | 'waitingRuns' | 'claimRun' | 'heartbeat' | 'leaseStatus' | 'finishRun' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
+  | 'waitingRuns' | 'claimRun' | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
   Database.Statement
 >;
 
@@ -60,6 +60,7 @@ export function prepareStatements(db: Database.Database): Statements {
       RETURNING claims, spec, batch_key`),
     heartbeat: db.prepare(`
       UPDATE test_runs SET lease_expires_at = @lease_expires_at, attempts = @attempts WHERE ${fenced}`),
+    renewLease: db.prepare(`UPDATE test_runs SET lease_expires_at = @lease_expires_at WHERE ${fenced}`),
     leaseStatus: db.prepare(`SELECT status, set_id FROM test_runs WHERE ${fenced}`),
     finishRun: db.prepare(`
       UPDATE test_runs SET status = @status, attempts = @attempts, error = @error, output = @output,
