@@ -111,7 +111,10 @@ export async function withClient<T>(
   try {
     return await fn(client, onError);
   } catch (err) {
-    throw broken !== undefined || isTransient(err) ? unavailable(err) : err;
+    // A transient failure may have ended the session (57P01: its backend was
+    // terminated) before the socket's 'error' arrives: never reuse that client.
+    if (isTransient(err)) broken ??= err instanceof Error ? err : new Error(String(err));
+    throw broken !== undefined ? unavailable(err) : err;
   } finally {
     client.off('error', onError);
     // Passing the error makes the pool destroy the client instead of reusing it.
