@@ -16,6 +16,7 @@ export const ERRORS = Object.freeze({
   invalid_header: { status: 400, title: 'A request header is malformed' },
   csrf_rejected: { status: 403, title: 'Cross-site request refused' },
   not_found: { status: 404, title: 'Not found' },
+  rerun_conflict: { status: 409, title: 'The set cannot be run again under the current configuration' },
   body_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Request body must be application/json' },
   no_tests: { status: 422, title: 'No tests match this environment' },

@@ -3,22 +3,55 @@
  * one, planned against today's config. Secret override values were sealed at
  * rest; they are unsealed here only to be sealed again into the new set, so the
  * page never has to hold (or be shown) them.
+ *
+ * What the earlier set needs and today's config or key no longer gives is a
+ * `rerun_conflict` naming it: the client sent nothing wrong, so create's 400s
+ * (which quote the request body's fields) would mislead.
  */
+import { RunsetError } from '../core/errors.js';
 import type { NewTestRunSet, VariableValue } from '../core/types.js';
 import type { SuiteConfig } from '../config/suite.js';
 import { unseal } from '../secrets/index.js';
 import { planTestRunSet, type PlanOptions } from './plan.js';
 
-export function planRerun(
-  suite: SuiteConfig,
-  earlier: { env: string; overrides: Readonly<Record<string, VariableValue>> },
-  opts: PlanOptions,
-): NewTestRunSet {
+export interface EarlierSet {
+  id: string;
+  env: string;
+  overrides: Readonly<Record<string, VariableValue>>;
+}
+
+export function planRerun(suite: SuiteConfig, earlier: EarlierSet, opts: PlanOptions): NewTestRunSet {
+  const environment = suite.environments.get(earlier.env);
+  if (!environment) {
+    throw new RunsetError(
+      'rerun_conflict',
+      `set ${earlier.id} ran on environment "${earlier.env}", which the config no longer has; configured environments: ${[...suite.environments.keys()].join(', ')}. Create a new set instead.`,
+    );
+  }
+  const gone = Object.keys(earlier.overrides).filter((name) => !(name in environment.variables));
+  if (gone.length > 0) {
+    throw new RunsetError(
+      'rerun_conflict',
+      `set ${earlier.id} overrode ${gone.join(', ')}, which environment "${earlier.env}" no longer declares. Create a new set with the overrides it declares instead.`,
+    );
+  }
   const envOverride: Record<string, string> = {};
   for (const [name, value] of Object.entries(earlier.overrides)) {
     if (value.kind === 'plain') envOverride[name] = value.value;
-    else if (value.kind === 'sealed') envOverride[name] = unseal(value.box, opts.secretKey);
+    else if (value.kind === 'sealed') envOverride[name] = unsealOverride(earlier.id, name, value.box, opts.secretKey);
     // An `env` reference is never an override (overrides are values sent by a client).
   }
   return planTestRunSet(suite, { env: earlier.env, envOverride }, opts);
+}
+
+function unsealOverride(setId: string, name: string, box: string, key: Buffer): string {
+  try {
+    return unseal(box, key);
+  } catch (err) {
+    throw new RunsetError(
+      'rerun_conflict',
+      `set ${setId} has a secret override of ${name} that this server cannot read: it was sealed under another RUNSET_SECRET_KEY. Create a new set with the value instead.`,
+      { cause: err },
+    );
+  }
 }

@@ -1,11 +1,13 @@
 /**
  * The dashboard's API extensions over real HTTP: listing sets (filters, cursor
  * paging), set details with secret overrides masked, environments without
- * secret values, "run again", and their OpenAPI description.
+ * secret values, "run again" (and its conflicts after a key change), and their
+ * OpenAPI description.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, assertNoLeakedServers, startRunset, waitForSet, type RunningServer } from '../helpers/server.js';
+import path from 'node:path';
+import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
 import { DASHBOARD_CONFIG, DASHBOARD_SECRET, OVERRIDE_SECRET } from './dashboard-fixtures.js';
 
 interface Summary { id: string; env: string; status: string; createdAt: string; progress: { counts: Record<string, number> } }
@@ -163,3 +165,24 @@ describe('dashboard API', () => {
 });
 
 after(() => assertNoLeakedServers());
+
+test('run again under another RUNSET_SECRET_KEY answers 409 rerun_conflict naming the secret, never its value', async () => {
+  const dataDir = path.join(tempDir(), 'data');
+  const start = (secretKey: string) =>
+    startRunset({ config: DASHBOARD_CONFIG, dataDir, env: { DASH_TOKEN: DASHBOARD_SECRET, RUNSET_SECRET_KEY: secretKey }, args: ['--workers', '1'] });
+  const first = await start('the first key');
+  const res = await api(first, 'POST', '/v0/test-run-sets', { body: { env: 'staging', envOverride: { TOKEN: OVERRIDE_SECRET } } });
+  assert.equal(res.status, 200, res.text);
+  const id = res.body.testRunSetId as string;
+  await waitForSet(first, id);
+  assert.equal(await first.stop(), 0);
+
+  const second = await start('another key');
+  const rerun = await api(second, 'POST', `/v0/test-run-sets/${id}/rerun`);
+  assert.equal(rerun.status, 409, rerun.text);
+  assert.equal(rerun.body.code, 'rerun_conflict');
+  assert.match(rerun.body.detail as string, /secret override of TOKEN .* sealed under another RUNSET_SECRET_KEY/);
+  assert.ok(!rerun.text.includes(OVERRIDE_SECRET));
+  assert.equal(await second.stop(), 0);
+  assert.ok(!second.logs().includes(OVERRIDE_SECRET));
+});

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { planTestRunSet } from '../../src/sets/plan.js';
+import { planRerun } from '../../src/sets/rerun.js';
 import { RunsetError } from '../../src/core/errors.js';
 import { resolveVariables, unseal } from '../../src/secrets/index.js';
 import type { SuiteConfig } from '../../src/config/suite.js';
@@ -88,4 +89,52 @@ test('a secret read from the environment must exist where it runs', () => {
   const set = planTestRunSet(suite, { env: 'staging' }, { secretKey: key, keyId: null });
   assert.throws(() => resolveVariables(set.variables, { env: {}, key }), /STAGING_TOKEN is not set/);
   assert.equal(resolveVariables(set.variables, { env: { STAGING_TOKEN: 'abc' }, key }).values.TOKEN, 'abc');
+});
+
+// ── "run again" (planRerun) ──
+
+const earlierSet = () => {
+  const first = planTestRunSet(suite, { env: 'staging', envOverride: { BASE_URL: 'https://pr-7', TOKEN: 'tok-123' } }, { secretKey: key, keyId: null });
+  return { id: first.id, env: first.env, overrides: first.overrides };
+};
+
+test('run again: same environment and overrides, the secret one resealed, never in clear', () => {
+  const again = planRerun(suite, earlierSet(), { secretKey: key, keyId: 'k1' });
+  assert.equal(again.env, 'staging');
+  assert.deepEqual(again.overrides.BASE_URL, { kind: 'plain', value: 'https://pr-7' });
+  const token = again.overrides.TOKEN;
+  assert.equal(token?.kind, 'sealed');
+  assert.equal(unseal((token as { box: string }).box, key), 'tok-123');
+  assert.doesNotMatch(JSON.stringify(again), /tok-123/);
+});
+
+test('run again after the environment left the config: rerun_conflict naming it and the configured ones', () => {
+  const earlier = earlierSet();
+  const today: SuiteConfig = { ...suite, environments: new Map([...suite.environments].filter(([name]) => name !== 'staging')) };
+  assert.equal(
+    codeOf(() => planRerun(today, earlier, { secretKey: key, keyId: null })),
+    `rerun_conflict: set ${earlier.id} ran on environment "staging", which the config no longer has; configured environments: preview, empty. Create a new set instead.`,
+  );
+});
+
+test('run again after an overridden variable left the environment: rerun_conflict naming it', () => {
+  const earlier = earlierSet();
+  const staging = suite.environments.get('staging')!;
+  const today: SuiteConfig = {
+    ...suite,
+    environments: new Map([...suite.environments, ['staging', { ...staging, variables: { TOKEN: staging.variables.TOKEN! } }]]),
+  };
+  assert.equal(
+    codeOf(() => planRerun(today, earlier, { secretKey: key, keyId: null })),
+    `rerun_conflict: set ${earlier.id} overrode BASE_URL, which environment "staging" no longer declares. Create a new set with the overrides it declares instead.`,
+  );
+});
+
+test('run again under another RUNSET_SECRET_KEY: rerun_conflict naming the secret, not a server fault', () => {
+  const earlier = earlierSet();
+  const message = codeOf(() => planRerun(suite, earlier, { secretKey: randomBytes(32), keyId: null }));
+  assert.equal(
+    message,
+    `rerun_conflict: set ${earlier.id} has a secret override of TOKEN that this server cannot read: it was sealed under another RUNSET_SECRET_KEY. Create a new set with the value instead.`,
+  );
 });

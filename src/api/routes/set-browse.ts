@@ -72,7 +72,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
         operationId: 'rerunTestRunSet',
         security: SECURED,
         params: SetIdParams,
-        response: { 200: CreateTestRunSetResult, ...problems(400, 401, 403, 404, 422, 429) },
+        response: { 200: CreateTestRunSetResult, ...problems(400, 401, 403, 404, 409, 422, 429) },
       },
     },
     async (request, reply) => {
@@ -80,7 +80,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       const keyId = request.apiKey?.id ?? null;
       deps.setLimit.take(keyId, reply);
       const overrides = (await deps.store.getSetOverrides(earlier.id)) ?? {};
-      const set = planRerun(deps.suite(), { env: earlier.env, overrides }, { secretKey: deps.secretKey, keyId });
+      const set = planRerun(deps.suite(), { id: earlier.id, env: earlier.env, overrides }, { secretKey: deps.secretKey, keyId });
       await deps.store.createSet(set);
       await deps.store.notifyRunsWaiting();
       request.log.info({ set: set.id, rerunOf: earlier.id, env: set.env, members: set.runs.length }, 'test run set created (run again)');
