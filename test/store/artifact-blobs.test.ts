@@ -10,12 +10,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import pg from 'pg';
 import { ArtifactTooLargeError, FileBlobStore, type ArtifactBlobStore } from '../../src/artifacts/blobs.js';
 import { sweepArtifacts } from '../../src/artifacts/retention.js';
 import { artifactSaver } from '../../src/artifacts/save.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { PostgresStore } from '../../src/store/postgres/index.js';
+import { dropSchemas } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
 import { newSet } from './contract.js';
 import { caseSpec } from './batch-contract.js';
@@ -103,13 +103,7 @@ describe('artifact bytes in PostgreSQL', { skip: url ? false : 'RUNSET_TEST_DATA
   }
   after(async () => {
     await Promise.all(stores.map((s) => s.close()));
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    } finally {
-      await client.end();
-    }
+    await dropSchemas(url, schemas);
   });
 
   blobContract('postgres', async (maxBytes) => (await pgStore()).artifactBlobs(maxBytes));

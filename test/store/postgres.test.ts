@@ -5,8 +5,8 @@
  */
 import { after, test } from 'node:test';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { PostgresStore } from '../../src/store/postgres/index.js';
+import { dropSchemas } from '../helpers/postgres.js';
 import { runStoreContract } from './contract.js';
 
 const url = process.env.RUNSET_TEST_DATABASE_URL;
@@ -16,13 +16,7 @@ if (!url) {
 } else {
   const schemas: string[] = [];
   after(async () => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    } finally {
-      await client.end();
-    }
+    await dropSchemas(url, schemas);
   });
   runStoreContract('postgres', async () => {
     const schema = `runset_test_${randomBytes(6).toString('hex')}`;

@@ -25,6 +25,15 @@ export interface ReservedRow {
   batch_key: string | null;
 }
 
+/** A member just leased to `workerId`, as claims hand it out (`variables`: its set's, as stored JSON). */
+export function claimedOf(id: string, setId: string, taken: ReservedRow, variables: string, workerId: string): ClaimedRun {
+  return toClaimed(
+    { id, set_id: setId, claims: taken.claims, batch_key: taken.batch_key },
+    { spec: JSON.parse(taken.spec), variables: JSON.parse(variables) },
+    workerId,
+  );
+}
+
 const ARTIFACT_COLUMNS = 'id, run_id, set_id, name, content_type, size, location, created_at';
 
 export class SqliteBatches {
@@ -65,14 +74,7 @@ export class SqliteBatches {
     const out: ClaimedRun[] = [];
     for (const row of rows) {
       const taken = this.reserve(row.id, req.workerId, req.leaseMs);
-      if (!taken || !vars) continue;
-      out.push(
-        toClaimed(
-          { id: row.id, set_id: req.setId, claims: taken.claims, batch_key: req.batchKey },
-          { spec: JSON.parse(taken.spec), variables: JSON.parse(vars.variables) },
-          req.workerId,
-        ),
-      );
+      if (taken && vars) out.push(claimedOf(row.id, req.setId, taken, vars.variables, req.workerId));
     }
     return out;
   }

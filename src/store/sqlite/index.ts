@@ -33,8 +33,8 @@ import { prepareStatements, type Statements, type SetRow, type RunRow, type KeyR
 import { SqliteBrowse } from './browse.js';
 import { settle } from './settle.js';
 import { SetRowCache } from './set-cache.js';
-import { SqliteBatches, type ReservedRow } from './batches.js';
-import { countsOf, rowMappers, toClaimed } from '../rows.js';
+import { claimedOf, SqliteBatches, type ReservedRow } from './batches.js';
+import { countsOf, rowMappers } from '../rows.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
 
 /** SQLite returns timestamps as the ISO strings they were written as. */
@@ -246,13 +246,7 @@ export class SqliteStore implements Store {
       if (!taken) continue;
       if (i < starting && taken.batch_key === null) this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
       const vars = this.sql.setVariables.get(row.set_id) as { variables: string };
-      out.push(
-        toClaimed(
-          { id: row.id, set_id: row.set_id, claims: taken.claims, batch_key: taken.batch_key },
-          { spec: JSON.parse(taken.spec), variables: JSON.parse(vars.variables) },
-          req.workerId,
-        ),
-      );
+      out.push(claimedOf(row.id, row.set_id, taken, vars.variables, req.workerId));
     }
     return out;
   }
