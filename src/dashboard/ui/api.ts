@@ -20,6 +20,11 @@ export class ApiError extends Error {
   }
 }
 
+/** What a page about one set says when loading it failed: a 404 means the id names no set. */
+export function setLoadError(err: unknown): string {
+  return err instanceof ApiError && err.status === 404 ? 'There is no set with this id.' : (err as Error).message;
+}
+
 let csrfToken = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -1,4 +1,4 @@
-/** Small pieces shared by the pages: status badges, the counts bar, times and durations. */
+/** Small pieces shared by the pages: status and flaky badges, the counts bar, times and durations. */
 import type { ComponentChildren } from 'preact';
 import { isFinal, RUN_STATES as STATES, type Counts, type RunState as State } from '../../core/states.js';
 
@@ -15,6 +15,15 @@ export function StatusBadge({ status }: { status: State }) {
       <span aria-hidden="true">{MARKS[status]} </span>
       {status}
       <span class="visually-hidden"> ({LABELS[status]})</span>
+    </span>
+  );
+}
+
+/** Marks a member that passed only after a retry. */
+export function FlakyBadge() {
+  return (
+    <span class="flaky" title="Passed only after a retry">
+      flaky
     </span>
   );
 }

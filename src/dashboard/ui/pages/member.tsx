@@ -1,7 +1,7 @@
 /** `/sets/:id/runs/:runId` — one member: status, error, artifacts (screenshots inline, traces to download) and output. */
 import { useState } from 'preact/hooks';
-import { api, ApiError, artifactUrl, type Artifact, type Member } from '../api.js';
-import { Alert, formatBytes, formatDuration, isFinal, shortId, StatusBadge, Time } from '../components.js';
+import { api, artifactUrl, setLoadError, type Artifact, type Member } from '../api.js';
+import { Alert, FlakyBadge, formatBytes, formatDuration, isFinal, shortId, StatusBadge, Time } from '../components.js';
 import { usePoll } from '../live.js';
 
 export function MemberPage({ setId, runId }: { setId: string; runId: string }) {
@@ -15,7 +15,7 @@ export function MemberPage({ setId, runId }: { setId: string; runId: string }) {
         setMember(found);
         setError(found ? undefined : 'This set has no such member.');
       } catch (err) {
-        setError(err instanceof ApiError && err.status === 404 ? 'There is no set with this id.' : (err as Error).message);
+        setError(setLoadError(err));
         throw err;
       }
     },
@@ -43,11 +43,7 @@ function MemberBody({ member }: { member: Member }) {
     <>
       <p aria-live="polite">
         <StatusBadge status={member.status} />
-        {member.flaky && (
-          <span class="flaky" title="Passed only after a retry">
-            flaky
-          </span>
-        )}
+        {member.flaky && <FlakyBadge />}
       </p>
       <dl class="facts">
         <dt>Type</dt>

@@ -1,8 +1,8 @@
 /** `/sets/:id` — one set: status, counts, times, environment, overrides and members, live until it ends; "Run again". */
 import { useState } from 'preact/hooks';
 import type { TestRunSetDetails } from '../../../core/wire-dashboard.js';
-import { api, ApiError, type Member, type SetStatus } from '../api.js';
-import { Alert, CountsBar, formatDuration, isFinal, shortId, spanMs, StatusBadge, Time } from '../components.js';
+import { api, setLoadError, type Member, type SetStatus } from '../api.js';
+import { Alert, CountsBar, FlakyBadge, formatDuration, isFinal, shortId, spanMs, StatusBadge, Time } from '../components.js';
 import { usePoll } from '../live.js';
 import { navigate } from '../router.js';
 
@@ -23,7 +23,7 @@ export function SetPage({ id }: { id: string }) {
         setDetails(d);
         setError(undefined);
       } catch (err) {
-        setError(err instanceof ApiError && err.status === 404 ? 'There is no set with this id.' : (err as Error).message);
+        setError(setLoadError(err));
         throw err;
       }
     },
@@ -128,11 +128,7 @@ function MembersTable({ setId, members }: { setId: string; members: Member[] }) 
           <tr key={m.id} data-member={m.name}>
             <td data-label="Test">
               <a href={`/sets/${setId}/runs/${m.id}`}>{m.name}</a> <span class="muted">{m.type}</span>
-              {m.flaky && (
-                <span class="flaky" title="Passed only after a retry">
-                  flaky
-                </span>
-              )}
+              {m.flaky && <FlakyBadge />}
             </td>
             <td data-label="Status">
               <StatusBadge status={m.status} />
