@@ -14,7 +14,8 @@ import pino from 'pino';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { StoreUnavailableError } from '../../src/store/postgres/connection.js';
 import type { NextClaim, Store } from '../../src/store/store.js';
-import type { CommandTestSpec, TestRunRecord } from '../../src/core/types.js';
+import type { CommandTestSpec, Executor, TestRunRecord, TestType } from '../../src/core/types.js';
+import { caseSpec } from '../store/batch-contract.js';
 import { executorRegistry } from '../../src/main.js';
 import { WorkerPool } from '../../src/scheduler/pool.js';
 import { newSet } from '../store/contract.js';
@@ -40,11 +41,11 @@ function intercept(real: SqliteStore, wrappers: Wrappers): Store {
   });
 }
 
-/** A one-slot pool on `store`, running commands for real. */
-function poolOn(store: Store, workerId?: string): WorkerPool {
+/** A one-slot pool on `store`, running commands for real (and whatever `executors` adds). */
+function poolOn(store: Store, workerId?: string, executors: Executor[] = []): WorkerPool {
   return new WorkerPool({
     store,
-    executors: executorRegistry(),
+    executors: new Map([...executorRegistry(), ...executors.map((e): [TestType, Executor] => [e.type, e])]),
     resolveVariables: () => ({ values: {}, secrets: [] }),
     logger: pino({ level: 'silent' }),
     concurrency: 1,
@@ -106,7 +107,7 @@ async function reservationFixture() {
       return releaseRuns(leases);
     },
   });
-  return { store, steps, released, pool: (workerId: string) => poolOn(watched, workerId) };
+  return { store, steps, released, pool: (workerId: string, executors?: Executor[]) => poolOn(watched, workerId, executors) };
 }
 
 /** A set whose members run these argvs, in order. */
@@ -179,5 +180,35 @@ test('a shutdown leaves nothing leased: the running member and the reserved one 
   assert.deepEqual((await store.listRuns(set.id)).map((r) => r.status), ['SUCCESS', 'WAITING', 'WAITING']);
   const other = await store.claimRuns({ workerId: 'w2', limit: 5, leaseMs: 10_000 });
   assert.deepEqual(other.map((r) => r.spec.name), ['t1', 't2'], 'both are free for any worker');
+  await store.close();
+});
+
+test('a reserved member that belongs to a batch is handed to a batch run, not run by the slot', async () => {
+  const { store, pool } = await reservationFixture();
+  const batches: string[][] = [];
+  // Stands in for Playwright: reports every case of the batch begun and passed.
+  const fakePlaywright: Executor = {
+    type: 'playwright',
+    run: () => Promise.reject(new Error('batched members must not be run one by one')),
+    runBatch: (specs, ctx) => {
+      batches.push(specs.map((s) => s.name));
+      specs.forEach((_, i) => {
+        ctx.onBegin(i, 1);
+        ctx.onEnd(i, { passed: true, error: null, output: '', attempts: 1, durationMs: 1, artifacts: [] });
+      });
+      return Promise.resolve();
+    },
+  };
+  const set = commandSet(['true'], ['true'], ['true'], ['true']);
+  set.runs[2]!.spec = caseSpec('first case');
+  set.runs[3]!.spec = caseSpec('second case');
+  await store.createSet(set);
+  const worker = pool('w1', [fakePlaywright]);
+  worker.start();
+  const done = await waitFor('the set to end', ended(store, set.id));
+  await worker.stop(0);
+  assert.equal(done.status, 'SUCCESS');
+  assert.deepEqual(done.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 4, FAIL: 0 });
+  assert.deepEqual(batches, [['a.spec.ts › first case', 'a.spec.ts › second case']], 'both cases ran in one batch');
   await store.close();
 });
