@@ -441,7 +441,7 @@ export class WorkerPool {
  */
 class Reservation {
   private held = true;
-  /** Set when take() found that the reservation may have outlived its lease. */
+  /** Set when take() gave the reservation back for being too old to start (half its lease gone). */
   late = false;
   private readonly timer: NodeJS.Timeout;
 
