@@ -15,8 +15,10 @@ import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
 import type { ClaimedRun, Executor, RunOutcome, TestType } from '../core/types.js';
 import { isStoreUnavailable, leaseOf, type FinishedAndClaimed, type LeaseRef, type NextClaim, type Store } from '../store/store.js';
-import { runMember, type ResolveVariables } from './run-member.js';
+import type { ResolveVariables } from './run-member.js';
+import { runUnderLease } from './leased-run.js';
 import { runBatch } from './run-batch.js';
+import { Reservation } from './reservation.js';
 
 /** Most members one batch takes: enough for one Playwright process per suite, few enough to heartbeat cheaply. */
 const MAX_BATCH = 256;
@@ -65,11 +67,14 @@ interface InFlight {
   abort: AbortController;
 }
 
-/** A member run under its lease: its outcome (undefined when it was aborted or crashed), and the end of its heartbeat. */
-interface Execution {
-  outcome: Promise<RunOutcome | undefined>;
-  /** Stops the heartbeat: call once the outcome is written (or will not be). */
-  settled(): void;
+/** A slot's member, run: what to write, and the member reserved for the slot's next turn (taken). */
+interface Turn {
+  lease: LeaseRef;
+  /** Undefined when nothing is to be written: the member was aborted (shutdown, lost lease) or crashed. */
+  outcome: RunOutcome | undefined;
+  next: { run: ClaimedRun; askedAt: number } | undefined;
+  /** Stops the member's heartbeat and forgets it: call once its outcome is written (or will not be). */
+  done: () => void;
 }
 
 export class WorkerPool {
@@ -227,9 +232,7 @@ export class WorkerPool {
    * the member after the next, so that one starts the moment its predecessor
    * ends, and the write that records its start goes on beside it instead of
    * before it: a member still starts only once its claim is in the store, but
-   * the round trip is off the slot's path. The start's answer is awaited before
-   * anything else is written for the member; a start refused (the reservation
-   * was lost, say after this process was frozen) aborts it.
+   * the round trip is off the slot's path (see runTurn).
    *
    * Returns claimed batched members, which a slot does not run (runClaimed does).
    */
@@ -238,61 +241,36 @@ export class WorkerPool {
     /** The write that started `run` and reserved the slot's next member (settled at once when a plain claim started it). */
     let begun: Promise<Step> | undefined;
     for (;;) {
-      const lease = leaseOf(run);
-      const abort = new AbortController();
-      this.inflight.set(run.id, { lease, abort });
-      const execution = this.execute(run, lease, abort);
-      let ahead: Reservation | undefined;
-      if (begun) {
-        const step = await begun;
-        if (!step.started) abort.abort('lease lost');
-        const [reserved] = step.claimed;
-        if (reserved) ahead = new Reservation(reserved, step.askedAt, this.holdAheadMs, (r) => this.track(this.giveBack([r])));
-      }
-      const outcome = await execution.outcome;
-      const next = ahead?.take(this.opts.leaseMs);
-      if (ahead?.late) this.opts.logger.warn({ run: ahead.runId }, 'a reservation was taken up too late to trust its lease; giving it back instead of running it');
-      const id = run.id;
-      const done = (): void => {
-        execution.settled();
-        this.inflight.delete(id);
-      };
-
-      if (outcome === undefined || abort.signal.aborted) {
+      const { lease, outcome, next, done } = await this.runTurn(run, begun);
+      if (outcome === undefined) {
         // Shutdown gives it back; a lost lease belongs to someone else now; a crash leaves it to the reaper.
         done();
-        if (next) await this.giveBack([next]);
+        if (next) await this.giveBack([next.run]);
         return undefined;
       }
-      if (this.stopping || next?.batchKey) {
-        await this.finish(lease, outcome)
-          .catch((err: unknown) => this.opts.logger.error({ err, run: run.id }, 'writing an outcome failed; the member will be requeued when its lease expires'))
-          .finally(done);
-        if (!next) return undefined;
-        if (this.stopping) {
-          await this.giveBack([next]);
-          return undefined;
-        }
-        return { runs: [next], askedAt: (ahead as Reservation).askedAt }; // a batched member: its batch runs it
+      if (this.stopping || next?.run.batchKey) {
+        await this.finish(lease, outcome).finally(done);
+        // A batched member goes to its batch (runClaimed gives it back if shutdown began).
+        return next && { runs: [next.run], askedAt: next.askedAt };
       }
 
       const reserve = outcome.durationMs < this.holdAheadMs ? 1 : 0;
       if (next) {
-        begun = this.step(lease, outcome, { limit: reserve, reserve, start: leaseOf(next) }).finally(done);
-        run = next;
+        begun = this.step(lease, outcome, { limit: reserve, reserve, start: leaseOf(next.run) }).finally(done);
+        run = next.run;
         continue;
       }
       const step = await this.step(lease, outcome, { limit: 1 + reserve, reserve }).finally(done);
-      if (step.claimed.length === 0) return undefined;
-      if (this.stopping || this.late(step.askedAt, step.claimed.length)) {
-        await this.giveBack(step.claimed);
-        return undefined;
-      }
-      const [started, ...reserved] = step.claimed as [ClaimedRun, ...ClaimedRun[]];
+      const [started, ...reserved] = step.claimed;
+      if (started === undefined) return undefined;
       if (started.batchKey !== null) {
         // Claimed reserved, as batched members are: its batch runs it. What was reserved for this slot goes back.
         await this.giveBack(reserved);
         return { runs: [started], askedAt: step.askedAt };
+      }
+      if (this.stopping || this.late(step.askedAt, step.claimed.length)) {
+        await this.giveBack(step.claimed);
+        return undefined;
       }
       run = started;
       begun = Promise.resolve({ ...step, started: true, claimed: reserved });
@@ -300,22 +278,48 @@ export class WorkerPool {
   }
 
   /**
-   * Writes a slot's outcome, starts its reserved member and claims on, in one
-   * store call (retried while the store is unavailable). When that fails for
-   * good, the outcome is lost (the reaper requeues the member) and nothing is
-   * started or claimed.
+   * One member of a slot: runs it and, when it was started from a reservation,
+   * awaits the write that recorded its start (`begun`) beside it. A start the
+   * store refused (the reservation was lost, say after this process was frozen)
+   * stops the member. The reservation that write made is held for the slot's
+   * next turn (see Reservation) and taken when this member ends.
    */
+  private async runTurn(run: ClaimedRun, begun: Promise<Step> | undefined): Promise<Turn> {
+    const lease = leaseOf(run);
+    const abort = new AbortController();
+    this.inflight.set(run.id, { lease, abort });
+    const execution = runUnderLease(run, lease, abort, this.opts);
+    let ahead: Reservation | undefined;
+    if (begun) {
+      const step = await begun;
+      if (!step.started) abort.abort('lease lost');
+      const [reserved] = step.claimed;
+      if (reserved) ahead = new Reservation(reserved, step.askedAt, this.holdAheadMs, (r) => this.track(this.giveBack([r])));
+    }
+    const outcome = await execution.outcome;
+    const next = ahead?.take(this.opts.leaseMs);
+    if (ahead?.late) this.opts.logger.warn({ run: ahead.runId }, 'a reservation was taken up too late to trust its lease; giving it back instead of running it');
+    return {
+      lease,
+      outcome: abort.signal.aborted ? undefined : outcome,
+      next: next && ahead && { run: next, askedAt: ahead.askedAt },
+      done: () => {
+        execution.settled();
+        this.inflight.delete(run.id);
+      },
+    };
+  }
+
+  /** Writes a slot's outcome, starts its reserved member and claims on, in one store call (see writeOutcome). */
   private async step(lease: LeaseRef, outcome: RunOutcome, claim: Omit<NextClaim, 'workerId' | 'leaseMs'>): Promise<Step> {
     const askedAt = performance.now();
     const next: NextClaim = { ...claim, workerId: this.workerId, leaseMs: this.opts.leaseMs };
-    try {
-      const step = await this.retryWhileLeased(lease, () => this.opts.store.finishAndClaim(lease, outcome, next));
-      if (!step.finished) this.opts.logger.warn({ run: lease.runId }, 'lease was taken over; outcome discarded');
-      return { ...step, askedAt };
-    } catch (err) {
-      this.opts.logger.error({ err, run: lease.runId }, 'writing an outcome failed; the member will be requeued when its lease expires');
-      return { finished: false, started: false, claimed: [], askedAt };
-    }
+    // A retry claims nothing: the first try may have committed with its answer lost, and
+    // claiming again would strand what it claimed (until its lease expires). A start repeats safely.
+    const written = await this.writeOutcome(lease, (retry) =>
+      this.opts.store.finishAndClaim(lease, outcome, retry ? { ...next, limit: 0, reserve: 0 } : next),
+    );
+    return { ...(written ?? { finished: false, started: false, claimed: [] }), askedAt };
   }
 
   /**
@@ -369,112 +373,37 @@ export class WorkerPool {
     for (const run of runs) this.inflight.set(run.id, { lease: leaseOf(run), abort });
   }
 
-  /**
-   * Runs one member, heartbeating its lease from now until `settled()` — that
-   * is, until its outcome is written, which may be after the run ended.
-   */
-  private execute(run: ClaimedRun, lease: LeaseRef, abort: AbortController): Execution {
-    const { store, leaseMs, logger } = this.opts;
-    let attempts = 0;
-    let writing = false;
-    const heartbeat = setInterval(() => {
-      store.heartbeat(lease, leaseMs, attempts).then(
-        (ours) => {
-          if (ours || abort.signal.aborted) return;
-          // While the outcome is being written the row may already have ended: no news then.
-          if (!writing) logger.warn({ run: run.id, claim: lease.claim }, 'lease lost: another worker took the member over; stopping it');
-          abort.abort('lease lost');
-        },
-        (err: unknown) => logger.warn({ err, run: run.id }, 'heartbeat failed; will retry'),
-      );
-    }, Math.max(50, Math.floor(leaseMs / 3)));
-    const outcome = runMember(run, {
-      executors: this.opts.executors,
-      resolveVariables: this.opts.resolveVariables,
-      signal: abort.signal,
-      onAttempt: (n) => (attempts = n),
-    }).then(
-      (outcome) => {
-        writing = true;
-        return outcome;
-      },
-      (err: unknown) => {
-        logger.error({ err, run: run.id }, 'running a member failed unexpectedly');
-        return undefined;
-      },
-    );
-    return { outcome, settled: () => clearInterval(heartbeat) };
-  }
-
-  /** Writes the outcome. False: the lease is not ours. */
+  /** Writes the outcome (see writeOutcome). False: it was not written. */
   private async finish(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
-    const ours = await this.retryWhileLeased(lease, () => this.opts.store.finishRun(lease, outcome));
-    if (!ours) this.opts.logger.warn({ run: lease.runId }, 'lease was taken over; outcome discarded');
-    return ours;
+    const written = await this.writeOutcome(lease, async () => ({ finished: await this.opts.store.finishRun(lease, outcome) }));
+    return written?.finished ?? false;
   }
 
   /**
-   * Retries an outcome write while the store is unavailable (and only then: any
-   * other error is a bug or a refused move, which trying again cannot mend), with
-   * jittered backoff, for as long as our lease can still be valid.
+   * Writes an outcome (`write` may do more in the same store call, and is told
+   * when it is a retry). Retries
+   * while the store is unavailable (and only then: any other error is a bug or
+   * a refused move, which trying again cannot mend), with jittered backoff, for
+   * as long as the lease can still be valid. Says so when the lease was not
+   * ours; when the write fails for good, says so and answers undefined: the
+   * outcome is lost, and the reaper requeues the member when its lease expires.
    */
-  private async retryWhileLeased<T>(lease: LeaseRef, write: () => Promise<T>): Promise<T> {
+  private async writeOutcome<T extends { finished: boolean }>(lease: LeaseRef, write: (retry: boolean) => Promise<T>): Promise<T | undefined> {
     const deadline = Date.now() + this.opts.leaseMs;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await write();
+        const written = await write(attempt > 0);
+        if (!written.finished) this.opts.logger.warn({ run: lease.runId }, 'lease was taken over; outcome discarded');
+        return written;
       } catch (err) {
-        if (!isStoreUnavailable(err) || Date.now() > deadline) throw err;
+        if (!isStoreUnavailable(err) || Date.now() > deadline) {
+          this.opts.logger.error({ err, run: lease.runId }, 'writing an outcome failed; the member will be requeued when its lease expires');
+          return undefined;
+        }
         const backoff = Math.min(2000, 50 * 2 ** attempt) * (0.5 + Math.random() / 2);
         this.opts.logger.warn({ err, run: lease.runId }, 'writing an outcome failed; retrying');
         await new Promise((resolve) => setTimeout(resolve, backoff));
       }
     }
-  }
-}
-
-/**
- * A member a slot reserved for its next turn: leased to this worker, still
- * WAITING. The slot takes it when its current member ends; if that member is
- * still running after `holdMs`, the reservation is given back instead (so it
- * keeps the member from other workers no longer than that).
- */
-class Reservation {
-  private held = true;
-  /** Set when take() gave the reservation back for being too old to start (half its lease gone). */
-  late = false;
-  private readonly timer: NodeJS.Timeout;
-
-  constructor(
-    private readonly run: ClaimedRun,
-    readonly askedAt: number,
-    holdMs: number,
-    private readonly giveBack: (run: ClaimedRun) => void,
-  ) {
-    this.timer = setTimeout(() => {
-      if (!this.held) return;
-      this.held = false;
-      giveBack(run);
-    }, holdMs);
-  }
-
-  get runId(): string {
-    return this.run.id;
-  }
-
-  /**
-   * The member, for the slot to start now; undefined when it was given back
-   * already, or is given back now because half its lease has gone by (this
-   * process was frozen or starved: its lease may expire before the start that
-   * renews it lands).
-   */
-  take(leaseMs: number): ClaimedRun | undefined {
-    if (!this.held) return undefined;
-    this.held = false;
-    clearTimeout(this.timer);
-    if (performance.now() - this.askedAt < leaseMs / 2) return this.run;
-    this.late = true;
-    this.giveBack(this.run);
-    return undefined;
   }
 }

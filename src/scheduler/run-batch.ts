@@ -68,8 +68,14 @@ export async function runBatch(runs: readonly ClaimedRun[], parallelism: number,
   // writing the last results take a while after the executor returns.
   const heartbeat = startHeartbeat(members, abort, deps);
   try {
-    await mkdir(deps.workRoot, { recursive: true });
-    const workDir = await mkdtemp(path.join(deps.workRoot, 'batch-'));
+    let workDir: string;
+    try {
+      await mkdir(deps.workRoot, { recursive: true });
+      workDir = await mkdtemp(path.join(deps.workRoot, 'batch-'));
+    } catch (err) {
+      // Nothing ran: say why on every member rather than leave them leased until their leases expire.
+      return await failAll(members, `cannot make the batch's scratch folder under ${deps.workRoot}: ${messageOf(err)}`, deps);
+    }
     try {
       await executor.runBatch(runs.map((r) => r.spec), {
         variables: resolved.values,

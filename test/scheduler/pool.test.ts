@@ -9,6 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
@@ -42,8 +43,9 @@ function intercept(real: SqliteStore, wrappers: Wrappers): Store {
 }
 
 /** A one-slot pool on `store`, running commands for real (and whatever `executors` adds). */
-function poolOn(store: Store, workerId?: string, executors: Executor[] = []): WorkerPool {
+function poolOn(store: Store, workerId?: string, executors: Executor[] = [], workDir?: string): WorkerPool {
   return new WorkerPool({
+    workDir,
     store,
     executors: new Map([...executorRegistry(), ...executors.map((e): [TestType, Executor] => [e.type, e])]),
     resolveVariables: () => ({ values: {}, secrets: [] }),
@@ -56,11 +58,13 @@ function poolOn(store: Store, workerId?: string, executors: Executor[] = []): Wo
   });
 }
 
-async function runOneMember(failures: Error[]): Promise<{ status: string | undefined; attempts: number }> {
+async function runOneMember(failures: Error[]): Promise<{ status: string | undefined; attempts: number; limits: number[] }> {
   const real = await freshStore();
   let attempts = 0;
+  const limits: number[] = [];
   const store = intercept(real, {
     finishAndClaim: (finishAndClaim) => (...args) => {
+      limits.push(args[2].limit);
       const failure = failures[attempts++];
       return failure ? Promise.reject(failure) : finishAndClaim(...args);
     },
@@ -76,7 +80,7 @@ async function runOneMember(failures: Error[]): Promise<{ status: string | undef
   await pool.stop(0);
   const status = (await real.getSet(set.id))?.status;
   await real.close();
-  return { status, attempts };
+  return { status, attempts, limits };
 }
 
 test('an outcome write is retried while the store is unavailable, then lands', async () => {
@@ -84,6 +88,14 @@ test('an outcome write is retried while the store is unavailable, then lands', a
   const { status, attempts } = await runOneMember([unavailable(), unavailable()]);
   assert.equal(attempts, 3, 'two failures, then the write that lands');
   assert.equal(status, 'SUCCESS');
+});
+
+test('a retried outcome write claims nothing: the first try may have claimed already, its answer lost', async () => {
+  const unavailable = () => new StoreUnavailableError('PostgreSQL is unavailable: connection reset', { cause: new Error('ECONNRESET') });
+  const { status, limits } = await runOneMember([unavailable()]);
+  assert.equal(status, 'SUCCESS');
+  assert.ok(limits[0]! > 0, 'the first try claims on');
+  assert.deepEqual(limits.slice(1), [0], 'the retry does not');
 });
 
 test('an outcome write that fails for another reason is not retried', async () => {
@@ -107,7 +119,7 @@ async function reservationFixture() {
       return releaseRuns(leases);
     },
   });
-  return { store, steps, released, pool: (workerId: string, executors?: Executor[]) => poolOn(watched, workerId, executors) };
+  return { store, steps, released, pool: (workerId: string, executors?: Executor[], workDir?: string) => poolOn(watched, workerId, executors, workDir) };
 }
 
 /** A set whose members run these argvs, in order. */
@@ -183,11 +195,9 @@ test('a shutdown leaves nothing leased: the running member and the reserved one 
   await store.close();
 });
 
-test('a reserved member that belongs to a batch is handed to a batch run, not run by the slot', async () => {
-  const { store, pool } = await reservationFixture();
-  const batches: string[][] = [];
-  // Stands in for Playwright: reports every case of the batch begun and passed.
-  const fakePlaywright: Executor = {
+/** Stands in for Playwright: reports every case of the batch begun and passed, and records each batch's cases. */
+function fakePlaywright(batches: string[][]): Executor {
+  return {
     type: 'playwright',
     run: () => Promise.reject(new Error('batched members must not be run one by one')),
     runBatch: (specs, ctx) => {
@@ -199,16 +209,40 @@ test('a reserved member that belongs to a batch is handed to a batch run, not ru
       return Promise.resolve();
     },
   };
+}
+
+test('a reserved member that belongs to a batch is handed to a batch run, not run by the slot', async () => {
+  const { store, pool } = await reservationFixture();
+  const batches: string[][] = [];
   const set = commandSet(['true'], ['true'], ['true'], ['true']);
   set.runs[2]!.spec = caseSpec('first case');
   set.runs[3]!.spec = caseSpec('second case');
   await store.createSet(set);
-  const worker = pool('w1', [fakePlaywright]);
+  const worker = pool('w1', [fakePlaywright(batches)]);
   worker.start();
   const done = await waitFor('the set to end', ended(store, set.id));
   await worker.stop(0);
   assert.equal(done.status, 'SUCCESS');
   assert.deepEqual(done.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 4, FAIL: 0 });
   assert.deepEqual(batches, [['a.spec.ts › first case', 'a.spec.ts › second case']], 'both cases ran in one batch');
+  await store.close();
+});
+
+test('a batch whose scratch folder cannot be made fails its members, saying why, instead of leaving them leased', async () => {
+  const { store, pool } = await reservationFixture();
+  const batches: string[][] = [];
+  const set = newSet(2);
+  set.runs[0]!.spec = caseSpec('first case');
+  set.runs[1]!.spec = caseSpec('second case');
+  await store.createSet(set);
+  const notAFolder = path.join(tempDir('runset-pool-'), 'a-file');
+  writeFileSync(notAFolder, '');
+  const worker = pool('w1', [fakePlaywright(batches)], notAFolder);
+  worker.start();
+  const done = await waitFor('the set to end', ended(store, set.id));
+  await worker.stop(0);
+  assert.equal(done.status, 'FAIL');
+  assert.deepEqual(batches, [], 'nothing ran');
+  for (const run of await store.listRuns(set.id)) assert.match(run.error ?? '', /cannot make the batch's scratch folder under .*a-file/);
   await store.close();
 });
