@@ -169,6 +169,16 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       assert.deepEqual((await store.getSet(set.id))?.counts, { WAITING: 0, RUNNING: 2, SUCCESS: 0, FAIL: 0 });
     });
 
+    test('finishAndClaim does not start the member it finishes', async () => {
+      const set = newSet(2);
+      await store.createSet(set);
+      const [a] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      const step = await store.finishAndClaim(leaseOf(a!), ok, { workerId: 'w', limit: 0, leaseMs: 10_000, start: leaseOf(a!) });
+      assert.deepEqual(step, { finished: true, started: false, claimed: [] });
+      assert.deepEqual((await store.getSet(set.id))?.counts, { WAITING: 1, RUNNING: 0, SUCCESS: 1, FAIL: 0 });
+      assert.deepEqual((await store.listRuns(set.id)).map((r) => r.status), ['SUCCESS', 'WAITING']);
+    });
+
     test('starting a reserved member renews its lease for the slot\'s leaseMs', async () => {
       const set = newSet(2);
       await store.createSet(set);

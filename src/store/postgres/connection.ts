@@ -52,6 +52,12 @@ function isSqlState(code: string | undefined): boolean {
   return code !== undefined && /^[0-9A-Z]{5}$/.test(code);
 }
 
+/** Transient failures after which the session itself is gone or unusable (all but deadlock and serialization failure). */
+function endsSession(err: unknown): boolean {
+  const code = codeOf(err);
+  return isTransient(err) && code !== '40P01' && code !== '40001';
+}
+
 export function isTransient(err: unknown): boolean {
   const code = codeOf(err);
   return code !== undefined && TRANSIENT_CODES.has(code);
@@ -111,10 +117,10 @@ export async function withClient<T>(
   try {
     return await fn(client, onError);
   } catch (err) {
-    // A transient failure may have ended the session (57P01: its backend was
-    // terminated) before the socket's 'error' arrives: never reuse that client.
-    if (isTransient(err)) broken ??= err instanceof Error ? err : new Error(String(err));
-    throw broken !== undefined ? unavailable(err) : err;
+    // A failure may have ended the session (57P01: its backend was terminated)
+    // before the socket's 'error' arrives: never reuse that client.
+    if (endsSession(err)) broken ??= err instanceof Error ? err : new Error(String(err));
+    throw broken !== undefined || isTransient(err) ? unavailable(err) : err;
   } finally {
     client.off('error', onError);
     // Passing the error makes the pool destroy the client instead of reusing it.

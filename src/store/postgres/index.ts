@@ -3,7 +3,7 @@
  * PostgreSQL is the coordination engine: claims are `FOR UPDATE SKIP LOCKED`
  * under a lease judged by the database's clock, wake-ups are LISTEN/NOTIFY.
  *
- * This file sequences the named operations of ./sql.ts. Each member move is one
+ * This file sequences the named operations of ./sql.ts and ./moves-sql.ts. Each member move is one
  * statement that also keeps its set's derived status and counts in step, by the
  * same rules as the SQLite store (the shared contract suite is the judge).
  */
@@ -189,7 +189,7 @@ export class PostgresStore implements Store {
   // ── scheduling ──
 
   // Each move below is one statement that also updates the member's set (see
-  // sql.ts): one round trip, with no transaction held open across the network.
+  // moves-sql.ts): one round trip, with no transaction held open across the network.
 
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0) return Promise.resolve([]);

@@ -234,7 +234,7 @@ export async function finishAndClaimMembers(
     text: `
       WITH ${finishCtes(n, finish.withArtifacts)}, to_start AS (
         SELECT r.id, r.status FROM ${n.runs} AS r
-        WHERE r.id = ${startId} AND r.worker_id = ${startWorker} AND r.claims = ${startClaim}::integer AND r.status IN ('WAITING', 'RUNNING')
+        WHERE r.id = ${startId} AND r.id <> $1 AND r.worker_id = ${startWorker} AND r.claims = ${startClaim}::integer AND r.status IN ('WAITING', 'RUNNING')
         FOR UPDATE
       ), begun AS (
         UPDATE ${n.runs} AS r SET status = 'RUNNING', started_at = COALESCE(r.started_at, ${NOW}),

@@ -296,7 +296,7 @@ export class SqliteStore implements Store {
     const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
     if (!held) return false;
     // Read under the same fence inside this write transaction: the update matches.
-    const row = this.sql.finishRun.get({
+    this.sql.finishRun.get({
       id: lease.runId,
       worker_id: lease.workerId,
       claims: lease.claim,
@@ -306,9 +306,9 @@ export class SqliteStore implements Store {
       output: outcome.output,
       duration_ms: Math.round(outcome.durationMs),
       at,
-    }) as { set_id: string };
-    this.moveSetCounts(row.set_id, held.status, outcome.status, at);
-    this.batches.insertArtifacts(lease.runId, row.set_id, outcome.artifacts ?? [], at);
+    });
+    this.moveSetCounts(held.set_id, held.status, outcome.status, at);
+    this.batches.insertArtifacts(lease.runId, held.set_id, outcome.artifacts ?? [], at);
     return true;
   }
 
