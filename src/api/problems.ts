@@ -34,7 +34,9 @@ function describeNamed(context: 'querystring' | 'headers', first: ValidationItem
   if (first?.keyword === 'additionalProperties') {
     return `unknown ${what} "${String(first.params.additionalProperty)}"; accepted: ${declared.join(', ') || 'none'}`;
   }
-  const name = first?.instancePath.replace(/^\//, '').split('/')[0] ?? '';
+  // A missing required one has no path of its own: the schema names it.
+  const missing = first?.params.missingProperty;
+  const name = first?.instancePath.replace(/^\//, '').split('/')[0] || (typeof missing === 'string' ? missing : '');
   const expected = schema?.properties?.[name]?.description;
   return `${what} ${name || context} ${first?.message ?? 'is invalid'}${expected ? `; expected: ${expected}` : ''}`;
 }
@@ -42,11 +44,11 @@ function describeNamed(context: 'querystring' | 'headers', first: ValidationItem
 /** A readable sentence for the first schema violation: where, what is wrong, what is accepted. */
 function describeValidation(context: string, items: ValidationItem[], schema: PartSchema): { code: ErrorCode; detail: string } {
   const first = items[0];
-  const where = first ? `${context}${first.instancePath.replace(/\//g, '.')}` : context;
   if (context === 'params') return { code: 'invalid_id', detail: 'id must be a UUID such as 3f0e5a4e-2b1c-4d7a-9c1e-8a2b3c4d5e6f' };
   if (context === 'querystring') return { code: 'invalid_query', detail: describeNamed(context, first, schema) };
   if (context === 'headers') return { code: 'invalid_header', detail: describeNamed(context, first, schema) };
   if (!first) return { code: 'invalid_body', detail: `body is invalid; expected ${ACCEPTED_BODY}` };
+  const where = `${context}${first.instancePath.replace(/\//g, '.')}`;
   if (first.keyword === 'additionalProperties') {
     const field = String(first.params.additionalProperty);
     return { code: 'unknown_field', detail: `${where}: unknown field "${field}"; accepted: ${ACCEPTED_BODY}` };

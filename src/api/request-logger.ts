@@ -5,6 +5,7 @@
  * logging is off; errors and set creation log). This child binds on first use.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import type { LevelWithSilent } from 'pino';
 
 type Bindings = Record<string, unknown>;
 type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
@@ -22,14 +23,14 @@ class LazyChildLogger {
   }
 
   get level(): string {
-    return this.parent.level;
+    return (this.bound ?? this.parent).level;
   }
 
   set level(level: string) {
     this.real.level = level;
   }
 
-  private log(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent', args: unknown[]): void {
+  private log(level: Exclude<LevelWithSilent, 'silent'>, args: unknown[]): void {
     const real = this.real;
     Reflect.apply(real[level], real, args);
   }
@@ -52,8 +53,8 @@ class LazyChildLogger {
   trace(...args: unknown[]): void {
     this.log('trace', args);
   }
-  silent(...args: unknown[]): void {
-    this.log('silent', args);
+  silent(): void {
+    // Logs nothing: no child to bind for it.
   }
   child(bindings: Bindings, options?: ChildOptions): FastifyBaseLogger {
     return this.real.child(bindings, options);

@@ -60,7 +60,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     secretKey: process.env.RUNSET_SECRET_KEY || undefined,
     leaseMs,
     maxLostLeases: DEFAULTS.maxLostLeases,
-    pollMs: flags.poll ? parseDurationOption('--poll (RUNSET_POLL)', flags.poll) : flags.databaseUrl ? 5000 : 1000,
+    pollMs: flags.poll ? parseDurationOption('--poll (RUNSET_POLL)', flags.poll, { minMs: 10, example: '1s' }) : flags.databaseUrl ? 5000 : 1000,
     graceMs: parseDurationOption('--grace (RUNSET_GRACE)', flags.grace),
     setsPerMinute: parseInteger('--sets-per-minute', flags.setsPerMinute, 1, 1_000_000) ?? DEFAULTS.setsPerMinute,
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
@@ -71,7 +71,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
 
 /** No timer is armed with the retention (the sweep has its own period), so months are fine; zero would keep nothing. */
 function parseRetention(text: string): number {
-  return parseDurationOption('--artifact-retention (RUNSET_ARTIFACT_RETENTION)', text, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER });
+  return parseDurationOption('--artifact-retention (RUNSET_ARTIFACT_RETENTION)', text, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '7d' });
 }
 
 /** Starts, then stops gracefully on SIGTERM/SIGINT; a second signal stops at once. */

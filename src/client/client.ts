@@ -161,9 +161,6 @@ export class RunsetClient {
           detail: timedOut ? `no complete answer within ${this.#requestTimeoutMs} ms` : this.#redact(describeCause(cause)),
           retryAfterMs: null,
           request,
-          // A refused or dropped connection may pass (the server restarting); a bad
-          // URL or an unknown host will not, however long we wait.
-          transient: timedOut || TRANSIENT_NETWORK_CODES.has(networkCodeOf(cause) ?? ''),
         },
         { cause },
       );
@@ -219,21 +216,6 @@ function setPath(id: string): string {
 }
 
 /** undici hides the useful part ("connect ECONNREFUSED …") in `cause`. */
-/** Socket-level failures worth retrying, from Node (errno) and from fetch's undici. */
-const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH',
-  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
-]);
-
-/** The first error code along a cause chain (fetch wraps the socket's error as its cause). */
-function networkCodeOf(error: unknown): string | undefined {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
-}
-
 function describeCause(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const inner = error.cause instanceof Error ? `: ${error.cause.message}` : '';

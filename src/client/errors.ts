@@ -54,7 +54,8 @@ export class RunsetApiError extends Error {
   readonly retryAfterMs: number | null;
   readonly request: string | null;
 
-  constructor(data: Omit<RunsetApiErrorData, 'name' | 'transient'> & { transient?: boolean }, options?: { cause?: unknown }) {
+  /** `options.cause`: for a network failure, the socket error, which tells whether it may pass (see isTransientFailure). */
+  constructor(data: Omit<RunsetApiErrorData, 'name' | 'transient'>, options?: { cause?: unknown }) {
     super(messageOf(data), options);
     this.name = 'RunsetApiError';
     this.kind = data.kind;
@@ -62,7 +63,7 @@ export class RunsetApiError extends Error {
     this.code = data.code;
     this.title = data.title;
     this.detail = data.detail;
-    this.transient = data.transient ?? isTransientFailure(data.kind, data.status);
+    this.transient = isTransientFailure(data.kind, data.status, options?.cause);
     this.retryAfterMs = data.retryAfterMs;
     this.request = data.request;
   }
@@ -90,12 +91,17 @@ function messageOf(data: Omit<RunsetApiErrorData, 'name' | 'transient'>): string
 }
 
 /**
- * Transient = may succeed if asked again later: no answer, a per-request timeout,
- * 408, 429 and every 5xx. Every other 4xx says the request itself is wrong
- * (bad key, unknown id, invalid body) and will not get better by repeating it.
+ * Transient = may succeed if asked again later: a per-request timeout, 408, 429,
+ * every 5xx, and a network failure that may pass (a refused or dropped
+ * connection: the server restarting). A network failure whose `cause` carries
+ * no such socket error (a bad URL, an unknown host) will not pass however long
+ * we wait; without a `cause` to tell, a network failure counts as transient.
+ * Every other 4xx says the request itself is wrong (bad key, unknown id,
+ * invalid body) and will not get better by repeating it.
  */
-export function isTransientFailure(kind: RunsetErrorKind, status: number | null): boolean {
-  if (kind === 'network' || kind === 'request_timeout') return true;
+export function isTransientFailure(kind: RunsetErrorKind, status: number | null, cause?: unknown): boolean {
+  if (kind === 'request_timeout') return true;
+  if (kind === 'network') return cause === undefined || TRANSIENT_NETWORK_CODES.has(networkCodeOf(cause) ?? '');
   if (kind !== 'http' || status === null) return false;
   return status >= 500 || status === 429 || status === 408;
 }
@@ -116,4 +122,19 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   const date = Date.parse(text);
   if (Number.isNaN(date)) return null;
   return Math.max(0, date - now);
+}
+
+/** Socket-level failures worth retrying, from Node (errno) and from fetch's undici. */
+const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH',
+  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
+]);
+
+/** The first error code along a cause chain (fetch wraps the socket's error as its cause). */
+function networkCodeOf(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
 }

@@ -52,7 +52,11 @@ export const DEFAULTS = Object.freeze({
 export class OptionError extends Error {}
 
 /** A duration option; an error names the option (with its variable) and what is accepted. */
-export function parseDurationOption(name: string, raw: string, limits: { minMs?: number; maxMs?: number } = {}): number {
+export function parseDurationOption(
+  name: string,
+  raw: string,
+  limits: { minMs?: number; maxMs?: number; example?: string } = {},
+): number {
   let ms: number;
   try {
     ms = parseDuration(raw, limits.maxMs);
@@ -60,7 +64,7 @@ export function parseDurationOption(name: string, raw: string, limits: { minMs?:
     throw err instanceof DurationError ? new OptionError(`${name}: ${err.message}`) : err;
   }
   if (limits.minMs !== undefined && ms < limits.minMs) {
-    throw new OptionError(`${name} must be at least ${limits.minMs}ms, such as 30s; got "${raw}"`);
+    throw new OptionError(`${name} must be at least ${limits.minMs}ms, such as ${limits.example ?? '30s'}; got "${raw}"`);
   }
   return ms;
 }

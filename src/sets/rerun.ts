@@ -14,34 +14,46 @@ import type { SuiteConfig } from '../config/suite.js';
 import { unseal } from '../secrets/index.js';
 import { planTestRunSet, type PlanOptions } from './plan.js';
 
-export interface EarlierSet {
+interface EarlierSet {
   id: string;
   env: string;
   overrides: Readonly<Record<string, VariableValue>>;
 }
 
 export function planRerun(suite: SuiteConfig, earlier: EarlierSet, opts: PlanOptions): NewTestRunSet {
-  const environment = suite.environments.get(earlier.env);
-  if (!environment) {
-    throw new RunsetError(
-      'rerun_conflict',
-      `set ${earlier.id} ran on environment "${earlier.env}", which the config no longer has; configured environments: ${[...suite.environments.keys()].join(', ')}. Create a new set instead.`,
-    );
-  }
-  const gone = Object.keys(earlier.overrides).filter((name) => !(name in environment.variables));
-  if (gone.length > 0) {
-    throw new RunsetError(
-      'rerun_conflict',
-      `set ${earlier.id} overrode ${gone.join(', ')}, which environment "${earlier.env}" no longer declares. Create a new set with the overrides it declares instead.`,
-    );
-  }
   const envOverride: Record<string, string> = {};
   for (const [name, value] of Object.entries(earlier.overrides)) {
     if (value.kind === 'plain') envOverride[name] = value.value;
     else if (value.kind === 'sealed') envOverride[name] = unsealOverride(earlier.id, name, value.box, opts.secretKey);
     // An `env` reference is never an override (overrides are values sent by a client).
   }
-  return planTestRunSet(suite, { env: earlier.env, envOverride }, opts);
+  try {
+    return planTestRunSet(suite, { env: earlier.env, envOverride }, opts);
+  } catch (err) {
+    throw asRerunConflict(err, suite, earlier);
+  }
+}
+
+/** planTestRunSet's refusals of what the earlier set itself carried, worded for "run again"; anything else as it was. */
+function asRerunConflict(err: unknown, suite: SuiteConfig, earlier: EarlierSet): unknown {
+  if (!(err instanceof RunsetError)) return err;
+  if (err.code === 'unknown_environment') {
+    return new RunsetError(
+      'rerun_conflict',
+      `set ${earlier.id} ran on environment "${earlier.env}", which the config no longer has; configured environments: ${[...suite.environments.keys()].join(', ')}. Create a new set instead.`,
+      { cause: err },
+    );
+  }
+  if (err.code === 'undeclared_variable') {
+    const declared = suite.environments.get(earlier.env)?.variables ?? {};
+    const gone = Object.keys(earlier.overrides).filter((name) => !(name in declared));
+    return new RunsetError(
+      'rerun_conflict',
+      `set ${earlier.id} overrode ${gone.join(', ')}, which environment "${earlier.env}" no longer declares. Create a new set with the overrides it declares instead.`,
+      { cause: err },
+    );
+  }
+  return err;
 }
 
 function unsealOverride(setId: string, name: string, box: string, key: Buffer): string {

@@ -14,5 +14,6 @@ test('a bad option value names the option, its variable, and what is accepted', 
   assert.throws(() => compile({ poll: 'soon' }), /--poll \(RUNSET_POLL\): invalid duration "soon"/);
   assert.throws(() => compile({ lease: '50ms' }), /--lease \(RUNSET_LEASE\) must be at least 200ms, such as 30s; got "50ms"/);
   assert.throws(() => compile({ artifactRetention: '0s' }), /--artifact-retention \(RUNSET_ARTIFACT_RETENTION\) must be at least 1ms/);
+  assert.throws(() => compile({ poll: '0' }), /--poll \(RUNSET_POLL\) must be at least 10ms, such as 1s; got "0"/);
   assert.throws(() => compile({ logLevel: 'loud' }), /--log-level \(RUNSET_LOG_LEVEL\) must be one of fatal, error, warn, info, debug, trace, silent; got "loud"/);
 });

@@ -34,7 +34,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     async (request) => {
       const { env, status, cursor } = request.query;
       const limit = request.query.limit === undefined ? SET_PAGE_LIMIT.default : Number(request.query.limit);
-      if (limit < 1 || limit > SET_PAGE_LIMIT.max) throw new RunsetError('invalid_query', `querystring.limit must be between 1 and ${SET_PAGE_LIMIT.max}`);
+      if (limit < 1 || limit > SET_PAGE_LIMIT.max) throw new RunsetError('invalid_query', `query parameter limit must be 1-${SET_PAGE_LIMIT.max} (default ${SET_PAGE_LIMIT.default}); got "${String(request.query.limit)}"`);
       const page = await deps.store.listSets({ env, status, limit, cursor });
       return { testRunSets: page.sets.map(toSummary), nextCursor: page.nextCursor };
     },

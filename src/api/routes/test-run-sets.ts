@@ -55,20 +55,20 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     },
     async (request, reply) => {
       const keyId = request.apiKey?.id ?? null;
-      const idempotencyKey = request.headers['idempotency-key'];
-      const bodyHash = idempotencyKey === undefined ? undefined : hashBody(request.body);
-      if (idempotencyKey !== undefined && bodyHash !== undefined) {
+      const key = request.headers['idempotency-key'];
+      const idem = key === undefined ? undefined : { key, bodyHash: hashBody(request.body) };
+      if (idem) {
         // A replay (a CI job retrying) gets its set back as it was: it does not
         // spend the key's budget, and a config edited since cannot refuse it.
-        const earlier = await deps.store.findCreatedOnce(keyId ?? '', idempotencyKey);
-        if (earlier) return replay(earlier, idempotencyKey, bodyHash);
+        const earlier = await deps.store.findCreatedOnce(keyId ?? '', idem.key);
+        if (earlier) return replay(earlier, idem.key, idem.bodyHash);
       }
       deps.setLimit.take(keyId, reply);
       const set = planTestRunSet(deps.suite(), request.body, { secretKey: deps.secretKey, keyId });
-      if (idempotencyKey !== undefined && bodyHash !== undefined) {
+      if (idem) {
         // Two first tries racing: the store lets exactly one create.
-        const once = await deps.store.createSetOnce(set, { keyId: keyId ?? '', key: idempotencyKey, bodyHash, ttlMs: IDEMPOTENCY_TTL_MS });
-        if (!once.created) return replay(once, idempotencyKey, bodyHash);
+        const once = await deps.store.createSetOnce(set, { keyId: keyId ?? '', ...idem, ttlMs: IDEMPOTENCY_TTL_MS });
+        if (!once.created) return replay(once, idem.key, idem.bodyHash);
       } else {
         await deps.store.createSet(set);
       }
@@ -92,8 +92,9 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     // The path every CI pipeline polls: answered synchronously when the store
     // already holds the set (the embedded store's copy of its rows), else awaited.
     (request) => {
-      const known = deps.store.peekSet?.(request.params.id.toLowerCase());
-      return known ? toStatus(known) : findSet(deps, request.params.id).then(toStatus);
+      const id = request.params.id.toLowerCase();
+      const known = deps.store.peekSet?.(id);
+      return known ? toStatus(known) : findSet(deps, id).then(toStatus);
     },
   );
 
@@ -133,7 +134,6 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
   return Promise.resolve();
 };
 
-/** The set, or the 404 problem every route that takes a set id answers. */
 /** The answer to a repeated Idempotency-Key: the earlier set, or 422 when the body differs. */
 function replay(earlier: { setId: string; bodyHash: string }, key: string, bodyHash: string): { testRunSetId: string } {
   if (earlier.bodyHash !== bodyHash) {
@@ -142,6 +142,7 @@ function replay(earlier: { setId: string; bodyHash: string }, key: string, bodyH
   return { testRunSetId: earlier.setId };
 }
 
+/** The set, or the 404 problem every route that takes a set id answers. */
 export async function findSet(deps: AppDeps, id: string): Promise<TestRunSetRecord> {
   const set = await deps.store.getSet(id.toLowerCase());
   if (!set) throw new RunsetError('not_found', `no Test Run Set with id ${id}`);
