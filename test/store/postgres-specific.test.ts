@@ -64,6 +64,16 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     });
   });
 
+  /** A fresh schema holding one set of `members` members, and a store on it. */
+  async function oneSet(members: number) {
+    const schema = freshSchema();
+    const s = store(schema);
+    await s.migrate();
+    const set = newSet(members);
+    await s.createSet(set);
+    return { schema, s, set };
+  }
+
   /** A fresh schema holding 10 sets of 100 members, and a store on it. */
   async function thousandMembers() {
     const schema = freshSchema();
@@ -162,6 +172,40 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     }
   });
 
+  test("one store's member moves take turns in the process; heartbeats do not wait for them", async () => {
+    const { schema, s, set } = await oneSet(3);
+    const [a, b, c] = await s.claimRuns({ workerId: 'w', limit: 3, leaseMs: 60_000 });
+    assert.ok(a && b && c);
+    const ok = { status: 'SUCCESS' as const, attempts: 1, error: null, output: '', durationMs: 1 };
+    const waitingOnLocks = (): Promise<number> =>
+      admin(async (c) => {
+        const { rows } = await c.query<{ n: number }>(
+          "SELECT count(*)::integer AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+          [`runset:${schema}`],
+        );
+        return rows[0]!.n;
+      });
+
+    // Another process holds the set's row: the first move waits for it in the database.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM "${schema}".test_run_sets WHERE id = $1 FOR UPDATE`, [set.id]);
+      const first = s.finishRun(leaseOf(a), ok);
+      const second = s.finishRun(leaseOf(b), ok);
+      await waitForValue(async () => ((await waitingOnLocks()) === 1 ? true : undefined)); // the first move waits on the set row
+      assert.equal(await s.heartbeat(leaseOf(c), 60_000, 1), true, 'a heartbeat is not queued behind moves');
+      await sleep(300);
+      assert.equal(await waitingOnLocks(), 1, 'the second move waits in the process, not on the row');
+      await holder.query('COMMIT');
+      assert.deepEqual(await Promise.all([first, second]), [true, true]);
+    } finally {
+      await holder.end();
+    }
+    assert.deepEqual((await s.getSet(set.id))?.counts, { WAITING: 0, RUNNING: 1, SUCCESS: 2, FAIL: 0 });
+  });
+
   test('NOTIFY wakes a listener on another instance, and only on the same schema', async () => {
     const schema = freshSchema();
     const listening = store(schema);
@@ -182,11 +226,7 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
   });
 
   test('releasing and reaping wake listeners on other instances', async () => {
-    const schema = freshSchema();
-    const worker = store(schema);
-    await worker.migrate();
-    const set = newSet(2);
-    await worker.createSet(set);
+    const { schema, s: worker } = await oneSet(2);
     const [a, b] = await worker.claimRuns({ workerId: 'w', limit: 2, leaseMs: 1 });
 
     let calls = 0;
