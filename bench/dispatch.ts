@@ -20,7 +20,8 @@
  * CPU time per member (user + sys of runset's own processes and its command
  * launcher, from /proc; of this process for the bare loop; never the commands'
  * own) is printed beside the wall times: on a small or busy machine it tells
- * overhead from waiting.
+ * overhead from waiting. On PostgreSQL, the CPU of the backends serving runset's
+ * pooled connections is printed too when the server runs on this machine.
  *
  * Knobs: BENCH_WORKERS (default: cores), BENCH_SETS (50), BENCH_MEMBERS (1000),
  * BENCH_ROUNDS (7). Rounds alternate their order; the verdict is the median of
@@ -47,6 +48,8 @@ interface Target {
   url: string;
   key: string;
   procs: ChildProcess[];
+  /** CPU so far (ms) of each database backend serving runset, by pid: PostgreSQL on this machine only. */
+  dbBackends?(): Promise<Map<number, number>>;
   close(): Promise<void>;
 }
 
@@ -102,17 +105,22 @@ async function postgresTarget(config: string, url: string): Promise<Target> {
   const db = ['--database-url', url, '--database-schema', schema, '--config', config];
   const api = await startChild(['serve', '--no-workers', '--port', '0', ...db], childEnv(key), /API at (http:\/\/\S+\/api)/);
   const worker = await startChild(['worker', '--workers', String(WORKERS), ...db], childEnv(key), /worker (\S+) with/);
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
   return {
     name: 'postgres',
     url: api.match,
     key,
     procs: [api.proc, worker.proc],
+    async dbBackends() {
+      // The stores' pooled connections (application_name runset:<schema>), not the LISTEN ones, which idle.
+      const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [`runset:${schema}`]);
+      return new Map(rows.map((r) => [r.pid, cpuMs(r.pid)]));
+    },
     async close() {
       await stopChild(worker.proc);
       await stopChild(api.proc);
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => admin.end());
     },
   };
 }
@@ -212,6 +220,8 @@ function withDescendants(roots: Array<number | undefined>): number[] {
 interface Measure {
   wall: number;
   cpu: number;
+  /** CPU of the database backends serving runset meanwhile, ms (PostgreSQL on this machine). */
+  dbCpu?: number;
 }
 
 /**
@@ -223,10 +233,14 @@ async function bigSet(t: Target): Promise<Measure> {
   // runset's processes and their long-lived helpers (the command launcher), not the commands themselves.
   const pids = withDescendants(t.procs.map((p) => p.pid));
   const cpu0 = pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const db0 = await t.dbBackends?.();
   const id = await create(t, 'many');
   const s = await waitEnded(t, id, 100);
   const cpu = pids.reduce((sum, pid) => sum + cpuMs(pid), 0) - cpu0;
-  return { wall: Date.parse(s.endedAt!) - Date.parse(s.createdAt), cpu };
+  const db1 = await t.dbBackends?.();
+  // A backend that started meanwhile counts whole; one that ended meanwhile is lost (pools keep theirs).
+  const dbCpu = db0 && db1 ? [...db1].reduce((sum, [pid, used]) => sum + used - (db0.get(pid) ?? 0), 0) : undefined;
+  return { wall: Date.parse(s.endedAt!) - Date.parse(s.createdAt), cpu, ...(dbCpu === undefined ? {} : { dbCpu }) };
 }
 
 // ── baselines ──
@@ -308,7 +322,8 @@ try {
   // during the run weighs on both sides alike.
   const runs: Record<string, Measure[]> = { node: [], xargs: [] };
   for (const t of targets) runs[t.name] = [];
-  const show = (m: Measure) => (m.cpu > 0 ? `${ms(m.wall)} (cpu ${ms(m.cpu)})` : ms(m.wall));
+  const show = (m: Measure) =>
+    m.cpu > 0 ? `${ms(m.wall)} (cpu ${ms(m.cpu)}${m.dbCpu === undefined ? '' : `, database ${ms(m.dbCpu)}`})` : ms(m.wall);
   const measures: Array<[string, () => Promise<Measure>]> = [
     ['node', bareNodeLoop],
     ['xargs', () => Promise.resolve({ wall: xargs(), cpu: 0 })],
@@ -320,6 +335,10 @@ try {
   }
   const wall = (name: string) => median(runs[name]!.map((m) => m.wall));
   const cpuPerMember = (name: string) => median(runs[name]!.map((m) => m.cpu)) / MEMBERS;
+  const dbCpuPerMember = (name: string) => {
+    const used = runs[name]!.flatMap((m) => (m.dbCpu === undefined ? [] : [m.dbCpu]));
+    return used.length === 0 ? '' : ` (+ ${(median(used) / MEMBERS).toFixed(2)} ms in PostgreSQL's backends)`;
+  };
   const node = wall('node');
   const xa = wall('xargs');
   console.log(
@@ -335,7 +354,7 @@ try {
     console.log(
       `${MEMBERS} × true on runset ${t.name}: ${ms(w)}; ${ratio.toFixed(2)}× the bare Node loop, median of rounds ` +
         `(${perRound.map((r) => r.toFixed(2)).join(', ')}; ratio of medians ${(w / node).toFixed(2)}) (budget ≤ 1.30×) ${verdict(ratio <= 1.3)}, ` +
-        `${(w / xa).toFixed(2)}× xargs; ${signed((w - node) / MEMBERS)} ms wall and ${cpuPerMember(t.name).toFixed(2)} ms cpu per member`,
+        `${(w / xa).toFixed(2)}× xargs; ${signed((w - node) / MEMBERS)} ms wall and ${cpuPerMember(t.name).toFixed(2)} ms cpu${dbCpuPerMember(t.name)} per member`,
     );
     failed ||= ratio > 1.3;
   }
