@@ -70,13 +70,18 @@ export class SqliteBatches {
   claimBatch(req: BatchClaimRequest): ClaimedRun[] {
     if (req.limit <= 0) return [];
     const rows = this.sql.batchRuns.all({ set_id: req.setId, batch_key: req.batchKey, limit: req.limit }) as { id: string }[];
-    const vars = this.sql.setVariables.get(req.setId) as { variables: string } | undefined;
+    const vars = this.variablesOf(req.setId);
     const out: ClaimedRun[] = [];
     for (const row of rows) {
       const taken = this.reserve(row.id, req.workerId, req.leaseMs);
-      if (taken && vars) out.push(claimedOf(row.id, req.setId, taken, vars.variables, req.workerId));
+      if (taken && vars !== undefined) out.push(claimedOf(row.id, req.setId, taken, vars, req.workerId));
     }
     return out;
+  }
+
+  /** A set's variables as stored (JSON), or undefined for no such set. */
+  variablesOf(setId: string): string | undefined {
+    return (this.sql.setVariables.get(setId) as { variables: string } | undefined)?.variables;
   }
 
   /** Leases an unleased WAITING member without starting it; undefined when someone else holds it. */

@@ -11,7 +11,6 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { canMoveMember, deriveSetStatus, type RunState } from '../../core/states.js';
 import type {
   ApiKeyRecord,
   ArtifactRecord,
@@ -23,18 +22,17 @@ import type {
   VariableValue,
 } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
-import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type FinishedAndClaimed,
-  type CreatedOnce,
-  type IdempotencyClaim, type LeaseRef, type NewApiKey, type NextClaim, type ReapResult, type Store } from '../store.js';
+import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NextClaim, ReapResult, Store } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
-import { prepareStatements, type Statements, type SetRow, type RunRow, type KeyRow } from './statements.js';
+import { now, prepareStatements, type Statements, type SetRow, type RunRow, type KeyRow } from './statements.js';
 import { SqliteBrowse } from './browse.js';
 import { settle } from './settle.js';
 import { SetRowCache } from './set-cache.js';
-import { claimedOf, SqliteBatches, type ReservedRow } from './batches.js';
-import { countsOf, rowMappers } from '../rows.js';
+import type { SqliteBatches } from './batches.js';
+import { SqliteMoves } from './moves.js';
+import { rowMappers } from '../rows.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
 
 /** SQLite returns timestamps as the ISO strings they were written as. */
@@ -48,6 +46,7 @@ export class SqliteStore implements Store {
   private sql!: Statements;
   private idem!: IdempotencyStatements;
   private browse!: SqliteBrowse;
+  private moves!: SqliteMoves;
   private batches!: SqliteBatches;
 
   private releaseLock: (() => void) | undefined;
@@ -89,7 +88,8 @@ export class SqliteStore implements Store {
     if (this.opts.owner) this.db.prepare('UPDATE test_runs SET lease_expires_at = 0 WHERE lease_expires_at IS NOT NULL').run();
     this.idem = prepareIdempotency(this.db);
     this.browse = new SqliteBrowse(this.db, toSet);
-    this.batches = new SqliteBatches(this.db, (setId, from, to, at) => this.moveSetCounts(setId, from, to, at));
+    this.moves = new SqliteMoves(this.db, this.sql, this.setRows);
+    this.batches = this.moves.batches;
     return Promise.resolve();
   }
 
@@ -211,57 +211,22 @@ export class SqliteStore implements Store {
   findSession = (idHash: string): Promise<SessionRecord | undefined> => this.browse.findSession(idHash);
   deleteSession = (idHash: string): Promise<void> => this.browse.deleteSession(idHash);
 
-  // ── scheduling ──
+  // ── scheduling: each move one immediate transaction (./moves.ts) ──
 
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
-    return settle(() => this.db.transaction(() => this.claim(req)).immediate());
+    return settle(() => this.db.transaction(() => this.moves.claim(req)).immediate());
   }
 
   finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: NextClaim): Promise<FinishedAndClaimed> {
     return settle(() =>
       this.db
         .transaction(() => ({
-          finished: this.finish(lease, outcome),
-          started: next.start !== undefined && this.begin(next.start, next.leaseMs),
-          claimed: this.claim(next),
+          finished: this.moves.finish(lease, outcome),
+          started: next.start !== undefined && this.moves.begin(next.start, next.leaseMs),
+          claimed: this.moves.claim(next),
         }))
         .immediate(),
     );
-  }
-
-  /**
-   * Leases up to `limit` waiting members (inside the caller's transaction): the
-   * first `limit − reserve` start unless they have a batch key, the rest are reserved.
-   */
-  private claim(req: ClaimRequest): ClaimedRun[] {
-    const at = now();
-    const starting = req.limit - (req.reserve ?? 0);
-    const rows = this.sql.waitingRuns.all(req.limit) as { id: string; set_id: string }[];
-    const out: ClaimedRun[] = [];
-    for (const [i, row] of rows.entries()) {
-      const taken =
-        i < starting
-          ? (this.sql.claimRun.get({ id: row.id, worker_id: req.workerId, lease_expires_at: Date.now() + req.leaseMs, at }) as ReservedRow | undefined)
-          : this.batches.reserve(row.id, req.workerId, req.leaseMs);
-      if (!taken) continue;
-      if (i < starting && taken.batch_key === null) this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
-      const vars = this.sql.setVariables.get(row.set_id) as { variables: string };
-      out.push(claimedOf(row.id, row.set_id, taken, vars.variables, req.workerId));
-    }
-    return out;
-  }
-
-  /**
-   * Starts a member reserved under `lease` and renews the lease (inside the
-   * caller's transaction); already RUNNING under it: true, only the lease renewed.
-   */
-  private begin(lease: LeaseRef, leaseMs: number): boolean {
-    const fence = { id: lease.runId, worker_id: lease.workerId, claims: lease.claim };
-    const held = this.sql.leaseStatus.get(fence) as { status: RunState } | undefined;
-    if (!held) return false;
-    if (held.status === 'WAITING') this.batches.startRun(lease, now());
-    this.sql.renewLease.run({ ...fence, lease_expires_at: Date.now() + leaseMs });
-    return true;
   }
 
   claimBatch(req: BatchClaimRequest): Promise<ClaimedRun[]> {
@@ -286,73 +251,20 @@ export class SqliteStore implements Store {
   }
 
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
-    return settle(() => this.db.transaction(() => this.finish(lease, outcome)).immediate());
-  }
-
-  /** Ends a member under its lease (inside the caller's transaction); false when the lease is not ours. */
-  private finish(lease: LeaseRef, outcome: RunOutcome): boolean {
-    const at = now();
-    const fence = { id: lease.runId, worker_id: lease.workerId, claims: lease.claim };
-    const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
-    if (!held) return false;
-    // Read under the same fence inside this write transaction: the update matches.
-    this.sql.finishRun.get({
-      id: lease.runId,
-      worker_id: lease.workerId,
-      claims: lease.claim,
-      status: outcome.status,
-      attempts: outcome.attempts,
-      error: outcome.error,
-      output: outcome.output,
-      duration_ms: Math.round(outcome.durationMs),
-      at,
-    });
-    this.moveSetCounts(held.set_id, held.status, outcome.status, at);
-    this.batches.insertArtifacts(lease.runId, held.set_id, outcome.artifacts ?? [], at);
-    return true;
+    return settle(() => this.db.transaction(() => this.moves.finish(lease, outcome)).immediate());
   }
 
   releaseRuns(leases: LeaseRef[]): Promise<number> {
-    const release = this.db.transaction((): number => {
-      const at = now();
-      let n = 0;
-      for (const lease of leases) {
-        const fence = { id: lease.runId, worker_id: lease.workerId, claims: lease.claim };
-        const held = this.sql.leaseStatus.get(fence) as { status: RunState } | undefined;
-        const row = this.sql.releaseRun.get(fence) as { set_id: string } | undefined;
-        if (!row || !held) continue;
-        if (held.status === 'RUNNING') this.moveSetCounts(row.set_id, 'RUNNING', 'WAITING', at);
-        n++;
-      }
-      return n;
-    });
     return settle(() => {
-      const released = release.immediate();
+      const released = this.db.transaction(() => this.moves.release(leases)).immediate();
       if (released > 0) this.wake.emit('waiting');
       return released;
     });
   }
 
   reapExpired(maxLostLeases: number): Promise<ReapResult> {
-    const reap = this.db.transaction((): ReapResult => {
-      const at = now();
-      const expired = this.sql.expiredRuns.all(Date.now()) as { id: string; set_id: string; status: RunState; claims: number; lost_leases: number }[];
-      const res: ReapResult = { requeued: 0, failed: 0 };
-      for (const run of expired) {
-        if (run.lost_leases + 1 < maxLostLeases) {
-          this.sql.requeueRun.run({ id: run.id, claims: run.claims });
-          if (run.status === 'RUNNING') this.moveSetCounts(run.set_id, 'RUNNING', 'WAITING', at); // a reserved one stays WAITING
-          res.requeued++;
-        } else {
-          this.sql.failLostRun.run({ id: run.id, claims: run.claims, at, error: WORKER_LOST });
-          this.moveSetCounts(run.set_id, run.status, 'FAIL', at);
-          res.failed++;
-        }
-      }
-      return res;
-    });
     return settle(() => {
-      const result = reap.immediate();
+      const result = this.db.transaction(() => this.moves.reap(maxLostLeases)).immediate();
       if (result.requeued > 0) this.wake.emit('waiting');
       return result;
     });
@@ -383,31 +295,4 @@ export class SqliteStore implements Store {
     this.wake.on('waiting', listener);
     return () => this.wake.off('waiting', listener);
   }
-
-  /** One member moved: update the set's counts, timestamps and derived status (inside the caller's transaction). */
-  private moveSetCounts(setId: string, from: RunState, to: RunState, at: string): void {
-    if (!canMoveMember(from, to)) throw new Error(`illegal member move ${from} → ${to}`);
-    const row = this.sql.getSet.get(setId) as SetRow;
-    const counts = countsOf(row);
-    counts[from]--;
-    counts[to]++;
-    const startedAt = row.started_at ?? (to === 'RUNNING' ? at : null);
-    const status = deriveSetStatus(counts, startedAt !== null);
-    this.setRows?.drop(setId);
-    this.sql.updateSetProgress.run({
-      id: setId,
-      status,
-      started_at: startedAt ?? (status === 'FAIL' ? at : null),
-      ended_at: status === 'SUCCESS' || status === 'FAIL' ? at : null,
-      count_waiting: counts.WAITING,
-      count_running: counts.RUNNING,
-      count_success: counts.SUCCESS,
-      count_fail: counts.FAIL,
-    });
-  }
 }
-
-function now(): string {
-  return new Date().toISOString();
-}
-

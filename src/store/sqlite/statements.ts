@@ -13,7 +13,7 @@ export type KeyRow = rows.KeyRow<string>;
 
 export type Statements = Record<
   | 'insertKey' | 'listKeys' | 'revokeKey' | 'findKey' | 'touchKey'
-  | 'insertSet' | 'insertRun' | 'getSet' | 'setVariables' | 'updateSetProgress' | 'listRuns'
+  | 'insertSet' | 'insertRun' | 'getSet' | 'updateSetProgress' | 'listRuns'
   | 'waitingRuns' | 'claimRun' | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
   Database.Statement
 >;
@@ -40,7 +40,6 @@ export function prepareStatements(db: Database.Database): Statements {
     getSet: db.prepare(`
       SELECT id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail
       FROM test_run_sets WHERE id = ?`),
-    setVariables: db.prepare('SELECT variables FROM test_run_sets WHERE id = ?'),
     updateSetProgress: db.prepare(`
       UPDATE test_run_sets SET status = @status, started_at = @started_at, ended_at = @ended_at,
         count_waiting = @count_waiting, count_running = @count_running,
@@ -81,4 +80,9 @@ export function prepareStatements(db: Database.Database): Statements {
       UPDATE test_runs SET status = 'FAIL', error = @error, lost_leases = lost_leases + 1, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
       WHERE id = @id AND claims = @claims AND status IN ('WAITING', 'RUNNING')`),
   };
+}
+
+/** The embedded store's clock: timestamps are stored, and come back, as ISO strings. */
+export function now(): string {
+  return new Date().toISOString();
 }
