@@ -100,7 +100,7 @@ export interface CreatedOnce {
 }
 
 export interface FinishedAndClaimed {
-  /** False when the finished member's lease was not ours: its outcome was not written. */
+  /** False when the finished member's lease was not ours: its outcome was not written (as finishRun, a repeat is true). */
   finished: boolean;
   /** True when `start` was asked for and its lease is ours: it is RUNNING. */
   started: boolean;
@@ -183,6 +183,8 @@ export interface Store {
   /**
    * Ends a member (a reserved one may only FAIL: it never started), recording the
    * outcome's artifacts with it. False = the lease is no longer ours and nothing was written.
+   * Idempotent: repeated with the same outcome under the same lease (a retry whose
+   * first try committed but whose answer was lost), true, and nothing written again.
    */
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean>;
   /**

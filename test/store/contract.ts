@@ -126,6 +126,29 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       assert.equal((await store.getSet(set.id))?.status, 'SUCCESS');
     });
 
+    test('a finish repeated under its lease with the same outcome (a retry whose first try committed) is written once', async () => {
+      const set = newSet(3);
+      await store.createSet(set);
+      const [run] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      const lease = leaseOf(run!);
+      const artifact = { id: 'a1', name: 'trace.zip', contentType: 'application/zip', size: 3, location: 'x/a1' };
+      assert.equal(await store.finishRun(lease, { ...ok, artifacts: [artifact] }), true);
+      assert.equal(await store.finishRun(lease, { ...ok, artifacts: [artifact] }), true, 'the retry finds its own outcome');
+      const again = await store.finishAndClaim(lease, ok, { workerId: 'w', limit: 0, leaseMs: 10_000 });
+      assert.deepEqual(again, { finished: true, started: false, claimed: [] });
+      assert.equal(await store.finishRun(lease, bad), false, 'another outcome is not a retry');
+      assert.deepEqual((await store.getSet(set.id))?.counts, { WAITING: 2, RUNNING: 0, SUCCESS: 1, FAIL: 0 });
+      assert.deepEqual((await store.listArtifacts(set.id)).map((a) => a.id), ['a1']);
+
+      // Failed by the reaper under the same claim: that outcome is the reaper's, not a late finish's.
+      const [lost] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 1 });
+      await sleep(20);
+      assert.deepEqual(await store.reapExpired(1), { requeued: 0, failed: 1 });
+      assert.equal(await store.finishRun(leaseOf(lost!), bad), false);
+      assert.equal(await store.finishRun(leaseOf(lost!), { ...bad, error: WORKER_LOST, attempts: 0 }), false, 'the reaper wrote no duration');
+      assert.deepEqual((await store.getSet(set.id))?.counts, { WAITING: 1, RUNNING: 0, SUCCESS: 1, FAIL: 1 });
+    });
+
     test('finishAndClaim ends a member and claims the next in one step, moving both sets', async () => {
       const first = newSet(1);
       const second = newSet(3);
@@ -242,9 +265,10 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       ]);
       assert.deepEqual((await store.getSet(set.id))?.counts, { WAITING: 1, RUNNING: 1, SUCCESS: 1, FAIL: 0 });
 
-      // A retried write (its first try landed, its answer was lost): the start holds and moves nothing.
+      // A retried write (its first try landed, its answer was lost): it finds its own outcome,
+      // and the start holds; nothing moves.
       const retried = await store.finishAndClaim(leaseOf(a!), ok, { workerId: 'w', limit: 0, leaseMs: 10_000, start: leaseOf(b!) });
-      assert.deepEqual(retried, { finished: false, started: true, claimed: [] });
+      assert.deepEqual(retried, { finished: true, started: true, claimed: [] });
       // Someone else's claim, or an older one of ours, starts nothing.
       const stale = await store.finishAndClaim(leaseOf(b!), ok, { workerId: 'w', limit: 0, leaseMs: 10_000, start: { ...leaseOf(step.claimed[0]!), claim: step.claimed[0]!.claim + 1 } });
       assert.deepEqual(stale, { finished: true, started: false, claimed: [] });

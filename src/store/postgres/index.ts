@@ -218,13 +218,17 @@ export class PostgresStore implements Store {
     return this.autocommit((q) => moves.heartbeat(q, this.names, lease, leaseMs, attempts));
   }
 
-  finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
-    return this.moveInTurn((q) => moves.finishMember(q, this.names, lease, outcome));
+  // A finish that matches nothing may be a retry whose first try committed: then it was written.
+
+  async finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
+    const finished = await this.moveInTurn((q) => moves.finishMember(q, this.names, lease, outcome));
+    return finished || this.autocommit((q) => moves.holdsOutcome(q, this.names, lease, outcome));
   }
 
   async finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: NextClaim): Promise<FinishedAndClaimed> {
     const step = await this.moveInTurn((q) => moves.finishAndClaimMembers(q, this.names, lease, outcome, next));
-    return { ...step, claimed: step.claimed.map((r) => batchSql.toClaimed(r, next.workerId)) };
+    const finished = step.finished || (await this.autocommit((q) => moves.holdsOutcome(q, this.names, lease, outcome)));
+    return { ...step, finished, claimed: step.claimed.map((r) => batchSql.toClaimed(r, next.workerId)) };
   }
 
   releaseRuns(leases: LeaseRef[]): Promise<number> {

@@ -211,6 +211,23 @@ export async function finishMember(q: Queryable, n: Names, lease: LeaseRef, outc
 }
 
 /**
+ * Whether the member already holds this outcome, written under this lease: a
+ * finish retried after its first try committed and the answer was lost. (A
+ * member the reaper failed under the same claim holds the reaper's outcome.)
+ */
+export async function holdsOutcome(q: Queryable, n: Names, lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
+  const { rows } = await q.query({
+    name: 'runset.holdsOutcome',
+    text: `
+      SELECT 1 FROM ${n.runs} AS r
+      WHERE r.id = $1 AND r.claims = $2 AND r.worker_id IS NULL AND r.status = $3 AND r.attempts = $4
+        AND r.error IS NOT DISTINCT FROM $5 AND r.duration_ms = $6`,
+    values: [lease.runId, lease.claim, outcome.status, outcome.attempts, outcome.error, Math.round(outcome.durationMs)],
+  });
+  return rows.length === 1;
+}
+
+/**
  * Ends a member, starts the member the slot reserved for its next turn (when
  * `next.start` is given) and claims up to `next.limit` more, in one statement: a
  * worker slot pays one round trip and one commit between two members. Moves of

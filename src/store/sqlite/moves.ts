@@ -68,22 +68,19 @@ export class SqliteMoves {
     return true;
   }
 
-  /** Ends a member under its lease, with its artifacts; false when the lease is not ours. */
+  /**
+   * Ends a member under its lease, with its artifacts; false when the lease is
+   * not ours. Repeated with the same outcome under the same lease, true and
+   * nothing written: a retry whose first try committed.
+   */
   finish(lease: LeaseRef, outcome: RunOutcome): boolean {
     const at = now();
     const fence = fenceOf(lease);
+    const written = { status: outcome.status, attempts: outcome.attempts, error: outcome.error, duration_ms: Math.round(outcome.durationMs) };
     const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
-    if (!held) return false;
+    if (!held) return this.sql.holdsOutcome.get({ id: lease.runId, claims: lease.claim, ...written }) !== undefined;
     // Read under the same fence inside this write transaction: the update matches.
-    this.sql.finishRun.get({
-      ...fence,
-      status: outcome.status,
-      attempts: outcome.attempts,
-      error: outcome.error,
-      output: outcome.output,
-      duration_ms: Math.round(outcome.durationMs),
-      at,
-    });
+    this.sql.finishRun.get({ ...fence, ...written, output: outcome.output, at });
     this.moveSetCounts(held.set_id, held.status, outcome.status, at);
     this.batches.insertArtifacts(lease.runId, held.set_id, outcome.artifacts ?? [], at);
     return true;

@@ -14,7 +14,7 @@ export type KeyRow = rows.KeyRow<string>;
 export type Statements = Record<
   | 'insertKey' | 'listKeys' | 'revokeKey' | 'findKey' | 'touchKey'
   | 'insertSet' | 'insertRun' | 'getSet' | 'updateSetProgress' | 'listRuns'
-  | 'waitingRuns' | 'claimRun' | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
+  | 'waitingRuns' | 'claimRun' | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'holdsOutcome' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
   Database.Statement
 >;
 
@@ -66,6 +66,12 @@ export function prepareStatements(db: Database.Database): Statements {
         duration_ms = @duration_ms, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
       WHERE ${fenced}
       RETURNING set_id`),
+    // A finish retried after its first answer was lost: did that one write this outcome under this claim?
+    // (A member the reaper failed under the same claim holds the reaper's outcome, not ours.)
+    holdsOutcome: db.prepare(`
+      SELECT 1 FROM test_runs
+      WHERE id = @id AND claims = @claims AND worker_id IS NULL AND status = @status AND attempts = @attempts
+        AND error IS @error AND duration_ms = @duration_ms`),
     releaseRun: db.prepare(`
       UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL
       WHERE ${fenced}
