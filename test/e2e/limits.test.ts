@@ -6,13 +6,17 @@ import { api, assertNoLeakedServers, startRunset } from '../helpers/server.js';
 
 after(() => assertNoLeakedServers());
 
-test('a key over its sets-per-minute limit gets 429 with Retry-After; other requests still work', async () => {
+test('a key over its sets-per-minute limit gets 429 with Retry-After; refused creates spend nothing; other requests still work', async () => {
   const server = await startRunset({
     config: 'environments:\n  local: { variables: {} }\ntests:\n  - { name: ok, type: command, run: ["true"] }\n',
     args: ['--sets-per-minute', '2'],
   });
   try {
     const create = () => api(server, 'POST', '/v0/test-run-sets', { body: { env: 'local' } });
+    for (let i = 0; i < 3; i++) {
+      const refused = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'nope' } });
+      assert.equal((refused.body as { code: string }).code, 'unknown_environment', 'a refused create spends no budget');
+    }
     const first = await create();
     assert.equal(first.status, 200);
     assert.equal((await create()).status, 200);

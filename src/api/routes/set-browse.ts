@@ -78,9 +78,9 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     async (request, reply) => {
       const earlier = await findSet(deps, request.params.id);
       const keyId = request.apiKey?.id ?? null;
-      deps.setLimit.take(keyId, reply);
       const overrides = (await deps.store.getSetOverrides(earlier.id)) ?? {};
       const set = planRerun(deps.suite(), { id: earlier.id, env: earlier.env, overrides }, { secretKey: deps.secretKey, keyId });
+      deps.setLimit.take(keyId, reply); // as create: only a set about to be created spends the budget
       await deps.store.createSet(set);
       await deps.store.notifyRunsWaiting();
       request.log.info({ set: set.id, rerunOf: earlier.id, env: set.env, members: set.runs.length }, 'test run set created (run again)');

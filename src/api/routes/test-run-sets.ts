@@ -63,8 +63,8 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         const earlier = await deps.store.findCreatedOnce(keyId ?? '', idem.key);
         if (earlier) return replay(earlier, idem.key, idem.bodyHash);
       }
-      deps.setLimit.take(keyId, reply);
       const set = planTestRunSet(deps.suite(), request.body, { secretKey: deps.secretKey, keyId });
+      deps.setLimit.take(keyId, reply); // after the request is judged: a refused one creates no set, so spends nothing
       if (idem) {
         // Two first tries racing: the store lets exactly one create.
         const once = await deps.store.createSetOnce(set, { keyId: keyId ?? '', ...idem, ttlMs: IDEMPOTENCY_TTL_MS });
