@@ -75,14 +75,16 @@ export class KeyAuthenticator {
 
   /** The key for an `Authorization` header value, or undefined for missing, malformed, unknown and revoked alike. */
   async authenticate(header: string | undefined): Promise<ApiKeyRecord | undefined> {
-    const known = this.fromCache(header);
     const token = tokenOf(header);
-    if (known !== CACHE_MISS || !token) return known === CACHE_MISS ? undefined : known;
-    const { hashHex, digest } = digestOf(token);
-    const key = await this.store.findActiveKeyByHash(hashHex);
+    if (!token) return undefined;
+    const digest = digestOf(token);
+    const known = this.cached(digest);
+    if (known !== CACHE_MISS) return known;
+    const key = await this.store.findActiveKeyByHash(digest.hashHex);
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(hashHex, { key, hash: digest, expires: Date.now() + this.ttlMs });
-    return this.fromCache(header) as ApiKeyRecord | undefined;
+    this.cache.set(digest.hashHex, { key, hash: digest.digest, expires: Date.now() + this.ttlMs });
+    if (key) this.used.add(key.id);
+    return key;
   }
 
   /**
@@ -91,8 +93,10 @@ export class KeyAuthenticator {
    */
   fromCache(header: string | undefined): ApiKeyRecord | undefined | typeof CACHE_MISS {
     const token = tokenOf(header);
-    if (!token) return undefined;
-    const { hashHex, digest } = digestOf(token);
+    return token ? this.cached(digestOf(token)) : undefined;
+  }
+
+  private cached({ hashHex, digest }: { hashHex: string; digest: Buffer }): ApiKeyRecord | undefined | typeof CACHE_MISS {
     const entry = this.cache.get(hashHex);
     if (!entry || entry.expires <= Date.now()) return CACHE_MISS;
     if (!entry.key || !timingSafeEqual(entry.hash, digest)) return undefined;
