@@ -5,7 +5,7 @@
  * walks the matching (…, created_at, id) index backwards.
  */
 import type { Queryable } from './connection.js';
-import type { KeyRow, Names, SetRow } from './sql.js';
+import { msFromNow, type KeyRow, type Names, type SetRow } from './sql.js';
 import type { RunState } from '../../core/states.js';
 import type { CursorPosition } from '../browse.js';
 
@@ -72,7 +72,7 @@ export async function insertSession(
     name: 'runset.browse.insertSession',
     text: `
       INSERT INTO ${n.sessions} (id_hash, key_id, csrf_token, expires_at)
-      VALUES ($1, $2, $3, now() + make_interval(secs => $4::double precision / 1000))`,
+      VALUES ($1, $2, $3, ${msFromNow('$4')})`,
     values: [s.idHash, s.keyId, s.csrfToken, s.ttlMs],
   });
 }

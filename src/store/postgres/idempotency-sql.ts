@@ -4,7 +4,7 @@
  * first's row and creates nothing.
  */
 import type { Queryable } from './connection.js';
-import type { Names } from './sql.js';
+import { msFromNow, type Names } from './sql.js';
 
 export async function deleteExpiredIdempotency(q: Queryable, n: Names): Promise<void> {
   await q.query({ name: 'runset.idem.deleteExpired', text: `DELETE FROM ${n.idempotency} WHERE expires_at <= now()` });
@@ -20,7 +20,7 @@ export async function takeIdempotencyKey(
     name: 'runset.idem.take',
     text: `
       INSERT INTO ${n.idempotency} (key_id, key, body_hash, set_id, expires_at)
-      VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5::double precision / 1000))
+      VALUES ($1, $2, $3, $4, ${msFromNow('$5')})
       ON CONFLICT (key_id, key) DO NOTHING`,
     values: [args.keyId, args.key, args.bodyHash, args.setId, args.ttlMs],
   });

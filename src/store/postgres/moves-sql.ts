@@ -12,7 +12,7 @@
 import type { RunOutcome } from '../../core/types.js';
 import type { ClaimRequest, LeaseRef, NextClaim } from '../store.js';
 import type { Queryable } from './connection.js';
-import { NOW, type Names } from './sql.js';
+import { msFromNow, NOW, type Names } from './sql.js';
 
 // worker_id is set only on leased members, so this matches RUNNING and reserved ones alike.
 const FENCED = "r.id = $1 AND r.worker_id = $2 AND r.claims = $3 AND r.status IN ('WAITING', 'RUNNING')";
@@ -94,7 +94,7 @@ function claimCtes(n: Names, p: { worker: string; limit: string; reserve: string
       ), claimed AS (
         UPDATE ${n.runs} AS r SET status = CASE WHEN r.batch_key IS NULL AND ranked.starts THEN 'RUNNING' ELSE 'WAITING' END,
           claims = r.claims + 1, worker_id = ${p.worker},
-          lease_expires_at = now() + make_interval(secs => ${p.leaseMs}::double precision / 1000),
+          lease_expires_at = ${msFromNow(p.leaseMs)},
           started_at = CASE WHEN r.batch_key IS NULL AND ranked.starts THEN COALESCE(r.started_at, ${NOW}) ELSE r.started_at END
         FROM ranked WHERE r.id = ranked.id
         RETURNING r.id, r.set_id, r.spec, r.claims, r.seq, r.batch_key, r.status
@@ -139,7 +139,7 @@ export async function heartbeat(q: Queryable, n: Names, lease: LeaseRef, leaseMs
   const res = await q.query({
     name: 'runset.heartbeat',
     text: `
-      UPDATE ${n.runs} AS r SET lease_expires_at = now() + make_interval(secs => $4::double precision / 1000), attempts = $5
+      UPDATE ${n.runs} AS r SET lease_expires_at = ${msFromNow('$4')}, attempts = $5
       WHERE ${FENCED}`,
     values: [lease.runId, lease.workerId, lease.claim, leaseMs, attempts],
   });
@@ -255,7 +255,7 @@ export async function finishAndClaimMembers(
         FOR UPDATE
       ), begun AS (
         UPDATE ${n.runs} AS r SET status = 'RUNNING', started_at = COALESCE(r.started_at, ${NOW}),
-          lease_expires_at = now() + make_interval(secs => ${leaseMs}::double precision / 1000)
+          lease_expires_at = ${msFromNow(leaseMs)}
         FROM to_start WHERE r.id = to_start.id
         RETURNING r.set_id, to_start.status AS previous
       ), ${claimCtes(n, { worker, limit, reserve, leaseMs })}, moved AS (

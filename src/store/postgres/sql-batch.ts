@@ -6,7 +6,7 @@
 import { toClaimed as claimedFrom, type ArtifactRow as StoredArtifactRow } from '../rows.js';
 import type { ClaimedRun } from '../../core/types.js';
 import type { Queryable } from './connection.js';
-import type { Names } from './sql.js';
+import { msFromNow, type Names } from './sql.js';
 import type { ClaimRow } from './moves-sql.js';
 
 export type ArtifactRow = StoredArtifactRow<Date>;
@@ -28,7 +28,7 @@ export async function claimBatchMembers(
         ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED
       ), claimed AS (
         UPDATE ${n.runs} AS r SET claims = r.claims + 1, worker_id = $1,
-          lease_expires_at = now() + make_interval(secs => $5::double precision / 1000)
+          lease_expires_at = ${msFromNow('$5')}
         FROM picked WHERE r.id = picked.id
         RETURNING r.id, r.set_id, r.spec, r.claims, r.seq, r.batch_key
       )

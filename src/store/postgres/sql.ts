@@ -55,6 +55,11 @@ export function channelOf(schema: string): string {
 /** The database's clock, truncated to what is stored and read back (milliseconds). */
 export const NOW = "date_trunc('milliseconds', now())";
 
+/** The database's clock `ms` milliseconds on: a lease's or a key's expiry (`ms`: a placeholder such as `$4`). */
+export function msFromNow(ms: string): string {
+  return `now() + make_interval(secs => ${ms}::double precision / 1000)`;
+}
+
 /** PostgreSQL hands timestamps back as Dates (timestamptz). */
 export type SetRow = rows.SetRow<Date>;
 export type RunRow = rows.RunRow<Date>;
