@@ -218,17 +218,23 @@ export class PostgresStore implements Store {
     return this.autocommit((q) => moves.heartbeat(q, this.names, lease, leaseMs, attempts));
   }
 
-  // A finish that matches nothing may be a retry whose first try committed: then it was written.
-
   async finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
     const finished = await this.moveInTurn((q) => moves.finishMember(q, this.names, lease, outcome));
-    return finished || this.autocommit((q) => moves.holdsOutcome(q, this.names, lease, outcome));
+    return this.writtenBy(finished, lease, outcome);
   }
 
   async finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: NextClaim): Promise<FinishedAndClaimed> {
     const step = await this.moveInTurn((q) => moves.finishAndClaimMembers(q, this.names, lease, outcome, next));
-    const finished = step.finished || (await this.autocommit((q) => moves.holdsOutcome(q, this.names, lease, outcome)));
+    const finished = await this.writtenBy(step.finished, lease, outcome);
     return { ...step, finished, claimed: step.claimed.map((r) => batchSql.toClaimed(r, next.workerId)) };
+  }
+
+  /**
+   * Whether a finish wrote its outcome: when it matched nothing, it may be a
+   * retry whose first try committed (its answer lost), and then it did.
+   */
+  private async writtenBy(finished: boolean, lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
+    return finished || this.autocommit((q) => moves.holdsOutcome(q, this.names, lease, outcome));
   }
 
   releaseRuns(leases: LeaseRef[]): Promise<number> {

@@ -80,7 +80,7 @@ export class SqliteMoves {
     const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
     if (!held) return this.sql.holdsOutcome.get({ id: lease.runId, claims: lease.claim, ...written }) !== undefined;
     // Read under the same fence inside this write transaction: the update matches.
-    this.sql.finishRun.get({ ...fence, ...written, output: outcome.output, at });
+    this.sql.finishRun.run({ ...fence, ...written, output: outcome.output, at });
     this.moveSetCounts(held.set_id, held.status, outcome.status, at);
     this.batches.insertArtifacts(lease.runId, held.set_id, outcome.artifacts ?? [], at);
     return true;
@@ -92,10 +92,11 @@ export class SqliteMoves {
     let n = 0;
     for (const lease of leases) {
       const fence = fenceOf(lease);
-      const held = this.sql.leaseStatus.get(fence) as { status: RunState } | undefined;
-      const row = this.sql.releaseRun.get(fence) as { set_id: string } | undefined;
-      if (!row || !held) continue;
-      if (held.status === 'RUNNING') this.moveSetCounts(row.set_id, 'RUNNING', 'WAITING', at);
+      const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
+      if (!held) continue;
+      // Read under the same fence inside this write transaction: the update matches.
+      this.sql.releaseRun.run(fence);
+      if (held.status === 'RUNNING') this.moveSetCounts(held.set_id, 'RUNNING', 'WAITING', at);
       n++;
     }
     return n;

@@ -64,8 +64,7 @@ export function prepareStatements(db: Database.Database): Statements {
     finishRun: db.prepare(`
       UPDATE test_runs SET status = @status, attempts = @attempts, error = @error, output = @output,
         duration_ms = @duration_ms, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
-      WHERE ${fenced}
-      RETURNING set_id`),
+      WHERE ${fenced}`),
     // A finish retried after its first answer was lost: did that one write this outcome under this claim?
     // (A member the reaper failed under the same claim holds the reaper's outcome, not ours.)
     holdsOutcome: db.prepare(`
@@ -74,8 +73,7 @@ export function prepareStatements(db: Database.Database): Statements {
         AND error IS @error AND duration_ms = @duration_ms`),
     releaseRun: db.prepare(`
       UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL
-      WHERE ${fenced}
-      RETURNING set_id`),
+      WHERE ${fenced}`),
     expiredRuns: db.prepare(`
       SELECT id, set_id, status, claims, lost_leases FROM test_runs
       WHERE lease_expires_at < ? AND status IN ('WAITING', 'RUNNING')`),
