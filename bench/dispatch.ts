@@ -48,8 +48,8 @@ interface Target {
   url: string;
   key: string;
   procs: ChildProcess[];
-  /** CPU so far (ms) of each database backend serving runset, by pid: PostgreSQL on this machine only. */
-  dbBackends?(): Promise<Map<number, number>>;
+  /** CPU so far (ms) of each database backend serving runset, by pid; undefined when the server is not on this machine. */
+  dbBackends?(): Promise<Map<number, number> | undefined>;
   close(): Promise<void>;
 }
 
@@ -115,7 +115,9 @@ async function postgresTarget(config: string, url: string): Promise<Target> {
     async dbBackends() {
       // The stores' pooled connections (application_name runset:<schema>), not the LISTEN ones, which idle.
       const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [`runset:${schema}`]);
-      return new Map(rows.map((r) => [r.pid, cpuMs(r.pid)]));
+      // A remote server's pids mean nothing here (or name some other local process).
+      const local = rows.filter((r) => isPostgresBackend(r.pid));
+      return local.length === 0 ? undefined : new Map(local.map((r) => [r.pid, cpuMs(r.pid)]));
     },
     async close() {
       await stopChild(worker.proc);
@@ -197,6 +199,15 @@ function cpuMs(pid: number | undefined): number {
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
   } catch {
     return 0;
+  }
+}
+
+/** Whether this machine's process `pid` is a PostgreSQL backend ("postgres: …" in its command line). */
+function isPostgresBackend(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('postgres');
+  } catch {
+    return false;
   }
 }
 
