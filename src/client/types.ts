@@ -25,8 +25,12 @@ export type CreateTestRunSetResult = WireCreateResult;
 export type TestRunSetStatus = Omit<WireStatus, 'status'> & { status: StatusValue };
 export type Counts = WireStatus['progress']['counts'];
 
-export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'artifacts'> & {
+export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'artifacts' | 'workerId' | 'expectedMs'> & {
   status: StatusValue;
+  /** Extension: the worker that started its last attempt. Older servers omit it. */
+  workerId?: string | null;
+  /** Extension: the duration expected when the set was created. Older servers omit it. */
+  expectedMs?: number | null;
   /** Extension: passed only after a retry. Older servers omit it (see `isFlaky`). */
   flaky?: boolean;
   /** Extension: artifact descriptors; not interpreted by the client yet. */

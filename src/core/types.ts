@@ -144,12 +144,26 @@ export interface TestRunRecord {
   durationMs: number | null;
   error: string | null;
   output: string | null;
+  /** The worker that ran (or runs) its last attempt: set when the member starts, kept after it ends. */
+  workerId: string | null;
+  /** How long it was expected to take when the set was created (see src/scheduler/shares.ts). */
+  expectedMs: number | null;
 }
 
 export interface NewTestRun {
   id: string;
+  /** Display order: the order of the suite's config. */
   position: number;
   spec: TestSpec;
+  /** Expected duration from this test's history; members are claimed longest expected first. */
+  expectedMs: number;
+}
+
+/** One successful run's duration, for the test's history (what expected durations come from). */
+export interface DurationSample {
+  env: string;
+  name: string;
+  ms: number;
 }
 
 export interface NewTestRunSet {
@@ -168,7 +182,11 @@ export interface NewTestRunSet {
 export interface ClaimedRun {
   id: string;
   setId: string;
+  /** The set's environment: where the member's duration history is kept. */
+  env: string;
   spec: TestSpec;
+  /** Expected duration (see NewTestRun.expectedMs). */
+  expectedMs: number;
   variables: Record<string, VariableValue>;
   /** Fencing token: bumped by every claim; every later write must carry it. */
   claim: number;

@@ -110,6 +110,12 @@ export const TestRunSchema = Type.Object(
     error: Type.Union([Type.String(), Type.Null()], { description: 'One-line reason of a failure.' }),
     output: Type.Union([Type.String(), Type.Null()], { description: 'Captured output tail, secrets masked.' }),
     flaky: Type.Boolean({ description: 'Passed, but only after a retry.' }),
+    workerId: Type.Union([Type.String(), Type.Null()], {
+      description: 'The worker process that started its last attempt (see GET /api/v0/workers); null until it starts.',
+    }),
+    expectedMs: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'How long it was expected to take when the set was created: the median of its recent successful runs in this environment. Members are claimed longest expected first.',
+    }),
     artifacts: Type.Array(ArtifactSchema, { description: 'Files kept for this member: screenshot, trace and video of a failure.' }),
   },
   { additionalProperties: false, $id: 'TestRun' },

@@ -14,11 +14,13 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
 import type { ClaimedRun, Executor, RunOutcome, TestType } from '../core/types.js';
-import { isStoreUnavailable, leaseOf, type FinishedAndClaimed, type LeaseRef, type NextClaim, type Store } from '../store/store.js';
+import { leaseOf, type FinishedAndClaimed, type LeaseRef, type NextClaim, type Store } from '../store/store.js';
 import type { ResolveVariables } from './run-member.js';
 import { runUnderLease } from './leased-run.js';
 import { runBatch } from './run-batch.js';
 import { Reservation } from './reservation.js';
+import { OutcomeWriter } from './outcomes.js';
+import { batchShare } from './shares.js';
 
 /** Most members one batch takes: enough for one Playwright process per suite, few enough to heartbeat cheaply. */
 const MAX_BATCH = 256;
@@ -48,6 +50,8 @@ export interface WorkerPoolOptions {
   artifacts?: ArtifactSaver;
   /** Batches' scratch folders go under this one (default: the system temp folder). */
   workDir?: string;
+  /** Slots of every live worker process, this one's included (the workers registry); default: this pool's alone. */
+  liveSlots?: () => Promise<number>;
 }
 
 /** What a claim returned, and when it was asked for (performance.now()). */
@@ -69,7 +73,6 @@ interface InFlight {
 
 /** A slot's member, run: what to write, and the member reserved for the slot's next turn (taken). */
 interface Turn {
-  lease: LeaseRef;
   /** Undefined when nothing is to be written: the member was aborted (shutdown, lost lease) or crashed. */
   outcome: RunOutcome | undefined;
   next: { run: ClaimedRun; askedAt: number } | undefined;
@@ -90,10 +93,12 @@ export class WorkerPool {
   private pollTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly holdAheadMs: number;
+  private readonly outcomes: OutcomeWriter;
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.workerId = opts.workerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
     this.holdAheadMs = Math.min(HOLD_AHEAD_MS, opts.leaseMs / 4);
+    this.outcomes = new OutcomeWriter(opts.store, opts.logger, opts.leaseMs);
   }
 
   start(): void {
@@ -118,6 +123,7 @@ export class WorkerPool {
     const left = [...this.inflight.values()];
     for (const f of left) f.abort.abort('shutdown');
     await all();
+    await this.outcomes.flush();
     if (left.length > 0) {
       const released = await this.opts.store.releaseRuns(left.map((f) => f.lease));
       this.opts.logger.info({ released }, 'released unfinished runs back to WAITING');
@@ -241,7 +247,7 @@ export class WorkerPool {
     /** The write that started `run` and reserved the slot's next member (settled at once when a plain claim started it). */
     let begun: Promise<Step> | undefined;
     for (;;) {
-      const { lease, outcome, next, done } = await this.runTurn(run, begun);
+      const { outcome, next, done } = await this.runTurn(run, begun);
       if (outcome === undefined) {
         // Shutdown gives it back; a lost lease belongs to someone else now; a crash leaves it to the reaper.
         done();
@@ -249,18 +255,18 @@ export class WorkerPool {
         return undefined;
       }
       if (this.stopping || next?.run.batchKey) {
-        await this.finish(lease, outcome).finally(done);
+        await this.outcomes.finish(run, outcome).finally(done);
         // A batched member goes to its batch (runClaimed gives it back if shutdown began).
         return next && { runs: [next.run], askedAt: next.askedAt };
       }
 
       const reserve = outcome.durationMs < this.holdAheadMs ? 1 : 0;
       if (next) {
-        begun = this.step(lease, outcome, { limit: reserve, reserve, start: leaseOf(next.run) }).finally(done);
+        begun = this.step(run, outcome, { limit: reserve, reserve, start: leaseOf(next.run) }).finally(done);
         run = next.run;
         continue;
       }
-      const step = await this.step(lease, outcome, { limit: 1 + reserve, reserve }).finally(done);
+      const step = await this.step(run, outcome, { limit: 1 + reserve, reserve }).finally(done);
       const [started, ...reserved] = step.claimed;
       if (started === undefined) return undefined;
       if (started.batchKey !== null) {
@@ -300,7 +306,6 @@ export class WorkerPool {
     const next = ahead?.take(this.opts.leaseMs);
     if (ahead?.late) this.opts.logger.warn({ run: ahead.runId }, 'a reservation was taken up too late to trust its lease; giving it back instead of running it');
     return {
-      lease,
       outcome: abort.signal.aborted ? undefined : outcome,
       next: next && ahead && { run: next, askedAt: ahead.askedAt },
       done: () => {
@@ -310,46 +315,54 @@ export class WorkerPool {
     };
   }
 
-  /** Writes a slot's outcome, starts its reserved member and claims on, in one store call (see writeOutcome). */
-  private async step(lease: LeaseRef, outcome: RunOutcome, claim: Omit<NextClaim, 'workerId' | 'leaseMs'>): Promise<Step> {
+  /** Writes a slot's outcome, starts its reserved member and claims on, in one store call (see OutcomeWriter.write). */
+  private async step(run: ClaimedRun, outcome: RunOutcome, claim: Omit<NextClaim, 'workerId' | 'leaseMs'>): Promise<Step> {
     const askedAt = performance.now();
     const next: NextClaim = { ...claim, workerId: this.workerId, leaseMs: this.opts.leaseMs };
     // A retry claims nothing: the first try may have committed with its answer lost, and
     // claiming again would strand what it claimed (until its lease expires). A start repeats safely.
-    const written = await this.writeOutcome(lease, (retry) =>
-      this.opts.store.finishAndClaim(lease, outcome, retry ? { ...next, limit: 0, reserve: 0 } : next),
+    const written = await this.outcomes.write(run, outcome, (retry) =>
+      this.opts.store.finishAndClaim(leaseOf(run), outcome, retry ? { ...next, limit: 0, reserve: 0 } : next),
     );
     return { ...(written ?? { finished: false, started: false, claimed: [] }), askedAt };
   }
 
   /**
-   * Members of one set with one batch key, claimed reserved: takes the rest of
-   * the batch too, and runs it in one executor call with as many slots as the
-   * suite asks for (its `workers`, default half the cores, as Playwright does)
-   * and as are free.
+   * Members of one set with one batch key, claimed reserved: takes this
+   * worker's share of the batch (see batchShare: by expected time, so every
+   * live worker gets part of it) and runs it in one executor call with as many
+   * slots as the suite asks for (its `workers`, default half the cores, as
+   * Playwright does) and as are free. What the claim took beyond the share goes
+   * back for other slots and workers.
    */
   private async launchBatch(claimed: ClaimedRun[]): Promise<void> {
     const head = claimed[0] as ClaimedRun;
-    if (this.slots >= this.opts.concurrency) {
+    const wanted = head.spec.type === 'playwright' ? (head.spec.workers ?? Math.max(1, Math.floor(availableParallelism() / 2))) : 1;
+    const slots = Math.min(wanted, this.opts.concurrency - this.slots);
+    if (slots <= 0) {
       // An earlier batch of the same claim took the free slots: this one waits its turn.
       await this.giveBack(claimed);
       return;
     }
-    const more = await this.opts.store
-      .claimBatch({ workerId: this.workerId, setId: head.setId, batchKey: head.batchKey as string, limit: MAX_BATCH - claimed.length, leaseMs: this.opts.leaseMs })
+    const share = await this.shareOf(claimed, slots).catch((err: unknown) => {
+      // Without the figures, run what is claimed; the rest waits for the next claim.
+      this.opts.logger.warn({ err, run: head.id }, 'sizing a share of a batch failed');
+      return claimed.length;
+    });
+    const more = share <= claimed.length ? [] : await this.opts.store
+      .claimBatch({ workerId: this.workerId, setId: head.setId, batchKey: head.batchKey as string, limit: Math.min(share, MAX_BATCH) - claimed.length, leaseMs: this.opts.leaseMs })
       .catch((err: unknown) => {
-        // What is already claimed still runs; the rest waits for the next claim.
-        this.opts.logger.warn({ err, run: head.id }, 'claiming the rest of a batch failed');
+        this.opts.logger.warn({ err, run: head.id }, 'claiming the rest of a share failed');
         return [];
       });
-    const runs = [...claimed, ...more];
+    const runs = [...claimed.slice(0, Math.max(1, share)), ...more];
+    await this.giveBack(claimed.slice(Math.max(1, share)));
     const free = this.opts.concurrency - this.slots; // other launches may have taken slots while we claimed
     if (free <= 0) {
       await this.giveBack(runs);
       return;
     }
-    const wanted = head.spec.type === 'playwright' ? (head.spec.workers ?? Math.max(1, Math.floor(availableParallelism() / 2))) : 1;
-    const parallelism = Math.min(wanted, runs.length, free);
+    const parallelism = Math.min(slots, runs.length, free);
     const abort = new AbortController();
     this.slots += parallelism;
     const done = runBatch(runs, parallelism, abort, {
@@ -360,7 +373,7 @@ export class WorkerPool {
       logger: this.opts.logger,
       leaseMs: this.opts.leaseMs,
       workRoot: this.opts.workDir ?? path.join(tmpdir(), 'runset-work'),
-      finish: (lease, outcome) => this.finish(lease, outcome),
+      finish: (run, outcome) => this.outcomes.finish(run, outcome),
       settled: (runId) => this.inflight.delete(runId),
     })
       .catch((err: unknown) => this.opts.logger.error({ err, run: head.id }, 'running a batch failed unexpectedly'))
@@ -373,37 +386,13 @@ export class WorkerPool {
     for (const run of runs) this.inflight.set(run.id, { lease: leaseOf(run), abort });
   }
 
-  /** Writes the outcome (see writeOutcome). False: it was not written. */
-  private async finish(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
-    const written = await this.writeOutcome(lease, async () => ({ finished: await this.opts.store.finishRun(lease, outcome) }));
-    return written?.finished ?? false;
-  }
-
-  /**
-   * Writes an outcome (`write` may do more in the same store call, and is told
-   * when it is a retry). Retries
-   * while the store is unavailable (and only then: any other error is a bug or
-   * a refused move, which trying again cannot mend), with jittered backoff, for
-   * as long as the lease can still be valid. Says so when the lease was not
-   * ours; when the write fails for good, says so and answers undefined: the
-   * outcome is lost, and the reaper requeues the member when its lease expires.
-   */
-  private async writeOutcome<T extends { finished: boolean }>(lease: LeaseRef, write: (retry: boolean) => Promise<T>): Promise<T | undefined> {
-    const deadline = Date.now() + this.opts.leaseMs;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const written = await write(attempt > 0);
-        if (!written.finished) this.opts.logger.warn({ run: lease.runId }, 'lease was taken over; outcome discarded');
-        return written;
-      } catch (err) {
-        if (!isStoreUnavailable(err) || Date.now() > deadline) {
-          this.opts.logger.error({ err, run: lease.runId }, 'writing an outcome failed; the member will be requeued when its lease expires');
-          return undefined;
-        }
-        const backoff = Math.min(2000, 50 * 2 ** attempt) * (0.5 + Math.random() / 2);
-        this.opts.logger.warn({ err, run: lease.runId }, 'writing an outcome failed; retrying');
-        await new Promise((resolve) => setTimeout(resolve, backoff));
-      }
-    }
+  /** How many members of a batch this worker takes, `claimed` (the longest waiting) included: see batchShare. */
+  private async shareOf(claimed: readonly ClaimedRun[], slots: number): Promise<number> {
+    const head = claimed[0] as ClaimedRun;
+    const [waiting, liveSlots] = await Promise.all([
+      this.opts.store.waitingWork(head.setId, head.batchKey as string, MAX_BATCH),
+      this.opts.liveSlots?.() ?? this.opts.concurrency,
+    ]);
+    return batchShare({ waiting: [...claimed.map((r) => r.expectedMs), ...waiting], slots, liveSlots: Math.max(liveSlots, this.opts.concurrency) });
   }
 }

@@ -29,7 +29,7 @@ export interface BatchDeps {
   /** Batches get a fresh folder under this one. */
   workRoot: string;
   /** Writes an outcome (retrying transient failures); false when the lease was not ours. */
-  finish(lease: LeaseRef, outcome: RunOutcome): Promise<boolean>;
+  finish(run: ClaimedRun, outcome: RunOutcome): Promise<boolean>;
   /** A member is settled (ended, released or lost): the pool forgets it. */
   settled(runId: string): void;
 }
@@ -151,7 +151,7 @@ async function complete(m: Member, result: CaseResult, { deps, resolved, workDir
     m.started = true;
     if (!(await deps.store.startRun(m.lease))) deps.logger.warn({ run: m.run.id }, 'a passed test could not be started; writing its outcome anyway');
   }
-  const ours = await deps.finish(m.lease, outcome);
+  const ours = await deps.finish(m.run, outcome);
   m.done = true;
   if (!ours) await deps.artifacts?.discard(outcome.artifacts ?? []);
   deps.settled(m.run.id);
@@ -206,7 +206,7 @@ function crashed(err: unknown): CaseResult {
 
 async function failAll(members: Member[], error: string, deps: BatchDeps): Promise<void> {
   for (const m of members) {
-    await deps.finish(m.lease, { status: 'FAIL', attempts: 0, error: oneLine(error), output: '', durationMs: 0 });
+    await deps.finish(m.run, { status: 'FAIL', attempts: 0, error: oneLine(error), output: '', durationMs: 0 });
     deps.settled(m.run.id);
   }
 }

@@ -9,14 +9,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { RunsetError } from '../core/errors.js';
-import type { NewTestRunSet, VariableValue } from '../core/types.js';
+import type { NewTestRun, NewTestRunSet, TestSpec, VariableValue } from '../core/types.js';
 import type { CreateTestRunSetBody } from '../core/wire.js';
 import { testsForEnvironment, type SuiteConfig } from '../config/suite.js';
 import { isSecret, seal } from '../secrets/index.js';
+import { claimOrder, expectedDurations } from '../scheduler/shares.js';
 
 export interface PlanOptions {
   secretKey: Buffer;
   keyId: string | null;
+  /** Recent successful durations of the environment's tests, by name (Store.durationHistory); none: no history yet. */
+  history?: ReadonlyMap<string, readonly number[]>;
 }
 
 export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, opts: PlanOptions): NewTestRunSet {
@@ -54,6 +57,17 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
     overrides,
     keyId: opts.keyId,
     createdAt: new Date().toISOString(),
-    runs: tests.map((spec, position) => ({ id: randomUUID(), position, spec })),
+    runs: membersInClaimOrder(tests, opts.history ?? new Map()),
   };
+}
+
+/** The members, longest expected first: the store keeps this order as their claim order (src/scheduler/shares.ts). */
+function membersInClaimOrder(tests: readonly TestSpec[], history: ReadonlyMap<string, readonly number[]>): NewTestRun[] {
+  const expected = expectedDurations(tests, history);
+  return claimOrder(expected).map((position) => ({
+    id: randomUUID(),
+    position,
+    spec: tests[position] as TestSpec,
+    expectedMs: expected[position] as number,
+  }));
 }

@@ -33,6 +33,8 @@ export interface RunRow<T> {
   duration_ms: number | null;
   error: string | null;
   output: string | null;
+  ran_on: string | null;
+  expected_ms: number | null;
 }
 
 export interface KeyRow<T> {
@@ -61,13 +63,15 @@ export function countsOf(row: SetRow<unknown>): Counts {
 
 /** What a claim returns, once spec and variables are parsed. */
 export function toClaimed(
-  row: { id: string; set_id: string; claims: number; batch_key: string | null },
+  row: { id: string; set_id: string; env: string; claims: number; batch_key: string | null; expected_ms: number | null },
   parsed: { spec: unknown; variables: unknown },
   workerId: string,
 ): ClaimedRun {
   return {
     id: row.id,
     setId: row.set_id,
+    env: row.env,
+    expectedMs: row.expected_ms ?? 0,
     spec: parsed.spec as ClaimedRun['spec'],
     variables: parsed.variables as ClaimedRun['variables'],
     claim: row.claims,
@@ -104,6 +108,8 @@ export function rowMappers<T>(stamp: (value: T) => string) {
       durationMs: row.duration_ms,
       error: row.error,
       output: row.output,
+      workerId: row.ran_on,
+      expectedMs: row.expected_ms,
     }),
     toKey: (row: KeyRow<T>): ApiKeyRecord => ({
       id: row.id,

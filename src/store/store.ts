@@ -15,6 +15,7 @@ import type {
   ApiKeyRecord,
   ArtifactRecord,
   ClaimedRun,
+  DurationSample,
   NewTestRunSet,
   RunOutcome,
   TestRunRecord,
@@ -31,6 +32,9 @@ export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
 export function isStoreUnavailable(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === STORE_UNAVAILABLE;
 }
+
+/** How many of a test's latest successful durations its history keeps (its expected duration is their median). */
+export const DURATION_SAMPLES = 10;
 
 /** The error of a member whose workers kept disappearing. */
 export const WORKER_LOST = 'worker lost: its lease expired and it ran out of attempts';
@@ -202,6 +206,17 @@ export interface Store {
    * has lost `maxLostLeases` leases, then FAIL with WORKER_LOST.
    */
   reapExpired(maxLostLeases: number): Promise<ReapResult>;
+
+  // ── duration history: what expected durations, claim order and shares come from ──
+  /** Appends successful durations to each test's history (newest last), keeping the last DURATION_SAMPLES per test and environment. */
+  recordDurations(samples: readonly DurationSample[]): Promise<void>;
+  /** Every test's kept durations in one environment, oldest first, by test name. */
+  durationHistory(env: string): Promise<Map<string, number[]>>;
+  /**
+   * Expected durations (ms) of a batch's members that nobody holds yet, in claim
+   * order (longest expected first), at most `limit`: what a worker's share of it is cut from.
+   */
+  waitingWork(setId: string, batchKey: string, limit: number): Promise<number[]>;
 
   // ── artifacts: metadata (the bytes live in an ArtifactBlobStore, src/artifacts/) ──
   /** Every artifact of a set's members. */

@@ -11,6 +11,7 @@ import type { ClaimedRun, NewTestRunSet, TestSpec } from '../../src/core/types.j
 
 import { runIdempotencyContract } from './idempotency-contract.js';
 import { runBrowseContract } from './browse-contract.js';
+import { runFanoutContract } from './fanout-contract.js';
 import { runBatchContract } from './batch-contract.js';
 
 export type StoreFactory = () => Promise<Store>;
@@ -27,7 +28,7 @@ export function newSet(members: number, env = 'staging'): NewTestRunSet {
     overrides: {},
     keyId: null,
     createdAt: new Date().toISOString(),
-    runs: Array.from({ length: members }, (_, i) => ({ id: randomUUID(), position: i, spec: spec(`t${i}`) })),
+    runs: Array.from({ length: members }, (_, i) => ({ id: randomUUID(), position: i, spec: spec(`t${i}`), expectedMs: 1000 })),
   };
 }
 
@@ -40,6 +41,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runIdempotencyContract(name, makeStore, newSet);
   runBrowseContract(name, makeStore, newSet);
   runBatchContract(name, makeStore, newSet);
+  runFanoutContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

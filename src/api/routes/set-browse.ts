@@ -79,7 +79,8 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       const earlier = await findSet(deps, request.params.id);
       const keyId = request.apiKey?.id ?? null;
       const overrides = (await deps.store.getSetOverrides(earlier.id)) ?? {};
-      const set = planRerun(deps.suite(), { id: earlier.id, env: earlier.env, overrides }, { secretKey: deps.secretKey, keyId });
+      const history = await deps.store.durationHistory(earlier.env);
+      const set = planRerun(deps.suite(), { id: earlier.id, env: earlier.env, overrides }, { secretKey: deps.secretKey, keyId, history });
       deps.setLimit.take(keyId, reply); // as create: only a set about to be created spends the budget
       await deps.store.createSet(set);
       await deps.store.notifyRunsWaiting();

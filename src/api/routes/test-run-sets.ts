@@ -63,7 +63,8 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         const earlier = await deps.store.findCreatedOnce(keyId ?? '', idem.key);
         if (earlier) return replay(earlier, idem.key, idem.bodyHash);
       }
-      const set = planTestRunSet(deps.suite(), request.body, { secretKey: deps.secretKey, keyId });
+      const history = await deps.store.durationHistory(request.body.env);
+      const set = planTestRunSet(deps.suite(), request.body, { secretKey: deps.secretKey, keyId, history });
       deps.setLimit.take(keyId, reply); // after the request is judged: a refused one creates no set, so spends nothing
       if (idem) {
         // Two first tries racing: the store lets exactly one create.
@@ -126,6 +127,8 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
           error: r.error,
           output: r.output,
           flaky: r.status === 'SUCCESS' && r.attempts > 1,
+          workerId: r.workerId,
+          expectedMs: r.expectedMs,
           artifacts: byRun.get(r.id) ?? [],
         })),
       };

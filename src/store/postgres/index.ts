@@ -13,6 +13,7 @@ import type {
   ApiKeyRecord,
   ArtifactRecord,
   ClaimedRun,
+  DurationSample,
   NewTestRunSet,
   RunOutcome,
   TestRunRecord,
@@ -29,6 +30,7 @@ import { rowMappers } from '../rows.js';
 import * as idemSql from './idempotency-sql.js';
 import * as browseSql from './browse-sql.js';
 import * as batchSql from './sql-batch.js';
+import * as durationSql from './durations-sql.js';
 import { PostgresBlobStore } from './blobs.js';
 import { decodeCursor, encodeCursor, type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
 
@@ -254,6 +256,21 @@ export class PostgresStore implements Store {
       if (reaped.requeued > 0) await sql.notifyWaiting(tx, this.names);
       return reaped;
     });
+  }
+
+  // ── duration history ──
+
+  async recordDurations(samples: readonly DurationSample[]): Promise<void> {
+    if (samples.length > 0) await this.autocommit((q) => durationSql.recordDurations(q, this.names, samples));
+  }
+
+  async durationHistory(env: string): Promise<Map<string, number[]>> {
+    const rows = await this.autocommit((q) => durationSql.durationHistory(q, this.names, env));
+    return new Map(rows.map((r) => [r.name, r.samples]));
+  }
+
+  waitingWork(setId: string, batchKey: string, limit: number): Promise<number[]> {
+    return this.autocommit((q) => durationSql.waitingWork(q, this.names, setId, batchKey, limit));
   }
 
   // ── artifacts ──

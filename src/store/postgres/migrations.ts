@@ -172,6 +172,27 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       $$;
     `,
   },
+  {
+    version: 6,
+    name: 'fan-out: expected durations, where members ran, duration history',
+    sql: (s: string) => `
+      -- Members are inserted longest expected first (their seq is their claim
+      -- order); expected_ms is what that order and each worker's share were
+      -- computed from. ran_on: the worker that started the member's last attempt.
+      ALTER TABLE ${s}.test_runs ADD COLUMN expected_ms integer, ADD COLUMN ran_on text;
+
+      -- Each test's last successful durations per environment (newest last, at most
+      -- 10, DURATION_SAMPLES in src/store/store.ts): their median is its expected duration. Kept apart from sets and
+      -- members so that removing old sets never loses it.
+      CREATE TABLE ${s}.test_durations (
+        env        text NOT NULL,
+        name       text NOT NULL,
+        samples    jsonb NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (env, name)
+      );
+    `,
+  },
 ]);
 
 /**

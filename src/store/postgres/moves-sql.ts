@@ -25,6 +25,8 @@ export interface ClaimRow {
   variables: unknown;
   claims: number;
   batch_key: string | null;
+  env: string;
+  expected_ms: number | null;
 }
 
 /**
@@ -95,9 +97,10 @@ function claimCtes(n: Names, p: { worker: string; limit: string; reserve: string
         UPDATE ${n.runs} AS r SET status = CASE WHEN r.batch_key IS NULL AND ranked.starts THEN 'RUNNING' ELSE 'WAITING' END,
           claims = r.claims + 1, worker_id = ${p.worker},
           lease_expires_at = ${msFromNow(p.leaseMs)},
-          started_at = CASE WHEN r.batch_key IS NULL AND ranked.starts THEN COALESCE(r.started_at, ${NOW}) ELSE r.started_at END
+          started_at = CASE WHEN r.batch_key IS NULL AND ranked.starts THEN COALESCE(r.started_at, ${NOW}) ELSE r.started_at END,
+          ran_on = CASE WHEN r.batch_key IS NULL AND ranked.starts THEN ${p.worker} ELSE r.ran_on END
         FROM ranked WHERE r.id = ranked.id
-        RETURNING r.id, r.set_id, r.spec, r.claims, r.seq, r.batch_key, r.status
+        RETURNING r.id, r.set_id, r.spec, r.claims, r.seq, r.batch_key, r.status, r.expected_ms
       )`;
 }
 
@@ -109,7 +112,7 @@ export async function claimMembers(q: Queryable, n: Names, req: ClaimRequest): P
       WITH ${claimCtes(n, { worker: '$1', limit: '$2', reserve: '$3', leaseMs: '$4' })}, moved AS (
         SELECT set_id, 'WAITING' AS previous, status AS next FROM claimed
       ), ${carryToSets(n)}
-      SELECT c.id, c.set_id, c.spec, s.variables, c.claims, c.batch_key
+      SELECT c.id, c.set_id, c.spec, s.variables, s.env, c.claims, c.batch_key, c.expected_ms
       FROM claimed c JOIN ${n.sets} s ON s.id = c.set_id
       ORDER BY c.seq`,
     values: [req.workerId, req.limit, req.reserve ?? 0, req.leaseMs],
@@ -123,7 +126,7 @@ export async function startMember(q: Queryable, n: Names, lease: LeaseRef): Prom
     name: 'runset.startMember',
     text: `
       WITH started AS (
-        UPDATE ${n.runs} AS r SET status = 'RUNNING', started_at = COALESCE(r.started_at, ${NOW})
+        UPDATE ${n.runs} AS r SET status = 'RUNNING', started_at = COALESCE(r.started_at, ${NOW}), ran_on = r.worker_id
         WHERE r.id = $1 AND r.worker_id = $2 AND r.claims = $3 AND r.status = 'WAITING'
         RETURNING r.set_id
       ), moved AS (
@@ -254,7 +257,7 @@ export async function finishAndClaimMembers(
         WHERE r.id = ${startId} AND r.id <> $1 AND r.worker_id = ${startWorker} AND r.claims = ${startClaim}::integer AND r.status IN ('WAITING', 'RUNNING')
         FOR UPDATE
       ), begun AS (
-        UPDATE ${n.runs} AS r SET status = 'RUNNING', started_at = COALESCE(r.started_at, ${NOW}),
+        UPDATE ${n.runs} AS r SET status = 'RUNNING', started_at = COALESCE(r.started_at, ${NOW}), ran_on = r.worker_id,
           lease_expires_at = ${msFromNow(leaseMs)}
         FROM to_start WHERE r.id = to_start.id
         RETURNING r.set_id, to_start.status AS previous
@@ -263,7 +266,7 @@ export async function finishAndClaimMembers(
         UNION ALL SELECT set_id, previous, 'RUNNING' FROM begun
         UNION ALL SELECT set_id, 'WAITING', status FROM claimed
       ), ${carryToSets(n)}
-      SELECT f.finished, f.started, c.id, c.set_id, c.spec, s.variables, c.claims, c.batch_key
+      SELECT f.finished, f.started, c.id, c.set_id, c.spec, s.variables, s.env, c.claims, c.batch_key, c.expected_ms
       FROM (SELECT EXISTS (SELECT 1 FROM finished) AS finished, EXISTS (SELECT 1 FROM begun) AS started) AS f
         LEFT JOIN (claimed c JOIN ${n.sets} s ON s.id = c.set_id) ON true
       ORDER BY c.seq`,

@@ -30,9 +30,9 @@ export async function claimBatchMembers(
         UPDATE ${n.runs} AS r SET claims = r.claims + 1, worker_id = $1,
           lease_expires_at = ${msFromNow('$5')}
         FROM picked WHERE r.id = picked.id
-        RETURNING r.id, r.set_id, r.spec, r.claims, r.seq, r.batch_key
+        RETURNING r.id, r.set_id, r.spec, r.claims, r.seq, r.batch_key, r.expected_ms
       )
-      SELECT c.id, c.set_id, c.spec, s.variables, c.claims, c.batch_key
+      SELECT c.id, c.set_id, c.spec, s.variables, s.env, c.claims, c.batch_key, c.expected_ms
       FROM claimed c JOIN ${n.sets} s ON s.id = c.set_id
       ORDER BY c.seq`,
     values: [req.workerId, req.setId, req.batchKey, req.limit, req.leaseMs],

@@ -29,6 +29,8 @@ export interface Names {
   artifactChunks: string;
   /** The function a statement calls to refuse a forbidden move (migration 5). */
   refuseMove: string;
+  /** Each test's recent successful durations per environment (migration 6). */
+  durations: string;
   channel: string;
 }
 
@@ -43,6 +45,7 @@ export function namesOf(schema: string): Names {
     artifacts: `${s}.artifacts`,
     artifactChunks: `${s}.artifact_chunks`,
     refuseMove: `${s}.refuse_move`,
+    durations: `${s}.test_durations`,
     channel: channelOf(schema),
   };
 }
@@ -67,7 +70,7 @@ export type KeyRow = rows.KeyRow<Date>;
 
 
 const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail';
-const RUN_COLUMNS = 'id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output';
+const RUN_COLUMNS = 'id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, expected_ms';
 const KEY_COLUMNS = 'id, name, created_at, last_used_at, revoked_at';
 
 // ── keys ──
@@ -133,10 +136,10 @@ async function insertRuns(q: Queryable, n: Names, setId: string, runs: NewTestRu
   await q.query({
     name: 'runset.insertRuns',
     text: `
-      INSERT INTO ${n.runs} (id, set_id, position, name, type, spec, status, batch_key)
-      SELECT u.id, $1, u.position, u.name, u.type, u.spec, 'WAITING', u.batch_key
-      FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[], $6::json[], $7::text[])
-        WITH ORDINALITY AS u(id, position, name, type, spec, batch_key, ord)
+      INSERT INTO ${n.runs} (id, set_id, position, name, type, spec, status, batch_key, expected_ms)
+      SELECT u.id, $1, u.position, u.name, u.type, u.spec, 'WAITING', u.batch_key, u.expected_ms
+      FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[], $6::json[], $7::text[], $8::integer[])
+        WITH ORDINALITY AS u(id, position, name, type, spec, batch_key, expected_ms, ord)
       ORDER BY u.ord`,
     values: [
       setId,
@@ -146,6 +149,7 @@ async function insertRuns(q: Queryable, n: Names, setId: string, runs: NewTestRu
       runs.map((r) => r.spec.type),
       runs.map((r) => JSON.stringify(r.spec)),
       runs.map((r) => batchKeyOf(r.spec)),
+      runs.map((r) => Math.round(r.expectedMs)),
     ],
   });
 }

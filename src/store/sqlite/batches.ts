@@ -18,18 +18,25 @@ export type MoveCounts = (setId: string, from: RunState, to: RunState, at: strin
 
 type ArtifactRow = StoredArtifactRow<string>;
 
-/** What leasing a member returns: its new claim number, spec (JSON) and batch key. */
+/** What leasing a member returns: its new claim number, spec (JSON), batch key and expected duration. */
 export interface ReservedRow {
   claims: number;
   spec: string;
   batch_key: string | null;
+  expected_ms: number | null;
 }
 
-/** A member just leased to `workerId`, as claims hand it out (`variables`: its set's, as stored JSON). */
-export function claimedOf(id: string, setId: string, taken: ReservedRow, variables: string, workerId: string): ClaimedRun {
+/** What a claim needs of a member's set: its environment and variables (as stored JSON). */
+export interface SetOfClaim {
+  env: string;
+  variables: string;
+}
+
+/** A member just leased to `workerId`, as claims hand it out. */
+export function claimedOf(id: string, setId: string, taken: ReservedRow, set: SetOfClaim, workerId: string): ClaimedRun {
   return toClaimed(
-    { id, set_id: setId, claims: taken.claims, batch_key: taken.batch_key },
-    { spec: JSON.parse(taken.spec), variables: JSON.parse(variables) },
+    { id, set_id: setId, env: set.env, claims: taken.claims, batch_key: taken.batch_key, expected_ms: taken.expected_ms },
+    { spec: JSON.parse(taken.spec), variables: JSON.parse(set.variables) },
     workerId,
   );
 }
@@ -38,7 +45,7 @@ const ARTIFACT_COLUMNS = 'id, run_id, set_id, name, content_type, size, location
 
 export class SqliteBatches {
   private readonly sql: Record<
-    'batchRuns' | 'reserveRun' | 'setVariables' | 'startRun' | 'insertArtifact' | 'listArtifacts' | 'getArtifact' | 'oldArtifacts' | 'deleteArtifact',
+    'batchRuns' | 'reserveRun' | 'setOfClaim' | 'startRun' | 'insertArtifact' | 'listArtifacts' | 'getArtifact' | 'oldArtifacts' | 'deleteArtifact',
     Database.Statement
   >;
 
@@ -51,10 +58,10 @@ export class SqliteBatches {
       reserveRun: db.prepare(`
         UPDATE test_runs SET claims = claims + 1, worker_id = @worker_id, lease_expires_at = @lease_expires_at
         WHERE id = @id AND status = 'WAITING' AND worker_id IS NULL
-        RETURNING claims, spec, batch_key`),
-      setVariables: db.prepare('SELECT variables FROM test_run_sets WHERE id = ?'),
+        RETURNING claims, spec, batch_key, expected_ms`),
+      setOfClaim: db.prepare('SELECT env, variables FROM test_run_sets WHERE id = ?'),
       startRun: db.prepare(`
-        UPDATE test_runs SET status = 'RUNNING', started_at = COALESCE(started_at, @at)
+        UPDATE test_runs SET status = 'RUNNING', started_at = COALESCE(started_at, @at), ran_on = worker_id
         WHERE id = @id AND worker_id = @worker_id AND claims = @claims AND status = 'WAITING'
         RETURNING set_id`),
       insertArtifact: db.prepare(`
@@ -70,18 +77,18 @@ export class SqliteBatches {
   claimBatch(req: BatchClaimRequest): ClaimedRun[] {
     if (req.limit <= 0) return [];
     const rows = this.sql.batchRuns.all({ set_id: req.setId, batch_key: req.batchKey, limit: req.limit }) as { id: string }[];
-    const vars = this.variablesOf(req.setId);
+    const set = this.setOfClaim(req.setId);
     const out: ClaimedRun[] = [];
     for (const row of rows) {
       const taken = this.reserve(row.id, req.workerId, req.leaseMs);
-      if (taken && vars !== undefined) out.push(claimedOf(row.id, req.setId, taken, vars, req.workerId));
+      if (taken && set !== undefined) out.push(claimedOf(row.id, req.setId, taken, set, req.workerId));
     }
     return out;
   }
 
-  /** A set's variables as stored (JSON), or undefined for no such set. */
-  variablesOf(setId: string): string | undefined {
-    return (this.sql.setVariables.get(setId) as { variables: string } | undefined)?.variables;
+  /** A set's environment and variables, or undefined for no such set. */
+  setOfClaim(setId: string): SetOfClaim | undefined {
+    return this.sql.setOfClaim.get(setId) as SetOfClaim | undefined;
   }
 
   /** Leases an unleased WAITING member without starting it; undefined when someone else holds it. */

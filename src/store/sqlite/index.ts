@@ -15,6 +15,7 @@ import type {
   ApiKeyRecord,
   ArtifactRecord,
   ClaimedRun,
+  DurationSample,
   NewTestRunSet,
   RunOutcome,
   TestRunRecord,
@@ -32,6 +33,7 @@ import { settle } from './settle.js';
 import { SetRowCache } from './set-cache.js';
 import type { SqliteBatches } from './batches.js';
 import { SqliteMoves } from './moves.js';
+import { SqliteDurations } from './durations.js';
 import { rowMappers } from '../rows.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
 
@@ -48,6 +50,7 @@ export class SqliteStore implements Store {
   private browse!: SqliteBrowse;
   private moves!: SqliteMoves;
   private batches!: SqliteBatches;
+  private durations!: SqliteDurations;
 
   private releaseLock: (() => void) | undefined;
   /** Only in the owning process, the one writer of sets (see SetRowCache). */
@@ -90,6 +93,7 @@ export class SqliteStore implements Store {
     this.browse = new SqliteBrowse(this.db, toSet);
     this.moves = new SqliteMoves(this.db, this.sql, this.setRows);
     this.batches = this.moves.batches;
+    this.durations = new SqliteDurations(this.db);
     return Promise.resolve();
   }
 
@@ -182,6 +186,7 @@ export class SqliteStore implements Store {
         type: run.spec.type,
         spec: JSON.stringify(run.spec),
         batch_key: batchKeyOf(run.spec),
+        expected_ms: Math.round(run.expectedMs),
       });
     }
   }
@@ -268,6 +273,20 @@ export class SqliteStore implements Store {
       if (result.requeued > 0) this.wake.emit('waiting');
       return result;
     });
+  }
+
+  // ── duration history (./durations.ts) ──
+
+  recordDurations(samples: readonly DurationSample[]): Promise<void> {
+    return settle(() => this.durations.record(samples));
+  }
+
+  durationHistory(env: string): Promise<Map<string, number[]>> {
+    return settle(() => this.durations.history(env));
+  }
+
+  waitingWork(setId: string, batchKey: string, limit: number): Promise<number[]> {
+    return settle(() => this.durations.waitingWork(setId, batchKey, limit));
   }
 
   // ── artifacts ──

@@ -123,4 +123,26 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
       CREATE INDEX sessions_expiry ON sessions(expires_at);
     `,
   },
+  {
+    version: 5,
+    name: 'fan-out: expected durations, where members ran, duration history',
+    sql: `
+      -- Members are inserted longest expected first (their rowid is their claim
+      -- order); expected_ms is what that order and each worker's share were
+      -- computed from. ran_on: the worker that started the member's last attempt.
+      ALTER TABLE test_runs ADD COLUMN expected_ms INTEGER;
+      ALTER TABLE test_runs ADD COLUMN ran_on TEXT;
+
+      -- Each test's last successful durations per environment (a JSON array, newest
+      -- last, at most DURATION_SAMPLES of src/store/store.ts): their median is its
+      -- expected duration. Kept apart from sets so removing old sets never loses it.
+      CREATE TABLE test_durations (
+        env        TEXT NOT NULL,
+        name       TEXT NOT NULL,
+        samples    TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (env, name)
+      );
+    `,
+  },
 ];

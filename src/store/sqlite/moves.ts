@@ -10,7 +10,7 @@ import { canMoveMember, deriveSetStatus, type RunState } from '../../core/states
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import { WORKER_LOST, type ClaimRequest, type LeaseRef, type ReapResult } from '../store.js';
 import { countsOf } from '../rows.js';
-import { claimedOf, SqliteBatches, type ReservedRow } from './batches.js';
+import { claimedOf, SqliteBatches, type ReservedRow, type SetOfClaim } from './batches.js';
 import type { SetRowCache } from './set-cache.js';
 import { now, type SetRow, type Statements } from './statements.js';
 
@@ -35,7 +35,7 @@ export class SqliteMoves {
     const at = now();
     const starting = req.limit - (req.reserve ?? 0);
     const rows = this.sql.waitingRuns.all(req.limit) as { id: string; set_id: string }[];
-    const variables = new Map<string, string>(); // the claimed members' sets', each read once
+    const sets = new Map<string, SetOfClaim>(); // the claimed members' sets, each read once
     const out: ClaimedRun[] = [];
     for (const [i, row] of rows.entries()) {
       const taken =
@@ -44,13 +44,13 @@ export class SqliteMoves {
           : this.batches.reserve(row.id, req.workerId, req.leaseMs);
       if (!taken) continue;
       if (i < starting && taken.batch_key === null) this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
-      let vars = variables.get(row.set_id);
-      if (vars === undefined) {
-        vars = this.batches.variablesOf(row.set_id);
-        if (vars === undefined) throw new Error(`member ${row.id} has no set ${row.set_id}`); // the foreign key forbids it
-        variables.set(row.set_id, vars);
+      let set = sets.get(row.set_id);
+      if (set === undefined) {
+        set = this.batches.setOfClaim(row.set_id);
+        if (set === undefined) throw new Error(`member ${row.id} has no set ${row.set_id}`); // the foreign key forbids it
+        sets.set(row.set_id, set);
       }
-      out.push(claimedOf(row.id, row.set_id, taken, vars, req.workerId));
+      out.push(claimedOf(row.id, row.set_id, taken, set, req.workerId));
     }
     return out;
   }

@@ -35,8 +35,8 @@ export function prepareStatements(db: Database.Database): Statements {
       INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id)
       VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id)`),
     insertRun: db.prepare(`
-      INSERT INTO test_runs (id, set_id, position, name, type, spec, status, batch_key)
-      VALUES (@id, @set_id, @position, @name, @type, @spec, 'WAITING', @batch_key)`),
+      INSERT INTO test_runs (id, set_id, position, name, type, spec, status, batch_key, expected_ms)
+      VALUES (@id, @set_id, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms)`),
     getSet: db.prepare(`
       SELECT id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail
       FROM test_run_sets WHERE id = ?`),
@@ -46,7 +46,7 @@ export function prepareStatements(db: Database.Database): Statements {
         count_success = @count_success, count_fail = @count_fail
       WHERE id = @id`),
     listRuns: db.prepare(`
-      SELECT id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output
+      SELECT id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, expected_ms
       FROM test_runs WHERE set_id = ? ORDER BY position`),
 
     waitingRuns: db.prepare("SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL ORDER BY rowid LIMIT ?"),
@@ -54,9 +54,10 @@ export function prepareStatements(db: Database.Database): Statements {
     claimRun: db.prepare(`
       UPDATE test_runs SET status = CASE WHEN batch_key IS NULL THEN 'RUNNING' ELSE 'WAITING' END,
         claims = claims + 1, worker_id = @worker_id, lease_expires_at = @lease_expires_at,
-        started_at = CASE WHEN batch_key IS NULL THEN COALESCE(started_at, @at) ELSE started_at END
+        started_at = CASE WHEN batch_key IS NULL THEN COALESCE(started_at, @at) ELSE started_at END,
+        ran_on = CASE WHEN batch_key IS NULL THEN @worker_id ELSE ran_on END
       WHERE id = @id AND status = 'WAITING' AND worker_id IS NULL
-      RETURNING claims, spec, batch_key`),
+      RETURNING claims, spec, batch_key, expected_ms`),
     heartbeat: db.prepare(`
       UPDATE test_runs SET lease_expires_at = @lease_expires_at, attempts = @attempts WHERE ${fenced}`),
     renewLease: db.prepare(`UPDATE test_runs SET lease_expires_at = @lease_expires_at WHERE ${fenced}`),

@@ -1,0 +1,61 @@
+/**
+ * The PostgreSQL store's SQL for test duration history and the waiting work of
+ * a batch: what the scheduler's shares are computed from (src/scheduler/shares.ts).
+ * The rules of ./sql.ts hold: schema-qualified, prepared by name.
+ */
+import type { DurationSample } from '../../core/types.js';
+import { DURATION_SAMPLES } from '../store.js';
+import type { Queryable } from './connection.js';
+import type { Names } from './sql.js';
+
+/**
+ * Appends successful durations to each test's history, keeping the newest
+ * DURATION_SAMPLES. Samples of one test arrive grouped (one row may be
+ * updated once per statement), newest last.
+ */
+export async function recordDurations(q: Queryable, n: Names, samples: readonly DurationSample[]): Promise<void> {
+  const grouped = new Map<string, { env: string; name: string; samples: number[] }>();
+  for (const s of samples) {
+    const key = JSON.stringify([s.env, s.name]);
+    const entry = grouped.get(key) ?? { env: s.env, name: s.name, samples: [] };
+    entry.samples.push(Math.round(s.ms));
+    grouped.set(key, entry);
+  }
+  // Sorted by key: concurrent writers lock shared rows in one order and cannot deadlock.
+  const rows = [...grouped.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  await q.query({
+    name: 'runset.recordDurations',
+    text: `
+      INSERT INTO ${n.durations} AS d (env, name, samples)
+      SELECT x.env, x.name, x.samples FROM jsonb_to_recordset($1::jsonb) AS x(env text, name text, samples jsonb)
+      ON CONFLICT (env, name) DO UPDATE SET updated_at = now(), samples = (
+        SELECT jsonb_agg(e.v ORDER BY e.i) FROM (
+          SELECT v, i FROM jsonb_array_elements(d.samples || EXCLUDED.samples) WITH ORDINALITY AS a(v, i)
+          ORDER BY i DESC LIMIT $2
+        ) AS e)`,
+    values: [JSON.stringify(rows), DURATION_SAMPLES],
+  });
+}
+
+/** Every test's recent successful durations in one environment (the primary key's prefix serves it). */
+export async function durationHistory(q: Queryable, n: Names, env: string): Promise<Array<{ name: string; samples: number[] }>> {
+  const { rows } = await q.query<{ name: string; samples: number[] }>({
+    name: 'runset.durationHistory',
+    text: `SELECT name, samples FROM ${n.durations} WHERE env = $1`,
+    values: [env],
+  });
+  return rows;
+}
+
+/** Expected durations of a batch's members that nobody holds yet, in claim order (the test_runs_batch index). */
+export async function waitingWork(q: Queryable, n: Names, setId: string, batchKey: string, limit: number): Promise<number[]> {
+  const { rows } = await q.query<{ expected_ms: number | null }>({
+    name: 'runset.waitingWork',
+    text: `
+      SELECT expected_ms FROM ${n.runs}
+      WHERE set_id = $1 AND batch_key = $2 AND status = 'WAITING' AND worker_id IS NULL
+      ORDER BY seq LIMIT $3`,
+    values: [setId, batchKey, limit],
+  });
+  return rows.map((r) => r.expected_ms ?? 0);
+}

@@ -1,0 +1,103 @@
+/**
+ * Store contract for fan-out: duration history (the last DURATION_SAMPLES
+ * successful durations per test and environment), claim order = insertion order
+ * (the planner inserts longest expected first), a batch's waiting work, and
+ * where each member ran (`workerId`, kept after it ends). Run by
+ * runStoreContract for every backend.
+ */
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { NewTestRunSet } from '../../src/core/types.js';
+import { DURATION_SAMPLES, leaseOf, type Store } from '../../src/store/store.js';
+import { caseSpec } from './batch-contract.js';
+
+type NewSet = (members: number, env?: string) => NewTestRunSet;
+
+const passed = { status: 'SUCCESS' as const, attempts: 1, error: null, output: '', durationMs: 40 };
+
+export function runFanoutContract(name: string, makeStore: () => Promise<Store>, newSet: NewSet): void {
+  describe(`Store contract: ${name}: fan-out`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    test('duration history keeps the newest samples per test and environment, oldest first', async () => {
+      assert.deepEqual(await store.durationHistory('staging'), new Map());
+      const many = Array.from({ length: DURATION_SAMPLES + 3 }, (_, i) => ({ env: 'staging', name: 'checkout', ms: 100 + i }));
+      await store.recordDurations(many.slice(0, 5));
+      // One call may carry several samples of one test (a flush of a busy worker).
+      await store.recordDurations([...many.slice(5), { env: 'staging', name: 'login', ms: 7.6 }, { env: 'preview', name: 'checkout', ms: 9 }]);
+      await store.recordDurations([]);
+      const staging = await store.durationHistory('staging');
+      assert.deepEqual(staging.get('checkout'), many.slice(-DURATION_SAMPLES).map((s) => s.ms));
+      assert.deepEqual(staging.get('login'), [8], 'rounded to whole milliseconds');
+      assert.deepEqual([...staging.keys()].sort(), ['checkout', 'login']);
+      assert.deepEqual((await store.durationHistory('preview')).get('checkout'), [9], 'environments are apart');
+    });
+
+    test('members are claimed in the order they were inserted; listed in config order, with their expected durations', async () => {
+      const set = newSet(3);
+      // The planner inserts longest expected first: position 2, then 0, then 1.
+      const [a, b, c] = set.runs as [NewTestRunSet['runs'][number], NewTestRunSet['runs'][number], NewTestRunSet['runs'][number]];
+      set.runs = [
+        { ...c, expectedMs: 3000 },
+        { ...a, expectedMs: 2000 },
+        { ...b, expectedMs: 1000 },
+      ];
+      await store.createSet(set);
+      const first = await store.claimRuns({ workerId: 'w1', limit: 2, leaseMs: 10_000 });
+      assert.deepEqual(first.map((r) => r.id), [c.id, a.id]);
+      assert.deepEqual(first.map((r) => [r.env, r.expectedMs]), [['staging', 3000], ['staging', 2000]]);
+      const listed = await store.listRuns(set.id);
+      assert.deepEqual(listed.map((r) => r.position), [0, 1, 2]);
+      assert.deepEqual(listed.map((r) => r.expectedMs), [2000, 1000, 3000]);
+    });
+
+    test('workerId names the worker that started a member, and stays after it ends', async () => {
+      const set = newSet(2);
+      await store.createSet(set);
+      const [run] = await store.claimRuns({ workerId: 'host-a/1', limit: 1, leaseMs: 10_000 });
+      const byId = async () => new Map((await store.listRuns(set.id)).map((r) => [r.id, r]));
+      assert.equal((await byId()).get(run!.id)?.workerId, 'host-a/1');
+      assert.equal((await byId()).get(set.runs[1]!.id)?.workerId, null, 'not started: no worker yet');
+      assert.ok(await store.finishRun(leaseOf(run!), passed));
+      assert.equal((await byId()).get(run!.id)?.workerId, 'host-a/1', 'kept once it ended');
+
+      // A reserved member's worker is known when it starts, through startRun or a slot's step.
+      const [held] = await store.claimRuns({ workerId: 'host-b/2', limit: 1, reserve: 1, leaseMs: 10_000 });
+      assert.equal((await byId()).get(held!.id)?.workerId, null, 'reserved, not started');
+      const step = await store.finishAndClaim(leaseOf(held!), { ...passed, status: 'FAIL', error: 'x' }, { workerId: 'host-b/2', limit: 0, leaseMs: 10_000 });
+      assert.equal(step.finished, true);
+      assert.equal((await byId()).get(held!.id)?.workerId, null, 'a reserved member that ended without starting ran nowhere');
+    });
+
+    test('batched members record their worker when they begin', async () => {
+      const set = newSet(2);
+      set.runs.forEach((run, i) => (run.spec = caseSpec(`case ${i}`)));
+      await store.createSet(set);
+      const claimed = await store.claimRuns({ workerId: 'host-c/3', limit: 2, leaseMs: 10_000 });
+      assert.ok(await store.startRun(leaseOf(claimed[0]!)));
+      const runs = new Map((await store.listRuns(set.id)).map((r) => [r.id, r.workerId]));
+      assert.equal(runs.get(claimed[0]!.id), 'host-c/3');
+      assert.equal(runs.get(claimed[1]!.id), null);
+    });
+
+    test("waitingWork gives the expected durations of a batch's unheld members, in claim order", async () => {
+      const set = newSet(5);
+      set.runs.forEach((run, i) => {
+        run.spec = caseSpec(`case ${i}`, i < 4 ? 'e2e' : 'other');
+        run.expectedMs = 5000 - i * 1000;
+      });
+      await store.createSet(set);
+      const [head] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      const key = head!.batchKey!;
+      assert.deepEqual(await store.waitingWork(set.id, key, 100), [4000, 3000, 2000], 'the held one and the other entry are left out');
+      assert.deepEqual(await store.waitingWork(set.id, key, 2), [4000, 3000]);
+      assert.deepEqual(await store.waitingWork(set.id, 'playwright:nothing', 100), []);
+    });
+  });
+}
