@@ -109,6 +109,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         pollMs: options.pollMs,
         artifacts: artifactSaver(blobs),
         workDir: path.join(options.dataDir, 'work'),
+        maxShareMs: options.maxShareMs,
       });
       pool.start();
       const started = pool;

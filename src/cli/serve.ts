@@ -26,6 +26,7 @@ export interface RawServeFlags {
   logLevel: string;
   artifactRetention?: string;
   chromium?: string;
+  maxShare?: string;
 }
 
 function commonOptions(cmd: Command): Command {
@@ -40,7 +41,8 @@ function commonOptions(cmd: Command): Command {
     .addOption(new Option('--poll <duration>', 'safety poll and lease reaper period (default 1s SQLite, 5s PostgreSQL)').env('RUNSET_POLL'))
     .addOption(new Option('--log-level <level>', LOG_LEVELS.join(', ')).env('RUNSET_LOG_LEVEL').default(DEFAULTS.logLevel))
     .addOption(new Option('--artifact-retention <duration>', 'remove screenshots, traces and videos older than this').env('RUNSET_ARTIFACT_RETENTION').default(DEFAULT_ARTIFACT_RETENTION))
-    .addOption(new Option('--chromium <path>', 'the Chromium executable for Playwright tests').env('RUNSET_CHROMIUM').default(DEFAULT_CHROMIUM));
+    .addOption(new Option('--chromium <path>', 'the Chromium executable for Playwright tests').env('RUNSET_CHROMIUM').default(DEFAULT_CHROMIUM))
+    .addOption(new Option('--max-share <duration>', 'most expected work per slot a worker takes of a Playwright suite at once').env('RUNSET_MAX_SHARE').default(DEFAULTS.maxShare));
 }
 
 export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }): ServeOptions {
@@ -66,6 +68,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     chromium: flags.chromium || DEFAULT_CHROMIUM,
     artifactRetentionMs: parseRetention(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION),
+    maxShareMs: parseDurationOption('--max-share (RUNSET_MAX_SHARE)', flags.maxShare ?? DEFAULTS.maxShare, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '30s' }),
   });
 }
 

@@ -32,6 +32,8 @@ export interface ServeOptions {
   chromium?: string;
   /** Artifacts older than this are removed (default 7 days). */
   artifactRetentionMs?: number;
+  /** Most expected work per slot one share of a batch holds (see src/scheduler/shares.ts); default 30 s. */
+  maxShareMs?: number;
   /** Test types left out of the suite (the demo, when no browser is installed). */
   skipTestTypes?: readonly TestType[];
 }
@@ -47,6 +49,7 @@ export const DEFAULTS = Object.freeze({
   setsPerMinute: 120,
   logLevel: 'info',
   databaseSchema: 'runset',
+  maxShare: '30s',
 });
 
 export class OptionError extends Error {}

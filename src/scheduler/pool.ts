@@ -20,7 +20,7 @@ import { runUnderLease } from './leased-run.js';
 import { runBatch } from './run-batch.js';
 import { Reservation } from './reservation.js';
 import { OutcomeWriter } from './outcomes.js';
-import { batchShare } from './shares.js';
+import { batchShare, DEFAULT_MAX_SHARE_MS } from './shares.js';
 
 /** Most members one batch takes: enough for one Playwright process per suite, few enough to heartbeat cheaply. */
 const MAX_BATCH = 256;
@@ -52,6 +52,8 @@ export interface WorkerPoolOptions {
   workDir?: string;
   /** Slots of every live worker process, this one's included (the workers registry); default: this pool's alone. */
   liveSlots?: () => Promise<number>;
+  /** Most expected work per slot one share of a batch holds (batchShare); default DEFAULT_MAX_SHARE_MS. */
+  maxShareMs?: number;
 }
 
 /** What a claim returned, and when it was asked for (performance.now()). */
@@ -393,6 +395,11 @@ export class WorkerPool {
       this.opts.store.waitingWork(head.setId, head.batchKey as string, MAX_BATCH),
       this.opts.liveSlots?.() ?? this.opts.concurrency,
     ]);
-    return batchShare({ waiting: [...claimed.map((r) => r.expectedMs), ...waiting], slots, liveSlots: Math.max(liveSlots, this.opts.concurrency) });
+    return batchShare({
+      waiting: [...claimed.map((r) => r.expectedMs), ...waiting],
+      slots,
+      liveSlots: Math.max(liveSlots, this.opts.concurrency),
+      maxShareMs: this.opts.maxShareMs ?? DEFAULT_MAX_SHARE_MS,
+    });
   }
 }

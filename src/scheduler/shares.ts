@@ -30,6 +30,14 @@ export const DEFAULT_EXPECTED_MS = 1000;
  */
 export const MIN_SHARE_MS_PER_SLOT = 5000;
 
+/**
+ * The most expected work per slot one share holds by default (`--max-share`):
+ * a worker alone would otherwise take a whole long suite at once, and a worker
+ * that joins later would find nothing left to help with. 30 s costs about one
+ * Playwright start (~1 s) per 30 s of work, and a newcomer waits at most that.
+ */
+export const DEFAULT_MAX_SHARE_MS = 30_000;
+
 export function median(values: readonly number[]): number | undefined {
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);
@@ -64,20 +72,24 @@ export interface ShareRequest {
   slots: number;
   /** Slots of every live worker, this one's included. */
   liveSlots: number;
+  /** Most expected work per slot (DEFAULT_MAX_SHARE_MS); it wins over MIN_SHARE_MS_PER_SLOT. */
+  maxShareMs: number;
 }
 
 /**
  * How many of `waiting` (a prefix: the longest) this worker takes. Its share is
  * its slots' part of the batch's whole expected work, at least one member per
- * slot, and at least MIN_SHARE_MS_PER_SLOT a slot while there is that much.
- * Alone (its slots are all the live slots), it takes everything: one process.
+ * slot, at least MIN_SHARE_MS_PER_SLOT a slot while there is that much, and at
+ * most `maxShareMs` a slot. Alone (its slots are all the live slots), it takes
+ * everything up to that most: one process for a suite of ordinary length.
  * A prefix keeps a share's members alike in length, so the order Playwright
  * runs them in (its own: file, then declaration) matters little.
  */
-export function batchShare({ waiting, slots, liveSlots }: ShareRequest): number {
+export function batchShare({ waiting, slots, liveSlots, maxShareMs }: ShareRequest): number {
   const mine = Math.max(1, slots);
   const all = Math.max(liveSlots, mine);
-  const budget = Math.max((waiting.reduce((a, b) => a + b, 0) * mine) / all, mine * MIN_SHARE_MS_PER_SLOT);
+  const part = (waiting.reduce((a, b) => a + b, 0) * mine) / all;
+  const budget = Math.min(Math.max(part, mine * MIN_SHARE_MS_PER_SLOT), mine * maxShareMs);
   let taken = 0;
   let n = 0;
   while (n < waiting.length && (n < mine || taken + (waiting[n] as number) <= budget)) {

@@ -30,6 +30,8 @@ export interface Member {
   endedAt: string | null;
   error: string | null;
   output: string | null;
+  /** The worker that started its last attempt. */
+  workerId: string | null;
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { batchShare, claimOrder, DEFAULT_EXPECTED_MS, expectedDurations, median, MIN_SHARE_MS_PER_SLOT } from '../../src/scheduler/shares.js';
+import { batchShare as share, claimOrder, DEFAULT_EXPECTED_MS, DEFAULT_MAX_SHARE_MS, expectedDurations, median, MIN_SHARE_MS_PER_SLOT, type ShareRequest } from '../../src/scheduler/shares.js';
+
+const batchShare = (req: Omit<ShareRequest, 'maxShareMs'> & { maxShareMs?: number }) => share({ maxShareMs: DEFAULT_MAX_SHARE_MS, ...req });
 import type { TestSpec } from '../../src/core/types.js';
 import { caseSpec } from '../store/batch-contract.js';
 
@@ -37,10 +39,13 @@ test('claim order: longest expected first, equal ones in config order', () => {
   assert.deepEqual(claimOrder([]), []);
 });
 
-test('a worker alone takes the whole batch: one Playwright process', () => {
+test('a worker alone takes the whole batch (one Playwright process), up to the most a share holds', () => {
   const waiting = Array.from({ length: 40 }, () => 1000);
   assert.equal(batchShare({ waiting, slots: 2, liveSlots: 2 }), 40);
   assert.equal(batchShare({ waiting, slots: 2, liveSlots: 1 }), 40, 'live slots never below its own');
+  const long = Array.from({ length: 200 }, () => 1000);
+  assert.equal(batchShare({ waiting: long, slots: 2, liveSlots: 2 }), 60, '30 s a slot: a worker that joins later finds work');
+  assert.equal(batchShare({ waiting: long, slots: 2, liveSlots: 2, maxShareMs: 2000 }), 4, 'a smaller --max-share wins over the least share');
 });
 
 test('shares are cut by expected time, not count, so every live worker gets part of the suite', () => {
@@ -66,7 +71,8 @@ test('shares shrink as a big batch drains, and never fall below one member a slo
     shares.push(n);
     waiting = waiting.slice(n);
   }
-  assert.equal(shares[0], 100, 'a quarter of the work for a quarter of the slots');
+  assert.equal(shares[0], 60, 'a quarter of the work (100 s) for a quarter of the slots, capped at 30 s a slot');
+  assert.equal(batchShare({ waiting: Array.from({ length: 400 }, () => 1000), slots: 2, liveSlots: 8, maxShareMs: 3_600_000 }), 100, 'uncapped: a quarter');
   assert.ok(shares.every((n, i) => i === 0 || n <= (shares[i - 1] as number)), `non-increasing: ${shares.join(',')}`);
   assert.equal(shares.reduce((a, b) => a + b, 0), 400, 'every member in exactly one share');
   assert.ok((shares.at(-1) as number) <= (MIN_SHARE_MS_PER_SLOT * 2) / 1000, `the last share is small: ${shares.at(-1)}`);
