@@ -43,6 +43,46 @@ export function processTree(root: number): number[] {
   return tree;
 }
 
+/** A process's start time (clock ticks since boot): with its pid, it names one process even after pid reuse. */
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The descendants of `root` seen so far, remembered across calls, so that those
+ * still alive once `root` died without stopping them (SIGKILL, out of memory) —
+ * re-parented, unreachable from it any more — can be found and stopped.
+ */
+export class DescendantWatch {
+  private readonly seen = new Map<number, string>();
+
+  constructor(private readonly root: number) {}
+
+  /** Notes the current descendants. */
+  look(): void {
+    for (const pid of processTree(this.root).slice(1)) {
+      if (this.seen.has(pid)) continue;
+      const started = startTime(pid);
+      if (started !== undefined) this.seen.set(pid, started);
+    }
+  }
+
+  /** SIGKILLs every noted descendant that is still the same process, and the group it leads. */
+  killSurvivors(): void {
+    for (const [pid, started] of this.seen) {
+      if (startTime(pid) !== started) continue; // gone, or the pid is someone else's now
+      killQuietly(-pid);
+      killQuietly(pid);
+    }
+    this.seen.clear();
+  }
+}
+
 /** SIGKILLs `root`, its descendants and their process groups; any of them may already be gone. */
 export function killTree(root: number): void {
   const pids = processTree(root);

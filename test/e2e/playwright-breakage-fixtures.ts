@@ -8,11 +8,12 @@
  * - `setup`:  globalSetup throws;
  * - `server`: the webServer exits before it ever answers;
  * - `crash`:  the runner process dies of an uncaught exception while a test runs;
+ * - `kill`:   the runner process is killed outright (SIGKILL) while a test runs;
  * - unset:    nothing breaks (the webServer answers; each start is logged to SERVER_LOG).
  *
  * Every message carries the secret API_TOKEN, which must reach no member in clear.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -58,6 +59,11 @@ http.createServer((req, res) => res.end('hello from the web server')).listen(Num
 import { test, expect } from '@playwright/test';
 test('the web server answers', async () => {
   if (process.env.BREAK === 'crash') await new Promise((resolve) => setTimeout(resolve, 5000));
+  if (process.env.BREAK === 'kill') {
+    // The runner (this worker's parent) killed outright: it cannot stop its webServer itself.
+    process.kill(process.ppid, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+  }
   const res = await fetch('http://127.0.0.1:' + process.env.SERVER_PORT + '/');
   expect(await res.text()).toBe('hello from the web server');
 });
@@ -74,7 +80,7 @@ test.describe('more', () => {
 `,
 };
 
-export const BREAKAGES = ['config', 'setup', 'server', 'crash'] as const;
+export const BREAKAGES = ['config', 'setup', 'server', 'crash', 'kill'] as const;
 
 /** A port nobody listens on right now. */
 export async function freePort(): Promise<number> {
@@ -88,13 +94,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Writes the suite into `dir/suite` and returns runset's config text: one environment per breakage, and `ok`. */
-export async function writeBreakableSuite(dir: string, serverLog: string): Promise<string> {
+/**
+ * Writes the suite into `dir/suite` — its node_modules a link to `modules`, so
+ * that @playwright/test version is the suite's own — and returns runset's
+ * config text: one environment per breakage, and `ok`.
+ */
+export async function writeBreakableSuite(dir: string, serverLog: string, modules: string): Promise<string> {
   const suite = path.join(dir, 'suite');
   for (const [name, text] of Object.entries(FILES)) {
     mkdirSync(path.dirname(path.join(suite, name)), { recursive: true });
     writeFileSync(path.join(suite, name), text);
   }
+  symlinkSync(modules, path.join(suite, 'node_modules'), 'dir');
   const envs: string[] = [];
   for (const name of [...BREAKAGES, 'ok']) {
     const vars = [`API_TOKEN: "\${env:BREAK_TOKEN}"`, `SERVER_PORT: "${await freePort()}"`, `SERVER_LOG: ${JSON.stringify(serverLog)}`];

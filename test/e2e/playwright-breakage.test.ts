@@ -11,13 +11,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, CLI, pidAlive, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
+import { bundledVersion, OLDEST_SUPPORTED, playwrightModules } from '../helpers/playwright-versions.js';
 import { BREAK_SECRET, writeBreakableSuite } from './playwright-breakage-fixtures.js';
 import type { PlaywrightMember } from './playwright-fixtures.js';
 
 after(() => assertNoLeakedServers());
 
 
-describe('Playwright failing outside a test', () => {
+// The oldest supported, the one that re-launches itself for an ES module config, and runset's own.
+for (const version of [OLDEST_SUPPORTED, '1.33.0', bundledVersion()]) describe(`Playwright ${version} failing outside a test`, () => {
   let dir: string;
   let configPath: string;
   let serverLog: string;
@@ -26,7 +28,7 @@ describe('Playwright failing outside a test', () => {
     dir = tempDir('runset-pw-break-');
     serverLog = path.join(dir, 'server-starts.log');
     configPath = path.join(dir, 'runset.config.yaml');
-    writeFileSync(configPath, await writeBreakableSuite(dir, serverLog));
+    writeFileSync(configPath, await writeBreakableSuite(dir, serverLog, playwrightModules(version)));
     // Browser-free suite: any executable passes runset's browser check.
     server = await startRunset({ configPath, env: { BREAK_TOKEN: BREAK_SECRET, RUNSET_CHROMIUM: process.execPath } });
   });
@@ -63,14 +65,32 @@ describe('Playwright failing outside a test', () => {
     });
   }
 
+  async function assertServersGone(): Promise<void> {
+    const pids = readFileSync(serverLog, 'utf8').trim().split('\n').filter(Boolean).map(Number);
+    const until = Date.now() + 5000;
+    while (pids.some(pidAlive) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(pids.filter(pidAlive), [], 'no web server outlives its batch');
+  }
+
   test('crash: the runner dies mid-batch; the running member and those after it say how, in its words', async () => {
+    writeFileSync(serverLog, '');
     const members = await runSet('crash');
+    await assertServersGone();
     const running = members.find((m) => m.name.endsWith('the web server answers'))!;
     assert.match(running.error ?? '', /^Playwright exited with code 1 while this test was running: .*the runner crashed with token \*\*\*/);
     for (const m of members.filter((x) => x !== running)) {
       assert.equal(m.status, 'FAIL');
       assert.match(m.error ?? '', /^Playwright exited with code 1 before running this test: .*the runner crashed with token \*\*\*/, m.name);
     }
+  });
+
+  test('kill: a runner killed outright takes its webServer along; every member says the run was cut short', async () => {
+    writeFileSync(serverLog, '');
+    const members = await runSet('kill');
+    await assertServersGone();
+    const running = members.find((m) => m.name.endsWith('the web server answers'))!;
+    assert.match(running.error ?? '', /^Playwright (was killed by SIGKILL|exited with code \d+) while this test was running/);
+    for (const m of members.filter((x) => x !== running)) assert.match(m.error ?? '', /^Playwright (was killed by SIGKILL|exited with code \d+) before running this test/, m.name);
   });
 
   test('webServer: started once for the batch, answering every test, stopped with the batch', async () => {
@@ -81,11 +101,8 @@ describe('Playwright failing outside a test', () => {
       ['served.spec.ts › it answers again', 'SUCCESS'],
       ['served.spec.ts › more › and a third time', 'SUCCESS'],
     ]);
-    const starts = readFileSync(serverLog, 'utf8').trim().split('\n').map(Number);
-    assert.equal(starts.length, 1, 'one web server for the whole batch');
-    const until = Date.now() + 5000;
-    while (pidAlive(starts[0]!) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(pidAlive(starts[0]!), false, 'the web server is gone once the batch ended');
+    assert.equal(readFileSync(serverLog, 'utf8').trim().split('\n').length, 1, 'one web server for the whole batch');
+    await assertServersGone();
   });
 
   test('a config that cannot load stops serve with a config error in Playwright\'s own words', () => {

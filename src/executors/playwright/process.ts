@@ -5,13 +5,15 @@
  * reporting anything.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { killTree } from '../process-tree.js';
+import { DescendantWatch, killTree } from '../process-tree.js';
 import { TailBuffer } from '../tail-buffer.js';
 import { EventLog } from './event-log.js';
 import { REPORTER_FILE_ENV, type ReporterEvent } from './reporter.js';
 
 /** After the runner exits, how long its pipes may stay open (a grandchild holding them) before we stop waiting. */
 const DRAIN_MS = 2000;
+/** How often the runner's descendants (workers, browsers, webServer) are noted, for the sweep after it exits. */
+const LOOK_MS = 1000;
 
 export interface RunnerExit {
   code: number | null;
@@ -54,12 +56,18 @@ export function startRunner(
     return { pid: undefined, done: Promise.resolve({ code: null, signal: null, log: message }), kill: () => undefined };
   }
   const running = () => child.exitCode === null && child.signalCode === null;
+  // Playwright stops its webServer and browsers when it exits normally, or crashes;
+  // killed outright (SIGKILL, out of memory) it cannot: they are swept after it.
+  const descendants = child.pid === undefined ? undefined : new DescendantWatch(child.pid);
+  const looking = setInterval(() => descendants?.look(), LOOK_MS);
   child.stdout?.on('data', (chunk: Buffer) => log.write(chunk));
   child.stderr?.on('data', (chunk: Buffer) => log.write(chunk));
   const done = new Promise<RunnerExit>((resolve) => {
     let drain: NodeJS.Timeout | undefined;
     const settle = (code: number | null, signal: string | null) => {
       clearTimeout(drain);
+      clearInterval(looking);
+      descendants?.killSurvivors();
       events.close(); // every event the reporter wrote is handed on before the exit is
       resolve({ code, signal, log: log.toString() });
     };
