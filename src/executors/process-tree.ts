@@ -43,43 +43,37 @@ export function processTree(root: number): number[] {
   return tree;
 }
 
-/** A process's start time (clock ticks since boot): with its pid, it names one process even after pid reuse. */
-function startTime(pid: number): string | undefined {
+/**
+ * Processes whose environment holds `name=value`. A marker put in a process's
+ * environment is inherited by everything it starts (and they by theirs), so it
+ * finds descendants even once they were re-parented — after their parent was
+ * killed outright — where the parent links of /proc no longer lead.
+ */
+export function processesMarked(name: string, value: string): number[] {
+  const entry = `${name}=${value}`;
+  const found: number[] = [];
+  let pids: string[];
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    pids = readdirSync('/proc');
   } catch {
-    return undefined;
+    return found;
   }
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry)) found.push(Number(pid));
+    } catch {
+      // ended while we looked, or not ours to read
+    }
+  }
+  return found;
 }
 
-/**
- * The descendants of `root` seen so far, remembered across calls, so that those
- * still alive once `root` died without stopping them (SIGKILL, out of memory) —
- * re-parented, unreachable from it any more — can be found and stopped.
- */
-export class DescendantWatch {
-  private readonly seen = new Map<number, string>();
-
-  constructor(private readonly root: number) {}
-
-  /** Notes the current descendants. */
-  look(): void {
-    for (const pid of processTree(this.root).slice(1)) {
-      if (this.seen.has(pid)) continue;
-      const started = startTime(pid);
-      if (started !== undefined) this.seen.set(pid, started);
-    }
-  }
-
-  /** SIGKILLs every noted descendant that is still the same process, and the group it leads. */
-  killSurvivors(): void {
-    for (const [pid, started] of this.seen) {
-      if (startTime(pid) !== started) continue; // gone, or the pid is someone else's now
-      killQuietly(-pid);
-      killQuietly(pid);
-    }
-    this.seen.clear();
+/** SIGKILLs every process marked `name=value` (see processesMarked) and the group each leads. */
+export function killMarked(name: string, value: string): void {
+  for (const pid of processesMarked(name, value)) {
+    killQuietly(-pid);
+    killQuietly(pid);
   }
 }
 

@@ -5,15 +5,16 @@
  * reporting anything.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { DescendantWatch, killTree } from '../process-tree.js';
+import { randomUUID } from 'node:crypto';
+import { killMarked, killTree } from '../process-tree.js';
 import { TailBuffer } from '../tail-buffer.js';
 import { EventLog } from './event-log.js';
 import { REPORTER_FILE_ENV, type ReporterEvent } from './reporter.js';
 
 /** After the runner exits, how long its pipes may stay open (a grandchild holding them) before we stop waiting. */
 const DRAIN_MS = 2000;
-/** How often the runner's descendants (workers, browsers, webServer) are noted, for the sweep after it exits. */
-const LOOK_MS = 1000;
+/** In the runner's environment, so every process it starts carries it: see the sweep below. */
+const BATCH_MARK_ENV = 'RUNSET_BATCH_MARK';
 
 export interface RunnerExit {
   code: number | null;
@@ -37,6 +38,7 @@ export function startRunner(
   const log = new TailBuffer();
   let child: ChildProcess;
   let events: EventLog;
+  const mark = randomUUID();
   try {
     events = new EventLog(opts.eventFile, opts.onEvent);
   } catch (error) {
@@ -46,7 +48,7 @@ export function startRunner(
   try {
     child = spawn(process.execPath, [cli, ...args], {
       cwd: opts.cwd,
-      env: { ...opts.env, [REPORTER_FILE_ENV]: opts.eventFile },
+      env: { ...opts.env, [REPORTER_FILE_ENV]: opts.eventFile, [BATCH_MARK_ENV]: mark },
       detached: true, // its own process group, so signals aimed at runset's group never reach it by accident
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -56,18 +58,16 @@ export function startRunner(
     return { pid: undefined, done: Promise.resolve({ code: null, signal: null, log: message }), kill: () => undefined };
   }
   const running = () => child.exitCode === null && child.signalCode === null;
-  // Playwright stops its webServer and browsers when it exits normally, or crashes;
-  // killed outright (SIGKILL, out of memory) it cannot: they are swept after it.
-  const descendants = child.pid === undefined ? undefined : new DescendantWatch(child.pid);
-  const looking = setInterval(() => descendants?.look(), LOOK_MS);
   child.stdout?.on('data', (chunk: Buffer) => log.write(chunk));
   child.stderr?.on('data', (chunk: Buffer) => log.write(chunk));
   const done = new Promise<RunnerExit>((resolve) => {
     let drain: NodeJS.Timeout | undefined;
     const settle = (code: number | null, signal: string | null) => {
       clearTimeout(drain);
-      clearInterval(looking);
-      descendants?.killSurvivors();
+      // Playwright stops its webServer and browsers when it exits or crashes; killed
+      // outright (SIGKILL, out of memory) it cannot, and they are re-parented out of
+      // its tree: whatever still carries this batch's mark is stopped here.
+      killMarked(BATCH_MARK_ENV, mark);
       events.close(); // every event the reporter wrote is handed on before the exit is
       resolve({ code, signal, log: log.toString() });
     };
