@@ -73,7 +73,7 @@ async function listEntry(file: string, entry: PlaywrightTestSpec, index: number)
   }
   const firstError = report.errors?.[0];
   if (firstError) {
-    const message = errorSummary(firstError.message ?? firstError.stack ?? 'unknown error');
+    const message = errorSummary(firstError.message ?? firstError.stack ?? 'unknown error', false);
     fail(`cannot be listed: ${message}`, 'a Playwright suite that `npx playwright test --list` lists without errors');
   }
   const cases = casesOf(entry, report);

@@ -40,7 +40,8 @@ export function playwrightModules(version: string): string {
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     const e = error as { stderr?: Buffer; message: string };
-    throw new Error(`cannot install @playwright/test@${version} from npm into ${staging} (is the npm registry reachable?): ${e.stderr?.toString().trim() || e.message}`);
+    const said = (e.stderr?.toString() ?? '').split('\n').filter((line) => line.startsWith('npm error')).join('\n');
+    throw new Error(`cannot install @playwright/test@${version} from npm (is the npm registry reachable?): ${said || e.stderr?.toString().trim() || e.message}`);
   }
   const got = installedVersion(path.join(staging, 'node_modules'));
   if (got !== version) throw new Error(`npm installed @playwright/test ${got ?? 'nothing'} instead of ${version} into ${staging}`);

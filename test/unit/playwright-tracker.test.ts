@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { CaseResult } from '../../src/core/types.js';
 import { BatchTracker, hardLimitMs } from '../../src/executors/playwright/tracker.js';
 import { caseKey, type ReporterEvent } from '../../src/executors/playwright/reporter.js';
+import { errorSummary } from '../../src/executors/playwright/error-text.js';
 import { selectionArgs, testListLine } from '../../src/executors/playwright/index.js';
 import { batchKeyOf } from '../../src/core/batch.js';
 import { caseSpec } from '../store/batch-contract.js';
@@ -188,4 +189,10 @@ test('selection: a test-list file from Playwright 1.56, file:line locations befo
   assert.deepEqual(selectionArgs(specs, '1.65.1', '/w/list.txt'), ['--test-list', '/w/list.txt']);
   assert.deepEqual(selectionArgs(specs, '2.0.0', '/w/list.txt'), ['--test-list', '/w/list.txt']);
   assert.deepEqual(selectionArgs(specs, '1.49.0', '/w/list.txt'), ['--project', 'chromium', 'a\\.spec\\.ts:1', 'a\\.spec\\.ts:7']);
+});
+
+test('error summaries: a message is read from its start; printed output from its first error line', () => {
+  assert.equal(errorSummary('Database unreachable\n    at setup (/s/g.ts:1:1)\nan error later', false), 'Database unreachable\nan error later');
+  assert.equal(errorSummary('Running 3 tests using 1 worker\n\u001b[31mError: boom\u001b[39m\n   2 |   x\n     |   ^\n    at /s/a.ts:2:3'), 'Error: boom');
+  assert.equal(errorSummary('    at /only/frames.ts:1:1\n'), '');
 });

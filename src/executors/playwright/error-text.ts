@@ -14,12 +14,17 @@ const NOISE = /^\s*(at\s|>?\s*\d+\s*\||\|\s*\^|\|\s*$)/;
 /** Where Playwright's message begins when its output has other lines before it (progress, banners). */
 const ERROR_START = /(^|\s)(Error|error|Error:|TypeError|SyntaxError|ReferenceError|Cannot|cannot|Failed|failed|Timed out|timed out)\b/;
 
-/** The first lines of the error in `text`, or '' when it holds nothing but noise. */
-export function errorSummary(text: string): string {
+/**
+ * The first lines of the error in `text`, or '' when it holds nothing but noise.
+ * `printed`: `text` is what a process printed, where the error may follow other
+ * lines (progress, banners), so it starts at the first line that looks like one;
+ * otherwise `text` is an error message already, read from its start.
+ */
+export function errorSummary(text: string, printed = true): string {
   const lines = stripAnsi(text)
     .split('\n')
     .map((line) => line.trimEnd())
     .filter((line) => line.trim() !== '' && !NOISE.test(line));
-  const start = lines.findIndex((line) => ERROR_START.test(line));
+  const start = printed ? lines.findIndex((line) => ERROR_START.test(line)) : 0;
   return lines.slice(Math.max(0, start), Math.max(0, start) + SUMMARY_LINES).join('\n').trim();
 }

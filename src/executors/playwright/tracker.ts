@@ -130,7 +130,7 @@ export class BatchTracker {
     const when = state.begun ? 'while this test was running' : 'before running this test';
     // Playwright's own words: what it reported (onError: globalSetup, webServer…), else what it printed (a config error, a crash).
     const printed = this.runnerOutput.toString() + end.log;
-    const cause = errorSummary(this.globalErrors.join('\n')) || errorSummary(printed);
+    const cause = errorSummary(this.globalErrors.join('\n'), false) || errorSummary(printed);
     if (this.globalErrors.length > 0) state.output.write(`\n── Playwright's errors ──\n${this.globalErrors.join('\n\n')}\n`);
     if (printed) state.output.write(`\n── Playwright output ──\n${printed}`);
     return `Playwright ${how} ${when}${cause ? `: ${cause}` : ''}`;
