@@ -45,8 +45,17 @@ export function playwrightModules(version: string): string {
   }
   const got = installedVersion(path.join(staging, 'node_modules'));
   if (got !== version) throw new Error(`npm installed @playwright/test ${got ?? 'nothing'} instead of ${version} into ${staging}`);
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(staging, dir);
+  // Test files run in parallel may install the same version at once: the first
+  // one in place wins, and a finished install is never removed from under another.
+  if (installedVersion(modules) !== version) {
+    rmSync(dir, { recursive: true, force: true }); // an unfinished one from an older layout
+    try {
+      renameSync(staging, dir);
+    } catch (error) {
+      if (installedVersion(modules) !== version) throw error;
+    }
+  }
+  rmSync(staging, { recursive: true, force: true });
   return modules;
 }
 
