@@ -37,10 +37,14 @@ test('is expected to fail', async () => {
 
 const CONFIG_BODY = `{ testDir: 'tests', retries: 1, workers: 2, reporter: 'list' }`;
 
-/** Writes the suite into `dir` (its spec file named after `tag`, so names stay unique across suites) linked to `modules`. */
-export function writeCompatSuite(dir: string, kind: ModuleKind, tag: string, modules: string): void {
+/**
+ * Writes the suite into `dir` (its spec file named after `tag`, so names stay
+ * unique across suites) linked to `modules`; without `modules` it has no
+ * Playwright of its own, and runset lends it its own.
+ */
+export function writeCompatSuite(dir: string, kind: ModuleKind, tag: string, modules: string | undefined): void {
   mkdirSync(path.join(dir, 'tests'), { recursive: true });
-  symlinkSync(modules, path.join(dir, 'node_modules'), 'dir');
+  if (modules !== undefined) symlinkSync(modules, path.join(dir, 'node_modules'), 'dir');
   if (kind === 'esm') {
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `compat-${tag}`, private: true, type: 'module' }));
     writeFileSync(path.join(dir, 'playwright.config.ts'), `import { defineConfig } from '@playwright/test';\nexport default defineConfig(${CONFIG_BODY});\n`);

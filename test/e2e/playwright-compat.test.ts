@@ -4,7 +4,8 @@
  * with a TypeScript config and as a CommonJS one runs through the real server,
  * and its members — names, outcomes, errors, retries, skips, output — match
  * what that same Playwright reports when the suite is run directly with
- * `playwright test --reporter=json`. Each version is installed from npm once
+ * `playwright test --reporter=json`; the same holds for a suite with no
+ * Playwright of its own, run with runset's. Each version is installed from npm once
  * into node_modules/.cache/runset-compat; an install that fails fails here.
  */
 import { after, before, describe, test } from 'node:test';
@@ -12,7 +13,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
-import { COMPAT_VERSIONS, playwrightModules } from '../helpers/playwright-versions.js';
+import { bundledVersion, COMPAT_VERSIONS, playwrightModules } from '../helpers/playwright-versions.js';
 import type { PlaywrightMember } from './playwright-fixtures.js';
 import { runDirectly, writeCompatSuite, type DirectCase, type ModuleKind } from './playwright-compat-fixtures.js';
 
@@ -46,9 +47,22 @@ describe('Playwright versions: members match a direct run', () => {
         entries.push(`  - { name: "${env}", type: playwright, dir: "${env}", environments: ["${env}"] }`);
       }
     }
+    // No Playwright of its own: runset lends its copy (NODE_PATH, and an ESM resolve hook).
+    for (const kind of ['esm', 'cjs'] as const) {
+      const env = `${kind}-lent`;
+      writeCompatSuite(path.join(root, env), kind, `v${env}`, undefined);
+      entries.push(`  - { name: "${env}", type: playwright, dir: "${env}", environments: ["${env}"] }`);
+      suites.push({ version: 'lent', kind, env, dir: path.join(root, env), cli: '' });
+    }
     const configPath = path.join(root, 'runset.config.yaml');
     writeFileSync(configPath, `environments:\n${suites.map((s) => `  ${s.env}: { variables: {} }`).join('\n')}\ntests:\n${entries.join('\n')}\n`);
-    for (const s of suites) direct.set(s.env, runDirectly(s.dir, s.cli));
+    for (const s of suites) if (s.version !== 'lent') direct.set(s.env, runDirectly(s.dir, s.cli));
+    // A lent suite is the same suite under runset's own Playwright: that direct run is its reference.
+    for (const kind of ['esm', 'cjs'] as const) {
+      const own = `${kind}-${bundledVersion().replace(/\./g, '-')}`;
+      const renamed = [...direct.get(own)!.values()].map((c) => ({ ...c, name: c.name.replace(`v${own}.`, `v${kind}-lent.`) }));
+      direct.set(`${kind}-lent`, new Map(renamed.map((c) => [c.name, c])));
+    }
     // The suites never open a browser: any executable passes runset's browser check.
     server = await startRunset({ configPath, env: { RUNSET_CHROMIUM: process.execPath }, args: ['--workers', '2'] });
   });
@@ -56,9 +70,10 @@ describe('Playwright versions: members match a direct run', () => {
     await server?.stop();
   });
 
-  for (const version of COMPAT_VERSIONS) {
+  for (const version of [...COMPAT_VERSIONS, 'lent']) {
     for (const kind of ['esm', 'cjs'] as const) {
-      test(`@playwright/test ${version}, ${kind === 'esm' ? 'ES module with playwright.config.ts' : 'CommonJS'}`, async () => {
+      const which = version === 'lent' ? "runset's own @playwright/test lent to a suite without one" : `@playwright/test ${version}`;
+      test(`${which}, ${kind === 'esm' ? 'ES module with playwright.config.ts' : 'CommonJS'}`, async () => {
         const suite = suites.find((s) => s.version === version && s.kind === kind)!;
         const expected = direct.get(suite.env)!;
         assert.equal(expected.size, 6, `the direct run reports the suite's six cases: ${[...expected.keys()].join(', ')}`);
