@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { PlaywrightCase, PlaywrightTestSpec, TestSpec } from '../core/types.js';
 import { locatePlaywright, playwrightEnvironment } from '../executors/playwright/locate.js';
-import { stripAnsi } from '../executors/playwright/reporter.js';
+import { errorSummary } from '../executors/playwright/error-text.js';
 import { TailBuffer } from '../executors/tail-buffer.js';
 import { ConfigError, deepFreeze, type SuiteConfig } from './suite.js';
 
@@ -73,7 +73,7 @@ async function listEntry(file: string, entry: PlaywrightTestSpec, index: number)
   }
   const firstError = report.errors?.[0];
   if (firstError) {
-    const message = firstLines(firstError.message ?? firstError.stack ?? 'unknown error');
+    const message = errorSummary(firstError.message ?? firstError.stack ?? 'unknown error', false);
     fail(`cannot be listed: ${message}`, 'a Playwright suite that `npx playwright test --list` lists without errors');
   }
   const cases = casesOf(entry, report);
@@ -109,7 +109,7 @@ function listSuite(entry: PlaywrightTestSpec): Promise<JsonReport> {
         resolve(JSON.parse(text.slice(text.indexOf('{'))) as JsonReport);
       } catch {
         const why = signal ? `killed by ${signal} (more than ${LIST_TIMEOUT_MS / 1000}s?)` : `exited with code ${code}`;
-        const stderr = firstLines(err.toString());
+        const stderr = errorSummary(err.toString());
         reject(new Error(`playwright test --list ${why}${stderr ? `: ${stderr}` : ''}`));
       }
     });
@@ -179,10 +179,5 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   return results;
-}
-
-/** The first lines of an error, without its stack frames: enough to fix the suite. */
-function firstLines(text: string): string {
-  return stripAnsi(text).trim().split('\n').filter((line) => !/^\s*at /.test(line)).slice(0, 6).join('\n');
 }
 

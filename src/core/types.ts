@@ -274,6 +274,8 @@ export interface CaseResult extends ExecutionResult {
    * batch was killed): the worker gives it back to WAITING instead of failing it.
    */
   interrupted?: boolean;
+  /** The executor's worker slot its last attempt ran in (Playwright's parallelIndex), 0-based; undefined when unknown. */
+  lane?: number;
 }
 
 /**
@@ -286,6 +288,7 @@ export interface BatchExecutionContext extends ExecutionContext {
   workDir: string;
   /** Worker slots the batch was given: how many members it may run at once. */
   parallelism: number;
-  onBegin(index: number, attempt: number): void;
+  /** `lane`: the executor's worker slot the attempt runs in (Playwright's parallelIndex), 0-based, when known. */
+  onBegin(index: number, attempt: number, lane?: number): void;
   onEnd(index: number, result: CaseResult): void;
 }

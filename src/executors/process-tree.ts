@@ -43,6 +43,40 @@ export function processTree(root: number): number[] {
   return tree;
 }
 
+/**
+ * Processes whose environment holds `name=value`. A marker put in a process's
+ * environment is inherited by everything it starts (and they by theirs), so it
+ * finds descendants even once they were re-parented — after their parent was
+ * killed outright — where the parent links of /proc no longer lead.
+ */
+export function processesMarked(name: string, value: string): number[] {
+  const entry = `${name}=${value}`;
+  const found: number[] = [];
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc');
+  } catch {
+    return found;
+  }
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry)) found.push(Number(pid));
+    } catch {
+      // ended while we looked, or not ours to read
+    }
+  }
+  return found;
+}
+
+/** SIGKILLs every process marked `name=value` (see processesMarked) and the group each leads. */
+export function killMarked(name: string, value: string): void {
+  for (const pid of processesMarked(name, value)) {
+    killQuietly(-pid);
+    killQuietly(pid);
+  }
+}
+
 /** SIGKILLs `root`, its descendants and their process groups; any of them may already be gone. */
 export function killTree(root: number): void {
   const pids = processTree(root);

@@ -7,18 +7,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { api, assertNoLeakedServers, CLI, startRunset, tempDir, waitForSet } from '../helpers/server.js';
+import { api, assertNoLeakedServers, CLI, pidAlive, startRunset, tempDir, waitForSet } from '../helpers/server.js';
 
 after(() => assertNoLeakedServers());
 
-/** Alive = exists and is not a zombie waiting for a reaper (containers may lack one). */
-function pidAlive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 async function gone(pid: number, withinMs: number): Promise<boolean> {
   const until = Date.now() + withinMs;

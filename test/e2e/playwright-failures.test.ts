@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { api, assertNoLeakedServers, CLI, startRunset, waitForSet } from '../helpers/server.js';
+import { api, assertNoLeakedServers, CLI, pidAlive, startRunset, waitForSet } from '../helpers/server.js';
 import { chromiumMissing, writePlaywrightFixture } from './playwright-fixtures.js';
 
 after(() => assertNoLeakedServers());
@@ -35,13 +35,6 @@ function processesWith(marker: string): number[] {
   return found;
 }
 
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 test('a hung test is killed by its timeout with its browsers; its batch-mate runs again and passes', { skip: chromiumMissing() }, async () => {
   const fixture = writePlaywrightFixture();
@@ -61,7 +54,7 @@ test('a hung test is killed by its timeout with its browsers; its batch-mate run
     assert.match(hung?.error ?? '', /^timed out after 1s \(timeoutSeconds\)/);
     assert.equal(runs.find((r) => r.name.includes('waits its turn'))?.status, 'SUCCESS');
     const worker = Number(readFileSync(fixture.pidFile, 'utf8'));
-    assert.equal(alive(worker), false, 'the Playwright worker is gone');
+    assert.equal(pidAlive(worker), false, 'the Playwright worker is gone');
     await waitFor(() => processesWith(fixture.marker).length === 0, 5000, () => `browsers left: ${processesWith(fixture.marker).join(', ')}`);
   } finally {
     await server.stop();

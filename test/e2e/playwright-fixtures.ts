@@ -80,6 +80,18 @@ test('listed at start @reload', async () => {});
 `,
 };
 
+/** A member as GET /v0/test-run-sets/{id}/test-runs gives it. */
+export interface PlaywrightMember {
+  id: string;
+  name: string;
+  status: string;
+  attempts: number;
+  error: string | null;
+  output: string | null;
+  flaky: boolean;
+  artifacts: Array<{ id: string; name: string; contentType: string; size: number; url: string }>;
+}
+
 export interface PlaywrightFixture {
   dir: string;
   suiteDir: string;

@@ -11,18 +11,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, waitForSet, type RunningServer } from '../helpers/server.js';
 import { entryData, readZip } from '../../src/artifacts/zip.js';
-import { chromiumMissing, PW_SECRET, writePlaywrightFixture, type PlaywrightFixture } from './playwright-fixtures.js';
+import { chromiumMissing, PW_SECRET, writePlaywrightFixture, type PlaywrightFixture, type PlaywrightMember } from './playwright-fixtures.js';
 
-interface Member {
-  id: string;
-  name: string;
-  status: string;
-  attempts: number;
-  error: string | null;
-  output: string | null;
-  flaky: boolean;
-  artifacts: Array<{ id: string; name: string; contentType: string; size: number; url: string }>;
-}
+type Member = PlaywrightMember;
 
 after(() => assertNoLeakedServers());
 

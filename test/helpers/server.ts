@@ -3,7 +3,7 @@
  * ephemeral port with a real SQLite data dir, and talk HTTP to it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -152,5 +152,14 @@ export async function waitForSet(
     if (res.body.status === 'SUCCESS' || res.body.status === 'FAIL') return res.body;
     if (Date.now() > until) throw new Error(`set ${id} still ${res.body.status} after ${timeoutMs}ms`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Alive = exists and is not a zombie waiting for a reaper (containers may lack one). */
+export function pidAlive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
   }
 }

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { CaseResult } from '../../src/core/types.js';
 import { BatchTracker, hardLimitMs } from '../../src/executors/playwright/tracker.js';
 import { caseKey, type ReporterEvent } from '../../src/executors/playwright/reporter.js';
+import { errorSummary } from '../../src/executors/playwright/error-text.js';
 import { selectionArgs, testListLine } from '../../src/executors/playwright/index.js';
 import { batchKeyOf } from '../../src/core/batch.js';
 import { caseSpec } from '../store/batch-contract.js';
@@ -11,11 +12,16 @@ import { caseSpec } from '../store/batch-contract.js';
 function harness(titles: string[]) {
   const specs = titles.map((t) => caseSpec(t));
   const begun: Array<[number, number]> = [];
+  const lanes: Array<number | undefined> = [];
   const ended = new Map<number, CaseResult>();
   let now = 1_000;
-  const tracker = new BatchTracker(specs, { onBegin: (i, a) => begun.push([i, a]), onEnd: (i, r) => ended.set(i, r) }, () => now);
+  const onBegin = (i: number, a: number, lane?: number) => {
+    begun.push([i, a]);
+    lanes.push(lane);
+  };
+  const tracker = new BatchTracker(specs, { onBegin, onEnd: (i, r) => ended.set(i, r) }, () => now);
   const key = (t: string) => caseKey('', 'a.spec.ts', [t]);
-  return { tracker, begun, ended, key, advance: (ms: number) => (now += ms) };
+  return { tracker, begun, lanes, ended, key, advance: (ms: number) => (now += ms) };
 }
 
 type TestEnd = Extract<ReporterEvent, { type: 'testEnd' }>;
@@ -66,6 +72,19 @@ test('retries: only the final attempt ends the member; later attempts name their
   assert.deepEqual(h.begun, [[0, 1], [0, 2]]);
 });
 
+test('lanes: the worker slot of each attempt reaches onBegin and the result; unknown stays undefined', () => {
+  const h = harness(['a', 'b']);
+  h.tracker.handle({ type: 'testBegin', key: h.key('a'), retry: 0, timeoutMs: 1000, lane: 1 });
+  h.tracker.handle(end(h.key('a'), { status: 'failed', ok: false, final: false, lane: 1, error: 'x' }));
+  h.tracker.handle({ type: 'testBegin', key: h.key('a'), retry: 1, timeoutMs: 1000, lane: 0 });
+  h.tracker.handle(end(h.key('a'), { retry: 1, lane: 0 }));
+  h.tracker.handle({ type: 'testBegin', key: h.key('b'), retry: 0, timeoutMs: 1000 });
+  h.tracker.handle(end(h.key('b')));
+  assert.deepEqual(h.lanes, [1, 0, undefined]);
+  assert.equal(h.ended.get(0)?.lane, 0, 'the lane of the attempt that settled it');
+  assert.equal('lane' in h.ended.get(1)!, false);
+});
+
 test('a skipped case passes; an expected failure (test.fail) passes', () => {
   const h = harness(['skip', 'expected']);
   h.tracker.handle(end(h.key('skip'), { status: 'skipped' }));
@@ -95,13 +114,39 @@ test('a case running past its hard limit is overdue; killing the batch interrupt
 test('a crashed runner fails what it never ran, naming the cause; a case gone from the suite says so', () => {
   const h = harness(['ran', 'gone', 'unrun']);
   h.tracker.handle({ type: 'begin', keys: [h.key('ran'), h.key('unrun')] });
-  h.tracker.handle({ type: 'error', message: 'Error: worker process exited unexpectedly' });
   h.tracker.handle({ type: 'testBegin', key: h.key('ran'), retry: 0, timeoutMs: 1000 });
-  h.tracker.finish({ kind: 'exited', code: 1, signal: null, log: 'some log' });
-  assert.equal(h.ended.get(0)?.error, 'Playwright exited with code 1 while this test was running: Error: worker process exited unexpectedly');
+  h.tracker.finish({ kind: 'exited', code: 1, signal: null, log: 'Error: worker process exited unexpectedly\nsome log' });
+  assert.equal(h.ended.get(0)?.error, 'Playwright exited with code 1 while this test was running: Error: worker process exited unexpectedly\nsome log');
   assert.match(h.ended.get(1)!.error!, /not found in the suite any more/);
   assert.match(h.ended.get(2)!.error!, /before running this test/);
   assert.match(h.ended.get(2)!.output, /some log/);
+});
+
+test('a run that failed in setup lists nothing: each member gets Playwright\'s error, and the output outside tests', () => {
+  const h = harness(['a']);
+  h.tracker.handle({ type: 'begin', keys: [] });
+  h.tracker.handle({ type: 'output', key: null, text: 'web server: cannot bind\n' });
+  h.tracker.handle({ type: 'error', message: 'Error: Process from config.webServer was not able to start. Exit code: 1' });
+  h.tracker.finish({ kind: 'exited', code: 1, signal: null, log: '' });
+  assert.equal(h.ended.get(0)?.error, 'Playwright exited with code 1 before running this test: Error: Process from config.webServer was not able to start. Exit code: 1');
+  assert.match(h.ended.get(0)!.output, /not able to start[\s\S]*web server: cannot bind/);
+});
+
+test('a runner that dies before reporting: its own first error lines, without stack or code frames', () => {
+  const h = harness(['a']);
+  const log = [
+    '\u001b[31mError: Cannot find module \'./missing\'\u001b[39m',
+    'Require stack:',
+    '- /suite/playwright.config.ts',
+    '',
+    '   1 | import x from \'./missing\';',
+    '     | ^',
+    '    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)',
+    '    at /suite/playwright.config.ts:1:1',
+  ].join('\n');
+  h.tracker.finish({ kind: 'exited', code: 1, signal: null, log });
+  assert.equal(h.ended.get(0)?.error, "Playwright exited with code 1 before running this test: Error: Cannot find module './missing'\nRequire stack:\n- /suite/playwright.config.ts");
+  assert.match(h.ended.get(0)!.output, /at Module\._resolveFilename/, 'the whole tail stays in the output');
 });
 
 test('an aborted batch ends nothing: the worker gives its members back', () => {
@@ -144,4 +189,10 @@ test('selection: a test-list file from Playwright 1.56, file:line locations befo
   assert.deepEqual(selectionArgs(specs, '1.65.1', '/w/list.txt'), ['--test-list', '/w/list.txt']);
   assert.deepEqual(selectionArgs(specs, '2.0.0', '/w/list.txt'), ['--test-list', '/w/list.txt']);
   assert.deepEqual(selectionArgs(specs, '1.49.0', '/w/list.txt'), ['--project', 'chromium', 'a\\.spec\\.ts:1', 'a\\.spec\\.ts:7']);
+});
+
+test('error summaries: a message is read from its start; printed output from its first error line', () => {
+  assert.equal(errorSummary('Database unreachable\n    at setup (/s/g.ts:1:1)\nan error later', false), 'Database unreachable\nan error later');
+  assert.equal(errorSummary('Running 3 tests using 1 worker\n\u001b[31mError: boom\u001b[39m\n   2 |   x\n     |   ^\n    at /s/a.ts:2:3'), 'Error: boom');
+  assert.equal(errorSummary('    at /only/frames.ts:1:1\n'), '');
 });

@@ -67,6 +67,7 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
   const runner = startRunner(install.cli, args, {
     cwd: first.dir,
     env: playwrightEnvironment(install, ctx.variables),
+    eventFile: path.join(ctx.workDir, 'reporter-events.jsonl'),
     onEvent: (event) => tracker.handle(event),
   });
   const end = await supervise(runner, tracker, ctx.signal);

@@ -1,16 +1,20 @@
 /**
  * The Playwright runner as a child process: started in its own process group,
- * its reporter's events read from an extra pipe (fd 3) line by line, its own
- * stdout/stderr kept (last 64 KiB) for when it fails before reporting anything.
+ * its reporter's events followed in the event file (./event-log.ts) line by
+ * line, its own stdout/stderr kept (last 64 KiB) for when it fails before
+ * reporting anything.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Readable } from 'node:stream';
-import { killTree } from '../process-tree.js';
+import { randomUUID } from 'node:crypto';
+import { killMarked, killTree } from '../process-tree.js';
 import { TailBuffer } from '../tail-buffer.js';
-import { REPORTER_FD_ENV, type ReporterEvent } from './reporter.js';
+import { EventLog } from './event-log.js';
+import { REPORTER_FILE_ENV, type ReporterEvent } from './reporter.js';
 
 /** After the runner exits, how long its pipes may stay open (a grandchild holding them) before we stop waiting. */
 const DRAIN_MS = 2000;
+/** In the runner's environment, so every process it starts carries it: see the sweep below. */
+const BATCH_MARK_ENV = 'RUNSET_BATCH_MARK';
 
 export interface RunnerExit {
   code: number | null;
@@ -29,37 +33,42 @@ export interface RunnerProcess {
 export function startRunner(
   cli: string,
   args: readonly string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; onEvent: (event: ReporterEvent) => void },
+  opts: { cwd: string; env: NodeJS.ProcessEnv; eventFile: string; onEvent: (event: ReporterEvent) => void },
 ): RunnerProcess {
   const log = new TailBuffer();
   let child: ChildProcess;
+  let events: EventLog;
+  const mark = randomUUID();
+  try {
+    events = new EventLog(opts.eventFile, opts.onEvent);
+  } catch (error) {
+    const message = `cannot make the reporter's event file ${opts.eventFile}: ${(error as Error).message}`;
+    return { pid: undefined, done: Promise.resolve({ code: null, signal: null, log: message }), kill: () => undefined };
+  }
   try {
     child = spawn(process.execPath, [cli, ...args], {
       cwd: opts.cwd,
-      env: { ...opts.env, [REPORTER_FD_ENV]: '3' },
+      env: { ...opts.env, [REPORTER_FILE_ENV]: opts.eventFile, [BATCH_MARK_ENV]: mark },
       detached: true, // its own process group, so signals aimed at runset's group never reach it by accident
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (error) {
+    events.close();
     const message = `cannot start Playwright: ${(error as Error).message}`;
     return { pid: undefined, done: Promise.resolve({ code: null, signal: null, log: message }), kill: () => undefined };
   }
   const running = () => child.exitCode === null && child.signalCode === null;
   child.stdout?.on('data', (chunk: Buffer) => log.write(chunk));
   child.stderr?.on('data', (chunk: Buffer) => log.write(chunk));
-  readLines(child.stdio[3] as Readable, (line) => {
-    let event: ReporterEvent;
-    try {
-      event = JSON.parse(line) as ReporterEvent;
-    } catch {
-      return; // not ours: ignore rather than fail the batch
-    }
-    opts.onEvent(event);
-  });
   const done = new Promise<RunnerExit>((resolve) => {
     let drain: NodeJS.Timeout | undefined;
     const settle = (code: number | null, signal: string | null) => {
       clearTimeout(drain);
+      // Playwright stops its webServer and browsers when it exits or crashes; killed
+      // outright (SIGKILL, out of memory) it cannot, and they are re-parented out of
+      // its tree: whatever still carries this batch's mark is stopped here.
+      killMarked(BATCH_MARK_ENV, mark);
+      events.close(); // every event the reporter wrote is handed on before the exit is
       resolve({ code, signal, log: log.toString() });
     };
     child.on('error', (error) => {
@@ -81,17 +90,3 @@ export function startRunner(
   };
 }
 
-function readLines(stream: Readable | undefined, onLine: (line: string) => void): void {
-  if (!stream) return;
-  let pending = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    pending += chunk;
-    let newline: number;
-    while ((newline = pending.indexOf('\n')) >= 0) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      if (line.trim() !== '') onLine(line);
-    }
-  });
-}

@@ -1,28 +1,38 @@
 /**
  * The Playwright reporter runset passes with `--reporter=<this file>`. It runs
- * inside the Playwright runner process and writes one JSON line per event to a
- * pipe runset opened as an extra file descriptor (RUNSET_REPORTER_FD), so the
- * worker learns as they happen that a test case began and how it ended, and
- * moves that member's state live.
+ * inside the Playwright runner process and appends one JSON line per event to
+ * the file named by RUNSET_REPORTER_FILE, which runset tails (./event-log.ts),
+ * so the worker learns as they happen that a test case began and how it ended,
+ * and moves that member's state live.
+ *
+ * Why a file and not a pipe or socket: Playwright may re-launch itself (1.33
+ * forks itself with an ESM loader for a TypeScript ES module config, and
+ * `fork()` puts its IPC channel on fd 3, so an inherited descriptor is not ours
+ * any more), and a socket write is asynchronous, so what is queued when the
+ * process exits is lost. A path in the environment survives any re-launch, and
+ * a synchronous O_APPEND write is in the file before `writeSync` returns: every
+ * event arrives, in order, whatever happens to the process right after.
  *
  * Deliberately self-contained (node builtins only, types from Playwright): it
  * is loaded by whichever @playwright/test the suite uses, in another process.
  * The protocol is the `ReporterEvent` union below; a case is identified by
  * `caseKey`: project name, spec file relative to rootDir, then its titles.
  */
-import { writeSync } from 'node:fs';
+import { openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 
-export const REPORTER_FD_ENV = 'RUNSET_REPORTER_FD';
+export const REPORTER_FILE_ENV = 'RUNSET_REPORTER_FILE';
 
 export type ReporterEvent =
   | { type: 'begin'; keys: string[] }
-  | { type: 'testBegin'; key: string; retry: number; timeoutMs: number }
+  | { type: 'testBegin'; key: string; retry: number; timeoutMs: number; lane?: number }
   | {
       type: 'testEnd';
       key: string;
       retry: number;
+      /** The Playwright worker slot (parallelIndex, else workerIndex on versions without it), 0-based. */
+      lane?: number;
       status: TestResult['status'];
       /** This attempt settles the case: passed, skipped, expected, or out of retries. */
       final: boolean;
@@ -48,7 +58,8 @@ export function stripAnsi(text: string): string {
 }
 
 export default class RunsetReporter implements Reporter {
-  private readonly fd = Number(process.env[REPORTER_FD_ENV] ?? 3);
+  // Left open to the end: Playwright may still report (onError, output) after onEnd; exit closes it.
+  private readonly fd = openEventFile();
   private rootDir = '';
 
   printsToStdio(): boolean {
@@ -62,7 +73,7 @@ export default class RunsetReporter implements Reporter {
   }
 
   onTestBegin(test: TestCase, result: TestResult): void {
-    this.send({ type: 'testBegin', key: this.keyOf(test), retry: result.retry, timeoutMs: test.timeout });
+    this.send({ type: 'testBegin', key: this.keyOf(test), retry: result.retry, timeoutMs: test.timeout, lane: laneOf(result) });
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -72,6 +83,7 @@ export default class RunsetReporter implements Reporter {
       type: 'testEnd',
       key: this.keyOf(test),
       retry: result.retry,
+      lane: laneOf(result),
       status: result.status,
       final,
       ok: outcome !== 'unexpected',
@@ -107,14 +119,21 @@ export default class RunsetReporter implements Reporter {
   private send(event: ReporterEvent): void {
     const line = Buffer.from(JSON.stringify(event) + '\n');
     // Synchronous and complete: events must arrive in order, and before the process exits.
-    for (let offset = 0; offset < line.length; ) {
-      try {
-        offset += writeSync(this.fd, line, offset);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-      }
-    }
+    // A regular file never answers EAGAIN, and one append call keeps a line whole.
+    for (let offset = 0; offset < line.length; ) offset += writeSync(this.fd, line, offset);
   }
+}
+
+function openEventFile(): number {
+  const file = process.env[REPORTER_FILE_ENV];
+  if (!file) throw new Error(`runset's reporter needs ${REPORTER_FILE_ENV}: the file it appends its events to`);
+  return openSync(file, 'a');
+}
+
+/** Playwright's worker slot: parallelIndex (1.30+ reports it), else workerIndex; undefined when neither is known. */
+function laneOf(result: TestResult): number | undefined {
+  const slot = (result as { parallelIndex?: number }).parallelIndex ?? (result as { workerIndex?: number }).workerIndex;
+  return typeof slot === 'number' && slot >= 0 ? slot : undefined;
 }
 
 function describeError(error: TestError): string {

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import type { ArtifactFile, BatchExecutionContext, CaseResult, PlaywrightTestSpec } from '../../core/types.js';
 import { TailBuffer } from '../tail-buffer.js';
+import { errorSummary } from './error-text.js';
 import { caseKey, type ReporterEvent } from './reporter.js';
 
 /**
@@ -33,6 +34,8 @@ interface CaseState {
   deadline: number;
   timeoutMs: number;
   startedAt: number;
+  /** The worker slot of the latest attempt, when Playwright told it. */
+  lane: number | undefined;
   output: TailBuffer;
   artifacts: ArtifactFile[];
   names: Set<string>;
@@ -47,6 +50,8 @@ export type BatchEnd =
 export class BatchTracker {
   private readonly cases = new Map<string, CaseState>();
   private readonly globalErrors: string[] = [];
+  /** Output outside any test (a webServer's, globalSetup's): shown with a failure of the whole run. */
+  private readonly runnerOutput = new TailBuffer(16 * 1024);
   private listed: Set<string> | undefined;
   private lastEventAt: number;
 
@@ -61,7 +66,7 @@ export class BatchTracker {
       const key = caseKey(spec.case.project, spec.case.file, spec.case.titles);
       this.cases.set(key, {
         key, index, spec, attempts: 0, begun: false, inFlight: false, deadline: 0, timeoutMs: spec.timeoutSeconds * 1000,
-        startedAt: 0, output: new TailBuffer(), artifacts: [], names: new Set(), ended: false,
+        startedAt: 0, lane: undefined, output: new TailBuffer(), artifacts: [], names: new Set(), ended: false,
       });
     });
   }
@@ -117,19 +122,24 @@ export class BatchTracker {
   }
 
   private whyNotRun(state: CaseState, end: Extract<BatchEnd, { kind: 'exited' }>): string {
-    if (this.listed && !state.begun && !this.listed.has(state.key)) {
+    // Playwright lists no test at all when its setup fails (globalSetup, webServer): then its error is the answer.
+    if (this.listed && this.globalErrors.length === 0 && !state.begun && !this.listed.has(state.key)) {
       return 'test case not found in the suite any more (renamed or removed since runset listed it: reload the config with SIGHUP)';
     }
     const how = end.code !== null ? `exited with code ${end.code}` : `was killed by ${end.signal ?? 'a signal'}`;
     const when = state.begun ? 'while this test was running' : 'before running this test';
-    const cause = this.globalErrors[0] ?? lastLines(end.log);
-    if (end.log) state.output.write(`\n── Playwright output ──\n${end.log}`);
-    return `Playwright ${how} ${when}${cause ? `: ${firstParagraph(cause)}` : ''}`;
+    // Playwright's own words: what it reported (onError: globalSetup, webServer…), else what it printed (a config error, a crash).
+    const printed = this.runnerOutput.toString() + end.log;
+    const cause = errorSummary(this.globalErrors.join('\n'), false) || errorSummary(printed);
+    if (this.globalErrors.length > 0) state.output.write(`\n── Playwright's errors ──\n${this.globalErrors.join('\n\n')}\n`);
+    if (printed) state.output.write(`\n── Playwright output ──\n${printed}`);
+    return `Playwright ${how} ${when}${cause ? `: ${cause}` : ''}`;
   }
 
   private output(key: string | null, text: string): void {
     const state = key === null ? undefined : this.cases.get(key);
     if (state) state.output.write(text);
+    else if (key === null) this.runnerOutput.write(text);
   }
 
   private testBegin(event: Extract<ReporterEvent, { type: 'testBegin' }>): void {
@@ -142,8 +152,9 @@ export class BatchTracker {
     state.deadline = now + hardLimitMs(state.timeoutMs);
     if (!state.begun) state.startedAt = now;
     state.begun = true;
+    state.lane = event.lane;
     if (event.retry > 0) state.output.write(`\n── retry ${event.retry} ──\n`);
-    this.ctx.onBegin(state.index, state.attempts);
+    this.ctx.onBegin(state.index, state.attempts, state.lane);
   }
 
   private testEnd(event: Extract<ReporterEvent, { type: 'testEnd' }>): void {
@@ -151,6 +162,7 @@ export class BatchTracker {
     if (!state || state.ended) return;
     state.inFlight = false;
     state.attempts = event.retry + 1;
+    if (event.lane !== undefined) state.lane = event.lane;
     for (const file of event.attachments) state.artifacts.push({ ...file, name: this.nameFor(state, file, event.retry) });
     if (event.status === 'skipped') state.output.write('skipped\n');
     if (event.error) state.output.write(`${event.error}\n`);
@@ -171,6 +183,7 @@ export class BatchTracker {
       artifacts: state.artifacts,
     };
     if (verdict.interrupted) result.interrupted = true;
+    if (state.lane !== undefined) result.lane = state.lane;
     this.ctx.onEnd(state.index, result);
   }
 
@@ -190,8 +203,4 @@ export class BatchTracker {
 function firstParagraph(text: string): string {
   const cut = text.search(/\n\s*(Call log:|at \S+ \(|at \/)/);
   return (cut > 0 ? text.slice(0, cut) : text).trim();
-}
-
-function lastLines(log: string): string {
-  return log.trim().split('\n').slice(-3).join('\n');
 }

@@ -1,0 +1,116 @@
+/**
+ * A browser-free Playwright suite (ES module package, TypeScript config) with a
+ * `webServer` (a small Node server script) and a `globalSetup`, which breaks in
+ * the way its BREAK variable names — so one suite, one runset config, gives
+ * every way Playwright can fail outside a test:
+ *
+ * - `config`: the config throws while loading (at run time only, so listing works);
+ * - `setup`:  globalSetup throws;
+ * - `server`: the webServer exits before it ever answers;
+ * - `crash`:  the runner process dies of an uncaught exception while a test runs;
+ * - `kill`:   the runner process is killed outright (SIGKILL) while a test runs;
+ * - unset:    nothing breaks (the webServer answers; each start is logged to SERVER_LOG).
+ *
+ * Every message carries the secret API_TOKEN, which must reach no member in clear.
+ */
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+export const BREAK_SECRET = 'brk-s3cr3t-in-an-error-message';
+
+const FILES: Record<string, string> = {
+  'package.json': JSON.stringify({ name: 'breakable', private: true, type: 'module' }),
+  'playwright.config.ts': `
+import { defineConfig } from '@playwright/test';
+if (process.env.BREAK === 'config') throw new Error('the config refuses to load with token ' + process.env.API_TOKEN);
+export default defineConfig({
+  testDir: 'tests',
+  workers: 1,
+  globalSetup: './global-setup.ts',
+  webServer: {
+    command: 'node server.mjs',
+    url: 'http://127.0.0.1:' + (process.env.SERVER_PORT ?? '9') + '/',
+    reuseExistingServer: false,
+    timeout: 20_000,
+  },
+});
+`,
+  'global-setup.ts': `
+export default async function globalSetup() {
+  if (process.env.BREAK === 'setup') throw new Error('global setup cannot reach the database with token ' + process.env.API_TOKEN);
+  if (process.env.BREAK === 'crash') {
+    // Thrown later, in the runner process itself (globalSetup runs there), while the first test runs.
+    setTimeout(() => { throw new Error('the runner crashed with token ' + process.env.API_TOKEN); }, 1500).unref();
+  }
+}
+`,
+  'server.mjs': `
+import http from 'node:http';
+import { appendFileSync } from 'node:fs';
+if (process.env.BREAK === 'server') {
+  console.error('web server cannot open its database with token ' + process.env.API_TOKEN);
+  process.exit(3);
+}
+appendFileSync(process.env.SERVER_LOG, process.pid + '\\n');
+http.createServer((req, res) => res.end('hello from the web server')).listen(Number(process.env.SERVER_PORT), '127.0.0.1');
+`,
+  'tests/served.spec.ts': `
+import { test, expect } from '@playwright/test';
+test('the web server answers', async () => {
+  if (process.env.BREAK === 'crash') await new Promise((resolve) => setTimeout(resolve, 5000));
+  if (process.env.BREAK === 'kill') {
+    // The runner (this worker's parent) killed outright: it cannot stop its webServer itself.
+    process.kill(process.ppid, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+  }
+  const res = await fetch('http://127.0.0.1:' + process.env.SERVER_PORT + '/');
+  expect(await res.text()).toBe('hello from the web server');
+});
+test('it answers again', async () => {
+  const res = await fetch('http://127.0.0.1:' + process.env.SERVER_PORT + '/');
+  expect(res.status).toBe(200);
+});
+test.describe('more', () => {
+  test('and a third time', async () => {
+    const res = await fetch('http://127.0.0.1:' + process.env.SERVER_PORT + '/');
+    expect(res.ok).toBe(true);
+  });
+});
+`,
+};
+
+export const BREAKAGES = ['config', 'setup', 'server', 'crash', 'kill'] as const;
+
+/** A port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Writes the suite into `dir/suite` — its node_modules a link to `modules`, so
+ * that @playwright/test version is the suite's own — and returns runset's
+ * config text: one environment per breakage, and `ok`.
+ */
+export async function writeBreakableSuite(dir: string, serverLog: string, modules: string): Promise<string> {
+  const suite = path.join(dir, 'suite');
+  for (const [name, text] of Object.entries(FILES)) {
+    mkdirSync(path.dirname(path.join(suite, name)), { recursive: true });
+    writeFileSync(path.join(suite, name), text);
+  }
+  symlinkSync(modules, path.join(suite, 'node_modules'), 'dir');
+  const envs: string[] = [];
+  for (const name of [...BREAKAGES, 'ok']) {
+    const vars = [`API_TOKEN: "\${env:BREAK_TOKEN}"`, `SERVER_PORT: "${await freePort()}"`, `SERVER_LOG: ${JSON.stringify(serverLog)}`];
+    if (name !== 'ok') vars.push(`BREAK: ${name}`);
+    envs.push(`  ${name}: { variables: { ${vars.join(', ')} } }`);
+  }
+  return `environments:\n${envs.join('\n')}\ntests:\n  - { name: breakable, type: playwright, dir: suite }\n`;
+}

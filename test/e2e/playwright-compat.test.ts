@@ -1,0 +1,102 @@
+/**
+ * The supported Playwright versions, proven: for each (oldest supported, a few
+ * between, runset's own), a small browser-free suite as an ES module package
+ * with a TypeScript config and as a CommonJS one runs through the real server,
+ * and its members — names, outcomes, errors, retries, skips, output — match
+ * what that same Playwright reports when the suite is run directly with
+ * `playwright test --reporter=json`; the same holds for a suite with no
+ * Playwright of its own, run with runset's. Each version is installed from npm once
+ * into node_modules/.cache/runset-compat; an install that fails fails here.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
+import { bundledVersion, COMPAT_VERSIONS, playwrightModules } from '../helpers/playwright-versions.js';
+import type { PlaywrightMember } from './playwright-fixtures.js';
+import { runDirectly, writeCompatSuite, type DirectCase, type ModuleKind } from './playwright-compat-fixtures.js';
+
+type Member = PlaywrightMember;
+
+interface Suite {
+  version: string;
+  kind: ModuleKind;
+  env: string;
+  dir: string;
+  cli: string;
+}
+
+after(() => assertNoLeakedServers());
+
+describe('Playwright versions: members match a direct run', () => {
+  const suites: Suite[] = [];
+  let server: RunningServer;
+  const direct = new Map<string, Map<string, DirectCase>>();
+
+  before(async () => {
+    const root = tempDir('runset-pw-compat-');
+    const entries: string[] = [];
+    for (const version of COMPAT_VERSIONS) {
+      const modules = playwrightModules(version); // throws, with npm's words, when it cannot install
+      for (const kind of ['esm', 'cjs'] as const) {
+        const env = `${kind}-${version.replace(/\./g, '-')}`;
+        const dir = path.join(root, env);
+        writeCompatSuite(dir, kind, `v${env}`, modules);
+        suites.push({ version, kind, env, dir, cli: path.join(modules, '@playwright', 'test', 'cli.js') });
+        entries.push(`  - { name: "${env}", type: playwright, dir: "${env}", environments: ["${env}"] }`);
+      }
+    }
+    // No Playwright of its own: runset lends its copy (NODE_PATH, and an ESM resolve hook).
+    for (const kind of ['esm', 'cjs'] as const) {
+      const env = `${kind}-lent`;
+      writeCompatSuite(path.join(root, env), kind, `v${env}`, undefined);
+      entries.push(`  - { name: "${env}", type: playwright, dir: "${env}", environments: ["${env}"] }`);
+      suites.push({ version: 'lent', kind, env, dir: path.join(root, env), cli: '' });
+    }
+    const configPath = path.join(root, 'runset.config.yaml');
+    writeFileSync(configPath, `environments:\n${suites.map((s) => `  ${s.env}: { variables: {} }`).join('\n')}\ntests:\n${entries.join('\n')}\n`);
+    for (const s of suites) if (s.version !== 'lent') direct.set(s.env, runDirectly(s.dir, s.cli));
+    // A lent suite is the same suite under runset's own Playwright: that direct run is its reference.
+    for (const kind of ['esm', 'cjs'] as const) {
+      const own = `${kind}-${bundledVersion().replace(/\./g, '-')}`;
+      const renamed = [...direct.get(own)!.values()].map((c) => ({ ...c, name: c.name.replace(`v${own}.`, `v${kind}-lent.`) }));
+      direct.set(`${kind}-lent`, new Map(renamed.map((c) => [c.name, c])));
+    }
+    // The suites never open a browser: any executable passes runset's browser check.
+    server = await startRunset({ configPath, env: { RUNSET_CHROMIUM: process.execPath }, args: ['--workers', '2'] });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  for (const version of [...COMPAT_VERSIONS, 'lent']) {
+    for (const kind of ['esm', 'cjs'] as const) {
+      const which = version === 'lent' ? "runset's own @playwright/test lent to a suite without one" : `@playwright/test ${version}`;
+      test(`${which}, ${kind === 'esm' ? 'ES module with playwright.config.ts' : 'CommonJS'}`, async () => {
+        const suite = suites.find((s) => s.version === version && s.kind === kind)!;
+        const expected = direct.get(suite.env)!;
+        assert.equal(expected.size, 6, `the direct run reports the suite's six cases: ${[...expected.keys()].join(', ')}`);
+        const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: suite.env } });
+        assert.equal(created.status, 200, JSON.stringify(created.body));
+        const id = created.body.testRunSetId as string;
+        const done = await waitForSet(server, id, 120_000);
+        const members = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
+        assert.deepEqual(members.map((m) => m.name).sort(), [...expected.keys()].sort(), 'the same cases, named file › describe › title');
+        for (const m of members) {
+          const want = expected.get(m.name)!;
+          const why = `${m.name}: runset ${JSON.stringify(m)} vs direct ${JSON.stringify(want)}`;
+          assert.equal(m.status, want.status === 'unexpected' ? 'FAIL' : 'SUCCESS', why);
+          assert.equal(m.flaky, want.status === 'flaky', why);
+          if (want.status !== 'skipped') assert.equal(m.attempts, want.attempts, why);
+          if (want.status === 'unexpected') assert.ok(want.error && m.error?.includes(want.error), why);
+          else assert.equal(m.error, null, why);
+        }
+        assert.equal(done.status, 'FAIL');
+        assert.deepEqual(done.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 5, FAIL: 1 });
+        const passes = members.find((m) => m.name.endsWith('group › passes'));
+        assert.match(passes?.output ?? '', /hello from passes/, 'console output reaches its member');
+      });
+    }
+  }
+});
