@@ -14,6 +14,7 @@ import type { Store } from './store/store.js';
 import { SqliteStore } from './store/sqlite/index.js';
 import { loadSecretKey, resolveVariables } from './secrets/index.js';
 import { ensureKey, KeyAuthenticator } from './auth/keys.js';
+import { WorkerRegistration } from './scheduler/registration.js';
 import { WorkerPool } from './scheduler/pool.js';
 import { buildApp } from './api/app.js';
 import { SetCreationLimit } from './api/rate-limit.js';
@@ -110,7 +111,11 @@ export async function start(options: ServeOptions, logger = createLogger(options
         artifacts: artifactSaver(blobs),
         workDir: path.join(options.dataDir, 'work'),
         maxShareMs: options.maxShareMs,
+        liveSlots: () => registration.liveSlots(),
       });
+      const registration = new WorkerRegistration(store, { id: pool.workerId, slots: options.workers }, options.pollMs, logger.child({ component: 'worker' }));
+      await registration.start();
+      teardown.push(() => registration.stop());
       pool.start();
       const started = pool;
       teardown.push(() => started.stop(grace));

@@ -78,6 +78,14 @@ export function leaseOf(run: ClaimedRun): LeaseRef {
   return { runId: run.id, workerId: run.workerId, claim: run.claim };
 }
 
+/** A worker process, as it registers itself. */
+export interface NewWorker {
+  id: string;
+  host: string;
+  pid: number;
+  slots: number;
+}
+
 export interface NewApiKey {
   id: string;
   name: string;
@@ -206,6 +214,15 @@ export interface Store {
    * has lost `maxLostLeases` leases, then FAIL with WORKER_LOST.
    */
   reapExpired(maxLostLeases: number): Promise<ReapResult>;
+
+  // ── workers registry: who is alive, for sizing shares ──
+  /** Records a worker process as alive now (again, if it was dropped). */
+  registerWorker(worker: NewWorker): Promise<void>;
+  /** Marks it alive now; false when its row is gone (it was dropped as stale): register again. */
+  heartbeatWorker(id: string): Promise<boolean>;
+  removeWorker(id: string): Promise<void>;
+  /** Slots of the workers that heartbeat within `staleMs` (judged by the store's clock); stale rows are dropped. */
+  liveWorkerSlots(staleMs: number): Promise<number>;
 
   // ── duration history: what expected durations, claim order and shares come from ──
   /** Appends successful durations to each test's history (newest last), keeping the last DURATION_SAMPLES per test and environment. */

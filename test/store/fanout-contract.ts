@@ -99,5 +99,20 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
       assert.deepEqual(await store.waitingWork(set.id, key, 2), [4000, 3000]);
       assert.deepEqual(await store.waitingWork(set.id, 'playwright:nothing', 100), []);
     });
+
+    test('workers registry: live slots sum the registered workers; a removed or stale one drops out', async () => {
+      assert.equal(await store.liveWorkerSlots(60_000), 0);
+      await store.registerWorker({ id: 'a', host: 'h1', pid: 1, slots: 2 });
+      await store.registerWorker({ id: 'b', host: 'h2', pid: 2, slots: 4 });
+      await store.registerWorker({ id: 'b', host: 'h2', pid: 2, slots: 4 }); // again: still one entry
+      assert.equal(await store.liveWorkerSlots(60_000), 6);
+      assert.equal(await store.heartbeatWorker('a'), true);
+      await store.removeWorker('a');
+      assert.equal(await store.heartbeatWorker('a'), false, 'gone: the caller registers again');
+      assert.equal(await store.liveWorkerSlots(60_000), 4);
+      await new Promise((r) => setTimeout(r, 60));
+      assert.equal(await store.liveWorkerSlots(30), 0, 'silent for longer than the limit: stale');
+      assert.equal(await store.heartbeatWorker('b'), false, 'a stale worker is dropped');
+    });
   });
 }

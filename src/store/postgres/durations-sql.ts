@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL store's SQL for test duration history and the waiting work of
- * a batch: what the scheduler's shares are computed from (src/scheduler/shares.ts).
+ * The PostgreSQL store's SQL for test duration history, the waiting work of
+ * a batch and the live workers: what the scheduler's shares are computed from (src/scheduler/shares.ts).
  * The rules of ./sql.ts hold: schema-qualified, prepared by name.
  */
 import type { DurationSample } from '../../core/types.js';
@@ -58,4 +58,39 @@ export async function waitingWork(q: Queryable, n: Names, setId: string, batchKe
     values: [setId, batchKey, limit],
   });
   return rows.map((r) => r.expected_ms ?? 0);
+}
+
+// ── workers registry ──
+
+export async function registerWorker(q: Queryable, n: Names, w: { id: string; host: string; pid: number; slots: number }): Promise<void> {
+  await q.query({
+    name: 'runset.registerWorker',
+    text: `
+      INSERT INTO ${n.workers} (id, host, pid, slots) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), slots = EXCLUDED.slots`,
+    values: [w.id, w.host, w.pid, w.slots],
+  });
+}
+
+export async function heartbeatWorker(q: Queryable, n: Names, id: string): Promise<boolean> {
+  const res = await q.query({ name: 'runset.heartbeatWorker', text: `UPDATE ${n.workers} SET heartbeat_at = now() WHERE id = $1`, values: [id] });
+  return res.rowCount === 1;
+}
+
+export async function removeWorker(q: Queryable, n: Names, id: string): Promise<void> {
+  await q.query({ name: 'runset.removeWorker', text: `DELETE FROM ${n.workers} WHERE id = $1`, values: [id] });
+}
+
+/** Drops stale rows, then sums the slots of the rest: one statement. */
+export async function liveWorkerSlots(q: Queryable, n: Names, staleMs: number): Promise<number> {
+  const { rows } = await q.query<{ slots: number }>({
+    name: 'runset.liveWorkerSlots',
+    text: `
+      WITH dropped AS (
+        DELETE FROM ${n.workers} WHERE heartbeat_at < now() - make_interval(secs => $1::double precision / 1000) RETURNING id
+      )
+      SELECT COALESCE(sum(slots), 0)::integer AS slots FROM ${n.workers} WHERE id NOT IN (SELECT id FROM dropped)`,
+    values: [staleMs],
+  });
+  return (rows[0] as { slots: number }).slots;
 }

@@ -20,7 +20,7 @@ import type {
   TestRunSetRecord,
   VariableValue,
 } from '../../core/types.js';
-import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NextClaim, type ReapResult, type Store } from '../store.js';
+import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NewWorker, type NextClaim, type ReapResult, type Store } from '../store.js';
 import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
@@ -256,6 +256,24 @@ export class PostgresStore implements Store {
       if (reaped.requeued > 0) await sql.notifyWaiting(tx, this.names);
       return reaped;
     });
+  }
+
+  // ── workers registry ──
+
+  async registerWorker(worker: NewWorker): Promise<void> {
+    await this.autocommit((q) => durationSql.registerWorker(q, this.names, worker));
+  }
+
+  heartbeatWorker(id: string): Promise<boolean> {
+    return this.autocommit((q) => durationSql.heartbeatWorker(q, this.names, id));
+  }
+
+  async removeWorker(id: string): Promise<void> {
+    await this.autocommit((q) => durationSql.removeWorker(q, this.names, id));
+  }
+
+  liveWorkerSlots(staleMs: number): Promise<number> {
+    return this.autocommit((q) => durationSql.liveWorkerSlots(q, this.names, staleMs));
   }
 
   // ── duration history ──

@@ -193,6 +193,22 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       );
     `,
   },
+  {
+    version: 7,
+    name: 'workers registry',
+    sql: (s: string) => `
+      -- Every live worker process, heartbeating by the database's clock; fan-out
+      -- sizes shares from the slots of the live ones (src/scheduler/registration.ts).
+      CREATE TABLE ${s}.workers (
+        id           text PRIMARY KEY,
+        host         text NOT NULL,
+        pid          integer NOT NULL,
+        slots        integer NOT NULL,
+        started_at   timestamptz NOT NULL DEFAULT now(),
+        heartbeat_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ]);
 
 /**

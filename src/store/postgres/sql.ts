@@ -31,6 +31,8 @@ export interface Names {
   refuseMove: string;
   /** Each test's recent successful durations per environment (migration 6). */
   durations: string;
+  /** Live worker processes (migration 7). */
+  workers: string;
   channel: string;
 }
 
@@ -46,6 +48,7 @@ export function namesOf(schema: string): Names {
     artifactChunks: `${s}.artifact_chunks`,
     refuseMove: `${s}.refuse_move`,
     durations: `${s}.test_durations`,
+    workers: `${s}.workers`,
     channel: channelOf(schema),
   };
 }

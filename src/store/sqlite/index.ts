@@ -23,7 +23,7 @@ import type {
   VariableValue,
 } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
-import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NextClaim, ReapResult, Store } from '../store.js';
+import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, ReapResult, Store } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
@@ -34,6 +34,7 @@ import { SetRowCache } from './set-cache.js';
 import type { SqliteBatches } from './batches.js';
 import { SqliteMoves } from './moves.js';
 import { SqliteDurations } from './durations.js';
+import { SqliteWorkers } from './workers.js';
 import { rowMappers } from '../rows.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
 
@@ -51,6 +52,7 @@ export class SqliteStore implements Store {
   private moves!: SqliteMoves;
   private batches!: SqliteBatches;
   private durations!: SqliteDurations;
+  private workers!: SqliteWorkers;
 
   private releaseLock: (() => void) | undefined;
   /** Only in the owning process, the one writer of sets (see SetRowCache). */
@@ -94,6 +96,7 @@ export class SqliteStore implements Store {
     this.moves = new SqliteMoves(this.db, this.sql, this.setRows);
     this.batches = this.moves.batches;
     this.durations = new SqliteDurations(this.db);
+    this.workers = new SqliteWorkers(this.db);
     return Promise.resolve();
   }
 
@@ -274,6 +277,12 @@ export class SqliteStore implements Store {
       return result;
     });
   }
+
+  // ── workers registry (./workers.ts) ──
+  registerWorker = (worker: NewWorker): Promise<void> => settle(() => this.workers.register(worker));
+  heartbeatWorker = (id: string): Promise<boolean> => settle(() => this.workers.heartbeat(id));
+  removeWorker = (id: string): Promise<void> => settle(() => this.workers.remove(id));
+  liveWorkerSlots = (staleMs: number): Promise<number> => settle(() => this.workers.liveSlots(staleMs));
 
   // ── duration history (./durations.ts) ──
 

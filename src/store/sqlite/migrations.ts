@@ -145,4 +145,20 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
       );
     `,
   },
+  {
+    version: 6,
+    name: 'workers registry',
+    sql: `
+      -- Every live worker process, heartbeating; fan-out sizes shares from the
+      -- slots of the live ones (src/scheduler/registration.ts). Times are epoch ms.
+      CREATE TABLE workers (
+        id           TEXT PRIMARY KEY,
+        host         TEXT NOT NULL,
+        pid          INTEGER NOT NULL,
+        slots        INTEGER NOT NULL,
+        started_at   INTEGER NOT NULL,
+        heartbeat_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

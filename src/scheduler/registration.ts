@@ -1,0 +1,57 @@
+/**
+ * A worker process in the workers registry: registered when its pool starts,
+ * heartbeating while it lives, removed when it stops. A process that dies
+ * without a word drops out once it misses STALE_BEATS heartbeats. Fan-out reads
+ * the live workers' slots to size each share (src/scheduler/shares.ts).
+ */
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Store } from '../store/store.js';
+
+/** Heartbeats a worker may miss before it counts as gone. */
+const STALE_BEATS = 3;
+
+export class WorkerRegistration {
+  private timer: NodeJS.Timeout | undefined;
+  readonly staleMs: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly worker: { id: string; slots: number },
+    private readonly beatMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.staleMs = beatMs * STALE_BEATS;
+  }
+
+  async start(): Promise<void> {
+    await this.register();
+    this.timer = setInterval(() => void this.beat(), this.beatMs);
+    this.timer.unref();
+  }
+
+  /** Slots of every live worker, this one's included (never fewer than its own). */
+  async liveSlots(): Promise<number> {
+    return Math.max(this.worker.slots, await this.store.liveWorkerSlots(this.staleMs));
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.store.removeWorker(this.worker.id).catch((err: unknown) => {
+      this.logger.warn({ err }, 'leaving the workers registry failed; the entry goes stale by itself');
+    });
+  }
+
+  private register(): Promise<void> {
+    return this.store.registerWorker({ id: this.worker.id, host: hostname(), pid: process.pid, slots: this.worker.slots });
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      // Dropped as stale (this process was frozen, or the store was away): register again.
+      if (!(await this.store.heartbeatWorker(this.worker.id))) await this.register();
+    } catch (err) {
+      this.logger.warn({ err }, 'workers registry heartbeat failed; will retry');
+    }
+  }
+}

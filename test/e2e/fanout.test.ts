@@ -1,0 +1,139 @@
+/**
+ * Fan-out on real PostgreSQL: one Playwright suite's cases spread over several
+ * `runset worker` processes, each taking its share (src/scheduler/shares.ts):
+ * every case runs exactly once, every worker takes part, a worker killed
+ * mid-share loses nothing, and a worker that joins late helps.
+ *
+ * The suite is browser-free (timers), and each case appends its title and the
+ * Playwright runner's pid to a marker file, so "exactly once" is counted from
+ * what really ran, not from what the store says.
+ */
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { newToken } from '../../src/auth/keys.js';
+import { tempDir } from '../helpers/server.js';
+import { Fleet } from '../helpers/fleet.js';
+import { dropSchemas, newSchemaName, NO_DATABASE, query, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { createSet, listMembers, until, waitForSets, type Member } from '../helpers/scale.js';
+
+const SKIP = TEST_DATABASE_URL ? false : NO_DATABASE;
+
+interface Suite {
+  fleet: Fleet;
+  marker: string;
+  schema: string;
+}
+
+/** A suite of `cases` cases of `ms` each (fullyParallel), run by entries of `workers` Playwright workers. */
+function setUp(t: TestContext, cases: number, ms: number): Suite {
+  const dir = tempDir('runset-fanout-');
+  const marker = path.join(dir, 'ran.log');
+  writeFileSync(marker, '');
+  mkdirSync(path.join(dir, 'suite', 'tests'), { recursive: true });
+  writeFileSync(path.join(dir, 'suite', 'playwright.config.js'), "module.exports = { testDir: 'tests', fullyParallel: true };\n");
+  const body = Array.from({ length: cases }, (_, i) =>
+    `test('case ${String(i).padStart(3, '0')}', async () => {\n  require('node:fs').appendFileSync(process.env.MARKER, 'case ${i} ' + process.ppid + '\\n');\n  await new Promise((r) => setTimeout(r, ${ms}));\n});`,
+  );
+  writeFileSync(path.join(dir, 'suite', 'tests', 'many.spec.js'), `const { test } = require('@playwright/test');\n${body.join('\n')}\n`);
+  const configPath = path.join(dir, 'runset.config.yaml');
+  writeFileSync(configPath, `environments:\n  e2e: { variables: { MARKER: "${marker}" } }\ntests:\n  - { name: suite, type: playwright, dir: suite, workers: 2 }\n`);
+  const schema = newSchemaName('runset_fanout');
+  const fleet = new Fleet({ databaseUrl: TEST_DATABASE_URL!, schema, configPath, apiKey: newToken() });
+  t.after(async () => {
+    try {
+      await fleet.teardown(5000);
+    } finally {
+      await dropSchemas(TEST_DATABASE_URL!, [schema]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  return { fleet, marker, schema };
+}
+
+/** Waits until `n` workers are in the registry: shares are sized from the live ones. */
+async function registered(schema: string, n: number): Promise<void> {
+  await until(`${n} workers registered`, async () => {
+    const [row] = await query<{ n: number }>(TEST_DATABASE_URL!, `SELECT count(*)::integer AS n FROM "${schema}".workers`);
+    return row?.n === n;
+  });
+}
+
+/** How many times each case ran (from the marker), and how many distinct Playwright runners ran them. */
+function ran(marker: string): { times: Map<string, number>; runners: number } {
+  const lines = readFileSync(marker, 'utf8').split('\n').filter(Boolean);
+  const times = new Map<string, number>();
+  for (const line of lines) {
+    const [, n] = line.split(' ');
+    times.set(n!, (times.get(n!) ?? 0) + 1);
+  }
+  return { times, runners: new Set(lines.map((l) => l.split(' ')[2])).size };
+}
+
+function perWorker(members: Member[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const m of members) counts.set(m.workerId ?? '(none)', (counts.get(m.workerId ?? '(none)') ?? 0) + 1);
+  return counts;
+}
+
+test('four worker processes share one 200-case suite: each case runs exactly once, every worker takes part', { skip: SKIP, timeout: 120_000 }, async (t) => {
+  const { fleet, marker, schema } = setUp(t, 200, 20);
+  const api = await fleet.api();
+  const workers = await Promise.all([1, 2, 3, 4].map(() => fleet.worker(2)));
+  await registered(schema, 4);
+  const id = await createSet(api, 'e2e');
+  const [status] = (await waitForSets(api, [id], 90_000)).values();
+  assert.equal(status!.status, 'SUCCESS');
+  assert.deepEqual(status!.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 200, FAIL: 0 });
+  const members = await listMembers(api, id);
+  assert.ok(members.every((m) => m.attempts === 1), 'no case needed a second attempt');
+  const { times } = ran(marker);
+  assert.equal(times.size, 200, 'every case ran');
+  assert.deepEqual([...times.values()].filter((n) => n !== 1), [], 'none ran twice');
+  const counts = perWorker(members);
+  assert.deepEqual([...counts.keys()].sort(), workers.map((w) => w.workerId).sort(), `every worker took part: ${JSON.stringify([...counts])}`);
+  for (const w of workers) await w.stop();
+  await api.stop();
+});
+
+test('a worker killed mid-share loses nothing: its cases run on the other worker', { skip: SKIP, timeout: 120_000 }, async (t) => {
+  const { fleet, schema } = setUp(t, 24, 500);
+  const api = await fleet.api();
+  const fast = ['--lease', '1s', '--poll', '200ms', '--max-share', '3s'];
+  const doomed = await fleet.worker(2, { args: fast });
+  const survivor = await fleet.worker(2, { args: fast });
+  await registered(schema, 2);
+  const id = await createSet(api, 'e2e');
+  // Once the doomed worker runs cases of its share, it dies without a word.
+  await until('the doomed worker runs a case', async () => (await listMembers(api, id)).some((m) => m.status === 'RUNNING' && m.workerId === doomed.workerId), 30_000);
+  doomed.signal('SIGKILL');
+  await doomed.exited;
+  const [status] = (await waitForSets(api, [id], 90_000)).values();
+  assert.equal(status!.status, 'SUCCESS', 'every case ended, and passed');
+  assert.deepEqual(status!.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 24, FAIL: 0 });
+  const counts = perWorker(await listMembers(api, id));
+  assert.ok((counts.get(survivor.workerId) ?? 0) > 0, 'the survivor ran what was left');
+  await survivor.stop();
+  await api.stop();
+});
+
+test('a worker that joins mid-set takes part in what is still waiting', { skip: SKIP, timeout: 120_000 }, async (t) => {
+  const { fleet, schema } = setUp(t, 40, 400);
+  const api = await fleet.api();
+  // Shares of about 2 s a slot: the first worker cannot take the whole suite at once.
+  const args = ['--max-share', '2s', '--poll', '200ms'];
+  const first = await fleet.worker(2, { args });
+  await registered(schema, 1);
+  const id = await createSet(api, 'e2e');
+  await until('the first worker runs a case', async () => (await listMembers(api, id)).some((m) => m.status === 'RUNNING'), 30_000);
+  const late = await fleet.worker(2, { args });
+  const [status] = (await waitForSets(api, [id], 90_000)).values();
+  assert.equal(status!.status, 'SUCCESS');
+  const counts = perWorker(await listMembers(api, id));
+  assert.ok((counts.get(late.workerId) ?? 0) > 0, `the late worker took part: ${JSON.stringify([...counts])}`);
+  assert.ok((counts.get(first.workerId) ?? 0) > 0);
+  await first.stop();
+  await late.stop();
+  await api.stop();
+});
