@@ -20,7 +20,7 @@ import { runUnderLease } from './leased-run.js';
 import { runBatch } from './run-batch.js';
 import { Reservation } from './reservation.js';
 import { OutcomeWriter } from './outcomes.js';
-import { batchShare, DEFAULT_MAX_SHARE_MS } from './shares.js';
+import { DEFAULT_MAX_SHARE_MS, sizeShare } from './batch-share.js';
 
 /** Most members one batch takes: enough for one Playwright process per suite, few enough to heartbeat cheaply. */
 const MAX_BATCH = 256;
@@ -346,7 +346,11 @@ export class WorkerPool {
       await this.giveBack(claimed);
       return;
     }
-    const share = await this.shareOf(claimed, slots).catch((err: unknown) => {
+    const sized = async () => {
+      const liveSlots = Math.max(await (this.opts.liveSlots?.() ?? 0), this.opts.concurrency);
+      return sizeShare(this.opts.store, claimed, { slots, liveSlots, maxShareMs: this.opts.maxShareMs ?? DEFAULT_MAX_SHARE_MS, limit: MAX_BATCH });
+    };
+    const share = await sized().catch((err: unknown) => {
       // Without the figures, run what is claimed; the rest waits for the next claim.
       this.opts.logger.warn({ err, run: head.id }, 'sizing a share of a batch failed');
       return claimed.length;
@@ -386,20 +390,5 @@ export class WorkerPool {
       });
     this.track(done);
     for (const run of runs) this.inflight.set(run.id, { lease: leaseOf(run), abort });
-  }
-
-  /** How many members of a batch this worker takes, `claimed` (the longest waiting) included: see batchShare. */
-  private async shareOf(claimed: readonly ClaimedRun[], slots: number): Promise<number> {
-    const head = claimed[0] as ClaimedRun;
-    const [waiting, liveSlots] = await Promise.all([
-      this.opts.store.waitingWork(head.setId, head.batchKey as string, MAX_BATCH),
-      this.opts.liveSlots?.() ?? this.opts.concurrency,
-    ]);
-    return batchShare({
-      waiting: [...claimed.map((r) => r.expectedMs), ...waiting],
-      slots,
-      liveSlots: Math.max(liveSlots, this.opts.concurrency),
-      maxShareMs: this.opts.maxShareMs ?? DEFAULT_MAX_SHARE_MS,
-    });
   }
 }
