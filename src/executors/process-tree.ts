@@ -7,22 +7,24 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
+/** Every process id in /proc (none where there is no /proc). */
+function livePids(): number[] {
+  try {
+    return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /** pid → parent pid, from /proc (empty where there is no /proc). */
 function parentsByPid(): Map<number, number> {
   const parents = new Map<number, number>();
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return parents;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const entry of livePids()) {
     try {
       // "pid (comm) state ppid …" — comm may hold spaces and parentheses: parse after the last ')'.
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(Number(entry), ppid);
+      parents.set(entry, ppid);
     } catch {
       // the process ended while we looked
     }
@@ -52,16 +54,10 @@ export function processTree(root: number): number[] {
 export function processesMarked(name: string, value: string): number[] {
   const entry = `${name}=${value}`;
   const found: number[] = [];
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc');
-  } catch {
-    return found;
-  }
-  for (const pid of pids) {
-    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+  for (const pid of livePids()) {
+    if (pid === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry)) found.push(Number(pid));
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry)) found.push(pid);
     } catch {
       // ended while we looked, or not ours to read
     }
