@@ -14,7 +14,7 @@ import type { Store } from './store/store.js';
 import { SqliteStore } from './store/sqlite/index.js';
 import { loadSecretKey, resolveVariables } from './secrets/index.js';
 import { ensureKey, KeyAuthenticator } from './auth/keys.js';
-import { WorkerRegistration } from './scheduler/registration.js';
+import { staleAfterMs, WorkerRegistration } from './scheduler/registration.js';
 import { WorkerPool } from './scheduler/pool.js';
 import { buildApp } from './api/app.js';
 import { SetCreationLimit } from './api/rate-limit.js';
@@ -126,7 +126,15 @@ export async function start(options: ServeOptions, logger = createLogger(options
     const auth = new KeyAuthenticator(store);
     teardown.push(() => auth.close());
     if (options.api) {
-      app = await buildApp({ store, suite: () => suite, auth, secretKey, logger, setLimit: new SetCreationLimit(options.setsPerMinute), artifacts: blobs });
+      app = await buildApp({
+        store,
+        suite: () => suite,
+        auth,
+        secretKey,
+        logger, setLimit: new SetCreationLimit(options.setsPerMinute),
+        artifacts: blobs,
+        workerStaleMs: staleAfterMs(options.pollMs),
+      });
       const listening = app;
       teardown.push(() => listening.close());
       await app.listen({ port: options.port, host: options.host });

@@ -21,6 +21,7 @@ import { testRunSetRoutes } from './routes/test-run-sets.js';
 import { openApiRoute, OPENAPI_INFO } from './routes/openapi.js';
 import { healthRoute } from './routes/health.js';
 import { artifactRoutes } from './routes/artifacts.js';
+import { workerRoutes } from './routes/workers.js';
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
 import type { SetCreationLimit } from './rate-limit.js';
 
@@ -33,6 +34,8 @@ export interface AppDeps {
   logger: Logger;
   /** Sets one key may create per minute, across every route that creates one. */
   setLimit: SetCreationLimit;
+  /** A worker silent for longer than this is not listed by GET /workers (see src/scheduler/registration.ts). */
+  workerStaleMs: number;
   /** Where artifact bytes are read from; without it artifact downloads answer 404. */
   artifacts?: ArtifactBlobStore;
 }
@@ -74,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await v0.register(setBrowseRoutes, { deps });
         await v0.register(environmentRoutes, { deps });
         await v0.register(artifactRoutes, { deps });
+        await v0.register(workerRoutes, { deps });
       }, { prefix: '/v0' });
       // Sign-in/out sit outside the key check: they are how a browser gets its credential.
       await api.register(sessionRoutes, { prefix: '/v0', auth: deps.auth, sessions });

@@ -9,6 +9,7 @@ import { registerServeCommands } from './serve.js';
 import { registerKeysCommand } from './keys.js';
 import { registerDemoCommand } from './demo.js';
 import { registerTriggerCommand } from './trigger.js';
+import { registerWorkersCommand } from './workers.js';
 import { VERSION } from './version.js';
 
 const program = new Command('runset')
@@ -20,6 +21,7 @@ const program = new Command('runset')
 registerServeCommands(program);
 registerKeysCommand(program);
 registerTriggerCommand(program);
+registerWorkersCommand(program);
 registerDemoCommand(program);
 
 try {

@@ -5,10 +5,10 @@
  */
 import { parseDuration } from '../core/duration.js';
 import { parseRetryAfter, RunsetApiError } from './errors.js';
-import { readCreateResult, readProblem, readStatus, readTestRuns } from './parse.js';
+import { readCreateResult, readProblem, readStatus, readTestRuns, readWorkers } from './parse.js';
 import { redact } from './redact.js';
 import { abortReason } from './retry.js';
-import type { CreateTestRunSetBody, CreateTestRunSetResult, TestRun, TestRunSetStatus } from './types.js';
+import type { CreateTestRunSetBody, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
 import { pollUntilFinal, type WaitOptions } from './wait.js';
 
 export interface RunsetClientOptions {
@@ -95,6 +95,11 @@ export class RunsetClient {
       if (error instanceof RunsetApiError && error.status === 404) return null;
       throw error;
     }
+  }
+
+  /** Extension: the live worker processes and the members each runs. */
+  listWorkers(options: RequestOptions = {}): Promise<Worker[]> {
+    return this.#call({ method: 'GET', path: '/v0/workers', signal: options.signal, read: readWorkers });
   }
 
   /**

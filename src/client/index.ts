@@ -31,5 +31,6 @@ export {
   type StatusValue,
   type TestRun,
   type TestRunSetStatus,
+  type Worker,
 } from './types.js';
 export { formatDuration, parseDuration, DurationError } from '../core/duration.js';

@@ -5,7 +5,7 @@
  * keep polling on any status they do not recognise. A body that lacks what the
  * client needs yields null, which the caller turns into `invalid_response`.
  */
-import type { Counts, CreateTestRunSetResult, TestRun, TestRunSetStatus } from './types.js';
+import type { Counts, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -75,6 +75,40 @@ export function readTestRuns(body: unknown): TestRun[] | null {
     runs.push(run);
   }
   return runs;
+}
+
+function readWorker(item: unknown): Worker | null {
+  if (!isRecord(item) || typeof item.id !== 'string') return null;
+  const running = Array.isArray(item.running) ? item.running.filter(isRecord) : [];
+  return {
+    ...item,
+    id: item.id,
+    host: typeof item.host === 'string' ? item.host : '',
+    pid: count(item.pid),
+    slots: count(item.slots),
+    startedAt: typeof item.startedAt === 'string' ? item.startedAt : '',
+    heartbeatAt: typeof item.heartbeatAt === 'string' ? item.heartbeatAt : '',
+    held: count(item.held),
+    running: running.map((r) => ({
+      ...r,
+      setId: typeof r.setId === 'string' ? r.setId : '',
+      runId: typeof r.runId === 'string' ? r.runId : '',
+      name: typeof r.name === 'string' ? r.name : '',
+      type: typeof r.type === 'string' ? r.type : 'unknown',
+      startedAt: stringOrNull(r.startedAt),
+    })),
+  };
+}
+
+export function readWorkers(body: unknown): Worker[] | null {
+  if (!isRecord(body) || !Array.isArray(body.workers)) return null;
+  const workers: Worker[] = [];
+  for (const item of body.workers) {
+    const worker = readWorker(item);
+    if (worker === null) return null;
+    workers.push(worker);
+  }
+  return workers;
 }
 
 /** The parts of an RFC 9457 problem document the client shows; anything missing is null. */

@@ -11,7 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { formatDuration } from '../core/duration.js';
-import { RunsetClient } from './client.js';
+import type { RunsetClient } from './client.js';
+import { connectFromEnv } from './connect.js';
 import { RunsetApiError } from './errors.js';
 import { finish, writeGithubOutputs } from './finish.js';
 import { ProgressReporter } from './progress.js';
@@ -32,7 +33,7 @@ export async function runTrigger(options: TriggerOptions, env: TriggerEnv, io: T
   const progress = new ProgressReporter(stderr, started);
   const ctx: TriggerContext = { options, env, stdout, stderr, progress, started, deadline: started + options.timeoutMs, secrets, problems: [] };
   try {
-    const client = connect(env, deps);
+    const client = connectFromEnv(env, deps);
     const id = await createSet(client, ctx);
     await writeGithubOutputs(ctx, { 'test-run-set-id': id });
     if (!options.wait) {
@@ -52,19 +53,6 @@ export async function runTrigger(options: TriggerOptions, env: TriggerEnv, io: T
     return failure.exitCode;
   } finally {
     progress.stop();
-  }
-}
-
-function connect(env: TriggerEnv, deps: TriggerDeps): RunsetClient {
-  const url = env.RUNSET_URL?.trim();
-  if (!url) throw new TriggerFailure(EXIT_CODES.error, 'RUNSET_URL is not set: set it to the base address of the runset API, ending in /api (e.g. https://runset.example.com/api)');
-  const apiKey = env.RUNSET_API_KEY;
-  if (!apiKey) throw new TriggerFailure(EXIT_CODES.error, 'RUNSET_API_KEY is not set: set it to a runset API key, kept in your CI secret store');
-  if (!/^https?:\/\//i.test(url)) throw new TriggerFailure(EXIT_CODES.error, 'RUNSET_URL must be an http:// or https:// address ending in /api');
-  try {
-    return new RunsetClient({ url, apiKey, fetch: deps.fetch, userAgent: deps.userAgent ?? 'runset-cli' });
-  } catch (cause) {
-    throw new TriggerFailure(EXIT_CODES.error, 'RUNSET_URL is not a valid URL (expected the base address ending in /api)', { cause });
   }
 }
 

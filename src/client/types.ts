@@ -14,6 +14,7 @@ import type {
   TestRun as WireTestRun,
   TestRunSetStatus as WireStatus,
 } from '../core/wire.js';
+import type { WorkerView as WireWorker } from '../core/wire-dashboard.js';
 import type { RunState } from '../core/states.js';
 
 /** A known state, or a string from a newer server; keeps editor completion for the known ones. */
@@ -36,6 +37,9 @@ export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'artifacts' | 'work
   /** Extension: artifact descriptors; not interpreted by the client yet. */
   artifacts?: unknown;
 };
+
+/** Extension: a live worker process (GET /api/v0/workers) and the members it runs. */
+export type Worker = WireWorker;
 
 export function isFinalStatus(status: StatusValue): status is 'SUCCESS' | 'FAIL' {
   return status === 'SUCCESS' || status === 'FAIL';

@@ -106,3 +106,38 @@ export const SessionInfo = Type.Object(
   { additionalProperties: false, $id: 'SessionInfo' },
 );
 export type SessionInfo = Static<typeof SessionInfo>;
+
+export const RunningMemberView = Type.Object(
+  {
+    setId: Uuid,
+    runId: Uuid,
+    name: Type.String(),
+    type: Type.String({ description: 'Executor kind: http, command, playwright.' }),
+    startedAt: NullableDateTime,
+  },
+  { additionalProperties: false },
+);
+
+export const WorkerView = Type.Object(
+  {
+    id: Type.String({ description: "The worker process's id; members name it in workerId." }),
+    host: Type.String(),
+    pid: Type.Integer(),
+    slots: Type.Integer({ minimum: 0, description: 'Members it may run at once (--workers).' }),
+    startedAt: DateTime,
+    heartbeatAt: DateTime,
+    running: Type.Array(RunningMemberView, { description: 'Members it has begun and not yet ended, oldest start first.' }),
+    held: Type.Integer({ minimum: 0, description: 'Members leased to it that it has not begun: the rest of its share.' }),
+  },
+  { additionalProperties: false, $id: 'Worker' },
+);
+export type WorkerView = Static<typeof WorkerView>;
+
+export const WorkerList = Type.Object(
+  {
+    workers: Type.Array(WorkerView, { description: 'Live worker processes, by host, then start.' }),
+    staleAfterMs: Type.Integer({ minimum: 0, description: 'A worker silent for longer than this is no longer listed (nor given a share).' }),
+  },
+  { additionalProperties: false, $id: 'WorkerList' },
+);
+export type WorkerList = Static<typeof WorkerList>;

@@ -11,6 +11,11 @@ import type { Store } from '../store/store.js';
 /** Heartbeats a worker may miss before it counts as gone. */
 const STALE_BEATS = 3;
 
+/** How long a worker heartbeating every `beatMs` may stay silent before it counts as gone. */
+export function staleAfterMs(beatMs: number): number {
+  return beatMs * STALE_BEATS;
+}
+
 export class WorkerRegistration {
   private timer: NodeJS.Timeout | undefined;
   readonly staleMs: number;
@@ -21,7 +26,7 @@ export class WorkerRegistration {
     private readonly beatMs: number,
     private readonly logger: Logger,
   ) {
-    this.staleMs = beatMs * STALE_BEATS;
+    this.staleMs = staleAfterMs(beatMs);
   }
 
   async start(): Promise<void> {

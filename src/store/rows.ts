@@ -6,6 +6,7 @@
  */
 import type { Counts, RunState } from '../core/states.js';
 import type { ApiKeyRecord, ArtifactRecord, ClaimedRun, TestRunRecord, TestRunSetRecord, TestType } from '../core/types.js';
+import type { WorkerInfo } from './store.js';
 
 export interface SetRow<T> {
   id: string;
@@ -129,4 +130,43 @@ export function rowMappers<T>(stamp: (value: T) => string) {
       createdAt: stamp(row.created_at),
     }),
   };
+}
+
+/** A workers-registry row, times already as ISO strings. */
+export interface WorkerRow {
+  id: string;
+  host: string;
+  pid: number;
+  slots: number;
+  started_at: string;
+  heartbeat_at: string;
+}
+
+/** A leased member: begun (RUNNING) or held for later (WAITING). */
+export interface LeasedRunRow {
+  id: string;
+  set_id: string;
+  name: string;
+  type: string;
+  status: RunState;
+  started_at: string | null;
+  worker_id: string;
+}
+
+/** Each live worker with the members it holds; leases of workers not listed (gone, stale) are left out. */
+export function assembleWorkers(workers: readonly WorkerRow[], leased: readonly LeasedRunRow[]): WorkerInfo[] {
+  const byId = new Map<string, WorkerInfo>(
+    workers.map((w) => [
+      w.id,
+      { id: w.id, host: w.host, pid: w.pid, slots: w.slots, startedAt: w.started_at, heartbeatAt: w.heartbeat_at, running: [], held: 0 },
+    ]),
+  );
+  for (const run of leased) {
+    const worker = byId.get(run.worker_id);
+    if (!worker) continue;
+    if (run.status === 'RUNNING') worker.running.push({ setId: run.set_id, runId: run.id, name: run.name, type: run.type, startedAt: run.started_at });
+    else worker.held += 1;
+  }
+  for (const worker of byId.values()) worker.running.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? ''));
+  return [...byId.values()];
 }

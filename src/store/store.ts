@@ -86,6 +86,28 @@ export interface NewWorker {
   slots: number;
 }
 
+/** A live worker process and what it does now (GET /api/v0/workers, `runset workers`). */
+export interface WorkerInfo {
+  id: string;
+  host: string;
+  pid: number;
+  slots: number;
+  startedAt: string;
+  heartbeatAt: string;
+  /** Members it has begun and not yet ended, oldest start first. */
+  running: RunningMember[];
+  /** Members leased to it that it has not begun: the rest of its share, a slot's next. */
+  held: number;
+}
+
+export interface RunningMember {
+  setId: string;
+  runId: string;
+  name: string;
+  type: string;
+  startedAt: string | null;
+}
+
 export interface NewApiKey {
   id: string;
   name: string;
@@ -223,6 +245,8 @@ export interface Store {
   removeWorker(id: string): Promise<void>;
   /** Slots of the workers that heartbeat within `staleMs` (judged by the store's clock); stale rows are dropped. */
   liveWorkerSlots(staleMs: number): Promise<number>;
+  /** The workers that heartbeat within `staleMs`, by host then start, with the members each holds. Reads only. */
+  listWorkers(staleMs: number): Promise<WorkerInfo[]>;
 
   // ── duration history: what expected durations, claim order and shares come from ──
   /** Appends successful durations to each test's history (newest last), keeping the last DURATION_SAMPLES per test and environment. */

@@ -34,7 +34,7 @@ test('a transient store outage answers 503 store_unavailable with Retry-After', 
   }) as Store;
   const suite = parseSuiteConfig('environments:\n  local: { variables: {} }\ntests:\n  - { name: ok, type: command, run: ["true"] }\n', '/tmp/runset.config.yaml');
   const auth = new KeyAuthenticator(store);
-  const app = await buildApp({ store, suite: () => suite, auth, secretKey: randomBytes(32), logger: pino({ level: 'silent' }), setLimit: new SetCreationLimit(100) });
+  const app = await buildApp({ store, suite: () => suite, auth, secretKey: randomBytes(32), logger: pino({ level: 'silent' }), setLimit: new SetCreationLimit(100), workerStaleMs: 3000 });
   try {
     const url = '/api/v0/test-run-sets/00000000-0000-4000-8000-000000000000';
     const headers = { authorization: `Bearer ${token}` };

@@ -114,5 +114,37 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
       assert.equal(await store.liveWorkerSlots(30), 0, 'silent for longer than the limit: stale');
       assert.equal(await store.heartbeatWorker('b'), false, 'a stale worker is dropped');
     });
+
+    test('listWorkers: the live workers, by host, with what each runs and holds; stale ones left out', async () => {
+      assert.deepEqual(await store.listWorkers(60_000), []);
+      await store.registerWorker({ id: 'h2/9', host: 'h2', pid: 9, slots: 2 });
+      await store.registerWorker({ id: 'h1/7', host: 'h1', pid: 7, slots: 4 });
+      const set = newSet(4);
+      await store.createSet(set);
+      // h1 begins one member and holds one for its slot's next; h2 begins one.
+      const [run, held] = await store.claimRuns({ workerId: 'h1/7', limit: 2, reserve: 1, leaseMs: 10_000 });
+      await store.claimRuns({ workerId: 'h2/9', limit: 1, leaseMs: 10_000 });
+      let list = await store.listWorkers(60_000);
+      assert.deepEqual(list.map((w) => [w.id, w.host, w.pid, w.slots, w.held, w.running.map((r) => r.runId)]), [
+        ['h1/7', 'h1', 7, 4, 1, [run!.id]],
+        ['h2/9', 'h2', 9, 2, 0, [set.runs[2]!.id]],
+      ]);
+      const first = list[0]!;
+      assert.equal(first.running[0]!.setId, set.id);
+      assert.equal(first.running[0]!.name, set.runs[0]!.spec.name);
+      assert.equal(first.running[0]!.type, set.runs[0]!.spec.type);
+      assert.match(first.running[0]!.startedAt ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.match(first.startedAt, /Z$/);
+      assert.ok(Date.parse(first.heartbeatAt) >= Date.parse(first.startedAt));
+      assert.ok(held, 'a reserved member was claimed');
+
+      await store.finishRun(leaseOf(run!), passed);
+      list = await store.listWorkers(60_000);
+      assert.deepEqual(list[0]!.running, [], 'an ended member is no longer running');
+      await store.removeWorker('h2/9');
+      assert.deepEqual((await store.listWorkers(60_000)).map((w) => w.id), ['h1/7']);
+      await new Promise((r) => setTimeout(r, 60));
+      assert.deepEqual(await store.listWorkers(30), [], 'silent for longer than the limit: not listed');
+    });
   });
 }

@@ -4,7 +4,8 @@
  * The rules of ./sql.ts hold: schema-qualified, prepared by name.
  */
 import type { DurationSample } from '../../core/types.js';
-import { DURATION_SAMPLES } from '../store.js';
+import { DURATION_SAMPLES, type WorkerInfo } from '../store.js';
+import { assembleWorkers, type LeasedRunRow, type WorkerRow } from '../rows.js';
 import type { Queryable } from './connection.js';
 import type { Names } from './sql.js';
 
@@ -93,4 +94,27 @@ export async function liveWorkerSlots(q: Queryable, n: Names, staleMs: number): 
     values: [staleMs],
   });
   return (rows[0] as { slots: number }).slots;
+}
+
+/** Live workers (read only: dropping stale rows is liveWorkerSlots' job) and the members each holds. */
+export async function listWorkers(q: Queryable, n: Names, staleMs: number): Promise<WorkerInfo[]> {
+  type Stamped<R, K extends keyof R> = Omit<R, K> & { [P in K]: R[P] extends string ? Date : Date | null };
+  const workers = await q.query<Stamped<WorkerRow, 'started_at' | 'heartbeat_at'>>({
+    name: 'runset.listWorkers',
+    text: `
+      SELECT id, host, pid, slots, started_at, heartbeat_at FROM ${n.workers}
+      WHERE heartbeat_at >= now() - make_interval(secs => $1::double precision / 1000)
+      ORDER BY host, started_at, id`,
+    values: [staleMs],
+  });
+  if (workers.rows.length === 0) return [];
+  // Served by the partial index test_runs_leased: only held members have a lease.
+  const leased = await q.query<Stamped<LeasedRunRow, 'started_at'>>({
+    name: 'runset.leasedRuns',
+    text: `SELECT id, set_id, name, type, status, started_at, worker_id FROM ${n.runs} WHERE lease_expires_at IS NOT NULL`,
+  });
+  return assembleWorkers(
+    workers.rows.map((w) => ({ ...w, started_at: w.started_at.toISOString(), heartbeat_at: w.heartbeat_at.toISOString() })),
+    leased.rows.map((r) => ({ ...r, started_at: r.started_at?.toISOString() ?? null })),
+  );
 }

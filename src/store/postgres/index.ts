@@ -20,7 +20,7 @@ import type {
   TestRunSetRecord,
   VariableValue,
 } from '../../core/types.js';
-import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NewWorker, type NextClaim, type ReapResult, type Store } from '../store.js';
+import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NewWorker, type NextClaim, type ReapResult, type Store, type WorkerInfo } from '../store.js';
 import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
@@ -274,6 +274,10 @@ export class PostgresStore implements Store {
 
   liveWorkerSlots(staleMs: number): Promise<number> {
     return this.autocommit((q) => durationSql.liveWorkerSlots(q, this.names, staleMs));
+  }
+
+  listWorkers(staleMs: number): Promise<WorkerInfo[]> {
+    return this.autocommit((q) => durationSql.listWorkers(q, this.names, staleMs));
   }
 
   // ── duration history ──

@@ -23,7 +23,7 @@ import type {
   VariableValue,
 } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
-import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, ReapResult, Store } from '../store.js';
+import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, ReapResult, Store, WorkerInfo } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
@@ -283,6 +283,7 @@ export class SqliteStore implements Store {
   heartbeatWorker = (id: string): Promise<boolean> => settle(() => this.workers.heartbeat(id));
   removeWorker = (id: string): Promise<void> => settle(() => this.workers.remove(id));
   liveWorkerSlots = (staleMs: number): Promise<number> => settle(() => this.workers.liveSlots(staleMs));
+  listWorkers = (staleMs: number): Promise<WorkerInfo[]> => settle(() => this.workers.list(staleMs));
 
   // ── duration history (./durations.ts) ──
 

@@ -3,10 +3,11 @@
  * its pool here too, so shares are sized the same way on both stores.
  */
 import type Database from 'better-sqlite3';
-import type { NewWorker } from '../store.js';
+import type { NewWorker, WorkerInfo } from '../store.js';
+import { assembleWorkers, type LeasedRunRow, type WorkerRow } from '../rows.js';
 
 export class SqliteWorkers {
-  private readonly sql: Record<'register' | 'heartbeat' | 'remove' | 'dropStale' | 'slots', Database.Statement>;
+  private readonly sql: Record<'register' | 'heartbeat' | 'remove' | 'dropStale' | 'slots' | 'list' | 'leased', Database.Statement>;
 
   constructor(db: Database.Database) {
     this.sql = {
@@ -17,6 +18,9 @@ export class SqliteWorkers {
       remove: db.prepare('DELETE FROM workers WHERE id = ?'),
       dropStale: db.prepare('DELETE FROM workers WHERE heartbeat_at < ?'),
       slots: db.prepare('SELECT COALESCE(sum(slots), 0) AS slots FROM workers'),
+      list: db.prepare('SELECT id, host, pid, slots, started_at, heartbeat_at FROM workers WHERE heartbeat_at >= ? ORDER BY host, started_at, id'),
+      // Served by the partial index test_runs_leased: only held members have a lease.
+      leased: db.prepare('SELECT id, set_id, name, type, status, started_at, worker_id FROM test_runs WHERE lease_expires_at IS NOT NULL'),
     };
   }
 
@@ -35,5 +39,12 @@ export class SqliteWorkers {
   liveSlots(staleMs: number): number {
     this.sql.dropStale.run(Date.now() - staleMs);
     return (this.sql.slots.get() as { slots: number }).slots;
+  }
+
+  list(staleMs: number): WorkerInfo[] {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const rows = this.sql.list.all(Date.now() - staleMs) as Array<Omit<WorkerRow, 'started_at' | 'heartbeat_at'> & { started_at: number; heartbeat_at: number }>;
+    const workers = rows.map((w) => ({ ...w, started_at: iso(w.started_at), heartbeat_at: iso(w.heartbeat_at) }));
+    return assembleWorkers(workers, this.sql.leased.all() as LeasedRunRow[]);
   }
 }

@@ -1,0 +1,25 @@
+/**
+ * GET /api/v0/workers — the live worker processes of this deployment (from the
+ * workers registry, src/scheduler/registration.ts), each with the members it runs.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { WorkerList } from '../../core/wire-dashboard.js';
+import type { AppDeps } from '../app.js';
+import { problems, SECURED } from './common.js';
+
+export const workerRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/workers',
+    {
+      schema: {
+        summary: 'List the live worker processes and what each runs',
+        operationId: 'listWorkers',
+        security: SECURED,
+        response: { 200: WorkerList, ...problems(401, 503) },
+      },
+    },
+    async () => ({ workers: await deps.store.listWorkers(deps.workerStaleMs), staleAfterMs: deps.workerStaleMs }),
+  );
+  return Promise.resolve();
+};

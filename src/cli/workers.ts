@@ -1,0 +1,69 @@
+/**
+ * `runset workers`: the live worker processes, through the API (RUNSET_URL,
+ * RUNSET_API_KEY), so it answers the same from any machine and on either store.
+ * A table for people, `--json` for scripts. Exit 3 on any error, like trigger.
+ */
+import type { Command } from 'commander';
+import { connectFromEnv } from '../client/connect.js';
+import { RunsetApiError } from '../client/errors.js';
+import { describe } from '../client/trigger.js';
+import { EXIT_CODES, TriggerFailure, type TriggerEnv, type TriggerIo } from '../client/trigger-context.js';
+import type { Worker } from '../client/types.js';
+import { formatDuration } from '../core/duration.js';
+import { VERSION } from './version.js';
+
+/** Running members named in the table before "+N more". */
+const NAMES_SHOWN = 2;
+
+export function registerWorkersCommand(program: Command): void {
+  program
+    .command('workers')
+    .description('list the live worker processes and what each runs (needs RUNSET_URL and RUNSET_API_KEY)')
+    .option('--json', 'print the list as JSON')
+    .addHelpText('after', '\nEnvironment:\n  RUNSET_URL      base address of the runset API, ending in /api\n  RUNSET_API_KEY  API key (never printed)')
+    .action(async (flags: { json?: boolean }) => {
+      process.exitCode = await runWorkers(flags.json === true, process.env, { stdout: process.stdout, stderr: process.stderr });
+    });
+}
+
+export async function runWorkers(json: boolean, env: TriggerEnv, io: TriggerIo, fetch?: typeof globalThis.fetch): Promise<number> {
+  try {
+    const client = connectFromEnv(env, { fetch, userAgent: `runset-cli/${VERSION}` });
+    const workers = await client.listWorkers();
+    io.stdout.write(json ? `${JSON.stringify(workers, null, 2)}\n` : workersTable(workers, Date.now()));
+    return EXIT_CODES.success;
+  } catch (error) {
+    const message =
+      error instanceof TriggerFailure ? error.message : error instanceof RunsetApiError ? describe(error) : (error as Error).message;
+    io.stderr.write(`runset: error: ${message}\n`);
+    return EXIT_CODES.error;
+  }
+}
+
+/** One line per worker, columns aligned; what it runs last (the longest column). */
+export function workersTable(workers: readonly Worker[], now: number): string {
+  if (workers.length === 0) return 'no live workers (start `runset serve` or `runset worker`)\n';
+  const since = (iso: string) => (iso ? formatDuration(Math.max(0, now - Date.parse(iso))) : '-');
+  const rows = [
+    ['WORKER', 'HOST', 'PID', 'BUSY', 'HELD', 'UP', 'SEEN', 'RUNNING'],
+    ...workers.map((w) => [
+      w.id,
+      w.host,
+      String(w.pid),
+      `${w.running.length}/${w.slots}`,
+      String(w.held),
+      since(w.startedAt),
+      `${since(w.heartbeatAt)} ago`,
+      running(w),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
+  return rows.map((r) => r.map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!))).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+function running(worker: Worker): string {
+  if (worker.running.length === 0) return '-';
+  const names = worker.running.slice(0, NAMES_SHOWN).map((r) => r.name);
+  const more = worker.running.length - names.length;
+  return names.join(', ') + (more > 0 ? ` +${more} more` : '');
+}
