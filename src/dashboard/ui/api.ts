@@ -3,7 +3,7 @@
  * session cookie instead of a Bearer key. Writes carry the session's CSRF token.
  */
 import type { Artifact, TestRun, TestRunSetStatus, CreateTestRunSetResult } from '../../core/wire.js';
-import type { EnvironmentList, SessionInfo, TestRunSetDetails, TestRunSetPage } from '../../core/wire-dashboard.js';
+import type { EnvironmentList, SessionInfo, TestRunSetDetails, TestRunSetPage, WorkerList } from '../../core/wire-dashboard.js';
 import { currentPath, navigate } from './router.js';
 
 export type { Artifact };
@@ -62,6 +62,7 @@ export const api = {
   getSet: (id: string) => call<SetStatus>('GET', `/test-run-sets/${encodeURIComponent(id)}`),
   getDetails: (id: string) => call<TestRunSetDetails>('GET', `/test-run-sets/${encodeURIComponent(id)}/details`),
   listMembers: async (id: string) => (await call<{ testRuns: Member[] }>('GET', `/test-run-sets/${encodeURIComponent(id)}/test-runs`)).testRuns,
+  listWorkers: () => call<WorkerList>('GET', '/workers'),
   environments: async () => (await call<EnvironmentList>('GET', '/environments')).environments,
   createSet: (env: string, envOverride: Record<string, string>) =>
     call<CreateTestRunSetResult>('POST', '/test-run-sets', Object.keys(envOverride).length > 0 ? { env, envOverride } : { env }),

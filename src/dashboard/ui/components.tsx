@@ -7,7 +7,7 @@ export { isFinal, STATES, type Counts, type State };
 
 const LABELS: Record<State, string> = { WAITING: 'Waiting', RUNNING: 'Running', SUCCESS: 'Passed', FAIL: 'Failed' };
 /** A mark beside the colour, so status never depends on colour alone. */
-const MARKS: Record<State, string> = { WAITING: '○', RUNNING: '◐', SUCCESS: '✓', FAIL: '✗' };
+export const MARKS: Record<State, string> = { WAITING: '○', RUNNING: '◐', SUCCESS: '✓', FAIL: '✗' };
 
 export function StatusBadge({ status }: { status: State }) {
   return (

@@ -8,6 +8,7 @@ import { SetsPage } from './pages/sets.js';
 import { SetPage } from './pages/set.js';
 import { MemberPage } from './pages/member.js';
 import { TriggerPage } from './pages/trigger.js';
+import { WorkersPage } from './pages/workers.js';
 import { SignInPage } from './pages/signin.js';
 
 const TITLES: Record<Route['name'], string> = {
@@ -15,6 +16,7 @@ const TITLES: Record<Route['name'], string> = {
   set: 'Set',
   member: 'Test run',
   trigger: 'Run a set',
+  workers: 'Workers',
   signin: 'Sign in',
   notfound: 'Not found',
 };
@@ -60,6 +62,9 @@ function App() {
             <a href="/trigger" aria-current={route.name === 'trigger' ? 'page' : undefined}>
               Run a set
             </a>
+            <a href="/workers" aria-current={route.name === 'workers' ? 'page' : undefined}>
+              Workers
+            </a>
             <span class="who muted">{keyName ? `key: ${keyName}` : ''}</span>
             <button type="button" class="link" onClick={() => void signOut()}>
               Sign out
@@ -84,6 +89,8 @@ function Page({ route, search, onSignedIn }: { route: Route; search: URLSearchPa
       return <MemberPage key={route.runId} setId={route.setId} runId={route.runId} />;
     case 'trigger':
       return <TriggerPage search={search} />;
+    case 'workers':
+      return <WorkersPage />;
     case 'signin':
       return <SignInPage search={search} onSignedIn={onSignedIn} />;
     default:

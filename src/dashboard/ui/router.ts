@@ -10,6 +10,7 @@ export type Route =
   | { name: 'set'; id: string }
   | { name: 'member'; setId: string; runId: string }
   | { name: 'trigger' }
+  | { name: 'workers' }
   | { name: 'signin' }
   | { name: 'notfound' };
 
@@ -18,6 +19,7 @@ const CHANGE = 'runset:navigate';
 export function parseRoute(pathname: string): Route {
   if (pathname === '/' || pathname === '') return { name: 'sets' };
   if (pathname === '/trigger') return { name: 'trigger' };
+  if (pathname === '/workers') return { name: 'workers' };
   if (pathname === '/signin') return { name: 'signin' };
   const member = /^\/sets\/([^/]+)\/runs\/([^/]+)$/.exec(pathname);
   if (member) return { name: 'member', setId: decodeURIComponent(member[1]!), runId: decodeURIComponent(member[2]!) };

@@ -51,7 +51,12 @@ function MemberBody({ member }: { member: Member }) {
         <dt>Attempts</dt>
         <dd>{member.attempts}</dd>
         <dt>Duration</dt>
-        <dd>{formatDuration(member.durationMs)}</dd>
+        <dd>
+          {formatDuration(member.durationMs)}
+          {member.expectedMs !== null && <span class="muted"> (expected {formatDuration(member.expectedMs)})</span>}
+        </dd>
+        <dt>Worker</dt>
+        <dd class="mono">{member.workerId ?? <span class="muted">—</span>}</dd>
         <dt>Started</dt>
         <dd><Time iso={member.startedAt} /></dd>
         <dt>Ended</dt>

@@ -5,6 +5,7 @@ import { api, setLoadError, type Member, type SetStatus } from '../api.js';
 import { Alert, CountsBar, FlakyBadge, formatDuration, isFinal, shortId, spanMs, StatusBadge, Time } from '../components.js';
 import { usePoll } from '../live.js';
 import { navigate } from '../router.js';
+import { Timeline } from '../timeline.js';
 
 export function SetPage({ id }: { id: string }) {
   const [status, setStatus] = useState<SetStatus | undefined>(undefined);
@@ -79,6 +80,8 @@ export function SetPage({ id }: { id: string }) {
         </section>
       )}
       {details && <Overrides details={details} />}
+      <h2>Timeline</h2>
+      <Timeline setId={id} members={members} now={Date.now()} />
       <h2>Members</h2>
       <MembersTable setId={id} members={members} />
     </>
