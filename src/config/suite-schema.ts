@@ -29,11 +29,16 @@ export const EnvironmentSchema = Type.Union(
   [
     Type.Null(), // `preview:` with nothing under it: an environment without variables
     Type.Object(
-      { variables: Type.Optional(Type.Union([Type.Null(), VariablesSchema], { description: VARIABLES_TEXT })) },
-      { additionalProperties: false, description: 'a mapping with "variables"' },
+      {
+        variables: Type.Optional(Type.Union([Type.Null(), VariablesSchema], { description: VARIABLES_TEXT })),
+        maxFailures: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: 100_000, description: 'a whole number of failures from 1, after which the rest of a set is cancelled' }),
+        ),
+      },
+      { additionalProperties: false, description: 'a mapping with "variables" and "maxFailures"' },
     ),
   ],
-  { description: 'a mapping with "variables"' },
+  { description: 'a mapping with "variables" and "maxFailures"' },
 );
 
 export const SuiteSchema = Type.Object(

@@ -116,9 +116,27 @@ export type VariableValue =
 export interface EnvironmentConfig {
   name: string;
   variables: Record<string, VariableValue>;
+  /** Fail fast: once this many members failed, the rest of the set is cancelled. Null: off. */
+  maxFailures: number | null;
 }
 
 // ── Stored records ──────────────────────────────────────────────────────────
+
+/** Who ended a set early, and why: a key (cancel) or fail fast (by null). */
+export interface Cancellation {
+  at: string;
+  /** The key's id and name; null when fail fast cancelled it. */
+  byKeyId: string | null;
+  byKeyName: string | null;
+  /** The error its cancelled members got: `cancelled`, or `cancelled: maxFailures N reached`. */
+  error: string;
+}
+
+/** A set's control settings and state, apart from its status (which the hot status GET reads alone). */
+export interface SetControl {
+  maxFailures: number | null;
+  cancellation: Cancellation | null;
+}
 
 export interface TestRunSetRecord {
   id: string;
@@ -175,6 +193,8 @@ export interface NewTestRunSet {
   overrides: Record<string, VariableValue>;
   keyId: string | null;
   createdAt: string;
+  /** The environment's maxFailures when the set was created (a later config change does not move it). */
+  maxFailures: number | null;
   runs: NewTestRun[];
 }
 

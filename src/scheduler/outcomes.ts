@@ -3,11 +3,13 @@
  * while the store is out of reach (and only then) for as long as the lease can
  * still be valid, and — once written — a successful duration handed to the
  * test's history (Store.recordDurations), gathered for a second so that a
- * busy worker makes one history write a second rather than one a member.
+ * busy worker makes one history write a second rather than one a member; a
+ * failure checked against its set's maxFailures (fail fast).
  */
 import type { Logger } from 'pino';
 import type { ClaimedRun, DurationSample, RunOutcome } from '../core/types.js';
 import { isStoreUnavailable, leaseOf, type Store } from '../store/store.js';
+import { enforceMaxFailures } from '../sets/cancel.js';
 
 /** How long successful durations gather before they are written to the history together. */
 const HISTORY_FLUSH_MS = 1000;
@@ -45,6 +47,7 @@ export class OutcomeWriter {
         const written = await write(attempt > 0);
         if (!written.finished) this.logger.warn({ run: run.id }, 'lease was taken over; outcome discarded');
         else if (outcome.status === 'SUCCESS') this.remember({ env: run.env, name: run.spec.name, ms: outcome.durationMs });
+        else this.failFast(run);
         return written;
       } catch (err) {
         if (!isStoreUnavailable(err) || Date.now() > deadline) {
@@ -72,6 +75,14 @@ export class OutcomeWriter {
       );
     }
     await this.flushing;
+  }
+
+  /** Beside the slot, not before its next member: the cancel reaches this worker's own members like any other. */
+  private failFast(run: ClaimedRun): void {
+    enforceMaxFailures(this.store, run.setId).then(
+      (cancelled) => cancelled && this.logger.info({ set: run.setId }, 'maxFailures reached: the rest of the set is cancelled'),
+      (err: unknown) => this.logger.warn({ err, set: run.setId }, 'checking maxFailures failed; the set runs on'),
+    );
   }
 
   private remember(sample: DurationSample): void {

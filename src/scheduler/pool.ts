@@ -14,13 +14,14 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
 import type { ClaimedRun, Executor, RunOutcome, TestType } from '../core/types.js';
-import { leaseOf, type FinishedAndClaimed, type LeaseRef, type NextClaim, type Store } from '../store/store.js';
+import { leaseOf, type FinishedAndClaimed, type NextClaim, type Store } from '../store/store.js';
 import type { ResolveVariables } from './run-member.js';
 import { runUnderLease } from './leased-run.js';
 import { runBatch } from './run-batch.js';
 import { Reservation } from './reservation.js';
 import { OutcomeWriter } from './outcomes.js';
 import { DEFAULT_MAX_SHARE_MS, sizeShare } from './batch-share.js';
+import { stopCancelledMembers, type InFlight } from './inflight.js';
 
 /** Most members one batch takes: enough for one Playwright process per suite, few enough to heartbeat cheaply. */
 const MAX_BATCH = 256;
@@ -67,12 +68,6 @@ interface Step extends FinishedAndClaimed {
   askedAt: number;
 }
 
-/** A member being run, or whose outcome is being written: what shutdown aborts and gives back. */
-interface InFlight {
-  lease: LeaseRef;
-  abort: AbortController;
-}
-
 /** A slot's member, run: what to write, and the member reserved for the slot's next turn (taken). */
 interface Turn {
   /** Undefined when nothing is to be written: the member was aborted (shutdown, lost lease) or crashed. */
@@ -94,6 +89,7 @@ export class WorkerPool {
   private refill = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
+  private stopCancels: (() => void) | undefined;
   private readonly holdAheadMs: number;
   private readonly outcomes: OutcomeWriter;
 
@@ -105,6 +101,7 @@ export class WorkerPool {
 
   start(): void {
     this.unsubscribe = this.opts.store.onRunsWaiting(() => void this.fill());
+    this.stopCancels = stopCancelledMembers(this.opts.store, this.inflight, this.opts.logger);
     this.pollTimer = setInterval(() => void this.tick(), this.opts.pollMs);
     this.pollTimer.unref();
     void this.tick();
@@ -117,6 +114,7 @@ export class WorkerPool {
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
     this.unsubscribe?.();
+    this.stopCancels?.();
     clearInterval(this.pollTimer);
     const all = () => Promise.all([...this.tasks]);
     if (this.tasks.size > 0 && graceMs > 0) {
@@ -295,7 +293,7 @@ export class WorkerPool {
   private async runTurn(run: ClaimedRun, begun: Promise<Step> | undefined): Promise<Turn> {
     const lease = leaseOf(run);
     const abort = new AbortController();
-    this.inflight.set(run.id, { lease, abort });
+    this.inflight.set(run.id, { setId: run.setId, lease, abort });
     const execution = runUnderLease(run, lease, abort, this.opts);
     let ahead: Reservation | undefined;
     if (begun) {
@@ -389,6 +387,6 @@ export class WorkerPool {
         if (!this.stopping) void this.fill();
       });
     this.track(done);
-    for (const run of runs) this.inflight.set(run.id, { lease: leaseOf(run), abort });
+    for (const run of runs) this.inflight.set(run.id, { setId: run.setId, lease: leaseOf(run), abort });
   }
 }

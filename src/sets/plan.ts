@@ -57,6 +57,7 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
     overrides,
     keyId: opts.keyId,
     createdAt: new Date().toISOString(),
+    maxFailures: environment.maxFailures,
     runs: membersInClaimOrder(tests, opts.history ?? new Map()),
   };
 }

@@ -5,7 +5,7 @@
  * each backend builds its mappers with its own `stamp`.
  */
 import type { Counts, RunState } from '../core/states.js';
-import type { ApiKeyRecord, ArtifactRecord, ClaimedRun, TestRunRecord, TestRunSetRecord, TestType } from '../core/types.js';
+import type { ApiKeyRecord, ArtifactRecord, ClaimedRun, SetControl, TestRunRecord, TestRunSetRecord, TestType } from '../core/types.js';
 import type { WorkerInfo } from './store.js';
 
 export interface SetRow<T> {
@@ -169,4 +169,23 @@ export function assembleWorkers(workers: readonly WorkerRow[], leased: readonly 
   }
   for (const worker of byId.values()) worker.running.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? ''));
   return [...byId.values()];
+}
+
+/** A set's fail-fast and cancellation columns. */
+export interface ControlRow<T> {
+  max_failures: number | null;
+  cancelled_at: T | null;
+  cancelled_by: string | null;
+  cancelled_by_name: string | null;
+  cancel_error: string | null;
+}
+
+export function controlOf<T>(row: ControlRow<T>, stamp: (value: T) => string): SetControl {
+  return {
+    maxFailures: row.max_failures,
+    cancellation:
+      row.cancelled_at === null
+        ? null
+        : { at: stamp(row.cancelled_at), byKeyId: row.cancelled_by, byKeyName: row.cancelled_by_name, error: row.cancel_error ?? 'cancelled' },
+  };
 }

@@ -18,6 +18,7 @@ import type {
   DurationSample,
   NewTestRunSet,
   RunOutcome,
+  SetControl,
   TestRunRecord,
   TestRunSetRecord,
   VariableValue,
@@ -85,6 +86,16 @@ export interface NewWorker {
   pid: number;
   slots: number;
 }
+
+/** Who cancels a set, and the error its unfinished members end with. */
+export interface CancelRequest {
+  byKeyId: string | null;
+  byKeyName: string | null;
+  error: string;
+}
+
+/** found: the set exists; cancelled: this call ended it (false: it had already ended). */
+export type CancelResult = { found: false } | { found: true; cancelled: boolean };
 
 /** A live worker process and what it does now (GET /api/v0/workers, `runset workers`). */
 export interface WorkerInfo {
@@ -236,6 +247,19 @@ export interface Store {
    * has lost `maxLostLeases` leases, then FAIL with WORKER_LOST.
    */
   reapExpired(maxLostLeases: number): Promise<ReapResult>;
+
+  // ── cancel and fail fast ──
+  /**
+   * Ends a set early, in one transaction: every member still WAITING or RUNNING
+   * (leased or not) ends FAIL with `req.error`, the set ends FAIL, and who did it
+   * is recorded. Workers running its members are told (onSetCancelled) and stop
+   * them; their later writes are fenced out. An ended set is left as it is.
+   */
+  cancelSet(setId: string, req: CancelRequest): Promise<CancelResult>;
+  /** The set's fail-fast limit and its cancellation, if any; null when there is no such set. */
+  setControl(setId: string): Promise<SetControl | null>;
+  /** Subscribes to cancellations made by any process; returns the unsubscribe function. */
+  onSetCancelled(listener: (setId: string) => void): () => void;
 
   // ── workers registry: who is alive, for sizing shares ──
   /** Records a worker process as alive now (again, if it was dropped). */

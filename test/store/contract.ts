@@ -13,6 +13,7 @@ import { runIdempotencyContract } from './idempotency-contract.js';
 import { runBrowseContract } from './browse-contract.js';
 import { runFanoutContract } from './fanout-contract.js';
 import { runBatchContract } from './batch-contract.js';
+import { runCancelContract } from './cancel-contract.js';
 
 export type StoreFactory = () => Promise<Store>;
 
@@ -28,6 +29,7 @@ export function newSet(members: number, env = 'staging'): NewTestRunSet {
     overrides: {},
     keyId: null,
     createdAt: new Date().toISOString(),
+    maxFailures: null,
     runs: Array.from({ length: members }, (_, i) => ({ id: randomUUID(), position: i, spec: spec(`t${i}`), expectedMs: 1000 })),
   };
 }
@@ -42,6 +44,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runBrowseContract(name, makeStore, newSet);
   runBatchContract(name, makeStore, newSet);
   runFanoutContract(name, makeStore, newSet);
+  runCancelContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

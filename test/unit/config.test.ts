@@ -112,13 +112,26 @@ describe('parseSuiteConfig: a valid file', () => {
         BASE_URL: { kind: 'plain', value: 'https://staging.example.com' },
         API_TOKEN: { kind: 'env', name: 'STAGING_API_TOKEN' },
       },
+      maxFailures: null,
     });
   });
 
   test('accepts an environment without variables', () => {
     const config = parseSuiteConfig('environments:\n  preview:\n  local: { variables: {} }\ntests: []\n', FILE);
-    assert.deepEqual(config.environments.get('preview'), { name: 'preview', variables: {} });
-    assert.deepEqual(config.environments.get('local'), { name: 'local', variables: {} });
+    assert.deepEqual(config.environments.get('preview'), { name: 'preview', variables: {}, maxFailures: null });
+    assert.deepEqual(config.environments.get('local'), { name: 'local', variables: {}, maxFailures: null });
+  });
+
+  test('maxFailures: a whole number from 1 on an environment; anything else is refused, saying what is accepted', () => {
+    const config = parseSuiteConfig('environments:\n  ci: { maxFailures: 3 }\ntests: []\n', FILE);
+    assert.equal(config.environments.get('ci')?.maxFailures, 3);
+    for (const bad of ['0', '1.5', '"3"']) {
+      assert.throws(
+        () => parseSuiteConfig(`environments:\n  ci: { maxFailures: ${bad} }\ntests: []\n`, FILE),
+        (err: Error) => /environments\.ci\.maxFailures/.test(err.message) && /whole number/.test(err.message),
+        `maxFailures: ${bad}`,
+      );
+    }
   });
 
   test('x- keys hold anchors that tests merge with <<', () => {

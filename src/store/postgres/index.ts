@@ -16,11 +16,12 @@ import type {
   DurationSample,
   NewTestRunSet,
   RunOutcome,
+  SetControl,
   TestRunRecord,
   TestRunSetRecord,
   VariableValue,
 } from '../../core/types.js';
-import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NewWorker, type NextClaim, type ReapResult, type Store, type WorkerInfo } from '../store.js';
+import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NewWorker, type NextClaim, type ReapResult, type Store, type WorkerInfo, type CancelRequest, type CancelResult } from '../store.js';
 import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
@@ -29,6 +30,7 @@ import * as moves from './moves-sql.js';
 import { rowMappers } from '../rows.js';
 import * as idemSql from './idempotency-sql.js';
 import * as browseSql from './browse-sql.js';
+import * as cancelSql from './cancel-sql.js';
 import * as batchSql from './sql-batch.js';
 import * as durationSql from './durations-sql.js';
 import { PostgresBlobStore } from './blobs.js';
@@ -315,6 +317,29 @@ export class PostgresStore implements Store {
     return new PostgresBlobStore(this.pool, this.names, maxBytes);
   }
 
+  // ── cancel and fail fast (./cancel-sql.ts) ──
+
+  cancelSet(setId: string, req: CancelRequest): Promise<CancelResult> {
+    return withTransaction(this.pool, async (tx) => {
+      const { found, ended } = await cancelSql.cancelMembers(tx, this.names, setId, req.error);
+      if (!found) return { found: false };
+      // No unfinished member: the set had ended (its status follows its members).
+      if (ended === 0) return { found: true, cancelled: false };
+      await cancelSql.markCancelled(tx, this.names, setId, req);
+      return { found: true, cancelled: true };
+    });
+  }
+
+  setControl(setId: string): Promise<SetControl | null> {
+    return this.autocommit((q) => cancelSql.setControl(q, this.names, setId));
+  }
+
+  onSetCancelled(listener: (setId: string) => void): () => void {
+    return this.wake.subscribe((payload) => {
+      if (payload.startsWith(cancelSql.CANCEL_PAYLOAD)) listener(payload.slice(cancelSql.CANCEL_PAYLOAD.length));
+    });
+  }
+
   // ── wake-ups ──
 
   async notifyRunsWaiting(): Promise<void> {
@@ -322,7 +347,8 @@ export class PostgresStore implements Store {
   }
 
   onRunsWaiting(listener: () => void): () => void {
-    return this.wake.subscribe(listener);
+    // Every notification may mean work (a cancel frees slots too), and a reconnect ('') may have missed some.
+    return this.wake.subscribe(() => listener());
   }
 
   // ── internals ──

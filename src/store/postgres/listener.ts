@@ -22,7 +22,8 @@ export interface WakeListenerOptions {
 }
 
 export class WakeListener {
-  private readonly subscribers = new Set<() => void>();
+  /** Each gets the notification's payload; '' after a (re)connect, when notifications may have been missed. */
+  private readonly subscribers = new Set<(payload: string) => void>();
   private client: pg.Client | undefined;
   private connecting: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -32,9 +33,9 @@ export class WakeListener {
 
   constructor(private readonly opts: WakeListenerOptions) {}
 
-  subscribe(listener: () => void): () => void {
+  subscribe(listener: (payload: string) => void): () => void {
     // A Set would merge two subscriptions of the same function; wrap to keep them apart.
-    const entry = (): void => listener();
+    const entry = (payload: string): void => listener(payload);
     this.subscribers.add(entry);
     if (!this.started && !this.closed) {
       this.started = true;
@@ -74,7 +75,7 @@ export class WakeListener {
     client.on('error', onLost);
     client.on('end', () => onLost(new Error('LISTEN connection ended')));
     client.on('notification', (msg) => {
-      if (msg.channel === this.opts.channel) this.fire();
+      if (msg.channel === this.opts.channel) this.fire(msg.payload ?? '');
     });
     this.connecting = client
       .connect()
@@ -83,7 +84,7 @@ export class WakeListener {
         () => {
           if (this.closed || lost) return;
           this.failures = 0;
-          this.fire();
+          this.fire('');
         },
         (err: unknown) => onLost(err instanceof Error ? err : new Error(String(err))),
       )
@@ -104,10 +105,10 @@ export class WakeListener {
     this.retryTimer = setTimeout(() => this.connect(), base * (0.5 + Math.random() / 2));
   }
 
-  private fire(): void {
+  private fire(payload: string): void {
     for (const listener of [...this.subscribers]) {
       try {
-        listener();
+        listener(payload);
       } catch (err) {
         this.opts.onError(err instanceof Error ? err : new Error(String(err)));
       }

@@ -209,6 +209,21 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       );
     `,
   },
+  {
+    version: 8,
+    name: 'cancel and fail fast',
+    sql: (s: string) => `
+      -- max_failures: the environment's fail-fast limit when the set was created.
+      -- cancelled_*: who ended the set early (a key, or fail fast with no key) and
+      -- the error its cancelled members got. Read apart from the status GET's columns.
+      ALTER TABLE ${s}.test_run_sets
+        ADD COLUMN max_failures integer,
+        ADD COLUMN cancelled_at timestamptz,
+        ADD COLUMN cancelled_by text,
+        ADD COLUMN cancelled_by_name text,
+        ADD COLUMN cancel_error text;
+    `,
+  },
 ]);
 
 /**

@@ -47,7 +47,7 @@ export interface ClaimRow {
  * values, never from the statement's older snapshot. `at` is the statement's
  * now(), the same reading the member rows got.
  */
-function carryToSets(n: Names): string {
+export function carryToSets(n: Names): string {
   return `
       deltas AS (
         SELECT set_id,

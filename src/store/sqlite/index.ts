@@ -18,12 +18,13 @@ import type {
   DurationSample,
   NewTestRunSet,
   RunOutcome,
+  SetControl,
   TestRunRecord,
   TestRunSetRecord,
   VariableValue,
 } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
-import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, ReapResult, Store, WorkerInfo } from '../store.js';
+import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, ReapResult, Store, WorkerInfo, CancelRequest, CancelResult } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
@@ -179,6 +180,7 @@ export class SqliteStore implements Store {
       variables: JSON.stringify(set.variables),
       overrides: JSON.stringify(set.overrides),
       key_id: set.keyId,
+      max_failures: set.maxFailures,
     });
     for (const run of set.runs) {
       this.sql.insertRun.run({
@@ -276,6 +278,22 @@ export class SqliteStore implements Store {
       if (result.requeued > 0) this.wake.emit('waiting');
       return result;
     });
+  }
+
+  // ── cancel and fail fast (./cancel.ts) ──
+  cancelSet(setId: string, req: CancelRequest): Promise<CancelResult> {
+    return settle(() => {
+      const result = this.db.transaction(() => this.moves.cancels.cancel(setId, req)).immediate();
+      if (result.found && result.cancelled) this.wake.emit('cancelled', setId);
+      return result;
+    });
+  }
+
+  setControl = (setId: string): Promise<SetControl | null> => settle(() => this.moves.cancels.control(setId));
+
+  onSetCancelled(listener: (setId: string) => void): () => void {
+    this.wake.on('cancelled', listener);
+    return () => this.wake.off('cancelled', listener);
   }
 
   // ── workers registry (./workers.ts) ──

@@ -161,4 +161,18 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
       );
     `,
   },
+  {
+    version: 7,
+    name: 'cancel and fail fast',
+    sql: `
+      -- maxFailures: the environment's fail-fast limit when the set was created.
+      -- cancelled_*: who ended the set early (a key, or fail fast with no key) and
+      -- the error its cancelled members got. Read apart from the status GET's columns.
+      ALTER TABLE test_run_sets ADD COLUMN max_failures INTEGER;
+      ALTER TABLE test_run_sets ADD COLUMN cancelled_at TEXT;
+      ALTER TABLE test_run_sets ADD COLUMN cancelled_by TEXT;
+      ALTER TABLE test_run_sets ADD COLUMN cancelled_by_name TEXT;
+      ALTER TABLE test_run_sets ADD COLUMN cancel_error TEXT;
+    `,
+  },
 ];

@@ -11,12 +11,15 @@ import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import { WORKER_LOST, type ClaimRequest, type LeaseRef, type ReapResult } from '../store.js';
 import { countsOf } from '../rows.js';
 import { claimedOf, SqliteBatches, type ReservedRow, type SetOfClaim } from './batches.js';
+import { SqliteCancels } from './cancel.js';
 import type { SetRowCache } from './set-cache.js';
 import { now, type SetRow, type Statements } from './statements.js';
 
 export class SqliteMoves {
   /** Reserved members and artifacts, whose moves carry set counts through this class too. */
   readonly batches: SqliteBatches;
+  /** Cancel and fail fast, whose member moves carry set counts through this class too. */
+  readonly cancels: SqliteCancels;
 
   constructor(
     db: Database.Database,
@@ -25,6 +28,7 @@ export class SqliteMoves {
     private readonly setRows: SetRowCache | undefined,
   ) {
     this.batches = new SqliteBatches(db, (setId, from, to, at) => this.moveSetCounts(setId, from, to, at));
+    this.cancels = new SqliteCancels(db, (setId, from, to, at) => this.moveSetCounts(setId, from, to, at));
   }
 
   /**
