@@ -10,6 +10,7 @@ import { registerKeysCommand } from './keys.js';
 import { registerDemoCommand } from './demo.js';
 import { registerTriggerCommand } from './trigger.js';
 import { registerWorkersCommand } from './workers.js';
+import { registerCancelCommand } from './cancel.js';
 import { VERSION } from './version.js';
 
 const program = new Command('runset')
@@ -22,6 +23,7 @@ registerServeCommands(program);
 registerKeysCommand(program);
 registerTriggerCommand(program);
 registerWorkersCommand(program);
+registerCancelCommand(program);
 registerDemoCommand(program);
 
 try {

@@ -29,6 +29,7 @@ interface RawOptions {
   timeout: number;
   junit?: string;
   json?: boolean;
+  cancelOnExit: boolean;
 }
 
 /** `K=V`, split at the first `=` so values may contain `=` (URLs with queries, base64). */
@@ -72,6 +73,7 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
     .addOption(new Option('--timeout <duration>', 'give up after this long, counted from the create').env('RUNSET_TIMEOUT').argParser(parsePositiveDuration).default(600_000, '10m'))
     .addOption(new Option('--junit <file>', 'write a JUnit XML report (needs --wait)').env('RUNSET_JUNIT'))
     .option('--json', 'print the final status object as JSON on stdout instead of the id')
+    .option('--no-cancel-on-exit', 'with --wait: on SIGINT/SIGTERM, leave the set running (default: cancel it, then exit 3)')
     .addHelpText('after', ENV_HELP);
 
   command.exitOverride((error) => {
@@ -91,10 +93,11 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
         timeoutMs: raw.timeout,
         junit: raw.junit,
         json: raw.json === true,
+        cancelOnExit: raw.cancelOnExit,
       },
       deps.env ?? process.env,
       io,
-      { fetch: deps.fetch, userAgent: deps.userAgent ?? `runset-cli/${VERSION}` },
+      { fetch: deps.fetch, userAgent: deps.userAgent ?? `runset-cli/${VERSION}`, signals: deps.signals },
     );
     if (deps.onExit) deps.onExit(code);
     else process.exitCode = code;

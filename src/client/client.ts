@@ -5,10 +5,10 @@
  */
 import { parseDuration } from '../core/duration.js';
 import { parseRetryAfter, RunsetApiError } from './errors.js';
-import { readCreateResult, readProblem, readStatus, readTestRuns, readWorkers } from './parse.js';
+import { readCancelResult, readCreateResult, readProblem, readStatus, readTestRuns, readWorkers } from './parse.js';
 import { redact } from './redact.js';
 import { abortReason } from './retry.js';
-import type { CreateTestRunSetBody, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
+import type { CancelResult, CreateTestRunSetBody, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
 import { pollUntilFinal, type WaitOptions } from './wait.js';
 
 export interface RunsetClientOptions {
@@ -95,6 +95,15 @@ export class RunsetClient {
       if (error instanceof RunsetApiError && error.status === 404) return null;
       throw error;
     }
+  }
+
+  /**
+   * Extension: cancels the set — its unfinished members end FAIL with the error
+   * `cancelled`, and so does the set. Resolves with its status and whether this
+   * call ended it (`cancelled: false`: it had already ended; nothing changed).
+   */
+  cancelTestRunSet(id: string, options: RequestOptions = {}): Promise<CancelResult> {
+    return this.#call({ method: 'POST', path: `${setPath(id)}/cancel`, signal: options.signal, read: readCancelResult });
   }
 
   /** Extension: the live worker processes and the members each runs. */

@@ -25,6 +25,7 @@ export { DEFAULT_INTERVAL_MS, DEFAULT_TIMEOUT_MS, type WaitOptions, type WaitPro
 export {
   isFinalStatus,
   isFlaky,
+  type CancelResult,
   type Counts,
   type CreateTestRunSetBody,
   type CreateTestRunSetResult,

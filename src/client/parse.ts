@@ -5,7 +5,7 @@
  * keep polling on any status they do not recognise. A body that lacks what the
  * client needs yields null, which the caller turns into `invalid_response`.
  */
-import type { Counts, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
+import type { CancelResult, Counts, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -44,6 +44,11 @@ export function readStatus(body: unknown): TestRunSetStatus | null {
     createdAt: typeof body.createdAt === 'string' ? body.createdAt : '',
     progress: { ...progress, counts: readCounts(progress.counts) },
   };
+}
+
+export function readCancelResult(body: unknown): CancelResult | null {
+  const status = readStatus(body);
+  return status && { ...status, cancelled: isRecord(body) && body.cancelled === true };
 }
 
 function readTestRun(item: unknown, index: number): TestRun | null {

@@ -4,6 +4,7 @@
  */
 import type { ProgressReporter } from './progress.js';
 import type { TextSink } from './redact.js';
+import type { SignalSource } from './interrupt.js';
 
 /** 0 SUCCESS (or created, without --wait), 1 FAIL, 2 timed out, 3 any other error. */
 export const EXIT_CODES = Object.freeze({ success: 0, fail: 1, timeout: 2, error: 3 } as const);
@@ -19,6 +20,8 @@ export interface TriggerOptions {
   timeoutMs: number;
   junit?: string | undefined;
   json: boolean;
+  /** With --wait: on SIGINT/SIGTERM, cancel the set before exiting (default; --no-cancel-on-exit turns it off). */
+  cancelOnExit?: boolean;
 }
 
 export interface TriggerIo {
@@ -32,6 +35,8 @@ export type TriggerEnv = Readonly<Record<string, string | undefined>>;
 export interface TriggerDeps {
   fetch?: typeof globalThis.fetch;
   userAgent?: string;
+  /** Where SIGINT/SIGTERM come from while waiting. Default: the process. */
+  signals?: SignalSource;
 }
 
 /** A reason to stop with a given exit code; its message is the last line on stderr. */

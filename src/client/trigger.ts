@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { formatDuration } from '../core/duration.js';
 import type { RunsetClient } from './client.js';
 import { connectFromEnv } from './connect.js';
+import { watchInterrupts, type Interrupted, type InterruptWatch } from './interrupt.js';
 import { RunsetApiError } from './errors.js';
 import { finish, writeGithubOutputs } from './finish.js';
 import { ProgressReporter } from './progress.js';
@@ -43,8 +44,16 @@ export async function runTrigger(options: TriggerOptions, env: TriggerEnv, io: T
       return EXIT_CODES.success;
     }
     stderr.write(`runset: created test run set ${id} (env ${options.env}); waiting up to ${formatDuration(options.timeoutMs)}\n`);
-    const { outcome, last } = await follow(client, id, ctx);
-    return await finish(client, id, outcome, last, ctx);
+    const interrupts = watchInterrupts(deps.signals ?? process);
+    try {
+      const { outcome, last } = await follow(client, id, ctx, interrupts.signal);
+      return await finish(client, id, outcome, last, ctx);
+    } catch (error) {
+      if (interrupts.signal.aborted) throw await interrupted(client, id, ctx, interrupts);
+      throw error;
+    } finally {
+      interrupts.dispose();
+    }
   } catch (error) {
     progress.stop();
     const failure = error instanceof TriggerFailure ? error : new TriggerFailure(EXIT_CODES.error, `unexpected error: ${String(error)}`);
@@ -97,13 +106,14 @@ function createFailure(error: unknown): TriggerFailure {
 }
 
 /** Polls to the end; a final error (401, 403, 404, …) becomes exit 3, running out of time an outcome. */
-async function follow(client: RunsetClient, id: string, ctx: TriggerContext): Promise<{ outcome: Outcome; last: TestRunSetStatus | null }> {
+async function follow(client: RunsetClient, id: string, ctx: TriggerContext, signal: AbortSignal): Promise<{ outcome: Outcome; last: TestRunSetStatus | null }> {
   // A holder, not a `let`: the callback's writes are invisible to TypeScript's narrowing.
   const seen: { last: TestRunSetStatus | null } = { last: null };
   try {
     const final = await client.waitForTestRunSet(id, {
       interval: ctx.options.intervalMs,
       timeout: Math.max(0, ctx.deadline - Date.now()),
+      signal,
       onProgress: (status) => {
         seen.last = status;
         ctx.progress.update(status);
@@ -113,12 +123,34 @@ async function follow(client: RunsetClient, id: string, ctx: TriggerContext): Pr
     return { outcome: final.status === 'SUCCESS' ? 'SUCCESS' : 'FAIL', last: final };
   } catch (error) {
     if (error instanceof RunsetApiError && error.kind === 'timeout') return { outcome: 'TIMEOUT', last: seen.last };
+    if (signal.aborted) throw error;
     ctx.progress.stop();
     if (seen.last) await writeGithubOutputs(ctx, { status: seen.last.status });
     if (error instanceof RunsetApiError) {
       throw new TriggerFailure(EXIT_CODES.error, `could not read test run set ${id}: ${describe(error)}${hint(error, 'poll')}`, { cause: error });
     }
     throw new TriggerFailure(EXIT_CODES.error, `could not read test run set ${id}: ${String(error)}`, { cause: error });
+  }
+}
+
+/** Limit for the cancel sent on the way out: a CI runner gives a cancelled job a few seconds at most. */
+const CANCEL_ON_EXIT_TIMEOUT_MS = 5_000;
+
+/** The wait was interrupted by a signal: cancel the set (unless told not to) and say what became of it. */
+async function interrupted(client: RunsetClient, id: string, ctx: TriggerContext, watch: InterruptWatch): Promise<TriggerFailure> {
+  ctx.progress.stop();
+  const reason = (watch.signal.reason as Interrupted).message;
+  if (ctx.options.cancelOnExit === false) {
+    return new TriggerFailure(EXIT_CODES.error, `${reason}; test run set ${id} was left running (--no-cancel-on-exit)`);
+  }
+  try {
+    const signal = AbortSignal.any([watch.again, AbortSignal.timeout(CANCEL_ON_EXIT_TIMEOUT_MS)]);
+    const result = await client.cancelTestRunSet(id, { signal });
+    const what = result.cancelled ? `cancelled test run set ${id}` : `test run set ${id} had already ended ${result.status}`;
+    return new TriggerFailure(EXIT_CODES.error, `${reason}; ${what}`);
+  } catch (error) {
+    const why = error instanceof RunsetApiError ? describe(error) : String(error);
+    return new TriggerFailure(EXIT_CODES.error, `${reason}; could not cancel test run set ${id}: ${why}`, { cause: error });
   }
 }
 

@@ -26,8 +26,10 @@ export type CreateTestRunSetResult = WireCreateResult;
 export type TestRunSetStatus = Omit<WireStatus, 'status'> & { status: StatusValue };
 export type Counts = WireStatus['progress']['counts'];
 
-export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'artifacts' | 'workerId' | 'expectedMs'> & {
+export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'artifacts' | 'workerId' | 'expectedMs' | 'cancelledBy'> & {
   status: StatusValue;
+  /** Extension: the key whose cancel ended it. Older servers omit it. */
+  cancelledBy?: { keyId: string; keyName: string } | null;
   /** Extension: the worker that started its last attempt. Older servers omit it. */
   workerId?: string | null;
   /** Extension: the duration expected when the set was created. Older servers omit it. */
@@ -37,6 +39,9 @@ export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'artifacts' | 'work
   /** Extension: artifact descriptors; not interpreted by the client yet. */
   artifacts?: unknown;
 };
+
+/** Extension: the answer to a cancel — the set's status, and whether this request ended it. */
+export type CancelResult = TestRunSetStatus & { cancelled: boolean };
 
 /** Extension: a live worker process (GET /api/v0/workers) and the members it runs. */
 export type Worker = WireWorker;

@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { CountsSchema, DateTime, LIMITS, NullableDateTime, RunStateSchema, Uuid } from './wire.js';
+import { CancellationView } from './wire-control.js';
 
 export const SET_PAGE_LIMIT = Object.freeze({ default: 20, max: 100 });
 
@@ -58,6 +59,8 @@ export const TestRunSetDetails = Type.Object(
     id: Uuid,
     env: Type.String(),
     overrides: Type.Array(OverrideView, { description: 'The envOverride the set was created with; secret values masked.' }),
+    maxFailures: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "The environment's fail-fast limit when the set was created; null: off." }),
+    cancellation: Type.Union([CancellationView, Type.Null()], { description: 'Who ended the set early, when, and the error its members got; null when nobody did.' }),
   },
   { additionalProperties: false, $id: 'TestRunSetDetails' },
 );

@@ -116,6 +116,9 @@ export const TestRunSchema = Type.Object(
     expectedMs: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description: 'How long it was expected to take when the set was created: the median of its recent successful runs in this environment. Members are claimed longest expected first.',
     }),
+    cancelledBy: Type.Union([Type.Object({ keyId: Type.String(), keyName: Type.String() }, { additionalProperties: false }), Type.Null()], {
+      description: 'The key whose cancel ended this member; null when none did (it ran to its end, or fail fast stopped it: see error).',
+    }),
     artifacts: Type.Array(ArtifactSchema, { description: 'Files kept for this member: screenshot, trace and video of a failure.' }),
   },
   { additionalProperties: false, $id: 'TestRun' },

@@ -169,6 +169,21 @@ describe('dashboard in Chromium', { skip }, () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  test('cancels a running set from its page (after a confirmation), and says who did', async () => {
+    const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging' } });
+    const id = created.body.testRunSetId as string;
+    await page.goto(`/sets/${id}`);
+    await page.locator('tr[data-member="slow failure"] [data-status="RUNNING"]').waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Cancel set' }).click();
+    await page.locator('.set-status [data-status="FAIL"]').waitFor();
+    const failed = page.locator('tr[data-member="slow failure"]');
+    await failed.getByText('cancelled').waitFor();
+    await failed.getByText('by key bootstrap').waitFor();
+    await page.locator('[data-cancelled]').getByText(/by key bootstrap/).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Cancel set' }).count(), 0, 'an ended set offers no cancel');
+  });
+
   test('signs out: the session is gone and pages go back to sign-in', async () => {
     await page.goto('/');
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -100,6 +100,8 @@ describe('dashboard API', () => {
         { name: 'TOKEN', value: '***', secret: true },
         { name: 'GREETING', value: 'howdy', secret: false },
       ],
+      maxFailures: null,
+      cancellation: null,
     });
     assert.ok(!res.text.includes(OVERRIDE_SECRET));
     const plain = await api(server, 'GET', `/v0/test-run-sets/${created[1]!.id}/details`);

@@ -10,12 +10,11 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { newToken } from '../../src/auth/keys.js';
 import { tempDir } from '../helpers/server.js';
 import { Fleet } from '../helpers/fleet.js';
-import { dropSchemas, newSchemaName, NO_DATABASE, query, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { fleetOnFreshSchema, NO_DATABASE, query, TEST_DATABASE_URL } from '../helpers/postgres.js';
 import { createSet, listMembers, until, waitForSets, type Member } from '../helpers/scale.js';
 
 const SKIP = TEST_DATABASE_URL ? false : NO_DATABASE;
@@ -39,16 +38,7 @@ function setUp(t: TestContext, cases: number, ms: number): Suite {
   writeFileSync(path.join(dir, 'suite', 'tests', 'many.spec.js'), `const { test } = require('@playwright/test');\n${body.join('\n')}\n`);
   const configPath = path.join(dir, 'runset.config.yaml');
   writeFileSync(configPath, `environments:\n  e2e: { variables: { MARKER: "${marker}" } }\ntests:\n  - { name: suite, type: playwright, dir: suite, workers: 2 }\n`);
-  const schema = newSchemaName('runset_fanout');
-  const fleet = new Fleet({ databaseUrl: TEST_DATABASE_URL!, schema, configPath, apiKey: newToken() });
-  t.after(async () => {
-    try {
-      await fleet.teardown(5000);
-    } finally {
-      await dropSchemas(TEST_DATABASE_URL!, [schema]);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  const { fleet, schema } = fleetOnFreshSchema(t, 'runset_fanout', configPath, dir);
   return { fleet, marker, schema };
 }
 

@@ -55,7 +55,9 @@ tests:
     const expected = new Map(second.map((m) => [m.name, m.expectedMs]));
     const took = new Map(first.map((m) => [m.name, m.durationMs]));
     for (const name of ['quick', 'slow', 'medium']) {
-      assert.ok(Math.abs(expected.get(name)! - took.get(name)!) < 250, `${name}: expected ${expected.get(name)} ms after a run of ${took.get(name)} ms`);
+      // The median of the runs so far (the loop may have run more than one): near the first run's, on a loaded machine too.
+      const tolerance = Math.max(250, took.get(name)! * 0.4);
+      assert.ok(Math.abs(expected.get(name)! - took.get(name)!) < tolerance, `${name}: expected ${expected.get(name)} ms after a run of ${took.get(name)} ms`);
     }
     // A failure is no duration sample: "broken" counts as the set's median.
     assert.equal(expected.get('broken'), expected.get('medium'), 'no history of its own: the median of the others');

@@ -5,13 +5,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import type { TestContext } from 'node:test';
 import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { RunState } from '../../src/core/states.js';
-import { pidAlive } from './fleet.js';
+import { newToken } from '../../src/auth/keys.js';
+import { Fleet, pidAlive } from './fleet.js';
 
 export const TEST_DATABASE_URL = process.env.RUNSET_TEST_DATABASE_URL || undefined;
 export const NO_DATABASE = 'RUNSET_TEST_DATABASE_URL is not set';
@@ -206,4 +208,22 @@ export class PrivateCluster {
     rmSync(this.dir, { recursive: true, force: true });
     if (pid !== undefined && pidAlive(pid)) throw new Error(`the private PostgreSQL (pid ${pid}) is still running`);
   }
+}
+
+/**
+ * A fleet of runset processes on a fresh schema of the test database, torn down
+ * after the test with its schema and its folder `dir`.
+ */
+export function fleetOnFreshSchema(t: TestContext, prefix: string, configPath: string, dir: string): { fleet: Fleet; schema: string } {
+  const schema = newSchemaName(prefix);
+  const fleet = new Fleet({ databaseUrl: TEST_DATABASE_URL!, schema, configPath, apiKey: newToken() });
+  t.after(async () => {
+    try {
+      await fleet.teardown(5000);
+    } finally {
+      await dropSchemas(TEST_DATABASE_URL!, [schema]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  return { fleet, schema };
 }

@@ -53,13 +53,15 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     },
     async (request) => {
       const set = await findSet(deps, request.params.id);
-      const overrides = (await deps.store.getSetOverrides(set.id)) ?? {};
+      const [overrides, control] = await Promise.all([deps.store.getSetOverrides(set.id), deps.store.setControl(set.id)]);
       return {
         id: set.id,
         env: set.env,
-        overrides: Object.entries(overrides).map(([name, value]) =>
+        overrides: Object.entries(overrides ?? {}).map(([name, value]) =>
           value.kind === 'plain' ? { name, value: value.value, secret: false } : { name, value: MASK, secret: true },
         ),
+        maxFailures: control?.maxFailures ?? null,
+        cancellation: control?.cancellation ?? null,
       };
     },
   );

@@ -112,8 +112,11 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     },
     async (request) => {
       const set = await findSet(deps, request.params.id);
-      const [runs, artifacts] = await Promise.all([deps.store.listRuns(set.id), deps.store.listArtifacts(set.id)]);
+      const [runs, artifacts, control] = await Promise.all([deps.store.listRuns(set.id), deps.store.listArtifacts(set.id), deps.store.setControl(set.id)]);
       const byRun = artifactsByRun(artifacts);
+      // The members a key's cancel ended are those that got its error (nothing else sets it).
+      const cancel = control?.cancellation;
+      const byKey = cancel?.byKeyId ? { keyId: cancel.byKeyId, keyName: cancel.byKeyName ?? '' } : null;
       return {
         testRuns: runs.map((r) => ({
           id: r.id,
@@ -129,6 +132,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
           flaky: r.status === 'SUCCESS' && r.attempts > 1,
           workerId: r.workerId,
           expectedMs: r.expectedMs,
+          cancelledBy: byKey && r.status === 'FAIL' && r.error === cancel?.error ? byKey : null,
           artifacts: byRun.get(r.id) ?? [],
         })),
       };
@@ -152,7 +156,7 @@ export async function findSet(deps: AppDeps, id: string): Promise<TestRunSetReco
   return set;
 }
 
-function toStatus(set: TestRunSetRecord) {
+export function toStatus(set: TestRunSetRecord) {
   return {
     id: set.id,
     status: set.status,

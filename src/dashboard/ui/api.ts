@@ -3,6 +3,7 @@
  * session cookie instead of a Bearer key. Writes carry the session's CSRF token.
  */
 import type { Artifact, TestRun, TestRunSetStatus, CreateTestRunSetResult } from '../../core/wire.js';
+import type { CancelTestRunSetResult } from '../../core/wire-control.js';
 import type { EnvironmentList, SessionInfo, TestRunSetDetails, TestRunSetPage, WorkerList } from '../../core/wire-dashboard.js';
 import { currentPath, navigate } from './router.js';
 
@@ -66,6 +67,7 @@ export const api = {
   environments: async () => (await call<EnvironmentList>('GET', '/environments')).environments,
   createSet: (env: string, envOverride: Record<string, string>) =>
     call<CreateTestRunSetResult>('POST', '/test-run-sets', Object.keys(envOverride).length > 0 ? { env, envOverride } : { env }),
+  cancel: (id: string) => call<CancelTestRunSetResult>('POST', `/test-run-sets/${encodeURIComponent(id)}/cancel`),
   rerun: (id: string) => call<CreateTestRunSetResult>('POST', `/test-run-sets/${encodeURIComponent(id)}/rerun`),
   signIn: async (key: string) => {
     const info = await call<SessionInfo>('POST', '/session', { key });

@@ -13,12 +13,15 @@ export function SetPage({ id }: { id: string }) {
   const [members, setMembers] = useState<Member[]>([]);
   const [error, setError] = useState<string | undefined>(undefined);
   const [rerunning, setRerunning] = useState(false);
+  const [cancelling, setCancelling] = useState(false);
   const done = status !== undefined && isFinal(status.status);
 
   usePoll(
     async () => {
       try {
-        const [s, m, d] = await Promise.all([api.getSet(id), api.listMembers(id), details ? Promise.resolve(details) : api.getDetails(id)]);
+        // Details change once more when the set ends (who cancelled it): read them again then.
+        const ended = status !== undefined && isFinal(status.status);
+        const [s, m, d] = await Promise.all([api.getSet(id), api.listMembers(id), details && !ended ? Promise.resolve(details) : api.getDetails(id)]);
         setStatus(s);
         setMembers(m);
         setDetails(d);
@@ -31,6 +34,21 @@ export function SetPage({ id }: { id: string }) {
     [id],
     !done,
   );
+
+  const cancel = async () => {
+    if (!window.confirm('Cancel this set? Its unfinished tests stop and end FAIL ("cancelled"), and so does the set.')) return;
+    setCancelling(true);
+    try {
+      const result = await api.cancel(id);
+      setStatus(result);
+      setMembers(await api.listMembers(id));
+      setDetails(await api.getDetails(id));
+    } catch (err) {
+      setError(`Could not cancel it: ${(err as Error).message}`);
+    } finally {
+      setCancelling(false);
+    }
+  };
 
   const runAgain = async () => {
     setRerunning(true);
@@ -53,9 +71,16 @@ export function SetPage({ id }: { id: string }) {
         <h1 tabIndex={-1}>
           Set <span class="mono">{shortId(id)}</span>
         </h1>
-        <button type="button" class="primary" onClick={() => void runAgain()} disabled={rerunning || !details}>
-          {rerunning ? 'Starting…' : 'Run again'}
-        </button>
+        <div class="actions">
+          {status && !done && (
+            <button type="button" class="danger" onClick={() => void cancel()} disabled={cancelling}>
+              {cancelling ? 'Cancelling…' : 'Cancel set'}
+            </button>
+          )}
+          <button type="button" class="primary" onClick={() => void runAgain()} disabled={rerunning || !details}>
+            {rerunning ? 'Starting…' : 'Run again'}
+          </button>
+        </div>
       </div>
       {error && <Alert>{error}</Alert>}
       {status && (
@@ -76,6 +101,21 @@ export function SetPage({ id }: { id: string }) {
             <dd><Time iso={status.endedAt} /></dd>
             <dt>Duration</dt>
             <dd>{formatDuration(spanMs(status.startedAt, status.endedAt))}</dd>
+            {details?.cancellation && (
+              <>
+                <dt>Cancelled</dt>
+                <dd data-cancelled>
+                  {details.cancellation.byKeyName ? `by key ${details.cancellation.byKeyName}` : details.cancellation.error.replace(/^cancelled: /, 'fail fast: ')},{' '}
+                  <Time iso={details.cancellation.at} />
+                </dd>
+              </>
+            )}
+            {details?.maxFailures != null && (
+              <>
+                <dt>Fail fast</dt>
+                <dd>after {details.maxFailures} failure{details.maxFailures === 1 ? '' : 's'}</dd>
+              </>
+            )}
           </dl>
         </section>
       )}
@@ -140,6 +180,7 @@ function MembersTable({ setId, members }: { setId: string; members: Member[] }) 
             <td data-label="Attempts">{m.attempts}</td>
             <td data-label="Error" class="error-cell">
               {m.error ?? <span class="muted">—</span>}
+              {m.cancelledBy && <span class="muted"> by key {m.cancelledBy.keyName}</span>}
             </td>
           </tr>
         ))}

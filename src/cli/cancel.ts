@@ -1,0 +1,41 @@
+/**
+ * `runset cancel ID`: cancels a set through the API (RUNSET_URL,
+ * RUNSET_API_KEY, like `trigger`). Exit 0 when the set is ended — by this
+ * command, or before it — and 3 on any error.
+ */
+import type { Command } from 'commander';
+import { connectFromEnv } from '../client/connect.js';
+import { RunsetApiError } from '../client/errors.js';
+import { describe } from '../client/trigger.js';
+import { EXIT_CODES, TriggerFailure, type TriggerEnv, type TriggerIo } from '../client/trigger-context.js';
+import { VERSION } from './version.js';
+
+export function registerCancelCommand(program: Command): void {
+  program
+    .command('cancel')
+    .description('cancel a test run set: its unfinished tests end FAIL ("cancelled"), and so does the set (needs RUNSET_URL and RUNSET_API_KEY)')
+    .argument('<id>', 'the test run set id (from `runset trigger`)')
+    .option('--json', 'print the set\'s status and "cancelled" as JSON')
+    .action(async (id: string, flags: { json?: boolean }) => {
+      process.exitCode = await runCancel(id, flags.json === true, process.env, { stdout: process.stdout, stderr: process.stderr });
+    });
+}
+
+export async function runCancel(id: string, json: boolean, env: TriggerEnv, io: TriggerIo, fetch?: typeof globalThis.fetch): Promise<number> {
+  try {
+    const client = connectFromEnv(env, { fetch, userAgent: `runset-cli/${VERSION}` });
+    const result = await client.cancelTestRunSet(id);
+    if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
+    const counts = result.progress.counts;
+    io.stderr.write(
+      result.cancelled
+        ? `runset: cancelled test run set ${id}: ${result.status}, ${counts.SUCCESS} passed, ${counts.FAIL} failed or cancelled\n`
+        : `runset: test run set ${id} had already ended ${result.status}; nothing changed\n`,
+    );
+    return EXIT_CODES.success;
+  } catch (error) {
+    const message = error instanceof TriggerFailure ? error.message : error instanceof RunsetApiError ? describe(error) : (error as Error).message;
+    io.stderr.write(`runset: error: ${message}\n`);
+    return EXIT_CODES.error;
+  }
+}
