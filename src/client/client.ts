@@ -8,7 +8,7 @@ import { parseRetryAfter, RunsetApiError } from './errors.js';
 import { readCancelResult, readCreateResult, readProblem, readStatus, readTestRuns, readWorkers } from './parse.js';
 import { redact } from './redact.js';
 import { abortReason } from './retry.js';
-import type { CancelResult, CreateTestRunSetBody, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
+import type { CancelResult, ConditionalStatus, CreateTestRunSetBody, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
 import { pollUntilFinal, type WaitOptions } from './wait.js';
 
 export interface RunsetClientOptions {
@@ -24,6 +24,13 @@ export interface RunsetClientOptions {
 
 export interface RequestOptions {
   signal?: AbortSignal;
+}
+
+export interface ConditionalReadOptions extends RequestOptions {
+  /** The `etag` of an earlier answer: the status comes back only if it changed since. */
+  etag?: string | null;
+  /** With `etag`: how long the server may hold the answer for a change (`Prefer: wait`; the server caps it at 60). */
+  waitSeconds?: number;
 }
 
 export interface CreateOptions extends RequestOptions {
@@ -118,12 +125,36 @@ export class RunsetClient {
    * `timeout` rejects with kind `timeout`.
    */
   waitForTestRunSet(id: string, options: WaitOptions = {}): Promise<TestRunSetStatus> {
-    return pollUntilFinal((signal) => this.getTestRunSet(id, { signal }), id, options);
+    return pollUntilFinal((signal, since) => this.getTestRunSetIfChanged(id, { signal, ...since }), id, options);
+  }
+
+  /**
+   * Seed 4.2 as a conditional request: with `etag` (from an earlier answer), the
+   * status comes back only when it is no longer that one (`status: null`: not
+   * modified); with `waitSeconds` too, a server that offers it holds the answer
+   * until the status changes or that many seconds pass (`waited` says it did).
+   * Against a server without ETags, it is the plain read.
+   */
+  async getTestRunSetIfChanged(id: string, options: ConditionalReadOptions = {}): Promise<ConditionalStatus> {
+    const headers: Record<string, string> = {};
+    if (options.etag) headers['if-none-match'] = options.etag;
+    if (options.etag && options.waitSeconds) headers.prefer = `wait=${Math.ceil(options.waitSeconds)}`;
+    const call: Call<TestRunSetStatus> = { method: 'GET', path: setPath(id), headers, signal: options.signal, read: readStatus };
+    const request = `${call.method} ${call.path}`;
+    const { response, text } = await this.#exchange(call, request, (options.waitSeconds ?? 0) * 1000);
+    const etag = response.headers.get('etag');
+    const waited = /(^|[\s,])wait=/i.test(response.headers.get('preference-applied') ?? '');
+    if (response.status === 304 && options.etag) return { status: null, etag: etag ?? options.etag, waited };
+    return { status: this.#read(call, response, text, request), etag, waited };
   }
 
   async #call<T>(call: Call<T>): Promise<T> {
     const request = `${call.method} ${call.path}`;
     const { response, text } = await this.#exchange(call, request);
+    return this.#read(call, response, text, request);
+  }
+
+  #read<T>(call: Call<T>, response: Response, text: string, request: string): T {
     if (!response.ok) throw this.#httpError(response, text, request);
     let json: unknown;
     try {
@@ -146,13 +177,13 @@ export class RunsetClient {
     return value;
   }
 
-  /** One fetch, body read included, under the caller's signal and the per-request limit. */
-  async #exchange(call: Call<unknown>, request: string): Promise<{ response: Response; text: string }> {
+  /** One fetch, body read included, under the caller's signal and the per-request limit (plus what the server was asked to wait). */
+  async #exchange(call: Call<unknown>, request: string, waitMs = 0): Promise<{ response: Response; text: string }> {
     const controller = new AbortController();
     const onCallerAbort = () => controller.abort();
     call.signal?.addEventListener('abort', onCallerAbort, { once: true });
     if (call.signal?.aborted) controller.abort();
-    const timer = setTimeout(() => controller.abort(), this.#requestTimeoutMs);
+    const timer = setTimeout(() => controller.abort(), this.#requestTimeoutMs + waitMs);
     try {
       const response = await this.#fetch(`${this.url}${call.path}`, {
         method: call.method,

@@ -11,7 +11,7 @@
  *   const final = await client.waitForTestRunSet(testRunSetId, { interval: '10s', timeout: '10m' });
  *   if (final.status === 'FAIL') console.log(await client.listTestRuns(testRunSetId));
  */
-export { RunsetClient, type CreateOptions, type RequestOptions, type RunsetClientOptions } from './client.js';
+export { RunsetClient, type ConditionalReadOptions, type CreateOptions, type RequestOptions, type RunsetClientOptions } from './client.js';
 export {
   isTransient,
   isTransientFailure,
@@ -21,11 +21,12 @@ export {
   type RunsetErrorCodeValue,
   type RunsetErrorKind,
 } from './errors.js';
-export { DEFAULT_INTERVAL_MS, DEFAULT_TIMEOUT_MS, type WaitOptions, type WaitProgress } from './wait.js';
+export { DEFAULT_INTERVAL_MS, DEFAULT_TIMEOUT_MS, LONG_POLL_SECONDS, type WaitOptions, type WaitProgress } from './wait.js';
 export {
   isFinalStatus,
   isFlaky,
   type CancelResult,
+  type ConditionalStatus,
   type Counts,
   type CreateTestRunSetBody,
   type CreateTestRunSetResult,

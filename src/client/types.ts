@@ -40,6 +40,16 @@ export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'artifacts' | 'work
   artifacts?: unknown;
 };
 
+/** A conditional status read (RunsetClient.getTestRunSetIfChanged). */
+export interface ConditionalStatus {
+  /** null: not modified — still the status the `etag` sent names. */
+  status: TestRunSetStatus | null;
+  /** The answer's ETag (null from a server without them): send it back to ask "anything new?". */
+  etag: string | null;
+  /** The server held the answer for a change, as asked (`Preference-Applied: wait`). */
+  waited: boolean;
+}
+
 /** Extension: the answer to a cancel — the set's status, and whether this request ended it. */
 export type CancelResult = TestRunSetStatus & { cancelled: boolean };
 

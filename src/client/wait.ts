@@ -1,7 +1,13 @@
 /**
- * The polling loop of seed 4.3: read the status at an interval until SUCCESS or
- * FAIL, keep polling on any other value (also ones this client does not know),
- * retry transient failures with backoff, and stop at a deadline.
+ * The polling loop of seed 4.3: read the status until SUCCESS or FAIL, keep
+ * polling on any other value (also ones this client does not know), retry
+ * transient failures with backoff, and stop at a deadline.
+ *
+ * Against a server that offers it (an ETag on the status, and
+ * `Preference-Applied: wait` on a conditional read), each read after the first
+ * asks to be answered when the status changes, for up to LONG_POLL_SECONDS, and
+ * the next is sent at once: the end is seen within moments, with fewer requests
+ * than polling. Against any other server it polls every `interval`.
  */
 import { formatDuration, MAX_DURATION_MS, parseDuration } from '../core/duration.js';
 import { isTransient, RunsetApiError } from './errors.js';
@@ -25,7 +31,18 @@ export interface WaitOptions {
   onProgress?: (status: TestRunSetStatus, progress: WaitProgress) => void;
   /** Called for each transient failure, before waiting `delayMs` to try again. */
   onRetry?: (error: RunsetApiError, delayMs: number) => void;
+  /** Ask the server to answer when the status changes (default true); false: plain polling at `interval`. */
+  longPoll?: boolean;
 }
+
+/** How long one read may be held by the server: under the idle limit of common proxies (60 s). */
+export const LONG_POLL_SECONDS = 30;
+
+/** One read: the status (null: unchanged since `since.etag`), its tag, and whether the server held it for a change. */
+export type ReadStatus = (
+  signal: AbortSignal,
+  since: { etag: string; waitSeconds: number } | undefined,
+) => Promise<{ status: TestRunSetStatus | null; etag: string | null; waited: boolean }>;
 
 export const DEFAULT_INTERVAL_MS = 10_000;
 export const DEFAULT_TIMEOUT_MS = 600_000;
@@ -51,11 +68,7 @@ export function waitTimeoutError(id: string, timeoutMs: number): RunsetApiError 
   });
 }
 
-export async function pollUntilFinal(
-  getStatus: (signal: AbortSignal) => Promise<TestRunSetStatus>,
-  id: string,
-  options: WaitOptions,
-): Promise<TestRunSetStatus> {
+export async function pollUntilFinal(read: ReadStatus, id: string, options: WaitOptions): Promise<TestRunSetStatus> {
   const intervalMs = toMs(options.interval, DEFAULT_INTERVAL_MS);
   const timeoutMs = toMs(options.timeout, DEFAULT_TIMEOUT_MS);
   const started = Date.now();
@@ -69,14 +82,22 @@ export async function pollUntilFinal(
   try {
     let polls = 0;
     let failures = 0;
+    let last: { status: TestRunSetStatus; etag: string | null } | undefined;
     for (;;) {
       let delay = intervalMs;
       try {
-        const status = await getStatus(deadline.signal);
+        const waitSeconds = Math.min(LONG_POLL_SECONDS, Math.floor((started + timeoutMs - Date.now()) / 1000));
+        const since = options.longPoll !== false && last?.etag && waitSeconds >= 1 ? { etag: last.etag, waitSeconds } : undefined;
+        const asked = Date.now();
+        const answer = await read(deadline.signal, since);
         polls += 1;
         failures = 0;
+        const status = answer.status ?? last?.status;
+        if (!status) throw new TypeError('runset client: "not modified" answered to a first read');
+        last = { status, etag: answer.etag };
         options.onProgress?.(status, { elapsedMs: Date.now() - started, polls });
         if (isFinalStatus(status.status)) return status;
+        if (options.longPoll !== false && answer.etag !== null && (!since || heldAsAsked(answer, since.waitSeconds, Date.now() - asked))) delay = 0;
       } catch (error) {
         if (deadline.signal.aborted) throw abortReason(deadline.signal);
         if (!isTransient(error)) throw error;
@@ -85,10 +106,19 @@ export async function pollUntilFinal(
         failures += 1;
         options.onRetry?.(transient, delay);
       }
-      await sleep(delay, deadline.signal);
+      if (delay > 0) await sleep(delay, deadline.signal);
     }
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onCallerAbort);
   }
+}
+
+/**
+ * Whether the server held a conditional read for a change, as asked: then the
+ * next read goes at once. An early "unchanged" (a server closing, or one that
+ * only claims to wait) falls back to the interval, so nothing spins.
+ */
+function heldAsAsked(answer: { status: unknown; waited: boolean }, waitSeconds: number, tookMs: number): boolean {
+  return answer.waited && (answer.status !== null || tookMs >= (waitSeconds * 1000) / 2);
 }

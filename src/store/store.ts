@@ -196,6 +196,15 @@ export interface Store {
    * such set". Lets the status GET answer with no await at all.
    */
   peekSet?(id: string): TestRunSetRecord | undefined;
+  /** Several sets in one read, each once; ids that name no set are skipped. What a process watching sets for its waiting clients reads each tick. */
+  getSets(ids: readonly string[]): Promise<TestRunSetRecord[]>;
+  /**
+   * Calls `listener` with a set's id after each write that changes the set's
+   * status or counts, once that write can be read; returns the unsubscribe
+   * function. Offered by a store that sees every write in this process (the
+   * embedded one); absent where writes come from other processes.
+   */
+  onSetChanged?(listener: (setId: string) => void): () => void;
   listRuns(setId: string): Promise<TestRunRecord[]>;
 
   // ── dashboard: browsing sets, browser sessions ──

@@ -14,6 +14,7 @@ import { runBrowseContract } from './browse-contract.js';
 import { runFanoutContract } from './fanout-contract.js';
 import { runBatchContract } from './batch-contract.js';
 import { runCancelContract } from './cancel-contract.js';
+import { runWatchContract } from './watch-contract.js';
 
 export type StoreFactory = () => Promise<Store>;
 
@@ -45,6 +46,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runBatchContract(name, makeStore, newSet);
   runFanoutContract(name, makeStore, newSet);
   runCancelContract(name, makeStore, newSet);
+  runWatchContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

@@ -2,7 +2,7 @@
  * The seed operations (create, status) and the members extension.
  */
 import { createHash } from 'node:crypto';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { RunsetError } from '../../core/errors.js';
@@ -17,6 +17,8 @@ import { planTestRunSet } from '../../sets/plan.js';
 import type { AppDeps } from '../app.js';
 import { artifactsByRun } from './artifacts.js';
 import { problems, SECURED, SetIdParams } from './common.js';
+import { noneMatchHits, preferredWait, statusEtag } from '../conditional.js';
+import { DEFAULT_STATUS_WATCH, StatusWatch } from '../status-watch.js';
 
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IdempotencyHeaders = Type.Object({
@@ -79,23 +81,43 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     },
   );
 
+  const watch = new StatusWatch(deps.store, { ...DEFAULT_STATUS_WATCH, onError: (err) => app.log.warn({ err }, 'reading watched sets failed') });
+  // Waiting clients are answered (304) before the server waits for its requests to end.
+  app.addHook('preClose', (done) => {
+    watch.close();
+    done();
+  });
+
   api.get(
     '/test-run-sets/:id',
     {
       schema: {
         summary: 'Get the status of a Test Run Set',
+        description:
+          'The seed operation. Every answer carries an `ETag`. With `If-None-Match` naming it, the answer is 304 while nothing changed; ' +
+          'add `Prefer: wait=N` (N ≤ 60 seconds) to be answered as soon as the status or a count changes, or with 304 after N seconds.',
         operationId: 'getTestRunSet',
         security: SECURED,
         params: SetIdParams,
-        response: { 200: TestRunSetStatus, ...problems(400, 401, 404) },
+        headers: ConditionalStatusHeaders,
+        response: {
+          200: TestRunSetStatus,
+          304: { description: 'Not modified: the status is still the one `If-None-Match` names (after waiting, when asked to)', type: 'null' },
+          ...problems(400, 401, 404),
+        },
       },
     },
     // The path every CI pipeline polls: answered synchronously when the store
-    // already holds the set (the embedded store's copy of its rows), else awaited.
-    (request) => {
+    // already holds the set (the embedded store's copy of its rows) and no
+    // condition is asked, else awaited.
+    (request, reply) => {
       const id = request.params.id.toLowerCase();
-      const known = deps.store.peekSet?.(id);
-      return known ? toStatus(known) : findSet(deps, id).then(toStatus);
+      const known = request.headers['if-none-match'] === undefined ? deps.store.peekSet?.(id) : undefined;
+      if (known) {
+        void reply.header('etag', statusEtag(known));
+        return toStatus(known);
+      }
+      return findSet(deps, id).then((set) => answerStatus(watch, set, request, reply));
     },
   );
 
@@ -140,6 +162,38 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
   );
   return Promise.resolve();
 };
+
+const ConditionalStatusHeaders = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ description: 'The `ETag` of the status the client holds: 304 while it is still the current one.' })),
+  prefer: Type.Optional(
+    Type.String({ description: '`wait=N` (RFC 7240), with If-None-Match: answer as soon as the status changes, or 304 after N seconds (at most 60).' }),
+  ),
+});
+
+/**
+ * A conditional status read: the status when it differs from the client's
+ * tag, else — after waiting for a change if asked to and there is room — 304.
+ */
+async function answerStatus(watch: StatusWatch, set: TestRunSetRecord, request: FastifyRequest, reply: FastifyReply) {
+  let etag = statusEtag(set);
+  const condition = request.headers['if-none-match'];
+  if (condition !== undefined && noneMatchHits(condition, etag)) {
+    const seconds = preferredWait(request.headers.prefer);
+    const changed = seconds > 0 && watch.hasRoom ? await waitForChange(watch, set.id, etag, seconds, reply) : undefined;
+    if (!changed) return reply.header('etag', etag).code(304).send();
+    set = changed;
+    etag = statusEtag(set);
+  }
+  void reply.header('etag', etag);
+  return toStatus(set);
+}
+
+function waitForChange(watch: StatusWatch, id: string, etag: string, seconds: number, reply: FastifyReply) {
+  void reply.header('preference-applied', `wait=${seconds}`);
+  const gone = new AbortController();
+  reply.raw.once('close', () => gone.abort());
+  return watch.wait(id, etag, seconds * 1000, gone.signal);
+}
 
 /** The answer to a repeated Idempotency-Key: the earlier set, or 422 when the body differs. */
 function replay(earlier: { setId: string; bodyHash: string }, key: string, bodyHash: string): { testRunSetId: string } {

@@ -152,6 +152,11 @@ export class PostgresStore implements Store {
     return row ? toSet(row) : undefined;
   }
 
+  async getSets(ids: readonly string[]): Promise<TestRunSetRecord[]> {
+    if (ids.length === 0) return [];
+    return (await this.autocommit((q) => sql.getSets(q, this.names, ids))).map(toSet);
+  }
+
   async listRuns(setId: string): Promise<TestRunRecord[]> {
     return (await this.autocommit((q) => sql.listRuns(q, this.names, setId))).map(toRun);
   }

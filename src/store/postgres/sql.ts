@@ -172,6 +172,16 @@ export async function getSet(q: Queryable, n: Names, id: string): Promise<SetRow
   return rows[0];
 }
 
+/** The sets among `ids` that exist (the text id column takes malformed ones and finds nothing). */
+export async function getSets(q: Queryable, n: Names, ids: readonly string[]): Promise<SetRow[]> {
+  const { rows } = await q.query<SetRow>({
+    name: 'runset.getSets',
+    text: `SELECT ${SET_COLUMNS} FROM ${n.sets} WHERE id = ANY($1::text[])`,
+    values: [[...new Set(ids)]],
+  });
+  return rows;
+}
+
 export async function listRuns(q: Queryable, n: Names, setId: string): Promise<RunRow[]> {
   const { rows } = await q.query<RunRow>({
     name: 'runset.listRuns',

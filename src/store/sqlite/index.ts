@@ -47,6 +47,8 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly wake = new EventEmitter();
+  /** Sets moved by the transaction under way, told to onSetChanged's listeners once it returns. */
+  private readonly movedSets = new Set<string>();
   private sql!: Statements;
   private idem!: IdempotencyStatements;
   private browse!: SqliteBrowse;
@@ -94,7 +96,7 @@ export class SqliteStore implements Store {
     if (this.opts.owner) this.db.prepare('UPDATE test_runs SET lease_expires_at = 0 WHERE lease_expires_at IS NOT NULL').run();
     this.idem = prepareIdempotency(this.db);
     this.browse = new SqliteBrowse(this.db, toSet);
-    this.moves = new SqliteMoves(this.db, this.sql, this.setRows);
+    this.moves = new SqliteMoves(this.db, this.sql, this.setRows, (setId) => this.setMoved(setId));
     this.batches = this.moves.batches;
     this.durations = new SqliteDurations(this.db);
     this.workers = new SqliteWorkers(this.db);
@@ -200,14 +202,20 @@ export class SqliteStore implements Store {
     return this.setRows?.get(id);
   }
 
+  getSets(ids: readonly string[]): Promise<TestRunSetRecord[]> {
+    return settle(() => [...new Set(ids)].flatMap((id) => this.readSet(id) ?? []));
+  }
+
   getSet(id: string): Promise<TestRunSetRecord | undefined> {
-    return settle(() => {
-      const cached = this.setRows?.get(id);
-      if (cached) return cached;
-      const row = this.sql.getSet.get(id) as SetRow | undefined;
-      if (!row) return undefined;
-      return this.setRows ? this.setRows.set(toSet(row)) : toSet(row);
-    });
+    return settle(() => this.readSet(id));
+  }
+
+  private readSet(id: string): TestRunSetRecord | undefined {
+    const cached = this.setRows?.get(id);
+    if (cached) return cached;
+    const row = this.sql.getSet.get(id) as SetRow | undefined;
+    if (!row) return undefined;
+    return this.setRows ? this.setRows.set(toSet(row)) : toSet(row);
   }
 
   listRuns(setId: string): Promise<TestRunRecord[]> {
@@ -332,6 +340,28 @@ export class SqliteStore implements Store {
   }
 
   // ── wake-ups ──
+
+  /**
+   * Every write of sets happens in this process, inside a synchronous
+   * transaction: the ids a transaction moved are told once it has returned
+   * (committed), so a listener that reads finds the new state. A move that
+   * rolled back costs its listeners one read that finds nothing new.
+   */
+  private setMoved(setId: string): void {
+    if (this.movedSets.size === 0) queueMicrotask(() => this.tellSetsChanged());
+    this.movedSets.add(setId);
+  }
+
+  private tellSetsChanged(): void {
+    const ids = [...this.movedSets];
+    this.movedSets.clear();
+    for (const id of ids) this.wake.emit('changed', id);
+  }
+
+  onSetChanged(listener: (setId: string) => void): () => void {
+    this.wake.on('changed', listener);
+    return () => this.wake.off('changed', listener);
+  }
 
   notifyRunsWaiting(): Promise<void> {
     this.wake.emit('waiting');

@@ -26,6 +26,8 @@ export class SqliteMoves {
     private readonly sql: Statements,
     /** The owning process's copy of set rows: every set write drops its entry. */
     private readonly setRows: SetRowCache | undefined,
+    /** Told of every set whose counts a move changed, inside the move's transaction (see SqliteStore.onSetChanged). */
+    private readonly setMoved: (setId: string) => void,
   ) {
     this.batches = new SqliteBatches(db, (setId, from, to, at) => this.moveSetCounts(setId, from, to, at));
     this.cancels = new SqliteCancels(db, (setId, from, to, at) => this.moveSetCounts(setId, from, to, at));
@@ -135,6 +137,7 @@ export class SqliteMoves {
     const startedAt = row.started_at ?? (to === 'RUNNING' ? at : null);
     const status = deriveSetStatus(counts, startedAt !== null);
     this.setRows?.drop(setId);
+    this.setMoved(setId);
     this.sql.updateSetProgress.run({
       id: setId,
       status,
