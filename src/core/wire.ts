@@ -14,7 +14,12 @@ export const LIMITS = Object.freeze({
   overrideCount: 100,
   overrideKeyLength: 256,
   overrideValueLength: 64 * 1024,
+  labelCount: 20,
+  labelValueLength: 256,
 });
+
+/** A label's key: what `?label=key:value` filters on. */
+export const LABEL_KEY = '^[a-z0-9_.-]{1,64}$';
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const DateTime = Type.String({ format: 'date-time' });
@@ -46,6 +51,14 @@ export const CreateTestRunSetBody = Type.Object(
       Type.Record(Type.String({ minLength: 1, maxLength: LIMITS.overrideKeyLength }), Type.String({ maxLength: LIMITS.overrideValueLength }), {
         maxProperties: LIMITS.overrideCount,
         description: "Replacement values for the environment's declared variables.",
+      }),
+    ),
+    labels: Type.Optional(
+      Type.Record(Type.String({ pattern: LABEL_KEY }), Type.String({ maxLength: LIMITS.labelValueLength }), {
+        maxProperties: LIMITS.labelCount,
+        additionalProperties: false,
+        description:
+          'Extension: where the set comes from (CI context such as commit, branch, pr, pipeline, actor). At most 20; keys of 1-64 a-z, 0-9, "_", "." and "-"; values of at most 256 characters.',
       }),
     ),
   },

@@ -213,6 +213,8 @@ export interface Store {
   listSets(query: ListSetsQuery): Promise<SetPage>;
   /** What the client sent as envOverride (secret values sealed), or undefined for no such set. */
   getSetOverrides(id: string): Promise<Record<string, VariableValue> | undefined>;
+  /** The labels a set was created with (`{}` when none); undefined when there is no such set. */
+  getSetLabels(id: string): Promise<Record<string, string> | undefined>;
   /** Stores a session (and drops expired ones); expiry is judged by the store's clock. */
   createSession(session: NewSession): Promise<SessionRecord>;
   /** A live session whose key is not revoked, or undefined. */

@@ -192,6 +192,28 @@ describe('dashboard in Chromium', { skip }, () => {
     assert.equal(await page.getByRole('button', { name: 'Cancel set' }).count(), 0, 'an ended set offers no cancel');
   });
 
+  test("a set's labels: the commit and the pipeline are links, a label filters the list", async () => {
+    const labels = {
+      ci: 'github',
+      commit: 'abcdef1234567890',
+      commit_url: 'https://github.com/acme/shop/commit/abcdef1234567890',
+      branch: 'labelled-branch',
+      pipeline: 'https://github.com/acme/shop/actions/runs/9',
+    };
+    const labelled = (await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'preview', labels } })).body.testRunSetId as string;
+    const other = (await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'preview' } })).body.testRunSetId as string;
+    await page.goto(`/sets/${labelled}`);
+    const list = page.getByRole('list', { name: 'Labels' });
+    assert.equal(await list.getByRole('link', { name: 'abcdef123456' }).getAttribute('href'), labels.commit_url);
+    assert.equal(await list.getByRole('link', { name: labels.pipeline }).getAttribute('href'), labels.pipeline);
+    assert.equal(await list.getByText('commit_url').count(), 0, 'the commit link is not a label of its own');
+    await list.getByRole('link', { name: 'branch', exact: true }).click();
+    await page.waitForURL((url) => url.searchParams.get('label') === 'branch:labelled-branch');
+    await page.locator(`a[href="/sets/${labelled}"]`).first().waitFor();
+    assert.equal(await page.locator(`a[href="/sets/${other}"]`).count(), 0, 'the list shows only the labelled set');
+    assert.equal(await page.getByLabel('Label').inputValue(), 'branch:labelled-branch');
+  });
+
   test("a set's page lists its webhook deliveries and their attempts", async () => {
     const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'preview' } });
     await page.goto(`/sets/${created.body.testRunSetId as string}`);

@@ -32,6 +32,7 @@ export function newSet(members: number, env = 'staging'): NewTestRunSet {
     keyId: null,
     createdAt: new Date().toISOString(),
     maxFailures: null,
+    labels: {},
     runs: Array.from({ length: members }, (_, i) => ({ id: randomUUID(), position: i, spec: spec(`t${i}`), expectedMs: 1000 })),
   };
 }

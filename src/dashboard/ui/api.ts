@@ -59,7 +59,7 @@ function query(params: Record<string, string | undefined>): string {
 }
 
 export const api = {
-  listSets: (p: { env?: string; status?: string; cursor?: string; limit?: number }) =>
+  listSets: (p: { env?: string; status?: string; label?: string; cursor?: string; limit?: number }) =>
     call<TestRunSetPage>('GET', `/test-run-sets${query({ ...p, limit: p.limit ? String(p.limit) : undefined })}`),
   getSet: (id: string) => call<SetStatus>('GET', `/test-run-sets/${encodeURIComponent(id)}`),
   getDetails: (id: string) => call<TestRunSetDetails>('GET', `/test-run-sets/${encodeURIComponent(id)}/details`),

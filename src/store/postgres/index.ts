@@ -169,7 +169,7 @@ export class PostgresStore implements Store {
   async listSets(query: ListSetsQuery): Promise<SetPage> {
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const rows = await this.autocommit((q) =>
-      browseSql.listSets(q, this.names, { env: query.env, status: query.status, after, limit: query.limit + 1 }),
+      browseSql.listSets(q, this.names, { env: query.env, status: query.status, labels: query.labels, after, limit: query.limit + 1 }),
     );
     const sets = rows.slice(0, query.limit).map(toSet);
     const last = sets[sets.length - 1];
@@ -180,6 +180,10 @@ export class PostgresStore implements Store {
   async getSetOverrides(id: string): Promise<Record<string, VariableValue> | undefined> {
     const overrides = await this.autocommit((q) => browseSql.getSetOverrides(q, this.names, id));
     return overrides as Record<string, VariableValue> | undefined;
+  }
+
+  async getSetLabels(id: string): Promise<Record<string, string> | undefined> {
+    return (await this.autocommit((q) => browseSql.getSetLabels(q, this.names, id))) as Record<string, string> | undefined;
   }
 
   async createSession(session: NewSession): Promise<SessionRecord> {

@@ -283,6 +283,16 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       );
     `,
   },
+  {
+    version: 10,
+    name: 'set labels',
+    sql: (s: string) => `
+      -- CI context a client sent with the set (commit, branch, pipeline…). The GIN
+      -- index serves the list's label filter (labels @> '{"branch":"main"}').
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN labels jsonb NOT NULL DEFAULT '{}';
+      CREATE INDEX test_run_sets_labels ON ${s}.test_run_sets USING gin (labels jsonb_path_ops);
+    `,
+  },
 ]);
 
 /**

@@ -186,6 +186,7 @@ export class SqliteStore implements Store {
       overrides: JSON.stringify(set.overrides),
       key_id: set.keyId,
       max_failures: set.maxFailures,
+      labels: JSON.stringify(set.labels),
     });
     for (const run of set.runs) {
       this.sql.insertRun.run({
@@ -228,6 +229,7 @@ export class SqliteStore implements Store {
   // ── dashboard: listing sets, overrides, sessions (./browse.ts) ──
   listSets = (query: ListSetsQuery): Promise<SetPage> => this.browse.listSets(query);
   getSetOverrides = (id: string): Promise<Record<string, VariableValue> | undefined> => this.browse.getSetOverrides(id);
+  getSetLabels = (id: string): Promise<Record<string, string> | undefined> => this.browse.getSetLabels(id);
   createSession = (session: NewSession): Promise<SessionRecord> => this.browse.createSession(session);
   findSession = (idHash: string): Promise<SessionRecord | undefined> => this.browse.findSession(idHash);
   deleteSession = (idHash: string): Promise<void> => this.browse.deleteSession(idHash);

@@ -225,4 +225,12 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
       );
     `,
   },
+  {
+    version: 9,
+    name: 'set labels',
+    sql: `
+      -- CI context a client sent with the set (commit, branch, pipeline…), a JSON object.
+      ALTER TABLE test_run_sets ADD COLUMN labels TEXT NOT NULL DEFAULT '{}';
+    `,
+  },
 ];

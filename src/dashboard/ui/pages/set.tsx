@@ -7,6 +7,7 @@ import { usePoll } from '../live.js';
 import { navigate } from '../router.js';
 import { Timeline } from '../timeline.js';
 import { WebhookDeliveries } from '../webhooks.js';
+import { Labels } from '../labels.js';
 
 export function SetPage({ id }: { id: string }) {
   const [status, setStatus] = useState<SetStatus | undefined>(undefined);
@@ -94,6 +95,7 @@ export function SetPage({ id }: { id: string }) {
             <dd class="mono">{status.id}</dd>
             <dt>Environment</dt>
             <dd>{details?.env ?? '…'}</dd>
+            {details && <Labels labels={details.labels} />}
             <dt>Created</dt>
             <dd><Time iso={status.createdAt} /></dd>
             <dt>Started</dt>
