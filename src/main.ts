@@ -103,6 +103,8 @@ export async function start(options: ServeOptions, logger = createLogger(options
         store,
         executors: executorRegistry({ chromium: options.chromium }),
         resolveVariables: (vars) => resolveVariables(vars, { env: process.env, key: secretKey }),
+        // Read when a member runs, so turning allowPrivateTargets off takes effect at once.
+        outboundPolicy: (env) => ({ allowPrivateTargets: suite.environments.get(env)?.allowPrivateTargets ?? false }),
         logger: logger.child({ component: 'worker' }),
         concurrency: options.workers,
         leaseMs: options.leaseMs,

@@ -12,6 +12,7 @@ import { VARIABLE_NAME } from '../executors/template.js';
 export const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 const VARIABLE_NAME_TEXT = 'a variable name such as BASE_URL (letters, digits and _, not starting with a digit)';
+const ENVIRONMENT_TEXT = 'a mapping with "variables", "maxFailures" and "allowPrivateTargets"';
 const VARIABLES_TEXT = 'a mapping of variable names to string values, such as {BASE_URL: "https://staging.example.com"}';
 
 // `__proto__` would be a valid name but not a safe key of a plain object.
@@ -34,11 +35,14 @@ export const EnvironmentSchema = Type.Union(
         maxFailures: Type.Optional(
           Type.Integer({ minimum: 1, maximum: 100_000, description: 'a whole number of failures from 1, after which the rest of a set is cancelled' }),
         ),
+        allowPrivateTargets: Type.Optional(
+          Type.Boolean({ description: 'true or false: whether http tests may reach private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)' }),
+        ),
       },
-      { additionalProperties: false, description: 'a mapping with "variables" and "maxFailures"' },
+      { additionalProperties: false, description: ENVIRONMENT_TEXT },
     ),
   ],
-  { description: 'a mapping with "variables" and "maxFailures"' },
+  { description: ENVIRONMENT_TEXT },
 );
 
 export const SuiteSchema = Type.Object(

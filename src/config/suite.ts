@@ -109,7 +109,10 @@ function buildEnvironments(raw: Static<typeof SuiteSchema>['environments']): Map
     for (const [key, text] of Object.entries(declared?.variables ?? {})) {
       variables[key] = parseVariableValue(text, ['environments', name, 'variables', key]);
     }
-    environments.set(name, deepFreeze({ name, variables, maxFailures: declared?.maxFailures ?? null }));
+    environments.set(
+      name,
+      deepFreeze({ name, variables, maxFailures: declared?.maxFailures ?? null, allowPrivateTargets: declared?.allowPrivateTargets ?? false }),
+    );
   }
   return environments;
 }

@@ -118,6 +118,8 @@ export interface EnvironmentConfig {
   variables: Record<string, VariableValue>;
   /** Fail fast: once this many members failed, the rest of the set is cancelled. Null: off. */
   maxFailures: number | null;
+  /** Its http tests may reach private addresses (never link-local or metadata ones). */
+  allowPrivateTargets: boolean;
 }
 
 // ── Stored records ──────────────────────────────────────────────────────────
@@ -258,6 +260,14 @@ export interface ExecutionContext {
   variables: Readonly<Record<string, string>>;
   /** Aborted on timeout, lost lease or shutdown: the executor must stop and clean up. */
   signal: AbortSignal;
+  /** Where the member's own requests may go (http tests); absent: DEFAULT_OUTBOUND_POLICY of src/net/outbound.ts. */
+  outbound?: OutboundPolicy;
+}
+
+/** The outbound address rules an environment chose (src/net/outbound.ts applies them). */
+export interface OutboundPolicy {
+  /** Private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) allowed; link-local and metadata never are. */
+  allowPrivateTargets: boolean;
 }
 
 export interface ExecutionResult {
