@@ -120,6 +120,15 @@ export interface EnvironmentConfig {
   maxFailures: number | null;
   /** Its http tests may reach private addresses (never link-local or metadata ones). */
   allowPrivateTargets: boolean;
+  /** Variables that accept only some override values, by name (src/sets/override-rules.ts); others accept any. */
+  overrideRules: Readonly<Record<string, OverrideRule>>;
+}
+
+/** The override values a variable accepts: any matching one of the globs or the pattern (each on the whole value). */
+export interface OverrideRule {
+  allow: readonly string[];
+  /** A regular expression, or null. */
+  pattern: string | null;
 }
 
 // ── Stored records ──────────────────────────────────────────────────────────
