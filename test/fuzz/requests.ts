@@ -73,7 +73,12 @@ function finish(method: string, path: string, headers: Record<string, string>, b
 function pathOf(op: Operation, hints: Hints): fc.Arbitrary<string> {
   const params = op.parameters.filter((p) => p.in === 'path');
   const values = params.map(() =>
-    fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...hints.ids) }, { weight: 2, arbitrary: fc.uuid() }, { weight: 2, arbitrary: junkText.map(encodeURIComponent) }),
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...hints.ids) },
+      { weight: 2, arbitrary: fc.uuid() },
+      { weight: 2, arbitrary: junkText.map(encodeURIComponent) },
+      { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%E0%A4%A', '%2e%2e', '%00') }, // escapes a URL parser must refuse or decode
+    ),
   );
   return fc.tuple(...values).map((chosen) => params.reduce((path, param, index) => path.replace(`{${param.name}}`, chosen[index] as string), op.path));
 }
