@@ -25,7 +25,7 @@ import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
 import { artifactSaver } from './artifacts/save.js';
 import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './artifacts/retention.js';
 import { parseDuration } from './core/duration.js';
-import { fetchPost, WebhookDispatcher } from './webhooks/dispatcher.js';
+import { outboundPost, WebhookDispatcher } from './webhooks/dispatcher.js';
 import { DEFAULT_RETRY } from './webhooks/retry.js';
 
 export interface Runtime {
@@ -105,6 +105,8 @@ export async function start(options: ServeOptions, logger = createLogger(options
         store,
         executors: executorRegistry({ chromium: options.chromium }),
         resolveVariables: (vars) => resolveVariables(vars, { env: process.env, key: secretKey }),
+        // Read when a member runs, so turning allowPrivateTargets off takes effect at once.
+        outboundPolicy: (env) => ({ allowPrivateTargets: suite.environments.get(env)?.allowPrivateTargets ?? false }),
         logger: logger.child({ component: 'worker' }),
         concurrency: options.workers,
         leaseMs: options.leaseMs,
@@ -150,7 +152,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         webhooks: () => suite.webhooks,
         setUrl: (setId) => `${dashboard}/sets/${setId}`,
         logger: logger.child({ component: 'webhooks' }),
-        post: fetchPost,
+        post: outboundPost(),
         retry: { ...DEFAULT_RETRY, firstDelayMs: options.webhookRetryMs ?? DEFAULT_RETRY.firstDelayMs },
       });
       webhooks.start();

@@ -13,12 +13,32 @@ import { WebhooksSchema } from './suite-webhooks.js';
 export const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 const VARIABLE_NAME_TEXT = 'a variable name such as BASE_URL (letters, digits and _, not starting with a digit)';
+const ENVIRONMENT_TEXT = 'a mapping with "variables", "maxFailures" and "allowPrivateTargets"';
 const VARIABLES_TEXT = 'a mapping of variable names to string values, such as {BASE_URL: "https://staging.example.com"}';
+
+const VALUE_TEXT = 'a string value, or "${env:NAME}" to read it from the server\'s environment';
+
+/** `BASE_URL: { value: …, allow: [globs], pattern: regex }`: a variable whose overrides are constrained. */
+export const ConstrainedVariableSchema = Type.Object(
+  {
+    value: Type.String({ description: VALUE_TEXT }),
+    allow: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 1000, description: 'a glob such as "https://*.preview.example.com"' }), {
+        maxItems: 100,
+        description: 'a list of globs that an override must match, such as ["https://*.preview.example.com"]',
+      }),
+    ),
+    pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'a regular expression that an override must match as a whole' })),
+  },
+  { additionalProperties: false, description: 'a mapping with "value" and the override values it accepts ("allow" globs and/or a "pattern")' },
+);
 
 // `__proto__` would be a valid name but not a safe key of a plain object.
 export const VariablesSchema = Type.Record(
   Type.String({ pattern: `^(?!__proto__$)${VARIABLE_NAME.source.slice(1)}` }),
-  Type.String({ description: 'a string value, or "${env:NAME}" to read it from the server\'s environment' }),
+  Type.Union([Type.String({ description: VALUE_TEXT }), ConstrainedVariableSchema], {
+    description: `${VALUE_TEXT}; or {value, allow, pattern} to constrain its overrides`,
+  }),
   {
     additionalProperties: false,
     keyDescription: VARIABLE_NAME_TEXT,
@@ -35,11 +55,14 @@ export const EnvironmentSchema = Type.Union(
         maxFailures: Type.Optional(
           Type.Integer({ minimum: 1, maximum: 100_000, description: 'a whole number of failures from 1, after which the rest of a set is cancelled' }),
         ),
+        allowPrivateTargets: Type.Optional(
+          Type.Boolean({ description: 'true or false: whether http tests may reach private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)' }),
+        ),
       },
-      { additionalProperties: false, description: 'a mapping with "variables" and "maxFailures"' },
+      { additionalProperties: false, description: ENVIRONMENT_TEXT },
     ),
   ],
-  { description: 'a mapping with "variables" and "maxFailures"' },
+  { description: ENVIRONMENT_TEXT },
 );
 
 export const SuiteSchema = Type.Object(

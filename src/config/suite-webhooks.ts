@@ -5,7 +5,8 @@
  */
 import { type Static, Type } from 'typebox';
 import type { VariableValue } from '../core/types.js';
-import { SET_EVENTS, WEBHOOK_FORMATS, type SetEventName, type WebhookConfig, type WebhookFormat } from '../core/webhooks.js';
+import { checkHost } from '../net/outbound.js';
+import { SET_EVENTS, WEBHOOK_FORMATS, WEBHOOK_OUTBOUND_POLICY, type SetEventName, type WebhookConfig, type WebhookFormat } from '../core/webhooks.js';
 import { describeValue, fail, type DocPath } from './suite-error.js';
 import { ENV_REFERENCE } from '../secrets/index.js';
 
@@ -72,5 +73,8 @@ function urlOf(text: string, at: DocPath): VariableValue {
     fail(at, `${describeValue(text)} is not a URL`, 'an http(s) URL such as https://hooks.example.com/runset, or "${env:NAME}"');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(at, `the scheme ${url.protocol} is not supported`, 'an http: or https: URL');
+  // A literal address or metadata name is refused here; a name is checked again after DNS at each delivery.
+  const refused = checkHost(url.hostname, WEBHOOK_OUTBOUND_POLICY);
+  if (refused) fail(at, refused.message, 'a receiver runset may reach (never link-local or cloud metadata addresses)');
   return { kind: 'plain', value: text };
 }

@@ -16,8 +16,10 @@ import path from 'node:path';
 import { type Static, Type, type TObject, type TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { isNode, LineCounter, parseDocument, type Document, type YAMLError } from 'yaml';
-import type { EnvironmentConfig, TestCommon, TestSpec, TestType, VariableValue } from '../core/types.js';
+import type { EnvironmentConfig, OverrideRule, TestCommon, TestSpec, TestType, VariableValue } from '../core/types.js';
 import { findPlaceholders } from '../executors/template.js';
+import { ruleSyntaxError } from './override-rules.js';
+import { dangerousVariableReason, refusedVariableNames } from './dangerous-variables.js';
 import { ConfigError, describeValue, fail, FailureSignal, formatPath, type DocPath, type Failure } from './suite-error.js';
 import { explain, isMapping } from './suite-explain.js';
 import { CommonTestProperties, SuiteSchema, TEST_DEFAULTS } from './suite-schema.js';
@@ -111,14 +113,39 @@ function buildEnvironments(raw: Static<typeof SuiteSchema>['environments']): Map
   const environments = new Map<string, EnvironmentConfig>();
   for (const [name, declared] of Object.entries(raw)) {
     const variables: Record<string, VariableValue> = {};
-    for (const [key, text] of Object.entries(declared?.variables ?? {})) {
-      variables[key] = parseVariableValue(text, ['environments', name, 'variables', key]);
+    const overrideRules: Record<string, OverrideRule> = {};
+    for (const [key, declaration] of Object.entries(declared?.variables ?? {})) {
+      const at = ['environments', name, 'variables', key];
+      refuseDangerousName(key, at);
+      const text = typeof declaration === 'string' ? declaration : declaration.value;
+      variables[key] = parseVariableValue(text, typeof declaration === 'string' ? at : [...at, 'value']);
+      if (typeof declaration !== 'string' && (declaration.allow !== undefined || declaration.pattern !== undefined)) {
+        overrideRules[key] = overrideRuleOf(declaration, at);
+      }
     }
-    environments.set(name, deepFreeze({ name, variables, maxFailures: declared?.maxFailures ?? null }));
+    const allowPrivateTargets = declared?.allowPrivateTargets ?? false;
+    environments.set(name, deepFreeze({ name, variables, maxFailures: declared?.maxFailures ?? null, allowPrivateTargets, overrideRules }));
   }
   return environments;
 }
 
+/** A variable read by a loader, runtime or shell would let an override run code on the workers (dangerous-variables.ts). */
+function refuseDangerousName(name: string, at: DocPath): void {
+  const reason = dangerousVariableReason(name);
+  if (reason === null) return;
+  fail(
+    at,
+    `${name} cannot be declared: ${reason}, so an override of it could run any code on the workers`,
+    `a variable your tests read, under a name of its own (APP_ENV, not ENV); never ${refusedVariableNames()}`,
+  );
+}
+
+function overrideRuleOf(declaration: { allow?: string[]; pattern?: string }, at: DocPath): OverrideRule {
+  const rule: OverrideRule = { allow: [...(declaration.allow ?? [])], pattern: declaration.pattern ?? null };
+  const problem = ruleSyntaxError(rule);
+  if (problem !== null) fail([...at, 'pattern'], problem, 'a JavaScript regular expression (matched against the whole override value)');
+  return rule;
+}
 
 /** `${env:NAME}` as the whole value is a reference to the server's environment (a secret); anything else is plain. */
 function parseVariableValue(text: string, at: DocPath): VariableValue {

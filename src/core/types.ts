@@ -118,6 +118,17 @@ export interface EnvironmentConfig {
   variables: Record<string, VariableValue>;
   /** Fail fast: once this many members failed, the rest of the set is cancelled. Null: off. */
   maxFailures: number | null;
+  /** Its http tests may reach private addresses (never link-local or metadata ones). */
+  allowPrivateTargets: boolean;
+  /** Variables that accept only some override values, by name (src/sets/override-rules.ts); others accept any. */
+  overrideRules: Readonly<Record<string, OverrideRule>>;
+}
+
+/** The override values a variable accepts: any matching one of the globs or the pattern (each on the whole value). */
+export interface OverrideRule {
+  allow: readonly string[];
+  /** A regular expression, or null. */
+  pattern: string | null;
 }
 
 // ── Stored records ──────────────────────────────────────────────────────────
@@ -260,6 +271,14 @@ export interface ExecutionContext {
   variables: Readonly<Record<string, string>>;
   /** Aborted on timeout, lost lease or shutdown: the executor must stop and clean up. */
   signal: AbortSignal;
+  /** Where the member's own requests may go (http tests); absent: DEFAULT_OUTBOUND_POLICY of src/net/outbound.ts. */
+  outbound?: OutboundPolicy;
+}
+
+/** The outbound address rules an environment chose (src/net/outbound.ts applies them). */
+export interface OutboundPolicy {
+  /** Private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) allowed; link-local and metadata never are. */
+  allowPrivateTargets: boolean;
 }
 
 export interface ExecutionResult {

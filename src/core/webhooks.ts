@@ -7,6 +7,9 @@ import type { VariableValue } from './types.js';
 export const SET_EVENTS = Object.freeze(['set.started', 'set.finished'] as const);
 export type SetEventName = (typeof SET_EVENTS)[number];
 
+/** Where webhook deliveries may go: never link-local or metadata; private receivers are the operator's own choice. */
+export const WEBHOOK_OUTBOUND_POLICY = Object.freeze({ allowPrivateTargets: true });
+
 export const WEBHOOK_FORMATS = Object.freeze(['json', 'slack'] as const);
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 

@@ -5,7 +5,7 @@
  * lost meanwhile stops the run.
  */
 import type { Logger } from 'pino';
-import type { ClaimedRun, Executor, RunOutcome, TestType } from '../core/types.js';
+import type { ClaimedRun, Executor, OutboundPolicy, RunOutcome, TestType } from '../core/types.js';
 import type { LeaseRef, Store } from '../store/store.js';
 import { runMember, type ResolveVariables } from './run-member.js';
 
@@ -13,6 +13,8 @@ export interface LeasedRunDeps {
   store: Store;
   executors: ReadonlyMap<TestType, Executor>;
   resolveVariables: ResolveVariables;
+  /** The outbound address rules of an environment's members (its allowPrivateTargets); default: the strict ones. */
+  outboundPolicy?: (env: string) => OutboundPolicy;
   logger: Logger;
   leaseMs: number;
 }
@@ -42,6 +44,7 @@ export function runUnderLease(run: ClaimedRun, lease: LeaseRef, abort: AbortCont
   const outcome = runMember(run, {
     executors: deps.executors,
     resolveVariables: deps.resolveVariables,
+    outboundPolicy: deps.outboundPolicy,
     signal: abort.signal,
     onAttempt: (n) => (attempts = n),
   }).then(

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
-import type { ClaimedRun, Executor, RunOutcome, TestType } from '../core/types.js';
+import type { ClaimedRun, Executor, OutboundPolicy, RunOutcome, TestType } from '../core/types.js';
 import { leaseOf, type FinishedAndClaimed, type NextClaim, type Store } from '../store/store.js';
 import type { ResolveVariables } from './run-member.js';
 import { runUnderLease } from './leased-run.js';
@@ -38,6 +38,8 @@ export interface WorkerPoolOptions {
   store: Store;
   executors: ReadonlyMap<TestType, Executor>;
   resolveVariables: ResolveVariables;
+  /** The outbound address rules of an environment's members (its allowPrivateTargets); default: the strict ones. */
+  outboundPolicy?: (env: string) => OutboundPolicy;
   logger: Logger;
   concurrency: number;
   /** How long a claim stays ours without a heartbeat. */

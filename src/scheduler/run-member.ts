@@ -4,7 +4,7 @@
  * into an outcome with secrets masked. Knows nothing of stores or leases.
  */
 import { performance } from 'node:perf_hooks';
-import type { ClaimedRun, ExecutionResult, Executor, RunOutcome, TestType, VariableValue } from '../core/types.js';
+import type { ClaimedRun, ExecutionResult, Executor, OutboundPolicy, RunOutcome, TestType, VariableValue } from '../core/types.js';
 import { redact, type ResolvedVariables } from '../secrets/index.js';
 
 export type ResolveVariables = (variables: Readonly<Record<string, VariableValue>>) => ResolvedVariables;
@@ -12,6 +12,8 @@ export type ResolveVariables = (variables: Readonly<Record<string, VariableValue
 export interface RunMemberDeps {
   executors: ReadonlyMap<TestType, Executor>;
   resolveVariables: ResolveVariables;
+  /** The outbound address rules of an environment's members (its allowPrivateTargets); default: the strict ones. */
+  outboundPolicy?: (env: string) => OutboundPolicy;
   /** Aborted on shutdown or a lost lease. */
   signal: AbortSignal;
   onAttempt: (attempt: number) => void;
@@ -33,6 +35,7 @@ export async function runMember(run: ClaimedRun, deps: RunMemberDeps): Promise<R
     return failBeforeStart(`no executor for tests of type "${spec.type}" in this worker; it runs ${[...deps.executors.keys()].join(', ')}`, started);
   }
 
+  const outbound = deps.outboundPolicy?.(run.env);
   const transcripts: string[] = [];
   let result: ExecutionResult = { passed: false, error: 'not run', output: '' };
   let attempt = 0;
@@ -42,7 +45,7 @@ export async function runMember(run: ClaimedRun, deps: RunMemberDeps): Promise<R
     const timeout = AbortSignal.timeout(spec.timeoutSeconds * 1000);
     const signal = AbortSignal.any([deps.signal, timeout]);
     try {
-      result = await executor.run(spec, { variables: resolved.values, signal });
+      result = await executor.run(spec, { variables: resolved.values, signal, outbound });
     } catch (err) {
       result = { passed: false, error: `executor crashed: ${messageOf(err)}`, output: '' };
     }

@@ -5,13 +5,15 @@
  *
  * Rules (DESIGN.md, "Rules the seed leaves open"): env must name a configured
  * environment; override keys must be declared variables of it (a typo must never
- * silently test the wrong target); a set with no tests is refused.
+ * silently test the wrong target) and, for a variable that constrains its
+ * overrides, match its allowed forms; a set with no tests is refused.
  */
 import { randomUUID } from 'node:crypto';
 import { RunsetError } from '../core/errors.js';
 import type { NewTestRun, NewTestRunSet, TestSpec, VariableValue } from '../core/types.js';
 import type { CreateTestRunSetBody } from '../core/wire.js';
 import { testsForEnvironment, type SuiteConfig } from '../config/suite.js';
+import { overrideRefusal } from '../config/override-rules.js';
 import { isSecret, seal } from '../secrets/index.js';
 import { claimOrder, expectedDurations } from '../scheduler/shares.js';
 
@@ -42,6 +44,9 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
         `envOverride.${name}: environment "${body.env}" does not declare ${name}; declared variables: ${names.length ? names.join(', ') : '(none)'}`,
       );
     }
+    const rule = environment.overrideRules[name];
+    const refusal = rule ? overrideRefusal(name, value, rule, isSecret(current)) : null;
+    if (refusal !== null) throw new RunsetError('override_not_allowed', refusal);
     const kept: VariableValue = isSecret(current) ? { kind: 'sealed', box: seal(value, opts.secretKey) } : { kind: 'plain', value };
     variables[name] = kept;
     overrides[name] = kept;

@@ -55,6 +55,13 @@ function asRerunConflict(err: unknown, suite: SuiteConfig, earlier: EarlierSet):
       { cause: err },
     );
   }
+  if (err.code === 'override_not_allowed') {
+    return new RunsetError(
+      'rerun_conflict',
+      `set ${earlier.id} was created with an override that environment "${earlier.env}" no longer allows (${err.message}). Create a new set with an allowed value instead.`,
+      { cause: err },
+    );
+  }
   return err;
 }
 

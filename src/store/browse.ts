@@ -46,6 +46,7 @@ export interface CursorPosition {
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function encodeCursor(position: CursorPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
@@ -64,7 +65,8 @@ export function decodeCursor(cursor: string): CursorPosition {
   }
   if (Array.isArray(value) && value.length === 2) {
     const [createdAt, id] = value as unknown[];
-    if (typeof createdAt === 'string' && ISO.test(createdAt) && typeof id === 'string' && id.length <= 64) return { createdAt, id };
+    // Set ids are UUIDs: anything else (a NUL byte, which PostgreSQL's text cannot hold) was never ours.
+    if (typeof createdAt === 'string' && ISO.test(createdAt) && typeof id === 'string' && UUID.test(id)) return { createdAt, id };
   }
   throw new RunsetError('invalid_query', 'querystring.cursor is not a cursor this server gave out; use the nextCursor of a previous page');
 }

@@ -17,6 +17,9 @@ import type { Store } from '../store/store.js';
 import { renderBody } from './payload.js';
 import { DEFAULT_RETRY, nextRetryMs, type RetryPolicy } from './retry.js';
 import { signatureHeader } from './signature.js';
+import { fetch } from 'undici';
+import { outboundDispatcher, outboundRefusalIn, type OutboundOptions } from '../net/outbound.js';
+import { WEBHOOK_OUTBOUND_POLICY } from '../core/webhooks.js';
 
 /** Posts a delivery; the default is fetch (through the outbound address rules, see main.ts). */
 export type PostWebhook = (url: string, init: { body: string; headers: Record<string, string>; signal: AbortSignal }) => Promise<{ status: number }>;
@@ -35,12 +38,21 @@ export interface DispatcherOptions {
   timeoutMs?: number;
 }
 
-/** Posts with fetch; a redirect is an answer, not followed (a receiver that moved is a config to fix). */
-export const fetchPost: PostWebhook = async (url, init) => {
-  const response = await fetch(url, { method: 'POST', redirect: 'manual', ...init });
-  await response.body?.cancel();
-  return { status: response.status };
-};
+/**
+ * Posts with undici's fetch through the outbound address rules (src/net/outbound.ts):
+ * never link-local or cloud metadata, checked after DNS on every connection;
+ * private addresses are allowed, since an operator, not a client, chose the
+ * receiver. A redirect is an answer, not followed (a receiver that moved is a
+ * config to fix).
+ */
+export function outboundPost(options: OutboundOptions = {}): PostWebhook {
+  const dispatcher = outboundDispatcher(WEBHOOK_OUTBOUND_POLICY, options);
+  return async (url, init) => {
+    const response = await fetch(url, { method: 'POST', redirect: 'manual', dispatcher, ...init });
+    await response.body?.cancel();
+    return { status: response.status };
+  };
+}
 
 const FAN_OUT_BATCH = 100;
 const CLAIM_BATCH = 8;
@@ -163,6 +175,8 @@ function describeFailure(err: unknown, timeoutMs: number): string {
   if (err instanceof DeliveryProblem) return err.message;
   const error = err as Error & { cause?: Error & { code?: string } };
   if (error.name === 'TimeoutError' || error.name === 'AbortError') return `no answer within ${timeoutMs / 1000} s`;
+  const refused = outboundRefusalIn(err);
+  if (refused) return refused.message;
   const cause = error.cause;
   const detail = cause?.message ?? error.message ?? String(err);
   return detail.split('\n')[0]!.slice(0, 300);

@@ -215,6 +215,18 @@ describe('webhooks', () => {
     assert.equal(later.delivered().length, 1, 'delivered once');
   });
 
+  test('a receiver address from the environment that is cloud metadata is refused at each attempt, and said', async () => {
+    const server = await start({ config: config('${env:HOOK_URL}'), args: ['--webhook-retry', '1h'], env: { HOOK_SECRET: SECRET, HOOK_URL: 'http://2852039166/latest/meta-data/' } });
+    const id = await create(server, 'staging');
+    await waitForSet(server, id);
+    let attempt: Delivery['attempts'][number] | undefined;
+    for (const until = Date.now() + 15_000; !attempt && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      attempt = (await deliveries(server, id)).find((d) => d.event === 'set.finished')?.attempts[0];
+    }
+    assert.equal(attempt?.statusCode, null);
+    assert.match(attempt?.error ?? '', /^refused: 169\.254\.169\.254 is a cloud metadata address; runset never sends requests there/);
+  });
+
   test('serve killed mid-delivery delivers after restart, once', async () => {
     const slow = await receiver();
     slow.answer = 'hang';

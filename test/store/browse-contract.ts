@@ -90,10 +90,14 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
       const waitingStaging = staging.map((s) => s.id).filter((id) => id !== running);
       assert.deepEqual((await pageThrough(store, { env: 'staging', status: 'WAITING' }, 1)).flat(), waitingStaging);
       assert.deepEqual((await store.listSets({ env: 'nowhere', limit: 10 })).sets, []);
+      // Found by the API fuzz: PostgreSQL text cannot hold a NUL byte; such an environment has no sets, on either store.
+      assert.deepEqual(await store.listSets({ env: 'stag\0ing', limit: 10 }), { sets: [], nextCursor: null });
     });
 
     test('a cursor that the store did not make is refused as invalid_query', async () => {
-      for (const cursor of ['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["x","y"]').toString('base64url')]) {
+      const at = '2026-01-01T00:00:00.000Z';
+      const made = (id: string) => Buffer.from(JSON.stringify([at, id])).toString('base64url');
+      for (const cursor of ['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["x","y"]').toString('base64url'), made('a\0b'), made('not-a-uuid')]) {
         await assert.rejects(store.listSets({ limit: 5, cursor }), (err: unknown) => err instanceof RunsetError && err.code === 'invalid_query');
       }
     });

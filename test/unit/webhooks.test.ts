@@ -132,6 +132,13 @@ describe('webhooks in runset.config.yaml', () => {
     assert.match(err.expected, /\$\{env:NAME\}/);
     assert.ok(!err.message.includes('hunter2'), err.message);
   });
+  test('a receiver at a link-local or cloud metadata address is refused at load; a private one is allowed', () => {
+    for (const url of ['http://169.254.169.254/latest', 'http://[fd00:ec2::254]/', 'http://metadata.google.internal/x', 'http://2852039166/']) {
+      assert.match(failure(`  - url: ${url}\n    secret: \${env:S}\n`).message, /webhooks\[0\]\.url: refused: .*(metadata|link-local)/, url);
+    }
+    assert.equal(load('  - url: http://10.1.2.3/hook\n    secret: ${env:S}\n').webhooks.length, 1);
+  });
+
   test('clear errors: no secret for JSON, an unknown environment or event, a bad URL, a repeated name', () => {
     assert.match(failure('  - url: https://h.example/a\n').message, /webhooks\[0\]\.secret: missing; expected a reference/);
     assert.match(failure('  - url: https://h.example/a\n    secret: ${env:S}\n    environments: [prod]\n').message, /unknown environment "prod"; expected one of the declared environments: staging, production/);

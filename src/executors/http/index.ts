@@ -1,6 +1,11 @@
 /**
- * The `http` executor: one request with Node's global fetch, then the
+ * The `http` executor: one request with undici's fetch, then the
  * expectations of the test, first failing one reported on one line.
+ *
+ * Every connection goes through an outbound dispatcher (src/net/outbound.ts):
+ * link-local and cloud metadata addresses are refused, private ones unless the
+ * environment allows them, after DNS and on every redirect; the refusal is the
+ * member's error.
  *
  * Redirects are followed (fetch's default): a check of `/` that lands on
  * `/login` behaves as in a browser, and the transcript says where it ended.
@@ -11,7 +16,9 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import type { ExecutionContext, ExecutionResult, Executor, HttpTestSpec } from '../../core/types.js';
+import { fetch, type Dispatcher, type Response } from 'undici';
+import type { ExecutionContext, ExecutionResult, Executor, HttpTestSpec, OutboundPolicy } from '../../core/types.js';
+import { DEFAULT_OUTBOUND_POLICY, outboundDispatcher, outboundRefusalIn, type OutboundOptions } from '../../net/outbound.js';
 import { abortMessage } from '../abort.js';
 import { OUTPUT_LIMIT_BYTES, tailOf } from '../tail-buffer.js';
 import { substitute, substituteDeep } from '../template.js';
@@ -20,10 +27,22 @@ import { substitute, substituteDeep } from '../template.js';
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const PREVIEW_CHARS = 200;
 
-export const httpExecutor: Executor<HttpTestSpec> = Object.freeze({
-  type: 'http' as const,
-  run: runHttpTest,
-});
+/** Picks the dispatcher of a member's outbound policy. */
+type DispatcherFor = (policy: OutboundPolicy) => Dispatcher;
+
+/** The http executor; `outbound` injects name resolution (tests) into its dispatchers. */
+export function createHttpExecutor(outbound: OutboundOptions = {}): Executor<HttpTestSpec> {
+  // One dispatcher per policy, made on first use and kept: its connections are reused across members.
+  const dispatchers = new Map<boolean, Dispatcher>();
+  const dispatcherFor: DispatcherFor = (policy) => {
+    let dispatcher = dispatchers.get(policy.allowPrivateTargets);
+    if (!dispatcher) dispatchers.set(policy.allowPrivateTargets, (dispatcher = outboundDispatcher(policy, outbound)));
+    return dispatcher;
+  };
+  return Object.freeze({ type: 'http' as const, run: (spec: HttpTestSpec, ctx: ExecutionContext) => runHttpTest(spec, ctx, dispatcherFor) });
+}
+
+export const httpExecutor: Executor<HttpTestSpec> = createHttpExecutor();
 
 interface PreparedRequest {
   method: string;
@@ -33,7 +52,7 @@ interface PreparedRequest {
   body: string | undefined;
 }
 
-async function runHttpTest(spec: HttpTestSpec, ctx: ExecutionContext): Promise<ExecutionResult> {
+async function runHttpTest(spec: HttpTestSpec, ctx: ExecutionContext, dispatcherFor: DispatcherFor): Promise<ExecutionResult> {
   let request: PreparedRequest;
   try {
     request = prepareRequest(spec, ctx.variables);
@@ -52,6 +71,7 @@ async function runHttpTest(spec: HttpTestSpec, ctx: ExecutionContext): Promise<E
       body: request.body ?? null,
       signal: ctx.signal,
       redirect: 'follow',
+      dispatcher: dispatcherFor(ctx.outbound ?? DEFAULT_OUTBOUND_POLICY),
     });
     body = await readBody(response, ctx.signal);
   } catch (error) {
@@ -123,8 +143,10 @@ async function readBody(response: Response, signal: AbortSignal): Promise<string
   return parts.join('');
 }
 
-/** fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a TLS code…) is in its cause. */
+/** fetch says only "fetch failed"; the reason (a refusal, ECONNREFUSED, ENOTFOUND, a TLS code…) is in its cause. */
 function networkReason(error: unknown): string {
+  const refused = outboundRefusalIn(error);
+  if (refused) return refused.message;
   const cause: unknown = error instanceof Error ? error.cause : undefined;
   for (const candidate of [cause, ...(cause instanceof AggregateError ? (cause.errors as unknown[]) : []), error]) {
     const code = (candidate as { code?: unknown } | null)?.code;

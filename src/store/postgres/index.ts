@@ -168,6 +168,8 @@ export class PostgresStore implements Store {
 
   async listSets(query: ListSetsQuery): Promise<SetPage> {
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    // PostgreSQL text cannot hold a NUL byte, so no set's environment has one (and the query would fail).
+    if (query.env?.includes('\0')) return { sets: [], nextCursor: null };
     const rows = await this.autocommit((q) =>
       browseSql.listSets(q, this.names, { env: query.env, status: query.status, labels: query.labels, after, limit: query.limit + 1 }),
     );
