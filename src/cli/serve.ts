@@ -3,10 +3,8 @@
  * machines on a shared PostgreSQL). Every flag has a RUNSET_* variable.
  */
 import { Command, Option } from 'commander';
-import { ConfigError } from '../config/suite.js';
 import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, resolvePath, type ServeOptions } from '../config/options.js';
-import { start, type Runtime } from '../main.js';
-import { DataDirLockedError } from '../store/sqlite/lock.js';
+import type { Runtime } from '../main.js';
 import { DEFAULT_ARTIFACT_RETENTION } from '../artifacts/retention.js';
 import { DEFAULT_CHROMIUM } from '../executors/playwright/chromium.js';
 
@@ -79,6 +77,8 @@ function parseRetention(text: string): number {
 
 /** Starts, then stops gracefully on SIGTERM/SIGINT; a second signal stops at once. */
 export async function runUntilSignalled(options: ServeOptions, onStarted?: (rt: Runtime) => void | Promise<void>): Promise<void> {
+  // The server, its store drivers and the dashboard load only when a server command runs.
+  const [{ start }, { ConfigError }, { DataDirLockedError }] = await Promise.all([import('../main.js'), import('../config/suite.js'), import('../store/sqlite/lock.js')]);
   let runtime: Runtime;
   try {
     runtime = await start(options);

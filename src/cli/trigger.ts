@@ -9,7 +9,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DurationError, parseDuration } from '../core/duration.js';
-import { EXIT_CODES, runTrigger, type TriggerDeps, type TriggerEnv, type TriggerIo } from '../client/trigger.js';
+import { EXIT_CODES, type TriggerDeps, type TriggerEnv, type TriggerIo } from '../client/trigger-context.js';
 import { VERSION } from './version.js';
 
 export interface TriggerCommandDeps extends TriggerDeps {
@@ -84,6 +84,8 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
   command.action(async (raw: RawOptions) => {
     if (raw.junit && !raw.wait) command.error('error: --junit needs --wait (the report is written when the set ends)', { exitCode: EXIT_CODES.error });
     const io = deps.io ?? { stdout: process.stdout, stderr: process.stderr };
+    // Loaded only to run: `trigger --help` and usage errors never load the client.
+    const { runTrigger } = await import('../client/trigger.js');
     const code = await runTrigger(
       {
         env: raw.env,
