@@ -25,6 +25,7 @@ export interface RawServeFlags {
   artifactRetention?: string;
   chromium?: string;
   maxShare?: string;
+  backlog?: string;
 }
 
 function commonOptions(cmd: Command): Command {
@@ -63,6 +64,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     pollMs: flags.poll ? parseDurationOption('--poll (RUNSET_POLL)', flags.poll, { minMs: 10, example: '1s' }) : flags.databaseUrl ? 5000 : 1000,
     graceMs: parseDurationOption('--grace (RUNSET_GRACE)', flags.grace),
     setsPerMinute: parseInteger('--sets-per-minute', flags.setsPerMinute, 1, 1_000_000) ?? DEFAULTS.setsPerMinute,
+    backlog: parseInteger('--backlog (RUNSET_BACKLOG)', flags.backlog, 1, 1_000_000) ?? DEFAULTS.backlog,
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     chromium: flags.chromium || DEFAULT_CHROMIUM,
     artifactRetentionMs: parseRetention(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION),
@@ -116,7 +118,8 @@ export function registerServeCommands(program: Command): void {
       .addOption(new Option('--port <n>', 'port to listen on').env('RUNSET_PORT').default(String(DEFAULTS.port)))
       .addOption(new Option('--host <host>', 'address to listen on').env('RUNSET_HOST').default(DEFAULTS.host))
       .addOption(new Option('--no-workers', 'API only: run no workers in this process'))
-      .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute))),
+      .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute)))
+      .addOption(new Option('--backlog <n>', "connections queued before they are accepted (capped by the kernel's net.core.somaxconn)").env('RUNSET_BACKLOG').default(String(DEFAULTS.backlog))),
   ).action(async (flags: RawServeFlags) => {
     const options = compileServeOptions(flags, { api: true });
     await runUntilSignalled(options, (rt) => {
