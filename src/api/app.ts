@@ -5,7 +5,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
-import { LIMITS, ProblemSchema } from '../core/wire.js';
+import { LIMITS } from '../core/wire.js';
 import type { Store } from '../store/store.js';
 import type { SuiteConfig } from '../config/suite.js';
 import type { KeyAuthenticator } from '../auth/keys.js';
@@ -18,7 +18,9 @@ import { setBrowseRoutes } from './routes/set-browse.js';
 import { environmentRoutes } from './routes/environments.js';
 import { dashboardRoutes } from '../dashboard/serve.js';
 import { testRunSetRoutes } from './routes/test-run-sets.js';
-import { openApiRoute, OPENAPI_INFO } from './routes/openapi.js';
+import { componentName, openApiRoute, OPENAPI_INFO } from './routes/openapi.js';
+import { SHARED_SCHEMAS } from './routes/common.js';
+import { answerClientError, answerFrameworkError, installRouteEdges, MAX_PARAM_LENGTH } from './http-edges.js';
 import { healthRoute } from './routes/health.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { workerRoutes } from './routes/workers.js';
@@ -50,7 +52,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLogger,
     bodyLimit: LIMITS.bodyBytes,
-    return503OnClosing: true,
+    // Closing is answered 503 shutting_down as problem+json (src/api/http-edges.ts).
+    return503OnClosing: false,
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
   });
@@ -64,8 +70,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('apiKey', null);
   app.decorateRequest('dashboardSession', null);
   installProblemHandlers(app);
-  app.addSchema(ProblemSchema);
-  await app.register(swagger, { openapi: OPENAPI_INFO });
+  installRouteEdges(app);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  await app.register(swagger, { openapi: OPENAPI_INFO, refResolver: { buildLocalReference: componentName } });
   // Dashboard sessions live in the store, so every API process shares them.
   const sessions = new SessionAuthenticator(deps.store);
 

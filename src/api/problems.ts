@@ -4,7 +4,7 @@
  * framework message without its code.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { problemOf, RunsetError, type ErrorCode, type Problem } from '../core/errors.js';
+import { echo, problemOf, RunsetError, type ErrorCode, type Problem } from '../core/errors.js';
 import { isStoreUnavailable } from '../store/store.js';
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
@@ -33,7 +33,7 @@ function describeNamed(context: 'querystring' | 'headers', first: ValidationItem
   const what = context === 'querystring' ? 'query parameter' : 'header';
   const declared = Object.keys(schema?.properties ?? {});
   if (first?.keyword === 'additionalProperties') {
-    return `unknown ${what} "${String(first.params.additionalProperty)}"; accepted: ${declared.join(', ') || 'none'}`;
+    return `unknown ${what} "${echo(String(first.params.additionalProperty))}"; accepted: ${declared.join(', ') || 'none'}`;
   }
   // A missing required one has no path of its own: the schema names it.
   const missing = first?.params.missingProperty;
@@ -51,7 +51,7 @@ function describeValidation(context: string, items: ValidationItem[], schema: Pa
   if (!first) return { code: 'invalid_body', detail: `body is invalid; expected ${ACCEPTED_BODY}` };
   const where = `${context}${first.instancePath.replace(/\//g, '.')}`;
   if (first.keyword === 'additionalProperties') {
-    const field = String(first.params.additionalProperty);
+    const field = echo(String(first.params.additionalProperty));
     return { code: 'unknown_field', detail: `${where}: unknown field "${field}"; accepted: ${ACCEPTED_BODY}` };
   }
   return { code: 'invalid_body', detail: `${where} ${first.message ?? 'is invalid'}; expected ${ACCEPTED_BODY}` };
@@ -60,12 +60,12 @@ function describeValidation(context: string, items: ValidationItem[], schema: Pa
 const FRAMEWORK_CODES: Record<string, (err: FastifyError, request: FastifyRequest) => Problem> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (_err, request) => {
     const sent = request.headers['content-type'];
-    const what = sent ? `content type "${sent}" is not accepted` : 'the body has no Content-Type';
+    const what = sent ? `content type "${echo(sent)}" is not accepted` : 'the body has no Content-Type';
     return problemOf('unsupported_media_type', `${what}; send Content-Type: application/json`);
   },
   FST_ERR_CTP_BODY_TOO_LARGE: () => problemOf('body_too_large', 'request body is larger than 1 MiB (1048576 bytes)'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => problemOf('invalid_json', `body is empty; expected ${ACCEPTED_BODY}`),
-  FST_ERR_CTP_INVALID_JSON_BODY: (err) => problemOf('invalid_json', `body is not valid JSON (${err.message}); expected ${ACCEPTED_BODY}`),
+  FST_ERR_CTP_INVALID_JSON_BODY: (err) => problemOf('invalid_json', `body is not valid JSON (${echo(err.message)}); expected ${ACCEPTED_BODY}`),
 };
 
 export function installProblemHandlers(app: FastifyInstance): void {
@@ -85,10 +85,17 @@ export function installProblemHandlers(app: FastifyInstance): void {
       reply.header('Retry-After', '2');
       return sendProblem(reply, problemOf('store_unavailable', 'the store cannot be reached right now (is PostgreSQL restarting?); retry in a few seconds'));
     }
+    if (clientWentAway(err, request)) {
+      // Nobody is left to answer, and it is the client's doing, not a fault of ours.
+      request.log.debug({ code: err.code }, 'client went away before the request was read');
+      return sendProblem(reply, problemOf('malformed_request', 'the request ended before its body did'));
+    }
     request.log.error({ err }, 'unhandled error');
     return sendProblem(reply, problemOf('internal', 'the server failed to answer; see its log for details'));
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, problemOf('not_found', `no route ${request.method} ${request.url.split('?')[0]}; the API is described at /api/openapi.json`)),
-  );
+}
+
+/** The client aborted mid-request (closed the connection before its body ended). */
+function clientWentAway(err: FastifyError, request: FastifyRequest): boolean {
+  return (err.code === 'ECONNRESET' || err.code === 'ECONNABORTED') && request.raw.destroyed;
 }

@@ -33,10 +33,22 @@ export async function ensureKey(store: Store, token: string, name: string): Prom
 
 export const CACHE_MISS = Symbol('cache miss');
 
+/**
+ * `Bearer rs_…`: the scheme in any case (RFC 9110 §11.1: schemes are
+ * case-insensitive; some clients send `bearer`), spaces or tabs around it.
+ */
+const BEARER = /^[ \t]*bearer[ \t]+(\S+)[ \t]*$/i;
+
 /** The token of a well-formed `Bearer rs_…` header, else undefined. */
-function tokenOf(header: string | undefined): string | undefined {
-  const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+export function tokenOf(header: string | undefined): string | undefined {
+  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
   return token && TOKEN_PATTERN.test(token) ? token : undefined;
+}
+
+/** An Authorization value for a key typed by a person: `rs_…`, or `Bearer rs_…` pasted whole, spaces around either. */
+export function asBearer(typed: string): string {
+  const trimmed = typed.trim();
+  return /^bearer[ \t]/i.test(trimmed) ? trimmed : `Bearer ${trimmed}`;
 }
 
 // Tokens are only ever handled as SHA-256 digests: the cache and the store are

@@ -4,11 +4,7 @@
  * command, or before it — and 3 on any error.
  */
 import type { Command } from 'commander';
-import { connectFromEnv } from '../client/connect.js';
-import { RunsetApiError } from '../client/errors.js';
-import { describe } from '../client/trigger.js';
-import { EXIT_CODES, TriggerFailure, type TriggerEnv, type TriggerIo } from '../client/trigger-context.js';
-import { VERSION } from './version.js';
+import type { TriggerEnv, TriggerIo } from '../client/trigger-context.js';
 
 export function registerCancelCommand(program: Command): void {
   program
@@ -22,8 +18,8 @@ export function registerCancelCommand(program: Command): void {
 }
 
 export async function runCancel(id: string, json: boolean, env: TriggerEnv, io: TriggerIo, fetch?: typeof globalThis.fetch): Promise<number> {
-  try {
-    const client = connectFromEnv(env, { fetch, userAgent: `runset-cli/${VERSION}` });
+  const { runClientCommand } = await import('./client-command.js');
+  return runClientCommand(env, io, fetch, async (client) => {
     const result = await client.cancelTestRunSet(id);
     if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
     const counts = result.progress.counts;
@@ -32,10 +28,5 @@ export async function runCancel(id: string, json: boolean, env: TriggerEnv, io: 
         ? `runset: cancelled test run set ${id}: ${result.status}, ${counts.SUCCESS} passed, ${counts.FAIL} failed or cancelled\n`
         : `runset: test run set ${id} had already ended ${result.status}; nothing changed\n`,
     );
-    return EXIT_CODES.success;
-  } catch (error) {
-    const message = error instanceof TriggerFailure ? error.message : error instanceof RunsetApiError ? describe(error) : (error as Error).message;
-    io.stderr.write(`runset: error: ${message}\n`);
-    return EXIT_CODES.error;
-  }
+  });
 }

@@ -6,8 +6,6 @@
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { DEFAULTS, defaultWorkers } from '../config/options.js';
-import { createKey } from '../auth/keys.js';
-import { DEMO_PASSWORD_ENV, startDemoShop } from '../demo/shop.js';
 import { compileServeOptions, runUntilSignalled } from './serve.js';
 import { browserProblem } from '../executors/playwright/chromium.js';
 
@@ -21,6 +19,7 @@ export function registerDemoCommand(program: Command): void {
     .addOption(new Option('--port <n>', 'API port').env('RUNSET_PORT').default(String(DEFAULTS.port)))
     .addOption(new Option('--data-dir <dir>', 'data dir').env('RUNSET_DATA_DIR').default(DEFAULTS.dataDir))
     .action(async (flags: { port: string; dataDir: string }) => {
+      const [{ DEMO_PASSWORD_ENV, startDemoShop }, { createKey }] = await Promise.all([import('../demo/shop.js'), import('../auth/keys.js')]);
       process.env[DEMO_PASSWORD_ENV] ??= 'demo-password';
       const shop = await startDemoShop(SHOP_PORT);
       const options = compileServeOptions(

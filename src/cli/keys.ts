@@ -4,8 +4,6 @@
  */
 import { Command, Option } from 'commander';
 import { DEFAULTS, resolvePath } from '../config/options.js';
-import { createKey } from '../auth/keys.js';
-import { openStore } from '../main.js';
 import type { Store } from '../store/store.js';
 
 interface StoreFlags {
@@ -22,6 +20,7 @@ function storeOptions(cmd: Command): Command {
 }
 
 async function withStore<T>(flags: StoreFlags, work: (store: Store) => Promise<T>): Promise<T> {
+  const { openStore } = await import('../main.js'); // the store drivers load only when a keys command runs
   const store = await openStore({
     dataDir: resolvePath(flags.dataDir),
     databaseUrl: flags.databaseUrl || undefined,
@@ -45,7 +44,7 @@ export function registerKeysCommand(program: Command): void {
       if (!NAME_PATTERN.test(flags.name)) {
         throw new Error(`--name "${flags.name}" is not accepted; use 1-100 letters, digits, spaces or . _ @ -`);
       }
-      const { token, key } = await withStore(flags, (store) => createKey(store, flags.name));
+      const { token, key } = await withStore(flags, async (store) => (await import('../auth/keys.js')).createKey(store, flags.name));
       process.stdout.write(`${token}\n`);
       process.stderr.write(`created key ${key.id} (${key.name}); the token above is shown only this once\n`);
     });

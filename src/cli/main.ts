@@ -5,13 +5,24 @@
  * server commands; `trigger` documents its own.
  */
 import { Command, CommanderError } from 'commander';
-import { registerServeCommands } from './serve.js';
-import { registerKeysCommand } from './keys.js';
-import { registerDemoCommand } from './demo.js';
-import { registerTriggerCommand } from './trigger.js';
-import { registerWorkersCommand } from './workers.js';
-import { registerCancelCommand } from './cancel.js';
 import { VERSION } from './version.js';
+
+type Register = (program: Command) => void;
+
+/**
+ * Each command's module, loaded only when that command is asked for: a CI
+ * step running `trigger` (or `trigger --help`) never loads the server, the
+ * store drivers or the dashboard. With no known command (`--help`, a typo),
+ * every command module loads: each keeps its heavy imports inside its action.
+ */
+const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Register> }> = [
+  { names: ['serve', 'worker'], load: async () => (await import('./serve.js')).registerServeCommands },
+  { names: ['keys'], load: async () => (await import('./keys.js')).registerKeysCommand },
+  { names: ['trigger'], load: async () => (await import('./trigger.js')).registerTriggerCommand },
+  { names: ['workers'], load: async () => (await import('./workers.js')).registerWorkersCommand },
+  { names: ['cancel'], load: async () => (await import('./cancel.js')).registerCancelCommand },
+  { names: ['demo'], load: async () => (await import('./demo.js')).registerDemoCommand },
+];
 
 const program = new Command('runset')
   .description('Run end-to-end tests on demand for CI pipelines.')
@@ -19,12 +30,10 @@ const program = new Command('runset')
   .showHelpAfterError()
   .exitOverride();
 
-registerServeCommands(program);
-registerKeysCommand(program);
-registerTriggerCommand(program);
-registerWorkersCommand(program);
-registerCancelCommand(program);
-registerDemoCommand(program);
+// The program has no option that takes a value, so the first word is the command.
+const asked = process.argv.slice(2).find((arg) => !arg.startsWith('-'));
+const wanted = COMMANDS.filter((c) => asked !== undefined && c.names.includes(asked));
+for (const register of await Promise.all((wanted.length > 0 ? wanted : COMMANDS).map((c) => c.load()))) register(program);
 
 try {
   await program.parseAsync(process.argv);

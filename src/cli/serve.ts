@@ -3,10 +3,8 @@
  * machines on a shared PostgreSQL). Every flag has a RUNSET_* variable.
  */
 import { Command, Option } from 'commander';
-import { ConfigError } from '../config/suite.js';
 import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, resolvePath, type ServeOptions } from '../config/options.js';
-import { start, type Runtime } from '../main.js';
-import { DataDirLockedError } from '../store/sqlite/lock.js';
+import type { Runtime } from '../main.js';
 import { DEFAULT_ARTIFACT_RETENTION } from '../artifacts/retention.js';
 import { DEFAULT_CHROMIUM } from '../executors/playwright/chromium.js';
 
@@ -29,6 +27,7 @@ export interface RawServeFlags {
   maxShare?: string;
   publicUrl?: string;
   webhookRetry?: string;
+  backlog?: string;
 }
 
 function commonOptions(cmd: Command): Command {
@@ -67,6 +66,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     pollMs: flags.poll ? parseDurationOption('--poll (RUNSET_POLL)', flags.poll, { minMs: 10, example: '1s' }) : flags.databaseUrl ? 5000 : 1000,
     graceMs: parseDurationOption('--grace (RUNSET_GRACE)', flags.grace),
     setsPerMinute: parseInteger('--sets-per-minute', flags.setsPerMinute, 1, 1_000_000) ?? DEFAULTS.setsPerMinute,
+    backlog: parseInteger('--backlog (RUNSET_BACKLOG)', flags.backlog, 1, 1_000_000) ?? DEFAULTS.backlog,
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     chromium: flags.chromium || DEFAULT_CHROMIUM,
     artifactRetentionMs: parseRetention(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION),
@@ -95,6 +95,8 @@ function parseRetention(text: string): number {
 
 /** Starts, then stops gracefully on SIGTERM/SIGINT; a second signal stops at once. */
 export async function runUntilSignalled(options: ServeOptions, onStarted?: (rt: Runtime) => void | Promise<void>): Promise<void> {
+  // The server, its store drivers and the dashboard load only when a server command runs.
+  const [{ start }, { ConfigError }, { DataDirLockedError }] = await Promise.all([import('../main.js'), import('../config/suite.js'), import('../store/sqlite/lock.js')]);
   let runtime: Runtime;
   try {
     runtime = await start(options);
@@ -134,7 +136,8 @@ export function registerServeCommands(program: Command): void {
       .addOption(new Option('--no-workers', 'API only: run no workers in this process'))
       .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute)))
       .addOption(new Option('--public-url <url>', 'the dashboard\'s address as people open it, for links in webhooks (default: the listen address)').env('RUNSET_PUBLIC_URL'))
-      .addOption(new Option('--webhook-retry <duration>', 'wait after a failed webhook delivery, doubled each time, for 24 h').env('RUNSET_WEBHOOK_RETRY').default(DEFAULTS.webhookRetry)),
+      .addOption(new Option('--webhook-retry <duration>', 'wait after a failed webhook delivery, doubled each time, for 24 h').env('RUNSET_WEBHOOK_RETRY').default(DEFAULTS.webhookRetry))
+      .addOption(new Option('--backlog <n>', "connections queued before they are accepted (capped by the kernel's net.core.somaxconn)").env('RUNSET_BACKLOG').default(String(DEFAULTS.backlog))),
   ).action(async (flags: RawServeFlags) => {
     const options = compileServeOptions(flags, { api: true });
     await runUntilSignalled(options, (rt) => {

@@ -4,13 +4,9 @@
  * A table for people, `--json` for scripts. Exit 3 on any error, like trigger.
  */
 import type { Command } from 'commander';
-import { connectFromEnv } from '../client/connect.js';
-import { RunsetApiError } from '../client/errors.js';
-import { describe } from '../client/trigger.js';
-import { EXIT_CODES, TriggerFailure, type TriggerEnv, type TriggerIo } from '../client/trigger-context.js';
+import type { TriggerEnv, TriggerIo } from '../client/trigger-context.js';
 import type { Worker } from '../client/types.js';
 import { formatDuration } from '../core/duration.js';
-import { VERSION } from './version.js';
 
 /** Running members named in the table before "+N more". */
 const NAMES_SHOWN = 2;
@@ -27,17 +23,11 @@ export function registerWorkersCommand(program: Command): void {
 }
 
 export async function runWorkers(json: boolean, env: TriggerEnv, io: TriggerIo, fetch?: typeof globalThis.fetch): Promise<number> {
-  try {
-    const client = connectFromEnv(env, { fetch, userAgent: `runset-cli/${VERSION}` });
+  const { runClientCommand } = await import('./client-command.js');
+  return runClientCommand(env, io, fetch, async (client) => {
     const workers = await client.listWorkers();
     io.stdout.write(json ? `${JSON.stringify(workers, null, 2)}\n` : workersTable(workers, Date.now()));
-    return EXIT_CODES.success;
-  } catch (error) {
-    const message =
-      error instanceof TriggerFailure ? error.message : error instanceof RunsetApiError ? describe(error) : (error as Error).message;
-    io.stderr.write(`runset: error: ${message}\n`);
-    return EXIT_CODES.error;
-  }
+  });
 }
 
 /** One line per worker, columns aligned; what it runs last (the longest column). */

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { formatDuration } from '../core/duration.js';
 import type { RunsetClient } from './client.js';
-import { ciLabels, LABEL_RULES } from './ci-labels.js';
+import { ciLabels, LABEL_RULES, LabelError, parseLabel } from './ci-labels.js';
 import { connectFromEnv } from './connect.js';
 import { watchInterrupts, type Interrupted, type InterruptWatch } from './interrupt.js';
 import { RunsetApiError } from './errors.js';
@@ -118,6 +118,15 @@ async function createSet(client: RunsetClient, ctx: TriggerContext): Promise<str
 /** The CI's labels (unless --no-ci-labels) under the --label ones, at most as many as the server takes. */
 function setLabels(ctx: TriggerContext): Record<string, string> {
   const given = ctx.options.labels ?? {};
+  for (const [key, value] of Object.entries(given)) {
+    try {
+      parseLabel(`${key}=${value}`);
+    } catch (error) {
+      if (error instanceof LabelError) throw new TriggerFailure(EXIT_CODES.error, error.message);
+      throw error;
+    }
+  }
+  if (Object.keys(given).length > LABEL_RULES.maxLabels) throw new TriggerFailure(EXIT_CODES.error, `--label: ${Object.keys(given).length} labels; at most ${LABEL_RULES.maxLabels}`);
   const fromCi = ctx.options.ciLabels === false ? {} : ciLabels(ctx.env);
   const room = Object.entries(fromCi).filter(([key]) => !(key in given)).slice(0, Math.max(0, LABEL_RULES.maxLabels - Object.keys(given).length));
   return { ...Object.fromEntries(room), ...given };

@@ -3,6 +3,7 @@
  * defaults → environment (RUNSET_*) → flags into one frozen object (commander
  * resolves flag-over-env; this file checks values and applies defaults).
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { TestType } from '../core/types.js';
@@ -27,6 +28,8 @@ export interface ServeOptions {
   pollMs: number;
   graceMs: number;
   setsPerMinute: number;
+  /** Connections the kernel queues before the server accepts them (listen backlog); capped by net.core.somaxconn. */
+  backlog?: number;
   logLevel: string;
   /** The Chromium executable Playwright tests use (default /usr/bin/chromium). */
   chromium?: string;
@@ -55,7 +58,27 @@ export const DEFAULTS = Object.freeze({
   databaseSchema: 'runset',
   maxShare: '30s',
   webhookRetry: '10s',
+  backlog: 4096,
 });
+
+/**
+ * The backlog to listen with: the one asked for, but never above the kernel's
+ * net.core.somaxconn, which would silently cut it (`capped` says so, to log it).
+ */
+export function listenBacklog(requested: number, somaxconn: number | undefined): { backlog: number; capped: boolean } {
+  if (somaxconn === undefined || requested <= somaxconn) return { backlog: requested, capped: false };
+  return { backlog: somaxconn, capped: true };
+}
+
+/** Linux's net.core.somaxconn, or undefined where there is none to read. */
+export function kernelSomaxconn(): number | undefined {
+  try {
+    const n = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8').trim());
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export class OptionError extends Error {}
 

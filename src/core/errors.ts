@@ -15,16 +15,23 @@ export const ERRORS = Object.freeze({
   invalid_id: { status: 400, title: 'Malformed id' },
   invalid_query: { status: 400, title: 'Query parameters do not match the schema' },
   invalid_header: { status: 400, title: 'A request header is malformed' },
+  invalid_url: { status: 400, title: 'The URL is malformed' },
+  malformed_request: { status: 400, title: 'The request is not valid HTTP' },
   csrf_rejected: { status: 403, title: 'Cross-site request refused' },
   not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  request_timeout: { status: 408, title: 'The request took too long to arrive' },
   rerun_conflict: { status: 409, title: 'The set cannot be run again under the current configuration' },
   body_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Request body must be application/json' },
+  expectation_failed: { status: 417, title: 'Expectation not supported' },
   no_tests: { status: 422, title: 'No tests match this environment' },
   idempotency_conflict: { status: 422, title: 'Idempotency-Key reused with a different body' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  headers_too_large: { status: 431, title: 'Request headers too large' },
   internal: { status: 500, title: 'Internal server error' },
   store_unavailable: { status: 503, title: 'The store is unavailable' },
+  shutting_down: { status: 503, title: 'The server is shutting down' },
 } as const);
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -41,6 +48,18 @@ export interface Problem {
 export function problemOf(code: ErrorCode, detail: string): Problem {
   const { status, title } = ERRORS[code];
   return { type: `https://runset.dev/errors/${code}`, title, status, detail, code };
+}
+
+/** The most characters of one request value a detail quotes back. */
+export const ECHO_LIMIT = 64;
+
+/**
+ * A piece of the request quoted in a detail, cut to ECHO_LIMIT characters: an
+ * answer never echoes much of what it was sent (a 5 KB id, a huge field name),
+ * and no detail quotes more than three pieces, so never over 200 characters.
+ */
+export function echo(value: string): string {
+  return value.length <= ECHO_LIMIT ? value : `${value.slice(0, ECHO_LIMIT)}… (${value.length} characters)`;
 }
 
 /** Thrown inside the server to answer with a registered problem. */

@@ -5,7 +5,7 @@
  * list items carry the seed status fields plus `env`.
  */
 import { Type, type Static } from 'typebox';
-import { CountsSchema, DateTime, LIMITS, NullableDateTime, RunStateSchema, Uuid } from './wire.js';
+import { CountsSchema, DateTime, LIMITS, NullableDateTime, refTo, RunStateSchema, Uuid } from './wire.js';
 import { CancellationView } from './wire-control.js';
 
 export const SET_PAGE_LIMIT = Object.freeze({ default: 20, max: 100 });
@@ -44,7 +44,7 @@ export type TestRunSetSummary = Static<typeof TestRunSetSummary>;
 
 export const TestRunSetPage = Type.Object(
   {
-    testRunSets: Type.Array(TestRunSetSummary, { description: 'Newest first (createdAt, then id).' }),
+    testRunSets: Type.Array(refTo(TestRunSetSummary), { description: 'Newest first (createdAt, then id).' }),
     nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as ?cursor= for the next page; null on the last one.' }),
   },
   { additionalProperties: false, $id: 'TestRunSetPage' },
@@ -67,7 +67,7 @@ export const TestRunSetDetails = Type.Object(
     env: Type.String(),
     overrides: Type.Array(OverrideView, { description: 'The envOverride the set was created with; secret values masked.' }),
     maxFailures: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "The environment's fail-fast limit when the set was created; null: off." }),
-    cancellation: Type.Union([CancellationView, Type.Null()], { description: 'Who ended the set early, when, and the error its members got; null when nobody did.' }),
+    cancellation: Type.Union([refTo(CancellationView), Type.Null()], { description: 'Who ended the set early, when, and the error its members got; null when nobody did.' }),
     labels: Type.Record(Type.String(), Type.String(), { description: 'The labels the set was created with (CI context); {} when none.' }),
   },
   { additionalProperties: false, $id: 'TestRunSetDetails' },
@@ -103,8 +103,8 @@ export type EnvironmentList = Static<typeof EnvironmentList>;
 export type EnvironmentView = EnvironmentList['environments'][number];
 
 export const SignInBody = Type.Object(
-  { key: Type.String({ minLength: 1, maxLength: 256, description: 'An API key (rs_…).' }) },
-  { additionalProperties: false },
+  { key: Type.String({ minLength: 1, maxLength: 256, description: 'An API key (rs_…); surrounding spaces and a "Bearer " prefix are ignored.' }) },
+  { additionalProperties: false, $id: 'SignInBody' },
 );
 export type SignInBody = Static<typeof SignInBody>;
 
@@ -146,7 +146,7 @@ export type WorkerView = Static<typeof WorkerView>;
 
 export const WorkerList = Type.Object(
   {
-    workers: Type.Array(WorkerView, { description: 'Live worker processes, by host, then start.' }),
+    workers: Type.Array(refTo(WorkerView), { description: 'Live worker processes, by host, then start.' }),
     staleAfterMs: Type.Integer({ minimum: 0, description: 'A worker silent for longer than this is no longer listed (nor given a share).' }),
   },
   { additionalProperties: false, $id: 'WorkerList' },

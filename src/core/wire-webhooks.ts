@@ -3,7 +3,7 @@
  * set's events to a configured webhook, with every attempt.
  */
 import { Type, type Static } from 'typebox';
-import { DateTime, NullableDateTime, Uuid } from './wire.js';
+import { DateTime, NullableDateTime, refTo, Uuid } from './wire.js';
 
 export const WebhookAttemptView = Type.Object(
   {
@@ -13,7 +13,7 @@ export const WebhookAttemptView = Type.Object(
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why the attempt failed (one line, never the URL); null when it was delivered.' }),
     durationMs: Type.Integer({ minimum: 0 }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'WebhookAttempt' },
 );
 
 export const WebhookDeliveryView = Type.Object(
@@ -28,12 +28,12 @@ export const WebhookDeliveryView = Type.Object(
     createdAt: DateTime,
     nextAttemptAt: { ...NullableDateTime, description: 'When a pending delivery is tried next.' },
     deliveredAt: NullableDateTime,
-    attempts: Type.Array(WebhookAttemptView),
+    attempts: Type.Array(refTo(WebhookAttemptView)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'WebhookDelivery' },
 );
 
-export const WebhookDeliveryList = Type.Object({ deliveries: Type.Array(WebhookDeliveryView) }, { additionalProperties: false });
+export const WebhookDeliveryList = Type.Object({ deliveries: Type.Array(refTo(WebhookDeliveryView)) }, { additionalProperties: false, $id: 'WebhookDeliveryList' });
 export type WebhookDeliveryList = Static<typeof WebhookDeliveryList>;
 
 export const WebhookDeliveriesQuery = Type.Object(

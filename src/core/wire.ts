@@ -4,7 +4,7 @@
  * client SDK derives its types from them — one source, nothing to drift.
  * Seed shapes (interface 0.1.0) are marked; everything else is an extension.
  */
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { RUN_STATES } from './states.js';
 import type { TestRunSetRecord } from './types.js';
 
@@ -17,6 +17,17 @@ export const LIMITS = Object.freeze({
   labelCount: 20,
   labelValueLength: 256,
 });
+
+/**
+ * A reference to a named schema (by its `$id`), typed as the schema itself. The
+ * server registers every named schema once (SHARED_SCHEMAS, src/api/routes/common.ts),
+ * so each is one component of the OpenAPI document, referenced wherever it is used.
+ */
+export function refTo<T extends TSchema>(schema: T, options: { description?: string } = {}): TUnsafe<Static<T>> {
+  const id = (schema as { $id?: unknown }).$id;
+  if (typeof id !== 'string') throw new Error('refTo(): the schema needs an $id');
+  return Type.Unsafe<Static<T>>({ $ref: `${id}#`, ...options });
+}
 
 /** A label's key: what `?label=key:value` filters on. */
 export const LABEL_KEY = '^[a-z0-9_.-]{1,64}$';
@@ -152,7 +163,7 @@ export const TestRunSchema = Type.Object(
 export type TestRun = Static<typeof TestRunSchema>;
 
 export const TestRunList = Type.Object(
-  { testRuns: Type.Array(TestRunSchema) },
+  { testRuns: Type.Array(refTo(TestRunSchema)) },
   { additionalProperties: false, $id: 'TestRunList' },
 );
 export type TestRunList = Static<typeof TestRunList>;
@@ -170,3 +181,9 @@ export const ProblemSchema = Type.Object(
   { $id: 'Problem' },
 );
 export type ProblemBody = Static<typeof ProblemSchema>;
+
+/** GET /api/health: can this process read its store? */
+export const HealthSchema = Type.Object(
+  { status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]) },
+  { additionalProperties: false, $id: 'Health' },
+);

@@ -9,7 +9,7 @@
  * overrides, match its allowed forms; a set with no tests is refused.
  */
 import { randomUUID } from 'node:crypto';
-import { RunsetError } from '../core/errors.js';
+import { echo, RunsetError } from '../core/errors.js';
 import type { NewTestRun, NewTestRunSet, TestSpec, VariableValue } from '../core/types.js';
 import type { CreateTestRunSetBody } from '../core/wire.js';
 import { testsForEnvironment, type SuiteConfig } from '../config/suite.js';
@@ -29,7 +29,7 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
   if (!environment) {
     throw new RunsetError(
       'unknown_environment',
-      `env "${body.env}" is not a configured environment; known environments: ${[...suite.environments.keys()].join(', ')}`,
+      `env "${echo(body.env)}" is not a configured environment; known environments: ${[...suite.environments.keys()].join(', ')}`,
     );
   }
   const declared = environment.variables;
@@ -41,7 +41,7 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
       const names = Object.keys(declared);
       throw new RunsetError(
         'undeclared_variable',
-        `envOverride.${name}: environment "${body.env}" does not declare ${name}; declared variables: ${names.length ? names.join(', ') : '(none)'}`,
+        `envOverride.${echo(name)}: environment "${body.env}" does not declare ${echo(name)}; declared variables: ${names.length ? names.join(', ') : '(none)'}`,
       );
     }
     const rule = environment.overrideRules[name];

@@ -24,9 +24,9 @@ const SPECIFIERS = [
   /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
 ];
 
-function specifiersOf(file: string): string[] {
+function specifiersOf(file: string, patterns: readonly RegExp[] = SPECIFIERS): string[] {
   const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  return SPECIFIERS.flatMap((re) => [...code.matchAll(re)].map((m) => m[1] ?? ''));
+  return patterns.flatMap((re) => [...code.matchAll(re)].map((m) => m[1] ?? ''));
 }
 
 function packageName(specifier: string): string {
@@ -89,4 +89,30 @@ test('the walker catches server code and unlisted packages (self-check on a made
   writeFileSync(path.join(root, 'api/app.js'), '');
   const { violations } = walk(path.join(root, 'client/index.js'), root);
   assert.deepEqual(violations.sort(), ['client/index.js → client/a.js → api/app.js', 'client/index.js → client/a.js → fastify']);
+});
+
+/** Our modules a file loads before any of its code runs (static imports only, not `import()`), relative to dist/src. */
+function staticClosure(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    const rel = path.relative(DIST_SRC, file).split(path.sep).join('/');
+    if (seen.has(rel)) continue;
+    seen.add(rel);
+    for (const specifier of specifiersOf(file, SPECIFIERS.slice(0, 2))) {
+      if (specifier.startsWith('.')) queue.push(path.resolve(path.dirname(file), specifier));
+    }
+  }
+  return seen;
+}
+
+test('the CLI loads a command only when asked, and a command its heavy parts only when it runs', () => {
+  const server = /^(main\.js|api\/|store\/|scheduler\/|dashboard\/|executors\/(?!playwright\/chromium)|config\/suite)/;
+  for (const entry of ['cli/main.js', 'cli/trigger.js', 'cli/serve.js', 'cli/keys.js', 'cli/workers.js', 'cli/cancel.js', 'cli/demo.js']) {
+    const loaded = [...staticClosure(path.join(DIST_SRC, entry))];
+    assert.deepEqual(loaded.filter((m) => server.test(m)), [], `${entry} loads no server code up front`);
+    assert.deepEqual(loaded.filter((m) => m.startsWith('client/') && m !== 'client/trigger-context.js'), [], `${entry} loads no client code up front`);
+  }
+  assert.deepEqual([...staticClosure(path.join(DIST_SRC, 'cli/main.js'))].sort(), ['cli/main.js', 'cli/version.js'], 'main loads command modules lazily');
 });

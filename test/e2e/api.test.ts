@@ -163,7 +163,7 @@ describe('Test Run Set API', () => {
       info: { version: string; license: { name: string } };
       servers: unknown;
       paths: Record<string, Record<string, Operation>>;
-      components: { securitySchemes: Record<string, { scheme: string }> };
+      components: { securitySchemes: Record<string, { scheme: string }>; schemas: Record<string, Schema> };
     }
     const res = await api<Doc>(server, 'GET', '/openapi.json', { auth: null });
     assert.equal(res.status, 200);
@@ -176,11 +176,13 @@ describe('Test Run Set API', () => {
     assert.ok(doc.paths['/v0/test-run-sets/{id}']?.get);
     assert.ok(doc.paths['/v0/test-run-sets/{id}/test-runs']?.get);
     assert.equal(doc.components.securitySchemes.bearerAuth?.scheme, 'bearer');
-    const body = doc.paths['/v0/test-run-sets'].post.requestBody!.content['application/json']!.schema;
+    // Named schemas are components, referenced by the operations.
+    const named = (schema: Schema & { $ref?: string }): Schema => (schema.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')]! : schema);
+    const body = named(doc.paths['/v0/test-run-sets'].post.requestBody!.content['application/json']!.schema);
     assert.deepEqual(Object.keys(body.properties).sort(), ['env', 'envOverride', 'labels'], "the seed's two fields and the labels extension");
     assert.deepEqual(body.required, ['env'], 'labels are optional: a seed body is still whole');
     assert.equal(body.additionalProperties, false);
-    const status = doc.paths['/v0/test-run-sets/{id}'].get.responses['200']!.content['application/json']!.schema;
+    const status = named(doc.paths['/v0/test-run-sets/{id}'].get.responses['200']!.content['application/json']!.schema);
     assert.deepEqual(Object.keys(status.properties).sort(), ['createdAt', 'endedAt', 'id', 'progress', 'startedAt', 'status']);
   });
 });

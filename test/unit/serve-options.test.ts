@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileServeOptions, type RawServeFlags } from '../../src/cli/serve.js';
+import { listenBacklog } from '../../src/config/options.js';
 
 const flags: RawServeFlags = {
   config: 'runset.config.yaml', port: '0', host: '127.0.0.1', dataDir: '.runset', databaseSchema: 'runset',
@@ -16,4 +17,13 @@ test('a bad option value names the option, its variable, and what is accepted', 
   assert.throws(() => compile({ artifactRetention: '0s' }), /--artifact-retention \(RUNSET_ARTIFACT_RETENTION\) must be at least 1ms/);
   assert.throws(() => compile({ poll: '0' }), /--poll \(RUNSET_POLL\) must be at least 10ms, such as 1s; got "0"/);
   assert.throws(() => compile({ logLevel: 'loud' }), /--log-level \(RUNSET_LOG_LEVEL\) must be one of fatal, error, warn, info, debug, trace, silent; got "loud"/);
+});
+
+test('--backlog (RUNSET_BACKLOG): 4096 by default, a whole number, never above the kernel somaxconn', () => {
+  assert.equal(compile({}).backlog, 4096);
+  assert.equal(compile({ backlog: '10000' }).backlog, 10_000);
+  assert.throws(() => compile({ backlog: 'many' }), /--backlog \(RUNSET_BACKLOG\) must be a whole number from 1 to 1000000, got "many"/);
+  assert.deepEqual(listenBacklog(4096, 4096), { backlog: 4096, capped: false });
+  assert.deepEqual(listenBacklog(4096, 511), { backlog: 511, capped: true });
+  assert.deepEqual(listenBacklog(100, undefined), { backlog: 100, capped: false });
 });

@@ -38,6 +38,7 @@ export const artifactRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { dep
       schema: {
         summary: 'Download an artifact (screenshot, trace, video) of a Test Run',
         description: 'The bytes, with the artifact\'s content type. Traces open with `npx playwright show-trace <file>`.',
+        tags: ['Artifacts'],
         operationId: 'getArtifact',
         security: SECURED,
         params: ArtifactParams,

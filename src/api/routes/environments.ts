@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { testsForEnvironment } from '../../config/suite.js';
 import { EnvironmentList } from '../../core/wire-dashboard.js';
 import type { AppDeps } from '../app.js';
-import { SECURED } from './common.js';
+import { named, problems, SECURED } from './common.js';
 
 export const environmentRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -16,9 +16,11 @@ export const environmentRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { 
     {
       schema: {
         summary: 'List environments and their declared variables (never secret values)',
+        description: "What a set may be created for: each environment, its test count, and the variables envOverride may set.",
+        tags: ['Environments'],
         operationId: 'listEnvironments',
         security: SECURED,
-        response: { 200: EnvironmentList, 401: { $ref: 'Problem#', description: 'application/problem+json' } },
+        response: { 200: named(EnvironmentList, 'The configured environments, by name'), ...problems(401) },
       },
     },
     () => {

@@ -4,15 +4,27 @@
  * nothing but that.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { Type } from 'typebox';
 import type { Store } from '../../store/store.js';
-
-const Health = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]) }, { additionalProperties: false });
+import { HealthSchema } from '../../core/wire.js';
+import { named, problems, PUBLIC } from './common.js';
 
 export const healthRoute: FastifyPluginAsync<{ store: Store }> = (app, { store }) => {
   app.get(
     '/health',
-    { schema: { summary: 'Readiness: can this process read its store?', operationId: 'health', response: { 200: Health, 503: Health } } },
+    {
+      schema: {
+        summary: 'Readiness: can this process read its store?',
+        description: 'For load balancers and readiness probes. Public: it reveals nothing but whether the store answers.',
+        tags: ['Health'],
+        operationId: 'health',
+        security: PUBLIC,
+        response: {
+          ...problems(),
+          200: named(HealthSchema, 'Ready: the store answered'),
+          503: named(HealthSchema, 'Not ready: the store did not answer (or the server is shutting down)'),
+        },
+      },
+    },
     async (request, reply) => {
       try {
         await store.getSet('00000000-0000-4000-8000-000000000000');

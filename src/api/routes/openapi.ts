@@ -14,6 +14,15 @@ export const OPENAPI_INFO = {
     license: { name: 'MIT', identifier: 'MIT' },
   },
   servers: [{ url: '/api' }],
+  tags: [
+    { name: 'Test Run Sets', description: 'Create a set for an environment, poll its status, list its members, cancel or run it again.' },
+    { name: 'Artifacts', description: 'Screenshots, traces and videos kept for failed members.' },
+    { name: 'Environments', description: 'What a set may be created for.' },
+    { name: 'Workers', description: 'The processes that run members.' },
+    { name: 'Webhooks', description: "What was posted to the config's webhooks about a set, attempt by attempt." },
+    { name: 'Dashboard session', description: "The web dashboard's sign-in: an API key exchanged for a cookie." },
+    { name: 'Health', description: 'Readiness for load balancers.' },
+  ],
   components: {
     securitySchemes: {
       bearerAuth: { type: 'http' as const, scheme: 'bearer', description: 'An API key: rs_…' },
@@ -26,6 +35,15 @@ export const OPENAPI_INFO = {
     },
   },
 };
+
+/**
+ * @fastify/swagger's refResolver: a shared or nested schema becomes the
+ * component named by its `$id` (generated clients name their types after it);
+ * only a schema without one falls back to `def-N`.
+ */
+export function componentName(json: { $id?: unknown }, _baseUri: unknown, _fragment: unknown, i: number): string {
+  return typeof json.$id === 'string' && /^[A-Za-z][A-Za-z0-9_.-]*$/.test(json.$id) ? json.$id : `def-${i}`;
+}
 
 export function openApiRoute(root: FastifyInstance): RouteHandlerMethod {
   let cached: unknown;

@@ -8,10 +8,10 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { RunsetError } from '../../core/errors.js';
 import { SessionInfo, SignInBody } from '../../core/wire-dashboard.js';
-import type { KeyAuthenticator } from '../../auth/keys.js';
+import { asBearer, type KeyAuthenticator } from '../../auth/keys.js';
 import { readCookie, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie, type ActiveSession, type SessionAuthenticator } from '../../auth/sessions.js';
 import { crossSiteRefusal, isSameOrigin } from '../auth.js';
-import { problems } from './common.js';
+import { BODY_PROBLEMS, named, problems, PUBLIC } from './common.js';
 
 
 export interface SessionRouteOptions {
@@ -28,9 +28,12 @@ export const sessionRoutes: FastifyPluginAsync<SessionRouteOptions> = (app, { au
       attachValidation: true,
       schema: {
         summary: 'Sign in to the dashboard: exchange an API key for a session cookie',
+        description: 'Public: the key in the body is the credential. Sets the HttpOnly session cookie; must come from the dashboard\'s own origin.',
+        tags: ['Dashboard session'],
         operationId: 'createSession',
-        body: SignInBody,
-        response: { 200: SessionInfo, ...problems(400, 401, 403, 415) },
+        security: PUBLIC,
+        body: named(SignInBody),
+        response: { 200: named(SessionInfo, 'Signed in: the session cookie is set; send csrfToken as X-CSRF-Token on writes'), ...problems(...BODY_PROBLEMS, 401, 403) },
       },
     },
     async (request, reply) => {
@@ -38,7 +41,7 @@ export const sessionRoutes: FastifyPluginAsync<SessionRouteOptions> = (app, { au
       if (request.validationError) throw new RunsetError('invalid_body', 'expected a JSON object {"key": "rs_…"}');
       // Login CSRF: another site must not sign a browser in under its own key.
       if (!isSameOrigin(request)) throw new RunsetError('csrf_rejected', 'sign-in must come from the dashboard itself');
-      const key = await auth.authenticate(`Bearer ${request.body.key}`);
+      const key = await auth.authenticate(asBearer(request.body.key));
       if (!key) throw new RunsetError('unauthorized', 'that API key is malformed, unknown or revoked');
       const { sessionId, session } = await sessions.signIn(key);
       reply.header('Set-Cookie', sessionCookie(sessionId, { secure: isHttps(request), maxAgeSeconds: SESSION_TTL_MS / 1000 }));
@@ -53,9 +56,11 @@ export const sessionRoutes: FastifyPluginAsync<SessionRouteOptions> = (app, { au
     {
       schema: {
         summary: 'The current dashboard session: its key and CSRF token',
+        description: 'How the dashboard learns who it is signed in as after a reload.',
+        tags: ['Dashboard session'],
         operationId: 'getSession',
         security: [{ sessionCookie: [] }],
-        response: { 200: SessionInfo, ...problems(401) },
+        response: { 200: named(SessionInfo, 'The session of the cookie sent'), ...problems(401) },
       },
     },
     async (request, reply) => {
@@ -71,9 +76,11 @@ export const sessionRoutes: FastifyPluginAsync<SessionRouteOptions> = (app, { au
     {
       schema: {
         summary: 'Sign out of the dashboard',
+        description: 'Ends the session of the cookie sent (if any) and clears the cookie.',
+        tags: ['Dashboard session'],
         operationId: 'deleteSession',
         security: [{ sessionCookie: [] }],
-        response: { 204: { type: 'null', description: 'Signed out; the cookie is cleared.' }, ...problems(403) },
+        response: { 204: { type: 'null', description: 'Signed out; the cookie is cleared.' }, ...problems(...BODY_PROBLEMS, 403) },
       },
     },
     async (request, reply) => {

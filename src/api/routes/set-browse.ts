@@ -13,7 +13,7 @@ import { MASK } from '../../secrets/index.js';
 import { planRerun } from '../../sets/rerun.js';
 import type { AppDeps } from '../app.js';
 import { findSet } from './test-run-sets.js';
-import { problems, SECURED, SetIdParams } from './common.js';
+import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
 
 
 const LABEL_KEY_PATTERN = new RegExp(LABEL_KEY);
@@ -27,10 +27,11 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       schema: {
         summary: 'List Test Run Sets, newest first',
         description: 'Cursor paging: pass the nextCursor of a page as ?cursor= to get the next one, with the same filters.',
+        tags: ['Test Run Sets'],
         operationId: 'listTestRunSets',
         security: SECURED,
         querystring: ListTestRunSetsQuery,
-        response: { 200: TestRunSetPage, ...problems(400, 401) },
+        response: { 200: named(TestRunSetPage, 'One page of sets, newest first, and the cursor of the next'), ...problems(400, 401) },
       },
     },
     async (request) => {
@@ -48,10 +49,12 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     {
       schema: {
         summary: "A set's environment and overrides (secret values masked)",
+        description: 'What the set was created with, its fail-fast limit, and who cancelled it, if anyone.',
+        tags: ['Test Run Sets'],
         operationId: 'getTestRunSetDetails',
         security: SECURED,
         params: SetIdParams,
-        response: { 200: TestRunSetDetails, ...problems(400, 401, 404) },
+        response: { 200: named(TestRunSetDetails, "The set's environment, overrides and cancellation"), ...problems(400, 401, 404) },
       },
     },
     async (request) => {
@@ -75,10 +78,12 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     {
       schema: {
         summary: 'Run a set again: same environment and overrides, current tests',
+        description: 'Creates a new set from an earlier one; counts against the key\'s sets per minute like a create.',
+        tags: ['Test Run Sets'],
         operationId: 'rerunTestRunSet',
         security: SECURED,
         params: SetIdParams,
-        response: { 200: CreateTestRunSetResult, ...problems(400, 401, 403, 404, 409, 422, 429) },
+        response: { 200: named(CreateTestRunSetResult, 'The new set'), ...problems(...BODY_PROBLEMS, 401, 403, 404, 409, 422, 429) },
       },
     },
     async (request, reply) => {

@@ -9,7 +9,7 @@ import { RunsetError } from '../../core/errors.js';
 import { CancelTestRunSetResult } from '../../core/wire-control.js';
 import { CANCELLED } from '../../sets/cancel.js';
 import type { AppDeps } from '../app.js';
-import { problems, SECURED, SetIdParams } from './common.js';
+import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
 import { findSet, toStatus } from './test-run-sets.js';
 
 export const setControlRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
@@ -21,10 +21,11 @@ export const setControlRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         description:
           'Waiting members end at once; running ones are stopped (their whole process tree) by the worker running them. ' +
           'Cancelling a set that has ended changes nothing and answers 200 with its status and `cancelled: false`.',
+        tags: ['Test Run Sets'],
         operationId: 'cancelTestRunSet',
         security: SECURED,
         params: SetIdParams,
-        response: { 200: CancelTestRunSetResult, ...problems(400, 401, 403, 404) },
+        response: { 200: named(CancelTestRunSetResult, "The set's status after the cancel, and whether this request ended it"), ...problems(...BODY_PROBLEMS, 401, 403, 404) },
       },
     },
     async (request) => {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { RunsetError } from '../../core/errors.js';
+import { echo, RunsetError } from '../../core/errors.js';
 import {
   CreateTestRunSetBody,
   CreateTestRunSetResult,
@@ -17,7 +17,7 @@ import type { TestRunSetRecord } from '../../core/types.js';
 import { planTestRunSet } from '../../sets/plan.js';
 import type { AppDeps } from '../app.js';
 import { artifactsByRun } from './artifacts.js';
-import { problems, SECURED, SetIdParams } from './common.js';
+import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
 import { noneMatchHits, preferredWait, statusEtag } from '../conditional.js';
 import { DEFAULT_STATUS_WATCH, StatusWatch } from '../status-watch.js';
 
@@ -49,11 +49,15 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     {
       schema: {
         summary: 'Create a Test Run Set',
+        description:
+          'The seed operation: plans one member (Test Run) per test of the environment and answers its id at once; ' +
+          'poll GET /v0/test-run-sets/{id} until SUCCESS or FAIL. Send `Idempotency-Key` to make retries safe.',
+        tags: ['Test Run Sets'],
         operationId: 'createTestRunSet',
         security: SECURED,
-        body: CreateTestRunSetBody,
+        body: named(CreateTestRunSetBody),
         headers: IdempotencyHeaders,
-        response: { 200: CreateTestRunSetResult, ...problems(400, 401, 413, 415, 422, 429) },
+        response: { 200: named(CreateTestRunSetResult, 'The set was created (or this Idempotency-Key already created it)'), ...problems(...BODY_PROBLEMS, 401, 422, 429) },
       },
     },
     async (request, reply) => {
@@ -97,12 +101,13 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         description:
           'The seed operation. Every answer carries an `ETag`. With `If-None-Match` naming it, the answer is 304 while nothing changed; ' +
           'add `Prefer: wait=N` (N ≤ 60 seconds) to be answered as soon as the status or a count changes, or with 304 after N seconds.',
+        tags: ['Test Run Sets'],
         operationId: 'getTestRunSet',
         security: SECURED,
         params: SetIdParams,
         headers: ConditionalStatusHeaders,
         response: {
-          200: TestRunSetStatus,
+          200: named(TestRunSetStatus, 'The status of the set and the counts of its members by state; `ETag` names it'),
           304: { description: 'Not modified: the status is still the one `If-None-Match` names (after waiting, when asked to)', type: 'null' },
           ...problems(400, 401, 404),
         },
@@ -127,10 +132,12 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     {
       schema: {
         summary: 'List the members (Test Runs) of a set',
+        description: 'Each member with its state, attempts, timing, error, output tail (secrets masked) and artifacts.',
+        tags: ['Test Run Sets'],
         operationId: 'listTestRuns',
         security: SECURED,
         params: SetIdParams,
-        response: { 200: TestRunList, ...problems(400, 401, 404) },
+        response: { 200: named(TestRunList, "The set's members, in plan order"), ...problems(400, 401, 404) },
       },
     },
     async (request) => {
@@ -199,7 +206,7 @@ function waitForChange(watch: StatusWatch, id: string, etag: string, seconds: nu
 /** The answer to a repeated Idempotency-Key: the earlier set, or 422 when the body differs. */
 function replay(earlier: { setId: string; bodyHash: string }, key: string, bodyHash: string): { testRunSetId: string } {
   if (earlier.bodyHash !== bodyHash) {
-    throw new RunsetError('idempotency_conflict', `Idempotency-Key "${key}" was used in the last 24h with a different body; use a new key for a new request`);
+    throw new RunsetError('idempotency_conflict', `Idempotency-Key "${echo(key)}" was used in the last 24h with a different body; use a new key for a new request`);
   }
   return { testRunSetId: earlier.setId };
 }

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { WebhookDeliveriesQuery, WebhookDeliveryList } from '../../core/wire-webhooks.js';
 import type { AppDeps } from '../app.js';
-import { problems, SECURED } from './common.js';
+import { named, problems, SECURED } from './common.js';
 import { findSet } from './test-run-sets.js';
 
 export const webhookRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
@@ -17,9 +17,10 @@ export const webhookRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps
         summary: "List a set's webhook deliveries, each with its attempts",
         description: 'Deliveries are made when a set starts (`set.started`) and ends (`set.finished`), one per matching webhook of runset.config.yaml.',
         operationId: 'listWebhookDeliveries',
+        tags: ['Webhooks'],
         security: SECURED,
         querystring: WebhookDeliveriesQuery,
-        response: { 200: WebhookDeliveryList, ...problems(400, 401, 404) },
+        response: { 200: named(WebhookDeliveryList, "The set's deliveries, oldest first, each with its attempts"), ...problems(400, 401, 404) },
       },
     },
     async (request) => {

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { WorkerList } from '../../core/wire-dashboard.js';
 import type { AppDeps } from '../app.js';
-import { problems, SECURED } from './common.js';
+import { named, problems, SECURED } from './common.js';
 
 export const workerRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -14,9 +14,11 @@ export const workerRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps 
     {
       schema: {
         summary: 'List the live worker processes and what each runs',
+        description: 'Worker processes that heartbeated recently, each with its slots and the members it runs.',
+        tags: ['Workers'],
         operationId: 'listWorkers',
         security: SECURED,
-        response: { 200: WorkerList, ...problems(401, 503) },
+        response: { 200: named(WorkerList, 'The live workers'), ...problems(401) },
       },
     },
     async () => ({ workers: await deps.store.listWorkers(deps.workerStaleMs), staleAfterMs: deps.workerStaleMs }),
