@@ -23,6 +23,7 @@ export interface RawServeFlags {
   grace: string;
   poll?: string;
   setsPerMinute: string;
+  signInsPerMinute?: string;
   logLevel: string;
   artifactRetention?: string;
   chromium?: string;
@@ -65,6 +66,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     pollMs: flags.poll ? parseDurationOption('--poll (RUNSET_POLL)', flags.poll, { minMs: 10, example: '1s' }) : flags.databaseUrl ? 5000 : 1000,
     graceMs: parseDurationOption('--grace (RUNSET_GRACE)', flags.grace),
     setsPerMinute: parseInteger('--sets-per-minute', flags.setsPerMinute, 1, 1_000_000) ?? DEFAULTS.setsPerMinute,
+    signInsPerMinute: parseInteger('--sign-ins-per-minute', flags.signInsPerMinute, 1, 1_000_000) ?? DEFAULTS.signInsPerMinute,
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     chromium: flags.chromium || DEFAULT_CHROMIUM,
     artifactRetentionMs: parseRetention(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION),
@@ -116,7 +118,8 @@ export function registerServeCommands(program: Command): void {
       .addOption(new Option('--port <n>', 'port to listen on').env('RUNSET_PORT').default(String(DEFAULTS.port)))
       .addOption(new Option('--host <host>', 'address to listen on').env('RUNSET_HOST').default(DEFAULTS.host))
       .addOption(new Option('--no-workers', 'API only: run no workers in this process'))
-      .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute))),
+      .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute)))
+      .addOption(new Option('--sign-ins-per-minute <n>', 'dashboard sign-in attempts one client address may make per minute').env('RUNSET_SIGN_INS_PER_MINUTE').default(String(DEFAULTS.signInsPerMinute))),
   ).action(async (flags: RawServeFlags) => {
     const options = compileServeOptions(flags, { api: true });
     await runUntilSignalled(options, (rt) => {

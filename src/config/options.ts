@@ -27,6 +27,8 @@ export interface ServeOptions {
   pollMs: number;
   graceMs: number;
   setsPerMinute: number;
+  /** Sign-in attempts one client address may make per minute; default DEFAULTS.signInsPerMinute. */
+  signInsPerMinute?: number;
   logLevel: string;
   /** The Chromium executable Playwright tests use (default /usr/bin/chromium). */
   chromium?: string;
@@ -47,6 +49,7 @@ export const DEFAULTS = Object.freeze({
   maxLostLeases: 3,
   graceMs: 30_000,
   setsPerMinute: 120,
+  signInsPerMinute: 10,
   logLevel: 'info',
   databaseSchema: 'runset',
   maxShare: '30s',

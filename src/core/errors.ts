@@ -15,6 +15,7 @@ export const ERRORS = Object.freeze({
   invalid_query: { status: 400, title: 'Query parameters do not match the schema' },
   invalid_header: { status: 400, title: 'A request header is malformed' },
   csrf_rejected: { status: 403, title: 'Cross-site request refused' },
+  forbidden: { status: 403, title: 'The key may not do this' },
   not_found: { status: 404, title: 'Not found' },
   rerun_conflict: { status: 409, title: 'The set cannot be run again under the current configuration' },
   body_too_large: { status: 413, title: 'Request body too large' },

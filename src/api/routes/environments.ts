@@ -9,6 +9,7 @@ import { testsForEnvironment } from '../../config/suite.js';
 import { EnvironmentList } from '../../core/wire-dashboard.js';
 import type { AppDeps } from '../app.js';
 import { SECURED } from './common.js';
+import { seesSetEnv } from '../permission.js';
 
 export const environmentRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -21,9 +22,10 @@ export const environmentRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { 
         response: { 200: EnvironmentList, 401: { $ref: 'Problem#', description: 'application/problem+json' } },
       },
     },
-    () => {
+    (request) => {
       const suite = deps.suite();
-      const environments = [...suite.environments.values()].map((env) => ({
+      const visible = [...suite.environments.values()].filter((env) => seesSetEnv(request.apiKey, env.name));
+      const environments = visible.map((env) => ({
         name: env.name,
         tests: testsForEnvironment(suite, env.name).length,
         variables: Object.entries(env.variables).map(([name, value]) =>

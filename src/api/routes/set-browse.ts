@@ -13,6 +13,7 @@ import { MASK } from '../../secrets/index.js';
 import { planRerun } from '../../sets/rerun.js';
 import type { AppDeps } from '../app.js';
 import { findSet } from './test-run-sets.js';
+import { listableEnvs } from '../../auth/policy.js';
 import { problems, SECURED, SetIdParams } from './common.js';
 
 
@@ -35,7 +36,8 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       const { env, status, cursor } = request.query;
       const limit = request.query.limit === undefined ? SET_PAGE_LIMIT.default : Number(request.query.limit);
       if (limit < 1 || limit > SET_PAGE_LIMIT.max) throw new RunsetError('invalid_query', `query parameter limit must be 1-${SET_PAGE_LIMIT.max} (default ${SET_PAGE_LIMIT.default}); got "${String(request.query.limit)}"`);
-      const page = await deps.store.listSets({ env, status, limit, cursor });
+      const envs = request.apiKey ? listableEnvs(request.apiKey, env) : [];
+      const page = envs?.length === 0 ? { sets: [], nextCursor: null } : await deps.store.listSets({ env, envs, status, limit, cursor });
       return { testRunSets: page.sets.map(toSummary), nextCursor: page.nextCursor };
     },
   );
@@ -52,7 +54,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       },
     },
     async (request) => {
-      const set = await findSet(deps, request.params.id);
+      const set = await findSet(deps, request.params.id, request.apiKey);
       const [overrides, control] = await Promise.all([deps.store.getSetOverrides(set.id), deps.store.setControl(set.id)]);
       return {
         id: set.id,
@@ -78,7 +80,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       },
     },
     async (request, reply) => {
-      const earlier = await findSet(deps, request.params.id);
+      const earlier = await findSet(deps, request.params.id, request.apiKey);
       const keyId = request.apiKey?.id ?? null;
       const overrides = (await deps.store.getSetOverrides(earlier.id)) ?? {};
       const history = await deps.store.durationHistory(earlier.env);

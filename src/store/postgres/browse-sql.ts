@@ -13,6 +13,7 @@ const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_wa
 
 export interface ListParams {
   env?: string;
+  envs?: readonly string[];
   status?: RunState;
   after?: CursorPosition;
   /** Rows to fetch (the caller asks for one more than a page). */
@@ -27,6 +28,11 @@ export async function listSets(q: Queryable, n: Names, p: ListParams): Promise<S
     values.push(p.env);
     where.push(`env = $${values.length}`);
     shape.push('env');
+  }
+  if (p.envs !== undefined) {
+    values.push(p.envs);
+    where.push(`env = ANY($${values.length}::text[])`);
+    shape.push('envs');
   }
   if (p.status !== undefined) {
     values.push(p.status);
@@ -57,7 +63,7 @@ export async function getSetOverrides(q: Queryable, n: Names, id: string): Promi
   return rows[0]?.overrides;
 }
 
-export type SessionRow = KeyRow & { csrf_token: string; expires_at: Date };
+export type SessionRow = KeyRow & { csrf_token: string; session_expires_at: Date };
 
 export async function deleteExpiredSessions(q: Queryable, n: Names): Promise<void> {
   await q.query({ name: 'runset.browse.deleteExpiredSessions', text: `DELETE FROM ${n.sessions} WHERE expires_at <= now()` });
@@ -82,7 +88,8 @@ export async function findSession(q: Queryable, n: Names, idHash: string): Promi
   const { rows } = await q.query<SessionRow>({
     name: 'runset.browse.findSession',
     text: `
-      SELECT k.id, k.name, k.created_at, k.last_used_at, k.revoked_at, s.csrf_token, s.expires_at
+      SELECT k.id, k.name, k.role, k.envs, k.expires_at, k.created_at, k.last_used_at, k.revoked_at,
+        s.csrf_token, s.expires_at AS session_expires_at
       FROM ${n.sessions} s JOIN ${n.keys} k ON k.id = s.key_id
       WHERE s.id_hash = $1 AND s.expires_at > now() AND k.revoked_at IS NULL`,
     values: [idHash],

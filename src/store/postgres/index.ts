@@ -166,7 +166,7 @@ export class PostgresStore implements Store {
   async listSets(query: ListSetsQuery): Promise<SetPage> {
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const rows = await this.autocommit((q) =>
-      browseSql.listSets(q, this.names, { env: query.env, status: query.status, after, limit: query.limit + 1 }),
+      browseSql.listSets(q, this.names, { env: query.env, envs: query.envs, status: query.status, after, limit: query.limit + 1 }),
     );
     const sets = rows.slice(0, query.limit).map(toSet);
     const last = sets[sets.length - 1];
@@ -380,5 +380,5 @@ export class PostgresStore implements Store {
 const { toSet, toRun, toKey, toArtifact } = rowMappers<Date>((value) => value.toISOString());
 
 function toSession(row: browseSql.SessionRow): SessionRecord {
-  return { key: toKey(row), csrfToken: row.csrf_token, expiresAt: row.expires_at.toISOString() };
+  return { key: toKey(row), csrfToken: row.csrf_token, expiresAt: row.session_expires_at.toISOString() };
 }

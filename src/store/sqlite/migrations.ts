@@ -175,4 +175,15 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
       ALTER TABLE test_run_sets ADD COLUMN cancel_error TEXT;
     `,
   },
+  {
+    version: 8,
+    name: 'key scopes: role, environments, expiry',
+    sql: `
+      -- Keys made before scopes keep what they could do: admin, every environment, no expiry.
+      ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('read', 'trigger', 'admin'));
+      -- A JSON array of environment names; NULL: every environment.
+      ALTER TABLE api_keys ADD COLUMN envs TEXT;
+      ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+    `,
+  },
 ];
