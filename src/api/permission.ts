@@ -29,7 +29,7 @@ export function attachRequiredRole(route: RouteOptions): void {
   if (!role) {
     throw new Error(`${String(route.method)} ${route.url} (operationId ${operationId ?? 'missing'}) has no access rule: add it to OPERATION_ROLES in src/auth/policy.ts`);
   }
-  route.config = { ...(route.config as object | undefined), requiredRole: role };
+  route.config = { ...route.config, requiredRole: role };
 }
 
 /**
@@ -41,8 +41,10 @@ export function requirePermission(request: FastifyRequest, reply: FastifyReply, 
   const needed = request.routeOptions.config.requiredRole;
   const key = request.apiKey;
   if (needed === undefined || (key && hasRole(key, needed))) return done();
-  const operationId = operationIdOf(request.routeOptions) ?? request.routeOptions.url ?? request.url;
-  void sendProblem(reply, problemOf('forbidden', key ? operationRefusal(key, operationId)! : 'no key'));
+  const operationId = operationIdOf(request.routeOptions) ?? request.url;
+  // The credential hook ran first, so a key is there; without one nothing is allowed either way.
+  const why = key ? operationRefusal(key, operationId) : undefined;
+  void sendProblem(reply, problemOf('forbidden', why ?? `${operationId} needs a key with role ${needed} or above`));
 }
 
 /** Whether the request's key may see sets of this environment (a set it may not see is answered 404). */
