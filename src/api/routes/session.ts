@@ -47,7 +47,7 @@ export const sessionRoutes: FastifyPluginAsync<SessionRouteOptions> = (app, { au
       if (!key) {
         // Who tried, never what: the key sent (even a wrong one, often a real key's typo) stays out of the log.
         request.log.warn({ address: request.ip }, 'dashboard sign-in refused: malformed, unknown, revoked or expired key');
-        throw new RunsetError('unauthorized', 'that API key is malformed, unknown, revoked or expired');
+        throw new RunsetError('unauthorized', 'that API key is malformed, unknown or revoked, or has expired');
       }
       const { sessionId, session } = await sessions.signIn(key);
       reply.header('Set-Cookie', sessionCookie(sessionId, { secure: isHttps(request), maxAgeSeconds: SESSION_TTL_MS / 1000 }));
