@@ -26,7 +26,7 @@ import { setControlRoutes } from './routes/set-control.js';
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
 import { SignInLimit, type SetCreationLimit } from './rate-limit.js';
 import { DEFAULTS } from '../config/options.js';
-import { attachRequiredRole, requirePermission } from './permission.js';
+import { attachRequiredRole, authorizeRoute } from './permission.js';
 import { keyRoutes } from './routes/keys.js';
 
 export interface AppDeps {
@@ -79,8 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(healthRoute, { store: deps.store });
       await api.register(async (v0) => {
         v0.addHook('onRoute', attachRequiredRole);
-        v0.addHook('onRequest', requireKeyOrSession(deps.auth, sessions));
-        v0.addHook('onRequest', requirePermission);
+        v0.addHook('onRequest', requireKeyOrSession(deps.auth, sessions, authorizeRoute));
         await v0.register(testRunSetRoutes, { deps });
         await v0.register(setBrowseRoutes, { deps });
         await v0.register(environmentRoutes, { deps });

@@ -33,18 +33,19 @@ export function attachRequiredRole(route: RouteOptions): void {
 }
 
 /**
- * onRequest hook, after the credential check: 403 `forbidden`, saying what the
- * key may do, when its role is below the route's. A request that matched no
- * route (a 404) has no role to check and goes on to be answered 404.
+ * Run by the credential check once it knows the key (src/api/auth.ts), in the
+ * same hook: true when the key's role reaches the route's, else answers 403
+ * `forbidden` saying what the key may do. A request that matched no route (a
+ * 404) has no role to check and goes on to be answered 404.
  */
-export function requirePermission(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+export function authorizeRoute(request: FastifyRequest, reply: FastifyReply): boolean {
   const needed = request.routeOptions.config.requiredRole;
   const key = request.apiKey;
-  if (needed === undefined || (key && hasRole(key, needed))) return done();
+  if (needed === undefined || (key && hasRole(key, needed))) return true;
   const operationId = operationIdOf(request.routeOptions) ?? request.url;
-  // The credential hook ran first, so a key is there; without one nothing is allowed either way.
   const why = key ? operationRefusal(key, operationId) : undefined;
   void sendProblem(reply, problemOf('forbidden', why ?? `${operationId} needs a key with role ${needed} or above`));
+  return false;
 }
 
 /** Whether the request's key may see sets of this environment (a set it may not see is answered 404). */

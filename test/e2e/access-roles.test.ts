@@ -111,6 +111,11 @@ describe('role × operation', () => {
     }
   });
 
+  test('HEAD of a GET needs what the GET needs', async () => {
+    assert.equal((await server.call(tokens.get('read')!, 'HEAD', '/v0/keys')).status, 403);
+    assert.equal((await server.call(tokens.get('admin')!, 'HEAD', '/v0/keys')).status, 200);
+  });
+
   test('a refused write changes nothing', async () => {
     const target = await server.call<{ testRunSetId: string }>(tokens.get('trigger')!, 'POST', '/v0/test-run-sets', { env: 'staging' });
     const refused = await server.call(tokens.get('read')!, 'POST', `/v0/test-run-sets/${target.body.testRunSetId}/cancel`);
