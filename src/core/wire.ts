@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { RUN_STATES } from './states.js';
+import type { TestRunSetRecord } from './types.js';
 
 export const LIMITS = Object.freeze({
   bodyBytes: 1024 * 1024,
@@ -82,6 +83,18 @@ export const TestRunSetStatus = Type.Object(
   { additionalProperties: false, $id: 'TestRunSetStatus' },
 );
 export type TestRunSetStatus = Static<typeof TestRunSetStatus>;
+
+/** A set's status document: the seed's `GET /v0/test-run-sets/{id}` body (also what webhooks carry). */
+export function statusDocument(set: TestRunSetRecord): TestRunSetStatus {
+  return {
+    id: set.id,
+    status: set.status,
+    startedAt: set.startedAt,
+    endedAt: set.endedAt,
+    createdAt: set.createdAt,
+    progress: { counts: set.counts },
+  };
+}
 
 /** Extension — a file kept for a member (a failure's screenshot, Playwright trace, video). */
 export const ArtifactSchema = Type.Object(

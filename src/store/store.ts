@@ -26,6 +26,7 @@ import type {
 } from '../core/types.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from './browse.js';
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
+import type { WebhookOutbox } from './webhook-outbox.js';
 
 /** The code a store error carries when the store is out of reach for a while (PostgreSQL restarting): worth retrying. */
 export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
@@ -309,6 +310,9 @@ export interface Store {
    * API process can serve what any worker wrote); without it they go to files.
    */
   artifactBlobs?(): ArtifactBlobStore;
+
+  /** Webhooks: set events written with the change that made them, and their deliveries. */
+  readonly webhooks: WebhookOutbox;
 
   // ── wake-ups ──
   /** Tells workers (in any process) that runs are waiting. */

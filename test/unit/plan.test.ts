@@ -29,6 +29,7 @@ const suite: SuiteConfig = {
     ['empty', { name: 'empty', variables: {}, maxFailures: null }],
   ]),
   tests: [cmd('everywhere'), cmd('staging only', ['staging']), cmd('preview only', ['preview'])],
+  webhooks: [],
 };
 
 function codeOf(fn: () => unknown): string {

@@ -5,6 +5,7 @@
 import type { Artifact, TestRun, TestRunSetStatus, CreateTestRunSetResult } from '../../core/wire.js';
 import type { CancelTestRunSetResult } from '../../core/wire-control.js';
 import type { CreateKeyBody, CreatedKey, KeyList } from '../../core/wire-keys.js';
+import type { WebhookDeliveryList } from '../../core/wire-webhooks.js';
 import type { EnvironmentList, SessionInfo, TestRunSetDetails, TestRunSetPage, WorkerList } from '../../core/wire-dashboard.js';
 import { currentPath, navigate } from './router.js';
 
@@ -65,6 +66,7 @@ export const api = {
   getDetails: (id: string) => call<TestRunSetDetails>('GET', `/test-run-sets/${encodeURIComponent(id)}/details`),
   listMembers: async (id: string) => (await call<{ testRuns: Member[] }>('GET', `/test-run-sets/${encodeURIComponent(id)}/test-runs`)).testRuns,
   listWorkers: () => call<WorkerList>('GET', '/workers'),
+  listWebhookDeliveries: (setId: string) => call<WebhookDeliveryList>('GET', `/webhook-deliveries${query({ setId })}`),
   environments: async () => (await call<EnvironmentList>('GET', '/environments')).environments,
   createSet: (env: string, envOverride: Record<string, string>) =>
     call<CreateTestRunSetResult>('POST', '/test-run-sets', Object.keys(envOverride).length > 0 ? { env, envOverride } : { env }),

@@ -33,6 +33,7 @@ import * as browseSql from './browse-sql.js';
 import * as cancelSql from './cancel-sql.js';
 import * as batchSql from './sql-batch.js';
 import * as durationSql from './durations-sql.js';
+import { PostgresWebhooks } from './webhooks.js';
 import { PostgresBlobStore } from './blobs.js';
 import { decodeCursor, encodeCursor, type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
 
@@ -61,6 +62,7 @@ export class PostgresStore implements Store {
   /** Member moves, one at a time: see `moveInTurn`. */
   private readonly moveLane: LimitFunction = pLimit(1);
   private closing: Promise<void> | undefined;
+  readonly webhooks: PostgresWebhooks;
 
   constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? 'runset';
@@ -75,6 +77,7 @@ export class PostgresStore implements Store {
       applicationName: `runset:${this.schema}`,
       onError,
     });
+    this.webhooks = new PostgresWebhooks(this.pool, this.names);
     this.wake = new WakeListener({
       connectionString: options.connectionString,
       channel: this.names.channel,

@@ -33,6 +33,10 @@ export interface Names {
   durations: string;
   /** Live worker processes (migration 7). */
   workers: string;
+  /** The webhook outbox (migration 9). */
+  setEvents: string;
+  deliveries: string;
+  attempts: string;
   channel: string;
 }
 
@@ -49,6 +53,9 @@ export function namesOf(schema: string): Names {
     refuseMove: `${s}.refuse_move`,
     durations: `${s}.test_durations`,
     workers: `${s}.workers`,
+    setEvents: `${s}.set_events`,
+    deliveries: `${s}.webhook_deliveries`,
+    attempts: `${s}.webhook_attempts`,
     channel: channelOf(schema),
   };
 }

@@ -7,6 +7,7 @@ import { usePoll } from '../live.js';
 import { navigate } from '../router.js';
 import { Timeline } from '../timeline.js';
 import { useMay } from '../access.js';
+import { WebhookDeliveries } from '../webhooks.js';
 
 export function SetPage({ id }: { id: string }) {
   const [status, setStatus] = useState<SetStatus | undefined>(undefined);
@@ -128,6 +129,8 @@ export function SetPage({ id }: { id: string }) {
       <Timeline setId={id} members={members} now={Date.now()} />
       <h2>Members</h2>
       <MembersTable setId={id} members={members} />
+      <h2>Webhooks</h2>
+      <WebhookDeliveries setId={id} setEnded={done} />
     </>
   );
 }
