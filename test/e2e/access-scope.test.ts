@@ -60,6 +60,9 @@ for (const kind of storeKinds()) {
         assert.equal(hidden.body.code, 'not_found');
       }
       assert.equal((await server.store.setControl(preview))?.cancellation, null, 'a hidden set is not cancelled');
+      const deliveries = await server.call<Problem>(stagingOnly, 'GET', `/v0/webhook-deliveries?setId=${preview}`);
+      assert.equal(deliveries.status, 404, 'webhook deliveries of a hidden set');
+      assert.equal((await server.call(admin, 'GET', `/v0/webhook-deliveries?setId=${preview}`)).status, 200);
       const artifact = await server.call<Problem>(stagingOnly, 'GET', `/v0/artifacts/${previewArtifact}`);
       assert.equal(artifact.status, 404);
       assert.equal(artifact.body.code, 'not_found');
