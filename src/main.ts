@@ -17,7 +17,7 @@ import { ensureKey, KeyAuthenticator } from './auth/keys.js';
 import { staleAfterMs, WorkerRegistration } from './scheduler/registration.js';
 import { WorkerPool } from './scheduler/pool.js';
 import { buildApp } from './api/app.js';
-import { SetCreationLimit } from './api/rate-limit.js';
+import { SetCreationLimit, SignInLimit } from './api/rate-limit.js';
 import { httpExecutor } from './executors/http/index.js';
 import { commandExecutor } from './executors/command/index.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
@@ -136,6 +136,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         auth,
         secretKey,
         logger, setLimit: new SetCreationLimit(options.setsPerMinute),
+        signInLimit: options.signInsPerMinute ? new SignInLimit(options.signInsPerMinute) : undefined,
         artifacts: blobs,
         workerStaleMs: staleAfterMs(options.pollMs),
       });

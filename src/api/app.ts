@@ -27,7 +27,10 @@ import { workerRoutes } from './routes/workers.js';
 import { setControlRoutes } from './routes/set-control.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
-import type { SetCreationLimit } from './rate-limit.js';
+import { SignInLimit, type SetCreationLimit } from './rate-limit.js';
+import { DEFAULTS } from '../config/options.js';
+import { attachRequiredRole, authorizeRoute } from './permission.js';
+import { keyRoutes } from './routes/keys.js';
 
 export interface AppDeps {
   store: Store;
@@ -38,6 +41,8 @@ export interface AppDeps {
   logger: Logger;
   /** Sets one key may create per minute, across every route that creates one. */
   setLimit: SetCreationLimit;
+  /** Sign-in attempts one client address may make per minute (POST /api/v0/session); default DEFAULTS.signInsPerMinute. */
+  signInLimit?: SignInLimit;
   /** A worker silent for longer than this is not listed by GET /workers (see src/scheduler/registration.ts). */
   workerStaleMs: number;
   /** Where artifact bytes are read from; without it artifact downloads answer 404. */
@@ -81,17 +86,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       api.get('/openapi.json', { schema: { hide: true } }, openApiRoute(app));
       await api.register(healthRoute, { store: deps.store });
       await api.register(async (v0) => {
-        v0.addHook('onRequest', requireKeyOrSession(deps.auth, sessions));
+        v0.addHook('onRoute', attachRequiredRole);
+        v0.addHook('onRequest', requireKeyOrSession(deps.auth, sessions, authorizeRoute));
         await v0.register(testRunSetRoutes, { deps });
         await v0.register(setBrowseRoutes, { deps });
         await v0.register(environmentRoutes, { deps });
         await v0.register(artifactRoutes, { deps });
         await v0.register(workerRoutes, { deps });
         await v0.register(setControlRoutes, { deps });
+        await v0.register(keyRoutes, { deps });
         await v0.register(webhookRoutes, { deps });
       }, { prefix: '/v0' });
       // Sign-in/out sit outside the key check: they are how a browser gets its credential.
-      await api.register(sessionRoutes, { prefix: '/v0', auth: deps.auth, sessions });
+      await api.register(sessionRoutes, { prefix: '/v0', auth: deps.auth, sessions, signInLimit: deps.signInLimit ?? new SignInLimit(DEFAULTS.signInsPerMinute) });
     },
     { prefix: '/api' },
   );

@@ -3,8 +3,10 @@
  * leaked one. Only the SHA-256 of a token is stored; the token is shown once.
  */
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyRecord } from '../core/types.js';
+import type { ApiKeyRecord, KeyRole } from '../core/types.js';
 import type { Store } from '../store/store.js';
+import { isExpired } from './policy.js';
+import { DurationError, parseDuration } from '../core/duration.js';
 
 export const TOKEN_PATTERN = /^rs_[A-Za-z0-9_-]{43}$/;
 
@@ -16,9 +18,26 @@ export function hashToken(token: string): string {
   return hash('sha256', token, 'hex');
 }
 
-export async function createKey(store: Store, name: string): Promise<{ token: string; key: ApiKeyRecord }> {
+/** What a new key may do; unset parts default to admin, every environment, no expiry. */
+export interface KeyGrant {
+  role?: KeyRole;
+  envs?: readonly string[] | null;
+  expiresAt?: string | null;
+}
+
+/** The longest lifetime a key may be given: ten years (longer is "never", which is the default). */
+export const MAX_KEY_LIFETIME_MS = 10 * 365 * 86_400_000;
+
+/** The expiry time of a key given a lifetime such as `90d`; throws DurationError naming what is accepted. */
+export function expiryAfter(lifetime: string, now: number = Date.now()): string {
+  const ms = parseDuration(lifetime, MAX_KEY_LIFETIME_MS);
+  if (ms <= 0) throw new DurationError(lifetime, 'a key must live longer than 0');
+  return new Date(now + ms).toISOString();
+}
+
+export async function createKey(store: Store, name: string, grant: KeyGrant = {}): Promise<{ token: string; key: ApiKeyRecord }> {
   const token = newToken();
-  const key = await store.createKey({ id: randomUUID(), name, hash: hashToken(token) });
+  const key = await store.createKey({ id: randomUUID(), name, hash: hashToken(token), ...grant });
   return { token, key };
 }
 
@@ -85,7 +104,7 @@ export class KeyAuthenticator {
     this.flushTimer.unref();
   }
 
-  /** The key for an `Authorization` header value, or undefined for missing, malformed, unknown and revoked alike. */
+  /** The key for an `Authorization` header value, or undefined for missing, malformed, unknown, revoked and expired alike. */
   async authenticate(header: string | undefined): Promise<ApiKeyRecord | undefined> {
     const token = tokenOf(header);
     if (!token) return undefined;
@@ -95,7 +114,8 @@ export class KeyAuthenticator {
     const key = await this.store.findActiveKeyByHash(digest.hashHex);
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(digest.hashHex, { key, hash: digest.digest, expires: Date.now() + this.ttlMs });
-    if (key) this.used.add(key.id);
+    if (!key || isExpired(key)) return undefined;
+    this.used.add(key.id);
     return key;
   }
 
@@ -111,7 +131,7 @@ export class KeyAuthenticator {
   private cached({ hashHex, digest }: { hashHex: string; digest: Buffer }): ApiKeyRecord | undefined | typeof CACHE_MISS {
     const entry = this.cache.get(hashHex);
     if (!entry || entry.expires <= Date.now()) return CACHE_MISS;
-    if (!entry.key || !timingSafeEqual(entry.hash, digest)) return undefined;
+    if (!entry.key || !timingSafeEqual(entry.hash, digest) || isExpired(entry.key)) return undefined;
     this.used.add(entry.key.id);
     return entry.key;
   }

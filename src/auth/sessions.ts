@@ -9,6 +9,7 @@ import type { ApiKeyRecord } from '../core/types.js';
 import type { SessionRecord } from '../store/browse.js';
 import type { Store } from '../store/store.js';
 import { hashToken } from './keys.js';
+import { isExpired } from './policy.js';
 
 export const SESSION_COOKIE = 'runset_session';
 /** Absolute lifetime: a forgotten tab does not keep access for ever. */
@@ -62,7 +63,8 @@ export class SessionAuthenticator {
       this.cache.set(idHash, entry);
     }
     const session = entry.session;
-    if (session && Date.parse(session.expiresAt) <= now) return undefined;
+    // The key's own expiry ends its sessions as revoking it does.
+    if (session && (Date.parse(session.expiresAt) <= now || isExpired(session.key, now))) return undefined;
     return session;
   }
 

@@ -4,6 +4,10 @@
  */
 import { Command, Option } from 'commander';
 import { DEFAULTS, resolvePath } from '../config/options.js';
+import type { KeyGrant } from '../auth/keys.js';
+import { isKeyRole } from '../auth/policy.js';
+import { KEY_ROLES, type ApiKeyRecord } from '../core/types.js';
+import { KEY_NAME_PATTERN } from '../core/wire-keys.js';
 import type { Store } from '../store/store.js';
 
 interface StoreFlags {
@@ -33,23 +37,44 @@ async function withStore<T>(flags: StoreFlags, work: (store: Store) => Promise<T
   }
 }
 
-const NAME_PATTERN = /^[\w .@-]{1,100}$/;
+const NAME_PATTERN = new RegExp(KEY_NAME_PATTERN);
+
+interface CreateFlags extends StoreFlags {
+  name: string;
+  role: string;
+  env?: string;
+  expires?: string;
+}
+
+/** The role, environments and expiry asked for, or an error saying what is accepted. */
+async function grantOf(flags: CreateFlags): Promise<KeyGrant> {
+  const { expiryAfter } = await import('../auth/keys.js');
+  if (!isKeyRole(flags.role)) throw new Error(`--role "${flags.role}" is not a role; use one of ${KEY_ROLES.join(', ')}`);
+  const envs = flags.env === undefined ? null : flags.env.split(',').map((e) => e.trim());
+  if (envs && (envs.length === 0 || envs.some((e) => e === ''))) throw new Error(`--env "${flags.env}" must be environment names separated by commas, e.g. staging,preview`);
+  return { role: flags.role, envs: envs && [...new Set(envs)], expiresAt: flags.expires === undefined ? null : expiryAfter(flags.expires) };
+}
 
 export function registerKeysCommand(program: Command): void {
   const keys = program.command('keys').description('manage API keys');
 
   storeOptions(keys.command('create').description('create a key and print its token once, alone on stdout'))
     .requiredOption('--name <name>', 'what the key is for, e.g. "github-actions"')
-    .action(async (flags: StoreFlags & { name: string }) => {
+    .option('--role <role>', `what it may do: ${KEY_ROLES.join(', ')} (read < trigger < admin)`, 'trigger')
+    .option('--env <names>', 'only sets of these environments, comma separated (default: every environment)')
+    .option('--expires <duration>', 'refused after this long, e.g. 90d (default: never)')
+    .action(async (flags: CreateFlags) => {
       if (!NAME_PATTERN.test(flags.name)) {
         throw new Error(`--name "${flags.name}" is not accepted; use 1-100 letters, digits, spaces or . _ @ -`);
       }
-      const { token, key } = await withStore(flags, async (store) => (await import('../auth/keys.js')).createKey(store, flags.name));
+      const grant = await grantOf(flags);
+      const { createKey } = await import('../auth/keys.js');
+      const { token, key } = await withStore(flags, (store) => createKey(store, flags.name, grant));
       process.stdout.write(`${token}\n`);
-      process.stderr.write(`created key ${key.id} (${key.name}); the token above is shown only this once\n`);
+      process.stderr.write(`created key ${key.id} (${key.name}, ${describeScope(key)}); the token above is shown only this once\n`);
     });
 
-  storeOptions(keys.command('list').description('list keys (id, name, created, last used, revoked); never tokens'))
+  storeOptions(keys.command('list').description('list keys (id, name, role, environments, expiry, created, last used, revoked); never tokens'))
     .option('--json', 'print JSON')
     .action(async (flags: StoreFlags & { json?: boolean }) => {
       const list = await withStore(flags, (store) => store.listKeys());
@@ -59,7 +84,7 @@ export function registerKeysCommand(program: Command): void {
       }
       for (const k of list) {
         process.stdout.write(
-          [k.id, JSON.stringify(k.name), `created=${k.createdAt}`, `last_used=${k.lastUsedAt ?? '-'}`, `revoked=${k.revokedAt ?? '-'}`].join('  ') + '\n',
+          [k.id, JSON.stringify(k.name), `role=${k.role}`, `envs=${k.envs?.join(',') ?? '*'}`, `expires=${k.expiresAt ?? '-'}`, `created=${k.createdAt}`, `last_used=${k.lastUsedAt ?? '-'}`, `revoked=${k.revokedAt ?? '-'}`].join('  ') + '\n',
         );
       }
     });
@@ -71,4 +96,9 @@ export function registerKeysCommand(program: Command): void {
       if (!found) throw new Error(`no key with id ${id}; see \`runset keys list\``);
       process.stderr.write(`revoked key ${id}\n`);
     });
+}
+
+/** "role trigger, envs staging,preview, expires 2027-…" for messages. */
+function describeScope(key: ApiKeyRecord): string {
+  return `role ${key.role}, ${key.envs ? `envs ${key.envs.join(',')}` : 'every environment'}, ${key.expiresAt ? `expires ${key.expiresAt}` : 'never expires'}`;
 }

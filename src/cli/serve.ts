@@ -21,6 +21,7 @@ export interface RawServeFlags {
   grace: string;
   poll?: string;
   setsPerMinute: string;
+  signInsPerMinute?: string;
   logLevel: string;
   artifactRetention?: string;
   chromium?: string;
@@ -67,6 +68,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     graceMs: parseDurationOption('--grace (RUNSET_GRACE)', flags.grace),
     setsPerMinute: parseInteger('--sets-per-minute', flags.setsPerMinute, 1, 1_000_000) ?? DEFAULTS.setsPerMinute,
     backlog: parseInteger('--backlog (RUNSET_BACKLOG)', flags.backlog, 1, 1_000_000) ?? DEFAULTS.backlog,
+    signInsPerMinute: parseInteger('--sign-ins-per-minute', flags.signInsPerMinute, 1, 1_000_000) ?? DEFAULTS.signInsPerMinute,
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     chromium: flags.chromium || DEFAULT_CHROMIUM,
     artifactRetentionMs: parseRetention(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION),
@@ -135,6 +137,7 @@ export function registerServeCommands(program: Command): void {
       .addOption(new Option('--host <host>', 'address to listen on').env('RUNSET_HOST').default(DEFAULTS.host))
       .addOption(new Option('--no-workers', 'API only: run no workers in this process'))
       .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute)))
+      .addOption(new Option('--sign-ins-per-minute <n>', 'dashboard sign-in attempts one client address may make per minute').env('RUNSET_SIGN_INS_PER_MINUTE').default(String(DEFAULTS.signInsPerMinute)))
       .addOption(new Option('--public-url <url>', 'the dashboard\'s address as people open it, for links in webhooks (default: the listen address)').env('RUNSET_PUBLIC_URL'))
       .addOption(new Option('--webhook-retry <duration>', 'wait after a failed webhook delivery, doubled each time, for 24 h').env('RUNSET_WEBHOOK_RETRY').default(DEFAULTS.webhookRetry))
       .addOption(new Option('--backlog <n>', "connections queued before they are accepted (capped by the kernel's net.core.somaxconn)").env('RUNSET_BACKLOG').default(String(DEFAULTS.backlog))),

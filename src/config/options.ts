@@ -30,6 +30,8 @@ export interface ServeOptions {
   setsPerMinute: number;
   /** Connections the kernel queues before the server accepts them (listen backlog); capped by net.core.somaxconn. */
   backlog?: number;
+  /** Sign-in attempts one client address may make per minute; default DEFAULTS.signInsPerMinute. */
+  signInsPerMinute?: number;
   logLevel: string;
   /** The Chromium executable Playwright tests use (default /usr/bin/chromium). */
   chromium?: string;
@@ -54,6 +56,7 @@ export const DEFAULTS = Object.freeze({
   maxLostLeases: 3,
   graceMs: 30_000,
   setsPerMinute: 120,
+  signInsPerMinute: 10,
   logLevel: 'info',
   databaseSchema: 'runset',
   maxShare: '30s',

@@ -18,6 +18,7 @@ export const ERRORS = Object.freeze({
   invalid_url: { status: 400, title: 'The URL is malformed' },
   malformed_request: { status: 400, title: 'The request is not valid HTTP' },
   csrf_rejected: { status: 403, title: 'Cross-site request refused' },
+  forbidden: { status: 403, title: 'The key may not do this' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'The request took too long to arrive' },

@@ -256,9 +256,22 @@ export interface ArtifactRecord extends NewArtifact {
   createdAt: string;
 }
 
+/** What a key may do, each including the one before: read < trigger < admin. */
+export const KEY_ROLES = Object.freeze(['read', 'trigger', 'admin'] as const);
+export type KeyRole = (typeof KEY_ROLES)[number];
+
+export function isKeyRole(value: unknown): value is KeyRole {
+  return typeof value === 'string' && (KEY_ROLES as readonly string[]).includes(value);
+}
+
 export interface ApiKeyRecord {
   id: string;
   name: string;
+  role: KeyRole;
+  /** The environments whose sets the key may see and create; null: every one. */
+  envs: string[] | null;
+  /** After this the key is refused as if revoked; null: never. */
+  expiresAt: string | null;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;

@@ -7,6 +7,7 @@
 import { Type, type Static } from 'typebox';
 import { CountsSchema, DateTime, LIMITS, NullableDateTime, refTo, RunStateSchema, Uuid } from './wire.js';
 import { CancellationView } from './wire-control.js';
+import { KeyEnvsSchema, KeyRoleSchema } from './wire-keys.js';
 
 export const SET_PAGE_LIMIT = Object.freeze({ default: 20, max: 100 });
 
@@ -110,7 +111,17 @@ export type SignInBody = Static<typeof SignInBody>;
 
 export const SessionInfo = Type.Object(
   {
-    key: Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false }),
+    key: Type.Object(
+      {
+        id: Type.String(),
+        name: Type.String(),
+        role: KeyRoleSchema,
+        envs: KeyEnvsSchema,
+        expiresAt: NullableDateTime,
+      },
+      { additionalProperties: false },
+    ),
+    operations: Type.Array(Type.String(), { description: 'The operationIds this key may call: the dashboard shows only what it may use.' }),
     csrfToken: Type.String({ description: 'Send as X-CSRF-Token on every request that changes something.' }),
     expiresAt: DateTime,
   },

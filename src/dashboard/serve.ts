@@ -38,7 +38,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.map': 'application/json; charset=utf-8',
 };
-const PAGES = ['/', '/sets/:id', '/sets/:id/runs/:runId', '/trigger', '/workers'];
+const PAGES = ['/', '/sets/:id', '/sets/:id/runs/:runId', '/trigger', '/workers', '/keys'];
 const SECURITY_HEADERS = {
   // Everything is same-origin: scripts, styles, images (artifacts come from the API).
   'content-security-policy':

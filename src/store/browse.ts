@@ -9,6 +9,8 @@ import type { ApiKeyRecord, TestRunSetRecord } from '../core/types.js';
 
 export interface ListSetsQuery {
   env?: string;
+  /** Only sets of these environments (a key's scope); undefined: every one. */
+  envs?: readonly string[];
   status?: RunState;
   /** Only sets carrying every one of these labels. */
   labels?: Readonly<Record<string, string>>;

@@ -5,7 +5,7 @@
  * each backend builds its mappers with its own `stamp`.
  */
 import type { Counts, RunState } from '../core/states.js';
-import type { ApiKeyRecord, ArtifactRecord, ClaimedRun, SetControl, TestRunRecord, TestRunSetRecord, TestType } from '../core/types.js';
+import { isKeyRole, type ApiKeyRecord, type ArtifactRecord, type ClaimedRun, type SetControl, type TestRunRecord, type TestRunSetRecord, type TestType } from '../core/types.js';
 import type { WorkerInfo } from './store.js';
 
 export interface SetRow<T> {
@@ -41,6 +41,10 @@ export interface RunRow<T> {
 export interface KeyRow<T> {
   id: string;
   name: string;
+  role: string;
+  /** SQLite: a JSON array as text; PostgreSQL: a text[]; null: every environment. */
+  envs: string | string[] | null;
+  expires_at: T | null;
   created_at: T;
   last_used_at: T | null;
   revoked_at: T | null;
@@ -115,6 +119,9 @@ export function rowMappers<T>(stamp: (value: T) => string) {
     toKey: (row: KeyRow<T>): ApiKeyRecord => ({
       id: row.id,
       name: row.name,
+      role: isKeyRole(row.role) ? row.role : 'read', // the columns' CHECK keeps anything else out; fail narrow regardless
+      envs: typeof row.envs === 'string' ? (JSON.parse(row.envs) as string[]) : row.envs,
+      expiresAt: optional(row.expires_at),
       createdAt: stamp(row.created_at),
       lastUsedAt: optional(row.last_used_at),
       revokedAt: optional(row.revoked_at),

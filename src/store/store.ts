@@ -16,6 +16,7 @@ import type {
   ArtifactRecord,
   ClaimedRun,
   DurationSample,
+  KeyRole,
   NewTestRunSet,
   RunOutcome,
   SetControl,
@@ -125,6 +126,10 @@ export interface NewApiKey {
   name: string;
   /** SHA-256 of the token, hex. The token itself is never stored. */
   hash: string;
+  /** Default admin, every environment, no expiry: what keys were before they had scopes. */
+  role?: KeyRole;
+  envs?: readonly string[] | null;
+  expiresAt?: string | null;
 }
 
 /** An Idempotency-Key on create, scoped to the API key that sent it. */

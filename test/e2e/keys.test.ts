@@ -54,3 +54,37 @@ test('create, use, list and revoke keys on a running server', async () => {
   }
   assert.ok(!server.logs().includes(server.apiKey));
 });
+
+test('keys create --role --env --expires: the key is limited at once; list shows role, envs and expiry', async () => {
+  const server = await startRunset({
+    config: 'environments:\n  staging: { variables: {} }\n  preview: { variables: {} }\ntests:\n  - { name: ok, type: command, run: ["true"] }\n',
+  });
+  try {
+    const created = keys(server.dataDir, 'create', '--name', 'preview reader', '--role', 'read', '--env', 'preview', '--expires', '30d');
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stderr, /role read, envs preview, expires 20\d\d-/);
+    const reader = { url: server.url, apiKey: created.stdout.trim() };
+    const refused = await api<{ code: string; detail: string }>(reader, 'POST', '/v0/test-run-sets', { body: { env: 'preview' } });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'forbidden');
+    const line = keys(server.dataDir, 'list').stdout.split('\n').find((l) => l.includes('"preview reader"'))!;
+    assert.match(line, /role=read {2}envs=preview {2}expires=20\d\d-/);
+    assert.match(keys(server.dataDir, 'list').stdout, /role=admin {2}envs=\* {2}expires=-/, 'the bootstrap key: admin, every environment');
+    const json = JSON.parse(keys(server.dataDir, 'list', '--json').stdout) as Array<{ name: string; role: string; envs: string[] | null; expiresAt: string | null }>;
+    const listed = json.find((k) => k.name === 'preview reader')!;
+    assert.deepEqual([listed.role, listed.envs], ['read', ['preview']]);
+    const days = (Date.parse(listed.expiresAt!) - Date.now()) / 86_400_000;
+    assert.ok(days > 29.9 && days <= 30, `${days} days`);
+
+    const badRole = keys(server.dataDir, 'create', '--name', 'x', '--role', 'owner');
+    assert.notEqual(badRole.code, 0);
+    assert.match(badRole.stderr, /--role "owner" is not a role; use one of read, trigger, admin/);
+    const badExpiry = keys(server.dataDir, 'create', '--name', 'x', '--expires', 'someday');
+    assert.notEqual(badExpiry.code, 0);
+    assert.match(badExpiry.stderr, /invalid duration "someday".*d \(e\.g\./);
+    const badEnv = keys(server.dataDir, 'create', '--name', 'x', '--env', 'a,,b');
+    assert.match(badEnv.stderr, /--env "a,,b" must be environment names separated by commas/);
+  } finally {
+    await server.stop();
+  }
+});

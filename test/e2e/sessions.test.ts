@@ -36,7 +36,7 @@ describe('dashboard sessions and pages', () => {
     assert.match(behindProxy.setCookie, /; Secure$/);
     const info = await call('/api/v0/session', { headers: { cookie: session.cookie } });
     assert.equal(info.status, 200);
-    assert.deepEqual(Object.keys((await info.json()) as object).sort(), ['csrfToken', 'expiresAt', 'key']);
+    assert.deepEqual(Object.keys((await info.json()) as object).sort(), ['csrfToken', 'expiresAt', 'key', 'operations']);
   });
 
   test('sign-in refuses a bad key, a bad body and another origin', async () => {

@@ -15,6 +15,7 @@ import { runFanoutContract } from './fanout-contract.js';
 import { runBatchContract } from './batch-contract.js';
 import { runCancelContract } from './cancel-contract.js';
 import { runWatchContract } from './watch-contract.js';
+import { runKeysContract } from './keys-contract.js';
 import { runWebhookContract } from './webhook-contract.js';
 
 export type StoreFactory = () => Promise<Store>;
@@ -49,6 +50,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runFanoutContract(name, makeStore, newSet);
   runCancelContract(name, makeStore, newSet);
   runWatchContract(name, makeStore, newSet);
+  runKeysContract(name, makeStore, newSet);
   runWebhookContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;

@@ -1,7 +1,7 @@
 /** The fuzz's oracle catches what it is there to catch (a fuzz whose checks pass everything proves nothing). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { check, type FuzzResponse } from '../fuzz/checks.js';
+import { check, DEFAULT_ROLE_RULE, type FuzzResponse } from '../fuzz/checks.js';
 import { OpenApiModel } from '../fuzz/openapi-model.js';
 import type { FuzzKey, FuzzRequest } from '../fuzz/requests.js';
 
@@ -40,7 +40,7 @@ const respond = (status: number, body: unknown): FuzzResponse => ({ status, head
 const problem = { code: 'not_found', status: 404, detail: 'no such thing' };
 
 test('a documented status with a valid body passes', () => {
-  assert.deepEqual(check(model, request(), respond(200, { id: '5b0e0000-0000-4000-8000-000000000000' }), []), { violations: [], pending: [] });
+  assert.deepEqual(check(model, request(), respond(200, { id: '5b0e0000-0000-4000-8000-000000000000' }), []), { violations: [] });
   assert.deepEqual(check(model, request(), respond(404, problem), []).violations, []);
 });
 
@@ -62,10 +62,25 @@ test('each broken promise is a violation', () => {
   }
 });
 
-test("statuses issue 17 will document are pending, not violations; a 5xx never is", () => {
-  const findings = check(model, request(), respond(405, problem), []);
-  assert.deepEqual(findings.violations, []);
-  assert.deepEqual(findings.pending, ['GET /v0/things/{id} → 405 not documented']);
-  const fastifyBody = check(model, request(), respond(414, { statusCode: 414, code: 'FST_ERR_x', message: 'URI too long' }), []);
-  assert.deepEqual(fastifyBody.pending, ['GET /v0/things/{id} → 414 not documented', 'GET /v0/things/{id} → 414 is not problem+json']);
+test('an undocumented status is a violation; an unknown route may only be 404, or 405 with Allow, as problem+json', () => {
+  assert.match(check(model, request(), respond(405, problem), []).violations.join('\n'), /status not documented for GET \/v0\/things\/\{id\}/);
+  const unknown = { ...request(), path: '/v0/nothing', operation: undefined };
+  assert.deepEqual(check(model, unknown, respond(404, problem), []).violations, []);
+  assert.deepEqual(check(model, { ...unknown, method: 'PUT' }, { ...respond(405, problem), headers: { allow: 'GET, HEAD' } }, []).violations, []);
+  assert.match(check(model, { ...unknown, method: 'PUT' }, respond(405, problem), []).violations.join('\n'), /status not documented/, '405 without Allow');
+  assert.match(check(model, unknown, respond(404, { statusCode: 404, message: 'Route not found' }), []).violations.join('\n'), /is not problem\+json/);
+});
+
+test('each role gets a success only where the README says it may', () => {
+  const key = (role: string): FuzzKey => ({ label: role, authorization: 'Bearer x', role });
+  const op = (method: string, path: string) => ({ method, path, parameters: [], body: undefined, responses: new Map(), secured: true });
+  const may = (role: string, method: string, path: string) => DEFAULT_ROLE_RULE(role, { ...request(key(role)), method, path, operation: op(method, path) });
+  assert.ok(may('read', 'GET', '/v0/test-run-sets/{id}'));
+  assert.ok(!may('read', 'POST', '/v0/test-run-sets'));
+  assert.ok(!may('read', 'GET', '/v0/keys'));
+  assert.ok(may('trigger', 'POST', '/v0/test-run-sets/{id}/cancel'));
+  assert.ok(!may('trigger', 'POST', '/v0/keys'));
+  assert.ok(!may('trigger', 'DELETE', '/v0/keys/{id}'));
+  assert.ok(may('admin', 'DELETE', '/v0/keys/{id}'));
+  assert.ok(!may('none', 'GET', '/v0/test-run-sets'));
 });

@@ -10,6 +10,7 @@ import type { ArtifactRecord } from '../../core/types.js';
 import type { Artifact } from '../../core/wire.js';
 import type { AppDeps } from '../app.js';
 import { problems, SECURED, uuidParams } from './common.js';
+import { seesSetEnv } from '../permission.js';
 
 const ArtifactParams = uuidParams('Artifact id (uuid), from a member\'s `artifacts`.');
 
@@ -53,7 +54,10 @@ export const artifactRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { dep
     },
     async (request, reply) => {
       const id = request.params.id.toLowerCase();
-      const artifact = await deps.store.getArtifact(id);
+      const found = await deps.store.getArtifact(id);
+      // An artifact of a set the key may not see is as absent as the set.
+      const set = found && request.apiKey?.envs ? await deps.store.getSet(found.setId) : undefined;
+      const artifact = found && (!request.apiKey?.envs || (set && seesSetEnv(request.apiKey, set.env))) ? found : undefined;
       const stream = artifact && (await deps.artifacts?.open(artifact.location));
       if (!artifact || !stream) throw new RunsetError('not_found', `no artifact with id ${request.params.id} (it may have passed its retention)`);
       const filename = artifact.name.replace(/[^A-Za-z0-9._-]/g, '_');

@@ -7,6 +7,7 @@ import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { CreateTestRunSetBody, CreateTestRunSetResult, HealthSchema, ProblemSchema, refTo, TestRunList, TestRunSchema, TestRunSetStatus } from '../../core/wire.js';
 import { EnvironmentList, SessionInfo, SignInBody, TestRunSetDetails, TestRunSetPage, TestRunSetSummary, WorkerList, WorkerView } from '../../core/wire-dashboard.js';
 import { CancellationView, CancelTestRunSetResult } from '../../core/wire-control.js';
+import { CreateKeyBody, CreatedKey, KeyList, KeyView } from '../../core/wire-keys.js';
 import { WebhookAttemptView, WebhookDeliveryList, WebhookDeliveryView } from '../../core/wire-webhooks.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -47,6 +48,10 @@ export const SHARED_SCHEMAS: readonly Named[] = [
   WebhookDeliveryList,
   WebhookDeliveryView,
   WebhookAttemptView,
+  KeyView,
+  KeyList,
+  CreateKeyBody,
+  CreatedKey,
 ] as TSchema[] as Named[];
 
 /**

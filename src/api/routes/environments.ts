@@ -9,6 +9,7 @@ import { testsForEnvironment } from '../../config/suite.js';
 import { EnvironmentList } from '../../core/wire-dashboard.js';
 import type { AppDeps } from '../app.js';
 import { named, problems, SECURED } from './common.js';
+import { seesSetEnv } from '../permission.js';
 
 export const environmentRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -23,9 +24,10 @@ export const environmentRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { 
         response: { 200: named(EnvironmentList, 'The configured environments, by name'), ...problems(401) },
       },
     },
-    () => {
+    (request) => {
       const suite = deps.suite();
-      const environments = [...suite.environments.values()].map((env) => ({
+      const visible = [...suite.environments.values()].filter((env) => seesSetEnv(request.apiKey, env.name));
+      const environments = visible.map((env) => ({
         name: env.name,
         tests: testsForEnvironment(suite, env.name).length,
         variables: Object.entries(env.variables).map(([name, value]) =>

@@ -12,14 +12,17 @@ import { asBearer, type KeyAuthenticator } from '../../auth/keys.js';
 import { readCookie, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie, type ActiveSession, type SessionAuthenticator } from '../../auth/sessions.js';
 import { crossSiteRefusal, isSameOrigin } from '../auth.js';
 import { BODY_PROBLEMS, named, problems, PUBLIC } from './common.js';
+import type { SignInLimit } from '../rate-limit.js';
+import { allowedOperations } from '../../auth/policy.js';
 
 
 export interface SessionRouteOptions {
   auth: KeyAuthenticator;
   sessions: SessionAuthenticator;
+  signInLimit: SignInLimit;
 }
 
-export const sessionRoutes: FastifyPluginAsync<SessionRouteOptions> = (app, { auth, sessions }) => {
+export const sessionRoutes: FastifyPluginAsync<SessionRouteOptions> = (app, { auth, sessions, signInLimit }) => {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.post(
@@ -33,16 +36,22 @@ export const sessionRoutes: FastifyPluginAsync<SessionRouteOptions> = (app, { au
         operationId: 'createSession',
         security: PUBLIC,
         body: named(SignInBody),
-        response: { 200: named(SessionInfo, 'Signed in: the session cookie is set; send csrfToken as X-CSRF-Token on writes'), ...problems(...BODY_PROBLEMS, 401, 403) },
+        response: { 200: named(SessionInfo, 'Signed in: the session cookie is set; send csrfToken as X-CSRF-Token on writes'), ...problems(...BODY_PROBLEMS, 401, 403, 429) },
       },
     },
     async (request, reply) => {
+      // Every attempt counts, before the key is looked at: a client trying keys is slowed whatever it sends.
+      signInLimit.take(request.ip, reply);
       // The shared validation messages describe the create body; this one says what sign-in wants.
       if (request.validationError) throw new RunsetError('invalid_body', 'expected a JSON object {"key": "rs_…"}');
       // Login CSRF: another site must not sign a browser in under its own key.
       if (!isSameOrigin(request)) throw new RunsetError('csrf_rejected', 'sign-in must come from the dashboard itself');
       const key = await auth.authenticate(asBearer(request.body.key));
-      if (!key) throw new RunsetError('unauthorized', 'that API key is malformed, unknown or revoked');
+      if (!key) {
+        // Who tried, never what: the key sent (even a wrong one, often a real key's typo) stays out of the log.
+        request.log.warn({ address: request.ip }, 'dashboard sign-in refused: malformed, unknown, revoked or expired key');
+        throw new RunsetError('unauthorized', 'that API key is malformed, unknown or revoked, or has expired');
+      }
       const { sessionId, session } = await sessions.signIn(key);
       reply.header('Set-Cookie', sessionCookie(sessionId, { secure: isHttps(request), maxAgeSeconds: SESSION_TTL_MS / 1000 }));
       reply.header('Cache-Control', 'no-store');
@@ -116,6 +125,13 @@ export function isHttps(request: FastifyRequest): boolean {
   return request.protocol === 'https' || proto === 'https';
 }
 
-function toInfo(session: ActiveSession) {
-  return { key: { id: session.key.id, name: session.key.name }, csrfToken: session.csrfToken, expiresAt: session.expiresAt };
+/** The session's key with what it may do, so the dashboard shows only what the key may use. */
+function toInfo(session: ActiveSession): SessionInfo {
+  const { id, name, role, envs, expiresAt } = session.key;
+  return {
+    key: { id, name, role, envs, expiresAt },
+    operations: allowedOperations(session.key),
+    csrfToken: session.csrfToken,
+    expiresAt: session.expiresAt,
+  };
 }

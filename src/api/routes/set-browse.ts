@@ -13,6 +13,7 @@ import { MASK } from '../../secrets/index.js';
 import { planRerun } from '../../sets/rerun.js';
 import type { AppDeps } from '../app.js';
 import { findSet } from './test-run-sets.js';
+import { listableEnvs } from '../../auth/policy.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
 
 
@@ -39,7 +40,8 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       const labels = labelFilter(request.query.label);
       const limit = request.query.limit === undefined ? SET_PAGE_LIMIT.default : Number(request.query.limit);
       if (limit < 1 || limit > SET_PAGE_LIMIT.max) throw new RunsetError('invalid_query', `query parameter limit must be 1-${SET_PAGE_LIMIT.max} (default ${SET_PAGE_LIMIT.default}); got "${String(request.query.limit)}"`);
-      const page = await deps.store.listSets({ env, status, limit, cursor, labels });
+      const envs = request.apiKey ? listableEnvs(request.apiKey, env) : [];
+      const page = envs?.length === 0 ? { sets: [], nextCursor: null } : await deps.store.listSets({ env, envs, status, limit, cursor, labels });
       return { testRunSets: page.sets.map(toSummary), nextCursor: page.nextCursor };
     },
   );
@@ -58,7 +60,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       },
     },
     async (request) => {
-      const set = await findSet(deps, request.params.id);
+      const set = await findSet(deps, request.params.id, request.apiKey);
       const [overrides, control, labels] = await Promise.all([deps.store.getSetOverrides(set.id), deps.store.setControl(set.id), deps.store.getSetLabels(set.id)]);
       return {
         id: set.id,
@@ -87,7 +89,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       },
     },
     async (request, reply) => {
-      const earlier = await findSet(deps, request.params.id);
+      const earlier = await findSet(deps, request.params.id, request.apiKey);
       const keyId = request.apiKey?.id ?? null;
       const [overrides, labels, history] = await Promise.all([deps.store.getSetOverrides(earlier.id), deps.store.getSetLabels(earlier.id), deps.store.durationHistory(earlier.env)]);
       const set = planRerun(deps.suite(), { id: earlier.id, env: earlier.env, overrides: overrides ?? {}, labels: labels ?? {} }, { secretKey: deps.secretKey, keyId, history });

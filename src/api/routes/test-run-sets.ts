@@ -13,7 +13,9 @@ import {
   TestRunSetStatus,
   statusDocument,
 } from '../../core/wire.js';
-import type { TestRunSetRecord } from '../../core/types.js';
+import type { ApiKeyRecord, TestRunSetRecord } from '../../core/types.js';
+import { createRefusal } from '../../auth/policy.js';
+import { seesSetEnv, setNotFound } from '../permission.js';
 import { planTestRunSet } from '../../sets/plan.js';
 import type { AppDeps } from '../app.js';
 import { artifactsByRun } from './artifacts.js';
@@ -57,11 +59,13 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         security: SECURED,
         body: named(CreateTestRunSetBody),
         headers: IdempotencyHeaders,
-        response: { 200: named(CreateTestRunSetResult, 'The set was created (or this Idempotency-Key already created it)'), ...problems(...BODY_PROBLEMS, 401, 422, 429) },
+        response: { 200: named(CreateTestRunSetResult, 'The set was created (or this Idempotency-Key already created it)'), ...problems(...BODY_PROBLEMS, 401, 403, 422, 429) },
       },
     },
     async (request, reply) => {
       const keyId = request.apiKey?.id ?? null;
+      const refusal = request.apiKey && createRefusal(request.apiKey, request.body.env);
+      if (refusal) throw new RunsetError('forbidden', refusal);
       const key = request.headers['idempotency-key'];
       const idem = key === undefined ? undefined : { key, bodyHash: hashBody(request.body) };
       if (idem) {
@@ -119,11 +123,11 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     (request, reply) => {
       const id = request.params.id.toLowerCase();
       const known = request.headers['if-none-match'] === undefined ? deps.store.peekSet?.(id) : undefined;
-      if (known) {
+      if (known && seesSetEnv(request.apiKey, known.env)) {
         void reply.header('etag', statusEtag(known));
         return toStatus(known);
       }
-      return findSet(deps, id).then((set) => answerStatus(watch, set, request, reply));
+      return findSet(deps, id, request.apiKey).then((set) => answerStatus(watch, set, request, reply));
     },
   );
 
@@ -141,7 +145,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       },
     },
     async (request) => {
-      const set = await findSet(deps, request.params.id);
+      const set = await findSet(deps, request.params.id, request.apiKey);
       const [runs, artifacts, control] = await Promise.all([deps.store.listRuns(set.id), deps.store.listArtifacts(set.id), deps.store.setControl(set.id)]);
       const byRun = artifactsByRun(artifacts);
       // The members a key's cancel ended are those that got its error (nothing else sets it).
@@ -211,10 +215,13 @@ function replay(earlier: { setId: string; bodyHash: string }, key: string, bodyH
   return { testRunSetId: earlier.setId };
 }
 
-/** The set, or the 404 problem every route that takes a set id answers. */
-export async function findSet(deps: AppDeps, id: string): Promise<TestRunSetRecord> {
+/**
+ * The set, or the 404 problem every route that takes a set id answers — also
+ * for a set of an environment the key may not see, so its existence is not told.
+ */
+export async function findSet(deps: AppDeps, id: string, key: ApiKeyRecord | null): Promise<TestRunSetRecord> {
   const set = await deps.store.getSet(id.toLowerCase());
-  if (!set) throw new RunsetError('not_found', `no Test Run Set with id ${id}`);
+  if (!set || !seesSetEnv(key, set.env)) throw setNotFound(id);
   return set;
 }
 

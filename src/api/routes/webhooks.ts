@@ -24,7 +24,7 @@ export const webhookRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps
       },
     },
     async (request) => {
-      const set = await findSet(deps, request.query.setId.toLowerCase());
+      const set = await findSet(deps, request.query.setId.toLowerCase(), request.apiKey);
       const deliveries = await deps.store.webhooks.listDeliveries(set.id);
       return { deliveries: deliveries.map(({ history, attempts: _count, ...delivery }) => ({ ...delivery, attempts: history })) };
     },

@@ -4,6 +4,7 @@
  */
 import type { Artifact, TestRun, TestRunSetStatus, CreateTestRunSetResult } from '../../core/wire.js';
 import type { CancelTestRunSetResult } from '../../core/wire-control.js';
+import type { CreateKeyBody, CreatedKey, KeyList } from '../../core/wire-keys.js';
 import type { WebhookDeliveryList } from '../../core/wire-webhooks.js';
 import type { EnvironmentList, SessionInfo, TestRunSetDetails, TestRunSetPage, WorkerList } from '../../core/wire-dashboard.js';
 import { currentPath, navigate } from './router.js';
@@ -77,6 +78,9 @@ export const api = {
     return info;
   },
   session: () => call<SessionInfo>('GET', '/session'),
+  listKeys: async () => (await call<KeyList>('GET', '/keys')).keys,
+  createKey: (body: CreateKeyBody) => call<CreatedKey>('POST', '/keys', body),
+  revokeKey: (id: string) => call<void>('DELETE', `/keys/${encodeURIComponent(id)}`),
   signOut: () => call<void>('DELETE', '/session'),
 };
 

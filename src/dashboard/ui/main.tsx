@@ -10,6 +10,9 @@ import { MemberPage } from './pages/member.js';
 import { TriggerPage } from './pages/trigger.js';
 import { WorkersPage } from './pages/workers.js';
 import { SignInPage } from './pages/signin.js';
+import { KeysPage } from './pages/keys.js';
+import { AccessContext, useMay } from './access.js';
+import type { SessionInfo } from '../../core/wire-dashboard.js';
 
 const TITLES: Record<Route['name'], string> = {
   sets: 'Sets',
@@ -17,17 +20,18 @@ const TITLES: Record<Route['name'], string> = {
   member: 'Test run',
   trigger: 'Run a set',
   workers: 'Workers',
+  keys: 'Keys',
   signin: 'Sign in',
   notfound: 'Not found',
 };
 
 function App() {
   const { route, search, key } = useLocation();
-  const [keyName, setKeyName] = useState<string | undefined>(undefined);
+  const [session, setSession] = useState<SessionInfo | undefined>(undefined);
 
   useEffect(() => {
-    if (route.name !== 'signin' && keyName === undefined) api.session().then((s) => setKeyName(s.key.name), () => undefined);
-  }, [route.name, keyName]);
+    if (route.name !== 'signin' && session === undefined) api.session().then(setSession, () => undefined);
+  }, [route.name, session]);
 
   // A new page: say so in the title, and move focus to its heading so keyboard and screen-reader users start there.
   useEffect(() => {
@@ -39,14 +43,14 @@ function App() {
     try {
       await api.signOut();
     } finally {
-      setKeyName(undefined);
+      setSession(undefined);
       navigate('/signin', true);
     }
   };
 
   const signedIn = route.name !== 'signin';
   return (
-    <>
+    <AccessContext.Provider value={session}>
       <a class="skip" href="#main" data-native>
         Skip to content
       </a>
@@ -54,32 +58,38 @@ function App() {
         <a class="brand" href="/">
           runset
         </a>
-        {signedIn && (
-          <nav aria-label="Main">
-            <a href="/" aria-current={route.name === 'sets' ? 'page' : undefined}>
-              Sets
-            </a>
-            <a href="/trigger" aria-current={route.name === 'trigger' ? 'page' : undefined}>
-              Run a set
-            </a>
-            <a href="/workers" aria-current={route.name === 'workers' ? 'page' : undefined}>
-              Workers
-            </a>
-            <span class="who muted">{keyName ? `key: ${keyName}` : ''}</span>
-            <button type="button" class="link" onClick={() => void signOut()}>
-              Sign out
-            </button>
-          </nav>
-        )}
+        {signedIn && <MainNav route={route.name} session={session} onSignOut={() => void signOut()} />}
       </header>
       <main id="main">
-        <Page route={route} search={search} onSignedIn={setKeyName} />
+        <Page route={route} search={search} onSignedIn={setSession} />
       </main>
-    </>
+    </AccessContext.Provider>
   );
 }
 
-function Page({ route, search, onSignedIn }: { route: Route; search: URLSearchParams; onSignedIn: (name: string) => void }) {
+/** The navigation: only the pages the signed-in key may use. */
+function MainNav({ route, session, onSignOut }: { route: Route['name']; session: SessionInfo | undefined; onSignOut: () => void }) {
+  const may = useMay();
+  const link = (href: string, name: Route['name'], label: string) => (
+    <a href={href} aria-current={route === name ? 'page' : undefined}>
+      {label}
+    </a>
+  );
+  return (
+    <nav aria-label="Main">
+      {link('/', 'sets', 'Sets')}
+      {may('createTestRunSet') && link('/trigger', 'trigger', 'Run a set')}
+      {link('/workers', 'workers', 'Workers')}
+      {may('listKeys') && link('/keys', 'keys', 'Keys')}
+      <span class="who muted">{session ? `key: ${session.key.name} (${session.key.role})` : ''}</span>
+      <button type="button" class="link" onClick={onSignOut}>
+        Sign out
+      </button>
+    </nav>
+  );
+}
+
+function Page({ route, search, onSignedIn }: { route: Route; search: URLSearchParams; onSignedIn: (session: SessionInfo) => void }) {
   switch (route.name) {
     case 'sets':
       return <SetsPage search={search} />;
@@ -91,6 +101,8 @@ function Page({ route, search, onSignedIn }: { route: Route; search: URLSearchPa
       return <TriggerPage search={search} />;
     case 'workers':
       return <WorkersPage />;
+    case 'keys':
+      return <KeysPage />;
     case 'signin':
       return <SignInPage search={search} onSignedIn={onSignedIn} />;
     default:

@@ -11,6 +11,7 @@ export type Route =
   | { name: 'member'; setId: string; runId: string }
   | { name: 'trigger' }
   | { name: 'workers' }
+  | { name: 'keys' }
   | { name: 'signin' }
   | { name: 'notfound' };
 
@@ -20,6 +21,7 @@ export function parseRoute(pathname: string): Route {
   if (pathname === '/' || pathname === '') return { name: 'sets' };
   if (pathname === '/trigger') return { name: 'trigger' };
   if (pathname === '/workers') return { name: 'workers' };
+  if (pathname === '/keys') return { name: 'keys' };
   if (pathname === '/signin') return { name: 'signin' };
   const member = /^\/sets\/([^/]+)\/runs\/([^/]+)$/.exec(pathname);
   if (member) return { name: 'member', setId: decodeURIComponent(member[1]!), runId: decodeURIComponent(member[2]!) };

@@ -13,6 +13,7 @@ const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_wa
 
 export interface ListParams {
   env?: string;
+  envs?: readonly string[];
   status?: RunState;
   labels?: Readonly<Record<string, string>> | undefined;
   after?: CursorPosition;
@@ -28,6 +29,11 @@ export async function listSets(q: Queryable, n: Names, p: ListParams): Promise<S
     values.push(p.env);
     where.push(`env = $${values.length}`);
     shape.push('env');
+  }
+  if (p.envs !== undefined) {
+    values.push(p.envs);
+    where.push(`env = ANY($${values.length}::text[])`);
+    shape.push('envs');
   }
   if (p.status !== undefined) {
     values.push(p.status);
@@ -73,7 +79,7 @@ export async function getSetLabels(q: Queryable, n: Names, id: string): Promise<
   return rows[0]?.labels;
 }
 
-export type SessionRow = KeyRow & { csrf_token: string; expires_at: Date };
+export type SessionRow = KeyRow & { csrf_token: string; session_expires_at: Date };
 
 export async function deleteExpiredSessions(q: Queryable, n: Names): Promise<void> {
   await q.query({ name: 'runset.browse.deleteExpiredSessions', text: `DELETE FROM ${n.sessions} WHERE expires_at <= now()` });
@@ -98,7 +104,8 @@ export async function findSession(q: Queryable, n: Names, idHash: string): Promi
   const { rows } = await q.query<SessionRow>({
     name: 'runset.browse.findSession',
     text: `
-      SELECT k.id, k.name, k.created_at, k.last_used_at, k.revoked_at, s.csrf_token, s.expires_at
+      SELECT k.id, k.name, k.role, k.envs, k.expires_at, k.created_at, k.last_used_at, k.revoked_at,
+        s.csrf_token, s.expires_at AS session_expires_at
       FROM ${n.sessions} s JOIN ${n.keys} k ON k.id = s.key_id
       WHERE s.id_hash = $1 AND s.expires_at > now() AND k.revoked_at IS NULL`,
     values: [idHash],

@@ -171,7 +171,7 @@ export class PostgresStore implements Store {
     // PostgreSQL text cannot hold a NUL byte, so no set's environment has one (and the query would fail).
     if (query.env?.includes('\0')) return { sets: [], nextCursor: null };
     const rows = await this.autocommit((q) =>
-      browseSql.listSets(q, this.names, { env: query.env, status: query.status, labels: query.labels, after, limit: query.limit + 1 }),
+      browseSql.listSets(q, this.names, { env: query.env, envs: query.envs, status: query.status, labels: query.labels, after, limit: query.limit + 1 }),
     );
     const sets = rows.slice(0, query.limit).map(toSet);
     const last = sets[sets.length - 1];
@@ -389,5 +389,5 @@ export class PostgresStore implements Store {
 const { toSet, toRun, toKey, toArtifact } = rowMappers<Date>((value) => value.toISOString());
 
 function toSession(row: browseSql.SessionRow): SessionRecord {
-  return { key: toKey(row), csrfToken: row.csrf_token, expiresAt: row.expires_at.toISOString() };
+  return { key: toKey(row), csrfToken: row.csrf_token, expiresAt: row.session_expires_at.toISOString() };
 }

@@ -285,6 +285,18 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
   },
   {
     version: 10,
+    name: 'key scopes: role, environments, expiry',
+    sql: (s: string) => `
+      -- Keys made before scopes keep what they could do: admin, every environment, no expiry.
+      -- envs NULL: every environment.
+      ALTER TABLE ${s}.api_keys
+        ADD COLUMN role text NOT NULL DEFAULT 'admin' CHECK (role IN ('read', 'trigger', 'admin')),
+        ADD COLUMN envs text[],
+        ADD COLUMN expires_at timestamptz;
+    `,
+  },
+  {
+    version: 11,
     name: 'set labels',
     sql: (s: string) => `
       -- CI context a client sent with the set (commit, branch, pipeline…). The GIN

@@ -81,15 +81,17 @@ export type KeyRow = rows.KeyRow<Date>;
 
 const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail';
 const RUN_COLUMNS = 'id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, expected_ms';
-const KEY_COLUMNS = 'id, name, created_at, last_used_at, revoked_at';
+export const KEY_COLUMNS = 'id, name, role, envs, expires_at, created_at, last_used_at, revoked_at';
 
 // ── keys ──
 
 export async function insertKey(q: Queryable, n: Names, key: NewApiKey): Promise<KeyRow> {
   const { rows } = await q.query<KeyRow>({
     name: 'runset.insertKey',
-    text: `INSERT INTO ${n.keys} (id, name, hash, created_at) VALUES ($1, $2, $3, ${NOW}) RETURNING ${KEY_COLUMNS}`,
-    values: [key.id, key.name, key.hash],
+    text: `
+      INSERT INTO ${n.keys} (id, name, hash, role, envs, expires_at, created_at)
+      VALUES ($1, $2, $3, $4, $5::text[], $6::timestamptz, ${NOW}) RETURNING ${KEY_COLUMNS}`,
+    values: [key.id, key.name, key.hash, key.role ?? 'admin', key.envs ? [...key.envs] : null, key.expiresAt ?? null],
   });
   return rows[0]!;
 }

@@ -7,20 +7,12 @@
 import type Database from 'better-sqlite3';
 import type { ApiKeyRecord, TestRunSetRecord, VariableValue } from '../../core/types.js';
 import { decodeCursor, encodeCursor, type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
-import type { SetRow } from './statements.js';
+import type { KeyRow, SetRow } from './statements.js';
 import { settle } from './settle.js';
 
 const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail';
 
-interface SessionRow {
-  csrf_token: string;
-  expires_at: number;
-  key_id: string;
-  name: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+type SessionRow = KeyRow & { csrf_token: string; session_expires_at: number };
 
 export class SqliteBrowse {
   private readonly listings = new Map<string, Database.Statement>();
@@ -34,6 +26,7 @@ export class SqliteBrowse {
   constructor(
     private readonly db: Database.Database,
     private readonly toSet: (row: SetRow) => TestRunSetRecord,
+    private readonly toKey: (row: KeyRow) => ApiKeyRecord,
   ) {
     this.overrides = db.prepare('SELECT overrides FROM test_run_sets WHERE id = ?');
     this.labels = db.prepare('SELECT labels FROM test_run_sets WHERE id = ?');
@@ -43,7 +36,8 @@ export class SqliteBrowse {
     this.deleteExpired = db.prepare('DELETE FROM sessions WHERE expires_at <= ?');
     // A revoked key ends its sessions: the join drops them at once, on every process.
     this.findSessionRow = db.prepare(`
-      SELECT s.csrf_token, s.expires_at, k.id AS key_id, k.name, k.created_at, k.last_used_at, k.revoked_at
+      SELECT s.csrf_token, s.expires_at AS session_expires_at,
+        k.id, k.name, k.role, k.envs, k.expires_at, k.created_at, k.last_used_at, k.revoked_at
       FROM sessions s JOIN api_keys k ON k.id = s.key_id
       WHERE s.id_hash = ? AND s.expires_at > ? AND k.revoked_at IS NULL`);
     this.deleteSessionRow = db.prepare('DELETE FROM sessions WHERE id_hash = ?');
@@ -86,6 +80,10 @@ export class SqliteBrowse {
     if (query.env !== undefined) {
       where.push('env = @env');
       params.env = query.env;
+    }
+    if (query.envs !== undefined) {
+      where.push('env IN (SELECT value FROM json_each(@envs))');
+      params.envs = JSON.stringify(query.envs);
     }
     if (query.status !== undefined) {
       where.push('status = @status');
@@ -133,14 +131,7 @@ export class SqliteBrowse {
   private find(idHash: string, at = Date.now()): SessionRecord | undefined {
     const row = this.findSessionRow.get(idHash, at) as SessionRow | undefined;
     if (!row) return undefined;
-    const key: ApiKeyRecord = {
-      id: row.key_id,
-      name: row.name,
-      createdAt: row.created_at,
-      lastUsedAt: row.last_used_at,
-      revokedAt: row.revoked_at,
-    };
-    return { key, csrfToken: row.csrf_token, expiresAt: new Date(row.expires_at).toISOString() };
+    return { key: this.toKey(row), csrfToken: row.csrf_token, expiresAt: new Date(row.session_expires_at).toISOString() };
   }
 
   private listing(where: string[]): Database.Statement {

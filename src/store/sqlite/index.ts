@@ -97,7 +97,7 @@ export class SqliteStore implements Store {
     // died: expire them now and the first reap gives them back (counting a lost lease).
     if (this.opts.owner) this.db.prepare('UPDATE test_runs SET lease_expires_at = 0 WHERE lease_expires_at IS NOT NULL').run();
     this.idem = prepareIdempotency(this.db);
-    this.browse = new SqliteBrowse(this.db, toSet);
+    this.browse = new SqliteBrowse(this.db, toSet, toKey);
     this.moves = new SqliteMoves(this.db, this.sql, this.setRows, (setId) => this.setMoved(setId));
     this.batches = this.moves.batches;
     this.durations = new SqliteDurations(this.db);
@@ -122,8 +122,17 @@ export class SqliteStore implements Store {
   createKey(key: NewApiKey): Promise<ApiKeyRecord> {
     return settle(() => {
       const createdAt = now();
-      this.sql.insertKey.run({ id: key.id, name: key.name, hash: key.hash, created_at: createdAt });
-      return { id: key.id, name: key.name, createdAt, lastUsedAt: null, revokedAt: null };
+      const scope = { role: key.role ?? 'admin', envs: key.envs ? [...key.envs] : null, expiresAt: key.expiresAt ?? null };
+      this.sql.insertKey.run({
+        id: key.id,
+        name: key.name,
+        hash: key.hash,
+        role: scope.role,
+        envs: scope.envs && JSON.stringify(scope.envs),
+        expires_at: scope.expiresAt,
+        created_at: createdAt,
+      });
+      return { id: key.id, name: key.name, ...scope, createdAt, lastUsedAt: null, revokedAt: null };
     });
   }
 

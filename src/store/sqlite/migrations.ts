@@ -227,6 +227,17 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
   },
   {
     version: 9,
+    name: 'key scopes: role, environments, expiry',
+    sql: `
+      -- Keys made before scopes keep what they could do: admin, every environment, no expiry.
+      ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('read', 'trigger', 'admin'));
+      -- A JSON array of environment names; NULL: every environment.
+      ALTER TABLE api_keys ADD COLUMN envs TEXT;
+      ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+    `,
+  },
+  {
+    version: 10,
     name: 'set labels',
     sql: `
       -- CI context a client sent with the set (commit, branch, pipeline…), a JSON object.

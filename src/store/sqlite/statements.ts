@@ -11,6 +11,8 @@ export type SetRow = rows.SetRow<string>;
 export type RunRow = rows.RunRow<string>;
 export type KeyRow = rows.KeyRow<string>;
 
+export const KEY_COLUMNS = 'id, name, role, envs, expires_at, created_at, last_used_at, revoked_at';
+
 export type Statements = Record<
   | 'insertKey' | 'listKeys' | 'revokeKey' | 'findKey' | 'touchKey'
   | 'insertSet' | 'insertRun' | 'getSet' | 'updateSetProgress' | 'listRuns'
@@ -23,11 +25,13 @@ export function prepareStatements(db: Database.Database): Statements {
   // see claimRun); a member nobody holds has worker_id NULL and matches neither.
   const fenced = 'id = @id AND worker_id = @worker_id AND claims = @claims AND status IN (\'WAITING\', \'RUNNING\')';
   return {
-    insertKey: db.prepare('INSERT INTO api_keys (id, name, hash, created_at) VALUES (@id, @name, @hash, @created_at)'),
-    listKeys: db.prepare('SELECT id, name, created_at, last_used_at, revoked_at FROM api_keys ORDER BY created_at, id'),
+    insertKey: db.prepare(
+      'INSERT INTO api_keys (id, name, hash, role, envs, expires_at, created_at) VALUES (@id, @name, @hash, @role, @envs, @expires_at, @created_at)',
+    ),
+    listKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`),
     revokeKey: db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, @at) WHERE id = @id'),
     findKey: db.prepare(
-      'SELECT id, name, created_at, last_used_at, revoked_at FROM api_keys WHERE hash = ? AND revoked_at IS NULL',
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ? AND revoked_at IS NULL`,
     ),
     touchKey: db.prepare('UPDATE api_keys SET last_used_at = @at WHERE id = @id'),
 

@@ -6,6 +6,7 @@ import { Alert, CountsBar, FlakyBadge, formatDuration, isFinal, shortId, spanMs,
 import { usePoll } from '../live.js';
 import { navigate } from '../router.js';
 import { Timeline } from '../timeline.js';
+import { useMay } from '../access.js';
 import { WebhookDeliveries } from '../webhooks.js';
 import { Labels } from '../labels.js';
 
@@ -17,6 +18,7 @@ export function SetPage({ id }: { id: string }) {
   const [rerunning, setRerunning] = useState(false);
   const [cancelling, setCancelling] = useState(false);
   const done = status !== undefined && isFinal(status.status);
+  const may = useMay();
 
   usePoll(
     async () => {
@@ -74,14 +76,16 @@ export function SetPage({ id }: { id: string }) {
           Set <span class="mono">{shortId(id)}</span>
         </h1>
         <div class="actions">
-          {status && !done && (
+          {status && !done && may('cancelTestRunSet') && (
             <button type="button" class="danger" onClick={() => void cancel()} disabled={cancelling}>
               {cancelling ? 'Cancelling…' : 'Cancel set'}
             </button>
           )}
-          <button type="button" class="primary" onClick={() => void runAgain()} disabled={rerunning || !details}>
-            {rerunning ? 'Starting…' : 'Run again'}
-          </button>
+          {may('rerunTestRunSet') && (
+            <button type="button" class="primary" onClick={() => void runAgain()} disabled={rerunning || !details}>
+              {rerunning ? 'Starting…' : 'Run again'}
+            </button>
+          )}
         </div>
       </div>
       {error && <Alert>{error}</Alert>}

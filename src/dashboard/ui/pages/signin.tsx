@@ -1,10 +1,11 @@
 /** `/signin` — exchange an API key for a session cookie. The key is sent once and never kept by the page. */
 import { useState } from 'preact/hooks';
+import type { SessionInfo } from '../../../core/wire-dashboard.js';
 import { api } from '../api.js';
 import { Alert } from '../components.js';
 import { navigate, safeNext } from '../router.js';
 
-export function SignInPage({ search, onSignedIn }: { search: URLSearchParams; onSignedIn: (keyName: string) => void }) {
+export function SignInPage({ search, onSignedIn }: { search: URLSearchParams; onSignedIn: (session: SessionInfo) => void }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -16,7 +17,7 @@ export function SignInPage({ search, onSignedIn }: { search: URLSearchParams; on
     try {
       const info = await api.signIn(key.trim());
       setKey('');
-      onSignedIn(info.key.name);
+      onSignedIn(info);
       navigate(safeNext(search.get('next')), true);
     } catch (err) {
       setError((err as Error).message);

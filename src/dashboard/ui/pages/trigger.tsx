@@ -8,6 +8,7 @@ import type { EnvironmentView } from '../../../core/wire-dashboard.js';
 import { api, ApiError } from '../api.js';
 import { Alert } from '../components.js';
 import { navigate } from '../router.js';
+import { useMay, useSession } from '../access.js';
 
 const MAX_VALUE = 64 * 1024;
 
@@ -33,6 +34,8 @@ export function TriggerPage({ search }: { search: URLSearchParams }) {
   }, [error]);
 
   const env = environments?.find((e) => e.name === envName);
+  const session = useSession();
+  const may = useMay();
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -56,6 +59,14 @@ export function TriggerPage({ search }: { search: URLSearchParams }) {
     }
   };
 
+  if (session && !may('createTestRunSet')) {
+    return (
+      <>
+        <h1 tabIndex={-1}>Run a set</h1>
+        <p class="empty">This key has role {session.key.role}: it may look at sets, not start them.</p>
+      </>
+    );
+  }
   return (
     <>
       <h1 tabIndex={-1}>Run a set</h1>

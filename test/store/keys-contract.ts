@@ -1,0 +1,60 @@
+/**
+ * Store contract for key scopes: role, environments and expiry are stored and
+ * read back the same by every path (create, list, lookup by hash, a session's
+ * key); a key made without them is admin for every environment with no
+ * expiry (what keys made before scopes become); set listings filter by a key's
+ * environments. Run by runStoreContract for every backend.
+ */
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { NewTestRunSet } from '../../src/core/types.js';
+import type { Store } from '../../src/store/store.js';
+
+type NewSet = (members: number, env?: string) => NewTestRunSet;
+
+export function runKeysContract(name: string, makeStore: () => Promise<Store>, newSet: NewSet): void {
+  describe(`Store contract: ${name}: key scopes`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    test('role, environments and expiry round-trip through create, list, lookup and sessions', async () => {
+      const expiresAt = '2031-02-03T04:05:06.789Z';
+      const hash = randomUUID().replace(/-/g, '');
+      const created = await store.createKey({ id: randomUUID(), name: 'scoped', hash, role: 'read', envs: ['staging', 'preview'], expiresAt });
+      const scope = { role: 'read', envs: ['staging', 'preview'], expiresAt };
+      assert.deepEqual({ role: created.role, envs: created.envs, expiresAt: created.expiresAt }, scope);
+      const found = await store.findActiveKeyByHash(hash);
+      assert.deepEqual(found, created);
+      assert.deepEqual((await store.listKeys()).find((k) => k.id === created.id), created);
+      await store.createSession({ idHash: `s-${hash}`, keyId: created.id, csrfToken: 'csrf', ttlMs: 60_000 });
+      assert.deepEqual((await store.findSession(`s-${hash}`))?.key, created);
+    });
+
+    test('a key made without a scope is admin, for every environment, never expiring', async () => {
+      const hash = randomUUID().replace(/-/g, '');
+      const key = await store.createKey({ id: randomUUID(), name: 'legacy', hash });
+      assert.equal(key.role, 'admin');
+      assert.equal(key.envs, null);
+      assert.equal(key.expiresAt, null);
+      assert.deepEqual(await store.findActiveKeyByHash(hash), key);
+    });
+
+    test('set listings keep only the environments asked for, with the other filters and paging', async () => {
+      for (const env of ['staging', 'preview', 'production', 'staging']) await store.createSet(newSet(1, env));
+      const envsOf = async (envs: string[], limit = 10) => (await store.listSets({ envs, limit })).sets.map((s) => s.env).sort();
+      assert.deepEqual(await envsOf(['staging', 'preview']), ['preview', 'staging', 'staging']);
+      assert.deepEqual(await envsOf(['nowhere']), []);
+      const first = await store.listSets({ envs: ['staging', 'production'], limit: 2 });
+      assert.equal(first.sets.length, 2);
+      const rest = await store.listSets({ envs: ['staging', 'production'], limit: 2, cursor: first.nextCursor! });
+      assert.deepEqual([...first.sets, ...rest.sets].map((s) => s.env).sort(), ['production', 'staging', 'staging']);
+      assert.deepEqual((await store.listSets({ envs: ['staging', 'preview'], env: 'preview', limit: 10 })).sets.map((s) => s.env), ['preview']);
+    });
+  });
+}
