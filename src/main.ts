@@ -25,6 +25,8 @@ import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
 import { artifactSaver } from './artifacts/save.js';
 import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './artifacts/retention.js';
 import { parseDuration } from './core/duration.js';
+import { fetchPost, WebhookDispatcher } from './webhooks/dispatcher.js';
+import { DEFAULT_RETRY } from './webhooks/retry.js';
 
 export interface Runtime {
   store: Store;
@@ -144,6 +146,17 @@ export async function start(options: ServeOptions, logger = createLogger(options
       const port = typeof address === 'object' && address ? address.port : options.port;
       const host = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
       apiUrl = `http://${host}:${port}/api`;
+      const dashboard = options.publicUrl ?? `http://${host}:${port}`;
+      const webhooks = new WebhookDispatcher({
+        store,
+        webhooks: () => suite.webhooks,
+        setUrl: (setId) => `${dashboard}/sets/${setId}`,
+        logger: logger.child({ component: 'webhooks' }),
+        post: fetchPost,
+        retry: { ...DEFAULT_RETRY, firstDelayMs: options.webhookRetryMs ?? DEFAULT_RETRY.firstDelayMs },
+      });
+      webhooks.start();
+      teardown.push(() => webhooks.stop());
     }
     logger.info({ api: apiUrl ?? 'off', workers: options.workers, store: store.kind, config: suite.file }, 'runset started');
 

@@ -25,6 +25,7 @@ import { healthRoute } from './routes/health.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { workerRoutes } from './routes/workers.js';
 import { setControlRoutes } from './routes/set-control.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
 import type { SetCreationLimit } from './rate-limit.js';
 
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await v0.register(artifactRoutes, { deps });
         await v0.register(workerRoutes, { deps });
         await v0.register(setControlRoutes, { deps });
+        await v0.register(webhookRoutes, { deps });
       }, { prefix: '/v0' });
       // Sign-in/out sit outside the key check: they are how a browser gets its credential.
       await api.register(sessionRoutes, { prefix: '/v0', auth: deps.auth, sessions });

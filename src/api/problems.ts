@@ -19,7 +19,8 @@ interface ValidationItem {
   params: Record<string, unknown>;
 }
 
-const ACCEPTED_BODY = 'a JSON object {"env": string, "envOverride"?: {string: string}}';
+const ACCEPTED_BODY =
+  'a JSON object {"env": string, "envOverride"?: {string: string}, "labels"?: {string: string}} (labels: at most 20, keys of 1-64 a-z, 0-9, "_", "." and "-", values of at most 256 characters)';
 
 /** The properties a route's schema declares for one part of the request, with their descriptions. */
 type PartSchema = { properties?: Record<string, { description?: string }> } | undefined;

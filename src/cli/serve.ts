@@ -26,6 +26,8 @@ export interface RawServeFlags {
   chromium?: string;
   maxShare?: string;
   backlog?: string;
+  publicUrl?: string;
+  webhookRetry?: string;
 }
 
 function commonOptions(cmd: Command): Command {
@@ -69,7 +71,21 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     chromium: flags.chromium || DEFAULT_CHROMIUM,
     artifactRetentionMs: parseRetention(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION),
     maxShareMs: parseDurationOption('--max-share (RUNSET_MAX_SHARE)', flags.maxShare ?? DEFAULTS.maxShare, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '30s' }),
+    publicUrl: flags.publicUrl ? parsePublicUrl(flags.publicUrl) : undefined,
+    webhookRetryMs: parseDurationOption('--webhook-retry (RUNSET_WEBHOOK_RETRY)', flags.webhookRetry ?? DEFAULTS.webhookRetry, { minMs: 100, example: '10s' }),
   });
+}
+
+/** The dashboard's address as people open it (links in webhooks), without a trailing slash. */
+function parsePublicUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new OptionError(`--public-url (RUNSET_PUBLIC_URL) must be an http(s) URL such as https://runset.example.com; got "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OptionError(`--public-url (RUNSET_PUBLIC_URL) must be an http(s) URL; got the scheme ${url.protocol}`);
+  return url.href.replace(/\/+$/, '');
 }
 
 /** No timer is armed with the retention (the sweep has its own period), so months are fine; zero would keep nothing. */
@@ -119,6 +135,8 @@ export function registerServeCommands(program: Command): void {
       .addOption(new Option('--host <host>', 'address to listen on').env('RUNSET_HOST').default(DEFAULTS.host))
       .addOption(new Option('--no-workers', 'API only: run no workers in this process'))
       .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute)))
+      .addOption(new Option('--public-url <url>', 'the dashboard\'s address as people open it, for links in webhooks (default: the listen address)').env('RUNSET_PUBLIC_URL'))
+      .addOption(new Option('--webhook-retry <duration>', 'wait after a failed webhook delivery, doubled each time, for 24 h').env('RUNSET_WEBHOOK_RETRY').default(DEFAULTS.webhookRetry))
       .addOption(new Option('--backlog <n>', "connections queued before they are accepted (capped by the kernel's net.core.somaxconn)").env('RUNSET_BACKLOG').default(String(DEFAULTS.backlog))),
   ).action(async (flags: RawServeFlags) => {
     const options = compileServeOptions(flags, { api: true });

@@ -10,6 +10,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DurationError, parseDuration } from '../core/duration.js';
 import { EXIT_CODES, type TriggerDeps, type TriggerEnv, type TriggerIo } from '../client/trigger-context.js';
+import { LabelError, parseLabel } from '../client/ci-labels.js';
 import { VERSION } from './version.js';
 
 export interface TriggerCommandDeps extends TriggerDeps {
@@ -24,6 +25,8 @@ export interface TriggerCommandDeps extends TriggerDeps {
 interface RawOptions {
   env: string;
   override?: Array<[string, string]>;
+  label?: Array<[string, string]>;
+  ciLabels: boolean;
   wait?: boolean;
   interval: number;
   timeout: number;
@@ -37,6 +40,15 @@ export function parseOverride(value: string, previous: Array<[string, string]> |
   const at = value.indexOf('=');
   if (at <= 0) throw new InvalidArgumentError('expected K=V (a variable name, "=", then the value)');
   return [...(previous ?? []), [value.slice(0, at), value.slice(at + 1)]];
+}
+
+function collectLabel(value: string, previous: Array<[string, string]> | undefined): Array<[string, string]> {
+  try {
+    return [...(previous ?? []), parseLabel(value)];
+  } catch (error) {
+    if (error instanceof LabelError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
 }
 
 function parsePositiveDuration(value: string): number {
@@ -68,6 +80,8 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
     .description('create a Test Run Set for an environment and, with --wait, wait for its result')
     .addOption(new Option('--env <name>', 'environment to run the tests of').env('RUNSET_ENV').makeOptionMandatory())
     .addOption(new Option('--override <K=V>', "replace a variable of the environment (repeatable), e.g. BASE_URL=https://pr-42.example.com").argParser(parseOverride))
+    .addOption(new Option('--label <k=v>', 'a label of the set (repeatable), e.g. release=2026.11; shown and filterable in the dashboard').argParser(collectLabel))
+    .option('--no-ci-labels', "do not send the CI's context (commit, branch, pr, pipeline, actor, repo) as labels")
     .option('--wait', 'wait until the set is SUCCESS or FAIL, and exit accordingly')
     .addOption(new Option('--interval <duration>', 'time between status polls').env('RUNSET_INTERVAL').argParser(parsePositiveDuration).default(10_000, '10s'))
     .addOption(new Option('--timeout <duration>', 'give up after this long, counted from the create').env('RUNSET_TIMEOUT').argParser(parsePositiveDuration).default(600_000, '10m'))
@@ -90,6 +104,8 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
       {
         env: raw.env,
         overrides: Object.fromEntries(raw.override ?? []),
+        labels: Object.fromEntries(raw.label ?? []),
+        ciLabels: raw.ciLabels,
         wait: raw.wait === true,
         intervalMs: raw.interval,
         timeoutMs: raw.timeout,

@@ -14,6 +14,10 @@ export interface TriggerOptions {
   env: string;
   /** From repeated `--override K=V`. */
   overrides: Record<string, string>;
+  /** From repeated `--label k=v`: on top of the CI's own labels. */
+  labels?: Record<string, string>;
+  /** Read the CI's variables into labels (default; --no-ci-labels turns it off). */
+  ciLabels?: boolean;
   wait: boolean;
   intervalMs: number;
   /** Counted from the start of the create. */

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { formatDuration } from '../core/duration.js';
 import type { RunsetClient } from './client.js';
+import { ciLabels, LABEL_RULES } from './ci-labels.js';
 import { connectFromEnv } from './connect.js';
 import { watchInterrupts, type Interrupted, type InterruptWatch } from './interrupt.js';
 import { RunsetApiError } from './errors.js';
@@ -80,11 +81,27 @@ function deadlineSignal(deadline: number, reason: () => unknown): { signal: Abor
 async function createSet(client: RunsetClient, ctx: TriggerContext): Promise<string> {
   const { options } = ctx;
   const idempotencyKey = randomUUID();
-  const body = { env: options.env, ...(Object.keys(options.overrides).length > 0 ? { envOverride: options.overrides } : {}) };
+  const labels = setLabels(ctx);
+  let body = {
+    env: options.env,
+    ...(Object.keys(options.overrides).length > 0 ? { envOverride: options.overrides } : {}),
+    ...(Object.keys(labels).length > 0 ? { labels } : {}),
+  };
   const giveUp = () => new TriggerFailure(EXIT_CODES.error, `could not create the test run set: no answer from the server within --timeout ${formatDuration(options.timeoutMs)}`);
   const { signal, dispose } = deadlineSignal(ctx.deadline, giveUp);
   try {
-    const result = await withRetry(() => client.createTestRunSet(body, { idempotencyKey, signal }), {
+    const create = async () => {
+      try {
+        return await client.createTestRunSet(body, { idempotencyKey, signal });
+      } catch (error) {
+        if (!labelsRefused(error) || Object.keys(options.labels ?? {}).length > 0) throw error;
+        // A server from before labels: the CI context is a nicety, the set is what matters.
+        ctx.progress.note('the server does not take labels (it is older than this client); creating the set without the CI context');
+        body = { ...body, labels: undefined };
+        return client.createTestRunSet(body, { idempotencyKey: randomUUID(), signal });
+      }
+    };
+    const result = await withRetry(create, {
       deadline: ctx.deadline,
       policy: { baseMs: Math.min(1000, Math.max(50, options.intervalMs)), maxMs: 30_000 },
       signal,
@@ -96,6 +113,19 @@ async function createSet(client: RunsetClient, ctx: TriggerContext): Promise<str
   } finally {
     dispose();
   }
+}
+
+/** The CI's labels (unless --no-ci-labels) under the --label ones, at most as many as the server takes. */
+function setLabels(ctx: TriggerContext): Record<string, string> {
+  const given = ctx.options.labels ?? {};
+  const fromCi = ctx.options.ciLabels === false ? {} : ciLabels(ctx.env);
+  const room = Object.entries(fromCi).filter(([key]) => !(key in given)).slice(0, Math.max(0, LABEL_RULES.maxLabels - Object.keys(given).length));
+  return { ...Object.fromEntries(room), ...given };
+}
+
+/** A 400 that refuses the labels field itself: the server predates labels. */
+function labelsRefused(error: unknown): boolean {
+  return error instanceof RunsetApiError && error.status === 400 && error.code === 'unknown_field' && error.message.includes('body: unknown field "labels"');
 }
 
 function createFailure(error: unknown): TriggerFailure {

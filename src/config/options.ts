@@ -37,6 +37,10 @@ export interface ServeOptions {
   artifactRetentionMs?: number;
   /** Most expected work per slot one share of a batch holds (see src/scheduler/shares.ts); default 30 s. */
   maxShareMs?: number;
+  /** The dashboard's address as people open it (links in webhooks); default: the listen address. */
+  publicUrl?: string;
+  /** The wait after a webhook delivery's first failed attempt (doubled after each). */
+  webhookRetryMs?: number;
   /** Test types left out of the suite (the demo, when no browser is installed). */
   skipTestTypes?: readonly TestType[];
 }
@@ -54,6 +58,7 @@ export const DEFAULTS = Object.freeze({
   databaseSchema: 'runset',
   maxShare: '30s',
   backlog: 4096,
+  webhookRetry: '10s',
 });
 
 /**

@@ -8,6 +8,7 @@
 import { Type, type TProperties } from 'typebox';
 import { LIMITS } from '../core/wire.js';
 import { VARIABLE_NAME } from '../executors/template.js';
+import { WebhooksSchema } from './suite-webhooks.js';
 
 export const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -50,13 +51,14 @@ export const SuiteSchema = Type.Object(
       description: 'a mapping of at least one environment, such as {staging: {variables: {BASE_URL: "https://…"}}}',
     }),
     tests: Type.Array(Type.Unknown(), { description: 'a list of tests, each a mapping with name and type' }),
+    webhooks: Type.Optional(WebhooksSchema),
   },
   {
     additionalProperties: false,
     // `x-…` keys are ignored, as in docker-compose: a place for YAML anchors (`x-defaults: &defaults`).
     patternProperties: { '^x-': Type.Unknown() },
     keyDescription: 'or an x-… key for your own anchors',
-    description: 'a mapping with "environments" and "tests"',
+    description: 'a mapping with "environments" and "tests" (and optionally "webhooks")',
   },
 );
 

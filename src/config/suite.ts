@@ -21,6 +21,9 @@ import { findPlaceholders } from '../executors/template.js';
 import { ConfigError, describeValue, fail, FailureSignal, formatPath, type DocPath, type Failure } from './suite-error.js';
 import { explain, isMapping } from './suite-explain.js';
 import { CommonTestProperties, SuiteSchema, TEST_DEFAULTS } from './suite-schema.js';
+import { buildWebhooks } from './suite-webhooks.js';
+import { ENV_REFERENCE } from '../secrets/index.js';
+import type { WebhookConfig } from '../core/webhooks.js';
 import { isTestType, TEST_TYPE_NAMES, TEST_TYPES, type BuildContext, type TestTypeDefinition } from './suite-test-types.js';
 
 export { ConfigError, type ConfigErrorDetails } from './suite-error.js';
@@ -33,6 +36,7 @@ export interface SuiteConfig {
   environments: ReadonlyMap<string, EnvironmentConfig>;
   /** In file order, defaults applied. */
   tests: readonly TestSpec[];
+  webhooks: readonly WebhookConfig[];
 }
 
 export function loadSuiteConfig(file: string): SuiteConfig {
@@ -99,7 +103,8 @@ function buildSuite(value: unknown, file: string): SuiteConfig {
     names.set(spec.name, index);
     return deepFreeze(spec);
   });
-  return Object.freeze({ file, dir, environments: freezeMap(environments), tests: Object.freeze(tests) });
+  const webhooks = deepFreeze(buildWebhooks(top.webhooks, new Set(environments.keys())));
+  return Object.freeze({ file, dir, environments: freezeMap(environments), tests: Object.freeze(tests), webhooks });
 }
 
 function buildEnvironments(raw: Static<typeof SuiteSchema>['environments']): Map<string, EnvironmentConfig> {
@@ -114,11 +119,10 @@ function buildEnvironments(raw: Static<typeof SuiteSchema>['environments']): Map
   return environments;
 }
 
-const ENV_REF = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 /** `${env:NAME}` as the whole value is a reference to the server's environment (a secret); anything else is plain. */
 function parseVariableValue(text: string, at: DocPath): VariableValue {
-  const ref = ENV_REF.exec(text);
+  const ref = ENV_REFERENCE.exec(text);
   if (ref) return { kind: 'env', name: ref[1] as string };
   if (text.includes('${env:')) {
     // Half a reference would silently become a literal "${env:…}" string sent to the target.

@@ -195,6 +195,8 @@ export interface NewTestRunSet {
   createdAt: string;
   /** The environment's maxFailures when the set was created (a later config change does not move it). */
   maxFailures: number | null;
+  /** CI context the client sent (commit, branch, pipeline…); `{}` when none. */
+  labels: Record<string, string>;
   runs: NewTestRun[];
 }
 

@@ -10,12 +10,19 @@ import { CancellationView } from './wire-control.js';
 
 export const SET_PAGE_LIMIT = Object.freeze({ default: 20, max: 100 });
 
+const LabelFilter = Type.String({ minLength: 3, maxLength: 64 + 1 + LIMITS.labelValueLength, description: 'key:value, such as branch:main' });
+
 export const ListTestRunSetsQuery = Type.Object(
   {
     env: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.envNameLength, description: 'Only sets of this environment.' })),
     status: Type.Optional(RunStateSchema),
     limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: `Sets per page, 1-${SET_PAGE_LIMIT.max} (default ${SET_PAGE_LIMIT.default}).` })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'The nextCursor of the previous page.' })),
+    label: Type.Optional(
+      Type.Union([LabelFilter, Type.Array(LabelFilter, { maxItems: LIMITS.labelCount })], {
+        description: 'Only sets carrying this label, as key:value (such as branch:main); repeat for several (all must match).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -61,6 +68,7 @@ export const TestRunSetDetails = Type.Object(
     overrides: Type.Array(OverrideView, { description: 'The envOverride the set was created with; secret values masked.' }),
     maxFailures: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "The environment's fail-fast limit when the set was created; null: off." }),
     cancellation: Type.Union([refTo(CancellationView), Type.Null()], { description: 'Who ended the set early, when, and the error its members got; null when nobody did.' }),
+    labels: Type.Record(Type.String(), Type.String(), { description: 'The labels the set was created with (CI context); {} when none.' }),
   },
   { additionalProperties: false, $id: 'TestRunSetDetails' },
 );

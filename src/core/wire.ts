@@ -6,6 +6,7 @@
  */
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { RUN_STATES } from './states.js';
+import type { TestRunSetRecord } from './types.js';
 
 export const LIMITS = Object.freeze({
   bodyBytes: 1024 * 1024,
@@ -13,6 +14,8 @@ export const LIMITS = Object.freeze({
   overrideCount: 100,
   overrideKeyLength: 256,
   overrideValueLength: 64 * 1024,
+  labelCount: 20,
+  labelValueLength: 256,
 });
 
 /**
@@ -25,6 +28,9 @@ export function refTo<T extends TSchema>(schema: T, options: { description?: str
   if (typeof id !== 'string') throw new Error('refTo(): the schema needs an $id');
   return Type.Unsafe<Static<T>>({ $ref: `${id}#`, ...options });
 }
+
+/** A label's key: what `?label=key:value` filters on. */
+export const LABEL_KEY = '^[a-z0-9_.-]{1,64}$';
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const DateTime = Type.String({ format: 'date-time' });
@@ -56,6 +62,14 @@ export const CreateTestRunSetBody = Type.Object(
       Type.Record(Type.String({ minLength: 1, maxLength: LIMITS.overrideKeyLength }), Type.String({ maxLength: LIMITS.overrideValueLength }), {
         maxProperties: LIMITS.overrideCount,
         description: "Replacement values for the environment's declared variables.",
+      }),
+    ),
+    labels: Type.Optional(
+      Type.Record(Type.String({ pattern: LABEL_KEY }), Type.String({ maxLength: LIMITS.labelValueLength }), {
+        maxProperties: LIMITS.labelCount,
+        additionalProperties: false,
+        description:
+          'Extension: where the set comes from (CI context such as commit, branch, pr, pipeline, actor). At most 20; keys of 1-64 a-z, 0-9, "_", "." and "-"; values of at most 256 characters.',
       }),
     ),
   },
@@ -93,6 +107,18 @@ export const TestRunSetStatus = Type.Object(
   { additionalProperties: false, $id: 'TestRunSetStatus' },
 );
 export type TestRunSetStatus = Static<typeof TestRunSetStatus>;
+
+/** A set's status document: the seed's `GET /v0/test-run-sets/{id}` body (also what webhooks carry). */
+export function statusDocument(set: TestRunSetRecord): TestRunSetStatus {
+  return {
+    id: set.id,
+    status: set.status,
+    startedAt: set.startedAt,
+    endedAt: set.endedAt,
+    createdAt: set.createdAt,
+    progress: { counts: set.counts },
+  };
+}
 
 /** Extension — a file kept for a member (a failure's screenshot, Playwright trace, video). */
 export const ArtifactSchema = Type.Object(

@@ -14,6 +14,9 @@ import type { VariableValue } from '../core/types.js';
 
 export const MASK = '***';
 
+/** `${env:NAME}` as a whole value: a reference to the server's environment. */
+export const ENV_REFERENCE = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
 /** The key that seals secret override values: RUNSET_SECRET_KEY, else a file made once in the data dir. */
 export function loadSecretKey(dataDir: string, fromEnv: string | undefined): Buffer {
   if (fromEnv) return createHash('sha256').update(fromEnv).digest();

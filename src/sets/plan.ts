@@ -58,6 +58,7 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
     keyId: opts.keyId,
     createdAt: new Date().toISOString(),
     maxFailures: environment.maxFailures,
+    labels: { ...body.labels },
     runs: membersInClaimOrder(tests, opts.history ?? new Map()),
   };
 }

@@ -18,6 +18,8 @@ interface EarlierSet {
   id: string;
   env: string;
   overrides: Readonly<Record<string, VariableValue>>;
+  /** Kept: the new set answers the same question (that commit, that pipeline) again. */
+  labels: Readonly<Record<string, string>>;
 }
 
 export function planRerun(suite: SuiteConfig, earlier: EarlierSet, opts: PlanOptions): NewTestRunSet {
@@ -28,7 +30,7 @@ export function planRerun(suite: SuiteConfig, earlier: EarlierSet, opts: PlanOpt
     // An `env` reference is never an override (overrides are values sent by a client).
   }
   try {
-    return planTestRunSet(suite, { env: earlier.env, envOverride }, opts);
+    return planTestRunSet(suite, { env: earlier.env, envOverride, labels: { ...earlier.labels } }, opts);
   } catch (err) {
     throw asRerunConflict(err, suite, earlier);
   }

@@ -10,6 +10,8 @@ import type { ApiKeyRecord, TestRunSetRecord } from '../core/types.js';
 export interface ListSetsQuery {
   env?: string;
   status?: RunState;
+  /** Only sets carrying every one of these labels. */
+  labels?: Readonly<Record<string, string>>;
   /** 1…100; the caller validates. */
   limit: number;
   /** From a previous page's `nextCursor`. */

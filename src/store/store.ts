@@ -25,6 +25,7 @@ import type {
 } from '../core/types.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from './browse.js';
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
+import type { WebhookOutbox } from './webhook-outbox.js';
 
 /** The code a store error carries when the store is out of reach for a while (PostgreSQL restarting): worth retrying. */
 export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
@@ -212,6 +213,8 @@ export interface Store {
   listSets(query: ListSetsQuery): Promise<SetPage>;
   /** What the client sent as envOverride (secret values sealed), or undefined for no such set. */
   getSetOverrides(id: string): Promise<Record<string, VariableValue> | undefined>;
+  /** The labels a set was created with (`{}` when none); undefined when there is no such set. */
+  getSetLabels(id: string): Promise<Record<string, string> | undefined>;
   /** Stores a session (and drops expired ones); expiry is judged by the store's clock. */
   createSession(session: NewSession): Promise<SessionRecord>;
   /** A live session whose key is not revoked, or undefined. */
@@ -304,6 +307,9 @@ export interface Store {
    * API process can serve what any worker wrote); without it they go to files.
    */
   artifactBlobs?(): ArtifactBlobStore;
+
+  /** Webhooks: set events written with the change that made them, and their deliveries. */
+  readonly webhooks: WebhookOutbox;
 
   // ── wake-ups ──
   /** Tells workers (in any process) that runs are waiting. */

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { api, assertNoLeakedServers, startRunset, type RunningServer } from '../helpers/server.js';
 import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, ensureDashboardBuilt, originOf } from '../helpers/dashboard.js';
+import { Receiver } from '../helpers/receiver.js';
 
 const SECRET = 'browser-secret-never-on-screen';
 const CONFIG = `
@@ -27,6 +28,10 @@ tests:
     type: command
     run: [node, -e, "console.log('checking the cart'); setTimeout(() => { console.log('expected 3 items, got 2'); process.exit(1) }, 3000)"]
     environments: [staging]
+webhooks:
+  - name: team
+    url: \${env:HOOK_URL}
+    secret: \${env:HOOK_SECRET}
 `;
 
 const skip = chromiumMissing();
@@ -38,10 +43,12 @@ describe('dashboard in Chromium', { skip }, () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
+  const receiver = new Receiver();
 
   before(async () => {
     await ensureDashboardBuilt();
-    server = await startRunset({ config: CONFIG, env: { BROWSER_TOKEN: SECRET }, args: ['--workers', '2'] });
+    await receiver.start();
+    server = await startRunset({ config: CONFIG, env: { BROWSER_TOKEN: SECRET, HOOK_URL: receiver.url, HOOK_SECRET: 'hook-secret' }, args: ['--workers', '2'] });
     base = originOf(server.url);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
     context = await browser.newContext({ baseURL: base });
@@ -51,6 +58,7 @@ describe('dashboard in Chromium', { skip }, () => {
   after(async () => {
     await browser?.close();
     assert.equal(await server.stop(), 0);
+    await receiver.stop();
   });
 
   test('without a session there is no page and no data', async () => {
@@ -182,6 +190,36 @@ describe('dashboard in Chromium', { skip }, () => {
     await failed.getByText('by key bootstrap').waitFor();
     await page.locator('[data-cancelled]').getByText(/by key bootstrap/).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Cancel set' }).count(), 0, 'an ended set offers no cancel');
+  });
+
+  test("a set's labels: the commit and the pipeline are links, a label filters the list", async () => {
+    const labels = {
+      ci: 'github',
+      commit: 'abcdef1234567890',
+      commit_url: 'https://github.com/acme/shop/commit/abcdef1234567890',
+      branch: 'labelled-branch',
+      pipeline: 'https://github.com/acme/shop/actions/runs/9',
+    };
+    const labelled = (await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'preview', labels } })).body.testRunSetId as string;
+    const other = (await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'preview' } })).body.testRunSetId as string;
+    await page.goto(`/sets/${labelled}`);
+    const list = page.getByRole('list', { name: 'Labels' });
+    assert.equal(await list.getByRole('link', { name: 'abcdef123456' }).getAttribute('href'), labels.commit_url);
+    assert.equal(await list.getByRole('link', { name: labels.pipeline }).getAttribute('href'), labels.pipeline);
+    assert.equal(await list.getByText('commit_url').count(), 0, 'the commit link is not a label of its own');
+    await list.getByRole('link', { name: 'branch', exact: true }).click();
+    await page.waitForURL((url) => url.searchParams.get('label') === 'branch:labelled-branch');
+    await page.locator(`a[href="/sets/${labelled}"]`).first().waitFor();
+    assert.equal(await page.locator(`a[href="/sets/${other}"]`).count(), 0, 'the list shows only the labelled set');
+    assert.equal(await page.getByLabel('Label').inputValue(), 'branch:labelled-branch');
+  });
+
+  test("a set's page lists its webhook deliveries and their attempts", async () => {
+    const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'preview' } });
+    await page.goto(`/sets/${created.body.testRunSetId as string}`);
+    const row = page.locator('tr[data-delivery="team set.finished"]');
+    await row.getByText('delivered').waitFor();
+    await row.getByText('204').waitFor();
   });
 
   test('signs out: the session is gone and pages go back to sign-in', async () => {

@@ -80,7 +80,7 @@ describe('dashboard API', () => {
 
   test('a query error names the parameter and what is accepted', async () => {
     const unknown = await api(server, 'GET', '/v0/test-run-sets?colour=red');
-    assert.equal(unknown.body.detail, 'unknown query parameter "colour"; accepted: env, status, limit, cursor');
+    assert.equal(unknown.body.detail, 'unknown query parameter "colour"; accepted: env, status, limit, cursor, label');
     const status = await api(server, 'GET', '/v0/test-run-sets?status=DONE');
     assert.match(status.body.detail as string, /query parameter status .*; expected: One of WAITING, RUNNING, SUCCESS, FAIL\./);
   });
@@ -102,6 +102,7 @@ describe('dashboard API', () => {
       ],
       maxFailures: null,
       cancellation: null,
+      labels: {},
     });
     assert.ok(!res.text.includes(OVERRIDE_SECRET));
     const plain = await api(server, 'GET', `/v0/test-run-sets/${created[1]!.id}/details`);

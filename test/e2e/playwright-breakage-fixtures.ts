@@ -37,11 +37,18 @@ export default defineConfig({
 });
 `,
   'global-setup.ts': `
+import { existsSync } from 'node:fs';
 export default async function globalSetup() {
   if (process.env.BREAK === 'setup') throw new Error('global setup cannot reach the database with token ' + process.env.API_TOKEN);
   if (process.env.BREAK === 'crash') {
-    // Thrown later, in the runner process itself (globalSetup runs there), while the first test runs.
-    setTimeout(() => { throw new Error('the runner crashed with token ' + process.env.API_TOKEN); }, 1500).unref();
+    // Thrown later, in the runner process itself (globalSetup runs there), once the first
+    // test says it runs: a fixed delay would race a slow start on a busy machine.
+    const timer = setInterval(() => {
+      if (!existsSync(process.env.SERVER_LOG + '.test-started')) return;
+      clearInterval(timer);
+      throw new Error('the runner crashed with token ' + process.env.API_TOKEN);
+    }, 50);
+    timer.unref();
   }
 }
 `,
@@ -56,9 +63,13 @@ appendFileSync(process.env.SERVER_LOG, process.pid + '\\n');
 http.createServer((req, res) => res.end('hello from the web server')).listen(Number(process.env.SERVER_PORT), '127.0.0.1');
 `,
   'tests/served.spec.ts': `
+import { writeFileSync } from 'node:fs';
 import { test, expect } from '@playwright/test';
 test('the web server answers', async () => {
-  if (process.env.BREAK === 'crash') await new Promise((resolve) => setTimeout(resolve, 5000));
+  if (process.env.BREAK === 'crash') {
+    writeFileSync(process.env.SERVER_LOG + '.test-started', '');
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+  }
   if (process.env.BREAK === 'kill') {
     // The runner (this worker's parent) killed outright: it cannot stop its webServer itself.
     process.kill(process.ppid, 'SIGKILL');

@@ -14,7 +14,11 @@ function aged(newSet: NewSet, minutesAgo: number, env = 'staging', id?: string):
   return { ...set, id: id ?? set.id, createdAt: new Date(Date.UTC(2030, 0, 1) - minutesAgo * 60_000).toISOString() };
 }
 
-async function pageThrough(store: Store, query: { env?: string; status?: 'WAITING' | 'RUNNING' | 'SUCCESS' | 'FAIL' }, limit: number): Promise<string[][]> {
+async function pageThrough(
+  store: Store,
+  query: { env?: string; status?: 'WAITING' | 'RUNNING' | 'SUCCESS' | 'FAIL'; labels?: Record<string, string> },
+  limit: number,
+): Promise<string[][]> {
   const pages: string[][] = [];
   let cursor: string | undefined;
   do {
@@ -53,6 +57,25 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
       assert.deepEqual(whole.sets[0], await store.getSet(sets[1]!.id), 'list items are the same records as getSet');
       const exact = await store.listSets({ limit: 7 });
       assert.equal(exact.nextCursor, null, 'a full last page says there is no next one');
+    });
+
+    test('labels are kept, and the list filters on all the labels asked, paging within the filter', async () => {
+      const main = [1, 2, 3].map((m) => ({ ...aged(newSet, m), labels: { branch: 'main', ci: 'github', 'commit.sha': `c${m}` } }));
+      const feature = { ...aged(newSet, 4), labels: { branch: 'feature/x', ci: 'github' } };
+      const none = aged(newSet, 5);
+      for (const set of [...main, feature, none]) await store.createSet(set);
+
+      assert.deepEqual(await store.getSetLabels(main[0]!.id), { branch: 'main', ci: 'github', 'commit.sha': 'c1' });
+      assert.deepEqual(await store.getSetLabels(none.id), {});
+      assert.equal(await store.getSetLabels(randomUUID()), undefined);
+
+      const ids = async (labels: Record<string, string>, limit = 100) => (await pageThrough(store, { labels }, limit)).flat();
+      assert.deepEqual(await ids({ branch: 'main' }, 2), main.map((s) => s.id));
+      assert.deepEqual(await ids({ ci: 'github' }), [...main, feature].map((s) => s.id));
+      assert.deepEqual(await ids({ ci: 'github', branch: 'feature/x' }), [feature.id]);
+      assert.deepEqual(await ids({ 'commit.sha': 'c2' }), [main[1]!.id], 'a key with a dot is one key, not a path');
+      assert.deepEqual(await ids({ branch: 'nope' }), []);
+      assert.deepEqual(await ids({ branch: "main' OR 1=1 --" }), []);
     });
 
     test('sets filter by environment and status, and page within the filter', async () => {

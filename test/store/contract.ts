@@ -15,6 +15,7 @@ import { runFanoutContract } from './fanout-contract.js';
 import { runBatchContract } from './batch-contract.js';
 import { runCancelContract } from './cancel-contract.js';
 import { runWatchContract } from './watch-contract.js';
+import { runWebhookContract } from './webhook-contract.js';
 
 export type StoreFactory = () => Promise<Store>;
 
@@ -31,6 +32,7 @@ export function newSet(members: number, env = 'staging'): NewTestRunSet {
     keyId: null,
     createdAt: new Date().toISOString(),
     maxFailures: null,
+    labels: {},
     runs: Array.from({ length: members }, (_, i) => ({ id: randomUUID(), position: i, spec: spec(`t${i}`), expectedMs: 1000 })),
   };
 }
@@ -47,6 +49,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runFanoutContract(name, makeStore, newSet);
   runCancelContract(name, makeStore, newSet);
   runWatchContract(name, makeStore, newSet);
+  runWebhookContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

@@ -29,6 +29,7 @@ const suite: SuiteConfig = {
     ['empty', { name: 'empty', variables: {}, maxFailures: null }],
   ]),
   tests: [cmd('everywhere'), cmd('staging only', ['staging']), cmd('preview only', ['preview'])],
+  webhooks: [],
 };
 
 function codeOf(fn: () => unknown): string {
@@ -94,13 +95,14 @@ test('a secret read from the environment must exist where it runs', () => {
 // ── "run again" (planRerun) ──
 
 const earlierSet = () => {
-  const first = planTestRunSet(suite, { env: 'staging', envOverride: { BASE_URL: 'https://pr-7', TOKEN: 'tok-123' } }, { secretKey: key, keyId: null });
-  return { id: first.id, env: first.env, overrides: first.overrides };
+  const first = planTestRunSet(suite, { env: 'staging', envOverride: { BASE_URL: 'https://pr-7', TOKEN: 'tok-123' }, labels: { branch: 'pr-7' } }, { secretKey: key, keyId: null });
+  return { id: first.id, env: first.env, overrides: first.overrides, labels: first.labels };
 };
 
 test('run again: same environment and overrides, the secret one resealed, never in clear', () => {
   const again = planRerun(suite, earlierSet(), { secretKey: key, keyId: 'k1' });
   assert.equal(again.env, 'staging');
+  assert.deepEqual(again.labels, { branch: 'pr-7' }, 'the labels are kept');
   assert.deepEqual(again.overrides.BASE_URL, { kind: 'plain', value: 'https://pr-7' });
   const token = again.overrides.TOKEN;
   assert.equal(token?.kind, 'sealed');

@@ -7,6 +7,7 @@ import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { CreateTestRunSetBody, CreateTestRunSetResult, HealthSchema, ProblemSchema, refTo, TestRunList, TestRunSchema, TestRunSetStatus } from '../../core/wire.js';
 import { EnvironmentList, SessionInfo, SignInBody, TestRunSetDetails, TestRunSetPage, TestRunSetSummary, WorkerList, WorkerView } from '../../core/wire-dashboard.js';
 import { CancellationView, CancelTestRunSetResult } from '../../core/wire-control.js';
+import { WebhookDeliveryList, WebhookDeliveryView } from '../../core/wire-webhooks.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
@@ -43,6 +44,8 @@ export const SHARED_SCHEMAS: readonly Named[] = [
   WorkerView,
   CancelTestRunSetResult,
   HealthSchema,
+  WebhookDeliveryList,
+  WebhookDeliveryView,
 ] as TSchema[] as Named[];
 
 /**

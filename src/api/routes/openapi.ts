@@ -19,6 +19,7 @@ export const OPENAPI_INFO = {
     { name: 'Artifacts', description: 'Screenshots, traces and videos kept for failed members.' },
     { name: 'Environments', description: 'What a set may be created for.' },
     { name: 'Workers', description: 'The processes that run members.' },
+    { name: 'Webhooks', description: 'What was sent to the configured webhooks about a set.' },
     { name: 'Dashboard session', description: "The web dashboard's sign-in: an API key exchanged for a cookie." },
     { name: 'Health', description: 'Readiness for load balancers.' },
   ],

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { RunsetError } from '../../core/errors.js';
 import type { TestRunSetRecord } from '../../core/types.js';
-import { CreateTestRunSetResult } from '../../core/wire.js';
+import { CreateTestRunSetResult, LABEL_KEY } from '../../core/wire.js';
 import { ListTestRunSetsQuery, SET_PAGE_LIMIT, TestRunSetDetails, TestRunSetPage, type TestRunSetSummary } from '../../core/wire-dashboard.js';
 import { MASK } from '../../secrets/index.js';
 import { planRerun } from '../../sets/rerun.js';
@@ -15,6 +15,8 @@ import type { AppDeps } from '../app.js';
 import { findSet } from './test-run-sets.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
 
+
+const LABEL_KEY_PATTERN = new RegExp(LABEL_KEY);
 
 export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -34,9 +36,10 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     },
     async (request) => {
       const { env, status, cursor } = request.query;
+      const labels = labelFilter(request.query.label);
       const limit = request.query.limit === undefined ? SET_PAGE_LIMIT.default : Number(request.query.limit);
       if (limit < 1 || limit > SET_PAGE_LIMIT.max) throw new RunsetError('invalid_query', `query parameter limit must be 1-${SET_PAGE_LIMIT.max} (default ${SET_PAGE_LIMIT.default}); got "${String(request.query.limit)}"`);
-      const page = await deps.store.listSets({ env, status, limit, cursor });
+      const page = await deps.store.listSets({ env, status, limit, cursor, labels });
       return { testRunSets: page.sets.map(toSummary), nextCursor: page.nextCursor };
     },
   );
@@ -56,7 +59,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     },
     async (request) => {
       const set = await findSet(deps, request.params.id);
-      const [overrides, control] = await Promise.all([deps.store.getSetOverrides(set.id), deps.store.setControl(set.id)]);
+      const [overrides, control, labels] = await Promise.all([deps.store.getSetOverrides(set.id), deps.store.setControl(set.id), deps.store.getSetLabels(set.id)]);
       return {
         id: set.id,
         env: set.env,
@@ -65,6 +68,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
         ),
         maxFailures: control?.maxFailures ?? null,
         cancellation: control?.cancellation ?? null,
+        labels: labels ?? {},
       };
     },
   );
@@ -85,9 +89,8 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     async (request, reply) => {
       const earlier = await findSet(deps, request.params.id);
       const keyId = request.apiKey?.id ?? null;
-      const overrides = (await deps.store.getSetOverrides(earlier.id)) ?? {};
-      const history = await deps.store.durationHistory(earlier.env);
-      const set = planRerun(deps.suite(), { id: earlier.id, env: earlier.env, overrides }, { secretKey: deps.secretKey, keyId, history });
+      const [overrides, labels, history] = await Promise.all([deps.store.getSetOverrides(earlier.id), deps.store.getSetLabels(earlier.id), deps.store.durationHistory(earlier.env)]);
+      const set = planRerun(deps.suite(), { id: earlier.id, env: earlier.env, overrides: overrides ?? {}, labels: labels ?? {} }, { secretKey: deps.secretKey, keyId, history });
       deps.setLimit.take(keyId, reply); // as create: only a set about to be created spends the budget
       await deps.store.createSet(set);
       await deps.store.notifyRunsWaiting();
@@ -97,6 +100,21 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
   );
   return Promise.resolve();
 };
+
+/** `?label=key:value` (repeatable) as the labels a set must all carry. */
+function labelFilter(given: string | readonly string[] | undefined): Record<string, string> | undefined {
+  if (given === undefined || given.length === 0) return undefined;
+  const labels: Record<string, string> = {};
+  for (const text of typeof given === 'string' ? [given] : given) {
+    const at = text.indexOf(':');
+    const key = text.slice(0, Math.max(at, 0));
+    if (at < 0 || !LABEL_KEY_PATTERN.test(key)) {
+      throw new RunsetError('invalid_query', `query parameter label must be key:value with a key of 1-64 a-z, 0-9, "_", "." and "-", such as branch:main; got "${text.slice(0, 64)}"`);
+    }
+    labels[key] = text.slice(at + 1);
+  }
+  return labels;
+}
 
 function toSummary(set: TestRunSetRecord): TestRunSetSummary {
   return {

@@ -11,6 +11,7 @@ import {
   CreateTestRunSetResult,
   TestRunList,
   TestRunSetStatus,
+  statusDocument,
 } from '../../core/wire.js';
 import type { TestRunSetRecord } from '../../core/types.js';
 import { planTestRunSet } from '../../sets/plan.js';
@@ -217,13 +218,4 @@ export async function findSet(deps: AppDeps, id: string): Promise<TestRunSetReco
   return set;
 }
 
-export function toStatus(set: TestRunSetRecord) {
-  return {
-    id: set.id,
-    status: set.status,
-    startedAt: set.startedAt,
-    endedAt: set.endedAt,
-    createdAt: set.createdAt,
-    progress: { counts: set.counts },
-  };
-}
+export const toStatus = statusDocument;

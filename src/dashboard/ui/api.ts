@@ -4,6 +4,7 @@
  */
 import type { Artifact, TestRun, TestRunSetStatus, CreateTestRunSetResult } from '../../core/wire.js';
 import type { CancelTestRunSetResult } from '../../core/wire-control.js';
+import type { WebhookDeliveryList } from '../../core/wire-webhooks.js';
 import type { EnvironmentList, SessionInfo, TestRunSetDetails, TestRunSetPage, WorkerList } from '../../core/wire-dashboard.js';
 import { currentPath, navigate } from './router.js';
 
@@ -58,12 +59,13 @@ function query(params: Record<string, string | undefined>): string {
 }
 
 export const api = {
-  listSets: (p: { env?: string; status?: string; cursor?: string; limit?: number }) =>
+  listSets: (p: { env?: string; status?: string; label?: string; cursor?: string; limit?: number }) =>
     call<TestRunSetPage>('GET', `/test-run-sets${query({ ...p, limit: p.limit ? String(p.limit) : undefined })}`),
   getSet: (id: string) => call<SetStatus>('GET', `/test-run-sets/${encodeURIComponent(id)}`),
   getDetails: (id: string) => call<TestRunSetDetails>('GET', `/test-run-sets/${encodeURIComponent(id)}/details`),
   listMembers: async (id: string) => (await call<{ testRuns: Member[] }>('GET', `/test-run-sets/${encodeURIComponent(id)}/test-runs`)).testRuns,
   listWorkers: () => call<WorkerList>('GET', '/workers'),
+  listWebhookDeliveries: (setId: string) => call<WebhookDeliveryList>('GET', `/webhook-deliveries${query({ setId })}`),
   environments: async () => (await call<EnvironmentList>('GET', '/environments')).environments,
   createSet: (env: string, envOverride: Record<string, string>) =>
     call<CreateTestRunSetResult>('POST', '/test-run-sets', Object.keys(envOverride).length > 0 ? { env, envOverride } : { env }),

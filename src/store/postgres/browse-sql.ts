@@ -14,6 +14,7 @@ const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_wa
 export interface ListParams {
   env?: string;
   status?: RunState;
+  labels?: Readonly<Record<string, string>> | undefined;
   after?: CursorPosition;
   /** Rows to fetch (the caller asks for one more than a page). */
   limit: number;
@@ -32,6 +33,12 @@ export async function listSets(q: Queryable, n: Names, p: ListParams): Promise<S
     values.push(p.status);
     where.push(`status = $${values.length}`);
     shape.push('status');
+  }
+  if (p.labels !== undefined && Object.keys(p.labels).length > 0) {
+    // Containment, served by the GIN index test_run_sets_labels.
+    values.push(JSON.stringify(p.labels));
+    where.push(`labels @> $${values.length}::jsonb`);
+    shape.push('labels');
   }
   if (p.after !== undefined) {
     values.push(p.after.createdAt, p.after.id);
@@ -55,6 +62,15 @@ export async function getSetOverrides(q: Queryable, n: Names, id: string): Promi
     values: [id],
   });
   return rows[0]?.overrides;
+}
+
+export async function getSetLabels(q: Queryable, n: Names, id: string): Promise<unknown> {
+  const { rows } = await q.query<{ labels: unknown }>({
+    name: 'runset.browse.labels',
+    text: `SELECT labels FROM ${n.sets} WHERE id = $1`,
+    values: [id],
+  });
+  return rows[0]?.labels;
 }
 
 export type SessionRow = KeyRow & { csrf_token: string; expires_at: Date };

@@ -33,6 +33,7 @@ import * as browseSql from './browse-sql.js';
 import * as cancelSql from './cancel-sql.js';
 import * as batchSql from './sql-batch.js';
 import * as durationSql from './durations-sql.js';
+import { PostgresWebhooks } from './webhooks.js';
 import { PostgresBlobStore } from './blobs.js';
 import { decodeCursor, encodeCursor, type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
 
@@ -61,6 +62,7 @@ export class PostgresStore implements Store {
   /** Member moves, one at a time: see `moveInTurn`. */
   private readonly moveLane: LimitFunction = pLimit(1);
   private closing: Promise<void> | undefined;
+  readonly webhooks: PostgresWebhooks;
 
   constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? 'runset';
@@ -75,6 +77,7 @@ export class PostgresStore implements Store {
       applicationName: `runset:${this.schema}`,
       onError,
     });
+    this.webhooks = new PostgresWebhooks(this.pool, this.names);
     this.wake = new WakeListener({
       connectionString: options.connectionString,
       channel: this.names.channel,
@@ -166,7 +169,7 @@ export class PostgresStore implements Store {
   async listSets(query: ListSetsQuery): Promise<SetPage> {
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const rows = await this.autocommit((q) =>
-      browseSql.listSets(q, this.names, { env: query.env, status: query.status, after, limit: query.limit + 1 }),
+      browseSql.listSets(q, this.names, { env: query.env, status: query.status, labels: query.labels, after, limit: query.limit + 1 }),
     );
     const sets = rows.slice(0, query.limit).map(toSet);
     const last = sets[sets.length - 1];
@@ -177,6 +180,10 @@ export class PostgresStore implements Store {
   async getSetOverrides(id: string): Promise<Record<string, VariableValue> | undefined> {
     const overrides = await this.autocommit((q) => browseSql.getSetOverrides(q, this.names, id));
     return overrides as Record<string, VariableValue> | undefined;
+  }
+
+  async getSetLabels(id: string): Promise<Record<string, string> | undefined> {
+    return (await this.autocommit((q) => browseSql.getSetLabels(q, this.names, id))) as Record<string, string> | undefined;
   }
 
   async createSession(session: NewSession): Promise<SessionRecord> {

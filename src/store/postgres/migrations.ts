@@ -224,6 +224,75 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
         ADD COLUMN cancel_error text;
     `,
   },
+  {
+    version: 9,
+    name: 'webhooks: set events and deliveries',
+    sql: (s: string) => `
+      -- The outbox. A set's start and end are written here by a trigger, in the
+      -- transaction that changes the set (whichever process made it); a
+      -- delivering process turns each into one delivery per matching webhook.
+      CREATE TABLE ${s}.set_events (
+        id     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        set_id text NOT NULL,
+        event  text NOT NULL
+      );
+      CREATE FUNCTION ${s}.record_set_event() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF OLD.started_at IS NULL AND NEW.started_at IS NOT NULL AND NEW.status = 'RUNNING' THEN
+          INSERT INTO ${s}.set_events (set_id, event) VALUES (NEW.id, 'set.started');
+        END IF;
+        IF NEW.status IN ('SUCCESS', 'FAIL') AND OLD.status NOT IN ('SUCCESS', 'FAIL') THEN
+          INSERT INTO ${s}.set_events (set_id, event) VALUES (NEW.id, 'set.finished');
+        END IF;
+        RETURN NULL;
+      END $$;
+      -- The WHEN clause is checked without calling the function: the many moves
+      -- that change only counts pay for one comparison.
+      CREATE TRIGGER set_events AFTER UPDATE ON ${s}.test_run_sets FOR EACH ROW
+        WHEN ((OLD.started_at IS NULL AND NEW.started_at IS NOT NULL AND NEW.status = 'RUNNING')
+          OR (NEW.status IN ('SUCCESS', 'FAIL') AND OLD.status NOT IN ('SUCCESS', 'FAIL')))
+        EXECUTE FUNCTION ${s}.record_set_event();
+
+      CREATE TABLE ${s}.webhook_deliveries (
+        id               text PRIMARY KEY,
+        event_id         bigint NOT NULL,
+        webhook          text NOT NULL,
+        set_id           text NOT NULL,
+        event            text NOT NULL,
+        state            text NOT NULL DEFAULT 'pending', -- pending | delivered | failed
+        created_at       timestamptz NOT NULL,
+        next_attempt_at  timestamptz NOT NULL,
+        lease_expires_at timestamptz,
+        lease_token      text,
+        attempts         integer NOT NULL DEFAULT 0,
+        body             text,                           -- rendered at the first attempt, sent by every one
+        delivered_at     timestamptz,
+        UNIQUE (event_id, webhook)
+      );
+      CREATE INDEX webhook_deliveries_due ON ${s}.webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX webhook_deliveries_by_set ON ${s}.webhook_deliveries (set_id, created_at);
+
+      CREATE TABLE ${s}.webhook_attempts (
+        delivery_id text NOT NULL REFERENCES ${s}.webhook_deliveries(id),
+        n           integer NOT NULL,
+        at          timestamptz NOT NULL,
+        status_code integer,
+        error       text,
+        duration_ms integer NOT NULL,
+        PRIMARY KEY (delivery_id, n)
+      );
+    `,
+  },
+  {
+    version: 10,
+    name: 'set labels',
+    sql: (s: string) => `
+      -- CI context a client sent with the set (commit, branch, pipeline…). The GIN
+      -- index serves the list's label filter (labels @> '{"branch":"main"}').
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN labels jsonb NOT NULL DEFAULT '{}';
+      CREATE INDEX test_run_sets_labels ON ${s}.test_run_sets USING gin (labels jsonb_path_ops);
+    `,
+  },
 ]);
 
 /**

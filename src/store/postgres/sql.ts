@@ -33,6 +33,10 @@ export interface Names {
   durations: string;
   /** Live worker processes (migration 7). */
   workers: string;
+  /** The webhook outbox (migration 9). */
+  setEvents: string;
+  deliveries: string;
+  attempts: string;
   channel: string;
 }
 
@@ -49,6 +53,9 @@ export function namesOf(schema: string): Names {
     refuseMove: `${s}.refuse_move`,
     durations: `${s}.test_durations`,
     workers: `${s}.workers`,
+    setEvents: `${s}.set_events`,
+    deliveries: `${s}.webhook_deliveries`,
+    attempts: `${s}.webhook_attempts`,
     channel: channelOf(schema),
   };
 }
@@ -128,9 +135,9 @@ async function insertSet(q: Queryable, n: Names, set: NewTestRunSet): Promise<vo
   await q.query({
     name: 'runset.insertSet',
     text: `
-      INSERT INTO ${n.sets} (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures)
-      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8)`,
-    values: [set.id, set.env, set.createdAt, set.runs.length, JSON.stringify(set.variables), JSON.stringify(set.overrides), set.keyId, set.maxFailures],
+      INSERT INTO ${n.sets} (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels)
+      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb)`,
+    values: [set.id, set.env, set.createdAt, set.runs.length, JSON.stringify(set.variables), JSON.stringify(set.overrides), set.keyId, set.maxFailures, JSON.stringify(set.labels)],
   });
 }
 

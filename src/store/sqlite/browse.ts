@@ -25,6 +25,7 @@ interface SessionRow {
 export class SqliteBrowse {
   private readonly listings = new Map<string, Database.Statement>();
   private readonly overrides: Database.Statement;
+  private readonly labels: Database.Statement;
   private readonly insertSession: Database.Statement;
   private readonly deleteExpired: Database.Statement;
   private readonly findSessionRow: Database.Statement;
@@ -35,6 +36,7 @@ export class SqliteBrowse {
     private readonly toSet: (row: SetRow) => TestRunSetRecord,
   ) {
     this.overrides = db.prepare('SELECT overrides FROM test_run_sets WHERE id = ?');
+    this.labels = db.prepare('SELECT labels FROM test_run_sets WHERE id = ?');
     this.insertSession = db.prepare(`
       INSERT INTO sessions (id_hash, key_id, csrf_token, created_at, expires_at)
       VALUES (@id_hash, @key_id, @csrf_token, @created_at, @expires_at)`);
@@ -55,6 +57,13 @@ export class SqliteBrowse {
     return settle(() => {
       const row = this.overrides.get(id) as { overrides: string } | undefined;
       return row ? (JSON.parse(row.overrides) as Record<string, VariableValue>) : undefined;
+    });
+  }
+
+  getSetLabels(id: string): Promise<Record<string, string> | undefined> {
+    return settle(() => {
+      const row = this.labels.get(id) as { labels: string } | undefined;
+      return row ? (JSON.parse(row.labels) as Record<string, string>) : undefined;
     });
   }
 
@@ -82,6 +91,12 @@ export class SqliteBrowse {
       where.push('status = @status');
       params.status = query.status;
     }
+    // Keys are [a-z0-9_.-] (checked by the API), so a quoted JSON path names exactly the key.
+    Object.entries(query.labels ?? {}).forEach(([key, value], i) => {
+      where.push(`json_extract(labels, @label_path${i}) = @label_value${i}`);
+      params[`label_path${i}`] = `$."${key}"`;
+      params[`label_value${i}`] = value;
+    });
     if (query.cursor !== undefined) {
       const at = decodeCursor(query.cursor);
       where.push('(created_at, id) < (@c_created_at, @c_id)');

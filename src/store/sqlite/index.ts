@@ -36,6 +36,7 @@ import type { SqliteBatches } from './batches.js';
 import { SqliteMoves } from './moves.js';
 import { SqliteDurations } from './durations.js';
 import { SqliteWorkers } from './workers.js';
+import { SqliteWebhooks } from './webhooks.js';
 import { rowMappers } from '../rows.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
 
@@ -56,6 +57,7 @@ export class SqliteStore implements Store {
   private batches!: SqliteBatches;
   private durations!: SqliteDurations;
   private workers!: SqliteWorkers;
+  webhooks!: SqliteWebhooks;
 
   private releaseLock: (() => void) | undefined;
   /** Only in the owning process, the one writer of sets (see SetRowCache). */
@@ -100,6 +102,7 @@ export class SqliteStore implements Store {
     this.batches = this.moves.batches;
     this.durations = new SqliteDurations(this.db);
     this.workers = new SqliteWorkers(this.db);
+    this.webhooks = new SqliteWebhooks(this.db, this.opts.owner === true);
     return Promise.resolve();
   }
 
@@ -183,6 +186,7 @@ export class SqliteStore implements Store {
       overrides: JSON.stringify(set.overrides),
       key_id: set.keyId,
       max_failures: set.maxFailures,
+      labels: JSON.stringify(set.labels),
     });
     for (const run of set.runs) {
       this.sql.insertRun.run({
@@ -225,6 +229,7 @@ export class SqliteStore implements Store {
   // ── dashboard: listing sets, overrides, sessions (./browse.ts) ──
   listSets = (query: ListSetsQuery): Promise<SetPage> => this.browse.listSets(query);
   getSetOverrides = (id: string): Promise<Record<string, VariableValue> | undefined> => this.browse.getSetOverrides(id);
+  getSetLabels = (id: string): Promise<Record<string, string> | undefined> => this.browse.getSetLabels(id);
   createSession = (session: NewSession): Promise<SessionRecord> => this.browse.createSession(session);
   findSession = (idHash: string): Promise<SessionRecord | undefined> => this.browse.findSession(idHash);
   deleteSession = (idHash: string): Promise<void> => this.browse.deleteSession(idHash);

@@ -175,4 +175,62 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
       ALTER TABLE test_run_sets ADD COLUMN cancel_error TEXT;
     `,
   },
+  {
+    version: 8,
+    name: 'webhooks: set events and deliveries',
+    sql: `
+      -- The outbox. A set's start (it began running; a set cancelled before that
+      -- has none) and end are written here by triggers, in the
+      -- transaction that changes the set; a delivering process turns each into
+      -- one delivery per matching webhook and deletes it.
+      CREATE TABLE set_events (
+        id     INTEGER PRIMARY KEY AUTOINCREMENT,
+        set_id TEXT NOT NULL,
+        event  TEXT NOT NULL
+      );
+      CREATE TRIGGER set_started_event AFTER UPDATE OF started_at ON test_run_sets
+        WHEN OLD.started_at IS NULL AND NEW.started_at IS NOT NULL AND NEW.status = 'RUNNING'
+        BEGIN INSERT INTO set_events (set_id, event) VALUES (NEW.id, 'set.started'); END;
+      CREATE TRIGGER set_finished_event AFTER UPDATE OF status ON test_run_sets
+        WHEN NEW.status IN ('SUCCESS', 'FAIL') AND OLD.status NOT IN ('SUCCESS', 'FAIL')
+        BEGIN INSERT INTO set_events (set_id, event) VALUES (NEW.id, 'set.finished'); END;
+
+      CREATE TABLE webhook_deliveries (
+        id               TEXT PRIMARY KEY,
+        event_id         INTEGER NOT NULL,
+        webhook          TEXT NOT NULL,
+        set_id           TEXT NOT NULL,
+        event            TEXT NOT NULL,
+        state            TEXT NOT NULL DEFAULT 'pending', -- pending | delivered | failed
+        created_at       TEXT NOT NULL,
+        next_attempt_at  INTEGER NOT NULL,               -- ms since the epoch
+        lease_expires_at INTEGER,
+        lease_token      TEXT,
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        body             TEXT,                           -- rendered at the first attempt, sent by every one
+        delivered_at     TEXT,
+        UNIQUE (event_id, webhook)
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX webhook_deliveries_by_set ON webhook_deliveries (set_id, created_at);
+
+      CREATE TABLE webhook_attempts (
+        delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(id),
+        n           INTEGER NOT NULL,
+        at          TEXT NOT NULL,
+        status_code INTEGER,
+        error       TEXT,
+        duration_ms INTEGER NOT NULL,
+        PRIMARY KEY (delivery_id, n)
+      );
+    `,
+  },
+  {
+    version: 9,
+    name: 'set labels',
+    sql: `
+      -- CI context a client sent with the set (commit, branch, pipeline…), a JSON object.
+      ALTER TABLE test_run_sets ADD COLUMN labels TEXT NOT NULL DEFAULT '{}';
+    `,
+  },
 ];

@@ -32,8 +32,8 @@ export function prepareStatements(db: Database.Database): Statements {
     touchKey: db.prepare('UPDATE api_keys SET last_used_at = @at WHERE id = @id'),
 
     insertSet: db.prepare(`
-      INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures)
-      VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures)`),
+      INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels)
+      VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels)`),
     insertRun: db.prepare(`
       INSERT INTO test_runs (id, set_id, position, name, type, spec, status, batch_key, expected_ms)
       VALUES (@id, @set_id, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms)`),

@@ -6,6 +6,8 @@ import { Alert, CountsBar, FlakyBadge, formatDuration, isFinal, shortId, spanMs,
 import { usePoll } from '../live.js';
 import { navigate } from '../router.js';
 import { Timeline } from '../timeline.js';
+import { WebhookDeliveries } from '../webhooks.js';
+import { Labels } from '../labels.js';
 
 export function SetPage({ id }: { id: string }) {
   const [status, setStatus] = useState<SetStatus | undefined>(undefined);
@@ -93,6 +95,7 @@ export function SetPage({ id }: { id: string }) {
             <dd class="mono">{status.id}</dd>
             <dt>Environment</dt>
             <dd>{details?.env ?? '…'}</dd>
+            {details && <Labels labels={details.labels} />}
             <dt>Created</dt>
             <dd><Time iso={status.createdAt} /></dd>
             <dt>Started</dt>
@@ -124,6 +127,8 @@ export function SetPage({ id }: { id: string }) {
       <Timeline setId={id} members={members} now={Date.now()} />
       <h2>Members</h2>
       <MembersTable setId={id} members={members} />
+      <h2>Webhooks</h2>
+      <WebhookDeliveries setId={id} setEnded={done} />
     </>
   );
 }

@@ -11,6 +11,7 @@ const PAGE_SIZE = 20;
 export function SetsPage({ search }: { search: URLSearchParams }) {
   const env = search.get('env') ?? '';
   const status = search.get('status') ?? '';
+  const label = search.get('label') ?? '';
   const [envNames, setEnvNames] = useState<string[]>([]);
   /** Cursors of the pages walked so far: the last one is the page shown ("" = the newest). */
   const [cursors, setCursors] = useState<string[]>(['']);
@@ -22,11 +23,11 @@ export function SetsPage({ search }: { search: URLSearchParams }) {
   useEffect(() => {
     api.environments().then((list) => setEnvNames(list.map((e) => e.name)), () => undefined);
   }, []);
-  useEffect(() => setCursors(['']), [env, status]);
+  useEffect(() => setCursors(['']), [env, status, label]);
 
   usePoll(async () => {
     try {
-      const page = await api.listSets({ env, status, cursor: cursor || undefined, limit: PAGE_SIZE });
+      const page = await api.listSets({ env, status, label, cursor: cursor || undefined, limit: PAGE_SIZE });
       setSets(page.testRunSets);
       setNextCursor(page.nextCursor);
       setError(undefined);
@@ -34,9 +35,9 @@ export function SetsPage({ search }: { search: URLSearchParams }) {
       setError((err as Error).message);
       throw err;
     }
-  }, [env, status, cursor]);
+  }, [env, status, label, cursor]);
 
-  const setFilter = (name: 'env' | 'status', value: string) => {
+  const setFilter = (name: 'env' | 'status' | 'label', value: string) => {
     const next = new URLSearchParams(search);
     if (value) next.set(name, value);
     else next.delete(name);
@@ -76,9 +77,13 @@ export function SetsPage({ search }: { search: URLSearchParams }) {
             ))}
           </select>
         </label>
+        <label>
+          Label
+          <input name="label" type="search" placeholder="branch:main" value={label} onChange={(e) => setFilter('label', e.currentTarget.value.trim())} />
+        </label>
       </form>
       {error && <Alert>Could not load the sets: {error}</Alert>}
-      {sets === undefined ? <p class="muted">Loading…</p> : <SetsTable sets={sets} filtered={Boolean(env || status)} />}
+      {sets === undefined ? <p class="muted">Loading…</p> : <SetsTable sets={sets} filtered={Boolean(env || status || label)} />}
       <nav class="pager" aria-label="Pages">
         <button type="button" disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
           ← Newer

@@ -1,0 +1,169 @@
+/**
+ * Delivers webhooks from the store's outbox. Every process that serves the API
+ * runs one: each tick it fans new set events out into deliveries (one per
+ * matching webhook), then leases the due deliveries and posts them. The store
+ * hands each event and each attempt to exactly one process, so several API
+ * processes on one PostgreSQL deliver once; a delivery whose process died
+ * mid-attempt comes back when its lease runs out.
+ *
+ * Delivery is at least once: a receiver that answered but whose answer was
+ * never recorded (a crash in between) gets the same `Runset-Delivery` id again,
+ * which is what receivers deduplicate on.
+ */
+import type { Logger } from 'pino';
+import type { DueDelivery, SetEvent, WebhookConfig } from '../core/webhooks.js';
+import type { VariableValue } from '../core/types.js';
+import type { Store } from '../store/store.js';
+import { renderBody } from './payload.js';
+import { DEFAULT_RETRY, nextRetryMs, type RetryPolicy } from './retry.js';
+import { signatureHeader } from './signature.js';
+
+/** Posts a delivery; the default is fetch (through the outbound address rules, see main.ts). */
+export type PostWebhook = (url: string, init: { body: string; headers: Record<string, string>; signal: AbortSignal }) => Promise<{ status: number }>;
+
+export interface DispatcherOptions {
+  store: Store;
+  /** The webhooks of the current config (it can be reloaded). */
+  webhooks: () => readonly WebhookConfig[];
+  /** The dashboard page of a set. */
+  setUrl: (setId: string) => string;
+  logger: Logger;
+  post: PostWebhook;
+  env?: NodeJS.ProcessEnv;
+  retry?: RetryPolicy;
+  pollMs?: number;
+  timeoutMs?: number;
+}
+
+/** Posts with fetch; a redirect is an answer, not followed (a receiver that moved is a config to fix). */
+export const fetchPost: PostWebhook = async (url, init) => {
+  const response = await fetch(url, { method: 'POST', redirect: 'manual', ...init });
+  await response.body?.cancel();
+  return { status: response.status };
+};
+
+const FAN_OUT_BATCH = 100;
+const CLAIM_BATCH = 8;
+const USER_AGENT = 'runset-webhooks/1';
+
+/** A failure the receiver cannot help: retried like any other, but said plainly. */
+class DeliveryProblem extends Error {}
+
+export class WebhookDispatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private readonly pollMs: number;
+  private readonly timeoutMs: number;
+  private readonly retry: RetryPolicy;
+
+  constructor(private readonly opts: DispatcherOptions) {
+    this.pollMs = opts.pollMs ?? 1_000;
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.retry = opts.retry ?? DEFAULT_RETRY;
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.tick(), this.pollMs);
+    this.timer.unref();
+    void this.tick();
+  }
+
+  /** Stops ticking and waits for the attempts under way (each bounded by the timeout). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One round: fan out, then deliver what is due. Ticks never overlap. */
+  tick(): Promise<void> {
+    this.running ??= this.round()
+      .catch((err: unknown) => this.opts.logger.warn({ err }, 'webhook delivery round failed; trying again next tick'))
+      .finally(() => {
+        this.running = undefined;
+      });
+    return this.running;
+  }
+
+  private async round(): Promise<void> {
+    const route = (event: SetEvent) => this.route(event);
+    while ((await this.opts.store.webhooks.fanOut(route, FAN_OUT_BATCH)) === FAN_OUT_BATCH);
+    for (;;) {
+      const due = await this.opts.store.webhooks.claimDue(CLAIM_BATCH, this.timeoutMs + 5_000);
+      await Promise.all(due.map((delivery) => this.attempt(delivery)));
+      if (due.length < CLAIM_BATCH || !this.timer) return;
+    }
+  }
+
+  private route(event: SetEvent): string[] {
+    return this.opts
+      .webhooks()
+      .filter((hook) => hook.events.includes(event.event) && (hook.environments === null || hook.environments.includes(event.env)))
+      .map((hook) => hook.name);
+  }
+
+  private async attempt(delivery: DueDelivery): Promise<void> {
+    const { logger } = this.opts;
+    const hook = this.opts.webhooks().find((h) => h.name === delivery.webhook);
+    const log = { delivery: delivery.id, webhook: delivery.webhook, set: delivery.setId, event: delivery.event, attempt: delivery.attempts + 1 };
+    const started = performance.now();
+    let body = delivery.body ?? '';
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    let giveUp = false;
+    try {
+      if (!hook) {
+        giveUp = true;
+        throw new DeliveryProblem(`webhook "${delivery.webhook}" is no longer in the config`);
+      }
+      body = delivery.body ?? (await this.render(delivery, hook));
+      const url = this.resolve(hook.url, 'url');
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'runset-event': delivery.event,
+        'runset-delivery': delivery.id,
+      };
+      if (hook.secret) headers['runset-signature'] = signatureHeader(this.resolve(hook.secret, 'secret'), body, Math.floor(Date.now() / 1000));
+      const response = await this.opts.post(url, { body, headers, signal: AbortSignal.timeout(this.timeoutMs) });
+      statusCode = response.status;
+      if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}${statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''}`;
+    } catch (err) {
+      error = describeFailure(err, this.timeoutMs);
+    }
+    const delivered = error === null;
+    const retryInMs = delivered || giveUp ? null : nextRetryMs(this.retry, delivery.attempts + 1, delivery.ageMs);
+    const durationMs = Math.round(performance.now() - started);
+    const recorded = await this.opts.store.webhooks.recordAttempt(delivery, { delivered, statusCode, error, durationMs, retryInMs, body });
+    if (!recorded) logger.warn(log, 'webhook attempt outlived its lease; another process may try it again');
+    else if (delivered) logger.info({ ...log, statusCode, durationMs }, 'webhook delivered');
+    else logger.warn({ ...log, statusCode, error, retryInMs }, retryInMs === null ? 'webhook delivery given up' : 'webhook delivery failed; will retry');
+  }
+
+  private async render(delivery: DueDelivery, hook: WebhookConfig): Promise<string> {
+    const [set, members] = await Promise.all([this.opts.store.getSet(delivery.setId), this.opts.store.listRuns(delivery.setId)]);
+    if (!set) throw new DeliveryProblem(`test run set ${delivery.setId} no longer exists`);
+    return renderBody(hook.format, { event: delivery.event, deliveryId: delivery.id, set, members, dashboardUrl: this.opts.setUrl(set.id) });
+  }
+
+  /** A webhook's url or secret in clear, read from this process's environment when it is a reference. */
+  private resolve(value: VariableValue, what: string): string {
+    if (value.kind === 'plain') return value.value;
+    const found = value.kind === 'env' ? (this.opts.env ?? process.env)[value.name] : undefined;
+    if (found === undefined || found === '') throw new DeliveryProblem(`the webhook's ${what} reads \${env:${value.kind === 'env' ? value.name : '?'}}, which is not set in this process's environment`);
+    return found;
+  }
+}
+
+/**
+ * One line saying why an attempt failed, never the URL (a Slack webhook's
+ * address is itself a secret): fetch's own message hides the cause.
+ */
+function describeFailure(err: unknown, timeoutMs: number): string {
+  if (err instanceof DeliveryProblem) return err.message;
+  const error = err as Error & { cause?: Error & { code?: string } };
+  if (error.name === 'TimeoutError' || error.name === 'AbortError') return `no answer within ${timeoutMs / 1000} s`;
+  const cause = error.cause;
+  const detail = cause?.message ?? error.message ?? String(err);
+  return detail.split('\n')[0]!.slice(0, 300);
+}

@@ -1,0 +1,162 @@
+/**
+ * Store contract for the webhook outbox: a set's start and end become events in
+ * the transactions that made them (claims, finishes, cancels), each event is
+ * fanned out once into deliveries, a due delivery is leased to one caller, its
+ * attempts are recorded (fenced by the lease), retried, delivered or given up,
+ * and a lost lease gives it back. Run by runStoreContract for every backend.
+ */
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { NewTestRunSet } from '../../src/core/types.js';
+import type { AttemptOutcome, SetEvent } from '../../src/core/webhooks.js';
+import { leaseOf, type Store } from '../../src/store/store.js';
+
+type NewSet = (members: number, env?: string) => NewTestRunSet;
+
+const passed = { status: 'SUCCESS' as const, attempts: 1, error: null, output: '', durationMs: 40 };
+const refused: AttemptOutcome = { delivered: false, statusCode: 500, error: 'HTTP 500', durationMs: 12, retryInMs: 0, body: '{"n":1}' };
+const accepted: AttemptOutcome = { delivered: true, statusCode: 204, error: null, durationMs: 8, retryInMs: null, body: '{"n":2}' };
+/** Routes every event to the webhooks named after it, and remembers what it saw. */
+function router(seen: SetEvent[], names: Record<string, string[]>) {
+  return (event: SetEvent) => {
+    seen.push(event);
+    return names[event.event] ?? [];
+  };
+}
+
+export function runWebhookContract(name: string, makeStore: () => Promise<Store>, newSet: NewSet): void {
+  describe(`Store contract: ${name}: webhook outbox`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    test('a set start and end are events once each, fanned out to the webhooks the router names', async () => {
+      const set = newSet(2, 'production');
+      await store.createSet(set);
+      assert.equal(await store.webhooks.fanOut(() => ['never'], 10), 0, 'a created set has no event yet');
+
+      const [first] = await store.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
+      const [second] = await store.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
+      assert.ok(await store.finishRun(leaseOf(first!), passed));
+      assert.ok(await store.finishRun(leaseOf(second!), passed));
+
+      const seen: SetEvent[] = [];
+      assert.equal(await store.webhooks.fanOut(router(seen, { 'set.started': ['chat'], 'set.finished': ['chat', 'pager'] }), 10), 2);
+      assert.deepEqual(
+        seen.map((e) => [e.setId, e.env, e.event]),
+        [
+          [set.id, 'production', 'set.started'],
+          [set.id, 'production', 'set.finished'],
+        ],
+      );
+      assert.equal(await store.webhooks.fanOut(() => ['again'], 10), 0, 'an event is taken once');
+
+      const deliveries = await store.webhooks.listDeliveries(set.id);
+      assert.deepEqual(deliveries.map((d) => [d.event, d.webhook, d.state, d.attempts, d.history.length]).sort(), [
+        ['set.finished', 'chat', 'pending', 0, 0],
+        ['set.finished', 'pager', 'pending', 0, 0],
+        ['set.started', 'chat', 'pending', 0, 0],
+      ]);
+      assert.ok(deliveries.every((d) => d.setId === set.id && d.nextAttemptAt !== null && d.deliveredAt === null));
+    });
+
+    test('a cancelled set ends with its event, and an event no webhook wants is dropped', async () => {
+      const set = newSet(3);
+      await store.createSet(set);
+      await store.cancelSet(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      const seen: SetEvent[] = [];
+      assert.equal(await store.webhooks.fanOut(router(seen, {}), 10), 1);
+      assert.deepEqual(seen.map((e) => e.event), ['set.finished'], 'never started: no set.started');
+      assert.deepEqual(await store.webhooks.listDeliveries(set.id), []);
+      assert.equal(await store.webhooks.fanOut(router(seen, { 'set.finished': ['x'] }), 10), 0);
+    });
+
+    test('two fan-outs at once take each event once', async () => {
+      const sets = [newSet(1), newSet(1), newSet(1), newSet(1)];
+      for (const set of sets) {
+        await store.createSet(set);
+        await store.cancelSet(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      }
+      const route = () => ['hook'];
+      const taken = await Promise.all([store.webhooks.fanOut(route, 2), store.webhooks.fanOut(route, 2), store.webhooks.fanOut(route, 2)]);
+      const rest = await store.webhooks.fanOut(route, 10);
+      assert.equal(taken.reduce((a, b) => a + b, 0) + rest, 4);
+      for (const set of sets) assert.equal((await store.webhooks.listDeliveries(set.id)).length, 1);
+    });
+
+    test('a due delivery is leased to one caller; attempts are recorded, retried, then delivered', async () => {
+      const set = newSet(1);
+      await store.createSet(set);
+      await store.cancelSet(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      await store.webhooks.fanOut(() => ['hook'], 10);
+
+      const [due, ...others] = await store.webhooks.claimDue(10, 60_000);
+      assert.ok(due);
+      assert.deepEqual(others, []);
+      assert.equal(due.body, null, 'no body before the first attempt');
+      assert.ok(due.ageMs >= 0 && due.ageMs < 60_000);
+      assert.deepEqual(await store.webhooks.claimDue(10, 60_000), [], 'a leased delivery is not handed out twice');
+
+      assert.ok(await store.webhooks.recordAttempt(due, refused));
+      assert.equal(await store.webhooks.recordAttempt(due, refused), false, 'the lease ended with the record');
+      const [again] = await store.webhooks.claimDue(10, 60_000);
+      assert.equal(again?.id, due.id, 'retried when due');
+      assert.equal(again?.body, '{"n":1}', 'the first attempt\'s body is kept for every retry');
+      assert.equal(again?.attempts, 1);
+      assert.equal(await store.webhooks.recordAttempt({ id: due.id, leaseToken: 'someone-else' }, accepted), false, 'fenced by the lease token');
+      assert.ok(await store.webhooks.recordAttempt(again, accepted));
+      assert.deepEqual(await store.webhooks.claimDue(10, 60_000), []);
+
+      const [delivery] = await store.webhooks.listDeliveries(set.id);
+      assert.equal(delivery?.state, 'delivered');
+      assert.ok(delivery?.deliveredAt);
+      assert.equal(delivery?.nextAttemptAt, null);
+      assert.deepEqual(
+        delivery?.history.map((a) => [a.n, a.statusCode, a.error, a.durationMs]),
+        [
+          [1, 500, 'HTTP 500', 12],
+          [2, 204, null, 8],
+        ],
+      );
+      assert.ok(delivery?.history.every((a) => !Number.isNaN(Date.parse(a.at))));
+    });
+
+    test('a retry waits its delay, giving up fails the delivery, and a lost lease gives it back', async () => {
+      const set = newSet(1);
+      await store.createSet(set);
+      await store.cancelSet(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      await store.webhooks.fanOut(() => ['later', 'never', 'lost'], 10);
+      const due = new Map((await store.webhooks.claimDue(10, 60_000)).map((d) => [d.webhook, d]));
+      assert.equal(due.size, 3);
+
+      assert.ok(await store.webhooks.recordAttempt(due.get('later')!, { ...refused, retryInMs: 60_000 }));
+      assert.ok(await store.webhooks.recordAttempt(due.get('never')!, { ...refused, statusCode: null, error: 'timed out', retryInMs: null }));
+      assert.deepEqual(await store.webhooks.claimDue(10, 60_000), [], 'not due yet, given up, or still leased');
+
+      const byName = new Map((await store.webhooks.listDeliveries(set.id)).map((d) => [d.webhook, d]));
+      assert.equal(byName.get('later')?.state, 'pending');
+      assert.ok(Date.parse(byName.get('later')!.nextAttemptAt!) > Date.now() + 50_000);
+      assert.equal(byName.get('never')?.state, 'failed');
+      assert.equal(byName.get('never')?.history[0]?.statusCode, null);
+      assert.equal(byName.get('never')?.history[0]?.error, 'timed out');
+
+      // A lease that runs out (its holder died mid-attempt) is handed out again.
+      await store.webhooks.fanOut(() => [], 10);
+      const set2 = newSet(1);
+      await store.createSet(set2);
+      await store.cancelSet(set2.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      await store.webhooks.fanOut(() => ['short'], 10);
+      const [short] = await store.webhooks.claimDue(10, 1);
+      assert.ok(short);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const [retaken] = await store.webhooks.claimDue(10, 60_000);
+      assert.equal(retaken?.id, short.id);
+      assert.equal(await store.webhooks.recordAttempt(short, accepted), false, 'the first holder is fenced out');
+      assert.ok(await store.webhooks.recordAttempt(retaken, accepted));
+    });
+  });
+}
