@@ -37,6 +37,6 @@ export const WebhookDeliveryList = Type.Object({ deliveries: Type.Array(refTo(We
 export type WebhookDeliveryList = Static<typeof WebhookDeliveryList>;
 
 export const WebhookDeliveriesQuery = Type.Object(
-  { setId: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The Test Run Set (uuid).' }) },
+  { setId: Type.String({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The Test Run Set (uuid).' }) },
   { additionalProperties: false },
 );

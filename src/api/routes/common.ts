@@ -69,7 +69,7 @@ export function named<T extends TSchema>(schema: T, description?: string): TUnsa
 const PROBLEM_STATUSES: Record<number, string> = {
   400: 'Bad request: a malformed id, URL, query, header or body (`code` says which)',
   401: 'Missing, malformed, unknown or revoked API key (or dashboard session); `WWW-Authenticate: Bearer`',
-  403: 'Refused: a cookie-authenticated write from another origin or without the CSRF token',
+  403: 'Refused: the credential may not do this (`code` says why), e.g. a cookie-authenticated write from another origin or without the CSRF token',
   404: 'No such resource',
   409: 'Conflict with the current configuration',
   413: 'Request body over 1 MiB',
