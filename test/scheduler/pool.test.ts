@@ -19,7 +19,7 @@ import type { CommandTestSpec, Executor, TestRunRecord, TestType } from '../../s
 import { caseSpec } from '../store/batch-contract.js';
 import { executorRegistry } from '../../src/main.js';
 import { WorkerPool } from '../../src/scheduler/pool.js';
-import { newSet } from '../store/contract.js';
+import { newSet } from '../store/fixtures.js';
 import { tempDir } from '../helpers/server.js';
 
 async function freshStore(): Promise<SqliteStore> {

@@ -17,7 +17,7 @@ import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { PostgresStore } from '../../src/store/postgres/index.js';
 import { dropSchemas } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
-import { newSet } from './contract.js';
+import { newSet } from './fixtures.js';
 import { caseSpec } from './batch-contract.js';
 
 const url = process.env.RUNSET_TEST_DATABASE_URL ?? '';

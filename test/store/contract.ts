@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../src/store/store.js';
 import { leaseOf, WORKER_LOST } from '../../src/store/store.js';
-import type { ClaimedRun, NewTestRunSet, TestSpec } from '../../src/core/types.js';
-
+import type { ClaimedRun } from '../../src/core/types.js';
 import { runIdempotencyContract } from './idempotency-contract.js';
 import { runBrowseContract } from './browse-contract.js';
 import { runFanoutContract } from './fanout-contract.js';
@@ -17,28 +16,10 @@ import { runCancelContract } from './cancel-contract.js';
 import { runWatchContract } from './watch-contract.js';
 import { runKeysContract } from './keys-contract.js';
 import { runWebhookContract } from './webhook-contract.js';
+import { formatCases, leaseCases } from './record-cases.js';
+import { newSet } from './fixtures.js';
 
 export type StoreFactory = () => Promise<Store>;
-
-function spec(name: string): TestSpec {
-  return { name, type: 'command', run: ['true'], cwd: '/', tags: [], timeoutSeconds: 5, retries: 0 };
-}
-
-export function newSet(members: number, env = 'staging'): NewTestRunSet {
-  return {
-    id: randomUUID(),
-    env,
-    variables: { BASE_URL: { kind: 'plain', value: 'http://x' } },
-    overrides: {},
-    keyId: null,
-    createdAt: new Date().toISOString(),
-    maxFailures: null,
-    labels: {},
-    runs: Array.from({ length: members }, (_, i) => ({ id: randomUUID(), position: i, spec: spec(`t${i}`), expectedMs: 1000 })),
-  };
-}
-
-const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const ok = { status: 'SUCCESS' as const, attempts: 1, error: null, output: 'fine', durationMs: 5 };
 const bad = { status: 'FAIL' as const, attempts: 2, error: 'exited with code 1', output: 'boom', durationMs: 7 };
@@ -392,128 +373,8 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       assert.ok((await store.listKeys())[0]?.revokedAt);
     });
 
-    formatCases(() => store);
-    leaseCases(() => store);
-  });
-}
-
-/** What the first cases leave open about formats and edge values. */
-function formatCases(current: () => Store): void {
-  test('timestamps are UTC ISO 8601 with milliseconds, as toISOString() writes them', async () => {
-    const store = current();
-    const set = newSet(2);
-    await store.createSet(set);
-    const [a] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
-    await store.finishRun({ runId: a!.id, workerId: 'w', claim: a!.claim }, ok);
-    const [b] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
-    await store.finishRun({ runId: b!.id, workerId: 'w', claim: b!.claim }, ok);
-    const s = await store.getSet(set.id);
-    const runs = await store.listRuns(set.id);
-    const key = await store.createKey({ id: randomUUID(), name: 'k', hash: 'c'.repeat(64) });
-    await store.touchKeys([key.id]);
-    await store.revokeKey(key.id);
-    const [listed] = await store.listKeys();
-    const stamps = [
-      s?.createdAt, s?.startedAt, s?.endedAt,
-      ...runs.flatMap((r) => [r.startedAt, r.endedAt]),
-      key.createdAt, listed?.createdAt, listed?.lastUsedAt, listed?.revokedAt,
-    ];
-    for (const stamp of stamps) assert.match(String(stamp), ISO_UTC_MS);
-    assert.ok(runs.every((r) => r.startedAt! >= s!.startedAt! && r.endedAt! <= s!.endedAt!));
-  });
-
-  test('specs and variables come back exactly as stored, key order included', async () => {
-    const store = current();
-    const set = newSet(1);
-    const http: TestSpec = {
-      name: 'post',
-      type: 'http',
-      request: { method: 'POST', url: '{{BASE_URL}}/x', headers: { 'x-b': '1', 'x-a': '2' }, body: { zeta: 1, alpha: { b: [1, 2.5], a: null }, k: 'é' } },
-      expect: { status: 201, json: { ok: true } },
-      tags: ['smoke'],
-      timeoutSeconds: 5,
-      retries: 1,
-    };
-    set.runs[0]!.spec = http;
-    set.variables = { ZED: { kind: 'plain', value: 'z' }, API: { kind: 'env', name: 'TOKEN' }, BASE_URL: { kind: 'plain', value: 'http://x' } };
-    await store.createSet(set);
-    const [claimed] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
-    assert.equal(JSON.stringify(claimed!.spec), JSON.stringify(http));
-    assert.equal(JSON.stringify(claimed!.variables), JSON.stringify(set.variables));
-    assert.equal(claimed!.workerId, 'w');
-    assert.equal((await store.listRuns(set.id))[0]?.type, 'http');
-  });
-
-  test('unknown or malformed ids are simply not found; nothing waiting claims nothing', async () => {
-    const store = current();
-    assert.equal(await store.getSet('not-a-uuid'), undefined);
-    assert.deepEqual(await store.listRuns(randomUUID()), []);
-    assert.deepEqual(await store.claimRuns({ workerId: 'w', limit: 5, leaseMs: 1000 }), []);
-    assert.deepEqual(await store.reapExpired(3), { requeued: 0, failed: 0 });
-    assert.equal(await store.releaseRuns([]), 0);
-    await store.touchKeys([]);
-    const set = newSet(1);
-    await store.createSet(set);
-    const [run] = await store.claimRuns({ workerId: 'w', limit: 5, leaseMs: 1000 });
-    await store.finishRun({ runId: run!.id, workerId: 'w', claim: run!.claim }, { ...ok, durationMs: 7.6 });
-    assert.deepEqual(await store.claimRuns({ workerId: 'w', limit: 5, leaseMs: 1000 }), [], 'an ended member is never claimed again');
-    assert.equal((await store.listRuns(set.id))[0]?.durationMs, 8, 'durations are stored as whole milliseconds');
-  });
-
-  test('revoking twice keeps the first revocation time', async () => {
-    const store = current();
-    const id = randomUUID();
-    await store.createKey({ id, name: 'ci', hash: 'd'.repeat(64) });
-    assert.equal(await store.revokeKey(id), true);
-    const once = (await store.listKeys())[0]?.revokedAt;
-    await sleep(5);
-    assert.equal(await store.revokeKey(id), true);
-    assert.equal((await store.listKeys())[0]?.revokedAt, once);
-  });
-}
-
-/** What the first cases leave open about heartbeats and releases. */
-function leaseCases(current: () => Store): void {
-  test('a heartbeat extends the lease by the store clock and records attempts', async () => {
-    const store = current();
-    const set = newSet(1);
-    await store.createSet(set);
-    const [run] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 40 });
-    assert.ok(await store.heartbeat({ runId: run!.id, workerId: 'w', claim: run!.claim }, 60_000, 2));
-    await sleep(80);
-    assert.deepEqual(await store.reapExpired(1), { requeued: 0, failed: 0 });
-    const [listed] = await store.listRuns(set.id);
-    assert.equal(listed?.status, 'RUNNING');
-    assert.equal(listed?.attempts, 2);
-  });
-
-  test('releasing is fenced, spends no lost lease, and keeps the first start', async () => {
-    const store = current();
-    const set = newSet(1);
-    await store.createSet(set);
-    const [first] = await store.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 60_000 });
-    const startedAt = (await store.listRuns(set.id))[0]?.startedAt;
-    assert.equal(await store.releaseRuns([{ runId: first!.id, workerId: 'w2', claim: first!.claim }]), 0);
-    assert.equal(await store.releaseRuns([{ runId: first!.id, workerId: 'w1', claim: first!.claim - 1 }]), 0);
-    assert.equal(await store.releaseRuns([{ runId: first!.id, workerId: 'w1', claim: first!.claim }]), 1);
-    assert.equal(await store.releaseRuns([{ runId: first!.id, workerId: 'w1', claim: first!.claim }]), 0, 'no second release');
-    assert.equal(await store.heartbeat({ runId: first!.id, workerId: 'w1', claim: first!.claim }, 1000, 1), false);
-
-    const [second] = await store.claimRuns({ workerId: 'w2', limit: 1, leaseMs: 1 });
-    assert.equal(second!.claim, first!.claim + 1);
-    await sleep(20);
-    assert.deepEqual(await store.reapExpired(2), { requeued: 1, failed: 0 }, 'the release was not a lost lease');
-    const [third] = await store.claimRuns({ workerId: 'w3', limit: 1, leaseMs: 1 });
-    await sleep(20);
-    assert.deepEqual(await store.reapExpired(2), { requeued: 0, failed: 1 });
-    assert.equal(await store.heartbeat({ runId: third!.id, workerId: 'w3', claim: third!.claim }, 1000, 1), false);
-    const [run] = await store.listRuns(set.id);
-    assert.equal(run?.startedAt, startedAt, 'a member keeps its first start');
-    assert.ok(run?.endedAt);
-    const s = await store.getSet(set.id);
-    assert.equal(s?.status, 'FAIL');
-    assert.deepEqual(s?.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 0, FAIL: 1 });
-    assert.ok(s?.endedAt);
+    formatCases(() => store, newSet);
+    leaseCases(() => store, newSet);
   });
 }
 

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PostgresStore, StoreUnavailableError } from '../../src/store/postgres/index.js';
 import type { ClaimedRun } from '../../src/core/types.js';
-import { newSet } from './contract.js';
+import { newSet } from './fixtures.js';
 import { leaseOf } from '../../src/store/store.js';
 
 const url = process.env.RUNSET_TEST_DATABASE_URL ?? '';
