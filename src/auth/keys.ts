@@ -46,8 +46,18 @@ export async function ensureKey(store: Store, token: string, name: string): Prom
   if (!TOKEN_PATTERN.test(token)) {
     throw new Error('RUNSET_BOOTSTRAP_KEY must look like rs_ followed by 43 base64url characters (make one with `runset keys create`)');
   }
-  const existing = await store.findActiveKeyByHash(hashToken(token));
-  return existing ?? store.createKey({ id: randomUUID(), name, hash: hashToken(token) });
+  const hash = hashToken(token);
+  const existing = await store.findActiveKeyByHash(hash);
+  if (existing) return existing;
+  try {
+    return await store.createKey({ id: randomUUID(), name, hash });
+  } catch (err) {
+    // Several processes starting together with one bootstrap key: another made it first.
+    const made = await store.findActiveKeyByHash(hash);
+    if (made) return made;
+    // Else the hash is taken by a key that is no longer active.
+    throw new Error('RUNSET_BOOTSTRAP_KEY names a key that was revoked: make a new one with `runset keys create` and set that', { cause: err });
+  }
 }
 
 export const CACHE_MISS = Symbol('cache miss');

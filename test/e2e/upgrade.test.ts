@@ -1,0 +1,150 @@
+/**
+ * Upgrades keep data: a store with the schema and rows of runset's first two
+ * migrations (sets, members, keys; and on SQLite an artifact with its bytes)
+ * is opened by today's `runset serve`, which applies every later migration;
+ * then every set, member, key and artifact is still there and served. On
+ * PostgreSQL three API processes start together on that old schema: the
+ * migrations run once (each version recorded once), and all three serve.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { hashToken, newToken } from '../../src/auth/keys.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { quoteIdent } from '../../src/store/postgres/connection.js';
+import { api, startRunset, tempDir } from '../helpers/server.js';
+import { fleetOnFreshSchema, NO_DATABASE, query, TEST_DATABASE_URL } from '../helpers/postgres.js';
+
+const FIRST_RELEASED = 2;
+const CONFIG = `environments:\n  staging:\ntests:\n  - { name: quick, type: command, run: [node, -e, "0"] }\n`;
+const SPEC = (name: string) => JSON.stringify({ name, type: 'command', run: ['true'], cwd: '/', tags: [], timeoutSeconds: 5, retries: 0 });
+
+/** The rows a store of the first release held: one key, one ended set of two members (one failed). */
+function oldRows() {
+  const token = newToken();
+  const at = '2026-01-05T10:00:00.000Z';
+  return {
+    token,
+    key: { id: randomUUID(), name: 'old-ci', hash: hashToken(token), at },
+    set: { id: randomUUID(), at, started: '2026-01-05T10:00:01.000Z', ended: '2026-01-05T10:00:09.000Z' },
+    runs: [
+      { id: randomUUID(), position: 0, name: 'home', status: 'SUCCESS', error: null, output: 'ok' },
+      { id: randomUUID(), position: 1, name: 'checkout', status: 'FAIL', error: 'expected 200, got 500', output: 'boom' },
+    ],
+    artifact: { id: randomUUID(), bytes: 'PNG…old screenshot' },
+  };
+}
+type OldRows = ReturnType<typeof oldRows>;
+
+/** What today's server must still say about the old rows, through the API. */
+async function assertServed(server: { url: string; apiKey: string }, rows: OldRows, withArtifact: boolean): Promise<void> {
+  const asOld = { url: server.url, apiKey: rows.token };
+  const status = await api<{ status: string; progress: { counts: Record<string, number> }; createdAt: string }>(asOld, 'GET', `/v0/test-run-sets/${rows.set.id}`);
+  assert.equal(status.status, 200, 'the key of the first release still works');
+  assert.equal(status.body.status, 'FAIL');
+  assert.deepEqual(status.body.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 1, FAIL: 1 });
+  assert.equal(status.body.createdAt, rows.set.at);
+  const members = await api<{ testRuns: Array<{ name: string; status: string; error: string | null; artifacts: Array<{ url: string }> }> }>(asOld, 'GET', `/v0/test-run-sets/${rows.set.id}/test-runs`);
+  assert.deepEqual(members.body.testRuns.map((m) => [m.name, m.status, m.error]), rows.runs.map((r) => [r.name, r.status, r.error]));
+  const keys = await api<{ keys: Array<{ id: string; role: string; envs: null }> }>(asOld, 'GET', '/v0/keys');
+  const oldKey = keys.body.keys.find((k) => k.id === rows.key.id);
+  assert.deepEqual(oldKey && { role: oldKey.role, envs: oldKey.envs }, { role: 'admin', envs: null }, 'an old key is admin everywhere');
+  if (withArtifact) {
+    const [artifact] = members.body.testRuns[1]!.artifacts;
+    assert.ok(artifact, 'the artifact is listed');
+    const res = await fetch(new URL(artifact.url, server.url), { headers: { authorization: `Bearer ${rows.token}` } });
+    assert.equal(res.status, 200, `${artifact.url}: ${res.status}`);
+    assert.equal(await res.text(), rows.artifact.bytes);
+  }
+  // And the upgraded store still takes new work.
+  const created = await api<{ testRunSetId: string }>(asOld, 'POST', '/v0/test-run-sets', { body: { env: 'staging' } });
+  assert.equal(created.status, 200, created.text);
+}
+
+test('SQLite: a store of the first release opens, upgrades and serves everything', { timeout: 60_000 }, async () => {
+  const dir = tempDir('runset-upgrade-');
+  const dataDir = path.join(dir, 'data');
+  mkdirSync(path.join(dataDir, 'artifacts'), { recursive: true });
+  const rows = oldRows();
+  const db = new Database(path.join(dataDir, 'runset.db'));
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  for (const m of SQLITE_MIGRATIONS.filter((m) => m.version <= FIRST_RELEASED)) {
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, rows.key.at);
+  }
+  db.prepare('INSERT INTO api_keys (id, name, hash, created_at) VALUES (?, ?, ?, ?)').run(rows.key.id, rows.key.name, rows.key.hash, rows.key.at);
+  db.prepare(
+    `INSERT INTO test_run_sets (id, env, status, created_at, started_at, ended_at, count_waiting, count_success, count_fail, variables, overrides, key_id)
+     VALUES (?, 'staging', 'FAIL', ?, ?, ?, 0, 1, 1, '{}', '{}', ?)`,
+  ).run(rows.set.id, rows.set.at, rows.set.started, rows.set.ended, rows.key.id);
+  for (const r of rows.runs) {
+    db.prepare(
+      `INSERT INTO test_runs (id, set_id, position, name, type, spec, status, attempts, started_at, ended_at, duration_ms, error, output)
+       VALUES (?, ?, ?, ?, 'command', ?, ?, 1, ?, ?, 100, ?, ?)`,
+    ).run(r.id, rows.set.id, r.position, r.name, SPEC(r.name), r.status, rows.set.started, rows.set.ended, r.error, r.output);
+  }
+  const relative = `${rows.artifact.id.slice(0, 2)}/${rows.artifact.id}`;
+  mkdirSync(path.join(dataDir, 'artifacts', rows.artifact.id.slice(0, 2)), { recursive: true });
+  writeFileSync(path.join(dataDir, 'artifacts', relative), rows.artifact.bytes);
+  db.prepare("INSERT INTO artifacts VALUES (?, ?, ?, 'screenshot.png', 'image/png', ?, ?, ?)").run(
+    rows.artifact.id,
+    rows.runs[1]!.id,
+    rows.set.id,
+    Buffer.byteLength(rows.artifact.bytes),
+    `file:${relative}`,
+    rows.set.ended,
+  );
+  db.close();
+
+  const server = await startRunset({ config: CONFIG, dataDir, args: ['--artifact-retention', '3650d'] });
+  try {
+    await assertServed(server, rows, true);
+    const after = new Database(path.join(dataDir, 'runset.db'), { readonly: true });
+    const versions = (after.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as Array<{ version: number }>).map((v) => v.version);
+    after.close();
+    assert.deepEqual(versions, SQLITE_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b), 'every later migration applied, once');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('PostgreSQL: three processes start together on a first-release schema; migrations run once; all serve the old rows', { skip: TEST_DATABASE_URL ? false : NO_DATABASE, timeout: 90_000 }, async (t) => {
+  const dir = tempDir('runset-upgrade-pg-');
+  const configPath = path.join(dir, 'runset.config.yaml');
+  writeFileSync(configPath, CONFIG);
+  const { fleet, schema } = fleetOnFreshSchema(t, 'runset_upg', configPath, dir);
+  const url = TEST_DATABASE_URL!;
+  const s = quoteIdent(schema);
+  const rows = oldRows();
+  await query(url, `CREATE SCHEMA ${s}`);
+  await query(url, `CREATE TABLE ${s}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  for (const m of POSTGRES_MIGRATIONS.filter((m) => m.version <= FIRST_RELEASED)) {
+    await query(url, m.sql(s));
+    await query(url, `INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+  }
+  await query(url, `INSERT INTO ${s}.api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)`, [rows.key.id, rows.key.name, rows.key.hash, rows.key.at]);
+  await query(
+    url,
+    `INSERT INTO ${s}.test_run_sets (id, env, status, created_at, started_at, ended_at, count_waiting, count_success, count_fail, variables, overrides, key_id)
+     VALUES ($1, 'staging', 'FAIL', $2, $3, $4, 0, 1, 1, '{}', '{}', $5)`,
+    [rows.set.id, rows.set.at, rows.set.started, rows.set.ended, rows.key.id],
+  );
+  for (const r of rows.runs) {
+    await query(
+      url,
+      `INSERT INTO ${s}.test_runs (id, set_id, position, name, type, spec, status, attempts, started_at, ended_at, duration_ms, error, output)
+       VALUES ($1, $2, $3, $4, 'command', $5, $6, 1, $7, $8, 100, $9, $10)`,
+      [r.id, rows.set.id, r.position, r.name, SPEC(r.name), r.status, rows.set.started, rows.set.ended, r.error, r.output],
+    );
+  }
+
+  const apis = await Promise.all([fleet.api(), fleet.api(), fleet.api()]);
+  const versions = (await query<{ version: number }>(url, `SELECT version FROM ${s}.schema_migrations ORDER BY version`)).map((v) => v.version);
+  assert.deepEqual(versions, POSTGRES_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b), 'each migration recorded once');
+  for (const server of apis) await assertServed(server, rows, false);
+  for (const server of apis) await server.stop();
+});
