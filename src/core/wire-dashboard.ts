@@ -80,6 +80,9 @@ export const VariableView = Type.Object(
     name: Type.String(),
     secret: Type.Boolean({ description: 'Read from ${env:…}: its value is never sent.' }),
     value: Type.Union([Type.String(), Type.Null()], { description: 'The configured value of a plain variable; null for a secret one.' }),
+    accepts: Type.Union([Type.String(), Type.Null()], {
+      description: 'The override values it accepts, when the config constrains them (allow globs, pattern), in words; null: any value.',
+    }),
   },
   { additionalProperties: false },
 );

@@ -120,11 +120,11 @@ describe('dashboard API', () => {
           name: 'staging',
           tests: 2,
           variables: [
-            { name: 'GREETING', secret: false, value: 'hello' },
-            { name: 'TOKEN', secret: true, value: null },
+            { name: 'GREETING', secret: false, value: 'hello', accepts: null },
+            { name: 'TOKEN', secret: true, value: null, accepts: null },
           ],
         },
-        { name: 'preview', tests: 1, variables: [{ name: 'GREETING', secret: false, value: 'hi' }] },
+        { name: 'preview', tests: 1, variables: [{ name: 'GREETING', secret: false, value: 'hi', accepts: null }] },
       ],
     });
     assert.ok(!res.text.includes(DASHBOARD_SECRET));

@@ -56,6 +56,11 @@ test('an override outside the allowed forms is 400 override_not_allowed naming t
       '"http://127.0.0.1:*", "http://2852039166", "http://10.255.255.1:8081" (* for any characters but / ? # @ \\ and spaces, ** for any characters)',
   );
   assert.equal((await memberError('strict')).status, 'SUCCESS', 'the declared value still works');
+
+  // The dashboard's trigger form learns the same forms before anything is sent.
+  const listed = await api<{ environments: Array<{ name: string; variables: Array<{ name: string; accepts: string | null }> }> }>(server, 'GET', '/v0/environments');
+  const baseUrl = listed.body.environments.find((e) => e.name === 'strict')?.variables.find((v) => v.name === 'BASE_URL');
+  assert.equal(baseUrl?.accepts, refused.body.detail.replace(/^.*; allowed: /, ''));
 });
 
 test('a target that passed the override rule still meets the outbound rules: metadata refused, private only where allowed', async () => {

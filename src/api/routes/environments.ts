@@ -6,6 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { testsForEnvironment } from '../../config/suite.js';
+import { describeRule } from '../../config/override-rules.js';
 import { EnvironmentList } from '../../core/wire-dashboard.js';
 import type { AppDeps } from '../app.js';
 import { named, problems, SECURED } from './common.js';
@@ -30,9 +31,11 @@ export const environmentRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { 
       const environments = visible.map((env) => ({
         name: env.name,
         tests: testsForEnvironment(suite, env.name).length,
-        variables: Object.entries(env.variables).map(([name, value]) =>
-          value.kind === 'plain' ? { name, secret: false, value: value.value } : { name, secret: true, value: null },
-        ),
+        variables: Object.entries(env.variables).map(([name, value]) => {
+          const rule = env.overrideRules[name];
+          const accepts = rule ? describeRule(rule) : null;
+          return value.kind === 'plain' ? { name, secret: false, value: value.value, accepts } : { name, secret: true, value: null, accepts };
+        }),
       }));
       return Promise.resolve({ environments });
     },

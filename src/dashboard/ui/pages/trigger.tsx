@@ -109,6 +109,7 @@ export function TriggerPage({ search }: { search: URLSearchParams }) {
                     value={values[v.name] ?? ''}
                     onInput={(value) => setValues({ ...values, [v.name]: value })}
                   />
+                  {v.accepts && <span class="muted accepts">Accepts {v.accepts}</span>}
                 </label>
               ))}
             </fieldset>
