@@ -4,9 +4,10 @@
  * trigger` sends these as the set's `labels` (with `--label k=v` on top), so a
  * failing set says where it came from. Pure: the environment is passed in.
  */
+import { LABEL_KEY, LIMITS } from '../core/wire.js';
 
 /** What a label may be (the server refuses anything else): at most 20, keys `[a-z0-9_.-]{1,64}`, values ≤ 256 characters. */
-export const LABEL_RULES = Object.freeze({ maxLabels: 20, keyPattern: /^[a-z0-9_.-]{1,64}$/, maxValueLength: 256 });
+export const LABEL_RULES = Object.freeze({ maxLabels: LIMITS.labelCount, keyPattern: new RegExp(LABEL_KEY), maxValueLength: LIMITS.labelValueLength });
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { RunsetError } from '../../core/errors.js';
 import type { TestRunSetRecord } from '../../core/types.js';
-import { CreateTestRunSetResult, LABEL_KEY } from '../../core/wire.js';
+import { CreateTestRunSetResult, LABEL_KEY, statusDocument } from '../../core/wire.js';
 import { ListTestRunSetsQuery, SET_PAGE_LIMIT, TestRunSetDetails, TestRunSetPage, type TestRunSetSummary } from '../../core/wire-dashboard.js';
 import { MASK } from '../../secrets/index.js';
 import { planRerun } from '../../sets/rerun.js';
@@ -119,13 +119,5 @@ function labelFilter(given: string | readonly string[] | undefined): Record<stri
 }
 
 function toSummary(set: TestRunSetRecord): TestRunSetSummary {
-  return {
-    id: set.id,
-    env: set.env,
-    status: set.status,
-    startedAt: set.startedAt,
-    endedAt: set.endedAt,
-    createdAt: set.createdAt,
-    progress: { counts: set.counts },
-  };
+  return { ...statusDocument(set), env: set.env };
 }

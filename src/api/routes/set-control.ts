@@ -10,7 +10,8 @@ import { CancelTestRunSetResult } from '../../core/wire-control.js';
 import { CANCELLED } from '../../sets/cancel.js';
 import type { AppDeps } from '../app.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
-import { findSet, toStatus } from './test-run-sets.js';
+import { statusDocument } from '../../core/wire.js';
+import { findSet } from './test-run-sets.js';
 
 export const setControlRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
@@ -36,7 +37,7 @@ export const setControlRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       if (!result.found) throw new RunsetError('not_found', `no Test Run Set with id ${request.params.id}`);
       const set = await findSet(deps, id, key);
       if (result.cancelled) request.log.info({ set: id, key: key?.id }, 'test run set cancelled');
-      return { ...toStatus(set), cancelled: result.cancelled };
+      return { ...statusDocument(set), cancelled: result.cancelled };
     },
   );
   return Promise.resolve();

@@ -125,7 +125,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       const known = request.headers['if-none-match'] === undefined ? deps.store.peekSet?.(id) : undefined;
       if (known && seesSetEnv(request.apiKey, known.env)) {
         void reply.header('etag', statusEtag(known));
-        return toStatus(known);
+        return statusDocument(known);
       }
       return findSet(deps, id, request.apiKey).then((set) => answerStatus(watch, set, request, reply));
     },
@@ -197,7 +197,7 @@ async function answerStatus(watch: StatusWatch, set: TestRunSetRecord, request: 
     etag = statusEtag(set);
   }
   void reply.header('etag', etag);
-  return toStatus(set);
+  return statusDocument(set);
 }
 
 function waitForChange(watch: StatusWatch, id: string, etag: string, seconds: number, reply: FastifyReply) {
@@ -225,4 +225,3 @@ export async function findSet(deps: AppDeps, id: string, key: ApiKeyRecord | nul
   return set;
 }
 
-export const toStatus = statusDocument;
