@@ -15,8 +15,8 @@ import Database from 'better-sqlite3';
 import { hashToken, newToken } from '../../src/auth/keys.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { quoteIdent } from '../../src/store/postgres/connection.js';
 import { api, startRunset, tempDir } from '../helpers/server.js';
+import { postgresBefore, sqliteBefore } from '../helpers/old-store.js';
 import { fleetOnFreshSchema, NO_DATABASE, query, TEST_DATABASE_URL } from '../helpers/postgres.js';
 
 const FIRST_RELEASED = 2;
@@ -70,12 +70,7 @@ test('SQLite: a store of the first release opens, upgrades and serves everything
   const dataDir = path.join(dir, 'data');
   mkdirSync(path.join(dataDir, 'artifacts'), { recursive: true });
   const rows = oldRows();
-  const db = new Database(path.join(dataDir, 'runset.db'));
-  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const m of SQLITE_MIGRATIONS.filter((m) => m.version <= FIRST_RELEASED)) {
-    db.exec(m.sql);
-    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, rows.key.at);
-  }
+  const db = sqliteBefore(path.join(dataDir, 'runset.db'), FIRST_RELEASED + 1);
   db.prepare('INSERT INTO api_keys (id, name, hash, created_at) VALUES (?, ?, ?, ?)').run(rows.key.id, rows.key.name, rows.key.hash, rows.key.at);
   db.prepare(
     `INSERT INTO test_run_sets (id, env, status, created_at, started_at, ended_at, count_waiting, count_success, count_fail, variables, overrides, key_id)
@@ -118,14 +113,8 @@ test('PostgreSQL: three processes start together on a first-release schema; migr
   writeFileSync(configPath, CONFIG);
   const { fleet, schema } = fleetOnFreshSchema(t, 'runset_upg', configPath, dir);
   const url = TEST_DATABASE_URL!;
-  const s = quoteIdent(schema);
   const rows = oldRows();
-  await query(url, `CREATE SCHEMA ${s}`);
-  await query(url, `CREATE TABLE ${s}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-  for (const m of POSTGRES_MIGRATIONS.filter((m) => m.version <= FIRST_RELEASED)) {
-    await query(url, m.sql(s));
-    await query(url, `INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
-  }
+  const s = await postgresBefore(url, schema, FIRST_RELEASED + 1);
   await query(url, `INSERT INTO ${s}.api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)`, [rows.key.id, rows.key.name, rows.key.hash, rows.key.at]);
   await query(
     url,

@@ -7,7 +7,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { hashToken, newToken } from '../../src/auth/keys.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
@@ -15,18 +14,14 @@ import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { PostgresStore } from '../../src/store/postgres/index.js';
 import { dropSchemas, newSchemaName, query, TEST_DATABASE_URL, NO_DATABASE } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
+import { postgresBefore, sqliteBefore } from '../helpers/old-store.js';
 
 const SCOPES_SQLITE = SQLITE_MIGRATIONS.find((m) => m.name.startsWith('key scopes'))!.version;
 const SCOPES_POSTGRES = POSTGRES_MIGRATIONS.find((m) => m.name.startsWith('key scopes'))!.version;
 
 test('sqlite: a key from before scopes is admin, every environment, no expiry', async () => {
   const file = path.join(tempDir(), 'runset.db');
-  const db = new Database(file);
-  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const m of [...SQLITE_MIGRATIONS].sort((a, b) => a.version - b.version).filter((m) => m.version < SCOPES_SQLITE)) {
-    db.exec(m.sql);
-    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
-  }
+  const db = sqliteBefore(file, SCOPES_SQLITE);
   const token = newToken();
   db.prepare("INSERT INTO api_keys (id, name, hash, created_at) VALUES ('old', 'old key', ?, '2026-01-01T00:00:00.000Z')").run(hashToken(token));
   db.close();
@@ -44,13 +39,7 @@ test('postgres: a key from before scopes is admin, every environment, no expiry'
   const url = TEST_DATABASE_URL!;
   const schema = newSchemaName('runset_keymig');
   try {
-    const s = `"${schema}"`;
-    await query(url, `CREATE SCHEMA ${s}`);
-    await query(url, `CREATE TABLE ${s}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    for (const m of [...POSTGRES_MIGRATIONS].sort((a, b) => a.version - b.version).filter((m) => m.version < SCOPES_POSTGRES)) {
-      await query(url, m.sql(s));
-      await query(url, `INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
-    }
+    const s = await postgresBefore(url, schema, SCOPES_POSTGRES);
     const token = newToken();
     await query(url, `INSERT INTO ${s}.api_keys (id, name, hash, created_at) VALUES ('old', 'old key', $1, now())`, [hashToken(token)]);
     const store = new PostgresStore({ connectionString: url, schema });
