@@ -9,6 +9,7 @@
  * SQLite: a temporary table of new ids (randomblob), then INSERT … SELECT from
  * a recursive counter joined to the templates, in transactions of `chunk`
  * clones. PostgreSQL: the same with generate_series and gen_random_uuid().
+ * Secondary indexes are dropped while loading and built again at the end.
  * Run it while no `serve` uses the store.
  */
 import Database from 'better-sqlite3';
@@ -57,7 +58,11 @@ export function cloneSqliteHistory(file: string, options: CloneOptions): void {
       FROM counter`);
     const insertSets = db.prepare(`INSERT INTO test_run_sets (${setColumns.join(', ')}) SELECT ${setValues.join(', ')} FROM clones c JOIN test_run_sets t ON t.id = c.template`);
     const insertRuns = db.prepare(`INSERT INTO test_runs (${runColumns.join(', ')}) SELECT ${runValues.join(', ')} FROM clones c JOIN test_runs t ON t.set_id = c.template`);
-    const chunk = options.chunk ?? 20_000;
+    // Secondary indexes are dropped while loading and built again after (a sort, not
+    // millions of random inserts): the finished store has exactly the indexes it had.
+    const indexes = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('test_run_sets', 'test_runs')`).all() as { name: string; sql: string }[];
+    for (const { name } of indexes) db.exec(`DROP INDEX ${name}`);
+    const chunk = options.chunk ?? 50_000;
     for (let from = 1; from <= options.clones; from += chunk) {
       const to = Math.min(options.clones, from + chunk - 1);
       db.transaction(() => {
@@ -68,6 +73,7 @@ export function cloneSqliteHistory(file: string, options: CloneOptions): void {
       })();
       options.onProgress?.(to);
     }
+    for (const { sql } of indexes) db.exec(sql);
     db.exec('ANALYZE');
   } finally {
     db.close();
@@ -91,7 +97,15 @@ export async function clonePostgresHistory(databaseUrl: string, schema: string, 
     const runColumns = await columns('test_runs');
     const runValues = runColumns.map((c) => (c === 'id' ? 'gen_random_uuid()::text' : c === 'set_id' ? 'c.id' : RUN_TIMES.includes(c) ? pgTime(c) : `t.${c}`));
     const quoted = (names: string[]) => names.map((n) => `"${n}"`).join(', ');
-    const chunk = options.chunk ?? 50_000;
+    const indexes = (
+      await client.query<{ indexname: string; indexdef: string }>(
+        `SELECT i.indexname, i.indexdef FROM pg_indexes i WHERE i.schemaname = $1 AND i.tablename IN ('test_run_sets', 'test_runs')
+           AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname AND c.connamespace = $1::regnamespace)`,
+        [schema],
+      )
+    ).rows;
+    for (const { indexname } of indexes) await client.query(`DROP INDEX ${schema}."${indexname}"`);
+    const chunk = options.chunk ?? 100_000;
     for (let from = 1; from <= options.clones; from += chunk) {
       const to = Math.min(options.clones, from + chunk - 1);
       await client.query('BEGIN');
@@ -107,6 +121,8 @@ export async function clonePostgresHistory(databaseUrl: string, schema: string, 
       await client.query('COMMIT');
       options.onProgress?.(to);
     }
+    await client.query(`SET maintenance_work_mem = '1GB'`);
+    for (const { indexdef } of indexes) await client.query(indexdef);
     await client.query(`ANALYZE ${schema}.test_run_sets`);
     await client.query(`ANALYZE ${schema}.test_runs`);
   } finally {
