@@ -61,10 +61,15 @@ export const artifactRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { dep
       const stream = artifact && (await deps.artifacts?.open(artifact.location));
       if (!artifact || !stream) throw new RunsetError('not_found', `no artifact with id ${request.params.id} (it may have passed its retention)`);
       const filename = artifact.name.replace(/[^A-Za-z0-9._-]/g, '_');
+      // Text and pictures open in the browser (an error context, an attached HTML page); the CSP
+      // below keeps them inert. The rest (traces, videos) is saved.
+      const disposition = /^(text|image)\//.test(artifact.contentType) ? 'inline' : 'attachment';
+      // Playwright names text/markdown without a charset; it writes UTF-8, and titles hold `›`.
+      const type = artifact.contentType.startsWith('text/') && !/charset=/i.test(artifact.contentType) ? `${artifact.contentType}; charset=utf-8` : artifact.contentType;
       return reply
-        .type(artifact.contentType)
+        .type(type)
         .header('content-length', String(artifact.size))
-        .header('content-disposition', `attachment; filename="${filename}"`)
+        .header('content-disposition', `${disposition}; filename="${filename}"`)
         // The bytes come from the tests under test: never let a browser run them on the API's origin.
         .header('x-content-type-options', 'nosniff')
         .header('content-security-policy', "default-src 'none'; sandbox")
