@@ -9,13 +9,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, ensureDashboardBuilt, originOf } from '../helpers/dashboard.js';
+import { api, assertNoLeakedServers, startRunset, waitForSet, type RunningServer } from '../helpers/server.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, ensureDashboardBuilt, originOf, writeOneSpecSuite } from '../helpers/dashboard.js';
 
 const SPEC = `
 import { test, expect } from '@playwright/test';
@@ -26,14 +24,10 @@ test('pay shows a receipt', async ({ page }) => {
 });
 `;
 
+/** The failing suite runs in `shop`; `other` is an environment a limited key may see instead. */
 function writeSuite(): string {
-  const dir = tempDir('runset-dash-trace-');
-  mkdirSync(path.join(dir, 'suite', 'tests'), { recursive: true });
-  writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', timeout: 15_000 });\n");
-  writeFileSync(path.join(dir, 'suite', 'tests', 'pay.spec.ts'), SPEC);
-  const configPath = path.join(dir, 'runset.config.yaml');
-  writeFileSync(configPath, 'environments:\n  shop: { variables: {} }\n  other: { variables: {} }\ntests:\n  - { name: shop, type: playwright, dir: suite, environments: [shop] }\n  - { name: ok, type: command, run: [node, -e, ""], environments: [other] }\n');
-  return configPath;
+  const config = 'environments:\n  shop: { variables: {} }\n  other: { variables: {} }\ntests:\n  - { name: shop, type: playwright, dir: suite, environments: [shop] }\n  - { name: ok, type: command, run: [node, -e, ""], environments: [other] }\n';
+  return writeOneSpecSuite({ prefix: 'runset-dash-trace-', spec: SPEC, specName: 'pay.spec.ts', config });
 }
 
 interface Violation {
@@ -111,7 +105,9 @@ describe('dashboard: a trace in Playwright\'s viewer', { skip }, () => {
     context.on('request', (request) => requests.push(request.url()));
     const violations = await recordCspViolations(context);
     await openMember(page);
-    await page.getByRole('link', { name: 'Open trace' }).click();
+    const open = page.getByRole('link', { name: /^Open trace trace.*\.zip$/ });
+    assert.equal(await open.innerText(), 'Open trace');
+    await open.click();
     await page.waitForURL(/\/trace-viewer\/index\.html\?trace=%2Fapi%2Fv0%2Fartifacts%2F/);
 
     // The action list names the click and the expectation that failed.
@@ -154,7 +150,8 @@ describe('dashboard: a trace in Playwright\'s viewer', { skip }, () => {
   test('Open error context shows Playwright\'s markdown as text, sandboxed', async () => {
     const { context, page } = await signedIn(server.apiKey);
     await openMember(page);
-    const link = page.getByRole('link', { name: 'Open error context' });
+    const link = page.getByRole('link', { name: /^Open error-context.*\.md$/ });
+    assert.equal(await link.innerText(), 'Open error context');
     const answer = await page.request.get((await link.getAttribute('href'))!);
     assert.equal(answer.headers()['content-type'], 'text/markdown; charset=utf-8');
     assert.match(answer.headers()['content-security-policy'] ?? '', /\bsandbox\b/);
@@ -171,7 +168,7 @@ describe('dashboard: a trace in Playwright\'s viewer', { skip }, () => {
   test('without a session the viewer page sends to sign-in and its trace fetch is refused; a key of other environments gets 404', async () => {
     const { page: signedInPage, context: signedInContext } = await signedIn(server.apiKey);
     await openMember(signedInPage);
-    const viewerUrl = (await signedInPage.getByRole('link', { name: 'Open trace' }).getAttribute('href'))!;
+    const viewerUrl = (await signedInPage.getByRole('link', { name: /^Open trace trace.*\.zip$/ }).getAttribute('href'))!;
     const traceUrl = new URL(viewerUrl, origin).searchParams.get('trace')!;
     await signedInContext.close();
 

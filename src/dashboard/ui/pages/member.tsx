@@ -104,14 +104,15 @@ function Files({ files }: { files: Artifact[] }) {
       <ul class="files">
         {files.map((a) => (
           <li key={a.id}>
-            {/* data-native: pages outside the dashboard's router, loaded by the browser itself. */}
+            {/* data-native: pages outside the dashboard's router, loaded by the browser itself.
+                The file's name in the label tells a retry's trace from the first one's. */}
             {isTrace(a) ? (
-              <a href={traceViewerUrl(a)} data-native>
+              <a href={traceViewerUrl(a)} data-native aria-label={`Open trace ${a.name}`}>
                 Open trace
               </a>
             ) : (
               isViewable(a) && (
-                <a href={artifactUrl(a)} data-native>
+                <a href={artifactUrl(a)} data-native aria-label={`Open ${a.name}`}>
                   {isErrorContext(a) ? 'Open error context' : `Open ${a.name}`}
                 </a>
               )
