@@ -1,7 +1,9 @@
 /**
  * GET /api/v0/artifacts/{id} — one artifact's bytes (a failure's screenshot,
  * trace, video), streamed with its content type, behind the same credential
- * check as every /v0 route. Listed per member by GET …/test-runs.
+ * check as every /v0 route. Listed per member by GET …/test-runs. The
+ * dashboard's trace viewer (src/dashboard/trace-viewer.ts) reads traces here
+ * with the session cookie.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Static } from 'typebox';
@@ -38,7 +40,8 @@ export const artifactRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { dep
     {
       schema: {
         summary: 'Download an artifact (screenshot, trace, video) of a Test Run',
-        description: 'The bytes, with the artifact\'s content type. Traces open with `npx playwright show-trace <file>`.',
+        description:
+          'The bytes, with the artifact\'s content type, under `Content-Security-Policy: default-src \'none\'; sandbox`: text and images `inline` (a browser shows them), the rest as `attachment`. Traces open in the dashboard\'s `/trace-viewer/` or with `npx playwright show-trace <file>`.',
         tags: ['Artifacts'],
         operationId: 'getArtifact',
         security: SECURED,
