@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyPluginAsync } from 'fastify';
 import { readCookie, SESSION_COOKIE, type SessionAuthenticator } from '../auth/sessions.js';
@@ -69,13 +70,18 @@ interface ViewerFile {
 
 export type TraceViewerFiles = { dir: string; files: Map<string, ViewerFile> } | { problem: string };
 
-/** playwright-core's viewer build, resolved from where this module is installed. */
+/**
+ * playwright-core's viewer build: the one under runset's own @playwright/test,
+ * followed dependency by dependency (@playwright/test → playwright →
+ * playwright-core), since runset does not depend on playwright-core directly
+ * and a strict layout (pnpm) would not let it resolve that name itself.
+ */
 export function findTraceViewerDir(): string | { problem: string } {
-  let pkg: string;
+  let pkg = fileURLToPath(import.meta.url);
   try {
-    pkg = createRequire(import.meta.url).resolve('playwright-core/package.json');
+    for (const name of ['@playwright/test', 'playwright', 'playwright-core']) pkg = createRequire(pkg).resolve(`${name}/package.json`);
   } catch (error) {
-    return { problem: `playwright-core is not installed (${(error as Error).message.split('\n')[0]})` };
+    return { problem: `playwright-core cannot be found (${(error as Error).message.split('\n')[0]})` };
   }
   return path.join(path.dirname(pkg), 'lib', 'vite', 'traceViewer');
 }
