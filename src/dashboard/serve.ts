@@ -8,7 +8,8 @@
  * No page without a session: every page but /signin redirects there when the
  * session cookie is missing or dead. Assets are code without data, so they are
  * public (the sign-in page needs them); every datum comes from the API, which
- * checks the session itself.
+ * checks the session itself. Playwright's trace viewer is served beside them
+ * (./trace-viewer.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { readCookie, SESSION_COOKIE, type SessionAuthenticator } from '../auth/sessions.js';
+import { traceViewerRoutes } from './trace-viewer.js';
 
 /** dist/src/dashboard/serve.js → dist/dashboard/ */
 export const DEFAULT_ASSETS_DIR = fileURLToPath(new URL('../../dashboard/', import.meta.url));
@@ -53,7 +55,7 @@ export interface DashboardOptions {
   assetsDir?: string;
 }
 
-export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = (app, opts) => {
+export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app, opts) => {
   const dir = opts.assetsDir ?? DEFAULT_ASSETS_DIR;
   const manifest = loadManifest(dir);
   const assets = manifest ? loadAssets(path.join(dir, 'assets')) : new Map<string, Asset>();
@@ -84,7 +86,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = (app, opts)
     if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return reply.header('content-encoding', 'gzip').send(asset.gzipped);
     return reply.send(asset.body);
   });
-  return Promise.resolve();
+  await app.register(traceViewerRoutes, { sessions: opts.sessions });
 };
 
 export function loadManifest(dir: string): DashboardManifest | undefined {

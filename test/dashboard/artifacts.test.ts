@@ -6,11 +6,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, ensureDashboardBuilt, originOf } from '../helpers/dashboard.js';
+import { api, assertNoLeakedServers, startRunset, waitForSet, type RunningServer } from '../helpers/server.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, ensureDashboardBuilt, originOf, writeOneSpecSuite } from '../helpers/dashboard.js';
 
 const SPEC = `
 import { test, expect } from '@playwright/test';
@@ -21,13 +19,8 @@ test('cart shows three items', async ({ page }) => {
 `;
 
 function writeSuite(): string {
-  const dir = tempDir('runset-dash-pw-');
-  mkdirSync(path.join(dir, 'suite', 'tests'), { recursive: true });
-  writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', timeout: 15_000 });\n");
-  writeFileSync(path.join(dir, 'suite', 'tests', 'cart.spec.ts'), SPEC);
-  const configPath = path.join(dir, 'runset.config.yaml');
-  writeFileSync(configPath, 'environments:\n  shop: { variables: {} }\ntests:\n  - { name: shop, type: playwright, dir: suite }\n');
-  return configPath;
+  const config = 'environments:\n  shop: { variables: {} }\ntests:\n  - { name: shop, type: playwright, dir: suite }\n';
+  return writeOneSpecSuite({ prefix: 'runset-dash-pw-', spec: SPEC, specName: 'cart.spec.ts', config });
 }
 
 describe('dashboard: a failed Playwright test', { skip: chromiumMissing() }, () => {

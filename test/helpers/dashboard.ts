@@ -1,11 +1,12 @@
 /**
  * Helpers for the dashboard tests: make sure the built page assets are current
- * (`npx tsc -p .` alone does not run esbuild), sign in over HTTP, and launch
- * Debian's Chromium through playwright-core.
+ * (`npx tsc -p .` alone does not run esbuild), sign in over HTTP, launch
+ * Debian's Chromium through playwright-core, and write a one-spec Playwright suite.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildDashboard, DIST_DASHBOARD_DIR, newestMtime, UI_SOURCE_DIR } from '../../src/dashboard/build.js';
+import { tempDir } from './server.js';
 
 export const CHROMIUM = '/usr/lib/chromium/chromium';
 /** The flags runset itself launches Chromium with (as root, in a container). */
@@ -45,4 +46,19 @@ export async function signIn(baseUrl: string, key: string, headers: Record<strin
 /** The server's origin (http://127.0.0.1:port) from its API URL (…/api). */
 export function originOf(apiUrl: string): string {
   return apiUrl.replace(/\/api$/, '');
+}
+
+/**
+ * A Playwright suite of one spec file (in `suite/`, 15 s per test) beside a
+ * runset config; `config` is the runset.config.yaml, whose playwright entries
+ * name `dir: suite`. Returns the config's path.
+ */
+export function writeOneSpecSuite(opts: { prefix: string; spec: string; specName: string; config: string }): string {
+  const dir = tempDir(opts.prefix);
+  mkdirSync(path.join(dir, 'suite', 'tests'), { recursive: true });
+  writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', timeout: 15_000 });\n");
+  writeFileSync(path.join(dir, 'suite', 'tests', opts.specName), opts.spec);
+  const configPath = path.join(dir, 'runset.config.yaml');
+  writeFileSync(configPath, opts.config);
+  return configPath;
 }

@@ -1,7 +1,9 @@
 /**
  * GET /api/v0/artifacts/{id} — one artifact's bytes (a failure's screenshot,
  * trace, video), streamed with its content type, behind the same credential
- * check as every /v0 route. Listed per member by GET …/test-runs.
+ * check as every /v0 route. Listed per member by GET …/test-runs. The
+ * dashboard's trace viewer (src/dashboard/trace-viewer.ts) reads traces here
+ * with the session cookie.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Static } from 'typebox';
@@ -38,7 +40,8 @@ export const artifactRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { dep
     {
       schema: {
         summary: 'Download an artifact (screenshot, trace, video) of a Test Run',
-        description: 'The bytes, with the artifact\'s content type. Traces open with `npx playwright show-trace <file>`.',
+        description:
+          'The bytes, with the artifact\'s content type, under `Content-Security-Policy: default-src \'none\'; sandbox`: text and images `inline` (a browser shows them), the rest as `attachment`. Traces open in the dashboard\'s `/trace-viewer/` or with `npx playwright show-trace <file>`.',
         tags: ['Artifacts'],
         operationId: 'getArtifact',
         security: SECURED,
@@ -61,10 +64,15 @@ export const artifactRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { dep
       const stream = artifact && (await deps.artifacts?.open(artifact.location));
       if (!artifact || !stream) throw new RunsetError('not_found', `no artifact with id ${request.params.id} (it may have passed its retention)`);
       const filename = artifact.name.replace(/[^A-Za-z0-9._-]/g, '_');
+      // Text and pictures open in the browser (an error context, an attached HTML page); the CSP
+      // below keeps them inert. The rest (traces, videos) is saved.
+      const disposition = /^(text|image)\//.test(artifact.contentType) ? 'inline' : 'attachment';
+      // Playwright names text/markdown without a charset; it writes UTF-8, and titles hold `›`.
+      const type = artifact.contentType.startsWith('text/') && !/charset=/i.test(artifact.contentType) ? `${artifact.contentType}; charset=utf-8` : artifact.contentType;
       return reply
-        .type(artifact.contentType)
+        .type(type)
         .header('content-length', String(artifact.size))
-        .header('content-disposition', `attachment; filename="${filename}"`)
+        .header('content-disposition', `${disposition}; filename="${filename}"`)
         // The bytes come from the tests under test: never let a browser run them on the API's origin.
         .header('x-content-type-options', 'nosniff')
         .header('content-security-policy', "default-src 'none'; sandbox")

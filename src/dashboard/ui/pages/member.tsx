@@ -1,4 +1,4 @@
-/** `/sets/:id/runs/:runId` — one member: status, error, artifacts (screenshots inline, traces to download) and output. */
+/** `/sets/:id/runs/:runId` — one member: status, error, artifacts (screenshots inline, traces in Playwright's viewer, text to open, all to download) and output. */
 import { useState } from 'preact/hooks';
 import { api, artifactUrl, setLoadError, type Artifact, type Member } from '../api.js';
 import { Alert, FlakyBadge, formatBytes, formatDuration, isFinal, shortId, StatusBadge, Time } from '../components.js';
@@ -104,12 +104,23 @@ function Files({ files }: { files: Artifact[] }) {
       <ul class="files">
         {files.map((a) => (
           <li key={a.id}>
+            {/* data-native: pages outside the dashboard's router, loaded by the browser itself.
+                The file's name in the label tells a retry's trace from the first one's. */}
+            {isTrace(a) ? (
+              <a href={traceViewerUrl(a)} data-native aria-label={`Open trace ${a.name}`}>
+                Open trace
+              </a>
+            ) : (
+              isViewable(a) && (
+                <a href={artifactUrl(a)} data-native aria-label={`Open ${a.name}`}>
+                  {isErrorContext(a) ? 'Open error context' : `Open ${a.name}`}
+                </a>
+              )
+            )}{' '}
             <a href={artifactUrl(a)} download={a.name}>
               {isTrace(a) ? `Download trace: ${a.name}` : `Download ${a.name}`}
             </a>{' '}
-            <span class="muted">
-              ({formatBytes(a.size)}){isTrace(a) && <>, open it with <code>npx playwright show-trace {a.name}</code></>}
-            </span>
+            <span class="muted">({formatBytes(a.size)})</span>
           </li>
         ))}
       </ul>
@@ -117,6 +128,20 @@ function Files({ files }: { files: Artifact[] }) {
   );
 }
 
+/** Playwright's trace viewer as runset serves it; its service worker fetches the zip with the session cookie. */
+function traceViewerUrl(artifact: Artifact): string {
+  return `/trace-viewer/index.html?trace=${encodeURIComponent(artifactUrl(artifact))}`;
+}
+
 function isTrace(artifact: Artifact): boolean {
   return /^trace.*\.zip$/i.test(artifact.name) || artifact.contentType === 'application/zip';
+}
+
+/** Text the artifact route serves inline (under a sandboxing CSP), so the browser shows it rather than saving it. */
+function isViewable(artifact: Artifact): boolean {
+  return artifact.contentType.startsWith('text/');
+}
+
+function isErrorContext(artifact: Artifact): boolean {
+  return /^error-context.*\.md$/.test(artifact.name);
 }
