@@ -4,7 +4,7 @@
  * newest first). Pure (no DOM, no imports): unit-tested, bundled as is.
  *
  * The rule, over the failed run and the runs of the same test before it:
- *  - only ended runs count, and not cancelled ones (error "cancelled…"): a
+ *  - only ended runs count, and not cancelled ones (error "cancelled" or "cancelled: …"): a
  *    cancel says nothing about the test;
  *  - **fails often**: it failed in at least OFTEN (3) of its last WINDOW (10)
  *    runs, this one included — whatever the previous run did, a test that
@@ -36,8 +36,13 @@ export interface TrendVerdict {
   runs: number;
 }
 
+/** The words a cancel ends a member with (src/sets/cancel.ts), alone or with a reason. */
+function cancelled(error: string | null): boolean {
+  return error === 'cancelled' || (error ?? '').startsWith('cancelled: ');
+}
+
 function counts(run: HistoryRun): boolean {
-  return (run.result === 'SUCCESS' || run.result === 'FAIL') && !(run.error ?? '').startsWith('cancelled');
+  return (run.result === 'SUCCESS' || run.result === 'FAIL') && !cancelled(run.error);
 }
 
 /**

@@ -5,11 +5,13 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildDashboard, DIST_DASHBOARD_DIR, newestMtime, UI_SOURCE_DIR } from '../../src/dashboard/build.js';
+import { CHROMIUM_ARGS } from '../../src/executors/playwright/chromium.js';
 
 export const CHROMIUM = '/usr/lib/chromium/chromium';
 /** The flags runset itself launches Chromium with (as root, in a container). */
-export { CHROMIUM_ARGS } from '../../src/executors/playwright/chromium.js';
+export { CHROMIUM_ARGS };
 
 /** Why browser tests cannot run here, or undefined when they can. */
 export function chromiumMissing(): string | undefined {
@@ -45,4 +47,16 @@ export async function signIn(baseUrl: string, key: string, headers: Record<strin
 /** The server's origin (http://127.0.0.1:port) from its API URL (…/api). */
 export function originOf(apiUrl: string): string {
   return apiUrl.replace(/\/api$/, '');
+}
+
+/** Chromium with one page already signed in to the server (its session cookie set), 15 s per step. */
+export async function openSignedIn(server: { url: string; apiKey: string }): Promise<{ browser: Browser; page: Page }> {
+  const origin = originOf(server.url);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
+  const context = await browser.newContext({ baseURL: origin });
+  const [name, value] = (await signIn(origin, server.apiKey)).cookie.split('=') as [string, string];
+  await context.addCookies([{ name, value, url: origin }]);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return { browser, page };
 }

@@ -8,10 +8,50 @@ import type { CreateKeyBody, CreatedKey, KeyList } from '../../core/wire-keys.js
 import type { WebhookDeliveryList } from '../../core/wire-webhooks.js';
 import type { EnvironmentList, SessionInfo, TestRunSetDetails, TestRunSetPage, WorkerList } from '../../core/wire-dashboard.js';
 import { currentPath, navigate } from './router.js';
+import type { StripOutcome } from '../test-table.js';
 
 export type { Artifact };
 export type Member = TestRun;
 export type SetStatus = TestRunSetStatus;
+
+/**
+ * The history endpoints (GET /api/v0/tests, /api/v0/tests/history), as agreed
+ * with the branch that serves them; replaced by its wire types once merged.
+ */
+export interface TestSummary {
+  name: string;
+  type: string;
+  /** The last 50, newest first. */
+  lastOutcomes: StripOutcome[];
+  runs: number;
+  passRate: number | null;
+  flakyRate: number | null;
+  durationMs: { median: number | null; p95: number | null };
+  lastFailure: { setId: string; testRunId: string; endedAt: string | null; error: string | null } | null;
+}
+export interface TestList {
+  environment: string;
+  tests: TestSummary[];
+  nextCursor: string | null;
+}
+export interface TestHistoryRun {
+  setId: string;
+  testRunId: string;
+  labels: Record<string, string>;
+  result: string;
+  attempts: number;
+  durationMs: number | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  error: string | null;
+}
+export interface TestHistory {
+  environment: string;
+  name: string;
+  /** Newest first. */
+  runs: TestHistoryRun[];
+  nextCursor: string | null;
+}
 
 export class ApiError extends Error {
   constructor(
@@ -65,6 +105,10 @@ export const api = {
   getSet: (id: string) => call<SetStatus>('GET', `/test-run-sets/${encodeURIComponent(id)}`),
   getDetails: (id: string) => call<TestRunSetDetails>('GET', `/test-run-sets/${encodeURIComponent(id)}/details`),
   listMembers: async (id: string) => (await call<{ testRuns: Member[] }>('GET', `/test-run-sets/${encodeURIComponent(id)}/test-runs`)).testRuns,
+  listTests: (p: { env: string; name?: string; cursor?: string; limit?: number }) =>
+    call<TestList>('GET', `/tests${query({ ...p, limit: p.limit ? String(p.limit) : undefined })}`),
+  testHistory: (p: { env: string; name: string; cursor?: string; limit?: number }) =>
+    call<TestHistory>('GET', `/tests/history${query({ ...p, limit: p.limit ? String(p.limit) : undefined })}`),
   listWorkers: () => call<WorkerList>('GET', '/workers'),
   listWebhookDeliveries: (setId: string) => call<WebhookDeliveryList>('GET', `/webhook-deliveries${query({ setId })}`),
   environments: async () => (await call<EnvironmentList>('GET', '/environments')).environments,
