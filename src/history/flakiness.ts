@@ -17,22 +17,12 @@
  */
 import { CANCELLED } from '../sets/cancel.js';
 import { median } from '../scheduler/shares.js';
+import type { WindowRun } from '../store/history.js';
+
+export type { WindowRun };
 
 /** How many ended runs per test the tests list judges (and shows as lastOutcomes). */
 export const HISTORY_WINDOW = 50;
-
-/** One ended run of a test, as the window holds it. */
-export interface WindowRun {
-  setId: string;
-  testRunId: string;
-  result: 'SUCCESS' | 'FAIL';
-  attempts: number;
-  durationMs: number | null;
-  endedAt: string;
-  error: string | null;
-  /** The set's `commit` label, or null. */
-  commit: string | null;
-}
 
 export interface Outcome {
   setId: string;
