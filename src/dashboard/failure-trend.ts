@@ -4,8 +4,8 @@
  * newest first). Pure (no DOM, no imports): unit-tested, bundled as is.
  *
  * The rule, over the failed run and the runs of the same test before it:
- *  - only ended runs count, and not cancelled ones (error "cancelled" or "cancelled: …"): a
- *    cancel says nothing about the test;
+ *  - only ended runs count, and not cancelled ones: a cancel says nothing
+ *    about the test (and a cancelled member gets no mark);
  *  - **fails often**: it failed in at least OFTEN (3) of its last WINDOW (10)
  *    runs, this one included — whatever the previous run did, a test that
  *    flaps is not "new";
@@ -25,7 +25,7 @@ export interface HistoryRun {
   testRunId: string;
   result: string;
   endedAt: string | null;
-  error: string | null;
+  cancelled: boolean;
 }
 
 export interface TrendVerdict {
@@ -36,13 +36,13 @@ export interface TrendVerdict {
   runs: number;
 }
 
-/** The words a cancel ends a member with (src/sets/cancel.ts), alone or with a reason. */
-function cancelled(error: string | null): boolean {
+/** Whether a member's error says a cancel ended it: the words of src/sets/cancel.ts, alone or with a reason. */
+export function cancelledBy(error: string | null): boolean {
   return error === 'cancelled' || (error ?? '').startsWith('cancelled: ');
 }
 
 function counts(run: HistoryRun): boolean {
-  return (run.result === 'SUCCESS' || run.result === 'FAIL') && !cancelled(run.error);
+  return (run.result === 'SUCCESS' || run.result === 'FAIL') && !run.cancelled;
 }
 
 /**

@@ -1,16 +1,16 @@
 /** Newly failing, failing again, fails often: a failed run judged against the runs of its test before it. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { failureTrend, OFTEN, WINDOW, type HistoryRun } from '../../src/dashboard/failure-trend.js';
+import { cancelledBy, failureTrend, OFTEN, WINDOW, type HistoryRun } from '../../src/dashboard/failure-trend.js';
 
 const T0 = Date.parse('2026-11-25T10:00:00.000Z');
 let next = 0;
 /** One run ending `minutesAgo` before T0. */
-const run = (result: string, minutesAgo: number, error: string | null = result === 'FAIL' ? 'boom' : null): HistoryRun => ({
+const run = (result: string, minutesAgo: number, cancelled = false): HistoryRun => ({
   testRunId: `run-${next++}`,
   result,
   endedAt: new Date(T0 - minutesAgo * 60_000).toISOString(),
-  error,
+  cancelled,
 });
 /** Runs newest first, one a minute before the failed one, from a string such as "PPF" (P pass, F fail). */
 const before = (pattern: string) => [...pattern].map((c, i) => run(c === 'F' ? 'FAIL' : 'SUCCESS', i + 1));
@@ -43,8 +43,15 @@ test('first run: nothing known before it', () => {
 
 test('later runs, the run itself, unfinished and cancelled runs are left out; order does not matter', () => {
   const later = [run('FAIL', -5), run('FAIL', -3)];
-  const cancelled = run('FAIL', 1, 'cancelled: maxFailures 1 reached');
+  const cancelled = run('FAIL', 1, true);
   const running = { ...run('RUNNING', 2), endedAt: null };
   const history = [...later, failed, cancelled, running, ...before('PPP').reverse()];
   assert.deepEqual(failureTrend(failed, history), { trend: 'newly-failing', failures: 1, runs: 4 });
+});
+
+test("a member's error says whether a cancel ended it", () => {
+  assert.equal(cancelledBy('cancelled'), true);
+  assert.equal(cancelledBy('cancelled: maxFailures 2 reached'), true);
+  assert.equal(cancelledBy('cancelled by the user in the app'), false);
+  assert.equal(cancelledBy(null), false);
 });

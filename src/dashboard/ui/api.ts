@@ -6,52 +6,15 @@ import type { Artifact, TestRun, TestRunSetStatus, CreateTestRunSetResult } from
 import type { CancelTestRunSetResult } from '../../core/wire-control.js';
 import type { CreateKeyBody, CreatedKey, KeyList } from '../../core/wire-keys.js';
 import type { WebhookDeliveryList } from '../../core/wire-webhooks.js';
+import type { TestHistory, TestList, TestSummary } from '../../core/wire-tests.js';
 import type { EnvironmentList, SessionInfo, TestRunSetDetails, TestRunSetPage, WorkerList } from '../../core/wire-dashboard.js';
 import { currentPath, navigate } from './router.js';
-import type { StripOutcome } from '../test-table.js';
 
 export type { Artifact };
 export type Member = TestRun;
 export type SetStatus = TestRunSetStatus;
-
-/**
- * The history endpoints (GET /api/v0/tests, /api/v0/tests/history), as agreed
- * with the branch that serves them; replaced by its wire types once merged.
- */
-export interface TestSummary {
-  name: string;
-  type: string;
-  /** The last 50, newest first. */
-  lastOutcomes: StripOutcome[];
-  runs: number;
-  passRate: number | null;
-  flakyRate: number | null;
-  durationMs: { median: number | null; p95: number | null };
-  lastFailure: { setId: string; testRunId: string; endedAt: string | null; error: string | null } | null;
-}
-export interface TestList {
-  environment: string;
-  tests: TestSummary[];
-  nextCursor: string | null;
-}
-export interface TestHistoryRun {
-  setId: string;
-  testRunId: string;
-  labels: Record<string, string>;
-  result: string;
-  attempts: number;
-  durationMs: number | null;
-  startedAt: string | null;
-  endedAt: string | null;
-  error: string | null;
-}
-export interface TestHistory {
-  environment: string;
-  name: string;
-  /** Newest first. */
-  runs: TestHistoryRun[];
-  nextCursor: string | null;
-}
+export type { TestSummary };
+export type TestHistoryRun = TestHistory['runs'][number];
 
 export class ApiError extends Error {
   constructor(

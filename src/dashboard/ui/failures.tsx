@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { firstLine, groupFailures } from '../failure-groups.js';
-import { failureTrend, TREND_TEXT, WINDOW, type TrendVerdict } from '../failure-trend.js';
+import { cancelledBy, failureTrend, TREND_TEXT, WINDOW, type TrendVerdict } from '../failure-trend.js';
 import { api, type Member } from './api.js';
 import { testHref } from './router.js';
 
@@ -19,7 +19,7 @@ const LOOKUPS_AT_ONCE = 4;
 
 export function FailureGroups({ setId, env, members, ended }: { setId: string; env: string | undefined; members: Member[]; ended: boolean }) {
   const groups = groupFailures(members);
-  const trends = useTrends(env, ended ? groups.flatMap((g) => g.members) : []);
+  const trends = useTrends(env, ended ? groups.flatMap((g) => g.members).filter((m) => !cancelledBy(m.error)) : []);
   if (groups.length === 0) return null;
   const failed = groups.reduce((n, g) => n + g.members.length, 0);
   return (
@@ -90,7 +90,7 @@ function useTrends(env: string | undefined, failed: Member[]): Record<string, Tr
 async function trendOf(env: string, member: Member): Promise<[string, TrendVerdict] | undefined> {
   try {
     const history = await api.testHistory({ env, name: member.name, limit: HISTORY_RUNS });
-    const run = { testRunId: member.id, result: 'FAIL', endedAt: member.endedAt, error: member.error };
+    const run = { testRunId: member.id, result: 'FAIL', endedAt: member.endedAt, cancelled: false };
     return [member.id, failureTrend(run, history.runs)];
   } catch {
     // No history to judge by (an older server, a key without it): the test goes unmarked.

@@ -12,6 +12,7 @@ const RECENT_FAILURES = 10;
 type Kind = 'pass' | 'flaky' | 'fail';
 const SHAPE: Record<Kind, Shape> = { pass: 'circle', flaky: 'triangle', fail: 'cross' };
 const SAID: Record<Kind, string> = { pass: 'passed', flaky: 'passed after a retry', fail: 'failed' };
+const PAGE = 100;
 
 function kindOf(run: TestHistoryRun): Kind {
   return run.result !== 'SUCCESS' ? 'fail' : run.attempts > 1 ? 'flaky' : 'pass';
@@ -28,7 +29,7 @@ export function TestPage({ search }: { search: URLSearchParams }) {
         const found: TestHistoryRun[] = [];
         let cursor: string | undefined;
         do {
-          const page = await api.testHistory({ env, name, cursor });
+          const page = await api.testHistory({ env, name, cursor, limit: PAGE });
           found.push(...page.runs);
           cursor = page.nextCursor ?? undefined;
         } while (cursor !== undefined && found.length < MAX_RUNS);
@@ -39,7 +40,7 @@ export function TestPage({ search }: { search: URLSearchParams }) {
     })();
   }, [env, name]);
 
-  const failures = (runs ?? []).filter((r) => r.result === 'FAIL').slice(0, RECENT_FAILURES);
+  const failures = (runs ?? []).filter((r) => r.result === 'FAIL' && !r.cancelled).slice(0, RECENT_FAILURES);
   return (
     <>
       <p class="crumbs">
@@ -80,13 +81,14 @@ export function TestPage({ search }: { search: URLSearchParams }) {
 }
 
 function DurationChart({ env, runs }: { env: string; runs: TestHistoryRun[] }) {
-  const timed = runs.filter((r) => r.durationMs !== null && r.endedAt !== null).reverse();
+  // A cancelled run's duration is where the cancel cut it, not the test's: left out, as the Tests page's figures leave it.
+  const timed = runs.filter((r) => r.durationMs !== null && !r.cancelled).reverse();
   if (timed.length === 0) return <p class="muted">No run has a duration yet.</p>;
   const sorted = timed.map((r) => r.durationMs!).sort((a, b) => a - b);
   const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
   const first = timed[0]!;
   const last = timed[timed.length - 1]!;
-  const day = (r: TestHistoryRun) => new Date(r.endedAt!).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
+  const day = (r: TestHistoryRun) => new Date(r.endedAt).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
   const count = (kind: Kind) => timed.filter((r) => kindOf(r) === kind).length;
   const summary =
     `${timed.length} run${timed.length === 1 ? '' : 's'} in ${env} from ${day(first)} to ${day(last)}: median ${formatDuration(median)}, ` +
@@ -101,7 +103,7 @@ function DurationChart({ env, runs }: { env: string; runs: TestHistoryRun[] }) {
         {
           name: 'duration',
           points: timed.map((r) => ({
-            x: Date.parse(r.endedAt!),
+            x: Date.parse(r.endedAt),
             y: r.durationMs!,
             shape: SHAPE[kindOf(r)],
             label: `${day(r)}: ${formatDuration(r.durationMs)}, ${SAID[kindOf(r)]}`,
@@ -110,8 +112,8 @@ function DurationChart({ env, runs }: { env: string; runs: TestHistoryRun[] }) {
       ]}
       yFormat={formatDuration}
       xRange={[
-        { x: Date.parse(first.endedAt!), text: day(first) },
-        { x: Date.parse(last.endedAt!), text: day(last) },
+        { x: Date.parse(first.endedAt), text: day(first) },
+        { x: Date.parse(last.endedAt), text: day(last) },
       ]}
       shapes={{ circle: 'passed', triangle: 'passed after a retry', cross: 'failed' }}
     >

@@ -11,6 +11,7 @@ import { navigate, testHref } from '../router.js';
 import { OutcomeStrip } from '../strip.js';
 
 /** Pages of tests read at most: the table sorts what it holds, so it reads them all up to here. */
+const PAGE = 100;
 const MAX_PAGES = 20;
 
 const COLUMNS: { key: SortKey; label: string; first: SortDir }[] = [
@@ -62,7 +63,7 @@ export function TestsPage({ search }: { search: URLSearchParams }) {
         const list: TestSummary[] = [];
         let cursor: string | undefined;
         for (let page = 0; page < MAX_PAGES; page++) {
-          const found = await api.listTests({ env, name: name || undefined, cursor });
+          const found = await api.listTests({ env, name: name || undefined, cursor, limit: PAGE });
           list.push(...found.tests);
           cursor = found.nextCursor ?? undefined;
           if (cursor === undefined) break;
