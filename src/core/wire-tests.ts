@@ -37,7 +37,12 @@ export const TestHistoryQuery = Type.Object(
 );
 export type TestHistoryQuery = Static<typeof TestHistoryQuery>;
 
-const Result = Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAIL')], { description: "The member's final status." });
+/**
+ * An enum rather than a union of literals: the same JSON Schema meaning, but
+ * fast-json-stringify writes it without running a validator to pick a branch,
+ * and a tests page holds a thousand of them.
+ */
+const Result = Type.Unsafe<'SUCCESS' | 'FAIL'>({ type: 'string', enum: ['SUCCESS', 'FAIL'], description: "The member's final status." });
 const Cancelled = Type.Boolean({ description: 'Ended by a cancel (its error is `cancelled…`): shown, but left out of runs, rates, durations and lastFailure.' });
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });

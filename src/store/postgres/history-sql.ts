@@ -26,7 +26,8 @@ function nextName(n: Names, after: string | null): string {
   return `(SELECT min(r.name COLLATE "C") FROM ${n.runs} r WHERE ${ENDED_IN_ENV} ${past})`;
 }
 
-function testsPageSql(n: Names, fromCursor: boolean): string {
+/** A tests page (exported, as historySql, so that bench:history shows the plan of exactly what runs). */
+export function testsPageSql(n: Names, fromCursor: boolean): string {
   return `
     WITH RECURSIVE walk(name) AS (
       SELECT ${nextName(n, fromCursor ? '$5' : null)}
@@ -47,7 +48,7 @@ function testsPageSql(n: Names, fromCursor: boolean): string {
     ORDER BY p.name, x.ended_at DESC, x.id DESC`;
 }
 
-function historySql(n: Names, fromCursor: boolean): string {
+export function historySql(n: Names, fromCursor: boolean): string {
   return `
     SELECT r.id, r.set_id, s.labels, r.status, r.attempts, r.duration_ms, r.started_at, r.ended_at, r.error
     FROM ${n.runs} r JOIN ${n.sets} s ON s.id = r.set_id

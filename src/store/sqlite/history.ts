@@ -16,6 +16,24 @@ const { toWindowRun, toHistoryRun } = history.historyMappers<string>((value) => 
 
 const ENDED = 'r.env = @env AND r.name = @name AND r.ended_at IS NOT NULL';
 const NEWEST_FIRST = 'ORDER BY r.ended_at DESC, r.id DESC LIMIT @limit';
+const NAMES = 'SELECT name FROM test_runs WHERE env = @env AND ended_at IS NOT NULL';
+const RUNS = `
+  SELECT r.id, r.set_id, s.labels, r.status, r.attempts, r.duration_ms, r.started_at, r.ended_at, r.error
+  FROM test_runs r JOIN test_run_sets s ON s.id = r.set_id
+  WHERE ${ENDED}`;
+
+/** Each read, by name: exported so that bench:history shows the plan of exactly what runs. */
+export const HISTORY_SQL = Object.freeze({
+  firstName: `${NAMES} ORDER BY name LIMIT 1`,
+  nextName: `${NAMES} AND name > @after ORDER BY name LIMIT 1`,
+  window: `
+    SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at, r.error,
+      json_extract(s.labels, '$.commit') AS "commit"
+    FROM test_runs r JOIN test_run_sets s ON s.id = r.set_id
+    WHERE ${ENDED} ${NEWEST_FIRST}`,
+  newest: `${RUNS} ${NEWEST_FIRST}`,
+  older: `${RUNS} AND (r.ended_at, r.id) < (@ended_at, @id) ${NEWEST_FIRST}`,
+});
 
 export class SqliteHistory implements TestHistoryStore {
   private readonly firstName: Database.Statement;
@@ -25,20 +43,11 @@ export class SqliteHistory implements TestHistoryStore {
   private readonly older: Database.Statement;
 
   constructor(db: Database.Database) {
-    const names = 'SELECT name FROM test_runs WHERE env = @env AND ended_at IS NOT NULL';
-    this.firstName = db.prepare(`${names} ORDER BY name LIMIT 1`).pluck();
-    this.nextName = db.prepare(`${names} AND name > @after ORDER BY name LIMIT 1`).pluck();
-    this.window = db.prepare(`
-      SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at, r.error,
-        json_extract(s.labels, '$.commit') AS "commit"
-      FROM test_runs r JOIN test_run_sets s ON s.id = r.set_id
-      WHERE ${ENDED} ${NEWEST_FIRST}`);
-    const runsOf = `
-      SELECT r.id, r.set_id, s.labels, r.status, r.attempts, r.duration_ms, r.started_at, r.ended_at, r.error
-      FROM test_runs r JOIN test_run_sets s ON s.id = r.set_id
-      WHERE ${ENDED}`;
-    this.newest = db.prepare(`${runsOf} ${NEWEST_FIRST}`);
-    this.older = db.prepare(`${runsOf} AND (r.ended_at, r.id) < (@ended_at, @id) ${NEWEST_FIRST}`);
+    this.firstName = db.prepare(HISTORY_SQL.firstName).pluck();
+    this.nextName = db.prepare(HISTORY_SQL.nextName).pluck();
+    this.window = db.prepare(HISTORY_SQL.window);
+    this.newest = db.prepare(HISTORY_SQL.newest);
+    this.older = db.prepare(HISTORY_SQL.older);
   }
 
   listTests(query: ListTestsQuery): Promise<TestsPage> {
