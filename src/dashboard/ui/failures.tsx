@@ -28,6 +28,7 @@ export function FailureGroups({ setId, env, members, ended }: { setId: string; e
       <p class="muted">
         {failed} failed test{failed === 1 ? '' : 's'} in {groups.length} group{groups.length === 1 ? '' : 's'}: errors whose first lines differ only in
         numbers, durations, ids and quoted values are one group.
+        {ended && failed > MAX_LOOKUPS && ` Only the first ${MAX_LOOKUPS} are marked new or frequent.`}
       </p>
       <ul class="failure-groups">
         {groups.map((group) => (
