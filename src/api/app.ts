@@ -31,6 +31,7 @@ import { SignInLimit, type SetCreationLimit } from './rate-limit.js';
 import { DEFAULTS } from '../config/options.js';
 import { attachRequiredRole, authorizeRoute } from './permission.js';
 import { keyRoutes } from './routes/keys.js';
+import { testHistoryRoutes } from './routes/tests.js';
 
 export interface AppDeps {
   store: Store;
@@ -96,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await v0.register(setControlRoutes, { deps });
         await v0.register(keyRoutes, { deps });
         await v0.register(webhookRoutes, { deps });
+        await v0.register(testHistoryRoutes, { deps });
       }, { prefix: '/v0' });
       // Sign-in/out sit outside the key check: they are how a browser gets its credential.
       await api.register(sessionRoutes, { prefix: '/v0', auth: deps.auth, sessions, signInLimit: deps.signInLimit ?? new SignInLimit(DEFAULTS.signInsPerMinute) });

@@ -29,6 +29,8 @@ export const OPERATION_ROLES: Readonly<Record<string, KeyRole>> = Object.freeze(
   listEnvironments: 'read',
   listWorkers: 'read',
   listWebhookDeliveries: 'read',
+  listTests: 'read',
+  getTestHistory: 'read',
   createTestRunSet: 'trigger',
   rerunTestRunSet: 'trigger',
   cancelTestRunSet: 'trigger',

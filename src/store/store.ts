@@ -27,6 +27,7 @@ import type {
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from './browse.js';
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
+import type { TestHistoryStore } from './history.js';
 
 /** The code a store error carries when the store is out of reach for a while (PostgreSQL restarting): worth retrying. */
 export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
@@ -315,6 +316,9 @@ export interface Store {
 
   /** Webhooks: set events written with the change that made them, and their deliveries. */
   readonly webhooks: WebhookOutbox;
+
+  /** Test history: each test's ended runs in an environment (GET /api/v0/tests…). */
+  readonly history: TestHistoryStore;
 
   // ── wake-ups ──
   /** Tells workers (in any process) that runs are waiting. */

@@ -33,6 +33,8 @@ const OPERATIONS: Record<string, Operation> = {
   listEnvironments: { method: 'GET', path: () => '/v0/environments', needs: 'read' },
   listWorkers: { method: 'GET', path: () => '/v0/workers', needs: 'read' },
   listWebhookDeliveries: { method: 'GET', path: () => '/v0/webhook-deliveries', needs: 'read' },
+  listTests: { method: 'GET', path: () => '/v0/tests?env=staging', needs: 'read' },
+  getTestHistory: { method: 'GET', path: () => '/v0/tests/history?env=staging&name=ok', needs: 'read' },
   createTestRunSet: { method: 'POST', path: () => '/v0/test-run-sets', body: { env: 'staging' }, needs: 'trigger' },
   rerunTestRunSet: { method: 'POST', path: (f) => `/v0/test-run-sets/${f.set}/rerun`, needs: 'trigger' },
   cancelTestRunSet: { method: 'POST', path: (f) => `/v0/test-run-sets/${f.set}/cancel`, needs: 'trigger' },

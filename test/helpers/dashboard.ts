@@ -1,16 +1,18 @@
 /**
  * Helpers for the dashboard tests: make sure the built page assets are current
- * (`npx tsc -p .` alone does not run esbuild), sign in over HTTP, launch
+ * (`npx tsc -p .` alone does not run esbuild), sign in over HTTP, open a signed-in page in
  * Debian's Chromium through playwright-core, and write a one-spec Playwright suite.
  */
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildDashboard, DIST_DASHBOARD_DIR, newestMtime, UI_SOURCE_DIR } from '../../src/dashboard/build.js';
+import { CHROMIUM_ARGS } from '../../src/executors/playwright/chromium.js';
 import { tempDir } from './server.js';
 
 export const CHROMIUM = '/usr/lib/chromium/chromium';
 /** The flags runset itself launches Chromium with (as root, in a container). */
-export { CHROMIUM_ARGS } from '../../src/executors/playwright/chromium.js';
+export { CHROMIUM_ARGS };
 
 /** Why browser tests cannot run here, or undefined when they can. */
 export function chromiumMissing(): string | undefined {
@@ -61,4 +63,16 @@ export function writeOneSpecSuite(opts: { prefix: string; spec: string; specName
   const configPath = path.join(dir, 'runset.config.yaml');
   writeFileSync(configPath, opts.config);
   return configPath;
+}
+
+/** Chromium with one page already signed in to the server (its session cookie set), 15 s per step. */
+export async function openSignedIn(server: { url: string; apiKey: string }): Promise<{ browser: Browser; page: Page }> {
+  const origin = originOf(server.url);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
+  const context = await browser.newContext({ baseURL: origin });
+  const [name, value] = (await signIn(origin, server.apiKey)).cookie.split('=') as [string, string];
+  await context.addCookies([{ name, value, url: origin }]);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return { browser, page };
 }

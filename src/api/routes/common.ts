@@ -9,6 +9,7 @@ import { EnvironmentList, SessionInfo, SignInBody, TestRunSetDetails, TestRunSet
 import { CancellationView, CancelTestRunSetResult } from '../../core/wire-control.js';
 import { CreateKeyBody, CreatedKey, KeyList, KeyView } from '../../core/wire-keys.js';
 import { WebhookAttemptView, WebhookDeliveryList, WebhookDeliveryView } from '../../core/wire-webhooks.js';
+import { TestHistory, TestHistoryRun, TestList, TestOutcome, TestSummary } from '../../core/wire-tests.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
@@ -52,6 +53,11 @@ export const SHARED_SCHEMAS: readonly Named[] = [
   KeyList,
   CreateKeyBody,
   CreatedKey,
+  TestList,
+  TestSummary,
+  TestOutcome,
+  TestHistory,
+  TestHistoryRun,
 ] as TSchema[] as Named[];
 
 /**

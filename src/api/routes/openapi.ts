@@ -19,6 +19,7 @@ export const OPENAPI_INFO = {
     { name: 'Artifacts', description: 'Screenshots, traces and videos kept for failed members.' },
     { name: 'Environments', description: 'What a set may be created for.' },
     { name: 'Workers', description: 'The processes that run members.' },
+    { name: 'Tests', description: "Each test's history in an environment: recent outcomes, pass and flaky rates, durations." },
     { name: 'Keys', description: 'API keys and what each may do (admin keys only).' },
     { name: 'Webhooks', description: "What was posted to the config's webhooks about a set, attempt by attempt." },
     { name: 'Dashboard session', description: "The web dashboard's sign-in: an API key exchanged for a cookie." },

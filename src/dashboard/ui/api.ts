@@ -6,12 +6,15 @@ import type { Artifact, TestRun, TestRunSetStatus, CreateTestRunSetResult } from
 import type { CancelTestRunSetResult } from '../../core/wire-control.js';
 import type { CreateKeyBody, CreatedKey, KeyList } from '../../core/wire-keys.js';
 import type { WebhookDeliveryList } from '../../core/wire-webhooks.js';
+import type { TestHistory, TestList, TestSummary } from '../../core/wire-tests.js';
 import type { EnvironmentList, SessionInfo, TestRunSetDetails, TestRunSetPage, WorkerList } from '../../core/wire-dashboard.js';
 import { currentPath, navigate } from './router.js';
 
 export type { Artifact };
 export type Member = TestRun;
 export type SetStatus = TestRunSetStatus;
+export type { TestSummary };
+export type TestHistoryRun = TestHistory['runs'][number];
 
 export class ApiError extends Error {
   constructor(
@@ -65,6 +68,10 @@ export const api = {
   getSet: (id: string) => call<SetStatus>('GET', `/test-run-sets/${encodeURIComponent(id)}`),
   getDetails: (id: string) => call<TestRunSetDetails>('GET', `/test-run-sets/${encodeURIComponent(id)}/details`),
   listMembers: async (id: string) => (await call<{ testRuns: Member[] }>('GET', `/test-run-sets/${encodeURIComponent(id)}/test-runs`)).testRuns,
+  listTests: (p: { env: string; name?: string; cursor?: string; limit?: number }) =>
+    call<TestList>('GET', `/tests${query({ ...p, limit: p.limit ? String(p.limit) : undefined })}`),
+  testHistory: (p: { env: string; name: string; cursor?: string; limit?: number }) =>
+    call<TestHistory>('GET', `/tests/history${query({ ...p, limit: p.limit ? String(p.limit) : undefined })}`),
   listWorkers: () => call<WorkerList>('GET', '/workers'),
   listWebhookDeliveries: (setId: string) => call<WebhookDeliveryList>('GET', `/webhook-deliveries${query({ setId })}`),
   environments: async () => (await call<EnvironmentList>('GET', '/environments')).environments,

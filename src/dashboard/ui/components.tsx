@@ -93,3 +93,24 @@ export function formatBytes(n: number): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
+
+/**
+ * The environment filter of a list page. Re-created when the names arrive, so
+ * the filter from the URL is selected once its option exists; a name the list
+ * lacks (a stale link) stays selectable rather than silently switching.
+ */
+export function EnvSelect({ names, value, onChange, anyLabel }: { names: string[]; value: string; onChange: (env: string) => void; anyLabel?: string }) {
+  return (
+    <label>
+      Environment
+      <select key={names.join('\n')} name="env" value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        {anyLabel !== undefined && <option value="">{anyLabel}</option>}
+        {(value && !names.includes(value) ? [...names, value] : names).map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

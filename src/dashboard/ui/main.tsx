@@ -11,6 +11,9 @@ import { TriggerPage } from './pages/trigger.js';
 import { WorkersPage } from './pages/workers.js';
 import { SignInPage } from './pages/signin.js';
 import { KeysPage } from './pages/keys.js';
+import { TestsPage } from './pages/tests.js';
+import { TestPage } from './pages/test.js';
+import { EnvironmentPage, EnvironmentsPage } from './pages/environments.js';
 import { AccessContext, useMay } from './access.js';
 import type { SessionInfo } from '../../core/wire-dashboard.js';
 
@@ -20,6 +23,10 @@ const TITLES: Record<Route['name'], string> = {
   member: 'Test run',
   trigger: 'Run a set',
   workers: 'Workers',
+  tests: 'Tests',
+  test: 'Test',
+  environments: 'Environments',
+  environment: 'Environment',
   keys: 'Keys',
   signin: 'Sign in',
   notfound: 'Not found',
@@ -79,6 +86,8 @@ function MainNav({ route, session, onSignOut }: { route: Route['name']; session:
     <nav aria-label="Main">
       {link('/', 'sets', 'Sets')}
       {may('createTestRunSet') && link('/trigger', 'trigger', 'Run a set')}
+      {link('/tests', 'tests', 'Tests')}
+      {link('/environments', 'environments', 'Environments')}
       {link('/workers', 'workers', 'Workers')}
       {may('listKeys') && link('/keys', 'keys', 'Keys')}
       <span class="who muted">{session ? `key: ${session.key.name} (${session.key.role})` : ''}</span>
@@ -101,6 +110,14 @@ function Page({ route, search, onSignedIn }: { route: Route; search: URLSearchPa
       return <TriggerPage search={search} />;
     case 'workers':
       return <WorkersPage />;
+    case 'tests':
+      return <TestsPage search={search} />;
+    case 'test':
+      return <TestPage key={search.toString()} search={search} />;
+    case 'environments':
+      return <EnvironmentsPage />;
+    case 'environment':
+      return <EnvironmentPage key={route.env} env={route.env} />;
     case 'keys':
       return <KeysPage />;
     case 'signin':

@@ -11,6 +11,10 @@ export type Route =
   | { name: 'member'; setId: string; runId: string }
   | { name: 'trigger' }
   | { name: 'workers' }
+  | { name: 'tests' }
+  | { name: 'test' }
+  | { name: 'environments' }
+  | { name: 'environment'; env: string }
   | { name: 'keys' }
   | { name: 'signin' }
   | { name: 'notfound' };
@@ -21,13 +25,23 @@ export function parseRoute(pathname: string): Route {
   if (pathname === '/' || pathname === '') return { name: 'sets' };
   if (pathname === '/trigger') return { name: 'trigger' };
   if (pathname === '/workers') return { name: 'workers' };
+  if (pathname === '/tests') return { name: 'tests' };
+  if (pathname === '/test') return { name: 'test' };
+  if (pathname === '/environments') return { name: 'environments' };
   if (pathname === '/keys') return { name: 'keys' };
   if (pathname === '/signin') return { name: 'signin' };
   const member = /^\/sets\/([^/]+)\/runs\/([^/]+)$/.exec(pathname);
   if (member) return { name: 'member', setId: decodeURIComponent(member[1]!), runId: decodeURIComponent(member[2]!) };
+  const environment = /^\/environments\/([^/]+)$/.exec(pathname);
+  if (environment) return { name: 'environment', env: decodeURIComponent(environment[1]!) };
   const set = /^\/sets\/([^/]+)$/.exec(pathname);
   if (set) return { name: 'set', id: decodeURIComponent(set[1]!) };
   return { name: 'notfound' };
+}
+
+/** A test's page: by environment and name in the query, since a name may hold any character (a Playwright title has "›" and "/"). */
+export function testHref(env: string, name: string): string {
+  return `/test?${new URLSearchParams({ env, name }).toString()}`;
 }
 
 export function currentPath(): string {

@@ -305,6 +305,22 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       CREATE INDEX test_run_sets_labels ON ${s}.test_run_sets USING gin (labels jsonb_path_ops);
     `,
   },
+  {
+    version: 13,
+    name: 'test history: members by environment, name and end',
+    sql: (s: string) => `
+      -- A member's environment is its set's, copied onto it (at insert from now on,
+      -- here for the members already kept) so that one index holds a test's ended
+      -- runs in one environment, newest last: the tests list walks its distinct
+      -- names and takes each one's latest runs, a test's history pages backwards
+      -- through it (src/store/postgres/history-sql.ts; plans in bench/README.md).
+      -- Names in byte order (COLLATE "C"), as SQLite orders them, whatever the
+      -- database's locale: both stores list and page tests alike.
+      ALTER TABLE ${s}.test_runs ADD COLUMN env text;
+      UPDATE ${s}.test_runs r SET env = t.env FROM ${s}.test_run_sets t WHERE t.id = r.set_id;
+      CREATE INDEX test_runs_history ON ${s}.test_runs (env, name COLLATE "C", ended_at, id) WHERE ended_at IS NOT NULL;
+    `,
+  },
 ]);
 
 /**

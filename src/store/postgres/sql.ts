@@ -13,7 +13,7 @@
  */
 import type * as rows from '../rows.js';
 import type { NewApiKey } from '../store.js';
-import type { NewTestRun, NewTestRunSet } from '../../core/types.js';
+import type { NewTestRunSet } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
 import type { Queryable } from './connection.js';
 import { quoteIdent } from './connection.js';
@@ -144,17 +144,18 @@ async function insertSet(q: Queryable, n: Names, set: NewTestRunSet): Promise<vo
 }
 
 /** All members in one statement, in the given order (which is their claim order). */
-async function insertRuns(q: Queryable, n: Names, setId: string, runs: NewTestRun[]): Promise<void> {
+async function insertRuns(q: Queryable, n: Names, set: NewTestRunSet): Promise<void> {
+  const runs = set.runs;
   await q.query({
     name: 'runset.insertRuns',
     text: `
-      INSERT INTO ${n.runs} (id, set_id, position, name, type, spec, status, batch_key, expected_ms)
-      SELECT u.id, $1, u.position, u.name, u.type, u.spec, 'WAITING', u.batch_key, u.expected_ms
+      INSERT INTO ${n.runs} (id, set_id, env, position, name, type, spec, status, batch_key, expected_ms)
+      SELECT u.id, $1, $9, u.position, u.name, u.type, u.spec, 'WAITING', u.batch_key, u.expected_ms
       FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[], $6::json[], $7::text[], $8::integer[])
         WITH ORDINALITY AS u(id, position, name, type, spec, batch_key, expected_ms, ord)
       ORDER BY u.ord`,
     values: [
-      setId,
+      set.id,
       runs.map((r) => r.id),
       runs.map((r) => r.position),
       runs.map((r) => r.spec.name),
@@ -162,6 +163,7 @@ async function insertRuns(q: Queryable, n: Names, setId: string, runs: NewTestRu
       runs.map((r) => JSON.stringify(r.spec)),
       runs.map((r) => batchKeyOf(r.spec)),
       runs.map((r) => Math.round(r.expectedMs)),
+      set.env,
     ],
   });
 }
@@ -169,7 +171,7 @@ async function insertRuns(q: Queryable, n: Names, setId: string, runs: NewTestRu
 /** A new set and its members (inside the caller's transaction). */
 export async function insertSetWithRuns(q: Queryable, n: Names, set: NewTestRunSet): Promise<void> {
   await insertSet(q, n, set);
-  if (set.runs.length > 0) await insertRuns(q, n, set.id, set.runs);
+  if (set.runs.length > 0) await insertRuns(q, n, set);
 }
 
 export async function getSet(q: Queryable, n: Names, id: string): Promise<SetRow | undefined> {

@@ -244,4 +244,18 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
       ALTER TABLE test_run_sets ADD COLUMN labels TEXT NOT NULL DEFAULT '{}';
     `,
   },
+  {
+    version: 12,
+    name: 'test history: members by environment, name and end',
+    sql: `
+      -- A member's environment is its set's, copied onto it (at insert from now on,
+      -- here for the members already kept) so that one index holds a test's ended
+      -- runs in one environment, newest last: the tests list walks its distinct
+      -- names and takes each one's latest runs, a test's history pages backwards
+      -- through it (src/store/sqlite/history.ts; plans in bench/README.md).
+      ALTER TABLE test_runs ADD COLUMN env TEXT;
+      UPDATE test_runs SET env = (SELECT s.env FROM test_run_sets s WHERE s.id = test_runs.set_id);
+      CREATE INDEX test_runs_history ON test_runs(env, name, ended_at, id) WHERE ended_at IS NOT NULL;
+    `,
+  },
 ];

@@ -39,8 +39,8 @@ export function prepareStatements(db: Database.Database): Statements {
       INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels)
       VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels)`),
     insertRun: db.prepare(`
-      INSERT INTO test_runs (id, set_id, position, name, type, spec, status, batch_key, expected_ms)
-      VALUES (@id, @set_id, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms)`),
+      INSERT INTO test_runs (id, set_id, env, position, name, type, spec, status, batch_key, expected_ms)
+      VALUES (@id, @set_id, @env, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms)`),
     getSet: db.prepare(`
       SELECT id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail
       FROM test_run_sets WHERE id = ?`),

@@ -9,6 +9,7 @@ import { Timeline } from '../timeline.js';
 import { useMay } from '../access.js';
 import { WebhookDeliveries } from '../webhooks.js';
 import { Labels } from '../labels.js';
+import { FailureGroups } from '../failures.js';
 
 export function SetPage({ id }: { id: string }) {
   const [status, setStatus] = useState<SetStatus | undefined>(undefined);
@@ -98,7 +99,7 @@ export function SetPage({ id }: { id: string }) {
             <dt>Id</dt>
             <dd class="mono">{status.id}</dd>
             <dt>Environment</dt>
-            <dd>{details?.env ?? '…'}</dd>
+            <dd>{details ? <a href={`/environments/${encodeURIComponent(details.env)}`}>{details.env}</a> : '…'}</dd>
             {details && <Labels labels={details.labels} />}
             <dt>Created</dt>
             <dd><Time iso={status.createdAt} /></dd>
@@ -127,6 +128,7 @@ export function SetPage({ id }: { id: string }) {
         </section>
       )}
       {details && <Overrides details={details} />}
+      <FailureGroups setId={id} env={details?.env} members={members} ended={done} />
       <h2>Timeline</h2>
       <Timeline setId={id} members={members} now={Date.now()} />
       <h2>Members</h2>

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { TestRunSetSummary } from '../../../core/wire-dashboard.js';
 import { api } from '../api.js';
-import { Alert, CountsBar, formatDuration, shortId, spanMs, STATES, StatusBadge, Time } from '../components.js';
+import { Alert, CountsBar, EnvSelect, formatDuration, shortId, spanMs, STATES, StatusBadge, Time } from '../components.js';
 import { usePoll } from '../live.js';
 import { navigate } from '../router.js';
 
@@ -54,18 +54,7 @@ export function SetsPage({ search }: { search: URLSearchParams }) {
         </a>
       </div>
       <form class="filters" role="search" aria-label="Filter sets" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Environment
-          {/* Re-created when the names arrive, so the filter from the URL is selected once its option exists. */}
-          <select key={envNames.join('\n')} name="env" value={env} onChange={(e) => setFilter('env', e.currentTarget.value)}>
-            <option value="">All environments</option>
-            {(env && !envNames.includes(env) ? [...envNames, env] : envNames).map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
+        <EnvSelect names={envNames} value={env} onChange={(v) => setFilter('env', v)} anyLabel="All environments" />
         <label>
           Status
           <select name="status" value={status} onChange={(e) => setFilter('status', e.currentTarget.value)}>
@@ -97,7 +86,7 @@ export function SetsPage({ search }: { search: URLSearchParams }) {
   );
 }
 
-function SetsTable({ sets, filtered }: { sets: TestRunSetSummary[]; filtered: boolean }) {
+export function SetsTable({ sets, filtered }: { sets: TestRunSetSummary[]; filtered: boolean }) {
   if (sets.length === 0) {
     return <p class="empty">{filtered ? 'No set matches these filters.' : 'No sets yet.'} <a href="/trigger">Run a set</a>.</p>;
   }

@@ -1,0 +1,195 @@
+/**
+ * Shapes of the test history store operations: the tests of an environment by
+ * name, each with its window of latest ended runs, and one test's ended runs
+ * newest first. The cursor codecs live here so both backends page identically
+ * (the history contract suite checks they do). What the runs mean (flaky, pass
+ * rate…) is src/history/flakiness.ts's business, not the store's.
+ */
+import { RunsetError } from '../core/errors.js';
+
+export interface ListTestsQuery {
+  env: string;
+  /** Only tests whose name contains this, ignoring the case of ASCII letters. */
+  nameContains?: string;
+  /** 1…100; the caller validates. */
+  limit: number;
+  /** Runs per test (the window), newest first. */
+  window: number;
+  cursor?: string;
+}
+
+/** One ended run as a test's window holds it. */
+export interface WindowRun {
+  setId: string;
+  testRunId: string;
+  result: 'SUCCESS' | 'FAIL';
+  attempts: number;
+  durationMs: number | null;
+  endedAt: string;
+  error: string | null;
+  /** The set's `commit` label, or null. */
+  commit: string | null;
+}
+
+export interface TestWindow {
+  name: string;
+  /** The executor kind of its newest run. */
+  type: string;
+  /** Newest first (ended time, then member id). */
+  runs: WindowRun[];
+}
+
+export interface TestsPage {
+  /** By name (byte order of its UTF-8, on both stores). */
+  tests: TestWindow[];
+  nextCursor: string | null;
+}
+
+export interface TestRunsQuery {
+  env: string;
+  name: string;
+  limit: number;
+  cursor?: string;
+}
+
+export interface HistoryRun {
+  setId: string;
+  testRunId: string;
+  labels: Record<string, string>;
+  result: 'SUCCESS' | 'FAIL';
+  attempts: number;
+  durationMs: number | null;
+  startedAt: string | null;
+  endedAt: string;
+  error: string | null;
+}
+
+export interface HistoryPage {
+  /** Newest first: by ended time, then member id, both descending. */
+  runs: HistoryRun[];
+  nextCursor: string | null;
+}
+
+/** Test history: read only, over ended members (a member counts once it has ended). */
+export interface TestHistoryStore {
+  listTests(query: ListTestsQuery): Promise<TestsPage>;
+  testRuns(query: TestRunsQuery): Promise<HistoryPage>;
+}
+
+/** A window's row as both stores read it; they differ only in how a timestamp arrives (as in ./rows.ts). */
+export interface WindowRow<T> {
+  id: string;
+  set_id: string;
+  type: string;
+  status: 'SUCCESS' | 'FAIL';
+  attempts: number;
+  duration_ms: number | null;
+  ended_at: T;
+  error: string | null;
+  commit: string | null;
+}
+
+/** A history row: labels arrive as JSON text (SQLite) or parsed (PostgreSQL's jsonb). */
+export interface HistoryRow<T> {
+  id: string;
+  set_id: string;
+  labels: string | Record<string, string>;
+  status: 'SUCCESS' | 'FAIL';
+  attempts: number;
+  duration_ms: number | null;
+  started_at: T | null;
+  ended_at: T;
+  error: string | null;
+}
+
+export function historyMappers<T>(stamp: (value: T) => string) {
+  return {
+    toWindowRun: (r: WindowRow<T>): WindowRun => ({
+      setId: r.set_id,
+      testRunId: r.id,
+      result: r.status,
+      attempts: r.attempts,
+      durationMs: r.duration_ms,
+      endedAt: stamp(r.ended_at),
+      error: r.error,
+      commit: r.commit,
+    }),
+    toHistoryRun: (r: HistoryRow<T>): HistoryRun => ({
+      setId: r.set_id,
+      testRunId: r.id,
+      labels: typeof r.labels === 'string' ? (JSON.parse(r.labels) as Record<string, string>) : r.labels,
+      result: r.status,
+      attempts: r.attempts,
+      durationMs: r.duration_ms,
+      startedAt: r.started_at === null ? null : stamp(r.started_at),
+      endedAt: stamp(r.ended_at),
+      error: r.error,
+    }),
+  };
+}
+
+/** A history page from one more row than asked for: the cursor is the last run's position. */
+export function historyPage(runs: readonly HistoryRun[], limit: number): HistoryPage {
+  const { items, more } = pageOf(runs, limit);
+  const last = items[items.length - 1];
+  return { runs: items, nextCursor: more && last ? encodeRunCursor({ endedAt: last.endedAt, id: last.testRunId }) : null };
+}
+
+/** Where a history page ended: its last run's (endedAt, id). */
+export interface RunPosition {
+  endedAt: string;
+  id: string;
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function notOurs(): RunsetError {
+  return new RunsetError('invalid_query', 'querystring.cursor is not a cursor this server gave out; use the nextCursor of a previous page');
+}
+
+function decode(cursor: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function encode(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+export function encodeNameCursor(name: string): string {
+  return encode([name]);
+}
+
+/** The last name of the previous page. A NUL byte was never ours (PostgreSQL's text cannot hold one). */
+export function decodeNameCursor(cursor: string): string {
+  const value = decode(cursor);
+  if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string' && !value[0].includes('\0')) return value[0];
+  throw notOurs();
+}
+
+export function encodeRunCursor(position: RunPosition): string {
+  return encode([position.endedAt, position.id]);
+}
+
+export function decodeRunCursor(cursor: string): RunPosition {
+  const value = decode(cursor);
+  if (Array.isArray(value) && value.length === 2) {
+    const [endedAt, id] = value as unknown[];
+    if (typeof endedAt === 'string' && ISO.test(endedAt) && typeof id === 'string' && UUID.test(id)) return { endedAt, id };
+  }
+  throw notOurs();
+}
+
+/** Lower-cases ASCII letters only, the same on both stores (their own lower() depends on the database's locale). */
+export function asciiLower(text: string): string {
+  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+/** The first `limit` items and whether more followed: stores fetch one more than a page. */
+export function pageOf<T>(rows: readonly T[], limit: number): { items: T[]; more: boolean } {
+  return { items: rows.slice(0, limit), more: rows.length > limit };
+}
