@@ -21,7 +21,7 @@ import type {
   TestRunSetRecord,
   VariableValue,
 } from '../../core/types.js';
-import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NewWorker, type NextClaim, type ReapResult, type Store, type WorkerInfo, type CancelRequest, type CancelResult } from '../store.js';
+import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NewWorker, type NextClaim, type QueueStats, type ReapResult, type Store, type WorkerInfo, type CancelRequest, type CancelResult } from '../store.js';
 import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
@@ -33,6 +33,7 @@ import * as browseSql from './browse-sql.js';
 import * as cancelSql from './cancel-sql.js';
 import * as batchSql from './sql-batch.js';
 import * as durationSql from './durations-sql.js';
+import { queueStats } from './queue-stats-sql.js';
 import { PostgresWebhooks } from './webhooks.js';
 import { PostgresBlobStore } from './blobs.js';
 import { decodeCursor, encodeCursor, type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
@@ -294,6 +295,10 @@ export class PostgresStore implements Store {
 
   listWorkers(staleMs: number): Promise<WorkerInfo[]> {
     return this.autocommit((q) => durationSql.listWorkers(q, this.names, staleMs));
+  }
+
+  queueStats(staleMs: number): Promise<QueueStats> {
+    return this.autocommit((q) => queueStats(q, this.names, staleMs));
   }
 
   // ── duration history ──

@@ -24,7 +24,7 @@ import type {
   VariableValue,
 } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
-import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, ReapResult, Store, WorkerInfo, CancelRequest, CancelResult } from '../store.js';
+import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, QueueStats, ReapResult, Store, WorkerInfo, CancelRequest, CancelResult } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
@@ -36,6 +36,7 @@ import type { SqliteBatches } from './batches.js';
 import { SqliteMoves } from './moves.js';
 import { SqliteDurations } from './durations.js';
 import { SqliteWorkers } from './workers.js';
+import { prepareQueueStats } from './queue-stats.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { rowMappers } from '../rows.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
@@ -57,6 +58,7 @@ export class SqliteStore implements Store {
   private batches!: SqliteBatches;
   private durations!: SqliteDurations;
   private workers!: SqliteWorkers;
+  private stats!: (staleMs: number) => QueueStats;
   webhooks!: SqliteWebhooks;
 
   private releaseLock: (() => void) | undefined;
@@ -102,6 +104,7 @@ export class SqliteStore implements Store {
     this.batches = this.moves.batches;
     this.durations = new SqliteDurations(this.db);
     this.workers = new SqliteWorkers(this.db);
+    this.stats = prepareQueueStats(this.db);
     this.webhooks = new SqliteWebhooks(this.db, this.opts.owner === true);
     return Promise.resolve();
   }
@@ -324,6 +327,7 @@ export class SqliteStore implements Store {
   removeWorker = (id: string): Promise<void> => settle(() => this.workers.remove(id));
   liveWorkerSlots = (staleMs: number): Promise<number> => settle(() => this.workers.liveSlots(staleMs));
   listWorkers = (staleMs: number): Promise<WorkerInfo[]> => settle(() => this.workers.list(staleMs));
+  queueStats = (staleMs: number): Promise<QueueStats> => settle(() => this.stats(staleMs));
 
   // ── duration history (./durations.ts) ──
 
