@@ -16,6 +16,7 @@ import { runCancelContract } from './cancel-contract.js';
 import { runWatchContract } from './watch-contract.js';
 import { runKeysContract } from './keys-contract.js';
 import { runWebhookContract } from './webhook-contract.js';
+import { runQueueStatsContract } from './queue-stats-contract.js';
 import { formatCases, leaseCases } from './record-cases.js';
 import { newSet } from './fixtures.js';
 
@@ -33,6 +34,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runWatchContract(name, makeStore, newSet);
   runKeysContract(name, makeStore, newSet);
   runWebhookContract(name, makeStore, newSet);
+  runQueueStatsContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {
