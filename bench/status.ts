@@ -15,6 +15,7 @@ import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { CLI, tempDir } from '../test/helpers/server.js';
 import { newToken } from '../src/auth/keys.js';
+import { cpuMs } from './proc-cpu.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -36,9 +37,12 @@ function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Prom
   });
 }
 
-async function load(url: string, headers: Record<string, string>) {
+/** One load run; `pid`: the server's, whose CPU per request (µs) is measured too. */
+async function load(url: string, headers: Record<string, string>, pid?: number) {
+  const cpu0 = cpuMs(pid);
   const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
-  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
+  const cpuUs = ((cpuMs(pid) - cpu0) * 1000) / Math.max(1, r.requests.total);
+  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, cpuUs };
 }
 
 const dir = tempDir('runset-bench-');
@@ -73,21 +77,24 @@ console.log(`bench:status — ${cpus().length} cores, ${cpus()[0]?.model ?? '?'}
 console.log(`${ROUNDS} alternated rounds of ${SECONDS}s, ${CONNECTIONS} connections; body ${sample.length} bytes`);
 type Result = Awaited<ReturnType<typeof load>>;
 const targets = [
-  { name: 'bare', url: bare.url, headers: {} },
-  { name: 'runset', url: statusUrl, headers: auth },
-  ...(metered ? [{ name: 'metrics', url: metered.statusUrl, headers: auth }] : []),
+  { name: 'bare', url: bare.url, headers: {}, pid: bare.proc.pid },
+  { name: 'runset', url: statusUrl, headers: auth, pid: runset.proc.pid },
+  ...(metered ? [{ name: 'metrics', url: metered.statusUrl, headers: auth, pid: metered.proc.pid }] : []),
 ];
 const results: Record<string, Result[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
 try {
   for (const t of targets) await load(t.url, t.headers); // warm-up
+  // CPU per request: on a machine shared with other work, throughput swings with
+  // the neighbours; the server's own CPU per request much less.
   // Each round measures every target, the order rotating from round to round
   // (bare first, then runset first, ...), so that a machine slowing down or
   // speeding up mid-run (a shared virtual machine does) weighs on all alike.
   for (let i = 0; i < ROUNDS; i++) {
-    for (const t of [...targets.slice(i % targets.length), ...targets.slice(0, i % targets.length)]) results[t.name]!.push(await load(t.url, t.headers));
+    for (const t of [...targets.slice(i % targets.length), ...targets.slice(0, i % targets.length)]) results[t.name]!.push(await load(t.url, t.headers, t.pid));
     const [b, r, m] = [results.bare![i]!, results.runset![i]!, results.metrics?.[i]];
-    const withMetrics = m ? ` | with metrics ${m.rps.toFixed(0)} req/s p99 ${m.p99} ms, on/off ${(m.rps / r.rps).toFixed(2)}` : '';
-    console.log(`round ${i + 1}: bare ${b.rps.toFixed(0)} req/s p99 ${b.p99} ms | runset ${r.rps.toFixed(0)} req/s p99 ${r.p99} ms | ratio ${(r.rps / b.rps).toFixed(2)}${withMetrics}`);
+    const cpu = (x: Result) => `${x.cpuUs.toFixed(0)} µs cpu/req`;
+    const withMetrics = m ? ` | with metrics ${m.rps.toFixed(0)} req/s p99 ${m.p99} ms ${cpu(m)}, on/off ${(m.rps / r.rps).toFixed(2)}` : '';
+    console.log(`round ${i + 1}: bare ${b.rps.toFixed(0)} req/s p99 ${b.p99} ms ${cpu(b)} | runset ${r.rps.toFixed(0)} req/s p99 ${r.p99} ms ${cpu(r)} | ratio ${(r.rps / b.rps).toFixed(2)}${withMetrics}`);
   }
 } finally {
   runset.proc.kill('SIGTERM');
@@ -114,5 +121,6 @@ if (results.metrics) {
   const m = results.metrics;
   const onOff = median(m.map((r, i) => r.rps / runsetRuns[i]!.rps));
   const onBare = median(m.map((r, i) => r.rps / bareRuns[i]!.rps));
-  console.log(`with metrics on: runset/bare ${onBare.toFixed(2)} (median of rounds); metrics on/off ${onOff.toFixed(2)}; p99 (worst round) ${Math.max(...m.map((r) => r.p99))} ms; errors ${m.reduce((a, r) => a + r.errors, 0)}`);
+  const cpuOnOff = median(m.map((r, i) => r.cpuUs / runsetRuns[i]!.cpuUs));
+  console.log(`with metrics on: runset/bare ${onBare.toFixed(2)} (median of rounds); metrics on/off ${onOff.toFixed(2)} in throughput, ${cpuOnOff.toFixed(2)} in CPU per request (medians of rounds); p99 (worst round) ${Math.max(...m.map((r) => r.p99))} ms; errors ${m.reduce((a, r) => a + r.errors, 0)}`);
 }
