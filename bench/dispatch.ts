@@ -36,6 +36,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { newToken } from '../src/auth/keys.js';
 import { CLI, tempDir } from '../test/helpers/server.js';
+import { cpuMs } from './proc-cpu.js';
 
 const WORKERS = Number(process.env.BENCH_WORKERS ?? availableParallelism());
 const SETS = Number(process.env.BENCH_SETS ?? 50);
@@ -189,17 +190,6 @@ async function dispatch(t: Target): Promise<{ server: number[]; client: number[]
     out.client.push(d.client);
   }
   return out;
-}
-
-/** CPU time (user + sys) a process has used so far, ms; 0 where there is no /proc. */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return 0;
-  }
 }
 
 /** Whether this machine's process `pid` is a PostgreSQL backend ("postgres: …" in its command line). */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Executor, TestType } from './core/types.js';
-import { DEFAULTS, kernelSomaxconn, listenBacklog, type ServeOptions } from './config/options.js';
+import { DEFAULTS, kernelSomaxconn, listenBacklog, urlHost, type ServeOptions } from './config/options.js';
 import type { SuiteConfig } from './config/suite.js';
 import { loadSuite } from './config/load.js';
 import type { Store } from './store/store.js';
@@ -35,6 +35,8 @@ export interface Runtime {
   pool: WorkerPool | undefined;
   /** The API's base address (ends in /api) when this process serves it. */
   apiUrl: string | undefined;
+  /** Where Prometheus scrapes this process (--metrics-port), when it serves metrics. */
+  metricsUrl: string | undefined;
   reloadConfig(): void;
   /** Graceful stop: stop claiming, finish or release in-flight runs within `graceMs`, close everything. */
   close(graceMs?: number): Promise<void>;
@@ -86,13 +88,16 @@ export async function start(options: ServeOptions, logger = createLogger(options
   // Sets are planned where the API runs: only there are Playwright suites listed into their cases.
   const loadOptions = { discover: options.api, skipTypes: options.skipTestTypes };
   let suite: SuiteConfig = await loadSuite(options.configPath, loadOptions);
-  const store = await openStore(options, true);
-  const teardown: Array<() => Promise<void>> = [() => store.close()];
+  const opened = await openStore(options, true);
+  const teardown: Array<() => Promise<void>> = [() => opened.close()];
   let grace = options.graceMs;
   const closeAll = async () => {
     for (const step of teardown.reverse()) await step();
   };
   try {
+    // Metrics load only when asked for; without them the store is used as it is and no hook is installed.
+    const observed = options.metricsPort === undefined ? undefined : (await import('./metrics/index.js')).observeProcess(opened, staleAfterMs(options.pollMs));
+    const store = observed?.store ?? opened;
     const secretKey = loadSecretKey(options.dataDir, options.secretKey);
     if (options.bootstrapKey) await ensureKey(store, options.bootstrapKey, 'bootstrap');
     const blobs = artifactBlobsFor(store, options.dataDir);
@@ -116,6 +121,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         workDir: path.join(options.dataDir, 'work'),
         maxShareMs: options.maxShareMs,
         liveSlots: () => registration.liveSlots(),
+        metrics: observed?.metrics,
       });
       const registration = new WorkerRegistration(store, { id: pool.workerId, slots: options.workers }, options.pollMs, logger.child({ component: 'worker' }));
       await registration.start();
@@ -123,6 +129,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       pool.start();
       const started = pool;
       teardown.push(() => started.stop(grace));
+      observed?.metrics.watchSlots(options.workers, () => started.busySlots);
     }
 
     let app: FastifyInstance | undefined;
@@ -139,6 +146,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         signInLimit: options.signInsPerMinute ? new SignInLimit(options.signInsPerMinute) : undefined,
         artifacts: blobs,
         workerStaleMs: staleAfterMs(options.pollMs),
+        onResponse: observed?.onResponse,
       });
       const listening = app;
       teardown.push(() => listening.close());
@@ -147,7 +155,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       await app.listen({ port: options.port, host: options.host, backlog });
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : options.port;
-      const host = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
+      const host = urlHost(options.host);
       apiUrl = `http://${host}:${port}/api`;
       const dashboard = options.publicUrl ?? `http://${host}:${port}`;
       const webhooks = new WebhookDispatcher({
@@ -161,7 +169,13 @@ export async function start(options: ServeOptions, logger = createLogger(options
       webhooks.start();
       teardown.push(() => webhooks.stop());
     }
-    logger.info({ api: apiUrl ?? 'off', workers: options.workers, store: store.kind, config: suite.file }, 'runset started');
+    let metricsUrl: string | undefined;
+    if (observed && options.metricsPort !== undefined) {
+      const listener = await observed.listen({ host: options.host, port: options.metricsPort });
+      teardown.push(() => listener.close());
+      metricsUrl = listener.url;
+    }
+    logger.info({ api: apiUrl ?? 'off', metrics: metricsUrl ?? 'off', workers: options.workers, store: store.kind, config: suite.file }, 'runset started');
 
     let closing: Promise<void> | undefined;
     let reloads = 0;
@@ -171,6 +185,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       app,
       pool,
       apiUrl,
+      metricsUrl,
       reloadConfig() {
         // Listing Playwright suites takes a moment: the old config serves until the new one is ready.
         const generation = ++reloads;

@@ -2,7 +2,7 @@
  * buildApp: the HTTP API as a Fastify instance, from its collaborators. It
  * never listens by itself (tests use inject() or listen on port 0).
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onResponseHookHandler } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import { LIMITS } from '../core/wire.js';
@@ -48,6 +48,8 @@ export interface AppDeps {
   workerStaleMs: number;
   /** Where artifact bytes are read from; without it artifact downloads answer 404. */
   artifacts?: ArtifactBlobStore;
+  /** Told of every answered request (the metrics); without it no hook is installed, and requests pay nothing. */
+  onResponse?: onResponseHookHandler;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -70,6 +72,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // JSON only: Fastify also parses text/plain by default, which would let a
   // non-JSON body reach validation instead of answering 415.
   app.removeContentTypeParser('text/plain');
+  // First, so that it sees every request: the API's, the dashboard's, and those no route matched.
+  if (deps.onResponse) app.addHook('onResponse', deps.onResponse);
   // Declared up front, so that setting them (src/api/auth.ts) keeps every request
   // object the same shape: adding a property per request made V8 deoptimise the
   // request path, the status GET above all (bench:status).

@@ -3,7 +3,7 @@
  * machines on a shared PostgreSQL). Every flag has a RUNSET_* variable.
  */
 import { Command, Option } from 'commander';
-import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, resolvePath, type ServeOptions } from '../config/options.js';
+import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, parseMetricsPort, resolvePath, type ServeOptions } from '../config/options.js';
 import type { Runtime } from '../main.js';
 import { DEFAULT_ARTIFACT_RETENTION } from '../artifacts/retention.js';
 import { DEFAULT_CHROMIUM } from '../executors/playwright/chromium.js';
@@ -29,6 +29,7 @@ export interface RawServeFlags {
   publicUrl?: string;
   webhookRetry?: string;
   backlog?: string;
+  metricsPort?: string;
 }
 
 function commonOptions(cmd: Command): Command {
@@ -44,16 +45,19 @@ function commonOptions(cmd: Command): Command {
     .addOption(new Option('--log-level <level>', LOG_LEVELS.join(', ')).env('RUNSET_LOG_LEVEL').default(DEFAULTS.logLevel))
     .addOption(new Option('--artifact-retention <duration>', 'remove screenshots, traces and videos older than this').env('RUNSET_ARTIFACT_RETENTION').default(DEFAULT_ARTIFACT_RETENTION))
     .addOption(new Option('--chromium <path>', 'the Chromium executable for Playwright tests').env('RUNSET_CHROMIUM').default(DEFAULT_CHROMIUM))
-    .addOption(new Option('--max-share <duration>', 'most expected work per slot a worker takes of a Playwright suite at once').env('RUNSET_MAX_SHARE').default(DEFAULTS.maxShare));
+    .addOption(new Option('--max-share <duration>', 'most expected work per slot a worker takes of a Playwright suite at once').env('RUNSET_MAX_SHARE').default(DEFAULTS.maxShare))
+    .addOption(new Option('--host <host>', 'address to listen on (the API, and the metrics listener)').env('RUNSET_HOST').default(DEFAULTS.host))
+    .addOption(new Option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port, apart from the API (default: no metrics)').env('RUNSET_METRICS_PORT'));
 }
 
 export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }): ServeOptions {
   const given = typeof flags.workers === 'string' ? flags.workers : undefined;
   const workers = flags.workers === false ? 0 : (parseInteger('--workers', given, mode.api ? 0 : 1, 256) ?? defaultWorkers());
   const leaseMs = parseDurationOption('--lease (RUNSET_LEASE)', flags.lease, { minMs: 200 });
+  const port = parseInteger('--port', flags.port, 0, 65535) ?? DEFAULTS.port;
   return Object.freeze({
     configPath: resolvePath(flags.config),
-    port: parseInteger('--port', flags.port, 0, 65535) ?? DEFAULTS.port,
+    port,
     host: flags.host,
     dataDir: resolvePath(flags.dataDir),
     workers,
@@ -75,6 +79,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     maxShareMs: parseDurationOption('--max-share (RUNSET_MAX_SHARE)', flags.maxShare ?? DEFAULTS.maxShare, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '30s' }),
     publicUrl: flags.publicUrl ? parsePublicUrl(flags.publicUrl) : undefined,
     webhookRetryMs: parseDurationOption('--webhook-retry (RUNSET_WEBHOOK_RETRY)', flags.webhookRetry ?? DEFAULTS.webhookRetry, { minMs: 100, example: '10s' }),
+    metricsPort: parseMetricsPort(flags.metricsPort, mode.api ? port : undefined),
   });
 }
 
@@ -128,13 +133,17 @@ export async function runUntilSignalled(options: ServeOptions, onStarted?: (rt: 
   process.on('SIGHUP', () => runtime.reloadConfig());
 }
 
+/** Where the metrics are, for the start line (nothing when they are off). */
+function metricsNote(rt: Runtime): string {
+  return rt.metricsUrl ? `, metrics at ${rt.metricsUrl}` : '';
+}
+
 export function registerServeCommands(program: Command): void {
   commonOptions(
     program
       .command('serve')
       .description('serve the API with in-process workers (the embedded default)')
       .addOption(new Option('--port <n>', 'port to listen on').env('RUNSET_PORT').default(String(DEFAULTS.port)))
-      .addOption(new Option('--host <host>', 'address to listen on').env('RUNSET_HOST').default(DEFAULTS.host))
       .addOption(new Option('--no-workers', 'API only: run no workers in this process'))
       .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute)))
       .addOption(new Option('--sign-ins-per-minute <n>', 'dashboard sign-in attempts one client address may make per minute').env('RUNSET_SIGN_INS_PER_MINUTE').default(String(DEFAULTS.signInsPerMinute)))
@@ -144,18 +153,19 @@ export function registerServeCommands(program: Command): void {
   ).action(async (flags: RawServeFlags) => {
     const options = compileServeOptions(flags, { api: true });
     await runUntilSignalled(options, (rt) => {
-      process.stderr.write(`runset: API at ${rt.apiUrl}, ${options.workers} worker slot(s), ${rt.store.kind} store\n`);
+      process.stderr.write(`runset: API at ${rt.apiUrl}, ${options.workers} worker slot(s), ${rt.store.kind} store${metricsNote(rt)}\n`);
     });
   });
 
   commonOptions(program.command('worker').description('run workers only (other machines; needs PostgreSQL)')).action(
     async (flags: RawServeFlags) => {
-      const options = compileServeOptions({ ...flags, port: '0', host: '127.0.0.1', setsPerMinute: '1' }, { api: false });
+      // A worker listens only for its metrics (--metrics-port), on --host.
+      const options = compileServeOptions({ ...flags, port: '0', setsPerMinute: '1' }, { api: false });
       if (!options.databaseUrl) {
         throw new OptionError('runset worker needs a shared PostgreSQL store: set --database-url or RUNSET_DATABASE_URL');
       }
       await runUntilSignalled(options, (rt) => {
-        process.stderr.write(`runset: worker ${rt.pool?.workerId} with ${options.workers} slot(s)\n`);
+        process.stderr.write(`runset: worker ${rt.pool?.workerId} with ${options.workers} slot(s)${metricsNote(rt)}\n`);
       });
     },
   );

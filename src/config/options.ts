@@ -45,6 +45,8 @@ export interface ServeOptions {
   webhookRetryMs?: number;
   /** Test types left out of the suite (the demo, when no browser is installed). */
   skipTestTypes?: readonly TestType[];
+  /** Serve Prometheus metrics at /metrics on this port (on `host`, apart from the API); undefined: no metrics at all. 0: any free port. */
+  metricsPort?: number;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -83,6 +85,11 @@ export function kernelSomaxconn(): number | undefined {
   }
 }
 
+/** The host to put in a URL for an address listened on: IPv6 in brackets, and a wildcard as loopback. */
+export function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+}
+
 export class OptionError extends Error {}
 
 /** A duration option; an error names the option (with its variable) and what is accepted. */
@@ -117,6 +124,19 @@ export function parseInteger(name: string, raw: string | number | undefined, min
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new OptionError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
+  return n;
+}
+
+/**
+ * --metrics-port: unset (or empty) means no metrics; else a port apart from the
+ * API's, so that an API open to CI does not show its metrics.
+ */
+export function parseMetricsPort(raw: string | undefined, apiPort: number | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  const accepted = 'expected a port number from 1 to 65535 (0: any free port), other than the API\'s --port; leave it unset for no metrics';
+  if (!/^\d+$/.test(raw.trim()) || !Number.isInteger(n) || n > 65535) throw new OptionError(`--metrics-port (RUNSET_METRICS_PORT): "${raw}" is not a port; ${accepted}`);
+  if (n !== 0 && n === apiPort) throw new OptionError(`--metrics-port (RUNSET_METRICS_PORT): ${n} is the API's --port too; ${accepted}`);
   return n;
 }
 

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ClaimedRun, Executor, OutboundPolicy, RunOutcome, TestType } from '../core/types.js';
 import type { LeaseRef, Store } from '../store/store.js';
 import { runMember, type ResolveVariables } from './run-member.js';
+import type { WorkerMetrics } from './worker-metrics.js';
 
 export interface LeasedRunDeps {
   store: Store;
@@ -16,7 +17,10 @@ export interface LeasedRunDeps {
   /** The outbound address rules of an environment's members (its allowPrivateTargets); default: the strict ones. */
   outboundPolicy?: (env: string) => OutboundPolicy;
   logger: Logger;
+  /** How long a claim stays ours without a heartbeat. */
   leaseMs: number;
+  /** Told of members' starts and ends; absent when metrics are off. */
+  metrics?: WorkerMetrics;
 }
 
 /** A member run under its lease: its outcome (undefined when it crashed), and the end of its heartbeat. */
@@ -41,6 +45,7 @@ export function runUnderLease(run: ClaimedRun, lease: LeaseRef, abort: AbortCont
       (err: unknown) => logger.warn({ err, run: run.id }, 'heartbeat failed; will retry'),
     );
   }, Math.max(50, Math.floor(leaseMs / 3)));
+  deps.metrics?.memberStarted(run);
   const outcome = runMember(run, {
     executors: deps.executors,
     resolveVariables: deps.resolveVariables,

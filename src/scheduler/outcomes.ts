@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { ClaimedRun, DurationSample, RunOutcome } from '../core/types.js';
 import { isStoreUnavailable, leaseOf, type Store } from '../store/store.js';
 import { enforceMaxFailures } from '../sets/cancel.js';
+import type { WorkerMetrics } from './worker-metrics.js';
 
 /** How long successful durations gather before they are written to the history together. */
 const HISTORY_FLUSH_MS = 1000;
@@ -23,6 +24,7 @@ export class OutcomeWriter {
     private readonly store: Store,
     private readonly logger: Logger,
     private readonly leaseMs: number,
+    private readonly metrics?: WorkerMetrics,
   ) {}
 
   /** Writes the outcome alone (Store.finishRun). False: it was not written. */
@@ -48,6 +50,7 @@ export class OutcomeWriter {
         if (!written.finished) this.logger.warn({ run: run.id }, 'lease was taken over; outcome discarded');
         else if (outcome.status === 'SUCCESS') this.remember({ env: run.env, name: run.spec.name, ms: outcome.durationMs });
         else this.failFast(run);
+        if (written.finished) this.metrics?.memberEnded(run, outcome);
         return written;
       } catch (err) {
         if (!isStoreUnavailable(err) || Date.now() > deadline) {

@@ -11,12 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
-import type { ClaimedRun, Executor, OutboundPolicy, RunOutcome, TestType } from '../core/types.js';
-import { leaseOf, type FinishedAndClaimed, type NextClaim, type Store } from '../store/store.js';
-import type { ResolveVariables } from './run-member.js';
-import { runUnderLease } from './leased-run.js';
+import type { ClaimedRun, RunOutcome } from '../core/types.js';
+import { leaseOf, type FinishedAndClaimed, type NextClaim } from '../store/store.js';
+import { runUnderLease, type LeasedRunDeps } from './leased-run.js';
 import { runBatch } from './run-batch.js';
 import { Reservation } from './reservation.js';
 import { OutcomeWriter } from './outcomes.js';
@@ -34,16 +32,9 @@ const MAX_BATCH = 256;
  */
 const HOLD_AHEAD_MS = 100;
 
-export interface WorkerPoolOptions {
-  store: Store;
-  executors: ReadonlyMap<TestType, Executor>;
-  resolveVariables: ResolveVariables;
-  /** The outbound address rules of an environment's members (its allowPrivateTargets); default: the strict ones. */
-  outboundPolicy?: (env: string) => OutboundPolicy;
-  logger: Logger;
+/** What the pool's slots run with (LeasedRunDeps: store, executors, logger, lease, metrics), and its own settings. */
+export interface WorkerPoolOptions extends LeasedRunDeps {
   concurrency: number;
-  /** How long a claim stays ours without a heartbeat. */
-  leaseMs: number;
   /** Leases a member may lose (worker gone) before it ends FAIL. */
   maxLostLeases: number;
   /** Safety poll and reaper period. */
@@ -98,7 +89,12 @@ export class WorkerPool {
   constructor(private readonly opts: WorkerPoolOptions) {
     this.workerId = opts.workerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
     this.holdAheadMs = Math.min(HOLD_AHEAD_MS, opts.leaseMs / 4);
-    this.outcomes = new OutcomeWriter(opts.store, opts.logger, opts.leaseMs);
+    this.outcomes = new OutcomeWriter(opts.store, opts.logger, opts.leaseMs, opts.metrics);
+  }
+
+  /** Slots in use now (a batch counts its parallelism), for the metrics. */
+  get busySlots(): number {
+    return this.slots;
   }
 
   start(): void {
@@ -381,6 +377,7 @@ export class WorkerPool {
       workRoot: this.opts.workDir ?? path.join(tmpdir(), 'runset-work'),
       finish: (run, outcome) => this.outcomes.finish(run, outcome),
       settled: (runId) => this.inflight.delete(runId),
+      metrics: this.opts.metrics,
     })
       .catch((err: unknown) => this.opts.logger.error({ err, run: head.id }, 'running a batch failed unexpectedly'))
       .finally(() => {

@@ -18,6 +18,7 @@ import type { CaseResult, ClaimedRun, Executor, RunOutcome } from '../core/types
 import { redact, type ResolvedVariables } from '../secrets/index.js';
 import { leaseOf, type LeaseRef, type Store } from '../store/store.js';
 import { messageOf, oneLine, tail, type ResolveVariables } from './run-member.js';
+import type { WorkerMetrics } from './worker-metrics.js';
 
 export interface BatchDeps {
   store: Store;
@@ -32,6 +33,7 @@ export interface BatchDeps {
   finish(run: ClaimedRun, outcome: RunOutcome): Promise<boolean>;
   /** A member is settled (ended, released or lost): the pool forgets it. */
   settled(runId: string): void;
+  metrics?: WorkerMetrics;
 }
 
 interface Member {
@@ -105,6 +107,7 @@ function begin(m: Member | undefined, attempt: number, deps: BatchDeps): void {
   m.attempts = attempt;
   if (m.started) return;
   m.started = true; // optimistic: later events must not start it twice
+  deps.metrics?.memberStarted(m.run);
   m.chain = m.chain.then(async () => {
     if (!(await deps.store.startRun(m.lease))) lose(m, deps);
   }).catch((err: unknown) => {

@@ -160,6 +160,16 @@ export interface FinishedAndClaimed {
   claimed: ClaimedRun[];
 }
 
+/** Store-wide figures a metrics scrape reads, each from an index or the sets' own counts (Store.queueStats). */
+export interface QueueStats {
+  /** Members WAITING in unfinished sets, as their sets count them (reserved ones included). */
+  waitingMembers: number;
+  /** Webhook deliveries not yet delivered nor given up. */
+  pendingDeliveries: number;
+  /** Worker processes that heartbeat within the staleness window. */
+  liveWorkers: number;
+}
+
 export interface ReapResult {
   /** Members put back to WAITING for another claim. */
   requeued: number;
@@ -289,6 +299,8 @@ export interface Store {
   liveWorkerSlots(staleMs: number): Promise<number>;
   /** The workers that heartbeat within `staleMs`, by host then start, with the members each holds. Reads only. */
   listWorkers(staleMs: number): Promise<WorkerInfo[]>;
+  /** What a metrics scrape shows of the whole store: the queue, the webhook backlog, live workers (within `staleMs`). Reads only. */
+  queueStats(staleMs: number): Promise<QueueStats>;
 
   // ── duration history: what expected durations, claim order and shares come from ──
   /** Appends successful durations to each test's history (newest last), keeping the last DURATION_SAMPLES per test and environment. */

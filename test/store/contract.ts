@@ -17,6 +17,7 @@ import { runWatchContract } from './watch-contract.js';
 import { runKeysContract } from './keys-contract.js';
 import { runWebhookContract } from './webhook-contract.js';
 import { runHistoryContract } from './history-contract.js';
+import { runQueueStatsContract } from './queue-stats-contract.js';
 import { formatCases, leaseCases } from './record-cases.js';
 import { newSet } from './fixtures.js';
 
@@ -35,6 +36,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runKeysContract(name, makeStore, newSet);
   runWebhookContract(name, makeStore, newSet);
   runHistoryContract(name, makeStore, newSet);
+  runQueueStatsContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

@@ -27,3 +27,17 @@ test('--backlog (RUNSET_BACKLOG): 4096 by default, a whole number, never above t
   assert.deepEqual(listenBacklog(4096, 511), { backlog: 511, capped: true });
   assert.deepEqual(listenBacklog(100, undefined), { backlog: 100, capped: false });
 });
+
+test('--metrics-port (RUNSET_METRICS_PORT): off unless given, a port apart from the API, 0 for any free one', () => {
+  assert.equal(compile({}).metricsPort, undefined);
+  assert.equal(compile({ metricsPort: '' }).metricsPort, undefined);
+  assert.equal(compile({ metricsPort: '9464' }).metricsPort, 9464);
+  assert.equal(compile({ metricsPort: '0' }).metricsPort, 0);
+  assert.equal(compile({ port: '0', metricsPort: '0' }).metricsPort, 0);
+  for (const bad of ['-1', '65536', '9464.5', 'nine', '0x10']) {
+    assert.throws(() => compile({ metricsPort: bad }), new RegExp(`^Error: --metrics-port \\(RUNSET_METRICS_PORT\\): "${bad.replace('.', '\\.')}" is not a port; expected a port number from 1 to 65535 \\(0: any free port\\), other than the API's --port; leave it unset for no metrics$`));
+  }
+  assert.throws(() => compile({ port: '8080', metricsPort: '8080' }), /: 8080 is the API's --port too; expected a port number/);
+  // A worker serves no API: any port is its own.
+  assert.equal(compileServeOptions({ ...flags, port: '0', metricsPort: '0' }, { api: false }).metricsPort, 0);
+});

@@ -7,11 +7,12 @@
 import type { Queryable } from './connection.js';
 import { msFromNow, type KeyRow, type Names, type SetRow } from './sql.js';
 import type { RunState } from '../../core/states.js';
-import type { CursorPosition } from '../browse.js';
+import type { TestRunSetRecord } from '../../core/types.js';
+import { decodeCursor, encodeCursor, type CursorPosition, type ListSetsQuery, type SetPage } from '../browse.js';
 
 const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail';
 
-export interface ListParams {
+interface ListParams {
   env?: string;
   envs?: readonly string[];
   status?: RunState;
@@ -21,7 +22,19 @@ export interface ListParams {
   limit: number;
 }
 
-export async function listSets(q: Queryable, n: Names, p: ListParams): Promise<SetRow[]> {
+/** One page of the list, newest first, with the cursor of the next (null on the last). */
+export async function listSetsPage(q: Queryable, n: Names, query: ListSetsQuery, toSet: (row: SetRow) => TestRunSetRecord): Promise<SetPage> {
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  // PostgreSQL text cannot hold a NUL byte, so no set's environment has one (and the query would fail).
+  if (query.env?.includes('\0')) return { sets: [], nextCursor: null };
+  const rows = await listSets(q, n, { env: query.env, envs: query.envs, status: query.status, labels: query.labels, after, limit: query.limit + 1 });
+  const sets = rows.slice(0, query.limit).map(toSet);
+  const last = sets[sets.length - 1];
+  const more = rows.length > query.limit && last !== undefined;
+  return { sets, nextCursor: more ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+}
+
+async function listSets(q: Queryable, n: Names, p: ListParams): Promise<SetRow[]> {
   const where: string[] = [];
   const values: unknown[] = [];
   const shape: string[] = [];

@@ -21,7 +21,7 @@ import type {
   TestRunSetRecord,
   VariableValue,
 } from '../../core/types.js';
-import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NewWorker, type NextClaim, type ReapResult, type Store, type WorkerInfo, type CancelRequest, type CancelResult } from '../store.js';
+import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NewWorker, type NextClaim, type QueueStats, type ReapResult, type Store, type WorkerInfo, type CancelRequest, type CancelResult } from '../store.js';
 import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
@@ -33,10 +33,11 @@ import * as browseSql from './browse-sql.js';
 import * as cancelSql from './cancel-sql.js';
 import * as batchSql from './sql-batch.js';
 import * as durationSql from './durations-sql.js';
+import { queueStats } from './queue-stats-sql.js';
 import { PostgresWebhooks } from './webhooks.js';
 import { PostgresHistory } from './history-sql.js';
 import { PostgresBlobStore } from './blobs.js';
-import { decodeCursor, encodeCursor, type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
+import { type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
 
 export { StoreUnavailableError } from './connection.js';
 
@@ -169,17 +170,8 @@ export class PostgresStore implements Store {
 
   // ── dashboard ──
 
-  async listSets(query: ListSetsQuery): Promise<SetPage> {
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    // PostgreSQL text cannot hold a NUL byte, so no set's environment has one (and the query would fail).
-    if (query.env?.includes('\0')) return { sets: [], nextCursor: null };
-    const rows = await this.autocommit((q) =>
-      browseSql.listSets(q, this.names, { env: query.env, envs: query.envs, status: query.status, labels: query.labels, after, limit: query.limit + 1 }),
-    );
-    const sets = rows.slice(0, query.limit).map(toSet);
-    const last = sets[sets.length - 1];
-    const more = rows.length > query.limit && last !== undefined;
-    return { sets, nextCursor: more ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+  listSets(query: ListSetsQuery): Promise<SetPage> {
+    return this.autocommit((q) => browseSql.listSetsPage(q, this.names, query, toSet));
   }
 
   async getSetOverrides(id: string): Promise<Record<string, VariableValue> | undefined> {
@@ -297,6 +289,10 @@ export class PostgresStore implements Store {
 
   listWorkers(staleMs: number): Promise<WorkerInfo[]> {
     return this.autocommit((q) => durationSql.listWorkers(q, this.names, staleMs));
+  }
+
+  queueStats(staleMs: number): Promise<QueueStats> {
+    return this.autocommit((q) => queueStats(q, this.names, staleMs));
   }
 
   // ── duration history ──

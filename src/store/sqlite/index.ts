@@ -24,7 +24,7 @@ import type {
   VariableValue,
 } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
-import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, ReapResult, Store, WorkerInfo, CancelRequest, CancelResult } from '../store.js';
+import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, QueueStats, ReapResult, Store, WorkerInfo, CancelRequest, CancelResult } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
@@ -36,6 +36,7 @@ import type { SqliteBatches } from './batches.js';
 import { SqliteMoves } from './moves.js';
 import { SqliteDurations } from './durations.js';
 import { SqliteWorkers } from './workers.js';
+import { prepareQueueStats } from './queue-stats.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { SqliteHistory } from './history.js';
 import { rowMappers } from '../rows.js';
@@ -58,6 +59,7 @@ export class SqliteStore implements Store {
   private batches!: SqliteBatches;
   private durations!: SqliteDurations;
   private workers!: SqliteWorkers;
+  private stats!: (staleMs: number) => QueueStats;
   webhooks!: SqliteWebhooks;
   history!: SqliteHistory;
 
@@ -104,6 +106,7 @@ export class SqliteStore implements Store {
     this.batches = this.moves.batches;
     this.durations = new SqliteDurations(this.db);
     this.workers = new SqliteWorkers(this.db);
+    this.stats = prepareQueueStats(this.db);
     this.webhooks = new SqliteWebhooks(this.db, this.opts.owner === true);
     this.history = new SqliteHistory(this.db);
     return Promise.resolve();
@@ -328,6 +331,7 @@ export class SqliteStore implements Store {
   removeWorker = (id: string): Promise<void> => settle(() => this.workers.remove(id));
   liveWorkerSlots = (staleMs: number): Promise<number> => settle(() => this.workers.liveSlots(staleMs));
   listWorkers = (staleMs: number): Promise<WorkerInfo[]> => settle(() => this.workers.list(staleMs));
+  queueStats = (staleMs: number): Promise<QueueStats> => settle(() => this.stats(staleMs));
 
   // ── duration history (./durations.ts) ──
 

@@ -1,0 +1,47 @@
+/**
+ * Store contract for Store.queueStats, what a metrics scrape reads: members
+ * waiting in unfinished sets (reserved ones still count: they are WAITING in the
+ * set's counts), webhook deliveries pending, live workers. Run by
+ * runStoreContract for every backend.
+ */
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { NewTestRunSet } from '../../src/core/types.js';
+import { leaseOf, type Store } from '../../src/store/store.js';
+
+type NewSet = (members: number, env?: string) => NewTestRunSet;
+
+const passed = { status: 'SUCCESS' as const, attempts: 1, error: null, output: '', durationMs: 40 };
+
+export function runQueueStatsContract(name: string, makeStore: () => Promise<Store>, newSet: NewSet): void {
+  describe(`Store contract: ${name}: queue stats`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    test('members waiting, deliveries pending and live workers, store-wide', async () => {
+      assert.deepEqual(await store.queueStats(60_000), { waitingMembers: 0, pendingDeliveries: 0, liveWorkers: 0 });
+      const one = newSet(1);
+      await store.createSet(one);
+      await store.createSet(newSet(3, 'preview'));
+      assert.equal((await store.queueStats(60_000)).waitingMembers, 4);
+
+      const [running] = await store.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
+      const [reserved] = await store.claimRuns({ workerId: 'w1', limit: 1, reserve: 1, leaseMs: 10_000 });
+      assert.ok(running && reserved);
+      assert.equal((await store.queueStats(60_000)).waitingMembers, 3, 'a started member left the queue; a reserved one is still WAITING');
+
+      // The first set ends: its event fans out into two deliveries, pending until attempted.
+      assert.ok(await store.finishRun(leaseOf(running), passed));
+      await store.webhooks.fanOut((event) => (event.event === 'set.finished' ? ['chat', 'pager'] : []), 10);
+      await store.registerWorker({ id: 'w1', host: 'h', pid: 1, slots: 2 });
+      await store.registerWorker({ id: 'w2', host: 'h', pid: 2, slots: 4 });
+      assert.deepEqual(await store.queueStats(60_000), { waitingMembers: 3, pendingDeliveries: 2, liveWorkers: 2 });
+      assert.equal((await store.queueStats(-60_000)).liveWorkers, 0, 'none heartbeat within the window');
+    });
+  });
+}
