@@ -26,10 +26,12 @@ const RUNS = `
 export const HISTORY_SQL = Object.freeze({
   firstName: `${NAMES} ORDER BY name LIMIT 1`,
   nextName: `${NAMES} AND name > @after ORDER BY name LIMIT 1`,
+  // Covered by the index but for the error, looked up (by rowid) for failures alone.
   window: `
-    SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at, r.error,
+    SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at, e.error,
       json_extract(s.labels, '$.commit') AS "commit"
     FROM test_runs r JOIN test_run_sets s ON s.id = r.set_id
+      LEFT JOIN test_runs e ON r.status = 'FAIL' AND e.rowid = r.rowid
     WHERE ${ENDED} ${NEWEST_FIRST}`,
   newest: `${RUNS} ${NEWEST_FIRST}`,
   older: `${RUNS} AND (r.ended_at, r.id) < (@ended_at, @id) ${NEWEST_FIRST}`,
