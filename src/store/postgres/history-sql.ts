@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL store's test history: every read walks the partial index
- * test_runs_history (env, name COLLATE "C", ended_at, id) WHERE ended_at IS NOT
- * NULL (migration 13); the query plans are in bench/README.md (bench:history).
+ * test_runs_history (env, name COLLATE "C", ended_at, id) INCLUDE (status,
+ * attempts, duration_ms, set_id, type) WHERE ended_at IS NOT NULL (migrations
+ * 13 and 14); the query plans are in bench/README.md (bench:history).
  * Names compare COLLATE "C" everywhere, to match that index and SQLite's order.
  *
  * A tests page is one statement: a recursive walk of the environment's distinct

@@ -1,7 +1,8 @@
 /**
  * The SQLite store's test history: every read walks the partial index
- * test_runs_history (env, name, ended_at, id) WHERE ended_at IS NOT NULL
- * (migration 12); the query plans are in bench/README.md (bench:history).
+ * test_runs_history (env, name, ended_at, id, status, attempts, duration_ms,
+ * set_id, type) WHERE ended_at IS NOT NULL (migrations 12 and 13); the query
+ * plans are in bench/README.md (bench:history).
  *
  * The tests list finds an environment's distinct test names one index seek at
  * a time (the next name after the last one), which costs a few microseconds per
