@@ -138,7 +138,8 @@ async function postgresPlans(schema: string, members: number): Promise<string[]>
 }
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
-const kinds: Kind[] = DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+/** BENCH_STORES=postgres (or sqlite) measures one store alone. */
+const kinds = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').filter((k): k is Kind => k === 'sqlite' || (k === 'postgres' && DATABASE_URL !== undefined));
 console.log(`bench:history — ${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, node ${process.version}`);
 console.log(`${MEMBERS.toLocaleString('en')} members against ${BASELINE.toLocaleString('en')}; ${REQUESTS} sequential requests per scenario after ${WARMUP} warm-up ones`);
 if (!DATABASE_URL) console.log('PostgreSQL skipped: RUNSET_TEST_DATABASE_URL is not set');

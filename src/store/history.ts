@@ -26,6 +26,7 @@ export interface WindowRun {
   attempts: number;
   durationMs: number | null;
   endedAt: string;
+  /** The error of a FAIL run; null for a SUCCESS (its error is not read). */
   error: string | null;
   /** The set's `commit` label, or null. */
   commit: string | null;

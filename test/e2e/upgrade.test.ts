@@ -50,6 +50,8 @@ async function assertServed(server: { url: string; apiKey: string }, rows: OldRo
   assert.equal(status.body.createdAt, rows.set.at);
   const members = await api<{ testRuns: Array<{ name: string; status: string; error: string | null; artifacts: Array<{ url: string }> }> }>(asOld, 'GET', `/v0/test-run-sets/${rows.set.id}/test-runs`);
   assert.deepEqual(members.body.testRuns.map((m) => [m.name, m.status, m.error]), rows.runs.map((r) => [r.name, r.status, r.error]));
+  const history = await api<{ runs: Array<{ testRunId: string; result: string; error: string | null }> }>(asOld, 'GET', '/v0/tests/history?env=staging&name=checkout');
+  assert.deepEqual(history.body.runs.map((r) => [r.testRunId, r.result, r.error]), [[rows.runs[1]!.id, 'FAIL', rows.runs[1]!.error]], 'old members are history: the migration gave them their environment');
   const keys = await api<{ keys: Array<{ id: string; role: string; envs: null }> }>(asOld, 'GET', '/v0/keys');
   const oldKey = keys.body.keys.find((k) => k.id === rows.key.id);
   assert.deepEqual(oldKey && { role: oldKey.role, envs: oldKey.envs }, { role: 'admin', envs: null }, 'an old key is admin everywhere');

@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL store's test history: every read walks the partial index
- * test_runs_history (env, name COLLATE "C", ended_at, id) WHERE ended_at IS NOT
- * NULL (migration 13); the query plans are in bench/README.md (bench:history).
+ * test_runs_history (env, name COLLATE "C", ended_at, id) INCLUDE (status,
+ * attempts, duration_ms, set_id, type) WHERE ended_at IS NOT NULL (migrations
+ * 13 and 14); the query plans are in bench/README.md (bench:history).
  * Names compare COLLATE "C" everywhere, to match that index and SQLite's order.
  *
  * A tests page is one statement: a recursive walk of the environment's distinct
@@ -39,9 +40,16 @@ export function testsPageSql(n: Names, fromCursor: boolean): string {
         AND ($2::text IS NULL OR strpos(translate(name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), $2::text) > 0)
       LIMIT $3
     )
-    SELECT p.name, x.* FROM page p CROSS JOIN LATERAL (
-      SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at, r.error, s.labels->>'commit' AS "commit"
-      FROM ${n.runs} r JOIN ${n.sets} s ON s.id = r.set_id
+    SELECT p.name, x.*,
+      -- The window is covered by the index; the error is read for failures alone
+      -- (a subquery in CASE runs only when its branch is taken, where a join
+      -- looked up every row). The commit is one primary-key read per run, where
+      -- a join chose to hash every set.
+      CASE WHEN x.status = 'FAIL' THEN (SELECT e.error FROM ${n.runs} e WHERE e.id = x.id) END AS error,
+      (SELECT s.labels->>'commit' FROM ${n.sets} s WHERE s.id = x.set_id) AS "commit"
+    FROM page p CROSS JOIN LATERAL (
+      SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at
+      FROM ${n.runs} r
       WHERE ${ENDED_IN_ENV} AND r.name COLLATE "C" = p.name
       ORDER BY r.ended_at DESC, r.id DESC LIMIT $4
     ) x

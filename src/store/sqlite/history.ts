@@ -1,7 +1,8 @@
 /**
  * The SQLite store's test history: every read walks the partial index
- * test_runs_history (env, name, ended_at, id) WHERE ended_at IS NOT NULL
- * (migration 12); the query plans are in bench/README.md (bench:history).
+ * test_runs_history (env, name, ended_at, id, status, attempts, duration_ms,
+ * set_id, type) WHERE ended_at IS NOT NULL (migrations 12 and 13); the query
+ * plans are in bench/README.md (bench:history).
  *
  * The tests list finds an environment's distinct test names one index seek at
  * a time (the next name after the last one), which costs a few microseconds per
@@ -26,10 +27,12 @@ const RUNS = `
 export const HISTORY_SQL = Object.freeze({
   firstName: `${NAMES} ORDER BY name LIMIT 1`,
   nextName: `${NAMES} AND name > @after ORDER BY name LIMIT 1`,
+  // Covered by the index but for the error, looked up (by rowid) for failures alone.
   window: `
-    SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at, r.error,
+    SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at, e.error,
       json_extract(s.labels, '$.commit') AS "commit"
     FROM test_runs r JOIN test_run_sets s ON s.id = r.set_id
+      LEFT JOIN test_runs e ON r.status = 'FAIL' AND e.rowid = r.rowid
     WHERE ${ENDED} ${NEWEST_FIRST}`,
   newest: `${RUNS} ${NEWEST_FIRST}`,
   older: `${RUNS} AND (r.ended_at, r.id) < (@ended_at, @id) ${NEWEST_FIRST}`,
