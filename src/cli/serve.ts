@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, resolvePath, type ServeOptions } from '../config/options.js';
 import type { Runtime } from '../main.js';
 import { DEFAULT_ARTIFACT_RETENTION } from '../artifacts/retention.js';
+import { DEFAULT_RETENTION } from '../sets/retention.js';
 import { DEFAULT_CHROMIUM } from '../executors/playwright/chromium.js';
 
 export interface RawServeFlags {
@@ -24,6 +25,7 @@ export interface RawServeFlags {
   signInsPerMinute?: string;
   logLevel: string;
   artifactRetention?: string;
+  retention?: string;
   chromium?: string;
   maxShare?: string;
   publicUrl?: string;
@@ -71,7 +73,8 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     signInsPerMinute: parseInteger('--sign-ins-per-minute', flags.signInsPerMinute, 1, 1_000_000) ?? DEFAULTS.signInsPerMinute,
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     chromium: flags.chromium || DEFAULT_CHROMIUM,
-    artifactRetentionMs: parseRetention(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION),
+    artifactRetentionMs: parseRetention('--artifact-retention (RUNSET_ARTIFACT_RETENTION)', flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION, { minMs: 1, example: '7d' }),
+    retentionMs: parseRetention('--retention (RUNSET_RETENTION)', flags.retention ?? DEFAULT_RETENTION, { minMs: 0, example: '90d' }),
     maxShareMs: parseDurationOption('--max-share (RUNSET_MAX_SHARE)', flags.maxShare ?? DEFAULTS.maxShare, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '30s' }),
     publicUrl: flags.publicUrl ? parsePublicUrl(flags.publicUrl) : undefined,
     webhookRetryMs: parseDurationOption('--webhook-retry (RUNSET_WEBHOOK_RETRY)', flags.webhookRetry ?? DEFAULTS.webhookRetry, { minMs: 100, example: '10s' }),
@@ -90,9 +93,13 @@ function parsePublicUrl(text: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
-/** No timer is armed with the retention (the sweep has its own period), so months are fine; zero would keep nothing. */
-function parseRetention(text: string): number {
-  return parseDurationOption('--artifact-retention (RUNSET_ARTIFACT_RETENTION)', text, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '7d' });
+/**
+ * No timer is armed with a retention (its sweep has its own period), so months
+ * are fine. Zero artifact retention would keep nothing, so it is refused; zero
+ * set retention keeps every set (`--retention 0`).
+ */
+export function parseRetention(name: string, text: string, limits: { minMs: number; example: string }): number {
+  return parseDurationOption(name, text, { ...limits, maxMs: Number.MAX_SAFE_INTEGER });
 }
 
 /** Starts, then stops gracefully on SIGTERM/SIGINT; a second signal stops at once. */
@@ -139,6 +146,7 @@ export function registerServeCommands(program: Command): void {
       .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute)))
       .addOption(new Option('--sign-ins-per-minute <n>', 'dashboard sign-in attempts one client address may make per minute').env('RUNSET_SIGN_INS_PER_MINUTE').default(String(DEFAULTS.signInsPerMinute)))
       .addOption(new Option('--public-url <url>', 'the dashboard\'s address as people open it, for links in webhooks (default: the listen address)').env('RUNSET_PUBLIC_URL'))
+      .addOption(new Option('--retention <duration>', 'remove sets that ended longer ago than this, with their members and artifacts (0: keep every set)').env('RUNSET_RETENTION').default(DEFAULT_RETENTION))
       .addOption(new Option('--webhook-retry <duration>', 'wait after a failed webhook delivery, doubled each time, for 24 h').env('RUNSET_WEBHOOK_RETRY').default(DEFAULTS.webhookRetry))
       .addOption(new Option('--backlog <n>', "connections queued before they are accepted (capped by the kernel's net.core.somaxconn)").env('RUNSET_BACKLOG').default(String(DEFAULTS.backlog))),
   ).action(async (flags: RawServeFlags) => {

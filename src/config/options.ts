@@ -37,6 +37,8 @@ export interface ServeOptions {
   chromium?: string;
   /** Artifacts older than this are removed (default 7 days). */
   artifactRetentionMs?: number;
+  /** Sets that ended longer ago than this are removed, with everything of theirs (default 90 days; 0 keeps every set). */
+  retentionMs?: number;
   /** Most expected work per slot one share of a batch holds (see src/scheduler/shares.ts); default 30 s. */
   maxShareMs?: number;
   /** The dashboard's address as people open it (links in webhooks); default: the listen address. */

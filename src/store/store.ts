@@ -27,6 +27,7 @@ import type {
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from './browse.js';
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
+import type { SetRetention } from './retention.js';
 
 /** The code a store error carries when the store is out of reach for a while (PostgreSQL restarting): worth retrying. */
 export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
@@ -315,6 +316,9 @@ export interface Store {
 
   /** Webhooks: set events written with the change that made them, and their deliveries. */
   readonly webhooks: WebhookOutbox;
+
+  /** Removing sets that ended long ago, with everything keyed by them (src/store/retention.ts). */
+  readonly retention: SetRetention;
 
   // ── wake-ups ──
   /** Tells workers (in any process) that runs are waiting. */

@@ -34,6 +34,7 @@ import * as cancelSql from './cancel-sql.js';
 import * as batchSql from './sql-batch.js';
 import * as durationSql from './durations-sql.js';
 import { PostgresWebhooks } from './webhooks.js';
+import { PostgresRetention } from './retention.js';
 import { PostgresBlobStore } from './blobs.js';
 import { decodeCursor, encodeCursor, type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
 
@@ -63,6 +64,7 @@ export class PostgresStore implements Store {
   private readonly moveLane: LimitFunction = pLimit(1);
   private closing: Promise<void> | undefined;
   readonly webhooks: PostgresWebhooks;
+  readonly retention: PostgresRetention;
 
   constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? 'runset';
@@ -78,6 +80,7 @@ export class PostgresStore implements Store {
       onError,
     });
     this.webhooks = new PostgresWebhooks(this.pool, this.names);
+    this.retention = new PostgresRetention(this.pool, this.names);
     this.wake = new WakeListener({
       connectionString: options.connectionString,
       channel: this.names.channel,

@@ -305,6 +305,18 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       CREATE INDEX test_run_sets_labels ON ${s}.test_run_sets USING gin (labels jsonb_path_ops);
     `,
   },
+  {
+    version: 12,
+    name: 'set retention',
+    sql: (s: string) => `
+      -- The retention sweep takes sets that ended before a time, oldest end first.
+      -- Only ended sets have ended_at, and only they are ever removed.
+      CREATE INDEX test_run_sets_ended ON ${s}.test_run_sets (ended_at) WHERE ended_at IS NOT NULL;
+      -- A removed set's idempotency keys go with it, and the foreign key's check on
+      -- each deleted set would otherwise scan the table.
+      CREATE INDEX idempotency_keys_by_set ON ${s}.idempotency_keys (set_id);
+    `,
+  },
 ]);
 
 /**

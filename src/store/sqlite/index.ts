@@ -37,6 +37,7 @@ import { SqliteMoves } from './moves.js';
 import { SqliteDurations } from './durations.js';
 import { SqliteWorkers } from './workers.js';
 import { SqliteWebhooks } from './webhooks.js';
+import { SqliteRetention } from './retention.js';
 import { rowMappers } from '../rows.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
 
@@ -58,6 +59,7 @@ export class SqliteStore implements Store {
   private durations!: SqliteDurations;
   private workers!: SqliteWorkers;
   webhooks!: SqliteWebhooks;
+  retention!: SqliteRetention;
 
   private releaseLock: (() => void) | undefined;
   /** Only in the owning process, the one writer of sets (see SetRowCache). */
@@ -103,6 +105,7 @@ export class SqliteStore implements Store {
     this.durations = new SqliteDurations(this.db);
     this.workers = new SqliteWorkers(this.db);
     this.webhooks = new SqliteWebhooks(this.db, this.opts.owner === true);
+    this.retention = new SqliteRetention(this.db, (setId) => this.setRows?.drop(setId));
     return Promise.resolve();
   }
 

@@ -244,4 +244,15 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
       ALTER TABLE test_run_sets ADD COLUMN labels TEXT NOT NULL DEFAULT '{}';
     `,
   },
+  {
+    version: 11,
+    name: 'set retention',
+    sql: `
+      -- The retention sweep takes sets that ended before a time, oldest end first.
+      -- Only ended sets have ended_at, and only they are ever removed.
+      CREATE INDEX test_run_sets_ended ON test_run_sets(ended_at) WHERE ended_at IS NOT NULL;
+      -- A removed set's idempotency keys go with it (the primary key is by API key).
+      CREATE INDEX idempotency_keys_by_set ON idempotency_keys(set_id);
+    `,
+  },
 ];
