@@ -3,7 +3,7 @@
  * machines on a shared PostgreSQL). Every flag has a RUNSET_* variable.
  */
 import { Command, Option } from 'commander';
-import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, resolvePath, type ServeOptions } from '../config/options.js';
+import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, parseRetentionOption, resolvePath, type ServeOptions } from '../config/options.js';
 import type { Runtime } from '../main.js';
 import { DEFAULT_ARTIFACT_RETENTION } from '../artifacts/retention.js';
 import { DEFAULT_RETENTION } from '../sets/retention.js';
@@ -73,8 +73,8 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     signInsPerMinute: parseInteger('--sign-ins-per-minute', flags.signInsPerMinute, 1, 1_000_000) ?? DEFAULTS.signInsPerMinute,
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     chromium: flags.chromium || DEFAULT_CHROMIUM,
-    artifactRetentionMs: parseRetention('--artifact-retention (RUNSET_ARTIFACT_RETENTION)', flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION, { minMs: 1, example: '7d' }),
-    retentionMs: parseRetention('--retention (RUNSET_RETENTION)', flags.retention ?? DEFAULT_RETENTION, { minMs: 0, example: '90d' }),
+    artifactRetentionMs: parseRetentionOption('--artifact-retention (RUNSET_ARTIFACT_RETENTION)', flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION, { minMs: 1, example: '7d' }),
+    retentionMs: parseRetentionOption('--retention (RUNSET_RETENTION)', flags.retention ?? DEFAULT_RETENTION, { minMs: 0, example: '90d' }),
     maxShareMs: parseDurationOption('--max-share (RUNSET_MAX_SHARE)', flags.maxShare ?? DEFAULTS.maxShare, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '30s' }),
     publicUrl: flags.publicUrl ? parsePublicUrl(flags.publicUrl) : undefined,
     webhookRetryMs: parseDurationOption('--webhook-retry (RUNSET_WEBHOOK_RETRY)', flags.webhookRetry ?? DEFAULTS.webhookRetry, { minMs: 100, example: '10s' }),
@@ -91,15 +91,6 @@ function parsePublicUrl(text: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OptionError(`--public-url (RUNSET_PUBLIC_URL) must be an http(s) URL; got the scheme ${url.protocol}`);
   return url.href.replace(/\/+$/, '');
-}
-
-/**
- * No timer is armed with a retention (its sweep has its own period), so months
- * are fine. Zero artifact retention would keep nothing, so it is refused; zero
- * set retention keeps every set (`--retention 0`).
- */
-export function parseRetention(name: string, text: string, limits: { minMs: number; example: string }): number {
-  return parseDurationOption(name, text, { ...limits, maxMs: Number.MAX_SAFE_INTEGER });
 }
 
 /** Starts, then stops gracefully on SIGTERM/SIGINT; a second signal stops at once. */

@@ -105,6 +105,16 @@ export function parseDurationOption(
   return ms;
 }
 
+/**
+ * A retention (`--artifact-retention`, `--retention`, `prune --older-than`). No
+ * timer is armed with it (its sweep has its own period), so months are fine.
+ * `minMs` says whether zero is meaningful: zero artifact retention would keep
+ * nothing and is refused; zero set retention keeps every set.
+ */
+export function parseRetentionOption(name: string, text: string, limits: { minMs: number; example: string }): number {
+  return parseDurationOption(name, text, { ...limits, maxMs: Number.MAX_SAFE_INTEGER });
+}
+
 /** pino's levels, quietest last. */
 export const LOG_LEVELS = Object.freeze(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const);
 
