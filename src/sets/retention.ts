@@ -5,10 +5,10 @@
  * that scheduling reads (see src/store/retention.ts for what the store removes).
  *
  * Used by `runset serve --retention` (a periodic sweep) and `runset prune`.
- * Work goes in small batches, one transaction each, and after each batch the
- * sweep rests as long as the batch took: it never holds more than half of the
- * process (SQLite runs in the API's own thread) or of the database's time, so
- * status reads and workers' writes keep going while a large history drains.
+ * Work goes in small batches, one transaction each, sized to take about
+ * BATCH_BUDGET_MS (on SQLite a few milliseconds: it runs on the API's own
+ * thread), and after each batch the sweep rests as long as the batch took: it never holds more than half of the process or of the database's
+ * time, so status reads and workers' writes keep going while a large history drains.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -18,8 +18,24 @@ import type { Store } from '../store/store.js';
 
 export const DEFAULT_RETENTION = '90d';
 
-/** Sets per transaction: a few thousand rows with their members, a few milliseconds of work. */
-export const RETENTION_BATCH = 200;
+/**
+ * What one batch (one transaction) should take; its size follows what the last
+ * one took. SQLite's batch runs on the API's own thread, where a status read
+ * waits for it: a few milliseconds. PostgreSQL's runs in a backend of its own,
+ * where small batches would cost mostly round trips; resting as long as each
+ * batch took is what bounds its share of the database.
+ */
+export const BATCH_BUDGET_MS: Readonly<Record<Store['kind'], number>> = Object.freeze({ sqlite: 10, postgres: 100 });
+/** Sets in the first batch, and the bounds batches are sized within. */
+const FIRST_BATCH = 50;
+const MIN_BATCH = 5;
+const MAX_BATCH = 1000;
+
+/** The next batch's size: this one's scaled to the budget, at most doubling or halving at once. */
+export function nextBatchSize(size: number, tookMs: number, budgetMs: number): number {
+  const scaled = Math.round(size * (budgetMs / Math.max(tookMs, 0.1)));
+  return Math.min(MAX_BATCH, Math.max(MIN_BATCH, Math.min(size * 2, Math.max(Math.floor(size / 2), scaled))));
+}
 
 export interface PruneResult extends RemovedSummary {
   /** Sets that ended before this time (ISO) were (or would be) removed. */
@@ -28,7 +44,7 @@ export interface PruneResult extends RemovedSummary {
 
 export interface PruneOptions {
   retentionMs: number;
-  /** Sets per transaction. */
+  /** Sets per transaction, fixed; by default each batch is sized to take about the store's BATCH_BUDGET_MS. */
   batch?: number;
   now?: number;
   /** Stops between two batches (what was removed so far stays removed). */
@@ -48,11 +64,12 @@ export async function countEndedSets(store: Store, retentionMs: number, now = Da
 /** Removes every set that ended more than `retentionMs` before `now`, batch by batch, then their artifact bytes. */
 export async function removeEndedSets(store: Store, blobs: ArtifactBlobStore, opts: PruneOptions): Promise<PruneResult> {
   const before = cutoff(opts.retentionMs, opts.now ?? Date.now());
-  const batch = opts.batch ?? RETENTION_BATCH;
+  let batch = opts.batch ?? FIRST_BATCH;
   const total: PruneResult = { before, sets: 0, members: 0, artifacts: 0, artifactBytes: 0 };
   while (!opts.signal?.aborted) {
     const started = performance.now();
     const removed = await store.retention.removeEndedBefore(before, batch);
+    const tookMs = performance.now() - started;
     // After the commit: bytes whose row is gone are unreachable, never the other way round.
     await blobs.remove(removed.artifactLocations);
     total.sets += removed.sets;
@@ -60,7 +77,8 @@ export async function removeEndedSets(store: Store, blobs: ArtifactBlobStore, op
     total.artifacts += removed.artifacts;
     total.artifactBytes += removed.artifactBytes;
     if (removed.sets < batch) break;
-    await sleep(Math.max(1, performance.now() - started), undefined, { signal: opts.signal }).catch(() => undefined);
+    if (opts.batch === undefined) batch = nextBatchSize(batch, tookMs, BATCH_BUDGET_MS[store.kind]);
+    await sleep(Math.max(1, tookMs), undefined, { signal: opts.signal }).catch(() => undefined);
   }
   return total;
 }

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { FileBlobStore, type ArtifactBlobStore } from '../../src/artifacts/blobs.js';
 import { artifactSaver } from '../../src/artifacts/save.js';
-import { countEndedSets, removeEndedSets } from '../../src/sets/retention.js';
+import { BATCH_BUDGET_MS, countEndedSets, nextBatchSize, removeEndedSets } from '../../src/sets/retention.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { PostgresStore } from '../../src/store/postgres/index.js';
 import { leaseOf, type Store } from '../../src/store/store.js';
@@ -70,6 +70,16 @@ async function sweepRemovesBytes(store: Store, blobs: ArtifactBlobStore): Promis
   assert.deepEqual({ ...swept, before: undefined }, { ...dry, before: undefined });
   for (const location of locations) assert.equal(await blobs.open(location), undefined, 'the bytes went with the rows');
 }
+
+test('batches are sized to the time budget, at most doubling or halving at once, within bounds', () => {
+  const budget = BATCH_BUDGET_MS.sqlite;
+  assert.equal(nextBatchSize(50, budget, budget), 50);
+  assert.equal(nextBatchSize(50, budget * 1.25, budget), 40);
+  assert.equal(nextBatchSize(50, budget * 10, budget), 25, 'halved at most');
+  assert.equal(nextBatchSize(50, 0, budget), 100, 'doubled at most');
+  assert.equal(nextBatchSize(800, 1, budget), 1000);
+  assert.equal(nextBatchSize(6, 1000, budget), 5);
+});
 
 test('sqlite: the sweep removes ended sets batch by batch, and their artifact files', async () => {
   const store = await sqliteStore();

@@ -315,6 +315,9 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       -- A removed set's idempotency keys go with it, and the foreign key's check on
       -- each deleted set would otherwise scan the table.
       CREATE INDEX idempotency_keys_by_set ON ${s}.idempotency_keys (set_id);
+      -- Each removed member's foreign-key check looks for artifacts naming it:
+      -- without this, a scan of every artifact per member.
+      CREATE INDEX artifacts_by_run ON ${s}.artifacts (run_id);
     `,
   },
 ]);
