@@ -74,10 +74,12 @@ export async function countEndedSets(store: Store, retentionMs: number, now = Da
 export async function removeEndedSets(store: Store, blobs: ArtifactBlobStore, opts: PruneOptions): Promise<PruneResult> {
   const before = cutoff(opts.retentionMs, opts.now ?? Date.now());
   let batch = opts.batch ?? FIRST_BATCH;
+  let from: string | null = null;
   const total: PruneResult = { before, sets: 0, members: 0, artifacts: 0, artifactBytes: 0 };
   while (!opts.signal?.aborted) {
     const started = performance.now();
-    const removed = await store.retention.removeEndedBefore(before, batch);
+    const removed = await store.retention.removeEndedBefore(before, batch, from);
+    from = removed.lastEndedAt;
     const tookMs = performance.now() - started;
     // After the commit: bytes whose row is gone are unreachable, never the other way round.
     await blobs.remove(removed.artifactLocations);

@@ -22,6 +22,8 @@ export interface RemovedSummary {
 export interface RemovedBatch extends RemovedSummary {
   /** Where the removed artifacts' bytes are, for the blob store to remove once this commits. */
   artifactLocations: string[];
+  /** The latest end among the removed sets (null: none removed): where the next batch may start. */
+  lastEndedAt: string | null;
 }
 
 export interface SetRetention {
@@ -29,8 +31,11 @@ export interface SetRetention {
    * Removes up to `limit` sets that ended before `before` (ISO time), oldest end
    * first, with everything keyed by them, in one transaction. Safe to run in
    * several processes at once: each batch takes sets no other running batch holds.
+   * `from` (a batch's lastEndedAt) starts the search at that end time: on
+   * PostgreSQL the rows earlier batches removed stay in the index until vacuumed,
+   * and a search from the start would walk them all again, batch after batch.
    */
-  removeEndedBefore(before: string, limit: number): Promise<RemovedBatch>;
+  removeEndedBefore(before: string, limit: number, from?: string | null): Promise<RemovedBatch>;
   /** What removing every set that ended before `before` would take away; removes nothing. */
   countEndedBefore(before: string): Promise<RemovedSummary>;
 }

@@ -77,7 +77,7 @@ export function runRetentionContract(name: string, makeStore: () => Promise<Stor
       assert.ok(delivery && (await store.webhooks.recordAttempt(delivery, { delivered: true, statusCode: 204, error: null, durationMs: 3, retryInMs: null, body: '{}' })));
       // oldQuiet: its set events are still in the outbox.
       const oldQuiet = newSet(2);
-      await runToEnd(store, oldQuiet);
+      const oldQuietEnd = await runToEnd(store, oldQuiet);
       await sleep(15);
       const recent = newSet(2);
       const limit = await runToEnd(store, recent, { key: 'recent', artifacts: [artifact(10)] });
@@ -88,7 +88,7 @@ export function runRetentionContract(name: string, makeStore: () => Promise<Stor
       assert.equal((await rowsOf(oldQuiet.id)).set_events, 2);
 
       const removed = await store.retention.removeEndedBefore(limit, 100);
-      assert.deepEqual(removed, { sets: 2, members: 5, artifacts: 1, artifactBytes: 1234, artifactLocations: [trace.location] });
+      assert.deepEqual(removed, { sets: 2, members: 5, artifacts: 1, artifactBytes: 1234, artifactLocations: [trace.location], lastEndedAt: oldQuietEnd });
 
       for (const set of [old, oldQuiet]) {
         assert.equal(await store.getSet(set.id), undefined);
@@ -131,6 +131,19 @@ export function runRetentionContract(name: string, makeStore: () => Promise<Stor
       assert.deepEqual(taken, [2, 2, 1, 0]);
     });
 
+    test('a batch can start from where the last one ended: earlier ends are not searched', async () => {
+      const ends: string[] = [];
+      const sets = [newSet(1), newSet(1), newSet(1)];
+      for (const set of sets) {
+        ends.push(await runToEnd(store, set));
+        await sleep(3);
+      }
+      const removed = await store.retention.removeEndedBefore(FAR_FUTURE, 10, ends[1]);
+      assert.deepEqual([removed.sets, removed.lastEndedAt], [2, ends[2]]);
+      assert.ok(await store.getSet(sets[0]!.id), 'it ended before `from`: not searched');
+      assert.equal((await store.retention.removeEndedBefore(FAR_FUTURE, 10, null)).lastEndedAt, ends[0]);
+    });
+
     test('counting what would go removes nothing, and matches what then goes', async () => {
       await runToEnd(store, newSet(4), { artifacts: [artifact(100), artifact(50)] });
       await runToEnd(store, newSet(1));
@@ -139,7 +152,8 @@ export function runRetentionContract(name: string, makeStore: () => Promise<Stor
       assert.deepEqual(counted, { sets: 2, members: 5, artifacts: 2, artifactBytes: 150 });
       assert.deepEqual(await store.retention.countEndedBefore(FAR_FUTURE), counted, 'nothing was removed');
       assert.deepEqual(await store.retention.countEndedBefore('2000-01-01T00:00:00.000Z'), { sets: 0, members: 0, artifacts: 0, artifactBytes: 0 });
-      const { artifactLocations, ...removed } = await store.retention.removeEndedBefore(FAR_FUTURE, 100);
+      const { artifactLocations, lastEndedAt, ...removed } = await store.retention.removeEndedBefore(FAR_FUTURE, 100);
+      assert.ok(lastEndedAt);
       assert.equal(artifactLocations.length, 2);
       assert.deepEqual(removed, counted);
     });

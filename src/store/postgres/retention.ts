@@ -18,17 +18,19 @@ export class PostgresRetention implements SetRetention {
     private readonly n: Names,
   ) {}
 
-  removeEndedBefore(before: string, limit: number): Promise<RemovedBatch> {
+  removeEndedBefore(before: string, limit: number, from?: string | null): Promise<RemovedBatch> {
     return withTransaction(this.pool, async (tx) => {
       const n = this.n;
-      // test_run_sets_ended (migration 12) serves this, oldest end first.
-      const { rows } = await tx.query<{ id: string }>({
+      // test_run_sets_ended (migration 12) serves this, oldest end first, from `from` on.
+      const { rows } = await tx.query<{ id: string; ended_at: Date }>({
         name: 'runset.retention.takeEnded',
-        text: `SELECT id FROM ${n.sets} WHERE ended_at < $1::timestamptz ORDER BY ended_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        values: [before, limit],
+        text: `
+          SELECT id, ended_at FROM ${n.sets} WHERE ended_at < $1::timestamptz AND ended_at >= coalesce($3::timestamptz, '-infinity')
+          ORDER BY ended_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        values: [before, limit, from ?? null],
       });
       const ids = rows.map((r) => r.id);
-      if (ids.length === 0) return { sets: 0, members: 0, artifacts: 0, artifactBytes: 0, artifactLocations: [] };
+      if (ids.length === 0) return { sets: 0, members: 0, artifacts: 0, artifactBytes: 0, artifactLocations: [], lastEndedAt: null };
       const del = (name: string, text: string) => tx.query({ name: `runset.retention.${name}`, text, values: [ids] });
       // Children before parents: artifacts name members, attempts name deliveries.
       const artifacts = await tx.query<{ location: string; size: string }>({
@@ -52,6 +54,7 @@ export class PostgresRetention implements SetRetention {
         artifacts: artifacts.rows.length,
         artifactBytes: artifacts.rows.reduce((sum, a) => sum + Number(a.size), 0),
         artifactLocations: artifacts.rows.map((a) => a.location),
+        lastEndedAt: rows.at(-1)!.ended_at.toISOString(),
       };
     });
   }

@@ -23,7 +23,7 @@ export class SqliteRetention implements SetRetention {
     // test_run_sets_ended (migration 11) serves the selection, oldest end first.
     const ended = 'FROM test_run_sets WHERE ended_at < @before';
     this.sql = {
-      doomed: db.prepare(`SELECT id ${ended} ORDER BY ended_at LIMIT @limit`).pluck(),
+      doomed: db.prepare(`SELECT id, ended_at ${ended} AND ended_at >= @from ORDER BY ended_at LIMIT @limit`),
       artifacts: db.prepare(`DELETE FROM artifacts WHERE set_id IN (${IDS}) RETURNING location, size`),
       attempts: db.prepare(`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE set_id IN (${IDS}))`),
       deliveries: db.prepare(`DELETE FROM webhook_deliveries WHERE set_id IN (${IDS})`),
@@ -39,10 +39,12 @@ export class SqliteRetention implements SetRetention {
     };
   }
 
-  removeEndedBefore(before: string, limit: number): Promise<RemovedBatch> {
+  removeEndedBefore(before: string, limit: number, from?: string | null): Promise<RemovedBatch> {
     const remove = this.db.transaction((): RemovedBatch => {
-      const setIds = this.sql.doomed.all({ before, limit }) as string[];
-      if (setIds.length === 0) return { sets: 0, members: 0, artifacts: 0, artifactBytes: 0, artifactLocations: [] };
+      // ISO times compare as text; '' is before every one of them.
+      const doomed = this.sql.doomed.all({ before, limit, from: from ?? '' }) as Array<{ id: string; ended_at: string }>;
+      if (doomed.length === 0) return { sets: 0, members: 0, artifacts: 0, artifactBytes: 0, artifactLocations: [], lastEndedAt: null };
+      const setIds = doomed.map((d) => d.id);
       const ids = JSON.stringify(setIds);
       // Children before parents: artifacts name members, attempts name deliveries.
       const artifacts = this.sql.artifacts.all({ ids }) as Array<{ location: string; size: number }>;
@@ -59,6 +61,7 @@ export class SqliteRetention implements SetRetention {
         artifacts: artifacts.length,
         artifactBytes: artifacts.reduce((sum, a) => sum + a.size, 0),
         artifactLocations: artifacts.map((a) => a.location),
+        lastEndedAt: doomed.at(-1)!.ended_at,
       };
     });
     return settle(() => remove.immediate());
