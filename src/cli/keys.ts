@@ -2,40 +2,12 @@
  * `runset keys create|list|revoke` — straight on the store, so they work whether
  * or not a server runs; a running server sees the change within a second.
  */
-import { Command, Option } from 'commander';
-import { DEFAULTS, resolvePath } from '../config/options.js';
+import type { Command } from 'commander';
+import { storeOptions, withStore, type StoreFlags } from './store-options.js';
 import type { KeyGrant } from '../auth/keys.js';
 import { isKeyRole } from '../auth/policy.js';
 import { KEY_ROLES, type ApiKeyRecord } from '../core/types.js';
 import { KEY_NAME_PATTERN } from '../core/wire-keys.js';
-import type { Store } from '../store/store.js';
-
-interface StoreFlags {
-  dataDir: string;
-  databaseUrl?: string;
-  databaseSchema: string;
-}
-
-function storeOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--data-dir <dir>', 'the server data dir (SQLite store)').env('RUNSET_DATA_DIR').default(DEFAULTS.dataDir))
-    .addOption(new Option('--database-url <url>', 'PostgreSQL URL').env('RUNSET_DATABASE_URL'))
-    .addOption(new Option('--database-schema <name>', 'PostgreSQL schema').env('RUNSET_DATABASE_SCHEMA').default(DEFAULTS.databaseSchema));
-}
-
-async function withStore<T>(flags: StoreFlags, work: (store: Store) => Promise<T>): Promise<T> {
-  const { openStore } = await import('../main.js'); // the store drivers load only when a keys command runs
-  const store = await openStore({
-    dataDir: resolvePath(flags.dataDir),
-    databaseUrl: flags.databaseUrl || undefined,
-    databaseSchema: flags.databaseSchema,
-  });
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}
 
 const NAME_PATTERN = new RegExp(KEY_NAME_PATTERN);
 

@@ -3,9 +3,10 @@
  * machines on a shared PostgreSQL). Every flag has a RUNSET_* variable.
  */
 import { Command, Option } from 'commander';
-import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, parseMetricsPort, resolvePath, type ServeOptions } from '../config/options.js';
+import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, parseMetricsPort, parseRetentionOption, resolvePath, type ServeOptions } from '../config/options.js';
 import type { Runtime } from '../main.js';
 import { DEFAULT_ARTIFACT_RETENTION } from '../artifacts/retention.js';
+import { DEFAULT_RETENTION } from '../sets/retention.js';
 import { DEFAULT_CHROMIUM } from '../executors/playwright/chromium.js';
 
 export interface RawServeFlags {
@@ -24,6 +25,7 @@ export interface RawServeFlags {
   signInsPerMinute?: string;
   logLevel: string;
   artifactRetention?: string;
+  retention?: string;
   chromium?: string;
   maxShare?: string;
   publicUrl?: string;
@@ -75,7 +77,8 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     signInsPerMinute: parseInteger('--sign-ins-per-minute', flags.signInsPerMinute, 1, 1_000_000) ?? DEFAULTS.signInsPerMinute,
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     chromium: flags.chromium || DEFAULT_CHROMIUM,
-    artifactRetentionMs: parseRetention(flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION),
+    artifactRetentionMs: parseRetentionOption('--artifact-retention (RUNSET_ARTIFACT_RETENTION)', flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION, { minMs: 1, example: '7d' }),
+    retentionMs: parseRetentionOption('--retention (RUNSET_RETENTION)', flags.retention ?? DEFAULT_RETENTION, { minMs: 0, example: '90d' }),
     maxShareMs: parseDurationOption('--max-share (RUNSET_MAX_SHARE)', flags.maxShare ?? DEFAULTS.maxShare, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '30s' }),
     publicUrl: flags.publicUrl ? parsePublicUrl(flags.publicUrl) : undefined,
     webhookRetryMs: parseDurationOption('--webhook-retry (RUNSET_WEBHOOK_RETRY)', flags.webhookRetry ?? DEFAULTS.webhookRetry, { minMs: 100, example: '10s' }),
@@ -93,11 +96,6 @@ function parsePublicUrl(text: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OptionError(`--public-url (RUNSET_PUBLIC_URL) must be an http(s) URL; got the scheme ${url.protocol}`);
   return url.href.replace(/\/+$/, '');
-}
-
-/** No timer is armed with the retention (the sweep has its own period), so months are fine; zero would keep nothing. */
-function parseRetention(text: string): number {
-  return parseDurationOption('--artifact-retention (RUNSET_ARTIFACT_RETENTION)', text, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '7d' });
 }
 
 /** Starts, then stops gracefully on SIGTERM/SIGINT; a second signal stops at once. */
@@ -148,6 +146,7 @@ export function registerServeCommands(program: Command): void {
       .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute)))
       .addOption(new Option('--sign-ins-per-minute <n>', 'dashboard sign-in attempts one client address may make per minute').env('RUNSET_SIGN_INS_PER_MINUTE').default(String(DEFAULTS.signInsPerMinute)))
       .addOption(new Option('--public-url <url>', 'the dashboard\'s address as people open it, for links in webhooks (default: the listen address)').env('RUNSET_PUBLIC_URL'))
+      .addOption(new Option('--retention <duration>', 'remove sets that ended longer ago than this, with their members and artifacts (0: keep every set)').env('RUNSET_RETENTION').default(DEFAULT_RETENTION))
       .addOption(new Option('--webhook-retry <duration>', 'wait after a failed webhook delivery, doubled each time, for 24 h').env('RUNSET_WEBHOOK_RETRY').default(DEFAULTS.webhookRetry))
       .addOption(new Option('--backlog <n>', "connections queued before they are accepted (capped by the kernel's net.core.somaxconn)").env('RUNSET_BACKLOG').default(String(DEFAULTS.backlog))),
   ).action(async (flags: RawServeFlags) => {

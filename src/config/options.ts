@@ -37,6 +37,8 @@ export interface ServeOptions {
   chromium?: string;
   /** Artifacts older than this are removed (default 7 days). */
   artifactRetentionMs?: number;
+  /** Sets that ended longer ago than this are removed, with everything of theirs (default 90 days; 0 keeps every set). */
+  retentionMs?: number;
   /** Most expected work per slot one share of a batch holds (see src/scheduler/shares.ts); default 30 s. */
   maxShareMs?: number;
   /** The dashboard's address as people open it (links in webhooks); default: the listen address. */
@@ -108,6 +110,16 @@ export function parseDurationOption(
     throw new OptionError(`${name} must be at least ${limits.minMs}ms, such as ${limits.example ?? '30s'}; got "${raw}"`);
   }
   return ms;
+}
+
+/**
+ * A retention (`--artifact-retention`, `--retention`, `prune --older-than`). No
+ * timer is armed with it (its sweep has its own period), so months are fine.
+ * `minMs` says whether zero is meaningful: zero artifact retention would keep
+ * nothing and is refused; zero set retention keeps every set.
+ */
+export function parseRetentionOption(name: string, text: string, limits: { minMs: number; example: string }): number {
+  return parseDurationOption(name, text, { ...limits, maxMs: Number.MAX_SAFE_INTEGER });
 }
 
 /** pino's levels, quietest last. */

@@ -28,6 +28,7 @@ import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from './browse
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 import type { TestHistoryStore } from './history.js';
+import type { SetRetention } from './retention.js';
 
 /** The code a store error carries when the store is out of reach for a while (PostgreSQL restarting): worth retrying. */
 export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
@@ -331,6 +332,8 @@ export interface Store {
 
   /** Test history: each test's ended runs in an environment (GET /api/v0/tests…). */
   readonly history: TestHistoryStore;
+  /** Removing sets that ended long ago, with everything keyed by them (src/store/retention.ts). */
+  readonly retention: SetRetention;
 
   // ── wake-ups ──
   /** Tells workers (in any process) that runs are waiting. */

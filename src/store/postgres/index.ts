@@ -36,6 +36,7 @@ import * as durationSql from './durations-sql.js';
 import { queueStats } from './queue-stats-sql.js';
 import { PostgresWebhooks } from './webhooks.js';
 import { PostgresHistory } from './history-sql.js';
+import { PostgresRetention } from './retention.js';
 import { PostgresBlobStore } from './blobs.js';
 import { type ListSetsQuery, type NewSession, type SessionRecord, type SetPage } from '../browse.js';
 
@@ -66,6 +67,7 @@ export class PostgresStore implements Store {
   private closing: Promise<void> | undefined;
   readonly webhooks: PostgresWebhooks;
   readonly history: PostgresHistory;
+  readonly retention: PostgresRetention;
 
   constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? 'runset';
@@ -82,6 +84,7 @@ export class PostgresStore implements Store {
     });
     this.webhooks = new PostgresWebhooks(this.pool, this.names);
     this.history = new PostgresHistory(this.pool, this.names);
+    this.retention = new PostgresRetention(this.pool, this.names);
     this.wake = new WakeListener({
       connectionString: options.connectionString,
       channel: this.names.channel,

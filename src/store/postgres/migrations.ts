@@ -306,6 +306,21 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
     `,
   },
   {
+    version: 12,
+    name: 'set retention',
+    sql: (s: string) => `
+      -- The retention sweep takes sets that ended before a time, oldest end first.
+      -- Only ended sets have ended_at, and only they are ever removed.
+      CREATE INDEX test_run_sets_ended ON ${s}.test_run_sets (ended_at) WHERE ended_at IS NOT NULL;
+      -- A removed set's idempotency keys go with it, and the foreign key's check on
+      -- each deleted set would otherwise scan the table.
+      CREATE INDEX idempotency_keys_by_set ON ${s}.idempotency_keys (set_id);
+      -- Each removed member's foreign-key check looks for artifacts naming it:
+      -- without this, a scan of every artifact per member.
+      CREATE INDEX artifacts_by_run ON ${s}.artifacts (run_id);
+    `,
+  },
+  {
     version: 13,
     name: 'test history: members by environment, name and end',
     sql: (s: string) => `

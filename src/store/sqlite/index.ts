@@ -39,6 +39,7 @@ import { SqliteWorkers } from './workers.js';
 import { prepareQueueStats } from './queue-stats.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { SqliteHistory } from './history.js';
+import { SqliteRetention } from './retention.js';
 import { rowMappers } from '../rows.js';
 import type { ListSetsQuery, NewSession, SessionRecord, SetPage } from '../browse.js';
 
@@ -62,6 +63,7 @@ export class SqliteStore implements Store {
   private stats!: (staleMs: number) => QueueStats;
   webhooks!: SqliteWebhooks;
   history!: SqliteHistory;
+  retention!: SqliteRetention;
 
   private releaseLock: (() => void) | undefined;
   /** Only in the owning process, the one writer of sets (see SetRowCache). */
@@ -109,6 +111,7 @@ export class SqliteStore implements Store {
     this.stats = prepareQueueStats(this.db);
     this.webhooks = new SqliteWebhooks(this.db, this.opts.owner === true);
     this.history = new SqliteHistory(this.db);
+    this.retention = new SqliteRetention(this.db, (setId) => this.setRows?.drop(setId));
     return Promise.resolve();
   }
 

@@ -245,6 +245,20 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
     `,
   },
   {
+    version: 11,
+    name: 'set retention',
+    sql: `
+      -- The retention sweep takes sets that ended before a time, oldest end first.
+      -- Only ended sets have ended_at, and only they are ever removed.
+      CREATE INDEX test_run_sets_ended ON test_run_sets(ended_at) WHERE ended_at IS NOT NULL;
+      -- A removed set's idempotency keys go with it (the primary key is by API key).
+      CREATE INDEX idempotency_keys_by_set ON idempotency_keys(set_id);
+      -- Each removed member's foreign-key check looks for artifacts naming it:
+      -- without this, a scan of every artifact per member.
+      CREATE INDEX artifacts_by_run ON artifacts(run_id);
+    `,
+  },
+  {
     version: 12,
     name: 'test history: members by environment, name and end',
     sql: `

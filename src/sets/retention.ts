@@ -1,0 +1,135 @@
+/**
+ * Set retention: sets that ended more than the retention ago go, with their
+ * members, artifacts (rows and bytes) and every per-set record; sets still
+ * WAITING or RUNNING stay whatever their age, and so does the duration history
+ * that scheduling reads (see src/store/retention.ts for what the store removes).
+ *
+ * Used by `runset serve --retention` (a periodic sweep) and `runset prune`.
+ * Work goes in small batches, one transaction each, sized to take about
+ * BATCH_BUDGET_MS (on SQLite a few milliseconds: it runs on the API's own
+ * thread), and after each batch the sweep rests three times as long as the
+ * batch took: it never holds more than a quarter of the process or of a
+ * database backend, so status reads and workers' writes keep going while a
+ * large history drains.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { ArtifactBlobStore } from '../artifacts/blobs.js';
+import type { RemovedSummary } from '../store/retention.js';
+import type { Store } from '../store/store.js';
+
+export const DEFAULT_RETENTION = '90d';
+
+/**
+ * What one batch (one transaction) should take; its size follows what the last
+ * one took. SQLite's batch runs on the API's own thread, where a status read
+ * waits for it: a few milliseconds. PostgreSQL's runs in a backend of its own,
+ * where small batches would cost mostly round trips; resting as long as each
+ * batch took is what bounds its share of the database.
+ */
+export const BATCH_BUDGET_MS: Readonly<Record<Store['kind'], number>> = Object.freeze({ sqlite: 10, postgres: 100 });
+/**
+ * After each batch the sweep rests this many times as long as the batch took:
+ * it takes at most a quarter of the process (SQLite) or of a database backend.
+ * bench:retention measured half (a rest as long as the batch) halving the
+ * status GET's throughput under saturating load on 2 cores.
+ */
+const REST_FACTOR = 3;
+/** Sets in the first batch, and the bounds batches are sized within. */
+const FIRST_BATCH = 50;
+const MIN_BATCH = 5;
+const MAX_BATCH = 1000;
+
+/** The next batch's size: this one's scaled to the budget, at most doubling or halving at once. */
+export function nextBatchSize(size: number, tookMs: number, budgetMs: number): number {
+  const scaled = Math.round(size * (budgetMs / Math.max(tookMs, 0.1)));
+  return Math.min(MAX_BATCH, Math.max(MIN_BATCH, Math.min(size * 2, Math.max(Math.floor(size / 2), scaled))));
+}
+
+export interface PruneResult extends RemovedSummary {
+  /** Sets that ended before this time (ISO) were (or would be) removed. */
+  before: string;
+}
+
+export interface PruneOptions {
+  retentionMs: number;
+  /** Sets per transaction, fixed; by default each batch is sized to take about the store's BATCH_BUDGET_MS. */
+  batch?: number;
+  now?: number;
+  /** Stops between two batches (what was removed so far stays removed). */
+  signal?: AbortSignal;
+}
+
+function cutoff(retentionMs: number, now: number): string {
+  return new Date(now - retentionMs).toISOString();
+}
+
+/** What pruning would remove now; removes nothing (`runset prune --dry-run`). */
+export async function countEndedSets(store: Store, retentionMs: number, now = Date.now()): Promise<PruneResult> {
+  const before = cutoff(retentionMs, now);
+  return { before, ...(await store.retention.countEndedBefore(before)) };
+}
+
+/** Removes every set that ended more than `retentionMs` before `now`, batch by batch, then their artifact bytes. */
+export async function removeEndedSets(store: Store, blobs: ArtifactBlobStore, opts: PruneOptions): Promise<PruneResult> {
+  const before = cutoff(opts.retentionMs, opts.now ?? Date.now());
+  let batch = opts.batch ?? FIRST_BATCH;
+  let from: string | null = null;
+  const total: PruneResult = { before, sets: 0, members: 0, artifacts: 0, artifactBytes: 0 };
+  while (!opts.signal?.aborted) {
+    const started = performance.now();
+    const removed = await store.retention.removeEndedBefore(before, batch, from);
+    from = removed.lastEndedAt;
+    const tookMs = performance.now() - started;
+    // After the commit: bytes whose row is gone are unreachable, never the other way round.
+    await blobs.remove(removed.artifactLocations);
+    total.sets += removed.sets;
+    total.members += removed.members;
+    total.artifacts += removed.artifacts;
+    total.artifactBytes += removed.artifactBytes;
+    if (removed.sets < batch) break;
+    if (opts.batch === undefined) batch = nextBatchSize(batch, tookMs, BATCH_BUDGET_MS[store.kind]);
+    await sleep(Math.max(1, REST_FACTOR * tookMs), undefined, { signal: opts.signal }).catch(() => undefined);
+  }
+  return total;
+}
+
+export interface SetRetentionOptions {
+  store: Store;
+  blobs: ArtifactBlobStore;
+  retentionMs: number;
+  logger: Logger;
+}
+
+/** How often the sweep runs: a tenth of the retention, at least every minute and at most every second. */
+export function sweepPeriodMs(retentionMs: number): number {
+  return Math.min(60_000, Math.max(1000, Math.floor(retentionMs / 10)));
+}
+
+/** Sweeps soon after start and then every sweepPeriodMs; returns the stop function (it waits for a batch under way). */
+export function startSetRetentionSweep(opts: SetRetentionOptions): () => Promise<void> {
+  const stop = new AbortController();
+  let running: Promise<void> | undefined;
+  const sweep = () => {
+    running ??= removeEndedSets(opts.store, opts.blobs, { retentionMs: opts.retentionMs, signal: stop.signal })
+      .then(
+        (r) => {
+          if (r.sets > 0) opts.logger.info(r, 'removed ended sets past their retention');
+        },
+        (err: unknown) => opts.logger.warn({ err }, 'set retention sweep failed; will retry'),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const first = setTimeout(sweep, 1000);
+  const timer = setInterval(sweep, sweepPeriodMs(opts.retentionMs));
+  first.unref();
+  timer.unref();
+  return async () => {
+    clearTimeout(first);
+    clearInterval(timer);
+    stop.abort();
+    await running;
+  };
+}
