@@ -19,7 +19,7 @@
  * and times 5 s apart going back (bench/clone-history.ts): 1,000,000 sets span
  * 58 days, inside the default retention.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -157,12 +157,15 @@ async function prepare(store: Store, sets: number): Promise<{ server: RunningSer
   const runner = await startRunset({ config: CONFIG, dataDir: place.dataDir, args: [...args, '--workers', '2'], env: { RUNSET_SETS_PER_MINUTE: '1000000' } });
   const bodies = ['{"env":"bench"}', '{"env":"bench","envOverride":{"OUTCOME":"1"}}', '{"env":"other"}'];
   const templateIds: string[] = [];
-  for (const body of bodies) {
-    const { testRunSetId } = JSON.parse(await call(runner, 'POST', '/v0/test-run-sets', body)) as { testRunSetId: string };
-    await waitEnded(runner, testRunSetId);
-    templateIds.push(testRunSetId);
+  try {
+    for (const body of bodies) {
+      const { testRunSetId } = JSON.parse(await call(runner, 'POST', '/v0/test-run-sets', body)) as { testRunSetId: string };
+      await waitEnded(runner, testRunSetId);
+      templateIds.push(testRunSetId);
+    }
+  } finally {
+    await runner.stop();
   }
-  await runner.stop();
   const started = performance.now();
   await store.fill(place, templateIds, sets);
   console.log(`  ${store.name}: ${sets.toLocaleString('en')} sets in ${((performance.now() - started) / 1000).toFixed(0)} s`);
@@ -244,7 +247,10 @@ async function benchStore(store: Store): Promise<boolean> {
     console.log(`  ${'store per set'.padEnd(22)} ${(bytesA! / SMALL / 1024).toFixed(1)} / ${(bytesB! / LARGE / 1024).toFixed(1)} KB (${(bytesB! / 2 ** 30).toFixed(2)} GB at ${sides[1]!.label})`);
     return within;
   } finally {
-    for (const side of sides) await side.server.stop();
+    for (const side of sides) {
+      await side.server.stop();
+      rmSync(path.dirname(side.place.dataDir), { recursive: true, force: true }); // gigabytes at the large size
+    }
   }
 }
 

@@ -44,7 +44,7 @@ async function lockDataDir(flags: PruneFlags): Promise<() => void> {
   } catch (err) {
     if (!(err instanceof DataDirLockedError)) throw err;
     throw new OptionError(
-      `a runset server serves the SQLite store in ${resolvePath(flags.dataDir)} and keeps the sets it serves in memory: stop it to prune now, or let it remove old sets itself (serve --retention ${flags.olderThan}); --dry-run works while it runs`,
+      `a runset server serves the SQLite store in ${resolvePath(flags.dataDir)} and keeps the sets it serves in memory: stop it to prune now, or let it remove old sets itself (serve --retention, e.g. 30d); --dry-run works while it runs`,
     );
   }
 }

@@ -95,7 +95,7 @@ test('runset prune: --dry-run removes nothing; prune prints what it removed', { 
 
     const refused = cli(['prune', '--older-than', '0', '--data-dir', dataDir]);
     assert.equal(refused.code, 2);
-    assert.match(refused.err, /serves the SQLite store .* stop it to prune now, or let it remove old sets itself \(serve --retention 0\); --dry-run works while it runs/);
+    assert.match(refused.err, /serves the SQLite store .* stop it to prune now, or let it remove old sets itself \(serve --retention, e.g. 30d\); --dry-run works while it runs/);
     assert.match(cli(['prune', '--older-than', 'soon', '--data-dir', dataDir]).err, /--older-than: invalid duration "soon".*expected a number of seconds/);
     await server.stop();
 
