@@ -50,7 +50,8 @@ describe('dashboard: a failed Playwright test', { skip: chromiumMissing() }, () 
     assert.equal((await waitForSet(server, setId, 90_000)).status, 'FAIL');
     await page.goto(`/sets/${setId}`);
     await page.locator('.set-status [data-status="FAIL"]').waitFor();
-    await page.getByRole('link', { name: /cart shows three items/ }).click();
+    // The members table's link: the failures section above it links the same member.
+    await page.locator('table.members-table').getByRole('link', { name: /cart shows three items/ }).click();
     await page.getByRole('heading', { name: /cart shows three items/ }).waitFor();
 
     const shot = page.getByRole('img', { name: /^Screenshot .*\.png of / });

@@ -95,7 +95,8 @@ describe('dashboard: a trace in Playwright\'s viewer', { skip }, () => {
 
   async function openMember(page: Page): Promise<void> {
     await page.goto(`/sets/${setId}`);
-    await page.getByRole('link', { name: /pay shows a receipt/ }).click();
+    // The members table's link: the failures section above it links the same member.
+    await page.locator('table.members-table').getByRole('link', { name: /pay shows a receipt/ }).click();
     await page.getByRole('heading', { name: /pay shows a receipt/ }).waitFor();
   }
 
