@@ -8,7 +8,9 @@
  *   create, the list's first page, the list filtered by environment and status,
  *   and a page deep in the cursor (random positions).
  * Printed per store and size: p50/p99 of each, serve's resident memory (the
- * median of a reading per round), and the store's bytes per set; then each
+ * median of a reading after each kind of request in every round: 40 readings,
+ * so one garbage collection more or less moves it little), and the store's
+ * bytes per set; then each
  * large/small ratio. Sets are read from the newest 1,000 (what CI pollers and
  * the dashboard read); the same reads of sets from all of history are printed
  * too, outside the budget (at the large size their pages are cold).
@@ -16,7 +18,8 @@
  *
  * How history is made: three sets really run (SUCCESS and FAIL in one
  * environment, SUCCESS in another), then are cloned in SQL with fresh UUIDs
- * and times 5 s apart going back (bench/clone-history.ts): 1,000,000 sets span
+ * (UUIDv7, as runset makes them) and times 5 s apart going back
+ * (bench/clone-history.ts): 1,000,000 sets span
  * 58 days, inside the default retention.
  */
 import { readFileSync, rmSync, statSync } from 'node:fs';
@@ -150,8 +153,8 @@ async function waitEnded(server: RunningServer, id: string): Promise<void> {
   }
 }
 
-/** A store of `sets` ended sets behind a worker-less `serve`, ready to measure. */
-async function prepare(store: Store, sets: number): Promise<{ server: RunningServer; place: Place; newest: Pick[]; history: Pick[] }> {
+/** A store of `sets` ended sets, filled by cloning three sets a real `serve` ran; returns where it is and the key that reads it. */
+async function fill(store: Store, sets: number): Promise<{ place: Place; args: string[]; apiKey: string }> {
   const place = { dataDir: path.join(tempDir('runset-growth-'), 'data'), schema: newSchemaName('runset_growth') };
   const args = store.args(place);
   const runner = await startRunset({ config: CONFIG, dataDir: place.dataDir, args: [...args, '--workers', '2'], env: { RUNSET_SETS_PER_MINUTE: '1000000' } });
@@ -169,7 +172,18 @@ async function prepare(store: Store, sets: number): Promise<{ server: RunningSer
   const started = performance.now();
   await store.fill(place, templateIds, sets);
   console.log(`  ${store.name}: ${sets.toLocaleString('en')} sets in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  const server = await startRunset({ config: CONFIG, dataDir: place.dataDir, apiKey: runner.apiKey, args: [...args, '--no-workers'], env: { RUNSET_SETS_PER_MINUTE: '1000000' } });
+  return { place, args, apiKey: runner.apiKey };
+}
+
+/**
+ * A worker-less `serve` on a filled store, ready to measure. Both sizes' servers
+ * are started together, after both fills: a process that idled through the
+ * other store's fill keeps a smaller heap for a long while after (V8's memory
+ * reducer), which once read as 1.3 × more memory at the large size.
+ */
+async function serve(store: Store, filled: Awaited<ReturnType<typeof fill>>): Promise<{ server: RunningServer; place: Place; newest: Pick[]; history: Pick[] }> {
+  const { place, args, apiKey } = filled;
+  const server = await startRunset({ config: CONFIG, dataDir: place.dataDir, apiKey, args: [...args, '--no-workers'], env: { RUNSET_SETS_PER_MINUTE: '1000000' } });
   return { server, place, newest: await store.sample(place, 1000, 'newest'), history: await store.sample(place, 1000, 'history') };
 }
 
@@ -195,20 +209,25 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-function residentMb(server: RunningServer): number {
+/** serve's resident memory in MB, and the part of it that is anonymous (heap, SQLite's cache: not the mapped binary). */
+function residentMb(server: RunningServer): { rss: number; anon: number } {
   const status = readFileSync(`/proc/${server.proc.pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+  const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+  return { rss: mb('VmRSS'), anon: mb('RssAnon') };
 }
 
 async function benchStore(store: Store): Promise<boolean> {
   console.log(`\n${store.name}: filling`);
-  const small = await prepare(store, SMALL);
-  const large = await prepare(store, LARGE);
-  const sides = [
-    { label: SMALL.toLocaleString('en'), ...small, times: new Map<string, number[]>(), resident: [] as number[] },
-    { label: LARGE.toLocaleString('en'), ...large, times: new Map<string, number[]>(), resident: [] as number[] },
-  ];
+  const filled: Awaited<ReturnType<typeof fill>>[] = [];
+  const servers: RunningServer[] = [];
   try {
+    for (const sets of [SMALL, LARGE]) filled.push(await fill(store, sets));
+    const [small, large] = [await serve(store, filled[0]!), await serve(store, filled[1]!)];
+    servers.push(small.server, large.server);
+    const sides = [
+      { label: SMALL.toLocaleString('en'), ...small, times: new Map<string, number[]>(), resident: [] as { rss: number; anon: number }[] },
+      { label: LARGE.toLocaleString('en'), ...large, times: new Map<string, number[]>(), resident: [] as { rss: number; anon: number }[] },
+    ];
     for (const side of sides) for (const op of Object.values(OPERATIONS)) for (let i = 0; i < 50; i++) await op.run(side.server, side[op.picks][i]!); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
@@ -222,8 +241,8 @@ async function benchStore(store: Store): Promise<boolean> {
             times.push(performance.now() - t0);
           }
           side.times.set(name, times);
+          side.resident.push(residentMb(side.server));
         }
-        side.resident.push(residentMb(side.server));
       }
     }
     const rows: string[] = [];
@@ -237,25 +256,26 @@ async function benchStore(store: Store): Promise<boolean> {
         `  ${name.padEnd(22)} p50 ${percentile(a!, 50).toFixed(2)} / ${percentile(b!, 50).toFixed(2)} ms   p99 ${percentile(a!, 99).toFixed(2)} / ${percentile(b!, 99).toFixed(2)} ms   p99 ×${ratio.toFixed(2)}${verdict}`,
       );
     }
-    // Resident memory moves with garbage collection: the median of one reading per round.
-    const [memA, memB] = sides.map((side) => side.resident.sort((x, y) => x - y)[Math.floor(side.resident.length / 2)]!);
+    // Resident memory moves with garbage collection: the median of a reading after each kind of request.
+    const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+    const [memA, memB] = sides.map((side) => median(side.resident.map((r) => r.rss)));
+    const [anonA, anonB] = sides.map((side) => median(side.resident.map((r) => r.anon)));
     const [bytesA, bytesB] = await Promise.all(sides.map(async (side) => store.bytes(side.place)));
     within &&= memB! / memA! <= 1.2;
     console.log(`${store.name}: ${sides[0]!.label} / ${sides[1]!.label} ended sets of 10 members (${ROUNDS} alternated rounds × ${PER_ROUND} sequential requests each)`);
     for (const row of rows) console.log(row);
-    console.log(`  ${'serve resident'.padEnd(22)} ${memA!.toFixed(0)} / ${memB!.toFixed(0)} MB   ×${(memB! / memA!).toFixed(2)}${memB! / memA! > 1.2 ? '  OVER 1.2' : ''}`);
+    console.log(`  ${'serve resident'.padEnd(22)} ${memA!.toFixed(0)} / ${memB!.toFixed(0)} MB   ×${(memB! / memA!).toFixed(2)}${memB! / memA! > 1.2 ? '  OVER 1.2' : ''}   (anonymous ${anonA!.toFixed(0)} / ${anonB!.toFixed(0)} MB)`);
     console.log(`  ${'store per set'.padEnd(22)} ${(bytesA! / SMALL / 1024).toFixed(1)} / ${(bytesB! / LARGE / 1024).toFixed(1)} KB (${(bytesB! / 2 ** 30).toFixed(2)} GB at ${sides[1]!.label})`);
     return within;
   } finally {
-    for (const side of sides) {
-      await side.server.stop();
-      rmSync(path.dirname(side.place.dataDir), { recursive: true, force: true }); // gigabytes at the large size
-    }
+    for (const server of servers) await server.stop();
+    for (const { place } of filled) rmSync(path.dirname(place.dataDir), { recursive: true, force: true }); // gigabytes at the large size
   }
 }
 
 console.log(`bench:growth — ${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, node ${process.version}`);
-const stores = [sqliteStore(), ...(DATABASE_URL ? [postgresStore(DATABASE_URL)] : [])];
+const STORES = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',');
+const stores = [...(STORES.includes('sqlite') ? [sqliteStore()] : []), ...(DATABASE_URL && STORES.includes('postgres') ? [postgresStore(DATABASE_URL)] : [])];
 if (!DATABASE_URL) console.log('(RUNSET_TEST_DATABASE_URL is not set: SQLite only)');
 let allWithin = true;
 for (const store of stores) {

@@ -8,7 +8,6 @@
  * silently test the wrong target) and, for a variable that constrains its
  * overrides, match its allowed forms; a set with no tests is refused.
  */
-import { randomUUID } from 'node:crypto';
 import { echo, RunsetError } from '../core/errors.js';
 import type { NewTestRun, NewTestRunSet, TestSpec, VariableValue } from '../core/types.js';
 import type { CreateTestRunSetBody } from '../core/wire.js';
@@ -16,6 +15,7 @@ import { testsForEnvironment, type SuiteConfig } from '../config/suite.js';
 import { overrideRefusal } from '../config/override-rules.js';
 import { isSecret, seal } from '../secrets/index.js';
 import { claimOrder, expectedDurations } from '../scheduler/shares.js';
+import { newRecordId } from '../core/ids.js';
 
 export interface PlanOptions {
   secretKey: Buffer;
@@ -56,7 +56,7 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
     throw new RunsetError('no_tests', `environment "${body.env}" has no tests: every test's "environments" list leaves it out, so the set could only pass empty`);
   }
   return {
-    id: randomUUID(),
+    id: newRecordId(),
     env: body.env,
     variables,
     overrides,
@@ -72,7 +72,7 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
 function membersInClaimOrder(tests: readonly TestSpec[], history: ReadonlyMap<string, readonly number[]>): NewTestRun[] {
   const expected = expectedDurations(tests, history);
   return claimOrder(expected).map((position) => ({
-    id: randomUUID(),
+    id: newRecordId(),
     position,
     spec: tests[position] as TestSpec,
     expectedMs: expected[position] as number,

@@ -140,3 +140,15 @@ test('run again under another RUNSET_SECRET_KEY: rerun_conflict naming the secre
     `rerun_conflict: set ${earlier.id} has a secret override of TOKEN that this server cannot read: it was sealed under another RUNSET_SECRET_KEY. Create a new set with the value instead.`,
   );
 });
+
+test('set and member ids are UUIDv7: valid UUIDs, time-ordered, so the store indexes them at their newest end', () => {
+  const plans = Array.from({ length: 3 }, () => planTestRunSet(suite, { env: 'staging' }, { secretKey: key, keyId: 'k' }));
+  const ids = plans.flatMap((plan) => [plan.id, ...plan.runs.map((run) => run.id)]);
+  for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(new Set(ids).size, ids.length);
+  const setIds = plans.map((plan) => plan.id);
+  assert.deepEqual([...setIds].sort(), setIds, 'sets made one after another sort in the order they were made');
+  const before = Date.now();
+  const at = parseInt(planTestRunSet(suite, { env: 'staging' }, { secretKey: key, keyId: 'k' }).id.replace(/-/g, '').slice(0, 12), 16);
+  assert.ok(at >= before && at <= Date.now(), 'the first 48 bits are the creation time in ms');
+});
