@@ -10,8 +10,8 @@
  * Printed per store and size: p50/p99 of each, serve's resident memory (the
  * median of a reading after each kind of request in every round: 40 readings,
  * so one garbage collection more or less moves it little), and the store's
- * bytes per set; then each
- * large/small ratio. Sets are read from the newest 1,000 (what CI pollers and
+ * bytes per set; then each large/small ratio. BENCH_STORES (default
+ * sqlite,postgres) picks the stores. Sets are read from the newest 1,000 (what CI pollers and
  * the dashboard read); the same reads of sets from all of history are printed
  * too, outside the budget (at the large size their pages are cold).
  * Budget (issue 16): every p99 within 1.25 × at the large size, memory within 1.2 ×.
@@ -19,8 +19,8 @@
  * How history is made: three sets really run (SUCCESS and FAIL in one
  * environment, SUCCESS in another), then are cloned in SQL with fresh UUIDs
  * (UUIDv7, as runset makes them) and times 5 s apart going back
- * (bench/clone-history.ts): 1,000,000 sets span
- * 58 days, inside the default retention.
+ * (bench/clone-history.ts): 1,000,000 sets span 58 days, inside the default
+ * retention.
  */
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -275,6 +275,8 @@ async function benchStore(store: Store): Promise<boolean> {
 
 console.log(`bench:growth — ${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, node ${process.version}`);
 const STORES = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',');
+const unknown = STORES.filter((name) => name !== 'sqlite' && name !== 'postgres');
+if (unknown.length > 0) throw new Error(`BENCH_STORES: unknown store(s) ${unknown.join(', ')}; accepted: sqlite, postgres, or both comma-separated (default sqlite,postgres)`);
 const stores = [...(STORES.includes('sqlite') ? [sqliteStore()] : []), ...(DATABASE_URL && STORES.includes('postgres') ? [postgresStore(DATABASE_URL)] : [])];
 if (!DATABASE_URL) console.log('(RUNSET_TEST_DATABASE_URL is not set: SQLite only)');
 let allWithin = true;
