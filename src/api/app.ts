@@ -2,13 +2,9 @@
  * buildApp: the HTTP API as a Fastify instance, from its collaborators. It
  * never listens by itself (tests use inject() or listen on port 0).
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onResponseHookHandler } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { Logger } from 'pino';
 import { LIMITS } from '../core/wire.js';
-import type { Store } from '../store/store.js';
-import type { SuiteConfig } from '../config/suite.js';
-import type { KeyAuthenticator } from '../auth/keys.js';
 import { lazyChildLogger } from './request-logger.js';
 import { installProblemHandlers } from './problems.js';
 import { requireKeyOrSession } from './auth.js';
@@ -26,31 +22,13 @@ import { artifactRoutes } from './routes/artifacts.js';
 import { workerRoutes } from './routes/workers.js';
 import { setControlRoutes } from './routes/set-control.js';
 import { webhookRoutes } from './routes/webhooks.js';
-import type { ArtifactBlobStore } from '../artifacts/blobs.js';
-import { SignInLimit, type SetCreationLimit } from './rate-limit.js';
+import { SignInLimit } from './rate-limit.js';
+import type { AppDeps } from './deps.js';
 import { DEFAULTS } from '../config/options.js';
 import { attachRequiredRole, authorizeRoute } from './permission.js';
 import { keyRoutes } from './routes/keys.js';
 import { testHistoryRoutes } from './routes/tests.js';
 
-export interface AppDeps {
-  store: Store;
-  /** The current suite config (a function: the config can be reloaded). */
-  suite: () => SuiteConfig;
-  auth: KeyAuthenticator;
-  secretKey: Buffer;
-  logger: Logger;
-  /** Sets one key may create per minute, across every route that creates one. */
-  setLimit: SetCreationLimit;
-  /** Sign-in attempts one client address may make per minute (POST /api/v0/session); default DEFAULTS.signInsPerMinute. */
-  signInLimit?: SignInLimit;
-  /** A worker silent for longer than this is not listed by GET /workers (see src/scheduler/registration.ts). */
-  workerStaleMs: number;
-  /** Where artifact bytes are read from; without it artifact downloads answer 404. */
-  artifacts?: ArtifactBlobStore;
-  /** Told of every answered request (the metrics); without it no hook is installed, and requests pay nothing. */
-  onResponse?: onResponseHookHandler;
-}
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({

@@ -10,7 +10,7 @@ import type { Static } from 'typebox';
 import { RunsetError } from '../../core/errors.js';
 import type { ArtifactRecord } from '../../core/types.js';
 import type { Artifact } from '../../core/wire.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { problems, SECURED, uuidParams } from './common.js';
 import { seesSetEnv } from '../permission.js';
 

@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { testsForEnvironment } from '../../config/suite.js';
 import { describeRule } from '../../config/override-rules.js';
 import { EnvironmentList } from '../../core/wire-dashboard.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { named, problems, SECURED } from './common.js';
 import { seesSetEnv } from '../permission.js';
 

@@ -13,7 +13,7 @@ import type { ApiKeyRecord } from '../../core/types.js';
 import { CreateKeyBody, CreatedKey, KeyList, type KeyView } from '../../core/wire-keys.js';
 import { createKey, expiryAfter } from '../../auth/keys.js';
 import { grantRefusal, managesKey } from '../../auth/policy.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { BODY_PROBLEMS, named, problems, SECURED, uuidParams } from './common.js';
 
 const KeyParams = uuidParams('Key id (uuid), from GET /api/v0/keys.');

@@ -11,7 +11,7 @@ import { CreateTestRunSetResult, LABEL_KEY, statusDocument } from '../../core/wi
 import { ListTestRunSetsQuery, SET_PAGE_LIMIT, TestRunSetDetails, TestRunSetPage, type TestRunSetSummary } from '../../core/wire-dashboard.js';
 import { MASK } from '../../secrets/index.js';
 import { planRerun } from '../../sets/rerun.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { findSet } from './test-run-sets.js';
 import { listableEnvs } from '../../auth/policy.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';

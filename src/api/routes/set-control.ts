@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { RunsetError } from '../../core/errors.js';
 import { CancelTestRunSetResult } from '../../core/wire-control.js';
 import { CANCELLED } from '../../sets/cancel.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
 import { statusDocument } from '../../core/wire.js';
 import { findSet } from './test-run-sets.js';

@@ -17,7 +17,7 @@ import type { ApiKeyRecord, TestRunSetRecord } from '../../core/types.js';
 import { createRefusal } from '../../auth/policy.js';
 import { seesSetEnv, setNotFound } from '../permission.js';
 import { planTestRunSet } from '../../sets/plan.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { artifactsByRun } from './artifacts.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
 import { noneMatchHits, preferredWait, statusEtag } from '../conditional.js';

@@ -12,7 +12,7 @@ import type { ApiKeyRecord } from '../../core/types.js';
 import { HISTORY_PAGE_LIMIT, ListTestsQuery, TEST_PAGE_LIMIT, TestHistory, TestHistoryQuery, TestList } from '../../core/wire-tests.js';
 import { firstLine, HISTORY_WINDOW, isCancelled, summarize } from '../../history/flakiness.js';
 import type { SuiteConfig } from '../../config/suite.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { seesSetEnv } from '../permission.js';
 import { named, problems, SECURED } from './common.js';
 

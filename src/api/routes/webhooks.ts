@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { WebhookDeliveriesQuery, WebhookDeliveryList } from '../../core/wire-webhooks.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { named, problems, SECURED } from './common.js';
 import { findSet } from './test-run-sets.js';
 

@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { WorkerList } from '../../core/wire-dashboard.js';
 import type { ApiKeyRecord } from '../../core/types.js';
 import type { Store, WorkerInfo } from '../../store/store.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { named, problems, SECURED } from './common.js';
 import { seesSetEnv } from '../permission.js';
 
