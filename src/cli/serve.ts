@@ -112,7 +112,6 @@ export async function runUntilSignalled(options: ServeOptions, onStarted?: (rt: 
     }
     throw err;
   }
-  await onStarted?.(runtime);
   let signals = 0;
   const stop = (signal: NodeJS.Signals) => {
     signals++;
@@ -129,6 +128,8 @@ export async function runUntilSignalled(options: ServeOptions, onStarted?: (rt: 
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   process.on('SIGHUP', () => runtime.reloadConfig());
+  // After the handlers: whoever reads the start line may signal at once, and must get a graceful stop.
+  await onStarted?.(runtime);
 }
 
 /** Where the metrics are, for the start line (nothing when they are off). */
