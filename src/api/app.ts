@@ -40,7 +40,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: LIMITS.bodyBytes,
     // Closing is answered 503 shutting_down as problem+json (src/api/http-edges.ts).
     return503OnClosing: false,
-    maxParamLength: MAX_PARAM_LENGTH,
+    // Fastify 5 reads router settings from routerOptions; at the top level it warns (FSTDEP022) on every start.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',

@@ -41,6 +41,18 @@ export async function createKey(store: Store, name: string, grant: KeyGrant = {}
   return { token, key };
 }
 
+/**
+ * `serve` on a store that has never had a key makes this admin key and prints
+ * it once, so a first start needs no other command. A store whose keys were all
+ * revoked gets none: someone locked it on purpose (a leak), and a restart must
+ * not undo that; `runset keys create` on the store is the way back in.
+ */
+export async function createFirstKey(store: Store): Promise<{ token: string; key: ApiKeyRecord } | undefined> {
+  const token = newToken();
+  const key = await store.createFirstKey({ id: randomUUID(), name: 'first admin', hash: hashToken(token) });
+  return key && { token, key };
+}
+
 /** Makes sure a given token (RUNSET_BOOTSTRAP_KEY) is a live key; creates it when missing. */
 export async function ensureKey(store: Store, token: string, name: string): Promise<ApiKeyRecord> {
   if (!TOKEN_PATTERN.test(token)) {

@@ -112,7 +112,6 @@ export async function runUntilSignalled(options: ServeOptions, onStarted?: (rt: 
     }
     throw err;
   }
-  await onStarted?.(runtime);
   let signals = 0;
   const stop = (signal: NodeJS.Signals) => {
     signals++;
@@ -129,11 +128,25 @@ export async function runUntilSignalled(options: ServeOptions, onStarted?: (rt: 
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   process.on('SIGHUP', () => runtime.reloadConfig());
+  // After the handlers: whoever reads the start line may signal at once, and must get a graceful stop.
+  await onStarted?.(runtime);
 }
 
 /** Where the metrics are, for the start line (nothing when they are off). */
 function metricsNote(rt: Runtime): string {
   return rt.metricsUrl ? `, metrics at ${rt.metricsUrl}` : '';
+}
+
+/** The first admin key, printed once as the demo prints its key: on stdout, ready to paste. */
+function firstKeyBanner(api: string, token: string): string {
+  return `
+This store had no key, so runset made its first admin key. It is shown only this once:
+  export RUNSET_URL=${api}
+  export RUNSET_API_KEY=${token}
+Sign in to the dashboard (${api.replace(/\/api$/, '/')}) with it; make narrower keys there or with
+\`runset keys create --name ci --role trigger\`, and revoke this one when you no longer need it.
+
+`;
 }
 
 export function registerServeCommands(program: Command): void {
@@ -151,8 +164,11 @@ export function registerServeCommands(program: Command): void {
       .addOption(new Option('--backlog <n>', "connections queued before they are accepted (capped by the kernel's net.core.somaxconn)").env('RUNSET_BACKLOG').default(String(DEFAULTS.backlog))),
   ).action(async (flags: RawServeFlags) => {
     const options = compileServeOptions(flags, { api: true });
-    await runUntilSignalled(options, (rt) => {
+    await runUntilSignalled(options, async (rt) => {
+      // Made before the start line, so whoever sees the line can use the key.
+      const first = await (await import('../auth/keys.js')).createFirstKey(rt.store);
       process.stderr.write(`runset: API at ${rt.apiUrl}, ${options.workers} worker slot(s), ${rt.store.kind} store${metricsNote(rt)}\n`);
+      if (first) process.stdout.write(firstKeyBanner(rt.apiUrl ?? '', first.token));
     });
   });
 

@@ -1,20 +1,21 @@
 /**
  * Discovery: each `type: playwright` entry of the config becomes its test cases,
  * as Playwright itself lists them (`playwright test --list --reporter=json`),
- * one TestSpec per case named `file › describe › title`. The expanded config
- * is what sets are planned from; it is rebuilt (the suites listed again) when
- * the config is reloaded, and kept in memory between reloads.
+ * one TestSpec per case named `file › describe › title` (./case-names.ts says
+ * when the entry's name comes first). The expanded config is what sets are
+ * planned from; it is rebuilt (the suites listed again) when the config is
+ * reloaded, and kept in memory between reloads.
  *
  * A suite that cannot be listed (syntax error, unknown project, no cases) is a
  * ConfigError naming the entry, like any other mistake in the file.
  */
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type { PlaywrightCase, PlaywrightTestSpec, TestSpec } from '../core/types.js';
 import { locatePlaywright, playwrightEnvironment } from '../executors/playwright/locate.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
 import { TailBuffer } from '../executors/tail-buffer.js';
 import { ConfigError, deepFreeze, type SuiteConfig } from './suite.js';
+import { nameCases } from './case-names.js';
 
 /** A listing that takes longer is stuck (a config waiting on something). */
 const LIST_TIMEOUT_MS = 120_000;
@@ -56,8 +57,7 @@ export async function discoverPlaywrightTests(config: SuiteConfig): Promise<Suit
   const listed = await mapLimited(entries, LIST_CONCURRENCY, ({ test, index }) => listEntry(config.file, test, index));
   const byIndex = new Map(entries.map(({ index }, i) => [index, listed[i] as PlaywrightTestSpec[]]));
   const tests: TestSpec[] = config.tests.flatMap((test, index) => byIndex.get(index) ?? [test]);
-  checkUniqueNames(config, tests);
-  return Object.freeze({ ...config, tests: Object.freeze(tests.map((t) => deepFreeze(t))) });
+  return Object.freeze({ ...config, tests: Object.freeze(nameCases(config, tests).map((t) => deepFreeze(t))) });
 }
 
 async function listEntry(file: string, entry: PlaywrightTestSpec, index: number): Promise<PlaywrightTestSpec[]> {
@@ -149,22 +149,6 @@ function caseSpec(entry: PlaywrightTestSpec, listed: ListedCase, showProject: bo
   const timeoutSeconds = entry.timeoutOverride || listed.timeoutMs <= 0 ? entry.timeoutSeconds : listed.timeoutMs / 1000;
   const retries = entry.retriesOverride ? entry.retries : (listed.retries ?? 0);
   return { ...entry, name, timeoutSeconds, retries, case: c };
-}
-
-function checkUniqueNames(config: SuiteConfig, tests: readonly TestSpec[]): void {
-  const seen = new Map<string, number>();
-  tests.forEach((test, i) => {
-    const earlier = seen.get(test.name);
-    if (earlier !== undefined) {
-      throw new ConfigError({
-        file: config.file,
-        path: `tests (${path.basename(config.file)})`,
-        problem: `two tests are both named ${JSON.stringify(test.name)} once the Playwright suites are listed`,
-        expected: 'unique names: rename the test, or narrow a Playwright entry with grep or project',
-      });
-    }
-    seen.set(test.name, i);
-  });
 }
 
 /** `fn` over `items`, at most `limit` at a time, results in order; the first failure rejects. */

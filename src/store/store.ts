@@ -187,6 +187,12 @@ export interface Store {
 
   // ── keys ──
   createKey(key: NewApiKey): Promise<ApiKeyRecord>;
+  /**
+   * Creates the key only when the store holds no key at all, revoked and expired
+   * ones included (`serve`'s first admin key); undefined when it holds one. Of
+   * processes calling it at once, one creates it.
+   */
+  createFirstKey(key: NewApiKey): Promise<ApiKeyRecord | undefined>;
   listKeys(): Promise<ApiKeyRecord[]>;
   /** Returns false when no such key exists. Revoking twice is not an error. */
   revokeKey(id: string): Promise<boolean>;

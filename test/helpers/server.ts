@@ -19,6 +19,8 @@ export interface RunningServer {
   configPath: string;
   proc: ChildProcess;
   logs: () => string;
+  /** What it wrote to stderr alone. */
+  stderr: () => string;
   /** SIGTERM and wait for exit; returns the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   exited: Promise<number | null>;
@@ -62,8 +64,12 @@ export async function startRunset(opts: StartOptions): Promise<RunningServer> {
   );
   live.add(proc);
   let output = '';
+  let errors = '';
   proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => {
+    output += d.toString();
+    errors += d.toString();
+  });
   const exited = new Promise<number | null>((resolve) =>
     proc.on('exit', (code) => {
       live.delete(proc);
@@ -92,6 +98,7 @@ export async function startRunset(opts: StartOptions): Promise<RunningServer> {
     configPath,
     proc,
     logs: () => output,
+    stderr: () => errors,
     exited,
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;

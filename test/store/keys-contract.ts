@@ -3,7 +3,8 @@
  * read back the same by every path (create, list, lookup by hash, a session's
  * key); a key made without them is admin for every environment with no
  * expiry (what keys made before scopes become); set listings filter by a key's
- * environments. Run by runStoreContract for every backend.
+ * environments; a first key is made only on a store without any. Run by
+ * runStoreContract for every backend.
  */
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -43,6 +44,22 @@ export function runKeysContract(name: string, makeStore: () => Promise<Store>, n
       assert.equal(key.envs, null);
       assert.equal(key.expiresAt, null);
       assert.deepEqual(await store.findActiveKeyByHash(hash), key);
+    });
+
+    test('a first key is made only on a store that has no key, once of many calls at once; a revoked key still counts', async () => {
+      const newKey = (name: string) => ({ id: randomUUID(), name, hash: randomUUID().replace(/-/g, '') });
+      const calls = Array.from({ length: 10 }, (_, i) => `first ${i}`);
+      // Connections opened beforehand, so that the calls really overlap (PostgreSQL's pool opens them lazily).
+      await Promise.all(calls.map(() => store.listKeys()));
+      const made = (await Promise.all(calls.map((name) => store.createFirstKey(newKey(name))))).filter((k) => k !== undefined);
+      assert.equal(made.length, 1, 'one of the calls made it');
+      const [key] = made;
+      assert.ok(key);
+      assert.deepEqual(await store.listKeys(), [key]);
+      assert.deepEqual({ role: key.role, envs: key.envs, expiresAt: key.expiresAt }, { role: 'admin', envs: null, expiresAt: null });
+      await store.revokeKey(key.id);
+      assert.equal(await store.createFirstKey(newKey('after revoking')), undefined, 'a store whose keys were all revoked gets none');
+      assert.equal((await store.listKeys()).length, 1);
     });
 
     test('set listings keep only the environments asked for, with the other filters and paging', async () => {

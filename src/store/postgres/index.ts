@@ -112,6 +112,11 @@ export class PostgresStore implements Store {
     return toKey(await this.autocommit((q) => sql.insertKey(q, this.names, key)));
   }
 
+  async createFirstKey(key: NewApiKey): Promise<ApiKeyRecord | undefined> {
+    const row = await withTransaction(this.pool, (tx) => sql.insertFirstKey(tx, this.names, key));
+    return row && toKey(row);
+  }
+
   async listKeys(): Promise<ApiKeyRecord[]> {
     return (await this.autocommit((q) => sql.listKeys(q, this.names))).map(toKey);
   }

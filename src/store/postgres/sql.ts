@@ -96,6 +96,24 @@ export async function insertKey(q: Queryable, n: Names, key: NewApiKey): Promise
   return rows[0]!;
 }
 
+/**
+ * Inserts the key only when the table holds none (revoked and expired keys
+ * count); undefined when it holds one. In a transaction: the lock queues
+ * processes starting at once, so the second sees the first's key. It blocks
+ * key writes for a moment, never key lookups (reads take no conflicting lock).
+ */
+export async function insertFirstKey(tx: Queryable, n: Names, key: NewApiKey): Promise<KeyRow | undefined> {
+  await tx.query(`LOCK TABLE ${n.keys} IN SHARE ROW EXCLUSIVE MODE`);
+  const { rows } = await tx.query<KeyRow>({
+    name: 'runset.insertFirstKey',
+    text: `
+      INSERT INTO ${n.keys} (id, name, hash, role, envs, expires_at, created_at)
+      SELECT $1, $2, $3, $4, $5::text[], $6::timestamptz, ${NOW} WHERE NOT EXISTS (SELECT 1 FROM ${n.keys}) RETURNING ${KEY_COLUMNS}`,
+    values: [key.id, key.name, key.hash, key.role ?? 'admin', key.envs ? [...key.envs] : null, key.expiresAt ?? null],
+  });
+  return rows[0];
+}
+
 export async function listKeys(q: Queryable, n: Names): Promise<KeyRow[]> {
   const { rows } = await q.query<KeyRow>({
     name: 'runset.listKeys',

@@ -28,7 +28,7 @@ import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, 
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
-import { now, prepareStatements, type Statements, type SetRow, type RunRow, type KeyRow } from './statements.js';
+import { now, prepareStatements, type Statements, type SetRow, type RunRow } from './statements.js';
 import { SqliteBrowse } from './browse.js';
 import { settle } from './settle.js';
 import { SetRowCache } from './set-cache.js';
@@ -36,6 +36,7 @@ import type { SqliteBatches } from './batches.js';
 import { SqliteMoves } from './moves.js';
 import { SqliteDurations } from './durations.js';
 import { SqliteWorkers } from './workers.js';
+import { SqliteKeys } from './keys.js';
 import { prepareQueueStats } from './queue-stats.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { SqliteHistory } from './history.js';
@@ -60,6 +61,7 @@ export class SqliteStore implements Store {
   private batches!: SqliteBatches;
   private durations!: SqliteDurations;
   private workers!: SqliteWorkers;
+  private keys!: SqliteKeys;
   private stats!: (staleMs: number) => QueueStats;
   webhooks!: SqliteWebhooks;
   history!: SqliteHistory;
@@ -108,6 +110,7 @@ export class SqliteStore implements Store {
     this.batches = this.moves.batches;
     this.durations = new SqliteDurations(this.db);
     this.workers = new SqliteWorkers(this.db);
+    this.keys = new SqliteKeys(this.db);
     this.stats = prepareQueueStats(this.db);
     this.webhooks = new SqliteWebhooks(this.db, this.opts.owner === true);
     this.history = new SqliteHistory(this.db);
@@ -123,50 +126,16 @@ export class SqliteStore implements Store {
     return Promise.resolve();
   }
 
-  // ── keys ──
-
   // Every method answers through settle(): a SQLite failure (a busy file, a full
   // disk) becomes a rejected promise, as with an asynchronous backend, never a throw.
 
-  createKey(key: NewApiKey): Promise<ApiKeyRecord> {
-    return settle(() => {
-      const createdAt = now();
-      const scope = { role: key.role ?? 'admin', envs: key.envs ? [...key.envs] : null, expiresAt: key.expiresAt ?? null };
-      this.sql.insertKey.run({
-        id: key.id,
-        name: key.name,
-        hash: key.hash,
-        role: scope.role,
-        envs: scope.envs && JSON.stringify(scope.envs),
-        expires_at: scope.expiresAt,
-        created_at: createdAt,
-      });
-      return { id: key.id, name: key.name, ...scope, createdAt, lastUsedAt: null, revokedAt: null };
-    });
-  }
-
-  listKeys(): Promise<ApiKeyRecord[]> {
-    return settle(() => (this.sql.listKeys.all() as KeyRow[]).map(toKey));
-  }
-
-  revokeKey(id: string): Promise<boolean> {
-    // Keeps the first revocation time, and matches (so counts) an already revoked key.
-    return settle(() => this.sql.revokeKey.run({ id, at: now() }).changes === 1);
-  }
-
-  findActiveKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    return settle(() => {
-      const row = this.sql.findKey.get(hash) as KeyRow | undefined;
-      return row ? toKey(row) : undefined;
-    });
-  }
-
-  touchKeys(ids: string[]): Promise<void> {
-    return settle(() => {
-      const at = now();
-      this.db.transaction(() => ids.forEach((id) => this.sql.touchKey.run({ id, at })))();
-    });
-  }
+  // ── keys (./keys.ts) ──
+  createKey = (key: NewApiKey): Promise<ApiKeyRecord> => settle(() => this.keys.create(key));
+  createFirstKey = (key: NewApiKey): Promise<ApiKeyRecord | undefined> => settle(() => this.keys.createFirst(key));
+  listKeys = (): Promise<ApiKeyRecord[]> => settle(() => this.keys.list());
+  revokeKey = (id: string): Promise<boolean> => settle(() => this.keys.revoke(id));
+  findActiveKeyByHash = (hash: string): Promise<ApiKeyRecord | undefined> => settle(() => this.keys.findActive(hash));
+  touchKeys = (ids: string[]): Promise<void> => settle(() => this.keys.touch(ids));
 
   // ── sets and members ──
 

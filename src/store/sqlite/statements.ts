@@ -1,7 +1,8 @@
 /**
  * The SQLite store's SQL, as named prepared statements. Every worker write is
  * fenced by (worker_id, claims): a worker whose lease was taken over matches no
- * row and so changes nothing. Batches and artifacts are in ./batches.ts.
+ * row and so changes nothing. Batches and artifacts are in ./batches.ts, keys in
+ * ./keys.ts.
  */
 import type Database from 'better-sqlite3';
 import type * as rows from '../rows.js';
@@ -14,7 +15,6 @@ export type KeyRow = rows.KeyRow<string>;
 export const KEY_COLUMNS = 'id, name, role, envs, expires_at, created_at, last_used_at, revoked_at';
 
 export type Statements = Record<
-  | 'insertKey' | 'listKeys' | 'revokeKey' | 'findKey' | 'touchKey'
   | 'insertSet' | 'insertRun' | 'getSet' | 'updateSetProgress' | 'listRuns'
   | 'waitingRuns' | 'claimRun' | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'holdsOutcome' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
   Database.Statement
@@ -25,16 +25,6 @@ export function prepareStatements(db: Database.Database): Statements {
   // see claimRun); a member nobody holds has worker_id NULL and matches neither.
   const fenced = 'id = @id AND worker_id = @worker_id AND claims = @claims AND status IN (\'WAITING\', \'RUNNING\')';
   return {
-    insertKey: db.prepare(
-      'INSERT INTO api_keys (id, name, hash, role, envs, expires_at, created_at) VALUES (@id, @name, @hash, @role, @envs, @expires_at, @created_at)',
-    ),
-    listKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`),
-    revokeKey: db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, @at) WHERE id = @id'),
-    findKey: db.prepare(
-      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ? AND revoked_at IS NULL`,
-    ),
-    touchKey: db.prepare('UPDATE api_keys SET last_used_at = @at WHERE id = @id'),
-
     insertSet: db.prepare(`
       INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels)
       VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels)`),
