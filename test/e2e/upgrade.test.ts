@@ -94,7 +94,7 @@ async function assertServed(server: { url: string; apiKey: string }, rows: OldRo
   assert.equal(created.status, 200, created.text);
 }
 
-test('SQLite: a store of the first release opens, upgrades and serves everything', { timeout: 60_000 }, async () => {
+test('SQLite: a store of the first release opens, upgrades and serves everything', { timeout: 150_000 }, async () => {
   const dir = tempDir('runset-upgrade-');
   const dataDir = path.join(dir, 'data');
   mkdirSync(path.join(dataDir, 'artifacts'), { recursive: true });
@@ -167,7 +167,7 @@ async function waitForGone(server: { url: string }, rows: OldRows, withinMs = 30
   }
 }
 
-test('PostgreSQL: three processes start together on a first-release schema; migrations run once; all serve the old rows', { skip: TEST_DATABASE_URL ? false : NO_DATABASE, timeout: 90_000 }, async (t) => {
+test('PostgreSQL: three processes start together on a first-release schema; migrations run once; all serve the old rows', { skip: TEST_DATABASE_URL ? false : NO_DATABASE, timeout: 180_000 }, async (t) => {
   const dir = tempDir('runset-upgrade-pg-');
   const configPath = path.join(dir, 'runset.config.yaml');
   writeFileSync(configPath, CONFIG);
@@ -191,7 +191,9 @@ test('PostgreSQL: three processes start together on a first-release schema; migr
     );
   }
 
+  const starting = Date.now();
   const apis = await Promise.all([fleet.api(), fleet.api(), fleet.api()]);
+  t.diagnostic(`three processes listening ${Date.now() - starting} ms after they started`);
   const versions = (await query<{ version: number }>(url, `SELECT version FROM ${s}.schema_migrations ORDER BY version`)).map((v) => v.version);
   assert.deepEqual(versions, POSTGRES_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b), 'each migration recorded once');
   for (const server of apis) await assertServed(server, rows, false);
