@@ -25,7 +25,7 @@ import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
 import { artifactSaver } from './artifacts/save.js';
 import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './artifacts/retention.js';
 import { parseDuration } from './core/duration.js';
-import { DEFAULT_RETENTION, startSetRetentionSweep } from './sets/retention.js';
+import { startSetRetention } from './sets/retention.js';
 import { outboundPost, WebhookDispatcher } from './webhooks/dispatcher.js';
 import { DEFAULT_RETRY } from './webhooks/retry.js';
 
@@ -170,8 +170,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       webhooks.start();
       teardown.push(() => webhooks.stop());
       // API processes sweep old sets (any number of them may, see src/store/postgres/retention.ts); workers only run tests.
-      const setRetentionMs = options.retentionMs ?? parseDuration(DEFAULT_RETENTION, Number.MAX_SAFE_INTEGER);
-      if (setRetentionMs > 0) teardown.push(startSetRetentionSweep({ store, blobs, retentionMs: setRetentionMs, logger: logger.child({ component: 'retention' }) }));
+      teardown.push(await startSetRetention({ store, blobs, givenMs: options.retentionMs, logger: logger.child({ component: 'retention' }) }));
     }
     let metricsUrl: string | undefined;
     if (observed && options.metricsPort !== undefined) {

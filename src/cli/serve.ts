@@ -78,7 +78,8 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     chromium: flags.chromium || DEFAULT_CHROMIUM,
     artifactRetentionMs: parseRetentionOption('--artifact-retention (RUNSET_ARTIFACT_RETENTION)', flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION, { minMs: 1, example: '7d' }),
-    retentionMs: parseRetentionOption('--retention (RUNSET_RETENTION)', flags.retention ?? DEFAULT_RETENTION, { minMs: 0, example: '90d' }),
+    // Unset (or empty) is not the default: the store chooses (chooseSetRetention).
+    retentionMs: flags.retention ? parseRetentionOption('--retention (RUNSET_RETENTION)', flags.retention, { minMs: 0, example: '90d' }) : undefined,
     maxShareMs: parseDurationOption('--max-share (RUNSET_MAX_SHARE)', flags.maxShare ?? DEFAULTS.maxShare, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '30s' }),
     publicUrl: flags.publicUrl ? parsePublicUrl(flags.publicUrl) : undefined,
     webhookRetryMs: parseDurationOption('--webhook-retry (RUNSET_WEBHOOK_RETRY)', flags.webhookRetry ?? DEFAULTS.webhookRetry, { minMs: 100, example: '10s' }),
@@ -159,7 +160,7 @@ export function registerServeCommands(program: Command): void {
       .addOption(new Option('--sets-per-minute <n>', 'sets one key may create per minute').env('RUNSET_SETS_PER_MINUTE').default(String(DEFAULTS.setsPerMinute)))
       .addOption(new Option('--sign-ins-per-minute <n>', 'dashboard sign-in attempts one client address may make per minute').env('RUNSET_SIGN_INS_PER_MINUTE').default(String(DEFAULTS.signInsPerMinute)))
       .addOption(new Option('--public-url <url>', 'the dashboard\'s address as people open it, for links in webhooks (default: the listen address)').env('RUNSET_PUBLIC_URL'))
-      .addOption(new Option('--retention <duration>', 'remove sets that ended longer ago than this, with their members and artifacts (0: keep every set)').env('RUNSET_RETENTION').default(DEFAULT_RETENTION))
+      .addOption(new Option('--retention <duration>', `remove sets that ended longer ago than this, with their members and artifacts, existing history included (0: keep every set). Unset: ${DEFAULT_RETENTION}, but a store upgraded from a runset without retention keeps every set`).env('RUNSET_RETENTION'))
       .addOption(new Option('--webhook-retry <duration>', 'wait after a failed webhook delivery, doubled each time, for 24 h').env('RUNSET_WEBHOOK_RETRY').default(DEFAULTS.webhookRetry))
       .addOption(new Option('--backlog <n>', "connections queued before they are accepted (capped by the kernel's net.core.somaxconn)").env('RUNSET_BACKLOG').default(String(DEFAULTS.backlog))),
   ).action(async (flags: RawServeFlags) => {

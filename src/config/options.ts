@@ -37,7 +37,11 @@ export interface ServeOptions {
   chromium?: string;
   /** Artifacts older than this are removed (default 7 days). */
   artifactRetentionMs?: number;
-  /** Sets that ended longer ago than this are removed, with everything of theirs (default 90 days; 0 keeps every set). */
+  /**
+   * Sets that ended longer ago than this are removed, with everything of theirs (0
+   * keeps every set). Undefined: none given, and the store decides (the default on
+   * a store made with retention, every set kept on one older: src/sets/retention.ts).
+   */
   retentionMs?: number;
   /** Most expected work per slot one share of a batch holds (see src/scheduler/shares.ts); default 30 s. */
   maxShareMs?: number;

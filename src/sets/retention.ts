@@ -4,7 +4,10 @@
  * WAITING or RUNNING stay whatever their age, and so does the duration history
  * that scheduling reads (see src/store/retention.ts for what the store removes).
  *
- * Used by `runset serve --retention` (a periodic sweep) and `runset prune`.
+ * Used by `runset serve --retention` (a periodic sweep) and `runset prune`. A
+ * serve given no retention applies the store's choice (RetentionWhenUnset in
+ * src/store/retention.ts): the default on a store made with retention, none on
+ * one an upgrade brought from before it, whose history is the operator's to drop.
  * Work goes in small batches, one transaction each, sized to take about
  * BATCH_BUDGET_MS (on SQLite a few milliseconds: it runs on the API's own
  * thread), and after each batch the sweep rests three times as long as the
@@ -15,10 +18,37 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
-import type { RemovedSummary } from '../store/retention.js';
+import { formatDuration, parseDuration } from '../core/duration.js';
+import type { RemovedSummary, RetentionWhenUnset } from '../store/retention.js';
 import type { Store } from '../store/store.js';
 
+/** The retention of a store made with retention, when serve is given none. */
 export const DEFAULT_RETENTION = '90d';
+
+/** The set retention a serve applies, and where it came from. */
+export interface SetRetentionChoice {
+  /** 0: every set is kept, and nothing sweeps. */
+  ms: number;
+  /** given: --retention or RUNSET_RETENTION; default: DEFAULT_RETENTION; store: none given, on a store older than retention. */
+  source: 'given' | 'default' | 'store';
+}
+
+export function chooseSetRetention(givenMs: number | undefined, whenUnset: RetentionWhenUnset): SetRetentionChoice {
+  if (givenMs !== undefined) return { ms: givenMs, source: 'given' };
+  if (whenUnset === 'keep') return { ms: 0, source: 'store' };
+  return { ms: parseDuration(DEFAULT_RETENTION, Number.MAX_SAFE_INTEGER), source: 'default' };
+}
+
+/** Said once at start by a serve that keeps every set because its store predates retention. */
+export const KEPT_FOR_OLD_STORE =
+  'set retention is off for this store: it was made by a runset without retention, so every set is kept until you choose a retention. ' +
+  'To remove sets that ended long ago, start serve with --retention (or RUNSET_RETENTION), e.g. 90d; --retention 0 keeps every set and says nothing';
+
+/** A retention as people type it: whole days as `90d`, else the short form of formatDuration. */
+export function retentionLabel(ms: number): string {
+  const DAY_MS = 86_400_000;
+  return ms > 0 && ms % DAY_MS === 0 ? `${ms / DAY_MS}d` : formatDuration(ms);
+}
 
 /**
  * What one batch (one transaction) should take; its size follows what the last
@@ -99,6 +129,8 @@ export interface SetRetentionOptions {
   blobs: ArtifactBlobStore;
   retentionMs: number;
   logger: Logger;
+  /** Where the retention came from, for the log (default: 'given'). */
+  source?: SetRetentionChoice['source'];
 }
 
 /** How often the sweep runs: a tenth of the retention, at least every minute and at most every second. */
@@ -106,18 +138,36 @@ export function sweepPeriodMs(retentionMs: number): number {
   return Math.min(60_000, Math.max(1000, Math.floor(retentionMs / 10)));
 }
 
-/** Sweeps soon after start and then every sweepPeriodMs; returns the stop function (it waits for a batch under way). */
+/**
+ * Sweeps soon after start and then every sweepPeriodMs; returns the stop function (it waits for a batch under way).
+ * Until a sweep first finds sets to remove, each one looks before it removes (the
+ * ended-time index alone): the first removal of the process's life is logged, as a
+ * warning, with how many sets, the oldest end and the retention, so that history
+ * never goes without the log saying why.
+ */
 export function startSetRetentionSweep(opts: SetRetentionOptions): () => Promise<void> {
   const stop = new AbortController();
   let running: Promise<void> | undefined;
+  let announced = false;
+  const label = `${retentionLabel(opts.retentionMs)} (${opts.source === 'default' ? 'the default' : '--retention'})`;
+  const sweepOnce = async () => {
+    const now = Date.now();
+    if (!announced) {
+      const before = cutoff(opts.retentionMs, now);
+      const due = await opts.store.retention.dueBefore(before);
+      if (due.sets === 0) return;
+      announced = true;
+      opts.logger.warn(
+        { sets: due.sets, oldestEndedAt: due.oldestEndedAt, before, retention: label },
+        `set retention ${label}: removing ${due.sets} set(s) that ended before ${before}, the oldest on ${due.oldestEndedAt}`,
+      );
+    }
+    const r = await removeEndedSets(opts.store, opts.blobs, { retentionMs: opts.retentionMs, signal: stop.signal, now });
+    if (r.sets > 0) opts.logger.info(r, 'removed ended sets past their retention');
+  };
   const sweep = () => {
-    running ??= removeEndedSets(opts.store, opts.blobs, { retentionMs: opts.retentionMs, signal: stop.signal })
-      .then(
-        (r) => {
-          if (r.sets > 0) opts.logger.info(r, 'removed ended sets past their retention');
-        },
-        (err: unknown) => opts.logger.warn({ err }, 'set retention sweep failed; will retry'),
-      )
+    running ??= sweepOnce()
+      .catch((err: unknown) => opts.logger.warn({ err }, 'set retention sweep failed; will retry'))
       .finally(() => {
         running = undefined;
       });
@@ -132,4 +182,16 @@ export function startSetRetentionSweep(opts: SetRetentionOptions): () => Promise
     stop.abort();
     await running;
   };
+}
+
+/**
+ * What `serve` runs: the retention given, else the store's choice. A sweep when
+ * there is a retention; otherwise none, and on a store older than retention a
+ * warning at start that says so and how to choose one. Returns the stop function.
+ */
+export async function startSetRetention(opts: Omit<SetRetentionOptions, 'retentionMs' | 'source'> & { givenMs: number | undefined }): Promise<() => Promise<void>> {
+  const choice = chooseSetRetention(opts.givenMs, await opts.store.retention.whenUnset());
+  if (choice.ms > 0) return startSetRetentionSweep({ ...opts, retentionMs: choice.ms, source: choice.source });
+  if (choice.source === 'store') opts.logger.warn({ retention: 'off' }, KEPT_FOR_OLD_STORE);
+  return () => Promise.resolve();
 }

@@ -10,6 +10,31 @@
  * back their locations for the blob store to remove (src/sets/retention.ts).
  */
 
+/**
+ * What a `serve` given no `--retention` does on this store, recorded once by the
+ * migration that added store_settings (SQLite 14, PostgreSQL 15): `default`, the
+ * default retention (DEFAULT_RETENTION in src/sets/retention.ts); `keep`, every
+ * set is kept. A store made by a runset that had no retention holds history its
+ * operator never agreed to lose: an upgrade must not start deleting it.
+ */
+export type RetentionWhenUnset = 'default' | 'keep';
+
+/**
+ * The rule, from the migrations a store had before the run that records it: a new
+ * store (none) or one already swept by a runset with retention (it had the set
+ * retention migration, `retentionVersion`) gets the default; a store older than
+ * retention keeps every set until the operator sets a retention.
+ */
+export function retentionWhenUnset(found: ReadonlySet<number>, retentionVersion: number): RetentionWhenUnset {
+  return found.size === 0 || found.has(retentionVersion) ? 'default' : 'keep';
+}
+
+/** The sets a removal would take now: how many and the earliest end among them (null: none). */
+export interface DueSets {
+  sets: number;
+  oldestEndedAt: string | null;
+}
+
 /** What removing ended sets takes (or would take) away. */
 export interface RemovedSummary {
   sets: number;
@@ -38,4 +63,8 @@ export interface SetRetention {
   removeEndedBefore(before: string, limit: number, from?: string | null): Promise<RemovedBatch>;
   /** What removing every set that ended before `before` would take away; removes nothing. */
   countEndedBefore(before: string): Promise<RemovedSummary>;
+  /** How many sets ended before `before`, and the earliest end: the ended-time index alone, for the sweep to say what it is about to remove. */
+  dueBefore(before: string): Promise<DueSets>;
+  /** What a serve given no retention does on this store (see RetentionWhenUnset). */
+  whenUnset(): Promise<RetentionWhenUnset>;
 }

@@ -149,17 +149,24 @@ export class Fleet {
     return child;
   }
 
+  /**
+   * How long a process may take to start: as long as startRunset (server.ts) gives
+   * one. Several starting together on a loaded machine (2 cores at a load of 8)
+   * took over 15 s to listen.
+   */
+  static readonly START_WITHIN_MS = 45_000;
+
   /** `runset serve --no-workers`: resolves once it prints where the API is. */
   async api(extra: SpawnOptions = {}): Promise<ApiProcess> {
     const child = this.spawnCli(`api#${++this.count}`, ['serve', '--no-workers', '--port', '0'], extra);
-    const m = await child.waitForOutput(/API at (http:\/\/\S+\/api)/);
+    const m = await child.waitForOutput(/API at (http:\/\/\S+\/api)/, Fleet.START_WITHIN_MS);
     return Object.assign(child, { url: m[1]!, apiKey: this.opts.apiKey });
   }
 
   /** `runset worker --workers N`: resolves once it prints its worker id. */
   async worker(slots: number, extra: SpawnOptions = {}): Promise<WorkerProcess> {
     const child = this.spawnCli(`worker#${++this.count}`, ['worker', '--workers', String(slots)], extra);
-    const m = await child.waitForOutput(/worker (\S+) with \d+ slot/);
+    const m = await child.waitForOutput(/worker (\S+) with \d+ slot/, Fleet.START_WITHIN_MS);
     return Object.assign(child, { workerId: m[1]! });
   }
 

@@ -3,7 +3,9 @@
  * ended before the limit go, with every record keyed by them; sets still
  * WAITING or RUNNING stay whatever their age; batches take the oldest end
  * first; counting removes nothing; an Idempotency-Key whose set is gone starts
- * a fresh set; the duration history stays. Run for every backend by retention.test.ts.
+ * a fresh set; the duration history stays; what is due is counted from the
+ * ended-time index with its oldest end; a new store takes the default retention
+ * when serve is given none. Run for every backend by retention.test.ts.
  */
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -181,6 +183,21 @@ export function runRetentionContract(name: string, makeStore: () => Promise<Stor
       assert.deepEqual(await store.durationHistory('staging'), history);
       assert.deepEqual(history.get('t0'), [1200, 1000]);
     });
+
+    test('what is due: the sets that ended before the limit and the oldest end, never an unfinished set', async () => {
+      assert.deepEqual(await store.retention.dueBefore(FAR_FUTURE), { sets: 0, oldestEndedAt: null });
+      const first = await runToEnd(store, newSet(2));
+      await sleep(3);
+      const second = await runToEnd(store, newSet(1));
+      await oldUnfinished(store, 1);
+      await oldUnfinished(store, 0);
+      assert.deepEqual(await store.retention.dueBefore(FAR_FUTURE), { sets: 2, oldestEndedAt: first });
+      assert.deepEqual(await store.retention.dueBefore(second), { sets: 1, oldestEndedAt: first }, 'ended before the limit only');
+      assert.equal((await store.retention.countEndedBefore(FAR_FUTURE)).sets, 2, 'nothing was removed');
+    });
+
+    test('a new store takes the default retention when serve is given none', async () => {
+      assert.equal(await store.retention.whenUnset(), 'default');
+    });
   });
 }
-

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileServeOptions, type RawServeFlags } from '../../src/cli/serve.js';
 import { listenBacklog } from '../../src/config/options.js';
+import { chooseSetRetention, retentionLabel } from '../../src/sets/retention.js';
 
 const flags: RawServeFlags = {
   config: 'runset.config.yaml', port: '0', host: '127.0.0.1', dataDir: '.runset', databaseSchema: 'runset',
@@ -40,4 +41,18 @@ test('--metrics-port (RUNSET_METRICS_PORT): off unless given, a port apart from 
   assert.throws(() => compile({ port: '8080', metricsPort: '8080' }), /: 8080 is the API's --port too; expected a port number/);
   // A worker serves no API: any port is its own.
   assert.equal(compileServeOptions({ ...flags, port: '0', metricsPort: '0' }, { api: false }).metricsPort, 0);
+});
+
+test('--retention (RUNSET_RETENTION): unset leaves it to the store; given, it applies on every store, 0 keeping every set', () => {
+  assert.equal(compile({}).retentionMs, undefined);
+  assert.equal(compile({ retention: '' }).retentionMs, undefined, 'an empty variable is unset');
+  assert.equal(compile({ retention: '0' }).retentionMs, 0);
+  assert.equal(compile({ retention: '30d' }).retentionMs, 30 * 86_400_000);
+  assert.throws(() => compile({ retention: 'soon' }), /--retention \(RUNSET_RETENTION\): invalid duration "soon"/);
+  const days90 = 90 * 86_400_000;
+  assert.deepEqual(chooseSetRetention(undefined, 'default'), { ms: days90, source: 'default' }, 'a store made with retention: the default');
+  assert.deepEqual(chooseSetRetention(undefined, 'keep'), { ms: 0, source: 'store' }, 'a store from before retention: every set kept');
+  assert.deepEqual(chooseSetRetention(days90, 'keep'), { ms: days90, source: 'given' }, 'the operator chose');
+  assert.deepEqual(chooseSetRetention(0, 'default'), { ms: 0, source: 'given' });
+  assert.deepEqual([retentionLabel(days90), retentionLabel(2000), retentionLabel(90 * 60_000)], ['90d', '2.0s', '1h 30m']);
 });

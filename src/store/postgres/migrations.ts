@@ -4,13 +4,18 @@
  * store's own schema rather than on the search_path.
  */
 import type pg from 'pg';
+import { retentionWhenUnset } from '../retention.js';
 import { quoteIdent, withTransaction } from './connection.js';
 
 export interface PgMigration {
   version: number;
   name: string;
-  sql: (schema: string) => string;
+  /** The SQL for the (quoted) schema; `found`: the versions the store had before this run, for a migration that records what the store was. */
+  sql: (schema: string, found: ReadonlySet<number>) => string;
 }
+
+/** The set retention migration: a store that had it was already swept by default. */
+const SET_RETENTION = 12;
 
 export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
   {
@@ -349,6 +354,20 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
         INCLUDE (status, attempts, duration_ms, set_id, type) WHERE ended_at IS NOT NULL;
     `,
   },
+  {
+    version: 15,
+    name: 'store settings: what serve does with no retention given',
+    sql: (s: string, found: ReadonlySet<number>) => `
+      -- Facts about this store that the code reads, one row each. retention_when_unset:
+      -- 'keep' on a store made before set retention existed (its history is kept until
+      -- the operator sets --retention), 'default' otherwise (src/store/retention.ts).
+      CREATE TABLE ${s}.store_settings (
+        name  text PRIMARY KEY,
+        value text NOT NULL
+      );
+      INSERT INTO ${s}.store_settings (name, value) VALUES ('retention_when_unset', '${retentionWhenUnset(found, SET_RETENTION)}');
+    `,
+  },
 ]);
 
 /**
@@ -372,7 +391,7 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
     const applied = new Set(rows.map((r) => r.version));
     for (const m of [...POSTGRES_MIGRATIONS].sort((a, b) => a.version - b.version)) {
       if (applied.has(m.version)) continue;
-      await tx.query(m.sql(s));
+      await tx.query(m.sql(s, applied));
       await tx.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
     }
   });

@@ -8,7 +8,7 @@
  * fanned out) is waited for, one statement at a time, before its row goes.
  */
 import type pg from 'pg';
-import type { RemovedBatch, RemovedSummary, SetRetention } from '../retention.js';
+import type { DueSets, RemovedBatch, RemovedSummary, RetentionWhenUnset, SetRetention } from '../retention.js';
 import { withClient, withTransaction, type Queryable } from './connection.js';
 import type { Names } from './sql.js';
 
@@ -61,6 +61,23 @@ export class PostgresRetention implements SetRetention {
 
   countEndedBefore(before: string): Promise<RemovedSummary> {
     return withClient(this.pool, (q) => countEnded(q, this.n, before));
+  }
+
+  async dueBefore(before: string): Promise<DueSets> {
+    const { rows } = await this.pool.query<{ sets: string; oldest: Date | null }>({
+      name: 'runset.retention.due',
+      text: `SELECT count(*) AS sets, min(ended_at) AS oldest FROM ${this.n.sets} WHERE ended_at < $1::timestamptz`,
+      values: [before],
+    });
+    return { sets: Number(rows[0]!.sets), oldestEndedAt: rows[0]!.oldest?.toISOString() ?? null };
+  }
+
+  async whenUnset(): Promise<RetentionWhenUnset> {
+    const { rows } = await this.pool.query<{ value: string }>({
+      name: 'runset.retention.whenUnset',
+      text: `SELECT value FROM ${this.n.settings} WHERE name = 'retention_when_unset'`,
+    });
+    return rows[0]?.value === 'keep' ? 'keep' : 'default';
   }
 }
 

@@ -37,6 +37,8 @@ export interface Names {
   setEvents: string;
   deliveries: string;
   attempts: string;
+  /** Facts about the store, one row each (migration 15). */
+  settings: string;
   channel: string;
 }
 
@@ -56,6 +58,7 @@ export function namesOf(schema: string): Names {
     setEvents: `${s}.set_events`,
     deliveries: `${s}.webhook_deliveries`,
     attempts: `${s}.webhook_attempts`,
+    settings: `${s}.store_settings`,
     channel: channelOf(schema),
   };
 }

@@ -25,7 +25,7 @@ import type {
 } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
 import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, QueueStats, ReapResult, Store, WorkerInfo, CancelRequest, CancelResult } from '../store.js';
-import { SQLITE_MIGRATIONS } from './migrations.js';
+import { migrateSqlite } from './migrations.js';
 import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
 import { now, prepareStatements, type Statements, type SetRow, type RunRow } from './statements.js';
@@ -90,16 +90,7 @@ export class SqliteStore implements Store {
   }
 
   migrate(): Promise<void> {
-    this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-    const applied = new Set(
-      (this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
-    );
-    const apply = this.db.transaction((m: (typeof SQLITE_MIGRATIONS)[number]) => {
-      this.db.exec(m.sql);
-      this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, now());
-    });
-    const pending = SQLITE_MIGRATIONS.filter((m) => !applied.has(m.version)).sort((a, b) => a.version - b.version);
-    for (const m of pending) apply.immediate(m);
+    migrateSqlite(this.db);
     this.sql = prepareStatements(this.db);
     // The owner holds the lock, so any lease in the file belongs to a process that
     // died: expire them now and the first reap gives them back (counting a lost lease).

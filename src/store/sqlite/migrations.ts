@@ -1,7 +1,21 @@
 /**
  * Numbered SQLite migrations. Append only: a shipped migration never changes.
  */
-export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+import type Database from 'better-sqlite3';
+import { retentionWhenUnset } from '../retention.js';
+import { now } from './statements.js';
+
+export interface SqliteMigration {
+  version: number;
+  name: string;
+  /** The SQL, or a function of the versions the store had before this run (for a migration that records what the store was). */
+  sql: string | ((found: ReadonlySet<number>) => string);
+}
+
+/** The set retention migration: a store that had it was already swept by default. */
+const SET_RETENTION = 11;
+
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
     name: 'sets, runs and keys',
@@ -286,4 +300,41 @@ export const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; s
         WHERE ended_at IS NOT NULL;
     `,
   },
+  {
+    version: 14,
+    name: 'store settings: what serve does with no retention given',
+    sql: (found) => `
+      -- Facts about this store that the code reads, one row each. retention_when_unset:
+      -- 'keep' on a store made before set retention existed (its history is kept until
+      -- the operator sets --retention), 'default' otherwise (src/store/retention.ts).
+      CREATE TABLE store_settings (
+        name  TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+      INSERT INTO store_settings (name, value) VALUES ('retention_when_unset', '${retentionWhenUnset(found, SET_RETENTION)}');
+    `,
+  },
 ];
+
+/** A migration's SQL for a store that had the versions `found` before this run. */
+export function sqlOf(m: SqliteMigration, found: ReadonlySet<number>): string {
+  return typeof m.sql === 'string' ? m.sql : m.sql(found);
+}
+
+/**
+ * Applies the migrations the store lacks, all in one immediate transaction: a
+ * crash part-way leaves the store as it was, so the next start sees the same
+ * versions found (what migration 14 records depends on them).
+ */
+export function migrateSqlite(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const apply = db.transaction(() => {
+    const found = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+    const pending = SQLITE_MIGRATIONS.filter((m) => !found.has(m.version)).sort((a, b) => a.version - b.version);
+    for (const m of pending) {
+      db.exec(sqlOf(m, found));
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, now());
+    }
+  });
+  apply.immediate();
+}

@@ -4,13 +4,13 @@
  * array (json_each) so each table is one statement whatever the batch size.
  */
 import type Database from 'better-sqlite3';
-import type { RemovedBatch, RemovedSummary, SetRetention } from '../retention.js';
+import type { DueSets, RemovedBatch, RemovedSummary, RetentionWhenUnset, SetRetention } from '../retention.js';
 import { settle } from './settle.js';
 
 /** The batch's set ids, as a table: `IN (${IDS})`. */
 const IDS = 'SELECT value FROM json_each(@ids)';
 
-type Statement = 'doomed' | 'artifacts' | 'attempts' | 'deliveries' | 'events' | 'idempotency' | 'runs' | 'sets' | 'count' | 'countArtifacts';
+type Statement = 'doomed' | 'artifacts' | 'attempts' | 'deliveries' | 'events' | 'idempotency' | 'runs' | 'sets' | 'count' | 'countArtifacts' | 'due' | 'whenUnset';
 
 export class SqliteRetention implements SetRetention {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -36,6 +36,9 @@ export class SqliteRetention implements SetRetention {
       countArtifacts: db.prepare(`
         SELECT count(*) AS artifacts, coalesce(sum(a.size), 0) AS bytes
         FROM test_run_sets AS s JOIN artifacts AS a ON a.set_id = s.id WHERE s.ended_at < @before`),
+      // The index alone: it runs on the API's thread, before a sweep's first removal.
+      due: db.prepare(`SELECT count(*) AS sets, min(ended_at) AS oldest ${ended}`),
+      whenUnset: db.prepare("SELECT value FROM store_settings WHERE name = 'retention_when_unset'").pluck(),
     };
   }
 
@@ -73,5 +76,16 @@ export class SqliteRetention implements SetRetention {
       const { artifacts, bytes } = this.sql.countArtifacts.get({ before }) as { artifacts: number; bytes: number };
       return { sets, members, artifacts, artifactBytes: bytes };
     });
+  }
+
+  dueBefore(before: string): Promise<DueSets> {
+    return settle(() => {
+      const { sets, oldest } = this.sql.due.get({ before }) as { sets: number; oldest: string | null };
+      return { sets, oldestEndedAt: oldest };
+    });
+  }
+
+  whenUnset(): Promise<RetentionWhenUnset> {
+    return settle(() => (this.sql.whenUnset.get() === 'keep' ? 'keep' : 'default'));
   }
 }
