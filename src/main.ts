@@ -23,9 +23,9 @@ import { commandExecutor } from './executors/command/index.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
 import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
 import { artifactSaver } from './artifacts/save.js';
-import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './artifacts/retention.js';
+import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './retention/artifacts.js';
 import { parseDuration } from './core/duration.js';
-import { startSetRetention } from './sets/retention.js';
+import { startSetRetention } from './retention/sets.js';
 import { outboundPost, WebhookDispatcher } from './webhooks/dispatcher.js';
 import { DEFAULT_RETRY } from './webhooks/retry.js';
 

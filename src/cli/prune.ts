@@ -1,12 +1,12 @@
 /**
  * `runset prune --older-than 30d [--dry-run] [--json]`: removes now, straight on
- * the store, what `serve --retention` removes periodically (src/sets/retention.ts):
+ * the store, what `serve --retention` removes periodically (src/retention/sets.ts):
  * sets that ended longer ago, with their members, artifacts and per-set records.
  */
 import path from 'node:path';
 import type { Command } from 'commander';
 import { OptionError, parseRetentionOption, resolvePath } from '../config/options.js';
-import type { PruneResult } from '../sets/retention.js';
+import type { PruneResult } from '../retention/sets.js';
 import { storeOptions, withStore, type StoreFlags } from './store-options.js';
 
 interface PruneFlags extends StoreFlags {
@@ -59,7 +59,7 @@ export function registerPruneCommand(program: Command): void {
       const dryRun = flags.dryRun === true;
       const unlock = dryRun || flags.databaseUrl ? () => undefined : await lockDataDir(flags);
       try {
-        const { countEndedSets, removeEndedSets } = await import('../sets/retention.js');
+        const { countEndedSets, removeEndedSets } = await import('../retention/sets.js');
         const { artifactBlobsFor } = await import('../main.js');
         const result = await withStore(flags, (store) =>
           dryRun ? countEndedSets(store, retentionMs) : removeEndedSets(store, artifactBlobsFor(store, resolvePath(flags.dataDir)), { retentionMs }),

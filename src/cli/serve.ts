@@ -5,8 +5,8 @@
 import { Command, Option } from 'commander';
 import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, parseMetricsPort, parseRetentionOption, resolvePath, type ServeOptions } from '../config/options.js';
 import type { Runtime } from '../main.js';
-import { DEFAULT_ARTIFACT_RETENTION } from '../artifacts/retention.js';
-import { DEFAULT_RETENTION } from '../sets/retention.js';
+import { DEFAULT_ARTIFACT_RETENTION } from '../retention/artifacts.js';
+import { DEFAULT_RETENTION } from '../retention/sets.js';
 import { DEFAULT_CHROMIUM } from '../executors/playwright/chromium.js';
 
 export interface RawServeFlags {

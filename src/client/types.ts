@@ -15,7 +15,7 @@ import type {
   TestRunSetStatus as WireStatus,
 } from '../core/wire.js';
 import type { WorkerView as WireWorker } from '../core/wire-dashboard.js';
-import type { RunState } from '../core/states.js';
+import { passedAfterRetry, type RunState } from '../core/states.js';
 
 /** A known state, or a string from a newer server; keeps editor completion for the known ones. */
 export type StatusValue = RunState | (string & Record<never, never>);
@@ -63,5 +63,5 @@ export function isFinalStatus(status: StatusValue): status is 'SUCCESS' | 'FAIL'
 /** Retried-then-passed: the server's flag when it sends one, otherwise inferred from attempts. */
 export function isFlaky(run: TestRun): boolean {
   if (typeof run.flaky === 'boolean') return run.flaky && run.status === 'SUCCESS';
-  return run.status === 'SUCCESS' && run.attempts > 1;
+  return passedAfterRetry(run.status, run.attempts);
 }

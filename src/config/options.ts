@@ -40,7 +40,7 @@ export interface ServeOptions {
   /**
    * Sets that ended longer ago than this are removed, with everything of theirs (0
    * keeps every set). Undefined: none given, and the store decides (the default on
-   * a store made with retention, every set kept on one older: src/sets/retention.ts).
+   * a store made with retention, every set kept on one older: src/retention/sets.ts).
    */
   retentionMs?: number;
   /** Most expected work per slot one share of a batch holds (see src/scheduler/shares.ts); default 30 s. */

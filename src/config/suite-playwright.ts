@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Type, type Static, type TObject } from 'typebox';
 import type { PlaywrightTestSpec } from '../core/types.js';
 import { fail } from './suite-error.js';
-import type { TestTypeDefinition } from './suite-test-types.js';
+import type { TestTypeDefinition } from './test-type.js';
 
 /** Playwright's own lookup order for a config file inside a folder. */
 export const PLAYWRIGHT_CONFIG_NAMES = Object.freeze([

@@ -6,35 +6,12 @@
  * below makes the compiler ask for the entry.
  */
 import path from 'node:path';
-import { Type, type Static, type TObject, type TProperties } from 'typebox';
-import type { CommandTestSpec, HttpTestSpec, TestCommon, TestSpec, TestType } from '../core/types.js';
+import { Type, type Static, type TObject } from 'typebox';
+import type { CommandTestSpec, HttpTestSpec, TestSpec, TestType } from '../core/types.js';
 import { fail, type DocPath } from './suite-error.js';
 import { HTTP_METHODS } from './suite-schema.js';
 import { playwrightTestType } from './suite-playwright.js';
-
-export interface BuildContext {
-  /** Absolute folder of the config file: relative paths in a test start here. */
-  dir: string;
-  /** Path of the test in the document (`["tests", 3]`), for failures found while building. */
-  path: DocPath;
-}
-
-/** A string of a test that is substituted at run time, with its path inside the test. */
-export interface TemplatedText {
-  path: DocPath;
-  text: string;
-}
-
-export interface TestTypeDefinition<S extends TestSpec = TestSpec> {
-  /** The keys this type accepts besides the common ones. */
-  readonly properties: TProperties;
-  /** Checks that deserve a better message than the schema's, run before it. */
-  precheck?(raw: Readonly<Record<string, unknown>>, ctx: BuildContext): void;
-  /** Builds the spec from an entry that passed the schema; `fail()`s on semantic errors. */
-  build(raw: Readonly<Record<string, unknown>>, common: TestCommon, ctx: BuildContext): S;
-  /** Strings holding `{{NAME}}` placeholders, checked against the environments' variables at load. */
-  templated?(spec: S): TemplatedText[];
-}
+import type { TemplatedText, TestTypeDefinition } from './test-type.js';
 
 // ── http ────────────────────────────────────────────────────────────────────
 

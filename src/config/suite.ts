@@ -26,7 +26,8 @@ import { CommonTestProperties, SuiteSchema, TEST_DEFAULTS } from './suite-schema
 import { buildWebhooks } from './suite-webhooks.js';
 import { ENV_REFERENCE } from '../secrets/index.js';
 import type { WebhookConfig } from '../core/webhooks.js';
-import { isTestType, TEST_TYPE_NAMES, TEST_TYPES, type BuildContext, type TestTypeDefinition } from './suite-test-types.js';
+import { isTestType, TEST_TYPE_NAMES, TEST_TYPES } from './suite-test-types.js';
+import type { BuildContext, TestTypeDefinition } from './test-type.js';
 
 export { ConfigError, type ConfigErrorDetails } from './suite-error.js';
 

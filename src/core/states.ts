@@ -52,3 +52,12 @@ export function deriveSetStatus(counts: Counts, everStarted: boolean): RunState 
   if (everStarted || counts.RUNNING > 0 || ended > 0) return 'RUNNING';
   return 'WAITING';
 }
+
+/**
+ * "Flaky", judged on one run: it passed, but only after a retry. The members
+ * list, test history, the client's reports and the dashboard all ask this one
+ * function (history adds its own second rule, on pairs of runs of one commit).
+ */
+export function passedAfterRetry(status: string, attempts: number): boolean {
+  return status === 'SUCCESS' && attempts > 1;
+}

@@ -16,6 +16,7 @@
  *   by retries alone.
  */
 import { CANCELLED } from '../sets/cancel.js';
+import { passedAfterRetry } from '../core/states.js';
 import { median } from '../scheduler/shares.js';
 import type { WindowRun } from '../store/history.js';
 
@@ -64,7 +65,7 @@ export function flakyRuns(runs: readonly WindowRun[]): boolean[] {
   }
   return runs.map((r) => {
     if (!counted(r)) return false;
-    if (r.result === 'SUCCESS' && r.attempts > 1) return true;
+    if (passedAfterRetry(r.result, r.attempts)) return true;
     if (r.commit === null) return false;
     return r.result === 'FAIL' ? passedOn.has(r.commit) : failedOn.has(r.commit);
   });

@@ -7,13 +7,13 @@
  *
  * A set still WAITING or RUNNING has no `ended_at` and is never selected,
  * whatever its age. Artifact bytes are not the store's: the rows removed hand
- * back their locations for the blob store to remove (src/sets/retention.ts).
+ * back their locations for the blob store to remove (src/retention/sets.ts).
  */
 
 /**
  * What a `serve` given no `--retention` does on this store, recorded once by the
  * migration that added store_settings (SQLite 14, PostgreSQL 15): `default`, the
- * default retention (DEFAULT_RETENTION in src/sets/retention.ts); `keep`, every
+ * default retention (DEFAULT_RETENTION in src/retention/sets.ts); `keep`, every
  * set is kept. A store made by a runset that had no retention holds history its
  * operator never agreed to lose: an upgrade must not start deleting it.
  */

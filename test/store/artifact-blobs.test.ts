@@ -11,7 +11,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ArtifactTooLargeError, FileBlobStore, type ArtifactBlobStore } from '../../src/artifacts/blobs.js';
-import { sweepArtifacts } from '../../src/artifacts/retention.js';
+import { sweepArtifacts } from '../../src/retention/artifacts.js';
 import { artifactSaver } from '../../src/artifacts/save.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { PostgresStore } from '../../src/store/postgres/index.js';

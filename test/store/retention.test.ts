@@ -1,6 +1,6 @@
 /**
  * Set retention on both stores: the store contract (retention-contract.ts) and
- * the sweep over it (src/sets/retention.ts), artifact bytes included. The
+ * the sweep over it (src/retention/sets.ts), artifact bytes included. The
  * PostgreSQL half needs RUNSET_TEST_DATABASE_URL and skips, saying so, without it.
  */
 import { after, describe, test } from 'node:test';
@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { FileBlobStore, type ArtifactBlobStore } from '../../src/artifacts/blobs.js';
 import { artifactSaver } from '../../src/artifacts/save.js';
-import { BATCH_BUDGET_MS, countEndedSets, nextBatchSize, removeEndedSets } from '../../src/sets/retention.js';
+import { BATCH_BUDGET_MS, countEndedSets, nextBatchSize, removeEndedSets } from '../../src/retention/sets.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { PostgresStore } from '../../src/store/postgres/index.js';
 import { leaseOf, type Store } from '../../src/store/store.js';

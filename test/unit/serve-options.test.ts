@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileServeOptions, type RawServeFlags } from '../../src/cli/serve.js';
 import { listenBacklog } from '../../src/config/options.js';
-import { chooseSetRetention, retentionLabel } from '../../src/sets/retention.js';
+import { chooseSetRetention, retentionLabel } from '../../src/retention/sets.js';
 
 const flags: RawServeFlags = {
   config: 'runset.config.yaml', port: '0', host: '127.0.0.1', dataDir: '.runset', databaseSchema: 'runset',

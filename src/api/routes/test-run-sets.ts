@@ -6,6 +6,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { echo, RunsetError } from '../../core/errors.js';
+import { passedAfterRetry } from '../../core/states.js';
 import {
   CreateTestRunSetBody,
   CreateTestRunSetResult,
@@ -163,7 +164,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
           durationMs: r.durationMs,
           error: r.error,
           output: r.output,
-          flaky: r.status === 'SUCCESS' && r.attempts > 1,
+          flaky: passedAfterRetry(r.status, r.attempts),
           workerId: r.workerId,
           expectedMs: r.expectedMs,
           cancelledBy: byKey && r.status === 'FAIL' && r.error === cancel?.error ? byKey : null,

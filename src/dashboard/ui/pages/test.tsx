@@ -1,6 +1,7 @@
 /** `/test?env=&name=` — one test in one environment: its duration over time as a chart, its recent failures, its runs. */
 import { useEffect, useState } from 'preact/hooks';
 import { firstLine } from '../../failure-groups.js';
+import { passedAfterRetry } from '../../../core/states.js';
 import { api, type TestHistoryRun } from '../api.js';
 import { Chart, type Shape } from '../chart.js';
 import { Alert, formatDuration, shortId, Time } from '../components.js';
@@ -15,7 +16,7 @@ const SAID: Record<Kind, string> = { pass: 'passed', flaky: 'passed after a retr
 const PAGE = 100;
 
 function kindOf(run: TestHistoryRun): Kind {
-  return run.result !== 'SUCCESS' ? 'fail' : run.attempts > 1 ? 'flaky' : 'pass';
+  return run.result !== 'SUCCESS' ? 'fail' : passedAfterRetry(run.result, run.attempts) ? 'flaky' : 'pass';
 }
 
 export function TestPage({ search }: { search: URLSearchParams }) {

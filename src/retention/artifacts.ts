@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
-import type { ArtifactBlobStore } from './blobs.js';
+import type { ArtifactBlobStore } from '../artifacts/blobs.js';
 
 export const DEFAULT_ARTIFACT_RETENTION = '7d';
 
