@@ -18,6 +18,7 @@ import { runKeysContract } from './keys-contract.js';
 import { runWebhookContract } from './webhook-contract.js';
 import { runHistoryContract } from './history-contract.js';
 import { runQueueStatsContract } from './queue-stats-contract.js';
+import { runStatusPropertyContract } from './status-property-contract.js';
 import { formatCases, leaseCases } from './record-cases.js';
 import { newSet } from './fixtures.js';
 
@@ -37,6 +38,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runWebhookContract(name, makeStore, newSet);
   runHistoryContract(name, makeStore, newSet);
   runQueueStatsContract(name, makeStore, newSet);
+  runStatusPropertyContract(name, makeStore);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {
