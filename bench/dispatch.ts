@@ -5,7 +5,7 @@
  *    created while a worker slot is free (the previous set has ended). Measured
  *    by the server (member startedAt − set createdAt) and as the client sees it
  *    (POST sent → first status GET that is no longer WAITING, polled in a tight
- *    loop). Budget (DESIGN.md): median ≤ 50 ms.
+ *    loop). Budget (bench/README.md): median ≤ 50 ms.
  * 2. Overhead: wall time of one set of 1,000 `true` members (set createdAt →
  *    endedAt) against, in the same run and at the same concurrency, a bare
  *    Node loop spawning the same commands (stdio piped, as any runner that

@@ -1,7 +1,7 @@
 /**
  * bench:status — throughput and p99 of runset's status GET against a bare
  * Fastify route returning the same JSON, alternated in one run, 50 connections.
- * Budget (DESIGN.md): ratio ≥ 0.6, runset p99 < 10 ms, zero errors.
+ * Budget (bench/README.md): ratio ≥ 0.6, runset p99 < 10 ms, zero errors.
  *
  * BENCH_METRICS=ab adds, in the same rounds, a second runset serving
  * Prometheus metrics (--metrics-port): what metrics cost the status GET, as

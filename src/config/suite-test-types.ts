@@ -124,7 +124,7 @@ const command: TestTypeDefinition<CommandTestSpec> = {
   properties: CommandProperties,
   precheck(raw, ctx) {
     if (typeof raw.run !== 'string') return;
-    // runset never runs a shell: values must not be interpolated into one (DESIGN.md).
+    // runset never runs a shell: values must not be interpolated into one (docs/interface.md).
     const words = raw.run.trim().split(/\s+/);
     const shelly = /[|&;<>()$`\\"'*?~]/.test(raw.run);
     fail(

@@ -1,5 +1,5 @@
 /**
- * runset's vocabulary (see DESIGN.md) and the shapes shared by every part.
+ * runset's vocabulary (see docs/architecture.md) and the shapes shared by every part.
  *
  * - environment: a named target (`staging`) with variables (`BASE_URL`, …).
  * - test: one declared check in the suite — an HTTP check, one Playwright test

@@ -3,7 +3,7 @@
  * set and members the store will hold. Pure apart from ids and the clock, so
  * every rule here is unit-tested without a server.
  *
- * Rules (DESIGN.md, "Rules the seed leaves open"): env must name a configured
+ * Rules (docs/interface.md, "What we decided where the contract is silent"): env must name a configured
  * environment; override keys must be declared variables of it (a typo must never
  * silently test the wrong target) and, for a variable that constrains its
  * overrides, match its allowed forms; a set with no tests is refused.

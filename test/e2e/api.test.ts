@@ -1,6 +1,6 @@
 /**
  * The seed API over real HTTP against the real server (CLI child process, real
- * SQLite file): shapes, every rule of DESIGN.md, every bad input.
+ * SQLite file): shapes, every rule of docs/interface.md, every bad input.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

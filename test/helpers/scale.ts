@@ -2,7 +2,7 @@
  * API-level helpers for scale tests: create sets, read statuses and members
  * (tolerating an API that is briefly unavailable, e.g. while PostgreSQL
  * restarts), wait for many sets, and a watcher that samples statuses during a
- * run and records every broken invariant of DESIGN.md.
+ * run and records every broken invariant of docs/interface.md.
  */
 import { deriveSetStatus, type Counts, type RunState } from '../../src/core/states.js';
 import { api } from './server.js';
