@@ -174,21 +174,24 @@ test('test-list lines name project, file and titles; a title holding the separat
   assert.equal(testListLine(nested), '[chromium] › a.spec.ts');
 });
 
-test('batch keys: one per entry and project; none for other tests or undiscovered entries', () => {
+test('batch keys: one per entry, whatever the project; none for other tests or undiscovered entries', () => {
   assert.equal(batchKeyOf(caseSpec('a')), batchKeyOf(caseSpec('b')));
-  assert.notEqual(batchKeyOf(caseSpec('a', 'e2e', 'chromium')), batchKeyOf(caseSpec('a', 'e2e', 'firefox')));
+  assert.equal(batchKeyOf(caseSpec('a', 'e2e', 'chromium')), batchKeyOf(caseSpec('a', 'e2e', 'setup')), 'every project of an entry in one Playwright process');
   assert.notEqual(batchKeyOf(caseSpec('a', 'one')), batchKeyOf(caseSpec('a', 'two')));
   const { case: _case, ...entry } = caseSpec('a');
   assert.equal(batchKeyOf(entry), null);
   assert.equal(batchKeyOf({ name: 'c', type: 'command', run: ['true'], cwd: '/', tags: [], timeoutSeconds: 1, retries: 0 }), null);
 });
 
-test('selection: a test-list file from Playwright 1.56, file:line locations before it', () => {
-  const specs = [caseSpec('one', 'e2e', 'chromium'), caseSpec('two', 'e2e', 'chromium')];
+test('selection: a test-list file from Playwright 1.56; before it, every project as --project=<name>, then file:line locations', () => {
+  const specs = [caseSpec('one', 'e2e', 'chromium'), caseSpec('two', 'e2e', 'chromium'), caseSpec('set up', 'e2e', 'setup')];
   specs[1]!.case!.line = 7;
   assert.deepEqual(selectionArgs(specs, '1.65.1', '/w/list.txt'), ['--test-list', '/w/list.txt']);
   assert.deepEqual(selectionArgs(specs, '2.0.0', '/w/list.txt'), ['--test-list', '/w/list.txt']);
-  assert.deepEqual(selectionArgs(specs, '1.49.0', '/w/list.txt'), ['--project', 'chromium', 'a\\.spec\\.ts:1', 'a\\.spec\\.ts:7']);
+  // `--project chromium a.spec.ts:1` would ask older versions for a project named "a.spec.ts:1".
+  assert.deepEqual(selectionArgs(specs, '1.49.0', '/w/list.txt'), ['--project=chromium', '--project=setup', 'a\\.spec\\.ts:1', 'a\\.spec\\.ts:7']);
+  assert.deepEqual(selectionArgs([caseSpec('one')], '1.30.0', '/w/list.txt'), ['a\\.spec\\.ts:1'], 'no projects: locations alone');
+  assert.deepEqual(selectionArgs([caseSpec('one'), specs[0]!], '1.30.0', '/w/list.txt'), ['a\\.spec\\.ts:1'], 'an unnamed project cannot be named: every project runs');
 });
 
 test('error summaries: a message is read from its start; printed output from its first error line', () => {

@@ -1,6 +1,6 @@
 /**
  * The `playwright` executor. The members a worker claims together (one entry,
- * one project, one set) run in ONE Playwright process — never one per test —
+ * every project of it, one set) run in ONE Playwright process — never one per test —
  * with runset's reporter telling, case by case, when each begins and ends.
  *
  * - Playwright: the suite's own @playwright/test, else runset's (./locate.ts).
@@ -133,15 +133,20 @@ async function prepareRun(specs: readonly PlaywrightTestSpec[], ctx: BatchExecut
 
 /**
  * Which cases to run: a --test-list file (Playwright 1.56 and later), else —
- * for a suite's own older Playwright — each case's file:line, which may also
- * run tests sharing a line (their results are ignored).
+ * for a suite's own older Playwright — each project as `--project=<name>`, then
+ * each case's file:line. The `=` matters: before 1.56 `--project` takes every
+ * word after it, so `--project chromium a.spec.ts:3` asks for a project named
+ * `a.spec.ts:3`. Every project with every location may also run tests the batch
+ * does not hold (another project's test on a listed line): their results are ignored.
+ * An unnamed project cannot be asked for by name: a batch holding one names none.
  */
 export function selectionArgs(specs: readonly PlaywrightTestSpec[], version: string, listFile: string): string[] {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   if (major > 1 || (major === 1 && minor >= 56)) return ['--test-list', listFile];
-  const project = specs[0]?.case?.project ?? '';
+  const projects = new Set(specs.flatMap((s) => (s.case ? [s.case.project] : [])));
   const locations = new Set(specs.flatMap((s) => (s.case ? [`${s.case.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${s.case.line}`] : [])));
-  return [...(project === '' ? [] : ['--project', project]), ...locations];
+  const byName = projects.has('') ? [] : [...projects].map((p) => `--project=${p}`);
+  return [...byName, ...locations];
 }
 
 /**
