@@ -199,3 +199,30 @@ test('error summaries: a message is read from its start; printed output from its
   assert.equal(errorSummary('Running 3 tests using 1 worker\n\u001b[31mError: boom\u001b[39m\n   2 |   x\n     |   ^\n    at /s/a.ts:2:3'), 'Error: boom');
   assert.equal(errorSummary('    at /only/frames.ts:1:1\n'), '');
 });
+
+test('a case that never began because a project it depends on failed says which test failed', () => {
+  const h = harness(['one']);
+  const setup = caseKey('setup', 'auth.setup.ts', ['prepare']); // run by Playwright as a dependency, not in this batch
+  h.tracker.handle({ type: 'begin', keys: [setup, h.key('one')] });
+  h.tracker.handle({ type: 'testBegin', key: setup, retry: 0, timeoutMs: 1000 });
+  h.tracker.handle(end(setup, { status: 'failed', ok: false, error: 'Error: setup broke\n    at /s/auth.setup.ts:2:3' }));
+  h.tracker.finish({ kind: 'exited', code: 1, signal: null, log: '' });
+  const one = h.ended.get(0)!;
+  assert.equal(one.passed, false);
+  assert.equal(one.error, 'Playwright exited with code 1 before running this test: a test of a project it depends on failed: [setup] › auth.setup.ts › prepare: Error: setup broke');
+});
+
+test('output keeps no terminal colours, from the test, its retries or the runner (a webServer)', () => {
+  const h = harness(['one', 'two']);
+  h.tracker.handle({ type: 'begin', keys: [h.key('one'), h.key('two')] });
+  h.tracker.handle({ type: 'output', key: null, text: '[WebServer] \u001b[32mready\u001b[39m on :3000\n' });
+  h.tracker.handle({ type: 'testBegin', key: h.key('one'), retry: 0, timeoutMs: 1000 });
+  h.tracker.handle({ type: 'output', key: h.key('one'), text: '\u001b[1mbold\u001b[22m\n' });
+  h.tracker.handle(end(h.key('one')));
+  h.tracker.finish({ kind: 'exited', code: 1, signal: null, log: '\u001b[31mError: webServer exited\u001b[39m\n' });
+  assert.equal(h.ended.get(0)!.output, 'bold\n');
+  const two = h.ended.get(1)!.output;
+  assert.match(two, /\[WebServer\] ready on :3000/);
+  assert.match(two, /Error: webServer exited/);
+  assert.ok(!two.includes('\u001b'), 'no escape character left');
+});
