@@ -90,6 +90,9 @@ export interface PlaywrightMember {
   output: string | null;
   flaky: boolean;
   artifacts: Array<{ id: string; name: string; contentType: string; size: number; url: string }>;
+  workerId: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
 }
 
 export interface PlaywrightFixture {

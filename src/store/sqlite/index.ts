@@ -275,8 +275,9 @@ export class SqliteStore implements Store {
     return settle(() => this.db.transaction(() => this.batches.claimBatch(req)).immediate());
   }
 
-  startRun(lease: LeaseRef): Promise<boolean> {
-    return settle(() => this.db.transaction(() => this.batches.startRun(lease, now())).immediate());
+  startRun(lease: LeaseRef, sinceMs = 0): Promise<boolean> {
+    const at = sinceMs > 0 ? new Date(Date.now() - sinceMs).toISOString() : now();
+    return settle(() => this.db.transaction(() => this.batches.startRun(lease, at)).immediate());
   }
 
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
