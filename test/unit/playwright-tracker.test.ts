@@ -226,3 +226,16 @@ test('output keeps no terminal colours, from the test, its retries or the runner
   assert.match(two, /Error: webServer exited/);
   assert.ok(!two.includes('\u001b'), 'no escape character left');
 });
+
+test("runset's notices about the whole run (video turned off) head every member's output, once each", () => {
+  const h = harness(['one', 'two']);
+  const notice = { type: 'notice', text: 'video is off for this run' } as const;
+  h.tracker.handle(notice);
+  h.tracker.handle(notice); // the config is loaded by the runner and each worker: each may say it
+  h.tracker.handle({ type: 'testBegin', key: h.key('one'), retry: 0, timeoutMs: 1000 });
+  h.tracker.handle({ type: 'output', key: h.key('one'), text: 'hello\n' });
+  h.tracker.handle(end(h.key('one')));
+  h.tracker.finish({ kind: 'exited', code: 0, signal: null, log: '' });
+  assert.equal(h.ended.get(0)!.output, 'runset: video is off for this run\nhello\n');
+  assert.match(h.ended.get(1)!.output, /^runset: video is off for this run\n/);
+});

@@ -12,7 +12,7 @@ import { caseKey, stripAnsi, type ReporterEvent } from './reporter.js';
 
 /**
  * Playwright enforces each test's timeout itself, and a test it fails that way
- * comes with its screenshot and trace. runset steps in only when Playwright
+ * comes with its screenshot (and trace, if its setting records one). runset steps in only when Playwright
  * cannot (a worker stuck in a busy loop never runs its timer): three times the
  * timeout — test.slow() triples it at run time, unseen by the reporter — plus 10 s.
  */
@@ -57,6 +57,8 @@ export class BatchTracker {
    * Playwright ran as a dependency): when cases never begin, these are why.
    */
   private readonly failures: string[] = [];
+  /** What runset changed about the whole run (video turned off): the head of every member's output. */
+  private readonly notices = new Set<string>();
   private listed: Set<string> | undefined;
   private lastEventAt: number;
 
@@ -84,6 +86,7 @@ export class BatchTracker {
     this.lastEventAt = this.now();
     if (event.type === 'begin') this.listed = new Set(event.keys);
     else if (event.type === 'error') this.globalErrors.push(event.message);
+    else if (event.type === 'notice') this.notices.add(event.text);
     else if (event.type === 'output') this.output(event.key, event.text);
     else if (event.type === 'testBegin') this.testBegin(event);
     else if (event.type === 'testEnd') this.testEnd(event);
@@ -186,7 +189,7 @@ export class BatchTracker {
       passed: verdict.passed,
       error: verdict.error,
       // Colours are for terminals: a webServer or a test that prints them gets them stripped here, as `error` does.
-      output: stripAnsi(state.output.toString()),
+      output: [...this.notices].map((n) => `runset: ${n}\n`).join('') + stripAnsi(state.output.toString()),
       attempts: state.attempts,
       durationMs: state.begun ? this.now() - state.startedAt : 0,
       artifacts: state.artifacts,
