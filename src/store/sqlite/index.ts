@@ -276,8 +276,7 @@ export class SqliteStore implements Store {
   }
 
   startRun(lease: LeaseRef, sinceMs = 0): Promise<boolean> {
-    const at = sinceMs > 0 ? new Date(Date.now() - sinceMs).toISOString() : now();
-    return settle(() => this.db.transaction(() => this.batches.startRun(lease, at)).immediate());
+    return settle(() => this.db.transaction(() => this.batches.startRun(lease, new Date(Date.now() - sinceMs).toISOString())).immediate());
   }
 
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
