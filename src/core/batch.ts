@@ -3,15 +3,20 @@
  * compute the key from the member's spec when the set is created, so the
  * scheduler can claim a member together with its batch-mates.
  *
- * Only Playwright cases batch: starting Playwright and a browser costs about a
- * second, so one process per test case would never get near the speed of one
- * `npx playwright test` (DESIGN.md, performance budgets). The cases of one
- * config entry and one Playwright project share their settings (config file,
- * workers, retries, timeout), so they can share one process.
+ * Only Playwright cases batch: starting Playwright, a browser and the suite's
+ * webServer costs a second or more, so one process per test case would never
+ * get near the speed of one `npx playwright test` (DESIGN.md, performance
+ * budgets). The cases of one config entry share its settings (config file,
+ * workers, retries, timeout), so they share one process whatever their
+ * Playwright project: the executor selects each case with its project.
+ *
+ * Keys are stored per member at create and only ever compared for equality: a
+ * set created with the older per-(entry, project) key, `playwright:["e","p"]`,
+ * still runs, one process per project.
  */
 import type { TestSpec } from './types.js';
 
 export function batchKeyOf(spec: TestSpec): string | null {
   if (spec.type !== 'playwright' || spec.case === undefined) return null;
-  return `playwright:${JSON.stringify([spec.case.entry, spec.case.project])}`;
+  return `playwright:${JSON.stringify([spec.case.entry])}`;
 }

@@ -61,7 +61,7 @@ export interface CommandTestSpec extends TestCommon {
 /**
  * A Playwright suite entry, and — once discovery has listed the suite — one of
  * its test cases. The config entry becomes one member per case; the cases of a
- * set that share an entry and a project run batched in one Playwright process.
+ * set that share an entry run batched in one Playwright process, whatever their project.
  */
 export interface PlaywrightTestSpec extends TestCommon {
   type: 'playwright';

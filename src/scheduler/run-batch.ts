@@ -51,12 +51,15 @@ interface Member {
   done: boolean;
   /** Its store writes, in event order. */
   chain: Promise<void>;
+  /** When this worker took it (performance.now()). */
+  takenAt: number;
 }
 
 export async function runBatch(runs: readonly ClaimedRun[], parallelism: number, abort: AbortController, deps: BatchDeps): Promise<void> {
+  const takenAt = performance.now();
   const members = runs.map<Member>((run) => ({
     run, lease: leaseOf(run),
-    attempts: 0, started: false, ended: false, interrupted: false, lost: false, done: false, chain: Promise.resolve(),
+    attempts: 0, started: false, ended: false, interrupted: false, lost: false, done: false, chain: Promise.resolve(), takenAt,
   }));
   let resolved: ResolvedVariables;
   try {
@@ -149,11 +152,7 @@ async function complete(m: Member, result: CaseResult, { deps, resolved, workDir
     durationMs: result.durationMs,
     artifacts: saved?.artifacts ?? [],
   };
-  // A reserved member may only end FAIL; one that passed without a begin event starts now.
-  if (result.passed && !m.started) {
-    m.started = true;
-    if (!(await deps.store.startRun(m.lease))) deps.logger.warn({ run: m.run.id }, 'a passed test could not be started; writing its outcome anyway');
-  }
+  await startUnbegun(m, deps);
   const ours = await deps.finish(m.run, outcome);
   m.done = true;
   if (!ours) await deps.artifacts?.discard(outcome.artifacts ?? []);
@@ -207,8 +206,23 @@ function crashed(err: unknown): CaseResult {
   return { passed: false, error: `executor crashed: ${messageOf(err)}`, output: '', attempts: 0, durationMs: 0, artifacts: [] };
 }
 
+/**
+ * A member that ends without a begin event (skipped where declared, or failed
+ * before Playwright ran it: a preflight or config error, a crash) still ran on
+ * this worker: it starts at the moment the worker took it, so its worker and a
+ * start before its end are recorded, as for any member that ran.
+ */
+async function startUnbegun(m: Member, deps: BatchDeps): Promise<void> {
+  if (m.started) return;
+  m.started = true;
+  if (!(await deps.store.startRun(m.lease, performance.now() - m.takenAt))) {
+    deps.logger.warn({ run: m.run.id }, 'a test that ended before it began could not be started; writing its outcome anyway');
+  }
+}
+
 async function failAll(members: Member[], error: string, deps: BatchDeps): Promise<void> {
   for (const m of members) {
+    await startUnbegun(m, deps);
     await deps.finish(m.run, { status: 'FAIL', attempts: 0, error: oneLine(error), output: '', durationMs: 0 });
     deps.settled(m.run.id);
   }

@@ -256,8 +256,12 @@ export interface Store {
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]>;
   /** Reserves up to `limit` more unleased WAITING members of one set with one batch key, oldest first. */
   claimBatch(req: BatchClaimRequest): Promise<ClaimedRun[]>;
-  /** A reserved member began: WAITING → RUNNING. False = the lease is no longer ours. */
-  startRun(lease: LeaseRef): Promise<boolean>;
+  /**
+   * A reserved member began: WAITING → RUNNING. `sinceMs`: it began that long
+   * ago by the store's clock (a member that ended before it could begin starts
+   * when its worker took it); default now. False = the lease is no longer ours.
+   */
+  startRun(lease: LeaseRef, sinceMs?: number): Promise<boolean>;
   /** Extends the lease and records attempts so far. False = the lease is no longer ours: stop. */
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean>;
   /**

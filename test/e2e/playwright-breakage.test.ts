@@ -60,7 +60,11 @@ for (const version of [OLDEST_SUPPORTED, '1.33.0', bundledVersion()]) describe(`
         assert.equal(m.status, 'FAIL');
         assert.match(m.error ?? '', error, m.name);
         assert.match(m.output ?? '', output, m.name);
+        assert.ok(!(m.output ?? '').includes('\u001b'), `${m.name}: no terminal colours in output`);
         assert.equal(m.attempts, 0);
+        // Never begun, but a worker took it and Playwright tried: that worker, and a start before the end.
+        assert.ok(m.workerId, `${m.name}: the worker that tried it`);
+        assert.ok(Date.parse(m.startedAt!) < Date.parse(m.endedAt!), `${m.name}: started ${m.startedAt}, ended ${m.endedAt}`);
       }
     });
   }

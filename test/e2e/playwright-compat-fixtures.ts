@@ -61,6 +61,45 @@ export function writeCompatSuite(dir: string, kind: ModuleKind, tag: string, mod
   }
 }
 
+/**
+ * A CommonJS suite with three projects as in Playwright's starter config: a
+ * `setup` project (its tests matched by `testMatch: /.*\.setup\.js/`) and two
+ * projects that depend on it. Setup leaves a file named after its runner's pid;
+ * a dependent test checks that its own runner's is there, so it proves setup ran
+ * first in the same Playwright process (project dependencies exist since 1.31;
+ * 1.30 runs setup as one more project, in any order, and the check is skipped).
+ * `beta` fails one test and retries it once; browser-free, as the matrix is.
+ */
+export function writeProjectsSuite(dir: string, tag: string, modules: string): void {
+  mkdirSync(path.join(dir, 'tests'), { recursive: true });
+  symlinkSync(modules, path.join(dir, 'node_modules'), 'dir');
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `projects-${tag}`, private: true }));
+  writeFileSync(path.join(dir, 'playwright.config.js'), `const { defineConfig } = require('@playwright/test');
+module.exports = defineConfig({ testDir: 'tests', workers: 2, reporter: 'list', projects: [
+  { name: 'setup', testMatch: /.*\\.setup\\.js/ },
+  { name: 'alpha', dependencies: ['setup'] },
+  { name: 'beta', dependencies: ['setup'], retries: 1 },
+] });
+`);
+  writeFileSync(path.join(dir, 'tests', `${tag}.setup.js`), `const { test: setup } = require('@playwright/test');
+const { writeFileSync } = require('node:fs');
+const path = require('node:path');
+setup('prepare', async () => {
+  writeFileSync(path.join(__dirname, '..', 'prepared-' + process.ppid), 'by the setup project');
+});
+`);
+  writeFileSync(path.join(dir, 'tests', `${tag}.spec.js`), `const { test, expect } = require('@playwright/test');
+const { existsSync } = require('node:fs');
+const path = require('node:path');
+test('sees what setup prepared', async ({}, info) => {
+  if (info.project.dependencies?.length) expect(existsSync(path.join(__dirname, '..', 'prepared-' + process.ppid)), 'setup ran first').toBe(true);
+});
+test('fails in beta only', async ({}, info) => {
+  expect(info.project.name, 'the project').not.toBe('beta');
+});
+`);
+}
+
 /** One case as Playwright reports it when run directly. */
 export interface DirectCase {
   name: string;
@@ -72,32 +111,40 @@ export interface DirectCase {
 
 interface JsonSuite {
   title: string;
-  specs?: Array<{ title: string; file: string; tests: Array<{ status: DirectCase['status']; results: Array<{ error?: { message?: string } }> }> }>;
+  specs?: Array<{ title: string; file: string; tests: Array<{ projectName?: string; status: DirectCase['status']; results: Array<{ error?: { message?: string } }> }> }>;
   suites?: JsonSuite[];
 }
 
-/** Runs the suite with `playwright test --reporter=json` (no runset involved) and returns its cases by name. */
-export function runDirectly(dir: string, cli: string): Map<string, DirectCase> {
-  const res = spawnSync(process.execPath, [cli, 'test', '--reporter=json'], { cwd: dir, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
+/**
+ * Runs the suite with `playwright test --reporter=json` (no runset involved, plus
+ * `args`) and returns its cases by name, prefixed `[project] ›` when the run had
+ * several projects, as runset names them.
+ */
+export function runDirectly(dir: string, cli: string, args: readonly string[] = []): Map<string, DirectCase> {
+  const res = spawnSync(process.execPath, [cli, 'test', '--reporter=json', ...args], { cwd: dir, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
   let report: { suites?: JsonSuite[] };
   try {
     report = JSON.parse(res.stdout.slice(res.stdout.indexOf('{'))) as { suites?: JsonSuite[] };
   } catch {
     throw new Error(`the direct run in ${dir} gave no JSON report (exit ${res.status}): ${res.stderr}`);
   }
-  const cases = new Map<string, DirectCase>();
+  const found: Array<DirectCase & { project: string; path: string[] }> = [];
   const walk = (suite: JsonSuite, titles: string[]): void => {
     for (const spec of suite.specs ?? []) {
       for (const t of spec.tests) {
-        const name = [spec.file, ...titles, spec.title].join(' › ');
         const message = t.results.find((r) => r.error?.message)?.error?.message;
         // eslint-disable-next-line no-control-regex -- terminal colour codes begin with ESC
         const error = message ? (message.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').split('\n')[0] ?? '').trim() : null;
-        cases.set(name, { name, status: t.status, attempts: t.results.length, error });
+        const path = [spec.file, ...titles, spec.title];
+        found.push({ name: '', project: t.projectName ?? '', path, status: t.status, attempts: t.results.length, error });
       }
     }
     for (const child of suite.suites ?? []) walk(child, [...titles, child.title]);
   };
   for (const fileSuite of report.suites ?? []) walk(fileSuite, []);
-  return cases;
+  const several = new Set(found.map((c) => c.project)).size > 1;
+  return new Map(found.map(({ project, path, ...c }) => {
+    const name = [...(several ? [`[${project}]`] : []), ...path].join(' › ');
+    return [name, { ...c, name }];
+  }));
 }

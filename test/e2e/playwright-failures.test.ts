@@ -18,6 +18,9 @@ interface Member {
   name: string;
   status: string;
   error: string | null;
+  workerId: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
 }
 
 /** Live processes whose command line holds `marker` (zombies are already dead). */
@@ -73,6 +76,8 @@ test('a missing browser fails the members at once with a clear error', async () 
     assert.equal(done.status, 'FAIL');
     const [member] = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
     assert.equal(member?.error, `Chromium not found at ${path.join(fixture.dir, 'no-such-chromium')}; install Debian's chromium package, or set RUNSET_CHROMIUM to a Chromium executable`);
+    assert.ok(member?.workerId, 'the worker that took it');
+    assert.ok(Date.parse(member.startedAt!) <= Date.parse(member.endedAt!), `started ${member.startedAt}, ended ${member.endedAt}`);
   } finally {
     await server.stop();
   }

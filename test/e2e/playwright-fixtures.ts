@@ -22,7 +22,8 @@ export default defineConfig({
   testDir: 'tests',
   timeout: 15_000,
   // A marker on the browser's command line, so a test can tell its browsers apart from any other.
-  use: { launchOptions: { args: ['--runset-e2e-marker=' + (process.env.BROWSER_MARKER ?? 'none')] } },
+  // The tests read a failure's trace: every failure keeps one (runset's own default traces only retries).
+  use: { trace: 'retain-on-failure', launchOptions: { args: ['--runset-e2e-marker=' + (process.env.BROWSER_MARKER ?? 'none')] } },
 });
 `;
 
@@ -90,6 +91,9 @@ export interface PlaywrightMember {
   output: string | null;
   flaky: boolean;
   artifacts: Array<{ id: string; name: string; contentType: string; size: number; url: string }>;
+  workerId: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
 }
 
 export interface PlaywrightFixture {

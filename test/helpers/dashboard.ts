@@ -58,7 +58,9 @@ export function originOf(apiUrl: string): string {
 export function writeOneSpecSuite(opts: { prefix: string; spec: string; specName: string; config: string }): string {
   const dir = tempDir(opts.prefix);
   mkdirSync(path.join(dir, 'suite', 'tests'), { recursive: true });
-  writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', timeout: 15_000 });\n");
+  // The dashboard tests open a failure's trace: they rely on the suite keeping one for every failure
+  // (`retain-on-failure`); runset's own default, `on-first-retry`, traces only a retried test.
+  writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', timeout: 15_000, use: { trace: 'retain-on-failure' } });\n");
   writeFileSync(path.join(dir, 'suite', 'tests', opts.specName), opts.spec);
   const configPath = path.join(dir, 'runset.config.yaml');
   writeFileSync(configPath, opts.config);

@@ -98,6 +98,20 @@ export function runBatchContract(name: string, makeStore: () => Promise<Store>, 
       assert.equal(runs.find((r) => r.id === b!.id)?.startedAt, null);
     });
 
+    test('startRun back-dated: a member that ended before it began starts when its worker took it, with that worker', async () => {
+      const set = mixedSet(newSet, 1);
+      await store.createSet(set);
+      const [a] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      assert.equal(await store.startRun(leaseOf(a!), 1500), true);
+      assert.ok(await store.finishRun(leaseOf(a!), { status: 'FAIL', attempts: 0, error: 'Chromium not found', output: '', durationMs: 0 }));
+      const [run] = await store.listRuns(set.id);
+      assert.equal(run?.workerId, 'w');
+      const took = Date.parse(run.endedAt!) - Date.parse(run.startedAt!);
+      assert.ok(took >= 1400 && took < 5000, `started about 1.5 s before its end, not at it: ${took} ms`);
+      const s = await store.getSet(set.id);
+      assert.equal(Date.parse(s!.startedAt!), Date.parse(run.startedAt!), 'the set started with it');
+    });
+
     test('outcomes end started members and record their artifacts with them; a reserved one may only FAIL', async () => {
       const set = mixedSet(newSet, 3);
       await store.createSet(set);

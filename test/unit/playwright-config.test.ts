@@ -5,14 +5,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, parseSuiteConfig } from '../../src/config/suite.js';
 import { wrapConfig } from '../../src/executors/playwright/wrap-config.cjs';
 import { isModuleFile } from '../../src/executors/playwright/index.js';
 import { browserProblem } from '../../src/executors/playwright/chromium.js';
+import { ffmpegPath, missingFfmpeg } from '../../src/executors/playwright/ffmpeg.js';
 import type { PlaywrightTestSpec } from '../../src/core/types.js';
-import { tempDir } from '../helpers/server.js';
+import { REPO_ROOT, tempDir } from '../helpers/server.js';
 
 const ENVS = 'environments:\n  staging: { variables: {} }\ntests:\n';
 const chromium = { executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] };
@@ -93,12 +94,69 @@ test('wrapConfig: system Chromium for Chromium projects, headless, failure artif
   assert.deepEqual(chrome!.use.launchOptions, { slowMo: 5, args: ['--lang=fr', '--no-sandbox'], executablePath: '/usr/bin/chromium' });
   assert.equal(chrome!.use.channel, undefined);
   assert.equal(chrome!.use.headless, true);
-  assert.deepEqual(chrome!.use.trace, { screenshots: false, mode: 'retain-on-failure' }, 'traced, without the costly screencast');
+  assert.equal(chrome!.use.trace, undefined, "the suite's trace setting (on-first-retry, at the top) stands");
   assert.equal(chrome!.use.screenshot, 'only-on-failure');
   assert.equal(firefox!.use.launchOptions, undefined, 'other browsers are left to Playwright');
   assert.deepEqual(keeps!.use.trace, { mode: 'on', snapshots: true }, 'a suite that keeps more keeps its choice');
   assert.equal(keeps!.use.screenshot, 'on');
   assert.equal((out.use as Record<string, unknown>).video, 'retain-on-failure', 'video as the suite asks');
+});
+
+test("wrapConfig: the suite's trace setting, else on-first-retry, which costs a test that passes nothing", () => {
+  const traceOf = (config: Record<string, unknown>) => {
+    const out = wrapConfig(config, { configDir: '/suite', chromium });
+    return [(out.use as Record<string, unknown>).trace, ...((out.projects ?? []) as Array<{ use: Record<string, unknown> }>).map((p) => p.use.trace)];
+  };
+  assert.deepEqual(traceOf({}), ['on-first-retry']);
+  assert.deepEqual(traceOf({ use: { trace: 'off' } }), ['off'], 'a suite that turned tracing off keeps it off');
+  assert.deepEqual(traceOf({ use: { trace: 'retain-on-failure' }, projects: [{ name: 'a' }, { name: 'b', use: { trace: 'on' } }] }), ['retain-on-failure', undefined, 'on']);
+  assert.deepEqual(traceOf({ projects: [{ name: 'a' }, { name: 'b', use: { trace: { mode: 'off' } } }] }), ['on-first-retry', 'on-first-retry', { mode: 'off' }]);
+});
+
+test('wrapConfig: without Playwright\'s ffmpeg, video is off for the run and runset is told once per config load', () => {
+  const events = path.join(tempDir('runset-notice-'), 'events.jsonl');
+  writeFileSync(events, '');
+  const before = process.env.RUNSET_REPORTER_FILE;
+  process.env.RUNSET_REPORTER_FILE = events;
+  try {
+    const missingFfmpeg = '/cache/ms-playwright/ffmpeg-1013/ffmpeg-linux';
+    const out = wrapConfig(
+      { use: { video: 'retain-on-failure' }, projects: [{ name: 'a' }, { name: 'b', use: { video: { mode: 'on', size: { width: 640, height: 480 } } } }, { name: 'c', use: { video: 'off' } }] },
+      { configDir: '/suite', chromium, missingFfmpeg },
+    );
+    assert.deepEqual([(out.use as Record<string, unknown>).video, ...(out.projects as Array<{ use: Record<string, unknown> }>).map((p) => p.use.video)], ['off', 'off', 'off', 'off']);
+    const lines = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; text: string });
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0]!.type, 'notice');
+    assert.match(lines[0]!.text, /^video is off for this run: .*ffmpeg, which is not at \/cache\/ms-playwright\/ffmpeg-1013\/ffmpeg-linux/);
+
+    writeFileSync(events, '');
+    const asked = wrapConfig({ use: { video: 'on' } }, { configDir: '/suite', chromium });
+    assert.equal((asked.use as Record<string, unknown>).video, 'on', 'with ffmpeg there, video as the suite asks');
+    wrapConfig({}, { configDir: '/suite', chromium, missingFfmpeg });
+    assert.equal(readFileSync(events, 'utf8'), '', 'no video asked: nothing to say');
+  } finally {
+    if (before === undefined) delete process.env.RUNSET_REPORTER_FILE;
+    else process.env.RUNSET_REPORTER_FILE = before;
+  }
+});
+
+test("ffmpeg: where the suite's Playwright looks for it, as its registry computes it", () => {
+  const cli = path.join(REPO_ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
+  const core = realpathSync(path.join(REPO_ROOT, 'node_modules', 'playwright-core')); // as require resolves it
+  const revision = (JSON.parse(readFileSync(path.join(core, 'browsers.json'), 'utf8')) as { browsers: Array<{ name: string; revision: string }> }).browsers.find((b) => b.name === 'ffmpeg')!.revision;
+  assert.equal(ffmpegPath(cli, { HOME: '/home/ci' }, '/suite', 'linux'), `/home/ci/.cache/ms-playwright/ffmpeg-${revision}/ffmpeg-linux`);
+  assert.equal(ffmpegPath(cli, { HOME: '/h', XDG_CACHE_HOME: '/xdg' }, '/suite', 'linux'), `/xdg/ms-playwright/ffmpeg-${revision}/ffmpeg-linux`);
+  assert.equal(ffmpegPath(cli, { PLAYWRIGHT_BROWSERS_PATH: 'browsers' }, '/suite', 'linux'), `/suite/browsers/ffmpeg-${revision}/ffmpeg-linux`);
+  assert.equal(ffmpegPath(cli, { PLAYWRIGHT_BROWSERS_PATH: '0' }, '/suite', 'linux'), path.join(core, '.local-browsers', `ffmpeg-${revision}`, 'ffmpeg-linux'));
+  assert.equal(ffmpegPath(cli, { HOME: '/Users/me' }, '/suite', 'darwin'), `/Users/me/Library/Caches/ms-playwright/ffmpeg-${revision}/ffmpeg-mac`);
+
+  const registry = tempDir('runset-registry-');
+  const env = { PLAYWRIGHT_BROWSERS_PATH: registry };
+  assert.equal(missingFfmpeg(cli, env, '/suite'), path.join(registry, `ffmpeg-${revision}`, 'ffmpeg-linux'));
+  mkdirSync(path.join(registry, `ffmpeg-${revision}`));
+  writeFileSync(path.join(registry, `ffmpeg-${revision}`, 'ffmpeg-linux'), '');
+  assert.equal(missingFfmpeg(cli, env, '/suite'), undefined, 'there: Playwright records video');
 });
 
 test('module detection follows Playwright: extension first, then the nearest package.json', () => {

@@ -174,25 +174,68 @@ test('test-list lines name project, file and titles; a title holding the separat
   assert.equal(testListLine(nested), '[chromium] › a.spec.ts');
 });
 
-test('batch keys: one per entry and project; none for other tests or undiscovered entries', () => {
+test('batch keys: one per entry, whatever the project; none for other tests or undiscovered entries', () => {
   assert.equal(batchKeyOf(caseSpec('a')), batchKeyOf(caseSpec('b')));
-  assert.notEqual(batchKeyOf(caseSpec('a', 'e2e', 'chromium')), batchKeyOf(caseSpec('a', 'e2e', 'firefox')));
+  assert.equal(batchKeyOf(caseSpec('a', 'e2e', 'chromium')), batchKeyOf(caseSpec('a', 'e2e', 'setup')), 'every project of an entry in one Playwright process');
   assert.notEqual(batchKeyOf(caseSpec('a', 'one')), batchKeyOf(caseSpec('a', 'two')));
   const { case: _case, ...entry } = caseSpec('a');
   assert.equal(batchKeyOf(entry), null);
   assert.equal(batchKeyOf({ name: 'c', type: 'command', run: ['true'], cwd: '/', tags: [], timeoutSeconds: 1, retries: 0 }), null);
 });
 
-test('selection: a test-list file from Playwright 1.56, file:line locations before it', () => {
-  const specs = [caseSpec('one', 'e2e', 'chromium'), caseSpec('two', 'e2e', 'chromium')];
+test('selection: a test-list file from Playwright 1.56; before it, every project as --project=<name>, then file:line locations', () => {
+  const specs = [caseSpec('one', 'e2e', 'chromium'), caseSpec('two', 'e2e', 'chromium'), caseSpec('set up', 'e2e', 'setup')];
   specs[1]!.case!.line = 7;
   assert.deepEqual(selectionArgs(specs, '1.65.1', '/w/list.txt'), ['--test-list', '/w/list.txt']);
   assert.deepEqual(selectionArgs(specs, '2.0.0', '/w/list.txt'), ['--test-list', '/w/list.txt']);
-  assert.deepEqual(selectionArgs(specs, '1.49.0', '/w/list.txt'), ['--project', 'chromium', 'a\\.spec\\.ts:1', 'a\\.spec\\.ts:7']);
+  // `--project chromium a.spec.ts:1` would ask older versions for a project named "a.spec.ts:1".
+  assert.deepEqual(selectionArgs(specs, '1.49.0', '/w/list.txt'), ['--project=chromium', '--project=setup', 'a\\.spec\\.ts:1', 'a\\.spec\\.ts:7']);
+  assert.deepEqual(selectionArgs([caseSpec('one')], '1.30.0', '/w/list.txt'), ['a\\.spec\\.ts:1'], 'no projects: locations alone');
+  assert.deepEqual(selectionArgs([caseSpec('one'), specs[0]!], '1.30.0', '/w/list.txt'), ['a\\.spec\\.ts:1'], 'an unnamed project cannot be named: every project runs');
 });
 
 test('error summaries: a message is read from its start; printed output from its first error line', () => {
   assert.equal(errorSummary('Database unreachable\n    at setup (/s/g.ts:1:1)\nan error later', false), 'Database unreachable\nan error later');
   assert.equal(errorSummary('Running 3 tests using 1 worker\n\u001b[31mError: boom\u001b[39m\n   2 |   x\n     |   ^\n    at /s/a.ts:2:3'), 'Error: boom');
   assert.equal(errorSummary('    at /only/frames.ts:1:1\n'), '');
+});
+
+test('a case that never began because a project it depends on failed says which test failed', () => {
+  const h = harness(['one']);
+  const setup = caseKey('setup', 'auth.setup.ts', ['prepare']); // run by Playwright as a dependency, not in this batch
+  h.tracker.handle({ type: 'begin', keys: [setup, h.key('one')] });
+  h.tracker.handle({ type: 'testBegin', key: setup, retry: 0, timeoutMs: 1000 });
+  h.tracker.handle(end(setup, { status: 'failed', ok: false, error: 'Error: setup broke\n    at /s/auth.setup.ts:2:3' }));
+  h.tracker.finish({ kind: 'exited', code: 1, signal: null, log: '' });
+  const one = h.ended.get(0)!;
+  assert.equal(one.passed, false);
+  assert.equal(one.error, 'Playwright exited with code 1 before running this test: a test of a project it depends on failed: [setup] › auth.setup.ts › prepare: Error: setup broke');
+});
+
+test('output keeps no terminal colours, from the test, its retries or the runner (a webServer)', () => {
+  const h = harness(['one', 'two']);
+  h.tracker.handle({ type: 'begin', keys: [h.key('one'), h.key('two')] });
+  h.tracker.handle({ type: 'output', key: null, text: '[WebServer] \u001b[32mready\u001b[39m on :3000\n' });
+  h.tracker.handle({ type: 'testBegin', key: h.key('one'), retry: 0, timeoutMs: 1000 });
+  h.tracker.handle({ type: 'output', key: h.key('one'), text: '\u001b[1mbold\u001b[22m\n' });
+  h.tracker.handle(end(h.key('one')));
+  h.tracker.finish({ kind: 'exited', code: 1, signal: null, log: '\u001b[31mError: webServer exited\u001b[39m\n' });
+  assert.equal(h.ended.get(0)!.output, 'bold\n');
+  const two = h.ended.get(1)!.output;
+  assert.match(two, /\[WebServer\] ready on :3000/);
+  assert.match(two, /Error: webServer exited/);
+  assert.ok(!two.includes('\u001b'), 'no escape character left');
+});
+
+test("runset's notices about the whole run (video turned off) head every member's output, once each", () => {
+  const h = harness(['one', 'two']);
+  const notice = { type: 'notice', text: 'video is off for this run' } as const;
+  h.tracker.handle(notice);
+  h.tracker.handle(notice); // the config is loaded by the runner and each worker: each may say it
+  h.tracker.handle({ type: 'testBegin', key: h.key('one'), retry: 0, timeoutMs: 1000 });
+  h.tracker.handle({ type: 'output', key: h.key('one'), text: 'hello\n' });
+  h.tracker.handle(end(h.key('one')));
+  h.tracker.finish({ kind: 'exited', code: 0, signal: null, log: '' });
+  assert.equal(h.ended.get(0)!.output, 'runset: video is off for this run\nhello\n');
+  assert.match(h.ended.get(1)!.output, /^runset: video is off for this run\n/);
 });

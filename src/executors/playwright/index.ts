@@ -1,6 +1,6 @@
 /**
  * The `playwright` executor. The members a worker claims together (one entry,
- * one project, one set) run in ONE Playwright process — never one per test —
+ * every project of it, one set) run in ONE Playwright process — never one per test —
  * with runset's reporter telling, case by case, when each begins and ends.
  *
  * - Playwright: the suite's own @playwright/test, else runset's (./locate.ts).
@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, PlaywrightTestSpec } from '../../core/types.js';
 import { browserProblem, CHROMIUM_ARGS, DEFAULT_CHROMIUM } from './chromium.js';
+import { missingFfmpeg } from './ffmpeg.js';
 import { locatePlaywright, playwrightEnvironment, type PlaywrightInstall } from './locate.js';
 import { startRunner, type RunnerProcess } from './process.js';
 import { BatchTracker, type BatchEnd } from './tracker.js';
@@ -63,10 +64,11 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
     return failAll(specs, ctx, (error as Error).message);
   }
   const tracker = new BatchTracker(specs, ctx);
-  const args = await prepareRun(specs, ctx, chromium, install.version);
+  const env = playwrightEnvironment(install, ctx.variables);
+  const args = await prepareRun(specs, ctx, { chromium, version: install.version, missingFfmpeg: missingFfmpeg(install.cli, env, first.dir) });
   const runner = startRunner(install.cli, args, {
     cwd: first.dir,
-    env: playwrightEnvironment(install, ctx.variables),
+    env,
     eventFile: path.join(ctx.workDir, 'reporter-events.jsonl'),
     onEvent: (event) => tracker.handle(event),
   });
@@ -117,11 +119,16 @@ function failAll(specs: readonly PlaywrightTestSpec[], ctx: BatchExecutionContex
 }
 
 /** Writes the test list and the wrapper config into the batch's folder; returns the CLI arguments. */
-async function prepareRun(specs: readonly PlaywrightTestSpec[], ctx: BatchExecutionContext, chromium: string, version: string): Promise<string[]> {
+async function prepareRun(
+  specs: readonly PlaywrightTestSpec[],
+  ctx: BatchExecutionContext,
+  { chromium, version, missingFfmpeg }: { chromium: string; version: string; missingFfmpeg: string | undefined },
+): Promise<string[]> {
   const first = specs[0] as PlaywrightTestSpec;
   const list = path.join(ctx.workDir, 'test-list.txt');
   await writeFile(list, specs.map(testListLine).join('\n') + '\n');
   const options: WrapOptions = { configDir: path.dirname(first.config), chromium: { executablePath: chromium, args: [...CHROMIUM_ARGS] } };
+  if (missingFfmpeg !== undefined) options.missingFfmpeg = missingFfmpeg;
   const wrapper = await writeWrapper(first.config, ctx.workDir, options);
   const args = ['test', '-c', wrapper, `--reporter=${REPORTER}`, ...selectionArgs(specs, version, list), '--output', path.join(ctx.workDir, 'output')];
   // Every case gets a real result: no stopping after N failures, nothing left unrun.
@@ -133,15 +140,20 @@ async function prepareRun(specs: readonly PlaywrightTestSpec[], ctx: BatchExecut
 
 /**
  * Which cases to run: a --test-list file (Playwright 1.56 and later), else —
- * for a suite's own older Playwright — each case's file:line, which may also
- * run tests sharing a line (their results are ignored).
+ * for a suite's own older Playwright — each project as `--project=<name>`, then
+ * each case's file:line. The `=` matters: before 1.56 `--project` takes every
+ * word after it, so `--project chromium a.spec.ts:3` asks for a project named
+ * `a.spec.ts:3`. Every project with every location may also run tests the batch
+ * does not hold (another project's test on a listed line): their results are ignored.
+ * An unnamed project cannot be asked for by name: a batch holding one names none.
  */
 export function selectionArgs(specs: readonly PlaywrightTestSpec[], version: string, listFile: string): string[] {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   if (major > 1 || (major === 1 && minor >= 56)) return ['--test-list', listFile];
-  const project = specs[0]?.case?.project ?? '';
+  const projects = new Set(specs.flatMap((s) => (s.case ? [s.case.project] : [])));
   const locations = new Set(specs.flatMap((s) => (s.case ? [`${s.case.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${s.case.line}`] : [])));
-  return [...(project === '' ? [] : ['--project', project]), ...locations];
+  const byName = projects.has('') ? [] : [...projects].map((p) => `--project=${p}`);
+  return [...byName, ...locations];
 }
 
 /**

@@ -43,6 +43,8 @@ export type ReporterEvent =
     }
   | { type: 'output'; key: string | null; text: string }
   | { type: 'error'; message: string }
+  /** From runset's wrapped config, not this reporter: a change to the run every member's output mentions. */
+  | { type: 'notice'; text: string }
   | { type: 'end'; status: string };
 
 /** A case's identity on both sides of the pipe: [project, file relative to rootDir, ...titles]. */

@@ -8,11 +8,11 @@ import path from 'node:path';
 import type { ArtifactFile, BatchExecutionContext, CaseResult, PlaywrightTestSpec } from '../../core/types.js';
 import { TailBuffer } from '../tail-buffer.js';
 import { errorSummary } from './error-text.js';
-import { caseKey, type ReporterEvent } from './reporter.js';
+import { caseKey, stripAnsi, type ReporterEvent } from './reporter.js';
 
 /**
  * Playwright enforces each test's timeout itself, and a test it fails that way
- * comes with its screenshot and trace. runset steps in only when Playwright
+ * comes with its screenshot (and trace, if its setting records one). runset steps in only when Playwright
  * cannot (a worker stuck in a busy loop never runs its timer): three times the
  * timeout — test.slow() triples it at run time, unseen by the reporter — plus 10 s.
  */
@@ -52,6 +52,13 @@ export class BatchTracker {
   private readonly globalErrors: string[] = [];
   /** Output outside any test (a webServer's, globalSetup's): shown with a failure of the whole run. */
   private readonly runnerOutput = new TailBuffer(16 * 1024);
+  /**
+   * Tests that failed for good in this run, this batch's or not (a setup project
+   * Playwright ran as a dependency): when cases never begin, these are why.
+   */
+  private readonly failures: string[] = [];
+  /** What runset changed about the whole run (video turned off): the head of every member's output. */
+  private readonly notices = new Set<string>();
   private listed: Set<string> | undefined;
   private lastEventAt: number;
 
@@ -79,6 +86,7 @@ export class BatchTracker {
     this.lastEventAt = this.now();
     if (event.type === 'begin') this.listed = new Set(event.keys);
     else if (event.type === 'error') this.globalErrors.push(event.message);
+    else if (event.type === 'notice') this.notices.add(event.text);
     else if (event.type === 'output') this.output(event.key, event.text);
     else if (event.type === 'testBegin') this.testBegin(event);
     else if (event.type === 'testEnd') this.testEnd(event);
@@ -130,7 +138,9 @@ export class BatchTracker {
     const when = state.begun ? 'while this test was running' : 'before running this test';
     // Playwright's own words: what it reported (onError: globalSetup, webServer…), else what it printed (a config error, a crash).
     const printed = this.runnerOutput.toString() + end.log;
-    const cause = errorSummary(this.globalErrors.join('\n'), false) || errorSummary(printed);
+    // With --max-failures=0 Playwright skips tests only when a project they depend on failed.
+    const dependency = !state.begun && this.failures.length > 0 ? `a test of a project it depends on failed: ${this.failures.slice(0, 3).join('; ')}` : '';
+    const cause = errorSummary(this.globalErrors.join('\n'), false) || dependency || errorSummary(printed);
     if (this.globalErrors.length > 0) state.output.write(`\n── Playwright's errors ──\n${this.globalErrors.join('\n\n')}\n`);
     if (printed) state.output.write(`\n── Playwright output ──\n${printed}`);
     return `Playwright ${how} ${when}${cause ? `: ${cause}` : ''}`;
@@ -158,6 +168,7 @@ export class BatchTracker {
   }
 
   private testEnd(event: Extract<ReporterEvent, { type: 'testEnd' }>): void {
+    if (event.final && !event.ok) this.failures.push(`${caseName(event.key)}: ${firstParagraph(event.error ?? `test ${event.status}`).split('\n')[0]}`);
     const state = this.cases.get(event.key);
     if (!state || state.ended) return;
     state.inFlight = false;
@@ -177,7 +188,8 @@ export class BatchTracker {
     const result: CaseResult = {
       passed: verdict.passed,
       error: verdict.error,
-      output: state.output.toString(),
+      // Colours are for terminals: a webServer or a test that prints them gets them stripped here, as `error` does.
+      output: [...this.notices].map((n) => `runset: ${n}\n`).join('') + stripAnsi(state.output.toString()),
       attempts: state.attempts,
       durationMs: state.begun ? this.now() - state.startedAt : 0,
       artifacts: state.artifacts,
@@ -197,6 +209,12 @@ export class BatchTracker {
     state.names.add(name);
     return name;
   }
+}
+
+/** `[project] › file › titles`, as members are named, from a reporter key. */
+function caseName(key: string): string {
+  const [project, ...rest] = JSON.parse(key) as string[];
+  return [project ? `[${project}]` : undefined, ...rest].filter((p) => p !== undefined).join(' › ');
 }
 
 /** The error up to its call log or stack: what a person reads first. */

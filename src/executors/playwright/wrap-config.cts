@@ -4,8 +4,12 @@
  *
  * - the system Chromium (executablePath and the flags it needs as root) for
  *   every Chromium project, always headless: nothing is downloaded;
- * - a screenshot and a trace kept for every failure (a suite that already keeps
- *   more, e.g. `trace: 'on'`, keeps its choice; video stays as the suite asks).
+ * - a screenshot kept for every failure; the suite's own `trace` setting, else
+ *   Playwright's starter default `on-first-retry` (a trace of a retried failure,
+ *   at no cost to a test that passes first time: bench/README.md);
+ * - video as the suite asks, unless Playwright's ffmpeg is missing: then video
+ *   is off for the batch and every member says so, rather than every test
+ *   failing on the missing executable.
  *
  * The generated wrapper lives in a work folder, not beside the suite (which may
  * be read-only), so every path the suite wrote relative to its config's folder
@@ -14,13 +18,18 @@
  * A CommonJS module (.cts → .cjs) so both CommonJS and ES module wrappers can load it.
  */
 import * as path from 'node:path';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 
 export interface WrapOptions {
   /** Folder of the suite's playwright.config.* */
   configDir: string;
   chromium: { executablePath: string; args: string[] };
+  /** Where the suite's Playwright looks for ffmpeg, when nothing is there: video cannot be recorded. */
+  missingFfmpeg?: string;
 }
+
+/** Read by runset's reporter side (ReporterEvent `notice`); named here too, since this file imports nothing of runset's. */
+const REPORTER_FILE_ENV = 'RUNSET_REPORTER_FILE';
 
 type Json = Record<string, unknown>;
 
@@ -28,8 +37,6 @@ function list(value: unknown): unknown[] | undefined {
   return Array.isArray(value) ? (value as unknown[]) : undefined;
 }
 
-/** Trace modes that already keep a failure's trace. */
-const KEEPS_TRACE = new Set(['on', 'retain-on-failure', 'retain-on-first-failure', 'retain-on-failure-and-retries']);
 const KEEPS_SCREENSHOT = new Set(['on', 'only-on-failure', 'on-first-failure']);
 
 export function wrapConfig(loaded: unknown, options: WrapOptions): Json {
@@ -52,18 +59,30 @@ export function wrapConfig(loaded: unknown, options: WrapOptions): Json {
     config.webServer = Array.isArray(user.webServer) ? resolved : resolved[0];
   }
   const topUse = isRecord(user.use) ? user.use : {};
-  config.use = runsetUse(topUse, {}, options);
+  const videoOff = { asked: false };
+  config.use = runsetUse(topUse, {}, options, videoOff);
   const projects = list(user.projects);
-  if (projects) config.projects = projects.map((p) => (isRecord(p) ? wrapProject(p, user, topUse, options) : p));
+  if (projects) config.projects = projects.map((p) => (isRecord(p) ? wrapProject(p, user, topUse, options, videoOff) : p));
+  if (videoOff.asked && options.missingFfmpeg) tellRunset(`video is off for this run: the suite asks for video, and Playwright records it with its own ffmpeg, which is not at ${options.missingFfmpeg} (see "Video" in runset's README)`);
   return config;
 }
 
-function wrapProject(project: Json, user: Json, topUse: Json, options: WrapOptions): Json {
+/**
+ * A line for every member's output, through the reporter's event file. The
+ * config is loaded by the runner and by each of its workers, so this may come
+ * several times: runset keeps one of each.
+ */
+function tellRunset(text: string): void {
+  const file = process.env[REPORTER_FILE_ENV];
+  if (file) appendFileSync(file, JSON.stringify({ type: 'notice', text }) + '\n');
+}
+
+function wrapProject(project: Json, user: Json, topUse: Json, options: WrapOptions, videoOff: { asked: boolean }): Json {
   const dir = options.configDir;
   const out: Json = { ...project, ...resolvePaths(project, dir) };
   if (typeof project.testDir === 'string') out.testDir = path.resolve(dir, project.testDir);
   out.respectGitIgnore = project.respectGitIgnore ?? user.respectGitIgnore ?? (project.testDir === undefined && user.testDir === undefined);
-  out.use = runsetUse(isRecord(project.use) ? project.use : {}, topUse, options);
+  out.use = runsetUse(isRecord(project.use) ? project.use : {}, topUse, options, videoOff);
   return out;
 }
 
@@ -80,18 +99,24 @@ function resolvePaths(scope: Json, dir: string): Json {
   return out;
 }
 
-/** `use` with runset's browser and failure artifacts; `inherited` is the top-level `use` a project's own one is merged over. */
-function runsetUse(use: Json, inherited: Json, options: WrapOptions): Json {
+/**
+ * `use` with runset's browser and failure artifacts; `inherited` is the top-level
+ * `use` a project's own one is merged over. `videoOff.asked` is set when video
+ * was asked for and turned off.
+ */
+function runsetUse(use: Json, inherited: Json, options: WrapOptions, videoOff: { asked: boolean }): Json {
   const out: Json = { ...use, headless: true };
   const effective = { ...inherited, ...use };
-  const trace = effective.trace;
-  const traceMode = isRecord(trace) ? str(trace.mode) : str(trace);
-  // Every test is traced so that a failure has its trace, which costs time on
-  // every test that passes. The screencast (the trace's filmstrip of JPEG frames)
-  // is most of that cost; actions, DOM snapshots, console and network stay, and
-  // the failure's own screenshot is taken apart. A suite that sets its trace
-  // options itself keeps them.
-  if (!KEEPS_TRACE.has(traceMode ?? 'off')) out.trace = { screenshots: false, ...(isRecord(trace) ? trace : {}), mode: 'retain-on-failure' };
+  // Tracing every test so that any failure has a trace cost passing tests 8–45 %
+  // more time; a trace of the retry of a failure costs the tests that pass nothing.
+  // A suite that chose (even `off`) keeps its choice.
+  if (effective.trace === undefined) out.trace = 'on-first-retry';
+  const video = effective.video;
+  const videoMode = isRecord(video) ? str(video.mode) : str(video);
+  if (options.missingFfmpeg !== undefined && (videoMode ?? 'off') !== 'off') {
+    out.video = 'off';
+    videoOff.asked = true;
+  }
   const shot = effective.screenshot;
   const shotMode = isRecord(shot) ? str(shot.mode) : str(shot);
   if (!KEEPS_SCREENSHOT.has(shotMode ?? 'off')) out.screenshot = isRecord(shot) ? { ...shot, mode: 'only-on-failure' } : 'only-on-failure';

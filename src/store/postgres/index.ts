@@ -231,8 +231,8 @@ export class PostgresStore implements Store {
     return rows.map((r) => batchSql.toClaimed(r, req.workerId));
   }
 
-  startRun(lease: LeaseRef): Promise<boolean> {
-    return this.moveInTurn((q) => moves.startMember(q, this.names, lease));
+  startRun(lease: LeaseRef, sinceMs = 0): Promise<boolean> {
+    return this.moveInTurn((q) => moves.startMember(q, this.names, lease, sinceMs));
   }
 
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {

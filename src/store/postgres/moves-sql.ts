@@ -47,7 +47,7 @@ export interface ClaimRow {
  * values, never from the statement's older snapshot. `at` is the statement's
  * now(), the same reading the member rows got.
  */
-export function carryToSets(n: Names): string {
+export function carryToSets(n: Names, startedAt: string = NOW): string {
   return `
       deltas AS (
         SELECT set_id,
@@ -71,7 +71,7 @@ export function carryToSets(n: Names): string {
       ), sets_moved AS (
         UPDATE ${n.sets} AS s SET status = x.status,
           count_waiting = x.w, count_running = x.r, count_success = x.ok, count_fail = x.ko,
-          started_at = COALESCE(x.started_at, CASE WHEN x.started OR x.status = 'FAIL' THEN ${NOW} END),
+          started_at = COALESCE(x.started_at, CASE WHEN x.started OR x.status = 'FAIL' THEN ${startedAt} END),
           ended_at = CASE WHEN x.status IN ('SUCCESS', 'FAIL') THEN ${NOW} END
         FROM derived AS x WHERE s.id = x.id
         RETURNING s.id
@@ -121,19 +121,21 @@ export async function claimMembers(q: Queryable, n: Names, req: ClaimRequest): P
 }
 
 /** A reserved member began: RUNNING under the same lease. False when the lease is not ours. */
-export async function startMember(q: Queryable, n: Names, lease: LeaseRef): Promise<boolean> {
+export async function startMember(q: Queryable, n: Names, lease: LeaseRef, sinceMs: number): Promise<boolean> {
+  // The database's clock, moved back by what the worker measured: the two clocks are never mixed.
+  const began = `(${NOW} - $4::integer * interval '1 millisecond')`;
   const { rows } = await q.query({
     name: 'runset.startMember',
     text: `
       WITH started AS (
-        UPDATE ${n.runs} AS r SET status = 'RUNNING', started_at = COALESCE(r.started_at, ${NOW}), ran_on = r.worker_id
+        UPDATE ${n.runs} AS r SET status = 'RUNNING', started_at = COALESCE(r.started_at, ${began}), ran_on = r.worker_id
         WHERE r.id = $1 AND r.worker_id = $2 AND r.claims = $3 AND r.status = 'WAITING'
         RETURNING r.set_id
       ), moved AS (
         SELECT set_id, 'WAITING' AS previous, 'RUNNING' AS next FROM started
-      ), ${carryToSets(n)}
+      ), ${carryToSets(n, began)}
       SELECT set_id FROM started`,
-    values: [lease.runId, lease.workerId, lease.claim],
+    values: [lease.runId, lease.workerId, lease.claim, Math.max(0, Math.round(sinceMs))],
   });
   return rows.length === 1;
 }

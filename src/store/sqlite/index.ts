@@ -235,8 +235,8 @@ export class SqliteStore implements Store {
     return settle(() => this.db.transaction(() => this.batches.claimBatch(req)).immediate());
   }
 
-  startRun(lease: LeaseRef): Promise<boolean> {
-    return settle(() => this.db.transaction(() => this.batches.startRun(lease, now())).immediate());
+  startRun(lease: LeaseRef, sinceMs = 0): Promise<boolean> {
+    return settle(() => this.db.transaction(() => this.batches.startRun(lease, new Date(Date.now() - sinceMs).toISOString())).immediate());
   }
 
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
