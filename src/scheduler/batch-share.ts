@@ -1,20 +1,60 @@
 /**
- * The mechanism side of a share: reads what of a batch is still waiting from
- * the store and asks the policy (./shares.ts) how much of it this worker takes.
+ * The mechanism side of a share: reads what of a batch is still waiting, and
+ * who else could run part of it, from the store and asks the policy
+ * (./shares.ts) how much of it this worker takes.
  */
+import type { Logger } from 'pino';
 import type { ClaimedRun } from '../core/types.js';
 import type { Store } from '../store/store.js';
-import { batchShare } from './shares.js';
+import { batchShare, sharePeers, type PeerWorker } from './shares.js';
+import { webServerPorts } from './webserver-gate.js';
 
 export { DEFAULT_MAX_SHARE_MS } from './shares.js';
 
+export interface ShareContext {
+  /** Slots this worker gives the batch, and the most one process of it uses (the entry's `workers`). */
+  slots: number;
+  wanted: number;
+  maxShareMs: number;
+  /** Most members to consider (one batch's most). */
+  limit: number;
+  me: { id: string; host: string };
+  /** The live workers, each with what it holds of the batch (the workers registry); absent: this worker is alone. */
+  peers?: (setId: string, batchKey: string) => Promise<PeerWorker[]>;
+}
+
 /** How many members of a batch this worker takes, `claimed` (the longest waiting, already held) included. */
-export async function sizeShare(
+export async function sizeShare(store: Store, claimed: readonly ClaimedRun[], ctx: ShareContext): Promise<number> {
+  const head = claimed[0] as ClaimedRun;
+  const key = head.batchKey as string;
+  const [waiting, workers] = await Promise.all([store.waitingWork(head.setId, key, ctx.limit), ctx.peers?.(head.setId, key) ?? []]);
+  const peers = sharePeers({ workers, me: ctx.me, wanted: ctx.wanted, hostBound: webServerPorts(head.spec).length > 0 });
+  return batchShare({ waiting: [...claimed.map((r) => r.expectedMs), ...waiting], slots: ctx.slots, peers, maxShareMs: ctx.maxShareMs });
+}
+
+/**
+ * This worker's share of a batch, held: `claimed` cut to the share, the rest of
+ * the share claimed, what was claimed beyond it given back. Without the figures
+ * it runs what is claimed; the rest waits for the next claim.
+ */
+export async function takeShare(
   store: Store,
   claimed: readonly ClaimedRun[],
-  opts: { slots: number; liveSlots: number; maxShareMs: number; limit: number },
-): Promise<number> {
+  ctx: ShareContext,
+  deps: { leaseMs: number; logger: Logger; giveBack(runs: ClaimedRun[]): Promise<void> },
+): Promise<ClaimedRun[]> {
   const head = claimed[0] as ClaimedRun;
-  const waiting = await store.waitingWork(head.setId, head.batchKey as string, opts.limit);
-  return batchShare({ waiting: [...claimed.map((r) => r.expectedMs), ...waiting], slots: opts.slots, liveSlots: opts.liveSlots, maxShareMs: opts.maxShareMs });
+  const share = await sizeShare(store, claimed, ctx).catch((err: unknown) => {
+    deps.logger.warn({ err, run: head.id }, 'sizing a share of a batch failed');
+    return claimed.length;
+  });
+  const limit = Math.min(share, ctx.limit) - claimed.length;
+  const more = limit <= 0 ? [] : await store
+    .claimBatch({ workerId: head.workerId, setId: head.setId, batchKey: head.batchKey as string, limit, leaseMs: deps.leaseMs })
+    .catch((err: unknown) => {
+      deps.logger.warn({ err, run: head.id }, 'claiming the rest of a share failed');
+      return [];
+    });
+  await deps.giveBack(claimed.slice(Math.max(1, share)));
+  return [...claimed.slice(0, Math.max(1, share)), ...more];
 }

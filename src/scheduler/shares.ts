@@ -11,10 +11,14 @@
  * - Claim order: longest expected first, ties in the config's order. The store
  *   inserts members in this order, so every claim (single members and batches)
  *   takes the longest waiting member first, with no sort on the claim path.
- * - Shares: a batch (the cases of one Playwright entry) is cut into shares by
- *   expected time, not count: a worker takes its slots' part of what is still
- *   unclaimed, so every live worker gets some, and the shares shrink as the set
- *   drains (guided self-scheduling), which keeps the end of a set even.
+ * - Shares: each share of a batch (the cases of one Playwright entry) is one
+ *   Playwright process, which pays the suite's start-up (Playwright, browsers,
+ *   its webServer: seconds for a real suite) again. So a worker that no other
+ *   live worker can help takes the whole batch; otherwise the batch is split by
+ *   expected time, evenly among the workers that can run part of it now and do
+ *   not hold a share of it yet (see sharePeers), so each pays the start-up once.
+ *   A suite with a webServer on a fixed port runs one process per host at a
+ *   time: other workers on this worker's host cannot help with it.
  */
 import { batchKeyOf } from '../core/batch.js';
 import type { TestSpec } from '../core/types.js';
@@ -31,10 +35,10 @@ export const DEFAULT_EXPECTED_MS = 1000;
 export const MIN_SHARE_MS_PER_SLOT = 5000;
 
 /**
- * The most expected work per slot one share holds by default (`--max-share`):
- * a worker alone would otherwise take a whole long suite at once, and a worker
- * that joins later would find nothing left to help with. 30 s costs about one
- * Playwright start (~1 s) per 30 s of work, and a newcomer waits at most that.
+ * The most expected work per slot one share holds by default (`--max-share`)
+ * while other workers can help: a worker that joins later finds work, and a
+ * wrong estimate costs at most this. 30 s costs one start of the suite per 30 s
+ * of work a slot; a suite that starts slowly (a webServer) wants more.
  */
 export const DEFAULT_MAX_SHARE_MS = 30_000;
 
@@ -65,30 +69,82 @@ export function claimOrder(expected: readonly number[]): number[] {
   return expected.map((ms, i) => ({ ms, i })).sort((a, b) => b.ms - a.ms || a.i - b.i).map(({ i }) => i);
 }
 
+/** A live worker as shares see it (Store.batchWorkers): where it runs, its slots, how many of the batch's members it holds. */
+export interface PeerWorker {
+  id: string;
+  host: string;
+  slots: number;
+  holding: number;
+}
+
+export interface PeerRequest {
+  /** Every live worker, this one included. */
+  workers: readonly PeerWorker[];
+  me: { id: string; host: string };
+  /** Slots one Playwright process of the batch uses at most (the entry's `workers`). */
+  wanted: number;
+  /** The suite starts a webServer on a fixed port: one process of it per host at a time. */
+  hostBound: boolean;
+}
+
+/** Slots of the other workers that can run part of a batch: all of them (`capable`), and those not holding a share of it yet (`idle`). */
+export interface Peers {
+  capable: number;
+  idle: number;
+}
+
+/**
+ * Who can share a batch with this worker. A worker gives a batch at most
+ * `wanted` slots (one process). A host-bound batch runs one process per host:
+ * a host counts once (its biggest worker), not at all while one of its workers
+ * holds a share, and this worker's own host not at all.
+ */
+export function sharePeers({ workers, me, wanted, hostBound }: PeerRequest): Peers {
+  const others = workers.filter((w) => w.id !== me.id && !(hostBound && w.host === me.host));
+  const lane = (w: PeerWorker) => Math.min(w.slots, Math.max(1, wanted));
+  if (!hostBound) {
+    return { capable: sum(others.map(lane)), idle: sum(others.filter((w) => w.holding === 0).map(lane)) };
+  }
+  const busy = new Set(others.filter((w) => w.holding > 0).map((w) => w.host));
+  const perHost = new Map<string, number>();
+  for (const w of others) perHost.set(w.host, Math.max(perHost.get(w.host) ?? 0, lane(w)));
+  const hosts = [...perHost.entries()];
+  return { capable: sum(hosts.map(([, slots]) => slots)), idle: sum(hosts.filter(([host]) => !busy.has(host)).map(([, slots]) => slots)) };
+}
+
+function sum(values: Iterable<number>): number {
+  let total = 0;
+  for (const v of values) total += v;
+  return total;
+}
+
 export interface ShareRequest {
   /** Expected ms of the batch's waiting members, in claim order (longest first): those this worker just claimed, then those nobody holds. */
   waiting: readonly number[];
   /** Slots this worker gives the batch (its Playwright workers). */
   slots: number;
-  /** Slots of every live worker, this one's included. */
-  liveSlots: number;
-  /** Most expected work per slot (DEFAULT_MAX_SHARE_MS); it wins over MIN_SHARE_MS_PER_SLOT. */
+  /** The other workers that can run part of the batch (sharePeers). */
+  peers: Peers;
+  /** Most expected work per slot while others can help (DEFAULT_MAX_SHARE_MS); it wins over MIN_SHARE_MS_PER_SLOT. */
   maxShareMs: number;
 }
 
 /**
- * How many of `waiting` (a prefix: the longest) this worker takes. Its share is
- * its slots' part of the batch's whole expected work, at least one member per
+ * How many of `waiting` (a prefix: the longest) this worker takes. Alone (no
+ * other worker can run any of it), all of it: one process, one start-up.
+ * Otherwise an even split by expected time between this worker's slots and the
+ * idle peers' — so the workers that take a share one after another each get
+ * about the same part, and each starts the suite once — at least one member per
  * slot, at least MIN_SHARE_MS_PER_SLOT a slot while there is that much, and at
- * most `maxShareMs` a slot. Alone (its slots are all the live slots), it takes
- * everything up to that most: one process for a suite of ordinary length.
- * A prefix keeps a share's members alike in length, so the order Playwright
- * runs them in (its own: file, then declaration) matters little.
+ * most `maxShareMs` a slot (peers that hold a share come back for more, and a
+ * worker that joins later finds work). A prefix keeps a share's members alike
+ * in length, so the order Playwright runs them in (its own: file, then
+ * declaration) matters little.
  */
-export function batchShare({ waiting, slots, liveSlots, maxShareMs }: ShareRequest): number {
+export function batchShare({ waiting, slots, peers, maxShareMs }: ShareRequest): number {
+  if (peers.capable <= 0) return waiting.length;
   const mine = Math.max(1, slots);
-  const all = Math.max(liveSlots, mine);
-  const part = (waiting.reduce((a, b) => a + b, 0) * mine) / all;
+  const part = (sum(waiting) * mine) / (mine + Math.max(0, peers.idle));
   const budget = Math.min(Math.max(part, mine * MIN_SHARE_MS_PER_SLOT), mine * maxShareMs);
   let taken = 0;
   let n = 0;
