@@ -112,6 +112,11 @@ export function sharePeers({ workers, me, wanted, hostBound }: PeerRequest): Pee
   return { capable: sum(hosts.map(([, slots]) => slots)), idle: sum(hosts.filter(([host]) => !busy.has(host)).map(([, slots]) => slots)) };
 }
 
+/** Members of a batch held by the other workers of this worker's host. */
+export function heldOnHost(workers: readonly PeerWorker[], me: { id: string; host: string }): number {
+  return sum(workers.filter((w) => w.host === me.host && w.id !== me.id).map((w) => w.holding));
+}
+
 function sum(values: Iterable<number>): number {
   let total = 0;
   for (const v of values) total += v;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { batchShare as share, claimOrder, DEFAULT_EXPECTED_MS, DEFAULT_MAX_SHARE_MS, expectedDurations, median, MIN_SHARE_MS_PER_SLOT, sharePeers, type ShareRequest } from '../../src/scheduler/shares.js';
+import { batchShare as share, claimOrder, DEFAULT_EXPECTED_MS, DEFAULT_MAX_SHARE_MS, expectedDurations, median, MIN_SHARE_MS_PER_SLOT, heldOnHost, sharePeers, type ShareRequest } from '../../src/scheduler/shares.js';
 
 const batchShare = (req: Omit<ShareRequest, 'maxShareMs'> & { maxShareMs?: number }) => share({ maxShareMs: DEFAULT_MAX_SHARE_MS, ...req });
 import type { TestSpec } from '../../src/core/types.js';
@@ -95,4 +95,6 @@ test('peers: other workers able to run part of a batch now, by the slots one pro
   assert.deepEqual(sharePeers({ workers, me, wanted: 2, hostBound: true }), { capable: 2 + 1, idle: 1 });
   assert.deepEqual(sharePeers({ workers: workers.slice(0, 2), me, wanted: 2, hostBound: true }), alone, 'two workers of one host: alone');
   assert.deepEqual(sharePeers({ workers: [], me, wanted: 2, hostBound: false }), alone, 'no registry: alone');
+  assert.equal(heldOnHost(workers, me), 0, 'a2, on this host, holds none of it');
+  assert.equal(heldOnHost(workers, { id: 'b1', host: 'b' }), 5);
 });
