@@ -14,9 +14,10 @@
  * - Shares: each share of a batch (the cases of one Playwright entry) is one
  *   Playwright process, which pays the suite's start-up (Playwright, browsers,
  *   its webServer: seconds for a real suite) again. So a worker that no other
- *   live worker can help takes the whole batch; otherwise the batch is split by
- *   expected time, evenly among the workers that can run part of it now and do
- *   not hold a share of it yet (see sharePeers), so each pays the start-up once.
+ *   live worker can help takes the whole batch; otherwise the batch's
+ *   outstanding work (waiting, and held by the others) is split evenly by
+ *   expected time among the workers that can run part of it (see sharePeers),
+ *   so each pays the start-up once.
  *   A suite with a webServer on a fixed port runs one process per host at a
  *   time: other workers on this worker's host cannot help with it.
  */
@@ -69,12 +70,13 @@ export function claimOrder(expected: readonly number[]): number[] {
   return expected.map((ms, i) => ({ ms, i })).sort((a, b) => b.ms - a.ms || a.i - b.i).map(({ i }) => i);
 }
 
-/** A live worker as shares see it (Store.batchWorkers): where it runs, its slots, how many of the batch's members it holds. */
+/** A live worker as shares see it (Store.batchWorkers): where it runs, its slots, the batch's members it holds (how many, their expected ms). */
 export interface PeerWorker {
   id: string;
   host: string;
   slots: number;
   holding: number;
+  heldMs: number;
 }
 
 export interface PeerRequest {
@@ -87,29 +89,26 @@ export interface PeerRequest {
   hostBound: boolean;
 }
 
-/** Slots of the other workers that can run part of a batch: all of them (`capable`), and those not holding a share of it yet (`idle`). */
+/** The other workers that can run part of a batch: their slots for it, and the batch's work they hold already. */
 export interface Peers {
-  capable: number;
-  idle: number;
+  slots: number;
+  heldMs: number;
 }
 
 /**
- * Who can share a batch with this worker. A worker gives a batch at most
- * `wanted` slots (one process). A host-bound batch runs one process per host:
- * a host counts once (its biggest worker), not at all while one of its workers
- * holds a share, and this worker's own host not at all.
+ * Who shares a batch with this worker. A worker gives a batch at most `wanted`
+ * slots (one process). A host-bound batch runs one process per host: a host
+ * counts once (its biggest worker), and this worker's own host not at all (what
+ * its neighbours hold comes back to this worker: see takeShare).
  */
 export function sharePeers({ workers, me, wanted, hostBound }: PeerRequest): Peers {
   const others = workers.filter((w) => w.id !== me.id && !(hostBound && w.host === me.host));
   const lane = (w: PeerWorker) => Math.min(w.slots, Math.max(1, wanted));
-  if (!hostBound) {
-    return { capable: sum(others.map(lane)), idle: sum(others.filter((w) => w.holding === 0).map(lane)) };
-  }
-  const busy = new Set(others.filter((w) => w.holding > 0).map((w) => w.host));
+  const heldMs = sum(others.map((w) => w.heldMs));
+  if (!hostBound) return { slots: sum(others.map(lane)), heldMs };
   const perHost = new Map<string, number>();
   for (const w of others) perHost.set(w.host, Math.max(perHost.get(w.host) ?? 0, lane(w)));
-  const hosts = [...perHost.entries()];
-  return { capable: sum(hosts.map(([, slots]) => slots)), idle: sum(hosts.filter(([host]) => !busy.has(host)).map(([, slots]) => slots)) };
+  return { slots: sum(perHost.values()), heldMs };
 }
 
 /** Members of a batch held by the other workers of this worker's host. */
@@ -137,19 +136,19 @@ export interface ShareRequest {
 /**
  * How many of `waiting` (a prefix: the longest) this worker takes. Alone (no
  * other worker can run any of it), all of it: one process, one start-up.
- * Otherwise an even split by expected time between this worker's slots and the
- * idle peers' — so the workers that take a share one after another each get
- * about the same part, and each starts the suite once — at least one member per
- * slot, at least MIN_SHARE_MS_PER_SLOT a slot while there is that much, and at
- * most `maxShareMs` a slot (peers that hold a share come back for more, and a
- * worker that joins later finds work). A prefix keeps a share's members alike
- * in length, so the order Playwright runs them in (its own: file, then
- * declaration) matters little.
+ * Otherwise its slots' part of the batch's outstanding work — what waits and
+ * what the peers hold — which is the same part whether the workers claim one
+ * after another or all at once, so each gets about the same and starts the
+ * suite once; at least one member per slot, at least MIN_SHARE_MS_PER_SLOT a
+ * slot while there is that much, and at most `maxShareMs` a slot (a worker that
+ * joins later finds work; a wrong estimate costs at most that). A prefix keeps
+ * a share's members alike in length, so the order Playwright runs them in (its
+ * own: file, then declaration) matters little.
  */
 export function batchShare({ waiting, slots, peers, maxShareMs }: ShareRequest): number {
-  if (peers.capable <= 0) return waiting.length;
+  if (peers.slots <= 0) return waiting.length;
   const mine = Math.max(1, slots);
-  const part = (sum(waiting) * mine) / (mine + Math.max(0, peers.idle));
+  const part = ((sum(waiting) + peers.heldMs) * mine) / (mine + peers.slots);
   const budget = Math.min(Math.max(part, mine * MIN_SHARE_MS_PER_SLOT), mine * maxShareMs);
   let taken = 0;
   let n = 0;

@@ -93,12 +93,13 @@ export interface NewWorker {
   slots: number;
 }
 
-/** A live worker as a share of a batch sees it: where it runs, its slots, and how many of the batch's members it holds. */
+/** A live worker as a share of a batch sees it: where it runs, its slots, and the batch's members it holds (how many, their expected ms). */
 export interface BatchWorker {
   id: string;
   host: string;
   slots: number;
   holding: number;
+  heldMs: number;
 }
 
 /** Who cancels a set, and the error its unfinished members end with. */

@@ -103,7 +103,10 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
 
     test('workers registry: batchWorkers lists the live workers with what each holds of one batch; a removed or stale one drops out', async () => {
       const set = newSet(4);
-      set.runs.forEach((run, i) => (run.spec = caseSpec(`case ${i}`, i < 3 ? 'e2e' : 'other')));
+      set.runs.forEach((run, i) => {
+        run.spec = caseSpec(`case ${i}`, i < 3 ? 'e2e' : 'other');
+        run.expectedMs = 1000 * (i + 1);
+      });
       await store.createSet(set);
       const key = batchKeyOf(caseSpec('case 0', 'e2e'))!;
       assert.deepEqual(await store.batchWorkers(set.id, key, 60_000), []);
@@ -116,8 +119,8 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
       const otherEntry = await store.claimRuns({ workerId: 'a', limit: 1, leaseMs: 10_000, skipBatchKeys: [key] });
       assert.equal(otherEntry[0]!.spec.name, set.runs[3]!.spec.name);
       assert.deepEqual(await store.batchWorkers(set.id, key, 60_000), [
-        { id: 'a', host: 'h1', slots: 2, holding: 0 },
-        { id: 'b', host: 'h2', slots: 4, holding: 2 },
+        { id: 'a', host: 'h1', slots: 2, holding: 0, heldMs: 0 },
+        { id: 'b', host: 'h2', slots: 4, holding: 2, heldMs: 3000 },
       ]);
       assert.equal(await store.heartbeatWorker('a'), true);
       await store.removeWorker('a');

@@ -39,7 +39,7 @@ test('claim order: longest expected first, equal ones in config order', () => {
   assert.deepEqual(claimOrder([]), []);
 });
 
-const alone = { capable: 0, idle: 0 };
+const alone = { slots: 0, heldMs: 0 };
 
 test('a worker no other worker can help takes the whole batch (one Playwright process): no least, no most', () => {
   const long = Array.from({ length: 200 }, () => 1000);
@@ -48,22 +48,23 @@ test('a worker no other worker can help takes the whole batch (one Playwright pr
   assert.equal(batchShare({ waiting: [], slots: 2, peers: alone }), 0);
 });
 
-test('with helpers, a batch is split evenly among the workers that take a share one after another', () => {
+test('with helpers, each worker takes its slots\' part of the outstanding work, whether they claim one after another or at once', () => {
   // The fan-out bench: 4 cases of 10 s and 28 of 1 s (longest first), 4 workers of 2 slots.
   const suite = [...Array.from({ length: 4 }, () => 10_000), ...Array.from({ length: 28 }, () => 1000)];
-  const first = batchShare({ waiting: suite, slots: 2, peers: { capable: 6, idle: 6 } });
+  const first = batchShare({ waiting: suite, slots: 2, peers: { slots: 6, heldMs: 0 } });
   assert.equal(first, 2, 'two 10 s cases, one a slot: 20 s is past its 17 s part');
-  // The next one sees the first holding a share: its part is the rest among itself and the two left.
-  const second = batchShare({ waiting: suite.slice(2), slots: 2, peers: { capable: 6, idle: 4 } });
-  assert.equal(second, 2);
-  const third = batchShare({ waiting: suite.slice(4), slots: 2, peers: { capable: 6, idle: 2 } });
-  assert.equal(third, 14, 'half of the 28 s of 1 s cases');
-  assert.equal(batchShare({ waiting: suite.slice(18), slots: 2, peers: { capable: 6, idle: 0 } }), 14, 'the last one takes what is left');
+  // The next ones see what the earlier ones hold: still a quarter of the whole each.
+  assert.equal(batchShare({ waiting: suite.slice(2), slots: 2, peers: { slots: 6, heldMs: 20_000 } }), 2);
+  assert.equal(batchShare({ waiting: suite.slice(4), slots: 2, peers: { slots: 6, heldMs: 40_000 } }), 17, 'a quarter of 68 s');
+  assert.equal(batchShare({ waiting: suite.slice(21), slots: 2, peers: { slots: 6, heldMs: 57_000 } }), 11, 'the last one takes what is left');
 
+  // All four claim two cases at the same moment (4 × 1 s each held): each still takes a quarter, not all.
+  const even = Array.from({ length: 32 }, () => 1000);
+  assert.equal(batchShare({ waiting: even.slice(0, 26), slots: 2, peers: { slots: 6, heldMs: 6000 } }), 10, 'a quarter (8 s) is under 5 s a slot: 10');
   let waiting = Array.from({ length: 400 }, () => 1000);
   const shares: number[] = [];
-  for (let idle = 3; idle >= 0; idle--) {
-    const n = batchShare({ waiting, slots: 1, peers: { capable: 3, idle }, maxShareMs: 3_600_000 });
+  for (let held = 0; held < 400; held += shares.at(-1)!) {
+    const n = batchShare({ waiting, slots: 1, peers: { slots: 3, heldMs: held * 1000 }, maxShareMs: 3_600_000 });
     shares.push(n);
     waiting = waiting.slice(n);
   }
@@ -72,29 +73,28 @@ test('with helpers, a batch is split evenly among the workers that take a share 
 
 test('with helpers, a share holds at least one member and MIN_SHARE_MS_PER_SLOT a slot, at most --max-share a slot', () => {
   const long = Array.from({ length: 400 }, () => 1000);
-  assert.equal(batchShare({ waiting: long, slots: 2, peers: { capable: 2, idle: 2 } }), 60, 'half is 200 s; capped at 30 s a slot');
-  assert.equal(batchShare({ waiting: long, slots: 2, peers: { capable: 2, idle: 0 } }), 60, 'the others hold shares and come back for more: capped too');
-  assert.equal(batchShare({ waiting: long, slots: 2, peers: { capable: 2, idle: 2 }, maxShareMs: 2000 }), 4, 'a smaller --max-share wins over the least share');
+  assert.equal(batchShare({ waiting: long, slots: 2, peers: { slots: 2, heldMs: 0 } }), 60, 'half is 200 s; capped at 30 s a slot');
+  assert.equal(batchShare({ waiting: long, slots: 2, peers: { slots: 2, heldMs: 0 }, maxShareMs: 2000 }), 4, 'a smaller --max-share wins over the least share');
   const quick = Array.from({ length: 40 }, () => 500);
-  assert.equal(batchShare({ waiting: quick, slots: 1, peers: { capable: 7, idle: 7 } }), MIN_SHARE_MS_PER_SLOT / 500, 'an eighth is 2.5 s: at least 5 s, a process is worth starting');
-  assert.equal(batchShare({ waiting: [600_000, 600_000, 600_000], slots: 1, peers: { capable: 7, idle: 7 } }), 1, 'one case longer than its part: still one a slot');
-  assert.equal(batchShare({ waiting: [600_000, 600_000, 600_000], slots: 2, peers: { capable: 7, idle: 7 } }), 2);
+  assert.equal(batchShare({ waiting: quick, slots: 1, peers: { slots: 7, heldMs: 0 } }), MIN_SHARE_MS_PER_SLOT / 500, 'an eighth is 2.5 s: at least 5 s, a process is worth starting');
+  assert.equal(batchShare({ waiting: [600_000, 600_000, 600_000], slots: 1, peers: { slots: 7, heldMs: 0 } }), 1, 'one case longer than its part: still one a slot');
+  assert.equal(batchShare({ waiting: [600_000, 600_000, 600_000], slots: 2, peers: { slots: 7, heldMs: 0 } }), 2);
 });
 
-test('peers: other workers able to run part of a batch now, by the slots one process of it uses', () => {
+test('peers: other workers able to run part of a batch, by the slots one process of it uses, and what they hold', () => {
   const workers = [
-    { id: 'me', host: 'a', slots: 4, holding: 3 },
-    { id: 'a2', host: 'a', slots: 2, holding: 0 },
-    { id: 'b1', host: 'b', slots: 8, holding: 0 },
-    { id: 'b2', host: 'b', slots: 1, holding: 5 },
-    { id: 'c1', host: 'c', slots: 1, holding: 0 },
+    { id: 'me', host: 'a', slots: 4, holding: 3, heldMs: 3000 },
+    { id: 'a2', host: 'a', slots: 2, holding: 1, heldMs: 700 },
+    { id: 'b1', host: 'b', slots: 8, holding: 0, heldMs: 0 },
+    { id: 'b2', host: 'b', slots: 1, holding: 5, heldMs: 5000 },
+    { id: 'c1', host: 'c', slots: 1, holding: 0, heldMs: 0 },
   ];
   const me = { id: 'me', host: 'a' };
-  assert.deepEqual(sharePeers({ workers, me, wanted: 2, hostBound: false }), { capable: 2 + 2 + 1 + 1, idle: 2 + 2 + 1 }, 'each gives at most 2 slots; b2 holds a share already');
-  // A webServer on a fixed port: one process per host; not this host; not a host where a share already runs.
-  assert.deepEqual(sharePeers({ workers, me, wanted: 2, hostBound: true }), { capable: 2 + 1, idle: 1 });
+  assert.deepEqual(sharePeers({ workers, me, wanted: 2, hostBound: false }), { slots: 2 + 2 + 1 + 1, heldMs: 5700 }, 'each gives at most 2 slots');
+  // A webServer on a fixed port: one process per host, not this host (a2's member comes back to this worker).
+  assert.deepEqual(sharePeers({ workers, me, wanted: 2, hostBound: true }), { slots: 2 + 1, heldMs: 5000 });
   assert.deepEqual(sharePeers({ workers: workers.slice(0, 2), me, wanted: 2, hostBound: true }), alone, 'two workers of one host: alone');
   assert.deepEqual(sharePeers({ workers: [], me, wanted: 2, hostBound: false }), alone, 'no registry: alone');
-  assert.equal(heldOnHost(workers, me), 0, 'a2, on this host, holds none of it');
+  assert.equal(heldOnHost(workers, me), 1, 'a2, on this host, holds one');
   assert.equal(heldOnHost(workers, { id: 'b1', host: 'b' }), 5);
 });

@@ -84,23 +84,23 @@ export async function removeWorker(q: Queryable, n: Names, id: string): Promise<
 
 /** Drops stale rows, then lists the rest with what each holds of one batch: one statement. */
 export async function batchWorkers(q: Queryable, n: Names, setId: string, batchKey: string, staleMs: number): Promise<BatchWorker[]> {
-  const { rows } = await q.query<BatchWorker>({
+  const { rows } = await q.query<BatchWorker & { held_ms: number }>({
     name: 'runset.batchWorkers',
     text: `
       WITH dropped AS (
         DELETE FROM ${n.workers} WHERE heartbeat_at < now() - make_interval(secs => $1::double precision / 1000) RETURNING id
       ), holding AS (
         -- Served by the partial index test_runs_leased: only held members have a lease.
-        SELECT worker_id, count(*)::integer AS n FROM ${n.runs}
+        SELECT worker_id, count(*)::integer AS n, COALESCE(sum(expected_ms), 0)::integer AS ms FROM ${n.runs}
         WHERE lease_expires_at IS NOT NULL AND set_id = $2 AND batch_key = $3 GROUP BY worker_id
       )
-      SELECT w.id, w.host, w.slots, COALESCE(h.n, 0) AS holding
+      SELECT w.id, w.host, w.slots, COALESCE(h.n, 0) AS holding, COALESCE(h.ms, 0) AS held_ms
       FROM ${n.workers} w LEFT JOIN holding h ON h.worker_id = w.id
       WHERE w.id NOT IN (SELECT id FROM dropped)
       ORDER BY w.host, w.id`,
     values: [staleMs, setId, batchKey],
   });
-  return rows;
+  return rows.map(({ held_ms, ...w }) => ({ ...w, heldMs: held_ms }));
 }
 
 /** Live workers (read only: dropping stale rows is batchWorkers' job) and the members each holds. */

@@ -19,9 +19,9 @@ export class SqliteWorkers {
       dropStale: db.prepare('DELETE FROM workers WHERE heartbeat_at < ?'),
       // Held members have a lease: the partial index test_runs_leased serves the count.
       batch: db.prepare(`
-        SELECT w.id, w.host, w.slots, COALESCE(h.n, 0) AS holding FROM workers w
+        SELECT w.id, w.host, w.slots, COALESCE(h.n, 0) AS holding, COALESCE(h.ms, 0) AS heldMs FROM workers w
         LEFT JOIN (
-          SELECT worker_id, count(*) AS n FROM test_runs
+          SELECT worker_id, count(*) AS n, sum(COALESCE(expected_ms, 0)) AS ms FROM test_runs
           WHERE lease_expires_at IS NOT NULL AND set_id = ? AND batch_key = ? GROUP BY worker_id
         ) h ON h.worker_id = w.id
         ORDER BY w.host, w.id`),
