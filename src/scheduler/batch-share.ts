@@ -24,7 +24,7 @@ export interface ShareContext {
 }
 
 /** How many members of a batch this worker takes, `claimed` (the longest waiting, already held) included. */
-export async function sizeShare(store: Store, claimed: readonly ClaimedRun[], ctx: ShareContext): Promise<number> {
+async function sizeShare(store: Store, claimed: readonly ClaimedRun[], ctx: ShareContext): Promise<number> {
   const head = claimed[0] as ClaimedRun;
   const key = head.batchKey as string;
   const [waiting, workers] = await Promise.all([store.waitingWork(head.setId, key, ctx.limit), ctx.peers?.(head.setId, key) ?? []]);
