@@ -8,7 +8,9 @@
  * a CI job waits); Playwright's from spawn to exit. Each spec opens a page from a
  * local server, fills a form and checks the answer: real browser work, no network.
  *
- * BENCH_SPECS (20), BENCH_WORKERS (2), BENCH_ROUNDS (3).
+ * BENCH_SPECS (20), BENCH_WORKERS (2), BENCH_ROUNDS (3). BENCH_CASE: `forms` (this
+ * one), `webserver` (./playwright-webserver.ts: a suite with a slow webServer on
+ * a fixed port, on one worker), or both (the default).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -19,6 +21,7 @@ import { createRequire } from 'node:module';
 import { CLI, tempDir } from '../test/helpers/server.js';
 import { newToken } from '../src/auth/keys.js';
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM, browserProblem } from '../src/executors/playwright/chromium.js';
+import { webServerCase } from './playwright-webserver.js';
 
 const SPECS = Number(process.env.BENCH_SPECS ?? 20);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
@@ -107,37 +110,44 @@ function playwrightRound(suiteDir: string, baseUrl: string): Promise<number> {
   return new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`playwright test exited ${code}: ${err}`)))));
 }
 
+/** The forms case: N spec files through `serve --workers W` against one `playwright test --workers=W`. */
+async function formsCase(): Promise<void> {
+  const dir = tempDir('runset-bench-pw-');
+  const suiteDir = path.join(dir, 'suite');
+  writeSuite(suiteDir);
+  const page = await startPageServer();
+  const configPath = path.join(dir, 'runset.config.yaml');
+  writeFileSync(configPath, `environments:\n  bench: { variables: { BASE_URL: "${page.url}" } }\ntests:\n  - { name: bench, type: playwright, dir: suite, workers: ${WORKERS} }\n`);
+  const key = newToken();
+  const runset = await startRunset(configPath, path.join(dir, 'data'), key);
+  console.log(`bench:playwright — ${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, node ${process.version}, ${SPECS} specs, workers ${WORKERS}, Chromium ${CHROMIUM}`);
+  const times = { runset: [] as number[], playwright: [] as number[] };
+  try {
+    await playwrightRound(suiteDir, page.url); // warm-up: Playwright's compile cache, the page cache of Chromium's files
+    await runsetRound(runset.url, key);
+    for (let i = 0; i < ROUNDS; i++) {
+      times.playwright.push(await playwrightRound(suiteDir, page.url));
+      times.runset.push(await runsetRound(runset.url, key));
+      console.log(`round ${i + 1}: playwright test ${(times.playwright[i]! / 1000).toFixed(2)} s | runset ${(times.runset[i]! / 1000).toFixed(2)} s`);
+    }
+  } finally {
+    runset.proc.kill('SIGTERM');
+    page.server.close();
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const ratio = mean(times.runset) / mean(times.playwright);
+  console.log(`mean: playwright test ${(mean(times.playwright) / 1000).toFixed(2)} s, runset ${(mean(times.runset) / 1000).toFixed(2)} s`);
+  // The median round resists a neighbour's burst of load better than the mean; the budget is judged on the mean.
+  console.log(`median: playwright test ${(median(times.playwright) / 1000).toFixed(2)} s, runset ${(median(times.runset) / 1000).toFixed(2)} s, ratio ${(median(times.runset) / median(times.playwright)).toFixed(2)}`);
+  console.log(`runset/playwright wall-time ratio: ${ratio.toFixed(2)} (budget ≤ 1.25) ${ratio <= 1.25 ? 'OK' : 'OVER BUDGET'}`);
+}
+
 const problem = browserProblem(CHROMIUM);
 if (problem) {
   console.log(`bench:playwright skipped: ${problem}`);
   process.exit(0);
 }
-const dir = tempDir('runset-bench-pw-');
-const suiteDir = path.join(dir, 'suite');
-writeSuite(suiteDir);
-const page = await startPageServer();
-const configPath = path.join(dir, 'runset.config.yaml');
-writeFileSync(configPath, `environments:\n  bench: { variables: { BASE_URL: "${page.url}" } }\ntests:\n  - { name: bench, type: playwright, dir: suite, workers: ${WORKERS} }\n`);
-const key = newToken();
-const runset = await startRunset(configPath, path.join(dir, 'data'), key);
-console.log(`bench:playwright — ${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, node ${process.version}, ${SPECS} specs, workers ${WORKERS}, Chromium ${CHROMIUM}`);
-const times = { runset: [] as number[], playwright: [] as number[] };
-try {
-  await playwrightRound(suiteDir, page.url); // warm-up: Playwright's compile cache, the page cache of Chromium's files
-  await runsetRound(runset.url, key);
-  for (let i = 0; i < ROUNDS; i++) {
-    times.playwright.push(await playwrightRound(suiteDir, page.url));
-    times.runset.push(await runsetRound(runset.url, key));
-    console.log(`round ${i + 1}: playwright test ${(times.playwright[i]! / 1000).toFixed(2)} s | runset ${(times.runset[i]! / 1000).toFixed(2)} s`);
-  }
-} finally {
-  runset.proc.kill('SIGTERM');
-  page.server.close();
-}
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const ratio = mean(times.runset) / mean(times.playwright);
-console.log(`mean: playwright test ${(mean(times.playwright) / 1000).toFixed(2)} s, runset ${(mean(times.runset) / 1000).toFixed(2)} s`);
-// The median round resists a neighbour's burst of load better than the mean; the budget is judged on the mean.
-console.log(`median: playwright test ${(median(times.playwright) / 1000).toFixed(2)} s, runset ${(median(times.runset) / 1000).toFixed(2)} s, ratio ${(median(times.runset) / median(times.playwright)).toFixed(2)}`);
-console.log(`runset/playwright wall-time ratio: ${ratio.toFixed(2)} (budget ≤ 1.25) ${ratio <= 1.25 ? 'OK' : 'OVER BUDGET'}`);
+const CASE = process.env.BENCH_CASE ?? 'all';
+if (CASE !== 'webserver') await formsCase();
+if (CASE !== 'forms' && !(await webServerCase())) process.exitCode = 1;

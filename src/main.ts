@@ -121,7 +121,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         artifacts: artifactSaver(blobs),
         workDir: path.join(options.dataDir, 'work'),
         maxShareMs: options.maxShareMs,
-        liveSlots: () => registration.liveSlots(),
+        peers: (setId, batchKey) => registration.batchWorkers(setId, batchKey),
         metrics: observed?.metrics,
       });
       const registration = new WorkerRegistration(store, { id: pool.workerId, slots: options.workers }, options.pollMs, logger.child({ component: 'worker' }));

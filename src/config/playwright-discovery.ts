@@ -25,7 +25,8 @@ const LIST_CONCURRENCY = 4;
 /** The parts of Playwright's JSON report that listing fills in. */
 interface JsonReport {
   // `filteredProjects` carries each project's `use` (its browser); `projects` does not.
-  config?: { projects?: JsonProject[]; filteredProjects?: JsonProject[] };
+  // `webServer`: the config's, when it is a single one (Playwright reports a list as null).
+  config?: { projects?: JsonProject[]; filteredProjects?: JsonProject[]; webServer?: unknown };
   suites?: JsonSuite[];
   errors?: Array<{ message?: string; stack?: string }>;
 }
@@ -119,6 +120,7 @@ function listSuite(entry: PlaywrightTestSpec): Promise<JsonReport> {
 /** Every (spec, project) pair of the report, in file order then source order. */
 function casesOf(entry: PlaywrightTestSpec, report: JsonReport): ListedCase[] {
   const projects = new Map((report.config?.filteredProjects ?? report.config?.projects ?? []).map((p) => [p.name ?? '', p]));
+  const ports = webServerPortsOf(report.config?.webServer);
   const out: Array<ListedCase & { fileIndex: number }> = [];
   const walk = (suite: JsonSuite, titles: string[], fileIndex: number): void => {
     for (const spec of suite.specs ?? []) {
@@ -131,7 +133,10 @@ function casesOf(entry: PlaywrightTestSpec, report: JsonReport): ListedCase[] {
           column: spec.column,
           timeoutMs: test.timeout,
           retries: project?.retries,
-          case: { entry: entry.name, project: test.projectName, browser, file: spec.file, line: spec.line, titles: [...titles, spec.title] },
+          case: {
+            entry: entry.name, project: test.projectName, browser, file: spec.file, line: spec.line, titles: [...titles, spec.title],
+            ...(ports.length > 0 ? { webServerPorts: ports } : {}),
+          },
         });
       }
     }
@@ -140,6 +145,24 @@ function casesOf(entry: PlaywrightTestSpec, report: JsonReport): ListedCase[] {
   (report.suites ?? []).forEach((fileSuite, fileIndex) => walk(fileSuite, [], fileIndex));
   out.sort((a, b) => a.fileIndex - b.fileIndex || a.case.line - b.case.line || a.column - b.column);
   return out;
+}
+
+/**
+ * The fixed port a `webServer` listens on: its `port`, else its `url`'s (80 or
+ * 443 when the url names none). What runset holds per host while a batch runs
+ * (src/scheduler/webserver-gate.ts).
+ */
+export function webServerPortsOf(webServer: unknown): number[] {
+  if (typeof webServer !== 'object' || webServer === null) return [];
+  const { port, url } = webServer as { port?: unknown; url?: unknown };
+  if (typeof port === 'number' && Number.isInteger(port) && port > 0) return [port];
+  if (typeof url !== 'string') return [];
+  try {
+    const parsed = new URL(url);
+    return [parsed.port !== '' ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80];
+  } catch {
+    return [];
+  }
 }
 
 function caseSpec(entry: PlaywrightTestSpec, listed: ListedCase, showProject: boolean): PlaywrightTestSpec {

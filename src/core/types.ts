@@ -96,6 +96,12 @@ export interface PlaywrightCase {
   line: number;
   /** describe titles, then the test's own title. */
   titles: string[];
+  /**
+   * Fixed TCP ports the suite's `webServer` listens on (its `port`, or the port
+   * of its `url`), as listed: a host runs one batch of the suite at a time.
+   * Absent: none.
+   */
+  webServerPorts?: number[];
 }
 
 export type TestSpec = HttpTestSpec | CommandTestSpec | PlaywrightTestSpec;

@@ -1,20 +1,85 @@
 /**
- * The mechanism side of a share: reads what of a batch is still waiting from
- * the store and asks the policy (./shares.ts) how much of it this worker takes.
+ * The mechanism side of a share: reads what of a batch is still waiting, and
+ * who else could run part of it, from the store and asks the policy
+ * (./shares.ts) how much of it this worker takes.
  */
+import type { Logger } from 'pino';
 import type { ClaimedRun } from '../core/types.js';
 import type { Store } from '../store/store.js';
-import { batchShare } from './shares.js';
+import { batchShare, heldOnHost, sharePeers, type PeerWorker } from './shares.js';
+import { webServerPorts } from './webserver-gate.js';
 
 export { DEFAULT_MAX_SHARE_MS } from './shares.js';
 
+export interface ShareContext {
+  /** Slots this worker gives the batch, and the most one process of it uses (the entry's `workers`). */
+  slots: number;
+  wanted: number;
+  maxShareMs: number;
+  /** Most members to consider (one batch's most). */
+  limit: number;
+  me: { id: string; host: string };
+  /** The live workers, each with what it holds of the batch (the workers registry); absent: this worker is alone. */
+  peers?: (setId: string, batchKey: string) => Promise<PeerWorker[]>;
+}
+
 /** How many members of a batch this worker takes, `claimed` (the longest waiting, already held) included. */
-export async function sizeShare(
-  store: Store,
-  claimed: readonly ClaimedRun[],
-  opts: { slots: number; liveSlots: number; maxShareMs: number; limit: number },
-): Promise<number> {
+async function sizeShare(store: Store, claimed: readonly ClaimedRun[], ctx: ShareContext): Promise<number> {
   const head = claimed[0] as ClaimedRun;
-  const waiting = await store.waitingWork(head.setId, head.batchKey as string, opts.limit);
-  return batchShare({ waiting: [...claimed.map((r) => r.expectedMs), ...waiting], slots: opts.slots, liveSlots: opts.liveSlots, maxShareMs: opts.maxShareMs });
+  const key = head.batchKey as string;
+  const [waiting, workers] = await Promise.all([store.waitingWork(head.setId, key, ctx.limit), ctx.peers?.(head.setId, key) ?? []]);
+  const peers = sharePeers({ workers, me: ctx.me, wanted: ctx.wanted, hostBound: webServerPorts(head.spec).length > 0 });
+  return batchShare({ waiting: [...claimed.map((r) => r.expectedMs), ...waiting], slots: ctx.slots, peers, maxShareMs: ctx.maxShareMs });
+}
+
+/** How long a share waits for members that other workers of this host claimed but cannot run (see takeShare). */
+const STRAY_WAIT_MS = 2000;
+const STRAY_POLL_MS = 50;
+
+interface ShareDeps {
+  leaseMs: number;
+  logger: Logger;
+  giveBack(runs: ClaimedRun[]): Promise<void>;
+}
+
+/**
+ * This worker's share of a batch, held: `claimed` cut to the share, the rest of
+ * the share claimed, what was claimed beyond it given back. Without the figures
+ * it runs what is claimed; the rest waits for the next claim.
+ *
+ * A suite with a fixed-port webServer: this worker holds the host's lock on the
+ * port, so another worker of this host that claimed members of the batch at the
+ * same moment cannot run them and gives them back at once. The share waits for
+ * those (briefly) instead of leaving them to a Playwright process of their own
+ * after this one: a second start of the suite.
+ */
+export async function takeShare(store: Store, claimed: readonly ClaimedRun[], ctx: ShareContext, deps: ShareDeps): Promise<ClaimedRun[]> {
+  const head = claimed[0] as ClaimedRun;
+  let share = Math.min(await sizeShare(store, claimed, ctx).catch((err: unknown) => {
+    deps.logger.warn({ err, run: head.id }, 'sizing a share of a batch failed');
+    return claimed.length;
+  }), ctx.limit);
+  await deps.giveBack(claimed.slice(Math.max(1, share)));
+  const runs = [...claimed.slice(0, Math.max(1, share))];
+  const claimMore = async () => {
+    if (runs.length >= share) return;
+    const more = await store
+      .claimBatch({ workerId: head.workerId, setId: head.setId, batchKey: head.batchKey as string, limit: share - runs.length, leaseMs: deps.leaseMs })
+      .catch((err: unknown) => {
+        deps.logger.warn({ err, run: head.id }, 'claiming the rest of a share failed');
+        return [];
+      });
+    runs.push(...more);
+  };
+  await claimMore();
+  if (webServerPorts(head.spec).length === 0 || !ctx.peers) return runs;
+  for (const until = Date.now() + STRAY_WAIT_MS; Date.now() < until; ) {
+    const stray = heldOnHost(await ctx.peers(head.setId, head.batchKey as string).catch(() => []), ctx.me);
+    if (stray === 0) break;
+    // Whoever holds them gives them back; they would need another start of the suite on this host.
+    share = Math.min(ctx.limit, Math.max(share, runs.length + stray));
+    await new Promise((resolve) => setTimeout(resolve, STRAY_POLL_MS));
+    await claimMore();
+  }
+  return runs;
 }

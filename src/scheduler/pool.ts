@@ -18,8 +18,10 @@ import { runUnderLease, type LeasedRunDeps } from './leased-run.js';
 import { runBatch } from './run-batch.js';
 import { Reservation } from './reservation.js';
 import { OutcomeWriter } from './outcomes.js';
-import { DEFAULT_MAX_SHARE_MS, sizeShare } from './batch-share.js';
+import { DEFAULT_MAX_SHARE_MS, takeShare } from './batch-share.js';
 import { stopCancelledMembers, type InFlight } from './inflight.js';
+import type { PeerWorker } from './shares.js';
+import { WebServerGate } from './webserver-gate.js';
 
 /** Most members one batch takes: enough for one Playwright process per suite, few enough to heartbeat cheaply. */
 const MAX_BATCH = 256;
@@ -44,9 +46,9 @@ export interface WorkerPoolOptions extends LeasedRunDeps {
   artifacts?: ArtifactSaver;
   /** Batches' scratch folders go under this one (default: the system temp folder). */
   workDir?: string;
-  /** Slots of every live worker process, this one's included (the workers registry); default: this pool's alone. */
-  liveSlots?: () => Promise<number>;
-  /** Most expected work per slot one share of a batch holds (batchShare); default DEFAULT_MAX_SHARE_MS. */
+  /** Every live worker process with what it holds of a batch (the workers registry); default: this pool alone. */
+  peers?: (setId: string, batchKey: string) => Promise<PeerWorker[]>;
+  /** Most expected work per slot one share of a batch holds while others can help (batchShare); default DEFAULT_MAX_SHARE_MS. */
   maxShareMs?: number;
 }
 
@@ -85,11 +87,13 @@ export class WorkerPool {
   private stopCancels: (() => void) | undefined;
   private readonly holdAheadMs: number;
   private readonly outcomes: OutcomeWriter;
+  private readonly gate: WebServerGate;
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.workerId = opts.workerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
     this.holdAheadMs = Math.min(HOLD_AHEAD_MS, opts.leaseMs / 4);
     this.outcomes = new OutcomeWriter(opts.store, opts.logger, opts.leaseMs, opts.metrics);
+    this.gate = new WebServerGate(() => void (this.stopping || this.fill()), opts.logger);
   }
 
   /** Slots in use now (a batch counts its parallelism), for the metrics. */
@@ -161,6 +165,7 @@ export class WorkerPool {
             workerId: this.workerId,
             limit: this.opts.concurrency - this.slots,
             leaseMs: this.opts.leaseMs,
+            skipBatchKeys: this.gate.skipped,
           });
           if (claimed.length === 0) break;
           await this.runClaimed({ runs: claimed, askedAt });
@@ -316,7 +321,7 @@ export class WorkerPool {
   /** Writes a slot's outcome, starts its reserved member and claims on, in one store call (see OutcomeWriter.write). */
   private async step(run: ClaimedRun, outcome: RunOutcome, claim: Omit<NextClaim, 'workerId' | 'leaseMs'>): Promise<Step> {
     const askedAt = performance.now();
-    const next: NextClaim = { ...claim, workerId: this.workerId, leaseMs: this.opts.leaseMs };
+    const next: NextClaim = { ...claim, workerId: this.workerId, leaseMs: this.opts.leaseMs, skipBatchKeys: this.gate.skipped };
     // A retry claims nothing: the first try may have committed with its answer lost, and
     // claiming again would strand what it claimed (until its lease expires). A start repeats safely.
     const written = await this.outcomes.write(run, outcome, (retry) =>
@@ -326,43 +331,29 @@ export class WorkerPool {
   }
 
   /**
-   * Members of one set with one batch key, claimed reserved: takes this
-   * worker's share of the batch (see batchShare: by expected time, so every
-   * live worker gets part of it) and runs it in one executor call with as many
-   * slots as the suite asks for (its `workers`, default half the cores, as
-   * Playwright does) and as are free. What the claim took beyond the share goes
-   * back for other slots and workers.
+   * Members of one set with one batch key, claimed reserved: takes the host's
+   * locks on the suite's webServer ports (WebServerGate; one held by another
+   * batch here: the members go back), then this worker's share of the batch
+   * (see batchShare: all of it when no other worker can help) and runs it in
+   * one executor call with as many slots as the suite asks for (its `workers`,
+   * default half the cores, as Playwright does) and as are free. What the claim
+   * took beyond the share goes back for other slots and workers.
    */
   private async launchBatch(claimed: ClaimedRun[]): Promise<void> {
     const head = claimed[0] as ClaimedRun;
     const wanted = head.spec.type === 'playwright' ? (head.spec.workers ?? Math.max(1, Math.floor(availableParallelism() / 2))) : 1;
     const slots = Math.min(wanted, this.opts.concurrency - this.slots);
-    if (slots <= 0) {
-      // An earlier batch of the same claim took the free slots: this one waits its turn.
-      await this.giveBack(claimed);
-      return;
-    }
-    const sized = async () => {
-      const liveSlots = Math.max(await (this.opts.liveSlots?.() ?? 0), this.opts.concurrency);
-      return sizeShare(this.opts.store, claimed, { slots, liveSlots, maxShareMs: this.opts.maxShareMs ?? DEFAULT_MAX_SHARE_MS, limit: MAX_BATCH });
-    };
-    const share = await sized().catch((err: unknown) => {
-      // Without the figures, run what is claimed; the rest waits for the next claim.
-      this.opts.logger.warn({ err, run: head.id }, 'sizing a share of a batch failed');
-      return claimed.length;
-    });
-    const more = share <= claimed.length ? [] : await this.opts.store
-      .claimBatch({ workerId: this.workerId, setId: head.setId, batchKey: head.batchKey as string, limit: Math.min(share, MAX_BATCH) - claimed.length, leaseMs: this.opts.leaseMs })
-      .catch((err: unknown) => {
-        this.opts.logger.warn({ err, run: head.id }, 'claiming the rest of a share failed');
-        return [];
-      });
-    const runs = [...claimed.slice(0, Math.max(1, share)), ...more];
-    await this.giveBack(claimed.slice(Math.max(1, share)));
+    // No free slot (an earlier batch of the same claim took them) or the webServer's port busy here: it waits its turn.
+    const lock = slots > 0 ? await this.gate.enter(head) : undefined;
+    if (!lock) return this.giveBack(claimed);
+    const runs = await takeShare(this.opts.store, claimed, {
+      slots, wanted, maxShareMs: this.opts.maxShareMs ?? DEFAULT_MAX_SHARE_MS, limit: MAX_BATCH,
+      me: { id: this.workerId, host: hostname() }, peers: this.opts.peers,
+    }, { leaseMs: this.opts.leaseMs, logger: this.opts.logger, giveBack: (r) => this.giveBack(r) });
     const free = this.opts.concurrency - this.slots; // other launches may have taken slots while we claimed
     if (free <= 0) {
-      await this.giveBack(runs);
-      return;
+      lock.release();
+      return this.giveBack(runs);
     }
     const parallelism = Math.min(slots, runs.length, free);
     const abort = new AbortController();
@@ -381,6 +372,7 @@ export class WorkerPool {
     })
       .catch((err: unknown) => this.opts.logger.error({ err, run: head.id }, 'running a batch failed unexpectedly'))
       .finally(() => {
+        lock.release(); // Playwright and its webServer have exited
         this.slots -= parallelism;
         for (const run of runs) this.inflight.delete(run.id);
         if (!this.stopping) void this.fill();

@@ -2,11 +2,11 @@
  * A worker process in the workers registry: registered when its pool starts,
  * heartbeating while it lives, removed when it stops. A process that dies
  * without a word drops out once it misses STALE_BEATS heartbeats. Fan-out reads
- * the live workers' slots to size each share (src/scheduler/shares.ts).
+ * the live workers' hosts and slots to size each share (src/scheduler/shares.ts).
  */
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Store } from '../store/store.js';
+import type { BatchWorker, Store } from '../store/store.js';
 
 /** Heartbeats a worker may miss before it counts as gone. */
 const STALE_BEATS = 3;
@@ -35,9 +35,9 @@ export class WorkerRegistration {
     this.timer.unref();
   }
 
-  /** Slots of every live worker, this one's included (never fewer than its own). */
-  async liveSlots(): Promise<number> {
-    return Math.max(this.worker.slots, await this.store.liveWorkerSlots(this.staleMs));
+  /** Every live worker, with how many members of one batch each holds (what a share of it is sized from). */
+  batchWorkers(setId: string, batchKey: string): Promise<BatchWorker[]> {
+    return this.store.batchWorkers(setId, batchKey, this.staleMs);
   }
 
   async stop(): Promise<void> {

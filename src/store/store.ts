@@ -54,6 +54,8 @@ export interface ClaimRequest {
    * WorkerPool). Default 0.
    */
   reserve?: number;
+  /** Batch keys whose members this claim leaves alone (batches this host cannot start now: see WebServerGate). */
+  skipBatchKeys?: readonly string[];
 }
 
 /** What a worker slot asks for between two members (Store.finishAndClaim). */
@@ -89,6 +91,15 @@ export interface NewWorker {
   host: string;
   pid: number;
   slots: number;
+}
+
+/** A live worker as a share of a batch sees it: where it runs, its slots, and the batch's members it holds (how many, their expected ms). */
+export interface BatchWorker {
+  id: string;
+  host: string;
+  slots: number;
+  holding: number;
+  heldMs: number;
 }
 
 /** Who cancels a set, and the error its unfinished members end with. */
@@ -306,8 +317,11 @@ export interface Store {
   /** Marks it alive now; false when its row is gone (it was dropped as stale): register again. */
   heartbeatWorker(id: string): Promise<boolean>;
   removeWorker(id: string): Promise<void>;
-  /** Slots of the workers that heartbeat within `staleMs` (judged by the store's clock); stale rows are dropped. */
-  liveWorkerSlots(staleMs: number): Promise<number>;
+  /**
+   * The workers that heartbeat within `staleMs` (judged by the store's clock),
+   * each with how many members of one batch it holds; stale rows are dropped.
+   */
+  batchWorkers(setId: string, batchKey: string, staleMs: number): Promise<BatchWorker[]>;
   /** The workers that heartbeat within `staleMs`, by host then start, with the members each holds. Reads only. */
   listWorkers(staleMs: number): Promise<WorkerInfo[]>;
   /** What a metrics scrape shows of the whole store: the queue, the webhook backlog, live workers (within `staleMs`). Reads only. */

@@ -2,7 +2,8 @@
  * Fan-out on real PostgreSQL: one Playwright suite's cases spread over several
  * `runset worker` processes, each taking its share (src/scheduler/shares.ts):
  * every case runs exactly once, every worker takes part, a worker killed
- * mid-share loses nothing, and a worker that joins late helps.
+ * mid-share loses nothing, a worker that joins late helps, and a worker alone
+ * runs the suite in one Playwright process.
  *
  * The suite is browser-free (timers), and each case appends its title and the
  * Playwright runner's pid to a marker file, so "exactly once" is counted from
@@ -111,19 +112,33 @@ test('a worker killed mid-share loses nothing: its cases run on the other worker
 test('a worker that joins mid-set takes part in what is still waiting', { skip: SKIP, timeout: 120_000 }, async (t) => {
   const { fleet, schema } = setUp(t, 40, 400);
   const api = await fleet.api();
-  // Shares of about 2 s a slot: the first worker cannot take the whole suite at once.
+  // Shares of about 2 s a slot while others can help: the first two workers cannot take the whole suite at once.
   const args = ['--max-share', '2s', '--poll', '200ms'];
-  const first = await fleet.worker(2, { args });
-  await registered(schema, 1);
+  const first = [await fleet.worker(2, { args }), await fleet.worker(2, { args })];
+  await registered(schema, 2);
   const id = await createSet(api, 'e2e');
-  await until('the first worker runs a case', async () => (await listMembers(api, id)).some((m) => m.status === 'RUNNING'), 30_000);
+  await until('the first workers run a case', async () => (await listMembers(api, id)).some((m) => m.status === 'RUNNING'), 30_000);
   const late = await fleet.worker(2, { args });
   const [status] = (await waitForSets(api, [id], 90_000)).values();
   assert.equal(status!.status, 'SUCCESS');
   const counts = perWorker(await listMembers(api, id));
   assert.ok((counts.get(late.workerId) ?? 0) > 0, `the late worker took part: ${JSON.stringify([...counts])}`);
-  assert.ok((counts.get(first.workerId) ?? 0) > 0);
-  await first.stop();
-  await late.stop();
+  for (const w of first) assert.ok((counts.get(w.workerId) ?? 0) > 0);
+  for (const w of [...first, late]) await w.stop();
+  await api.stop();
+});
+
+test('a worker alone takes the whole suite in one Playwright process, past --max-share', { skip: SKIP, timeout: 120_000 }, async (t) => {
+  const { fleet, marker, schema } = setUp(t, 40, 50);
+  const api = await fleet.api();
+  const worker = await fleet.worker(2, { args: ['--max-share', '1s'] });
+  await registered(schema, 1);
+  const id = await createSet(api, 'e2e');
+  const [status] = (await waitForSets(api, [id], 90_000)).values();
+  assert.equal(status!.status, 'SUCCESS');
+  const { times, runners } = ran(marker);
+  assert.equal(times.size, 40);
+  assert.equal(runners, 1, 'one Playwright process: nobody else could have taken a part');
+  await worker.stop();
   await api.stop();
 });

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import type { NewTestRunSet } from '../../src/core/types.js';
 import { DURATION_SAMPLES, leaseOf, type Store } from '../../src/store/store.js';
 import { caseSpec } from './batch-contract.js';
+import { batchKeyOf } from '../../src/core/batch.js';
 
 type NewSet = (members: number, env?: string) => NewTestRunSet;
 
@@ -100,19 +101,50 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
       assert.deepEqual(await store.waitingWork(set.id, 'playwright:nothing', 100), []);
     });
 
-    test('workers registry: live slots sum the registered workers; a removed or stale one drops out', async () => {
-      assert.equal(await store.liveWorkerSlots(60_000), 0);
+    test('workers registry: batchWorkers lists the live workers with what each holds of one batch; a removed or stale one drops out', async () => {
+      const set = newSet(4);
+      set.runs.forEach((run, i) => {
+        run.spec = caseSpec(`case ${i}`, i < 3 ? 'e2e' : 'other');
+        run.expectedMs = 1000 * (i + 1);
+      });
+      await store.createSet(set);
+      const key = batchKeyOf(caseSpec('case 0', 'e2e'))!;
+      assert.deepEqual(await store.batchWorkers(set.id, key, 60_000), []);
       await store.registerWorker({ id: 'a', host: 'h1', pid: 1, slots: 2 });
       await store.registerWorker({ id: 'b', host: 'h2', pid: 2, slots: 4 });
       await store.registerWorker({ id: 'b', host: 'h2', pid: 2, slots: 4 }); // again: still one entry
-      assert.equal(await store.liveWorkerSlots(60_000), 6);
+      // b holds two members of the batch (one begun), a holds the other entry's member.
+      const taken = await store.claimRuns({ workerId: 'b', limit: 2, leaseMs: 10_000 });
+      assert.ok(await store.startRun(leaseOf(taken[0]!)));
+      const otherEntry = await store.claimRuns({ workerId: 'a', limit: 1, leaseMs: 10_000, skipBatchKeys: [key] });
+      assert.equal(otherEntry[0]!.spec.name, set.runs[3]!.spec.name);
+      assert.deepEqual(await store.batchWorkers(set.id, key, 60_000), [
+        { id: 'a', host: 'h1', slots: 2, holding: 0, heldMs: 0 },
+        { id: 'b', host: 'h2', slots: 4, holding: 2, heldMs: 3000 },
+      ]);
       assert.equal(await store.heartbeatWorker('a'), true);
       await store.removeWorker('a');
       assert.equal(await store.heartbeatWorker('a'), false, 'gone: the caller registers again');
-      assert.equal(await store.liveWorkerSlots(60_000), 4);
+      assert.deepEqual((await store.batchWorkers(set.id, key, 60_000)).map((w) => w.id), ['b']);
       await new Promise((r) => setTimeout(r, 60));
-      assert.equal(await store.liveWorkerSlots(30), 0, 'silent for longer than the limit: stale');
+      assert.deepEqual(await store.batchWorkers(set.id, key, 30), [], 'silent for longer than the limit: stale');
       assert.equal(await store.heartbeatWorker('b'), false, 'a stale worker is dropped');
+    });
+
+    test('a claim leaves the batch keys it skips alone, by both kinds of claim', async () => {
+      const set = newSet(4);
+      set.runs.forEach((run, i) => {
+        if (i < 2) run.spec = caseSpec(`case ${i}`, 'blocked');
+      });
+      await store.createSet(set);
+      const key = batchKeyOf(caseSpec('case 0', 'blocked'))!;
+      // The blocked batch is inserted first, so a plain claim would take it first.
+      const [first] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000, skipBatchKeys: [key, 'playwright:other'] });
+      assert.equal(first!.batchKey, null);
+      const next = await store.finishAndClaim(leaseOf(first!), passed, { workerId: 'w', limit: 3, leaseMs: 10_000, skipBatchKeys: [key] });
+      assert.deepEqual(next.claimed.map((r) => r.batchKey), [null]);
+      const rest = await store.claimRuns({ workerId: 'w', limit: 3, leaseMs: 10_000 });
+      assert.deepEqual(rest.map((r) => r.batchKey), [key, key], 'without the skip, the batch is claimed');
     });
 
     test('listWorkers: the live workers, by host, with what each runs and holds; stale ones left out', async () => {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ConfigError, parseSuiteConfig } from '../../src/config/suite.js';
 import { wrapConfig } from '../../src/executors/playwright/wrap-config.cjs';
 import { isModuleFile } from '../../src/executors/playwright/index.js';
+import { webServerPortsOf } from '../../src/config/playwright-discovery.js';
 import { browserProblem } from '../../src/executors/playwright/chromium.js';
 import { ffmpegPath, missingFfmpeg } from '../../src/executors/playwright/ffmpeg.js';
 import type { PlaywrightTestSpec } from '../../src/core/types.js';
@@ -172,4 +173,13 @@ test('module detection follows Playwright: extension first, then the nearest pac
 test('a missing browser is named, with what to do', () => {
   assert.match(browserProblem('/nowhere/chromium') ?? '', /^Chromium not found at \/nowhere\/chromium; .*RUNSET_CHROMIUM/);
   assert.match(browserProblem('/') ?? '', /is not a file/);
+});
+
+test("discovery: a webServer's fixed port is its `port`, else its url's (80/443 when the url names none)", () => {
+  assert.deepEqual(webServerPortsOf({ command: 'npm start', port: 8274 }), [8274]);
+  assert.deepEqual(webServerPortsOf({ command: 'npm start', url: 'http://127.0.0.1:3000/health', port: 0 }), [3000]);
+  assert.deepEqual(webServerPortsOf({ command: 'npm start', url: 'https://localhost/' }), [443]);
+  assert.deepEqual(webServerPortsOf({ command: 'npm start', url: 'http://localhost' }), [80]);
+  assert.deepEqual(webServerPortsOf({ command: 'npm start', url: 'not a url' }), []);
+  assert.deepEqual(webServerPortsOf(null), [], 'no webServer, or a list of them (Playwright lists those as null)');
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { batchShare as share, claimOrder, DEFAULT_EXPECTED_MS, DEFAULT_MAX_SHARE_MS, expectedDurations, median, MIN_SHARE_MS_PER_SLOT, type ShareRequest } from '../../src/scheduler/shares.js';
+import { batchShare as share, claimOrder, DEFAULT_EXPECTED_MS, DEFAULT_MAX_SHARE_MS, expectedDurations, median, MIN_SHARE_MS_PER_SLOT, heldOnHost, sharePeers, type ShareRequest } from '../../src/scheduler/shares.js';
 
 const batchShare = (req: Omit<ShareRequest, 'maxShareMs'> & { maxShareMs?: number }) => share({ maxShareMs: DEFAULT_MAX_SHARE_MS, ...req });
 import type { TestSpec } from '../../src/core/types.js';
@@ -39,43 +39,62 @@ test('claim order: longest expected first, equal ones in config order', () => {
   assert.deepEqual(claimOrder([]), []);
 });
 
-test('a worker alone takes the whole batch (one Playwright process), up to the most a share holds', () => {
-  const waiting = Array.from({ length: 40 }, () => 1000);
-  assert.equal(batchShare({ waiting, slots: 2, liveSlots: 2 }), 40);
-  assert.equal(batchShare({ waiting, slots: 2, liveSlots: 1 }), 40, 'live slots never below its own');
+const alone = { slots: 0, heldMs: 0 };
+
+test('a worker no other worker can help takes the whole batch (one Playwright process): no least, no most', () => {
   const long = Array.from({ length: 200 }, () => 1000);
-  assert.equal(batchShare({ waiting: long, slots: 2, liveSlots: 2 }), 60, '30 s a slot: a worker that joins later finds work');
-  assert.equal(batchShare({ waiting: long, slots: 2, liveSlots: 2, maxShareMs: 2000 }), 4, 'a smaller --max-share wins over the least share');
+  assert.equal(batchShare({ waiting: long, slots: 2, peers: alone }), 200, '200 s: far past --max-share, still one process');
+  assert.equal(batchShare({ waiting: long, slots: 1, peers: alone, maxShareMs: 2000 }), 200, 'a smaller --max-share does not cut it either');
+  assert.equal(batchShare({ waiting: [], slots: 2, peers: alone }), 0);
 });
 
-test('shares are cut by expected time, not count, so every live worker gets part of the suite', () => {
+test('with helpers, each worker takes its slots\' part of the outstanding work, whether they claim one after another or at once', () => {
   // The fan-out bench: 4 cases of 10 s and 28 of 1 s (longest first), 4 workers of 2 slots.
   const suite = [...Array.from({ length: 4 }, () => 10_000), ...Array.from({ length: 28 }, () => 1000)];
-  const first = batchShare({ waiting: suite, slots: 2, liveSlots: 8 });
+  const first = batchShare({ waiting: suite, slots: 2, peers: { slots: 6, heldMs: 0 } });
   assert.equal(first, 2, 'two 10 s cases, one a slot: 20 s is past its 17 s part');
-  const second = batchShare({ waiting: suite.slice(first), slots: 2, liveSlots: 8 });
-  assert.equal(second, 2);
-  const third = batchShare({ waiting: suite.slice(4), slots: 2, liveSlots: 8 });
-  assert.equal(third, 10, 'the 1 s cases: at least MIN_SHARE_MS_PER_SLOT a slot, so a process is worth starting');
-  const fourth = batchShare({ waiting: suite.slice(14), slots: 2, liveSlots: 8 });
-  assert.equal(fourth, 10);
-  assert.equal(batchShare({ waiting: suite.slice(24), slots: 2, liveSlots: 8 }), 8, 'what is left');
-});
+  // The next ones see what the earlier ones hold: still a quarter of the whole each.
+  assert.equal(batchShare({ waiting: suite.slice(2), slots: 2, peers: { slots: 6, heldMs: 20_000 } }), 2);
+  assert.equal(batchShare({ waiting: suite.slice(4), slots: 2, peers: { slots: 6, heldMs: 40_000 } }), 17, 'a quarter of 68 s');
+  assert.equal(batchShare({ waiting: suite.slice(21), slots: 2, peers: { slots: 6, heldMs: 57_000 } }), 11, 'the last one takes what is left');
 
-test('shares shrink as a big batch drains, and never fall below one member a slot', () => {
+  // All four claim two cases at the same moment (4 × 1 s each held): each still takes a quarter, not all.
+  const even = Array.from({ length: 32 }, () => 1000);
+  assert.equal(batchShare({ waiting: even.slice(0, 26), slots: 2, peers: { slots: 6, heldMs: 6000 } }), 10, 'a quarter (8 s) is under 5 s a slot: 10');
   let waiting = Array.from({ length: 400 }, () => 1000);
   const shares: number[] = [];
-  while (waiting.length > 0) {
-    const n = batchShare({ waiting, slots: 2, liveSlots: 8 });
-    assert.ok(n >= Math.min(2, waiting.length));
+  for (let held = 0; held < 400; held += shares.at(-1)!) {
+    const n = batchShare({ waiting, slots: 1, peers: { slots: 3, heldMs: held * 1000 }, maxShareMs: 3_600_000 });
     shares.push(n);
     waiting = waiting.slice(n);
   }
-  assert.equal(shares[0], 60, 'a quarter of the work (100 s) for a quarter of the slots, capped at 30 s a slot');
-  assert.equal(batchShare({ waiting: Array.from({ length: 400 }, () => 1000), slots: 2, liveSlots: 8, maxShareMs: 3_600_000 }), 100, 'uncapped: a quarter');
-  assert.ok(shares.every((n, i) => i === 0 || n <= (shares[i - 1] as number)), `non-increasing: ${shares.join(',')}`);
-  assert.equal(shares.reduce((a, b) => a + b, 0), 400, 'every member in exactly one share');
-  assert.ok((shares.at(-1) as number) <= (MIN_SHARE_MS_PER_SLOT * 2) / 1000, `the last share is small: ${shares.at(-1)}`);
-  // A slot with a single case longer than its whole part still takes one per slot.
-  assert.equal(batchShare({ waiting: [600_000, 600_000, 600_000], slots: 1, liveSlots: 8 }), 1);
+  assert.deepEqual(shares, [100, 100, 100, 100], 'four workers, one start each, equal parts');
+});
+
+test('with helpers, a share holds at least one member and MIN_SHARE_MS_PER_SLOT a slot, at most --max-share a slot', () => {
+  const long = Array.from({ length: 400 }, () => 1000);
+  assert.equal(batchShare({ waiting: long, slots: 2, peers: { slots: 2, heldMs: 0 } }), 60, 'half is 200 s; capped at 30 s a slot');
+  assert.equal(batchShare({ waiting: long, slots: 2, peers: { slots: 2, heldMs: 0 }, maxShareMs: 2000 }), 4, 'a smaller --max-share wins over the least share');
+  const quick = Array.from({ length: 40 }, () => 500);
+  assert.equal(batchShare({ waiting: quick, slots: 1, peers: { slots: 7, heldMs: 0 } }), MIN_SHARE_MS_PER_SLOT / 500, 'an eighth is 2.5 s: at least 5 s, a process is worth starting');
+  assert.equal(batchShare({ waiting: [600_000, 600_000, 600_000], slots: 1, peers: { slots: 7, heldMs: 0 } }), 1, 'one case longer than its part: still one a slot');
+  assert.equal(batchShare({ waiting: [600_000, 600_000, 600_000], slots: 2, peers: { slots: 7, heldMs: 0 } }), 2);
+});
+
+test('peers: other workers able to run part of a batch, by the slots one process of it uses, and what they hold', () => {
+  const workers = [
+    { id: 'me', host: 'a', slots: 4, holding: 3, heldMs: 3000 },
+    { id: 'a2', host: 'a', slots: 2, holding: 1, heldMs: 700 },
+    { id: 'b1', host: 'b', slots: 8, holding: 0, heldMs: 0 },
+    { id: 'b2', host: 'b', slots: 1, holding: 5, heldMs: 5000 },
+    { id: 'c1', host: 'c', slots: 1, holding: 0, heldMs: 0 },
+  ];
+  const me = { id: 'me', host: 'a' };
+  assert.deepEqual(sharePeers({ workers, me, wanted: 2, hostBound: false }), { slots: 2 + 2 + 1 + 1, heldMs: 5700 }, 'each gives at most 2 slots');
+  // A webServer on a fixed port: one process per host, not this host (a2's member comes back to this worker).
+  assert.deepEqual(sharePeers({ workers, me, wanted: 2, hostBound: true }), { slots: 2 + 1, heldMs: 5000 });
+  assert.deepEqual(sharePeers({ workers: workers.slice(0, 2), me, wanted: 2, hostBound: true }), alone, 'two workers of one host: alone');
+  assert.deepEqual(sharePeers({ workers: [], me, wanted: 2, hostBound: false }), alone, 'no registry: alone');
+  assert.equal(heldOnHost(workers, me), 1, 'a2, on this host, holds one');
+  assert.equal(heldOnHost(workers, { id: 'b1', host: 'b' }), 5);
 });

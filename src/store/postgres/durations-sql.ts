@@ -4,7 +4,7 @@
  * The rules of ./sql.ts hold: schema-qualified, prepared by name.
  */
 import type { DurationSample } from '../../core/types.js';
-import { DURATION_SAMPLES, type WorkerInfo } from '../store.js';
+import { DURATION_SAMPLES, type BatchWorker, type WorkerInfo } from '../store.js';
 import { assembleWorkers, type LeasedRunRow, type WorkerRow } from '../rows.js';
 import type { Queryable } from './connection.js';
 import type { Names } from './sql.js';
@@ -82,21 +82,28 @@ export async function removeWorker(q: Queryable, n: Names, id: string): Promise<
   await q.query({ name: 'runset.removeWorker', text: `DELETE FROM ${n.workers} WHERE id = $1`, values: [id] });
 }
 
-/** Drops stale rows, then sums the slots of the rest: one statement. */
-export async function liveWorkerSlots(q: Queryable, n: Names, staleMs: number): Promise<number> {
-  const { rows } = await q.query<{ slots: number }>({
-    name: 'runset.liveWorkerSlots',
+/** Drops stale rows, then lists the rest with what each holds of one batch: one statement. */
+export async function batchWorkers(q: Queryable, n: Names, setId: string, batchKey: string, staleMs: number): Promise<BatchWorker[]> {
+  const { rows } = await q.query<BatchWorker & { held_ms: number }>({
+    name: 'runset.batchWorkers',
     text: `
       WITH dropped AS (
         DELETE FROM ${n.workers} WHERE heartbeat_at < now() - make_interval(secs => $1::double precision / 1000) RETURNING id
+      ), holding AS (
+        -- Served by the partial index test_runs_leased: only held members have a lease.
+        SELECT worker_id, count(*)::integer AS n, COALESCE(sum(expected_ms), 0)::integer AS ms FROM ${n.runs}
+        WHERE lease_expires_at IS NOT NULL AND set_id = $2 AND batch_key = $3 GROUP BY worker_id
       )
-      SELECT COALESCE(sum(slots), 0)::integer AS slots FROM ${n.workers} WHERE id NOT IN (SELECT id FROM dropped)`,
-    values: [staleMs],
+      SELECT w.id, w.host, w.slots, COALESCE(h.n, 0) AS holding, COALESCE(h.ms, 0) AS held_ms
+      FROM ${n.workers} w LEFT JOIN holding h ON h.worker_id = w.id
+      WHERE w.id NOT IN (SELECT id FROM dropped)
+      ORDER BY w.host, w.id`,
+    values: [staleMs, setId, batchKey],
   });
-  return (rows[0] as { slots: number }).slots;
+  return rows.map(({ held_ms, ...w }) => ({ ...w, heldMs: held_ms }));
 }
 
-/** Live workers (read only: dropping stale rows is liveWorkerSlots' job) and the members each holds. */
+/** Live workers (read only: dropping stale rows is batchWorkers' job) and the members each holds. */
 export async function listWorkers(q: Queryable, n: Names, staleMs: number): Promise<WorkerInfo[]> {
   type Stamped<R, K extends keyof R> = Omit<R, K> & { [P in K]: R[P] extends string ? Date : Date | null };
   const workers = await q.query<Stamped<WorkerRow, 'started_at' | 'heartbeat_at'>>({

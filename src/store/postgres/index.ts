@@ -21,7 +21,7 @@ import type {
   TestRunSetRecord,
   VariableValue,
 } from '../../core/types.js';
-import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NewWorker, type NextClaim, type QueueStats, type ReapResult, type Store, type WorkerInfo, type CancelRequest, type CancelResult } from '../store.js';
+import { WORKER_LOST, type BatchClaimRequest, type BatchWorker, type ClaimRequest, type CreatedOnce, type FinishedAndClaimed, type IdempotencyClaim, type LeaseRef, type NewApiKey, type NewWorker, type NextClaim, type QueueStats, type ReapResult, type Store, type WorkerInfo, type CancelRequest, type CancelResult } from '../store.js';
 import { createPool, withClient, withTransaction, type Queryable } from './connection.js';
 import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
@@ -291,8 +291,8 @@ export class PostgresStore implements Store {
     await this.autocommit((q) => durationSql.removeWorker(q, this.names, id));
   }
 
-  liveWorkerSlots(staleMs: number): Promise<number> {
-    return this.autocommit((q) => durationSql.liveWorkerSlots(q, this.names, staleMs));
+  batchWorkers(setId: string, batchKey: string, staleMs: number): Promise<BatchWorker[]> {
+    return this.autocommit((q) => durationSql.batchWorkers(q, this.names, setId, batchKey, staleMs));
   }
 
   listWorkers(staleMs: number): Promise<WorkerInfo[]> {

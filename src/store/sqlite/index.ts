@@ -24,7 +24,7 @@ import type {
   VariableValue,
 } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
-import type { BatchClaimRequest, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, QueueStats, ReapResult, Store, WorkerInfo, CancelRequest, CancelResult } from '../store.js';
+import type { BatchClaimRequest, BatchWorker, ClaimRequest, CreatedOnce, FinishedAndClaimed, IdempotencyClaim, LeaseRef, NewApiKey, NewWorker, NextClaim, QueueStats, ReapResult, Store, WorkerInfo, CancelRequest, CancelResult } from '../store.js';
 import { migrateSqlite } from './migrations.js';
 import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
@@ -292,7 +292,7 @@ export class SqliteStore implements Store {
   registerWorker = (worker: NewWorker): Promise<void> => settle(() => this.workers.register(worker));
   heartbeatWorker = (id: string): Promise<boolean> => settle(() => this.workers.heartbeat(id));
   removeWorker = (id: string): Promise<void> => settle(() => this.workers.remove(id));
-  liveWorkerSlots = (staleMs: number): Promise<number> => settle(() => this.workers.liveSlots(staleMs));
+  batchWorkers = (setId: string, batchKey: string, staleMs: number): Promise<BatchWorker[]> => settle(() => this.workers.batchWorkers(setId, batchKey, staleMs));
   listWorkers = (staleMs: number): Promise<WorkerInfo[]> => settle(() => this.workers.list(staleMs));
   queueStats = (staleMs: number): Promise<QueueStats> => settle(() => this.stats(staleMs));
 

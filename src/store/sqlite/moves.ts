@@ -40,7 +40,9 @@ export class SqliteMoves {
   claim(req: ClaimRequest): ClaimedRun[] {
     const at = now();
     const starting = req.limit - (req.reserve ?? 0);
-    const rows = this.sql.waitingRuns.all(req.limit) as { id: string; set_id: string }[];
+    const skip = req.skipBatchKeys ?? [];
+    const waiting = skip.length === 0 ? this.sql.waitingRuns.all(req.limit) : this.sql.waitingRunsSkipping.all(JSON.stringify(skip), req.limit);
+    const rows = waiting as { id: string; set_id: string }[];
     const sets = new Map<string, SetOfClaim>(); // the claimed members' sets, each read once
     const out: ClaimedRun[] = [];
     for (const [i, row] of rows.entries()) {

@@ -16,7 +16,7 @@ export const KEY_COLUMNS = 'id, name, role, envs, expires_at, created_at, last_u
 
 export type Statements = Record<
   | 'insertSet' | 'insertRun' | 'getSet' | 'updateSetProgress' | 'listRuns'
-  | 'waitingRuns' | 'claimRun' | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'holdsOutcome' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
+  | 'waitingRuns' | 'waitingRunsSkipping' | 'claimRun' | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'holdsOutcome' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun',
   Database.Statement
 >;
 
@@ -44,6 +44,11 @@ export function prepareStatements(db: Database.Database): Statements {
       FROM test_runs WHERE set_id = ? ORDER BY position`),
 
     waitingRuns: db.prepare("SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL ORDER BY rowid LIMIT ?"),
+    // The same, leaving out the batch keys of a JSON array (ClaimRequest.skipBatchKeys); apart so the usual claim stays as simple.
+    waitingRunsSkipping: db.prepare(`
+      SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL
+        AND (batch_key IS NULL OR batch_key NOT IN (SELECT value FROM json_each(?)))
+      ORDER BY rowid LIMIT ?`),
     // A member with a batch key is claimed reserved: leased but still WAITING, until its case begins.
     claimRun: db.prepare(`
       UPDATE test_runs SET status = CASE WHEN batch_key IS NULL THEN 'RUNNING' ELSE 'WAITING' END,

@@ -3,11 +3,11 @@
  * its pool here too, so shares are sized the same way on both stores.
  */
 import type Database from 'better-sqlite3';
-import type { NewWorker, WorkerInfo } from '../store.js';
+import type { BatchWorker, NewWorker, WorkerInfo } from '../store.js';
 import { assembleWorkers, type LeasedRunRow, type WorkerRow } from '../rows.js';
 
 export class SqliteWorkers {
-  private readonly sql: Record<'register' | 'heartbeat' | 'remove' | 'dropStale' | 'slots' | 'list' | 'leased', Database.Statement>;
+  private readonly sql: Record<'register' | 'heartbeat' | 'remove' | 'dropStale' | 'batch' | 'list' | 'leased', Database.Statement>;
 
   constructor(db: Database.Database) {
     this.sql = {
@@ -17,7 +17,14 @@ export class SqliteWorkers {
       heartbeat: db.prepare('UPDATE workers SET heartbeat_at = ? WHERE id = ?'),
       remove: db.prepare('DELETE FROM workers WHERE id = ?'),
       dropStale: db.prepare('DELETE FROM workers WHERE heartbeat_at < ?'),
-      slots: db.prepare('SELECT COALESCE(sum(slots), 0) AS slots FROM workers'),
+      // Held members have a lease: the partial index test_runs_leased serves the count.
+      batch: db.prepare(`
+        SELECT w.id, w.host, w.slots, COALESCE(h.n, 0) AS holding, COALESCE(h.ms, 0) AS heldMs FROM workers w
+        LEFT JOIN (
+          SELECT worker_id, count(*) AS n, sum(COALESCE(expected_ms, 0)) AS ms FROM test_runs
+          WHERE lease_expires_at IS NOT NULL AND set_id = ? AND batch_key = ? GROUP BY worker_id
+        ) h ON h.worker_id = w.id
+        ORDER BY w.host, w.id`),
       list: db.prepare('SELECT id, host, pid, slots, started_at, heartbeat_at FROM workers WHERE heartbeat_at >= ? ORDER BY host, started_at, id'),
       // Served by the partial index test_runs_leased: only held members have a lease.
       leased: db.prepare('SELECT id, set_id, name, type, status, started_at, worker_id FROM test_runs WHERE lease_expires_at IS NOT NULL'),
@@ -36,9 +43,9 @@ export class SqliteWorkers {
     this.sql.remove.run(id);
   }
 
-  liveSlots(staleMs: number): number {
+  batchWorkers(setId: string, batchKey: string, staleMs: number): BatchWorker[] {
     this.sql.dropStale.run(Date.now() - staleMs);
-    return (this.sql.slots.get() as { slots: number }).slots;
+    return this.sql.batch.all(setId, batchKey) as BatchWorker[];
   }
 
   list(staleMs: number): WorkerInfo[] {

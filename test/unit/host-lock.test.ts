@@ -1,0 +1,62 @@
+/**
+ * Host-wide port locks (src/scheduler/host-lock.ts) on real sockets: one holder
+ * per port in one process and across processes, all-or-none over several
+ * ports, and a waiter that hears the release — or the holder's death, with no
+ * stale lock left behind.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { lockPorts, whenFree, type HeldLock } from '../../src/scheduler/host-lock.js';
+
+const HOST_LOCK = fileURLToPath(new URL('../../src/scheduler/host-lock.js', import.meta.url));
+/** Ports no other test of this run uses: the lock is host-wide. */
+const base = 40_000 + (process.pid % 10_000) * 2;
+
+function held(got: Awaited<ReturnType<typeof lockPorts>>): HeldLock {
+  assert.ok('held' in got, `expected the lock, got ${JSON.stringify(got)}`);
+  return got.held;
+}
+
+test('one holder per port; a waiter hears the release; then it can be taken again', async () => {
+  const first = held(await lockPorts([base]));
+  assert.deepEqual(await lockPorts([base]), { busy: base });
+  let freed = false;
+  const waiting = whenFree(base).then(() => (freed = true));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(freed, false, 'still held');
+  first.release();
+  await waiting;
+  held(await lockPorts([base])).release();
+  await whenFree(base + 1); // nobody holds it: at once
+});
+
+test('several ports: all or none', async () => {
+  const b = held(await lockPorts([base + 1]));
+  assert.deepEqual(await lockPorts([base, base + 1]), { busy: base + 1 });
+  held(await lockPorts([base])).release(); // the first port was let go again
+  b.release();
+  held(await lockPorts([base + 1, base, base + 1])).release();
+});
+
+test('across processes: a holder that dies frees the lock, and its waiter hears it', async () => {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', `
+    const { lockPorts } = await import(${JSON.stringify(HOST_LOCK)});
+    const got = await lockPorts([${base}]);
+    console.log('held' in got ? 'held' : 'busy');
+    setInterval(() => {}, 1000);
+  `], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  try {
+    await new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
+    assert.deepEqual(await lockPorts([base]), { busy: base }, 'held by the other process');
+    const waiting = whenFree(base);
+    child.kill('SIGKILL');
+    await waiting;
+    held(await lockPorts([base])).release();
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+});
