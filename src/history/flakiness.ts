@@ -17,7 +17,7 @@
  */
 import { CANCELLED } from '../sets/cancel.js';
 import { passedAfterRetry } from '../core/states.js';
-import { median } from '../scheduler/shares.js';
+import { median } from '../core/expected.js';
 import type { WindowRun } from '../store/history.js';
 
 export type { WindowRun };

@@ -1,16 +1,10 @@
 /**
- * Scheduling policy: how long each member is expected to take, in which order
- * members are claimed, and how big a share of a batch one worker takes. Pure
+ * Scheduling policy: how big a share of a batch one worker takes. Pure
  * functions of numbers, so every rule is unit-tested without a store; the pool
- * (mechanism) asks, the store does what is decided.
+ * (mechanism) asks, the store does what is decided. How long each member is
+ * expected to take and the order members are claimed in are decided when a set
+ * is planned (src/core/expected.ts).
  *
- * - Expected duration: the median of the test's recent successful runs in the
- *   same environment (the store keeps the last DURATION_SAMPLES). A test with no
- *   history counts as the median of its entry's tests that have one (the cases of
- *   one Playwright entry are alike), else of the set's, else DEFAULT_EXPECTED_MS.
- * - Claim order: longest expected first, ties in the config's order. The store
- *   inserts members in this order, so every claim (single members and batches)
- *   takes the longest waiting member first, with no sort on the claim path.
  * - Shares: each share of a batch (the cases of one Playwright entry) is one
  *   Playwright process, which pays the suite's start-up (Playwright, browsers,
  *   its webServer: seconds for a real suite) again. So a worker that no other
@@ -21,11 +15,6 @@
  *   A suite with a webServer on a fixed port runs one process per host at a
  *   time: other workers on this worker's host cannot help with it.
  */
-import { batchKeyOf } from '../core/batch.js';
-import type { TestSpec } from '../core/types.js';
-
-/** Expected duration of a member when nothing in its set has any history. */
-export const DEFAULT_EXPECTED_MS = 1000;
 
 /**
  * The least expected work per slot a share holds while more is waiting: each
@@ -42,33 +31,6 @@ export const MIN_SHARE_MS_PER_SLOT = 5000;
  * of work a slot; a suite that starts slowly (a webServer) wants more.
  */
 export const DEFAULT_MAX_SHARE_MS = 30_000;
-
-export function median(values: readonly number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : Math.round(((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2);
-}
-
-/** Each spec's expected duration (ms), by the rules above; `history` maps test names to recent successful durations. */
-export function expectedDurations(specs: readonly TestSpec[], history: ReadonlyMap<string, readonly number[]>): number[] {
-  const own = specs.map((spec) => median(history.get(spec.name) ?? []));
-  const entryOf = (spec: TestSpec) => batchKeyOf(spec) ?? spec.name;
-  const byEntry = new Map<string, number[]>();
-  specs.forEach((spec, i) => {
-    const known = own[i];
-    if (known === undefined) return;
-    const key = entryOf(spec);
-    byEntry.set(key, [...(byEntry.get(key) ?? []), known]);
-  });
-  const ofSet = median(own.filter((ms): ms is number => ms !== undefined)) ?? DEFAULT_EXPECTED_MS;
-  return specs.map((spec, i) => own[i] ?? median(byEntry.get(entryOf(spec)) ?? []) ?? ofSet);
-}
-
-/** Indexes into `expected`, longest first; equal ones keep their order. */
-export function claimOrder(expected: readonly number[]): number[] {
-  return expected.map((ms, i) => ({ ms, i })).sort((a, b) => b.ms - a.ms || a.i - b.i).map(({ i }) => i);
-}
 
 /** A live worker as shares see it (Store.batchWorkers): where it runs, its slots, the batch's members it holds (how many, their expected ms). */
 export interface PeerWorker {

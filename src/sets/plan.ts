@@ -14,7 +14,7 @@ import type { CreateTestRunSetBody } from '../core/wire.js';
 import { testsForEnvironment, type SuiteConfig } from '../config/suite.js';
 import { overrideRefusal } from '../config/override-rules.js';
 import { isSecret, seal } from '../secrets/index.js';
-import { claimOrder, expectedDurations } from '../scheduler/shares.js';
+import { claimOrder, expectedDurations } from '../core/expected.js';
 import { newRecordId } from '../core/ids.js';
 
 export interface PlanOptions {

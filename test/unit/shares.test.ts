@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { batchShare as share, claimOrder, DEFAULT_EXPECTED_MS, DEFAULT_MAX_SHARE_MS, expectedDurations, median, MIN_SHARE_MS_PER_SLOT, heldOnHost, sharePeers, type ShareRequest } from '../../src/scheduler/shares.js';
+import { batchShare as share, DEFAULT_MAX_SHARE_MS, MIN_SHARE_MS_PER_SLOT, heldOnHost, sharePeers, type ShareRequest } from '../../src/scheduler/shares.js';
+import { claimOrder, DEFAULT_EXPECTED_MS, expectedDurations, median } from '../../src/core/expected.js';
 
 const batchShare = (req: Omit<ShareRequest, 'maxShareMs'> & { maxShareMs?: number }) => share({ maxShareMs: DEFAULT_MAX_SHARE_MS, ...req });
 import type { TestSpec } from '../../src/core/types.js';

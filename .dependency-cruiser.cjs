@@ -1,0 +1,71 @@
+/**
+ * Which folder of src/ may import which (`npm run lint` runs this through
+ * dependency-cruiser). Folders import downward only: each row lists the folders
+ * below it that it may use, so a new arrow is a deliberate edit of this table
+ * (and of docs/architecture.md, which shows the same table).
+ */
+const MAY_IMPORT = {
+  core: [],
+  net: ['core'],
+  secrets: ['core'],
+  executors: ['core', 'net'],
+  config: ['core', 'net', 'secrets', 'executors'],
+  artifacts: ['core', 'secrets'],
+  store: ['core', 'artifacts'],
+  auth: ['core', 'store'],
+  sets: ['core', 'config', 'secrets', 'store', 'artifacts'],
+  history: ['core', 'store', 'sets'],
+  retention: ['core', 'store', 'artifacts'],
+  webhooks: ['core', 'net', 'store'],
+  scheduler: ['core', 'secrets', 'store', 'artifacts', 'executors', 'sets'],
+  metrics: ['core', 'config', 'store', 'scheduler'],
+  dashboard: ['core', 'auth'],
+  api: ['core', 'config', 'secrets', 'store', 'artifacts', 'auth', 'sets', 'history', 'dashboard'],
+  client: ['core'],
+  demo: [],
+};
+const FOLDERS = Object.keys(MAY_IMPORT);
+
+const downwardOnly = FOLDERS.map((folder) => ({
+  name: `${folder}-imports-downward`,
+  comment: `src/${folder}/ may import only ${MAY_IMPORT[folder].map((f) => `src/${f}/`).join(', ') || 'nothing of ours'} (see .dependency-cruiser.cjs)`,
+  severity: 'error',
+  from: { path: `^src/${folder}/` },
+  to: { path: '^src/', pathNot: [`^src/(${[folder, ...MAY_IMPORT[folder]].join('|')})/`] },
+}));
+
+module.exports = {
+  forbidden: [
+    ...downwardOnly,
+    {
+      name: 'no-circular',
+      comment: 'an import circle: split the shared part into a module both can import',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'browser-imports-no-server',
+      comment: 'the dashboard bundle (src/dashboard/ui/) runs in the browser: wire shapes and pure view helpers only',
+      severity: 'error',
+      from: { path: '^src/dashboard/ui/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/dashboard/ui/', '^src/core/(wire[^/]*|states|types|duration)\\.ts$', '^src/dashboard/(env-trend|failure-groups|test-table|chart-scale|timeline-layout|failure-trend)\\.ts$'],
+      },
+    },
+    {
+      name: 'browser-imports-no-node',
+      comment: 'the dashboard bundle runs in the browser: no Node built-in modules',
+      severity: 'error',
+      from: { path: '^src/dashboard/ui/' },
+      to: { dependencyTypes: ['core'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.cts', '.js'] },
+  },
+};
