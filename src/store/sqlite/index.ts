@@ -28,7 +28,7 @@ import type { BatchClaimRequest, BatchWorker, ClaimRequest, CreatedOnce, Finishe
 import { migrateSqlite } from './migrations.js';
 import { acquireLock } from './lock.js';
 import { prepareIdempotency, type IdempotencyStatements } from './idempotency.js';
-import { now, prepareStatements, type Statements, type SetRow, type RunRow } from './statements.js';
+import { prepareStatements, type Statements, type SetRow, type RunRow } from './statements.js';
 import { SqliteBrowse } from './browse.js';
 import { settle } from './settle.js';
 import { SetRowCache } from './set-cache.js';
