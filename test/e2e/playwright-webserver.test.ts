@@ -89,9 +89,10 @@ test('two worker processes on one host: batches of a fixed-port webServer suite 
   // A worker that claims a case just after its neighbour started the set's Playwright process gives it back,
   // and it runs after that process in one of its own: at most one more start per set.
   await checkRuns(api, ids, suite, direct, 2);
-  // Each member was claimed by the batch that ran it, at most after one give-back (its batch found the port held), not claimed in a loop.
+  // A member is given back when its batch finds the port held, and again when a neighbour's claim of it came
+  // while this worker's process was already running; a batch that spun on the lock would claim it dozens of times.
   const rows = await memberRows(TEST_DATABASE_URL!, schema);
-  assert.ok(rows.every((r) => r.claims <= 2), `claims per member: ${rows.map((r) => r.claims).join(',')}`);
+  assert.ok(rows.every((r) => r.claims <= 3), `claims per member: ${rows.map((r) => r.claims).join(',')}`);
   for (const w of workers) await w.stop();
   await api.stop();
 });
