@@ -10,11 +10,11 @@
  * (the server's own log: one start per process): one, if the suite's start-up
  * is paid once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { newToken } from '../src/auth/keys.js';
-import { CLI, tempDir } from '../test/helpers/server.js';
+import { tempDir } from '../test/helpers/server.js';
+import { runsetRound, startServe } from './runset-serve.js';
 import { runDirectly, serverRuns, writeWebServerSuite } from '../test/helpers/webserver-suite.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -26,40 +26,6 @@ function waitMs(i: number): number {
   return 50 + ((i * 7919) % 23) * 50;
 }
 
-function startServe(configPath: string, dataDir: string, key: string): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--config', configPath, '--data-dir', dataDir, '--workers', '1'], {
-    env: { ...process.env, RUNSET_BOOTSTRAP_KEY: key, RUNSET_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /API at (http:\/\/\S+\/api)/.exec(out);
-      if (m) resolve({ proc, url: m[1]! });
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.on('exit', (code) => reject(new Error(`runset exited ${code}: ${out}`)));
-  });
-}
-
-/** Create to the poll (every 100 ms) that sees the end; the set must pass. */
-async function runsetRound(url: string, key: string): Promise<number> {
-  const auth = { authorization: `Bearer ${key}` };
-  const started = performance.now();
-  const created = (await (await fetch(`${url}/v0/test-run-sets`, {
-    method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ env: 'bench' }),
-  })).json()) as { testRunSetId: string };
-  for (;;) {
-    if (performance.now() - started > 10 * 60_000) throw new Error(`the set did not end within 10 min: ${created.testRunSetId}`);
-    const status = (await (await fetch(`${url}/v0/test-run-sets/${created.testRunSetId}`, { headers: auth })).json()) as { status: string };
-    if (status.status === 'SUCCESS') return performance.now() - started;
-    if (status.status === 'FAIL') throw new Error(`the set failed: ${created.testRunSetId}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -69,7 +35,7 @@ export async function webServerCase(): Promise<boolean> {
   const configPath = path.join(dir, 'runset.config.yaml');
   writeFileSync(configPath, 'environments:\n  bench: { variables: {} }\ntests:\n  - { name: shop, type: playwright, dir: suite, workers: 1 }\n');
   const key = newToken();
-  const serve = await startServe(configPath, path.join(dir, 'data'), key);
+  const serve = await startServe(configPath, path.join(dir, 'data'), key, 1);
   const work = Array.from({ length: 100 }, (_, i) => waitMs(i)).reduce((a, b) => a + b, 0);
   console.log(`\nwebServer case: 100 tests in 20 files (${(work / 1000).toFixed(1)} s of waiting), a webServer on port ${suite.port} that takes ${START_MS / 1000} s to start; serve --workers 1 against playwright test --workers=1`);
   const times = { runset: [] as number[], playwright: [] as number[] };

@@ -1,7 +1,7 @@
 /**
  * bench:playwright — a set of N Playwright specs through runset, against the
  * same specs with one `npx playwright test --workers=W`, alternated round by
- * round on the same machine, same system Chromium. Budget (DESIGN.md): runset's
+ * round on the same machine, same system Chromium. Budget (bench/README.md): runset's
  * wall time ≤ 1.25 × Playwright's alone.
  *
  * runset's time runs from the create request to the poll that sees SUCCESS (what
@@ -12,16 +12,17 @@
  * one), `webserver` (./playwright-webserver.ts: a suite with a slow webServer on
  * a fixed port, on one worker), or both (the default).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { CLI, tempDir } from '../test/helpers/server.js';
+import { tempDir } from '../test/helpers/server.js';
 import { newToken } from '../src/auth/keys.js';
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM, browserProblem } from '../src/executors/playwright/chromium.js';
 import { webServerCase } from './playwright-webserver.js';
+import { runsetRound, startServe } from './runset-serve.js';
 
 const SPECS = Number(process.env.BENCH_SPECS ?? 20);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
@@ -66,39 +67,6 @@ function startPageServer(): Promise<{ server: Server; url: string }> {
   }));
 }
 
-function startRunset(configPath: string, dataDir: string, key: string): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--config', configPath, '--data-dir', dataDir, '--workers', String(WORKERS)], {
-    env: { ...process.env, RUNSET_BOOTSTRAP_KEY: key, RUNSET_LOG_LEVEL: 'warn', RUNSET_CHROMIUM: CHROMIUM },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /API at (http:\/\/\S+\/api)/.exec(out);
-      if (m) resolve({ proc, url: m[1]! });
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.on('exit', (code) => reject(new Error(`runset exited ${code}: ${out}`)));
-  });
-}
-
-async function runsetRound(url: string, key: string): Promise<number> {
-  const auth = { authorization: `Bearer ${key}` };
-  const started = performance.now();
-  const created = (await (await fetch(`${url}/v0/test-run-sets`, {
-    method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ env: 'bench' }),
-  })).json()) as { testRunSetId: string };
-  for (;;) {
-    if (performance.now() - started > 10 * 60_000) throw new Error(`the runset set did not end within 10 min: ${created.testRunSetId}`);
-    const status = (await (await fetch(`${url}/v0/test-run-sets/${created.testRunSetId}`, { headers: auth })).json()) as { status: string };
-    if (status.status === 'SUCCESS') return performance.now() - started;
-    if (status.status === 'FAIL') throw new Error(`the runset set failed: ${created.testRunSetId}`);
-    await new Promise((resolve) => setTimeout(resolve, 100)); // a CI client polls far less often; this adds ≤ 0.1 s
-  }
-}
-
 function playwrightRound(suiteDir: string, baseUrl: string): Promise<number> {
   const started = performance.now();
   // What `npx playwright test --workers=W` runs; NODE_PATH because the suite has no node_modules of its own.
@@ -119,7 +87,7 @@ async function formsCase(): Promise<void> {
   const configPath = path.join(dir, 'runset.config.yaml');
   writeFileSync(configPath, `environments:\n  bench: { variables: { BASE_URL: "${page.url}" } }\ntests:\n  - { name: bench, type: playwright, dir: suite, workers: ${WORKERS} }\n`);
   const key = newToken();
-  const runset = await startRunset(configPath, path.join(dir, 'data'), key);
+  const runset = await startServe(configPath, path.join(dir, 'data'), key, WORKERS, { RUNSET_CHROMIUM: CHROMIUM });
   console.log(`bench:playwright — ${cpus().length} cores, ${cpus()[0]?.model ?? '?'}, node ${process.version}, ${SPECS} specs, workers ${WORKERS}, Chromium ${CHROMIUM}`);
   const times = { runset: [] as number[], playwright: [] as number[] };
   try {

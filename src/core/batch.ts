@@ -5,7 +5,7 @@
  *
  * Only Playwright cases batch: starting Playwright, a browser and the suite's
  * webServer costs a second or more, so one process per test case would never
- * get near the speed of one `npx playwright test` (DESIGN.md, performance
+ * get near the speed of one `npx playwright test` (bench/README.md, the
  * budgets). The cases of one config entry share its settings (config file,
  * workers, retries, timeout), so they share one process whatever their
  * Playwright project: the executor selects each case with its project.

@@ -6,6 +6,7 @@
  * migrating again changes nothing. The PostgreSQL half needs RUNSET_TEST_DATABASE_URL.
  */
 import { test } from 'node:test';
+import type { Store } from '../../src/store/store.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -36,16 +37,7 @@ for (const c of CASES) {
     const db = sqliteBefore(file, c.before(SQLITE_MIGRATIONS));
     if (c.withSet) db.prepare(`INSERT INTO test_run_sets ${SET_ROW} VALUES (?, 'staging', 'SUCCESS', ?, ?, ?, 0, 1, '{}', '{}')`).run(randomUUID(), A_YEAR_AGO, A_YEAR_AGO, A_YEAR_AGO);
     db.close();
-    for (let open = 0; open < 2; open++) {
-      const store = new SqliteStore(file);
-      await store.migrate();
-      try {
-        assert.equal(await store.retention.whenUnset(), c.expected, open === 0 ? 'upgraded' : 'opened again: unchanged');
-        assert.deepEqual(await store.retention.dueBefore(new Date().toISOString()), { sets: c.withSet ? 1 : 0, oldestEndedAt: c.withSet ? A_YEAR_AGO : null });
-      } finally {
-        await store.close();
-      }
-    }
+    await openTwice(() => new SqliteStore(file), c);
   });
 
   test(`postgres: a store of ${c.title} records '${c.expected}' for a serve given no retention`, { skip: TEST_DATABASE_URL ? undefined : NO_DATABASE }, async () => {
@@ -54,18 +46,23 @@ for (const c of CASES) {
     try {
       const s = await postgresBefore(url, schema, c.before(POSTGRES_MIGRATIONS));
       if (c.withSet) await query(url, `INSERT INTO ${s}.test_run_sets ${SET_ROW} VALUES ($1, 'staging', 'SUCCESS', $2, $2, $2, 0, 1, '{}', '{}')`, [randomUUID(), A_YEAR_AGO]);
-      for (let open = 0; open < 2; open++) {
-        const store = new PostgresStore({ connectionString: url, schema });
-        await store.migrate();
-        try {
-          assert.equal(await store.retention.whenUnset(), c.expected, open === 0 ? 'upgraded' : 'opened again: unchanged');
-          assert.deepEqual(await store.retention.dueBefore(new Date().toISOString()), { sets: c.withSet ? 1 : 0, oldestEndedAt: c.withSet ? A_YEAR_AGO : null });
-        } finally {
-          await store.close();
-        }
-      }
+      await openTwice(() => new PostgresStore({ connectionString: url, schema }), c);
     } finally {
       await dropSchemas(url, [schema]);
     }
   });
+}
+
+/** Opens the migrated store twice: the first open records the choice, the second changes nothing. */
+async function openTwice(open: () => Store, c: { expected: string; withSet: boolean }): Promise<void> {
+  for (let time = 0; time < 2; time++) {
+    const store = open();
+    await store.migrate();
+    try {
+      assert.equal(await store.retention.whenUnset(), c.expected, time === 0 ? 'upgraded' : 'opened again: unchanged');
+      assert.deepEqual(await store.retention.dueBefore(new Date().toISOString()), { sets: c.withSet ? 1 : 0, oldestEndedAt: c.withSet ? A_YEAR_AGO : null });
+    } finally {
+      await store.close();
+    }
+  }
 }
