@@ -23,6 +23,7 @@ import { commandExecutor } from './executors/command/index.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
 import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
 import { artifactSaver } from './artifacts/save.js';
+import { storeLink } from './worker-link/store-link.js';
 import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './retention/artifacts.js';
 import { parseDuration } from './core/duration.js';
 import { startSetRetention } from './retention/sets.js';
@@ -107,24 +108,27 @@ export async function start(options: ServeOptions, logger = createLogger(options
 
     let pool: WorkerPool | undefined;
     if (options.workers > 0) {
+      const workerLogger = logger.child({ component: 'worker' });
+      const link = storeLink({ store, blobs, workerStaleMs: staleAfterMs(options.pollMs), logger: workerLogger });
+      teardown.push(() => link.flush());
       pool = new WorkerPool({
-        store,
+        link,
+        reap: () => store.reapExpired(options.maxLostLeases),
         executors: executorRegistry({ chromium: options.chromium }),
         resolveVariables: (vars) => resolveVariables(vars, { env: process.env, key: secretKey }),
         // Read when a member runs, so turning allowPrivateTargets off takes effect at once.
         outboundPolicy: (env) => ({ allowPrivateTargets: suite.environments.get(env)?.allowPrivateTargets ?? false }),
-        logger: logger.child({ component: 'worker' }),
+        logger: workerLogger,
         concurrency: options.workers,
         leaseMs: options.leaseMs,
-        maxLostLeases: options.maxLostLeases,
         pollMs: options.pollMs,
-        artifacts: artifactSaver(blobs),
+        artifacts: artifactSaver(link.artifacts),
         workDir: path.join(options.dataDir, 'work'),
         maxShareMs: options.maxShareMs,
-        peers: (setId, batchKey) => registration.batchWorkers(setId, batchKey),
+        peers: (setId, batchKey) => link.batchWorkers(setId, batchKey),
         metrics: observed?.metrics,
       });
-      const registration = new WorkerRegistration(store, { id: pool.workerId, slots: options.workers }, options.pollMs, logger.child({ component: 'worker' }));
+      const registration = new WorkerRegistration(link, { id: pool.workerId, slots: options.workers }, options.pollMs, workerLogger);
       await registration.start();
       teardown.push(() => registration.stop());
       pool.start();

@@ -29,6 +29,9 @@ export interface ArtifactBlobStore {
   sweepOrphans?(before: Date): Promise<number>;
 }
 
+/** What a worker needs of a blob store: hand bytes over, and take back those whose outcome could not be recorded. */
+export type ArtifactSink = Pick<ArtifactBlobStore, 'maxBytes' | 'put' | 'remove'>;
+
 export class ArtifactTooLargeError extends Error {
   constructor(readonly size: number, readonly maxBytes: number) {
     super(`${size} bytes is over the ${maxBytes}-byte artifact limit`);

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { ArtifactFile, NewArtifact } from '../core/types.js';
-import { ArtifactTooLargeError, type ArtifactBlobStore } from './blobs.js';
+import { ArtifactTooLargeError, type ArtifactSink } from './blobs.js';
 import { scrubFile } from './scrub.js';
 
 export interface SavedArtifacts {
@@ -22,7 +22,7 @@ export interface ArtifactSaver {
   discard(artifacts: readonly NewArtifact[]): Promise<void>;
 }
 
-export function artifactSaver(blobs: ArtifactBlobStore): ArtifactSaver {
+export function artifactSaver(blobs: ArtifactSink): ArtifactSaver {
   return {
     async save(files, secrets, workDir) {
       const saved: SavedArtifacts = { artifacts: [], notes: [] };
@@ -44,7 +44,7 @@ export function artifactSaver(blobs: ArtifactBlobStore): ArtifactSaver {
 }
 
 /** The stored artifact, or why it was not kept. */
-async function saveOne(blobs: ArtifactBlobStore, file: ArtifactFile, secrets: readonly string[], workDir: string): Promise<NewArtifact | string> {
+async function saveOne(blobs: ArtifactSink, file: ArtifactFile, secrets: readonly string[], workDir: string): Promise<NewArtifact | string> {
   try {
     await stat(file.path);
   } catch {

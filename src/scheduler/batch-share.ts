@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { ClaimedRun } from '../core/types.js';
-import type { Store } from '../store/store.js';
+import type { WorkerLink } from '../worker-link/link.js';
 import { batchShare, heldOnHost, sharePeers, type PeerWorker } from './shares.js';
 import { webServerPorts } from './webserver-gate.js';
 
@@ -24,10 +24,10 @@ export interface ShareContext {
 }
 
 /** How many members of a batch this worker takes, `claimed` (the longest waiting, already held) included. */
-async function sizeShare(store: Store, claimed: readonly ClaimedRun[], ctx: ShareContext): Promise<number> {
+async function sizeShare(link: WorkerLink, claimed: readonly ClaimedRun[], ctx: ShareContext): Promise<number> {
   const head = claimed[0] as ClaimedRun;
   const key = head.batchKey as string;
-  const [waiting, workers] = await Promise.all([store.waitingWork(head.setId, key, ctx.limit), ctx.peers?.(head.setId, key) ?? []]);
+  const [waiting, workers] = await Promise.all([link.waitingWork(head.setId, key, ctx.limit), ctx.peers?.(head.setId, key) ?? []]);
   const peers = sharePeers({ workers, me: ctx.me, wanted: ctx.wanted, hostBound: webServerPorts(head.spec).length > 0 });
   return batchShare({ waiting: [...claimed.map((r) => r.expectedMs), ...waiting], slots: ctx.slots, peers, maxShareMs: ctx.maxShareMs });
 }
@@ -53,9 +53,9 @@ interface ShareDeps {
  * those (briefly) instead of leaving them to a Playwright process of their own
  * after this one: a second start of the suite.
  */
-export async function takeShare(store: Store, claimed: readonly ClaimedRun[], ctx: ShareContext, deps: ShareDeps): Promise<ClaimedRun[]> {
+export async function takeShare(link: WorkerLink, claimed: readonly ClaimedRun[], ctx: ShareContext, deps: ShareDeps): Promise<ClaimedRun[]> {
   const head = claimed[0] as ClaimedRun;
-  let share = Math.min(await sizeShare(store, claimed, ctx).catch((err: unknown) => {
+  let share = Math.min(await sizeShare(link, claimed, ctx).catch((err: unknown) => {
     deps.logger.warn({ err, run: head.id }, 'sizing a share of a batch failed');
     return claimed.length;
   }), ctx.limit);
@@ -63,7 +63,7 @@ export async function takeShare(store: Store, claimed: readonly ClaimedRun[], ct
   const runs = [...claimed.slice(0, Math.max(1, share))];
   const claimMore = async () => {
     if (runs.length >= share) return;
-    const more = await store
+    const more = await link
       .claimBatch({ workerId: head.workerId, setId: head.setId, batchKey: head.batchKey as string, limit: share - runs.length, leaseMs: deps.leaseMs })
       .catch((err: unknown) => {
         deps.logger.warn({ err, run: head.id }, 'claiming the rest of a share failed');

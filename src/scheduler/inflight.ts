@@ -9,7 +9,8 @@
  * lease is found gone.
  */
 import type { Logger } from 'pino';
-import type { LeaseRef, Store } from '../store/store.js';
+import type { LeaseRef } from '../store/store.js';
+import type { WorkerLink } from '../worker-link/link.js';
 
 /** A member being run, or whose outcome is being written: what shutdown aborts and gives back. */
 export interface InFlight {
@@ -19,8 +20,8 @@ export interface InFlight {
 }
 
 /** Subscribes to cancellations; returns the unsubscribe function. */
-export function stopCancelledMembers(store: Store, inflight: ReadonlyMap<string, InFlight>, logger: Logger): () => void {
-  return store.onSetCancelled((setId) => {
+export function stopCancelledMembers(link: Pick<WorkerLink, 'onSetCancelled'>, inflight: ReadonlyMap<string, InFlight>, logger: Logger): () => void {
+  return link.onSetCancelled((setId) => {
     const members = [...inflight.values()].filter((f) => f.setId === setId);
     if (members.length === 0) return;
     // A batch shares one controller: abort each once.

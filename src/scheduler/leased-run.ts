@@ -6,12 +6,14 @@
  */
 import type { Logger } from 'pino';
 import type { ClaimedRun, Executor, OutboundPolicy, RunOutcome, TestType } from '../core/types.js';
-import type { LeaseRef, Store } from '../store/store.js';
+import type { LeaseRef } from '../store/store.js';
+import type { WorkerLink } from '../worker-link/link.js';
 import { runMember, type ResolveVariables } from './run-member.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
 export interface LeasedRunDeps {
-  store: Store;
+  /** The service, as a worker sees it. */
+  link: WorkerLink;
   executors: ReadonlyMap<TestType, Executor>;
   resolveVariables: ResolveVariables;
   /** The outbound address rules of an environment's members (its allowPrivateTargets); default: the strict ones. */
@@ -31,11 +33,11 @@ export interface Execution {
 }
 
 export function runUnderLease(run: ClaimedRun, lease: LeaseRef, abort: AbortController, deps: LeasedRunDeps): Execution {
-  const { store, leaseMs, logger } = deps;
+  const { link, leaseMs, logger } = deps;
   let attempts = 0;
   let writing = false;
   const heartbeat = setInterval(() => {
-    store.heartbeat(lease, leaseMs, attempts).then(
+    link.heartbeat(lease, leaseMs, attempts).then(
       (ours) => {
         if (ours || abort.signal.aborted) return;
         // While the outcome is being written the row may already have ended: no news then.

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ArtifactSaver } from '../artifacts/save.js';
 import type { ClaimedRun, RunOutcome } from '../core/types.js';
-import { leaseOf, type FinishedAndClaimed, type NextClaim } from '../store/store.js';
+import { leaseOf, type FinishedAndClaimed, type NextClaim, type ReapResult } from '../store/store.js';
 import { runUnderLease, type LeasedRunDeps } from './leased-run.js';
 import { runBatch } from './run-batch.js';
 import { Reservation } from './reservation.js';
@@ -34,11 +34,11 @@ const MAX_BATCH = 256;
  */
 const HOLD_AHEAD_MS = 100;
 
-/** What the pool's slots run with (LeasedRunDeps: store, executors, logger, lease, metrics), and its own settings. */
+/** What the pool's slots run with (LeasedRunDeps: the link, executors, logger, lease, metrics), and its own settings. */
 export interface WorkerPoolOptions extends LeasedRunDeps {
   concurrency: number;
-  /** Leases a member may lose (worker gone) before it ends FAIL. */
-  maxLostLeases: number;
+  /** Sends members whose leases expired back (Store.reapExpired), on every safety poll; a worker that holds no store leaves it to the service. */
+  reap?: () => Promise<ReapResult>;
   /** Safety poll and reaper period. */
   pollMs: number;
   workerId?: string;
@@ -92,7 +92,7 @@ export class WorkerPool {
   constructor(private readonly opts: WorkerPoolOptions) {
     this.workerId = opts.workerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
     this.holdAheadMs = Math.min(HOLD_AHEAD_MS, opts.leaseMs / 4);
-    this.outcomes = new OutcomeWriter(opts.store, opts.logger, opts.leaseMs, opts.metrics);
+    this.outcomes = new OutcomeWriter(opts.link, opts.logger, opts.leaseMs, opts.metrics);
     this.gate = new WebServerGate(() => void (this.stopping || this.fill()), opts.logger);
   }
 
@@ -102,8 +102,8 @@ export class WorkerPool {
   }
 
   start(): void {
-    this.unsubscribe = this.opts.store.onRunsWaiting(() => void this.fill());
-    this.stopCancels = stopCancelledMembers(this.opts.store, this.inflight, this.opts.logger);
+    this.unsubscribe = this.opts.link.onRunsWaiting(() => void this.fill());
+    this.stopCancels = stopCancelledMembers(this.opts.link, this.inflight, this.opts.logger);
     this.pollTimer = setInterval(() => void this.tick(), this.opts.pollMs);
     this.pollTimer.unref();
     void this.tick();
@@ -125,9 +125,8 @@ export class WorkerPool {
     const left = [...this.inflight.values()];
     for (const f of left) f.abort.abort('shutdown');
     await all();
-    await this.outcomes.flush();
     if (left.length > 0) {
-      const released = await this.opts.store.releaseRuns(left.map((f) => f.lease));
+      const released = await this.opts.link.releaseRuns(left.map((f) => f.lease));
       this.opts.logger.info({ released }, 'released unfinished runs back to WAITING');
     }
   }
@@ -140,11 +139,13 @@ export class WorkerPool {
 
   private async tick(): Promise<void> {
     if (this.stopping) return;
-    try {
-      const reaped = await this.opts.store.reapExpired(this.opts.maxLostLeases);
-      if (reaped.requeued + reaped.failed > 0) this.opts.logger.warn(reaped, 'reaped expired leases');
-    } catch (err) {
-      this.opts.logger.warn({ err }, 'reaping expired leases failed; will retry');
+    if (this.opts.reap) {
+      try {
+        const reaped = await this.opts.reap();
+        if (reaped.requeued + reaped.failed > 0) this.opts.logger.warn(reaped, 'reaped expired leases');
+      } catch (err) {
+        this.opts.logger.warn({ err }, 'reaping expired leases failed; will retry');
+      }
     }
     await this.fill();
   }
@@ -161,7 +162,7 @@ export class WorkerPool {
         this.refill = false;
         while (!this.stopping && this.slots < this.opts.concurrency) {
           const askedAt = performance.now();
-          const claimed = await this.opts.store.claimRuns({
+          const claimed = await this.opts.link.claimRuns({
             workerId: this.workerId,
             limit: this.opts.concurrency - this.slots,
             leaseMs: this.opts.leaseMs,
@@ -212,7 +213,7 @@ export class WorkerPool {
   /** Releases claimed runs for any worker to take (release wakes the workers). */
   private async giveBack(runs: ClaimedRun[]): Promise<void> {
     if (runs.length === 0) return;
-    await this.opts.store.releaseRuns(runs.map(leaseOf)).catch((err: unknown) => {
+    await this.opts.link.releaseRuns(runs.map(leaseOf)).catch((err: unknown) => {
       this.opts.logger.warn({ err }, 'giving back claimed runs failed; their leases will expire');
     });
   }
@@ -325,7 +326,7 @@ export class WorkerPool {
     // A retry claims nothing: the first try may have committed with its answer lost, and
     // claiming again would strand what it claimed (until its lease expires). A start repeats safely.
     const written = await this.outcomes.write(run, outcome, (retry) =>
-      this.opts.store.finishAndClaim(leaseOf(run), outcome, retry ? { ...next, limit: 0, reserve: 0 } : next),
+      this.opts.link.finishAndClaim(leaseOf(run), outcome, run, retry ? { ...next, limit: 0, reserve: 0 } : next),
     );
     return { ...(written ?? { finished: false, started: false, claimed: [] }), askedAt };
   }
@@ -346,7 +347,7 @@ export class WorkerPool {
     // No free slot (an earlier batch of the same claim took them) or the webServer's port busy here: it waits its turn.
     const lock = slots > 0 ? await this.gate.enter(head) : undefined;
     if (!lock) return this.giveBack(claimed);
-    const runs = await takeShare(this.opts.store, claimed, {
+    const runs = await takeShare(this.opts.link, claimed, {
       slots, wanted, maxShareMs: this.opts.maxShareMs ?? DEFAULT_MAX_SHARE_MS, limit: MAX_BATCH,
       me: { id: this.workerId, host: hostname() }, peers: this.opts.peers,
     }, { leaseMs: this.opts.leaseMs, logger: this.opts.logger, giveBack: (r) => this.giveBack(r) });
@@ -359,7 +360,7 @@ export class WorkerPool {
     const abort = new AbortController();
     this.slots += parallelism;
     const done = runBatch(runs, parallelism, abort, {
-      store: this.opts.store,
+      link: this.opts.link,
       executor: this.opts.executors.get(head.spec.type),
       resolveVariables: this.opts.resolveVariables,
       artifacts: this.opts.artifacts,

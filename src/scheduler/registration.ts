@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { BatchWorker, Store } from '../store/store.js';
+import type { WorkerLink } from '../worker-link/link.js';
 
 /** Heartbeats a worker may miss before it counts as gone. */
 const STALE_BEATS = 3;
@@ -18,16 +18,13 @@ export function staleAfterMs(beatMs: number): number {
 
 export class WorkerRegistration {
   private timer: NodeJS.Timeout | undefined;
-  readonly staleMs: number;
 
   constructor(
-    private readonly store: Store,
+    private readonly link: WorkerLink,
     private readonly worker: { id: string; slots: number },
     private readonly beatMs: number,
     private readonly logger: Logger,
-  ) {
-    this.staleMs = staleAfterMs(beatMs);
-  }
+  ) {}
 
   async start(): Promise<void> {
     await this.register();
@@ -35,26 +32,21 @@ export class WorkerRegistration {
     this.timer.unref();
   }
 
-  /** Every live worker, with how many members of one batch each holds (what a share of it is sized from). */
-  batchWorkers(setId: string, batchKey: string): Promise<BatchWorker[]> {
-    return this.store.batchWorkers(setId, batchKey, this.staleMs);
-  }
-
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.store.removeWorker(this.worker.id).catch((err: unknown) => {
+    await this.link.removeWorker(this.worker.id).catch((err: unknown) => {
       this.logger.warn({ err }, 'leaving the workers registry failed; the entry goes stale by itself');
     });
   }
 
   private register(): Promise<void> {
-    return this.store.registerWorker({ id: this.worker.id, host: hostname(), pid: process.pid, slots: this.worker.slots });
+    return this.link.registerWorker({ id: this.worker.id, host: hostname(), pid: process.pid, slots: this.worker.slots });
   }
 
   private async beat(): Promise<void> {
     try {
       // Dropped as stale (this process was frozen, or the store was away): register again.
-      if (!(await this.store.heartbeatWorker(this.worker.id))) await this.register();
+      if (!(await this.link.heartbeatWorker(this.worker.id))) await this.register();
     } catch (err) {
       this.logger.warn({ err }, 'workers registry heartbeat failed; will retry');
     }

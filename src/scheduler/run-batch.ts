@@ -16,12 +16,13 @@ import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
 import type { CaseResult, ClaimedRun, Executor, RunOutcome } from '../core/types.js';
 import { redact, type ResolvedVariables } from '../secrets/index.js';
-import { leaseOf, type LeaseRef, type Store } from '../store/store.js';
+import { leaseOf, type LeaseRef } from '../store/store.js';
+import type { WorkerLink } from '../worker-link/link.js';
 import { messageOf, oneLine, tail, type ResolveVariables } from './run-member.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
 export interface BatchDeps {
-  store: Store;
+  link: WorkerLink;
   executor: Executor | undefined;
   resolveVariables: ResolveVariables;
   artifacts: ArtifactSaver | undefined;
@@ -112,7 +113,7 @@ function begin(m: Member | undefined, attempt: number, deps: BatchDeps): void {
   m.started = true; // optimistic: later events must not start it twice
   deps.metrics?.memberStarted(m.run);
   m.chain = m.chain.then(async () => {
-    if (!(await deps.store.startRun(m.lease))) lose(m, deps);
+    if (!(await deps.link.startRun(m.lease))) lose(m, deps);
   }).catch((err: unknown) => {
     m.started = false; // the end retries it
     deps.logger.warn({ err, run: m.run.id }, 'recording a test start failed');
@@ -164,7 +165,7 @@ async function settleLeftovers(members: Member[], signal: AbortSignal, deps: Bat
   if (signal.aborted) return; // shutdown: the pool releases every lease it still holds; a lost lease is not ours
   const interrupted = members.filter((m) => m.interrupted && !m.lost);
   if (interrupted.length > 0) {
-    await deps.store.releaseRuns(interrupted.map((m) => m.lease));
+    await deps.link.releaseRuns(interrupted.map((m) => m.lease));
     for (const m of interrupted) {
       m.done = true;
       deps.settled(m.run.id);
@@ -182,7 +183,7 @@ function startHeartbeat(members: Member[], abort: AbortController, deps: BatchDe
         if (m.lost || m.done) return;
         try {
           // An ended member's outcome may be committing right now: a miss then is no news.
-          if (!(await deps.store.heartbeat(m.lease, deps.leaseMs, m.attempts)) && !m.ended) lose(m, deps);
+          if (!(await deps.link.heartbeat(m.lease, deps.leaseMs, m.attempts)) && !m.ended) lose(m, deps);
         } catch (err) {
           deps.logger.warn({ err, run: m.run.id }, 'heartbeat failed; will retry');
         }
@@ -215,7 +216,7 @@ function crashed(err: unknown): CaseResult {
 async function startUnbegun(m: Member, deps: BatchDeps): Promise<void> {
   if (m.started) return;
   m.started = true;
-  if (!(await deps.store.startRun(m.lease, performance.now() - m.takenAt))) {
+  if (!(await deps.link.startRun(m.lease, performance.now() - m.takenAt))) {
     deps.logger.warn({ run: m.run.id }, 'a test that ended before it began could not be started; writing its outcome anyway');
   }
 }

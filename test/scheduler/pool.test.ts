@@ -13,6 +13,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
+import { storeLink } from '../../src/worker-link/store-link.js';
+import { FileBlobStore } from '../../src/artifacts/blobs.js';
 import { StoreUnavailableError } from '../../src/store/postgres/connection.js';
 import type { NextClaim, Store } from '../../src/store/store.js';
 import type { CommandTestSpec, Executor, TestRunRecord, TestType } from '../../src/core/types.js';
@@ -46,13 +48,13 @@ function intercept(real: SqliteStore, wrappers: Wrappers): Store {
 function poolOn(store: Store, workerId?: string, executors: Executor[] = [], workDir?: string): WorkerPool {
   return new WorkerPool({
     workDir,
-    store,
+    link: storeLink({ store, blobs: new FileBlobStore(tempDir('runset-pool-blobs-')), workerStaleMs: 60_000, logger: pino({ level: 'silent' }) }),
+    reap: () => store.reapExpired(3),
     executors: new Map([...executorRegistry(), ...executors.map((e): [TestType, Executor] => [e.type, e])]),
     resolveVariables: () => ({ values: {}, secrets: [] }),
     logger: pino({ level: 'silent' }),
     concurrency: 1,
     leaseMs: 10_000,
-    maxLostLeases: 3,
     pollMs: 60_000,
     workerId,
   });
