@@ -3,6 +3,9 @@
  * config, store, secrets, executors, workers and the API — and tears them down
  * in reverse order.
  */
+import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
@@ -19,7 +22,8 @@ import { WorkerPool } from './scheduler/pool.js';
 import { buildApp } from './api/app.js';
 import { SetCreationLimit, SignInLimit } from './api/rate-limit.js';
 import { httpExecutor } from './executors/http/index.js';
-import { commandExecutor } from './executors/command/index.js';
+import { createCommandExecutor } from './executors/command/index.js';
+import { credentialValues, type TestProcessPolicy } from './executors/environment.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
 import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
 import { artifactSaver } from './artifacts/save.js';
@@ -53,13 +57,13 @@ export function createLogger(level: string): Logger {
 
 /** Opens the configured store; `owner` = this process serves it (SQLite: takes the data dir's lock). */
 export async function openStore(
-  options: Pick<ServeOptions, 'databaseUrl' | 'databaseSchema' | 'dataDir'>,
+  options: Pick<ServeOptions, 'databaseUrl' | 'databaseSchema' | 'dataDir' | 'poolSize'>,
   owner = false,
 ): Promise<Store> {
   let store: Store;
   if (options.databaseUrl) {
     const { PostgresStore } = await import('./store/postgres/index.js');
-    store = new PostgresStore({ connectionString: options.databaseUrl, schema: options.databaseSchema });
+    store = new PostgresStore({ connectionString: options.databaseUrl, schema: options.databaseSchema, poolSize: options.poolSize });
   } else {
     store = new SqliteStore(path.join(options.dataDir, 'runset.db'), { owner });
   }
@@ -72,9 +76,28 @@ export async function openStore(
   return store;
 }
 
-export function executorRegistry(options: { chromium?: string } = {}): ReadonlyMap<TestType, Executor> {
-  const list: Executor[] = [httpExecutor, commandExecutor, createPlaywrightExecutor({ chromium: options.chromium })];
+export function executorRegistry(options: { chromium?: string; policy?: TestProcessPolicy } = {}): ReadonlyMap<TestType, Executor> {
+  const list: Executor[] = [httpExecutor, createCommandExecutor(options.policy), createPlaywrightExecutor({ chromium: options.chromium, policy: options.policy })];
   return new Map(list.map((e) => [e.type, e]));
+}
+
+/** Whom tests run as, and every credential this process was given, which no test process may see. */
+function testProcessPolicy(options: ServeOptions): TestProcessPolicy {
+  return { runAs: options.runAs, credentials: credentialValues([options.databaseUrl, options.secretKey, options.bootstrapKey, options.apiKey]) };
+}
+
+/**
+ * Where test runs get their folders. Under --run-as the data dir (the SQLite
+ * store, secret.key, artifacts) becomes root's alone, and runs get their folders
+ * in a fresh one under the temp dir that other users may pass through but not
+ * list: each run's own folder is then handed to the test user (0700).
+ */
+function testWorkRoot(options: ServeOptions): { dir: string; remove: () => Promise<void> } {
+  if (!options.runAs) return { dir: path.join(options.dataDir, 'work'), remove: () => Promise.resolve() };
+  if (existsSync(options.dataDir)) chmodSync(options.dataDir, 0o700);
+  const dir = mkdtempSync(path.join(tmpdir(), 'runset-work-'));
+  chmodSync(dir, 0o711);
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /**
@@ -108,13 +131,15 @@ export async function start(options: ServeOptions, logger = createLogger(options
 
     let pool: WorkerPool | undefined;
     if (options.workers > 0) {
+      const work = testWorkRoot(options);
+      teardown.push(work.remove);
       const workerLogger = logger.child({ component: 'worker' });
       const link = storeLink({ store, blobs, workerStaleMs: staleAfterMs(options.pollMs), logger: workerLogger });
       teardown.push(() => link.flush());
       pool = new WorkerPool({
         link,
         reap: () => store.reapExpired(options.maxLostLeases),
-        executors: executorRegistry({ chromium: options.chromium }),
+        executors: executorRegistry({ chromium: options.chromium, policy: testProcessPolicy(options) }),
         resolveVariables: (vars) => resolveVariables(vars, { env: process.env, key: secretKey }),
         // Read when a member runs, so turning allowPrivateTargets off takes effect at once.
         outboundPolicy: (env) => ({ allowPrivateTargets: suite.environments.get(env)?.allowPrivateTargets ?? false }),
@@ -123,7 +148,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         leaseMs: options.leaseMs,
         pollMs: options.pollMs,
         artifacts: artifactSaver(link.artifacts),
-        workDir: path.join(options.dataDir, 'work'),
+        workDir: work.dir,
         maxShareMs: options.maxShareMs,
         peers: (setId, batchKey) => link.batchWorkers(setId, batchKey),
         metrics: observed?.metrics,

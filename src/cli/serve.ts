@@ -8,6 +8,7 @@ import type { Runtime } from '../main.js';
 import { DEFAULT_ARTIFACT_RETENTION } from '../retention/artifacts.js';
 import { DEFAULT_RETENTION } from '../retention/sets.js';
 import { DEFAULT_CHROMIUM } from '../executors/playwright/chromium.js';
+import { parseRunAs, readApiKey } from '../config/isolation.js';
 
 export interface RawServeFlags {
   config: string;
@@ -32,6 +33,10 @@ export interface RawServeFlags {
   webhookRetry?: string;
   backlog?: string;
   metricsPort?: string;
+  runAs?: string;
+  poolSize?: string;
+  /** `worker` only. */
+  keyFile?: string;
 }
 
 function commonOptions(cmd: Command): Command {
@@ -49,7 +54,8 @@ function commonOptions(cmd: Command): Command {
     .addOption(new Option('--chromium <path>', 'the Chromium executable for Playwright tests').env('RUNSET_CHROMIUM').default(DEFAULT_CHROMIUM))
     .addOption(new Option('--max-share <duration>', 'most expected work per slot a worker takes of a Playwright suite at once').env('RUNSET_MAX_SHARE').default(DEFAULTS.maxShare))
     .addOption(new Option('--host <host>', 'address to listen on (the API, and the metrics listener)').env('RUNSET_HOST').default(DEFAULTS.host))
-    .addOption(new Option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port, apart from the API (default: no metrics)').env('RUNSET_METRICS_PORT'));
+    .addOption(new Option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port, apart from the API (default: no metrics)').env('RUNSET_METRICS_PORT'))
+    .addOption(new Option('--run-as <user>', 'run every test process (commands, Playwright, its browsers) as this OS user, so tests cannot read this process\'s environment or memory; runset must run as root').env('RUNSET_RUN_AS'));
 }
 
 export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }): ServeOptions {
@@ -57,6 +63,9 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
   const workers = flags.workers === false ? 0 : (parseInteger('--workers', given, mode.api ? 0 : 1, 256) ?? defaultWorkers());
   const leaseMs = parseDurationOption('--lease (RUNSET_LEASE)', flags.lease, { minMs: 200 });
   const port = parseInteger('--port', flags.port, 0, 65535) ?? DEFAULTS.port;
+  const runAs = parseRunAs(flags.runAs);
+  // A worker's pool: one connection per slot and one for its heartbeats and reaper (the LISTEN connection is apart).
+  const poolSize = parseInteger('--pool-size (RUNSET_POOL_SIZE)', flags.poolSize, 1, 1000) ?? (mode.api ? undefined : workers + 1);
   return Object.freeze({
     configPath: resolvePath(flags.config),
     port,
@@ -84,6 +93,9 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     publicUrl: flags.publicUrl ? parsePublicUrl(flags.publicUrl) : undefined,
     webhookRetryMs: parseDurationOption('--webhook-retry (RUNSET_WEBHOOK_RETRY)', flags.webhookRetry ?? DEFAULTS.webhookRetry, { minMs: 100, example: '10s' }),
     metricsPort: parseMetricsPort(flags.metricsPort, mode.api ? port : undefined),
+    runAs,
+    apiKey: mode.api ? undefined : readApiKey(flags.keyFile, process.env.RUNSET_API_KEY, runAs),
+    poolSize,
   });
 }
 
@@ -162,7 +174,8 @@ export function registerServeCommands(program: Command): void {
       .addOption(new Option('--public-url <url>', 'the dashboard\'s address as people open it, for links in webhooks (default: the listen address)').env('RUNSET_PUBLIC_URL'))
       .addOption(new Option('--retention <duration>', `remove sets that ended longer ago than this, with their members and artifacts, existing history included (0: keep every set). Unset: ${DEFAULT_RETENTION}, but a store upgraded from a runset without retention keeps every set`).env('RUNSET_RETENTION'))
       .addOption(new Option('--webhook-retry <duration>', 'wait after a failed webhook delivery, doubled each time, for 24 h').env('RUNSET_WEBHOOK_RETRY').default(DEFAULTS.webhookRetry))
-      .addOption(new Option('--backlog <n>', "connections queued before they are accepted (capped by the kernel's net.core.somaxconn)").env('RUNSET_BACKLOG').default(String(DEFAULTS.backlog))),
+      .addOption(new Option('--backlog <n>', "connections queued before they are accepted (capped by the kernel's net.core.somaxconn)").env('RUNSET_BACKLOG').default(String(DEFAULTS.backlog)))
+      .addOption(new Option('--pool-size <n>', 'most pooled PostgreSQL connections of this process (one LISTEN connection more)').env('RUNSET_POOL_SIZE').default(String(DEFAULTS.poolSize))),
   ).action(async (flags: RawServeFlags) => {
     const options = compileServeOptions(flags, { api: true });
     await runUntilSignalled(options, async (rt) => {
@@ -173,7 +186,13 @@ export function registerServeCommands(program: Command): void {
     });
   });
 
-  commonOptions(program.command('worker').description('run workers only (other machines; needs PostgreSQL)')).action(
+  commonOptions(
+    program
+      .command('worker')
+      .description('run workers only (other machines; needs PostgreSQL)')
+      .addOption(new Option('--pool-size <n>', 'most pooled PostgreSQL connections of this process (one LISTEN connection more); default: --workers + 1').env('RUNSET_POOL_SIZE'))
+      .addOption(new Option('--key-file <path>', 'read the worker\'s API key from this file instead of RUNSET_API_KEY (first line; never printed, never passed to tests)').env('RUNSET_API_KEY_FILE')),
+  ).action(
     async (flags: RawServeFlags) => {
       // A worker listens only for its metrics (--metrics-port), on --host.
       const options = compileServeOptions({ ...flags, port: '0', setsPerMinute: '1' }, { api: false });

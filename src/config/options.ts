@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { TestType } from '../core/types.js';
 import { DurationError, parseDuration } from '../core/duration.js';
+import type { RunAsUser } from '../executors/run-as.js';
 
 export interface ServeOptions {
   configPath: string;
@@ -53,6 +54,12 @@ export interface ServeOptions {
   skipTestTypes?: readonly TestType[];
   /** Serve Prometheus metrics at /metrics on this port (on `host`, apart from the API); undefined: no metrics at all. 0: any free port. */
   metricsPort?: number;
+  /** The OS user every test process runs as (--run-as); undefined: this process's own. */
+  runAs?: RunAsUser;
+  /** The worker's API key (RUNSET_API_KEY or --key-file): a credential, never handed to tests or printed. */
+  apiKey?: string;
+  /** Most pooled PostgreSQL connections (--pool-size; the LISTEN connection is one more); undefined: the store's default. */
+  poolSize?: number;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -70,6 +77,8 @@ export const DEFAULTS = Object.freeze({
   maxShare: '30s',
   webhookRetry: '10s',
   backlog: 4096,
+  /** Pooled PostgreSQL connections of an API process (`serve`); a worker's default is its slots + 1. */
+  poolSize: 10,
 });
 
 /**

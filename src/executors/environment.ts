@@ -1,12 +1,67 @@
 /**
- * The environment every test process gets: the server's own minus runset's
- * RUNSET_* settings (test code never sees the database URL or keys), plus the
- * set's variables.
+ * What a test process gets from the worker that starts it: the one rule for
+ * every spawner (commands, the command launcher, Playwright and so its browsers).
+ *
+ * A test's environment is the worker's own environment
+ *   - minus every RUNSET_* variable (runset's settings: database URL, keys, key file…),
+ *   - minus PGPASSWORD and PGPASSFILE (the PostgreSQL driver reads the store's password there),
+ *   - minus every variable whose value holds one of the worker's credentials
+ *     (the database URL or its password, the secret key, an API key), whatever
+ *     its name: an operator's DATABASE_URL=… copy is caught too,
+ * plus, under --run-as, the user's HOME, USER and LOGNAME,
+ * plus the set's variables, which the suite declares and so passes deliberately.
  */
-export function testEnvironment(variables: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('RUNSET_')) env[name] = value;
+import { identityVariables, type RunAsUser } from './run-as.js';
+
+/** Who test processes run as, and which values must never reach them. */
+export interface TestProcessPolicy {
+  /** The OS user every test process runs as; undefined: the worker's own user. */
+  readonly runAs?: RunAsUser;
+  /** The worker's credentials as they may appear in its environment (never sent anywhere). */
+  readonly credentials?: readonly string[];
+}
+
+/** Variables dropped by name, whatever their value. */
+const DROPPED_NAMES: ReadonlySet<string> = new Set(['PGPASSWORD', 'PGPASSFILE']);
+/** A shorter "credential" would match ordinary values by accident (a password `x`). */
+const MIN_CREDENTIAL_LENGTH = 8;
+
+/**
+ * The credentials a worker holds, as they may appear in an environment: each
+ * given value, and the password inside a database URL.
+ */
+export function credentialValues(values: ReadonlyArray<string | undefined>): string[] {
+  const found = new Set<string>();
+  for (const value of values) {
+    if (!value) continue;
+    found.add(value);
+    try {
+      const password = decodeURIComponent(new URL(value).password);
+      if (password) found.add(password);
+    } catch {
+      // not a URL: the value alone
+    }
   }
-  return Object.assign(env, variables);
+  return [...found].filter((v) => v.length >= MIN_CREDENTIAL_LENGTH);
+}
+
+/** The worker's environment as any process it starts for tests may see it (no variables, no identity). */
+export function scrubbedEnvironment(policy: TestProcessPolicy = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const credentials = policy.credentials ?? [];
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (name.startsWith('RUNSET_') || DROPPED_NAMES.has(name)) continue;
+    if (value !== undefined && credentials.some((c) => value.includes(c))) continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+/** The environment of one test process: see the rule above. */
+export function testEnvironment(
+  variables: Readonly<Record<string, string>>,
+  policy: TestProcessPolicy = {},
+  base: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
+  return Object.assign(scrubbedEnvironment(policy, base), identityVariables(policy.runAs), variables);
 }

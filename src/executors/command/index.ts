@@ -1,8 +1,9 @@
 /**
  * The `command` executor: runs an argv (never a shell), passes when it exits 0.
  *
- * - Variables arrive as environment variables; the server's own RUNSET_*
- *   settings (database URL, keys…) are not handed to test code.
+ * - Variables arrive as environment variables; the worker's settings and
+ *   credentials are not handed to test code (../environment.ts), and under
+ *   --run-as the command runs as that user (../run-as.ts).
  * - The command leads its own process group (`detached`), so stopping it —
  *   on abort, or when it ends — reaches everything it started: a test must
  *   not leave a `server &` or a stuck browser behind on the worker.
@@ -15,8 +16,9 @@ import { existsSync } from 'node:fs';
 import type { CommandTestSpec, ExecutionContext, ExecutionResult, Executor } from '../../core/types.js';
 import { abortMessage } from '../abort.js';
 import { TailBuffer } from '../tail-buffer.js';
-import { testEnvironment } from '../environment.js';
+import { testEnvironment, type TestProcessPolicy } from '../environment.js';
 import { killQuietly } from '../process-tree.js';
+import { spawnAs } from '../run-as.js';
 import { CommandLauncher } from './launcher.js';
 
 /**
@@ -26,17 +28,21 @@ import { CommandLauncher } from './launcher.js';
  */
 const DRAIN_MS = 100;
 
-const launcher = new CommandLauncher(runCommand);
+/** A command executor whose commands follow `policy` (whom they run as, what they must not see). */
+export function createCommandExecutor(policy: TestProcessPolicy = {}): Executor<CommandTestSpec> {
+  const launcher = new CommandLauncher(policy, (spec, ctx) => runCommand(spec, ctx, policy));
+  return Object.freeze({
+    type: 'command' as const,
+    run: (spec: CommandTestSpec, ctx: ExecutionContext) => launcher.run(spec, ctx),
+  });
+}
 
-export const commandExecutor: Executor<CommandTestSpec> = Object.freeze({
-  type: 'command' as const,
-  run: (spec: CommandTestSpec, ctx: ExecutionContext) => launcher.run(spec, ctx),
-});
+export const commandExecutor = createCommandExecutor();
 
 type Verdict = [passed: boolean, error: string | null];
 
 /** Runs one command in this process (the launcher's, normally). */
-export function runCommand(spec: CommandTestSpec, ctx: ExecutionContext): Promise<ExecutionResult> {
+export function runCommand(spec: CommandTestSpec, ctx: ExecutionContext, policy: TestProcessPolicy = {}): Promise<ExecutionResult> {
   const { signal } = ctx;
   if (signal.aborted) return Promise.resolve({ passed: false, error: abortMessage(signal), output: '' });
   const [program = '', ...args] = spec.run;
@@ -44,9 +50,12 @@ export function runCommand(spec: CommandTestSpec, ctx: ExecutionContext): Promis
     const output = new TailBuffer();
     let child: ChildProcess;
     try {
-      child = spawn(program, args, {
+      const start = spawnAs(policy.runAs, program, args);
+      child = spawn(start.file, start.args, {
         cwd: spec.cwd,
-        env: testEnvironment(ctx.variables),
+        env: testEnvironment(ctx.variables, policy),
+        uid: start.uid,
+        gid: start.gid,
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -15,7 +15,11 @@
  * The launcher runs the very same `runCommand` (./index.ts): process groups,
  * output tail, drain and kill rules are unchanged. Commands inherit the
  * launcher's environment, which is the worker's as it was when the launcher
- * started (minus RUNSET_*, as before). The launcher exits when the worker does
+ * started, already scrubbed of the worker's settings and credentials
+ * (../environment.ts): they never reach the launcher at all, so a test reading
+ * its parent's /proc/<pid>/environ finds none. The launcher stays the worker's
+ * user (it must, to start commands as --run-as's user); only the user's ids
+ * travel with each command. The launcher exits when the worker does
  * (its IPC channel closes), killing whatever it still runs, and ignores
  * terminal signals so that a worker stopping gracefully keeps its commands. If
  * it cannot be started, commands run in the worker process as before.
@@ -24,12 +28,14 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { CommandTestSpec, ExecutionContext, ExecutionResult } from '../../core/types.js';
 import { abortMessage } from '../abort.js';
+import { scrubbedEnvironment, type TestProcessPolicy } from '../environment.js';
+import type { RunAsUser } from '../run-as.js';
 
 /** An abort reason that survives the trip: a string, or an error's name and message. */
 export type WireReason = string | { name: string; message: string } | null;
 
 export type LauncherRequest =
-  | { type: 'run'; id: number; spec: CommandTestSpec; variables: Readonly<Record<string, string>> }
+  | { type: 'run'; id: number; spec: CommandTestSpec; variables: Readonly<Record<string, string>>; runAs: RunAsUser | undefined }
   | { type: 'abort'; id: number; reason: WireReason };
 
 /** `ready` once, when the launcher listens; then one `done` per run. */
@@ -59,7 +65,10 @@ export class CommandLauncher {
   private broken = false;
 
   /** `runHere` runs a command in this process: used when no launcher can be had. */
-  constructor(private readonly runHere: RunHere) {}
+  constructor(
+    private readonly policy: TestProcessPolicy,
+    private readonly runHere: RunHere,
+  ) {}
 
   run(spec: CommandTestSpec, ctx: ExecutionContext): Promise<ExecutionResult> {
     const { signal } = ctx;
@@ -78,7 +87,7 @@ export class CommandLauncher {
       this.pending.set(id, { spec, ctx, settle });
       signal.addEventListener('abort', onAbort, { once: true });
       this.setBusy(child, true);
-      if (!this.send(child, { type: 'run', id, spec, variables: ctx.variables })) {
+      if (!this.send(child, { type: 'run', id, spec, variables: ctx.variables, runAs: this.policy.runAs })) {
         // The channel closed between the check and the send: run it here instead.
         this.pending.delete(id);
         this.setBusy(child, this.pending.size > 0);
@@ -92,7 +101,7 @@ export class CommandLauncher {
     if (this.broken) return undefined;
     let child: ChildProcess;
     try {
-      child = fork(ENTRY, [], { execArgv: [], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      child = fork(ENTRY, [], { execArgv: [], env: scrubbedEnvironment(this.policy), serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     } catch {
       this.broken = true;
       return undefined;

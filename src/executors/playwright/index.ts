@@ -16,6 +16,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, PlaywrightTestSpec } from '../../core/types.js';
+import type { TestProcessPolicy } from '../environment.js';
+import { handOver } from '../run-as.js';
 import { browserProblem, CHROMIUM_ARGS, DEFAULT_CHROMIUM } from './chromium.js';
 import { missingFfmpeg } from './ffmpeg.js';
 import { locatePlaywright, playwrightEnvironment, type PlaywrightInstall } from './locate.js';
@@ -30,30 +32,37 @@ const WATCHDOG_MS = 250;
 export interface PlaywrightExecutorOptions {
   /** The Chromium executable; default /usr/bin/chromium. */
   chromium?: string;
+  /** Whom the Playwright process runs as and what it must not see (../environment.ts). */
+  policy?: TestProcessPolicy;
+}
+
+interface Setup {
+  chromium: string;
+  policy: TestProcessPolicy;
 }
 
 export function createPlaywrightExecutor(options: PlaywrightExecutorOptions = {}): Executor<PlaywrightTestSpec> {
-  const chromium = options.chromium ?? DEFAULT_CHROMIUM;
+  const setup: Setup = { chromium: options.chromium ?? DEFAULT_CHROMIUM, policy: options.policy ?? {} };
   return Object.freeze({
     type: 'playwright' as const,
-    run: (spec: PlaywrightTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, chromium),
-    runBatch: (specs: PlaywrightTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, chromium),
+    run: (spec: PlaywrightTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, setup),
+    runBatch: (specs: PlaywrightTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, setup),
   });
 }
 
 /** One case outside any batch (artifacts are not kept on this path). */
-async function runAlone(spec: PlaywrightTestSpec, ctx: ExecutionContext, chromium: string): Promise<ExecutionResult> {
+async function runAlone(spec: PlaywrightTestSpec, ctx: ExecutionContext, setup: Setup): Promise<ExecutionResult> {
   const workDir = await mkdtemp(path.join(tmpdir(), 'runset-playwright-'));
   let result: CaseResult | undefined;
   try {
-    await runBatch([spec], { ...ctx, workDir, parallelism: 1, onBegin: () => undefined, onEnd: (_, r) => (result = r) }, chromium);
+    await runBatch([spec], { ...ctx, workDir, parallelism: 1, onBegin: () => undefined, onEnd: (_, r) => (result = r) }, setup);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
   return result ?? { passed: false, error: 'aborted', output: '' };
 }
 
-async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext, chromium: string): Promise<void> {
+async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext, { chromium, policy }: Setup): Promise<void> {
   const problem = preflight(specs, chromium);
   if (problem !== null) return failAll(specs, ctx, problem);
   const first = specs[0] as PlaywrightTestSpec;
@@ -64,13 +73,16 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
     return failAll(specs, ctx, (error as Error).message);
   }
   const tracker = new BatchTracker(specs, ctx);
-  const env = playwrightEnvironment(install, ctx.variables);
+  const env = playwrightEnvironment(install, ctx.variables, policy);
   const args = await prepareRun(specs, ctx, { chromium, version: install.version, missingFfmpeg: missingFfmpeg(install.cli, env, first.dir) });
   const runner = startRunner(install.cli, args, {
     cwd: first.dir,
     env,
     eventFile: path.join(ctx.workDir, 'reporter-events.jsonl'),
     onEvent: (event) => tracker.handle(event),
+    runAs: policy.runAs,
+    // The run's folder becomes the test user's (its reporter writes the event file, Playwright its output there).
+    beforeStart: () => handOver(ctx.workDir, policy.runAs),
   });
   const end = await supervise(runner, tracker, ctx.signal);
   tracker.finish(end);

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { testEnvironment } from '../environment.js';
+import { testEnvironment, type TestProcessPolicy } from '../environment.js';
 
 export interface PlaywrightInstall {
   /** The `playwright` CLI entry (…/@playwright/test/cli.js). */
@@ -38,13 +38,13 @@ function tryResolve(req: NodeRequire): { cli: string; version: string } | undefi
 }
 
 /**
- * The environment of a Playwright process: the server's own minus runset's
- * RUNSET_* settings (test code never sees the database URL or keys), plus
- * `extra`, plus — when runset lends its Playwright — the module paths that let
- * the suite's `import '@playwright/test'` find it.
+ * The environment of a Playwright process: a test's (../environment.ts: none of
+ * the worker's settings or credentials), plus `extra`, plus — when runset lends
+ * its Playwright — the module paths that let the suite's
+ * `import '@playwright/test'` find it.
  */
-export function playwrightEnvironment(install: PlaywrightInstall, extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
-  const env = testEnvironment(extra);
+export function playwrightEnvironment(install: PlaywrightInstall, extra: Readonly<Record<string, string>>, policy: TestProcessPolicy = {}): NodeJS.ProcessEnv {
+  const env = testEnvironment(extra, policy);
   if (!install.own) {
     // …/node_modules/@playwright/test/cli.js → …/node_modules
     const modules = path.resolve(path.dirname(install.cli), '..', '..');

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { killMarked, killTree } from '../process-tree.js';
+import { spawnAs, type RunAsUser } from '../run-as.js';
 import { TailBuffer } from '../tail-buffer.js';
 import { EventLog } from './event-log.js';
 import { REPORTER_FILE_ENV, type ReporterEvent } from './reporter.js';
@@ -33,7 +34,16 @@ export interface RunnerProcess {
 export function startRunner(
   cli: string,
   args: readonly string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; eventFile: string; onEvent: (event: ReporterEvent) => void },
+  opts: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    eventFile: string;
+    onEvent: (event: ReporterEvent) => void;
+    /** The OS user the runner runs as (--run-as); undefined: this process's. */
+    runAs?: RunAsUser;
+    /** Called once the event file exists, just before the runner starts. */
+    beforeStart?: () => void;
+  },
 ): RunnerProcess {
   const log = new TailBuffer();
   let child: ChildProcess;
@@ -46,8 +56,12 @@ export function startRunner(
     return { pid: undefined, done: Promise.resolve({ code: null, signal: null, log: message }), kill: () => undefined };
   }
   try {
-    child = spawn(process.execPath, [cli, ...args], {
+    opts.beforeStart?.();
+    const start = spawnAs(opts.runAs, process.execPath, [cli, ...args]);
+    child = spawn(start.file, start.args, {
       cwd: opts.cwd,
+      uid: start.uid, // under --run-as the runner, its workers and browsers are that user's
+      gid: start.gid,
       env: { ...opts.env, [REPORTER_FILE_ENV]: opts.eventFile, [BATCH_MARK_ENV]: mark },
       detached: true, // its own process group, so signals aimed at runset's group never reach it by accident
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,147 @@
+/**
+ * `--run-as USER` end to end, on PostgreSQL when RUNSET_TEST_DATABASE_URL is set
+ * (so a real database URL is among the credentials), else SQLite: a command test
+ * dumps its environment, its parent's /proc/<pid>/environ and the worker's, and
+ * none of the worker's credentials shows; a Playwright suite passes with the
+ * runner and its browser running as that user. Needs root (setuid); creates the
+ * user `runset-test` when it is missing.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { newToken } from '../../src/auth/keys.js';
+import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
+import { dropSchemas, newSchemaName, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { chromiumMissing } from './playwright-fixtures.js';
+
+const USER = 'runset-test';
+const SECRET_KEY = 'secret-key-the-tests-must-never-see';
+const PG_PASSWORD = 'pg-password-the-tests-must-never-see';
+const WORKER_KEY = newToken();
+
+/** Why this cannot run here, or undefined once the user exists. */
+function cannotRun(): string | undefined {
+  if (process.getuid?.() !== 0) return 'needs root: only root may start tests as another user (--run-as)';
+  try {
+    execFileSync('id', ['-u', USER], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    // not there yet
+  }
+  try {
+    execFileSync('useradd', ['--system', '--no-create-home', USER], { stdio: 'pipe' });
+    return undefined;
+  } catch (error) {
+    return `cannot create the user ${USER}: ${(error as Error).message}`;
+  }
+}
+
+/** What the command test prints: who it is, its environment, then what it could read of others. */
+const DUMP = `
+echo "uid=$(id -u)"
+echo "--- env"; env
+echo "--- parent $PPID"; if tr '\\0' '\\n' < /proc/$PPID/environ; then echo "parent environ: READ"; else echo "parent environ: refused"; fi
+echo "--- worker $WORKER_PID"; if tr '\\0' '\\n' < /proc/$WORKER_PID/environ; then echo "worker environ: READ"; else echo "worker environ: refused"; fi
+echo "--- worker cmdline"; tr '\\0' ' ' < /proc/$WORKER_PID/cmdline; echo
+if ls "$DATA_DIR" >/dev/null 2>&1; then echo "data dir: READ"; else echo "data dir: refused"; fi
+`;
+
+const SPEC = `
+import { test, expect } from '@playwright/test';
+import { readdirSync, readFileSync } from 'node:fs';
+test('runs as the test user', async ({ page }) => {
+  expect(process.getuid()).toBe(Number(process.env.EXPECTED_UID));
+  expect(() => readFileSync('/proc/' + process.env.WORKER_PID + '/environ')).toThrow(/EACCES/);
+  await page.setContent('<h1>isolated</h1>');
+  await expect(page.locator('h1')).toHaveText('isolated');
+  // Every browser process this run started runs as the test user too.
+  const owners = readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).flatMap((p) => {
+    try {
+      if (!readFileSync('/proc/' + p + '/cmdline', 'latin1').includes('--runset-run-as-marker')) return [];
+      return [Number(/^Uid:\\s+(\\d+)/m.exec(readFileSync('/proc/' + p + '/status', 'utf8'))?.[1])];
+    } catch { return []; }
+  });
+  expect(owners.length).toBeGreaterThan(0);
+  expect(new Set(owners)).toEqual(new Set([process.getuid()]));
+});
+`;
+
+after(() => assertNoLeakedServers());
+
+describe('--run-as: tests never see the worker\'s credentials', { skip: cannotRun() }, () => {
+  let server: RunningServer;
+  const schema = newSchemaName('runset_runas');
+  const uid = () => Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' }).trim());
+
+  before(async () => {
+    // The suite must be readable by the test user: its folders are made 0755 here (a temp dir is 0700).
+    const dir = tempDir('runset-runas-');
+    mkdirSync(path.join(dir, 'suite', 'tests'), { recursive: true });
+    writeFileSync(path.join(dir, 'dump.sh'), DUMP);
+    writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', timeout: 15_000, use: { launchOptions: { args: ['--runset-run-as-marker'] } } });\n");
+    writeFileSync(path.join(dir, 'suite', 'tests', 'who.spec.ts'), SPEC);
+    for (const folder of [dir, path.join(dir, 'suite'), path.join(dir, 'suite', 'tests')]) chmodSync(folder, 0o755);
+    const dataDir = path.join(dir, 'data');
+    const config = [
+      'environments:',
+      `  dump: { variables: { WORKER_PID: "0", DATA_DIR: "${dataDir}" } }`,
+      `  browser: { variables: { WORKER_PID: "0", EXPECTED_UID: "${uid()}" } }`,
+      'tests:',
+      `  - { name: dump, type: command, run: [sh, ${path.join(dir, 'dump.sh')}], environments: [dump] }`,
+      '  - { name: who, type: playwright, dir: suite, environments: [browser] }',
+      '',
+    ].join('\n');
+    writeFileSync(path.join(dir, 'runset.config.yaml'), config);
+    const store: Record<string, string> = TEST_DATABASE_URL ? { RUNSET_DATABASE_URL: TEST_DATABASE_URL, RUNSET_DATABASE_SCHEMA: schema } : {};
+    server = await startRunset({
+      configPath: path.join(dir, 'runset.config.yaml'),
+      dataDir,
+      args: ['--run-as', USER, '--workers', '2'],
+      env: {
+        ...store,
+        RUNSET_SECRET_KEY: SECRET_KEY,
+        RUNSET_API_KEY: WORKER_KEY,
+        PGPASSWORD: PG_PASSWORD,
+        // A copy under a name of the operator's own: caught by its value.
+        APP_SIGNING_KEY: SECRET_KEY,
+      },
+    });
+  });
+
+  after(async () => {
+    await server?.stop();
+    if (TEST_DATABASE_URL) await dropSchemas(TEST_DATABASE_URL, [schema]);
+  });
+
+  const runSet = async (env: string) => {
+    const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env, envOverride: { WORKER_PID: String(server.proc.pid) } } });
+    assert.equal(created.status, 200, created.text);
+    const id = created.body.testRunSetId as string;
+    const done = await waitForSet(server, id, 60_000);
+    const runs = await api<{ testRuns: Array<{ status: string; error: string | null; output: string | null }> }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`);
+    return { status: done.status, runs: runs.body.testRuns };
+  };
+
+  test('a command sees none of the credentials, and cannot read its parent\'s or the worker\'s environment', async () => {
+    const { status, runs } = await runSet('dump');
+    const output = runs[0]?.output ?? '';
+    assert.equal(status, 'SUCCESS', `${runs[0]?.error}\n${output}`);
+    assert.match(output, new RegExp(`^uid=${uid()}$`, 'm'), 'the command ran as the test user');
+    assert.match(output, /^HOME=\//m);
+    assert.match(output, /^USER=runset-test$/m);
+    assert.match(output, /^parent environ: refused$/m);
+    assert.match(output, /^worker environ: refused$/m);
+    assert.match(output, /^data dir: refused$/m, 'the data dir (store, secret.key, artifacts) is root\'s alone');
+    const credentials = { 'the API key': server.apiKey, 'the worker key': WORKER_KEY, 'the secret key': SECRET_KEY, 'the PostgreSQL password': PG_PASSWORD };
+    if (TEST_DATABASE_URL) Object.assign(credentials, { 'the database URL': TEST_DATABASE_URL });
+    for (const [what, value] of Object.entries(credentials)) assert.ok(!output.includes(value), `${what} is not in the test's view:\n${output}`);
+    assert.doesNotMatch(output, /^RUNSET_(DATABASE_URL|SECRET_KEY|API_KEY|BOOTSTRAP_KEY)=/m);
+  });
+
+  test('a Playwright suite passes, its runner and browser running as the test user', { skip: chromiumMissing() }, async () => {
+    const { status, runs } = await runSet('browser');
+    assert.equal(status, 'SUCCESS', runs.map((r) => `${r.error}\n${r.output}`).join('\n'));
+  });
+});
