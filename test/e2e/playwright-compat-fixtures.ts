@@ -6,7 +6,7 @@
  * expected failure and console output. Its node_modules is a link to one
  * installed @playwright/test version, so it is the suite's own Playwright.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -109,6 +109,33 @@ export interface DirectCase {
   error: string | null;
 }
 
+/** A process's whole stdout and stderr, and how it exited (killed after `timeoutMs`). */
+function collect(program: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<{ stdout: string; stderr: string; status: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ stdout, stderr, status }));
+  });
+}
+
+/** Calls `fn` on every item, at most `limit` at once (the machine's cores), in order of the answers' items. */
+export async function eachAtMost<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const answers = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      answers[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return answers;
+}
+
 interface JsonSuite {
   title: string;
   specs?: Array<{ title: string; file: string; tests: Array<{ projectName?: string; status: DirectCase['status']; results: Array<{ error?: { message?: string } }> }> }>;
@@ -120,8 +147,8 @@ interface JsonSuite {
  * `args`) and returns its cases by name, prefixed `[project] ›` when the run had
  * several projects, as runset names them.
  */
-export function runDirectly(dir: string, cli: string, args: readonly string[] = []): Map<string, DirectCase> {
-  const res = spawnSync(process.execPath, [cli, 'test', '--reporter=json', ...args], { cwd: dir, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
+export async function runDirectly(dir: string, cli: string, args: readonly string[] = []): Promise<Map<string, DirectCase>> {
+  const res = await collect(process.execPath, [cli, 'test', '--reporter=json', ...args], dir, 120_000);
   let report: { suites?: JsonSuite[] };
   try {
     report = JSON.parse(res.stdout.slice(res.stdout.indexOf('{'))) as { suites?: JsonSuite[] };

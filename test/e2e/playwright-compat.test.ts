@@ -15,7 +15,7 @@ import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
 import { bundledVersion, COMPAT_VERSIONS, playwrightModules } from '../helpers/playwright-versions.js';
 import type { PlaywrightMember } from './playwright-fixtures.js';
-import { runDirectly, writeCompatSuite, type DirectCase, type ModuleKind } from './playwright-compat-fixtures.js';
+import { eachAtMost, runDirectly, writeCompatSuite, type DirectCase, type ModuleKind } from './playwright-compat-fixtures.js';
 
 type Member = PlaywrightMember;
 
@@ -33,6 +33,8 @@ describe('Playwright versions: members match a direct run', () => {
   const suites: Suite[] = [];
   let server: RunningServer;
   const direct = new Map<string, Map<string, DirectCase>>();
+  /** Each suite's set, created together so the server's two slots run two at a time. */
+  const sets = new Map<string, string>();
 
   before(async () => {
     const root = tempDir('runset-pw-compat-');
@@ -56,7 +58,9 @@ describe('Playwright versions: members match a direct run', () => {
     }
     const configPath = path.join(root, 'runset.config.yaml');
     writeFileSync(configPath, `environments:\n${suites.map((s) => `  ${s.env}: { variables: {} }`).join('\n')}\ntests:\n${entries.join('\n')}\n`);
-    for (const s of suites) if (s.version !== 'lent') direct.set(s.env, runDirectly(s.dir, s.cli));
+    const own = suites.filter((s) => s.version !== 'lent');
+    const reports = await eachAtMost(own, 2, (s) => runDirectly(s.dir, s.cli));
+    own.forEach((s, i) => direct.set(s.env, reports[i] as Map<string, DirectCase>));
     // A lent suite is the same suite under runset's own Playwright: that direct run is its reference.
     for (const kind of ['esm', 'cjs'] as const) {
       const own = `${kind}-${bundledVersion().replace(/\./g, '-')}`;
@@ -65,6 +69,11 @@ describe('Playwright versions: members match a direct run', () => {
     }
     // The suites never open a browser: any executable passes runset's browser check.
     server = await startRunset({ configPath, env: { RUNSET_CHROMIUM: process.execPath }, args: ['--workers', '2'] });
+    for (const s of suites) {
+      const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: s.env } });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      sets.set(s.env, created.body.testRunSetId as string);
+    }
   });
   after(async () => {
     await server?.stop();
@@ -77,10 +86,8 @@ describe('Playwright versions: members match a direct run', () => {
         const suite = suites.find((s) => s.version === version && s.kind === kind)!;
         const expected = direct.get(suite.env)!;
         assert.equal(expected.size, 6, `the direct run reports the suite's six cases: ${[...expected.keys()].join(', ')}`);
-        const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: suite.env } });
-        assert.equal(created.status, 200, JSON.stringify(created.body));
-        const id = created.body.testRunSetId as string;
-        const done = await waitForSet(server, id, 120_000);
+        const id = sets.get(suite.env)!;
+        const done = await waitForSet(server, id, 240_000);
         const members = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
         assert.deepEqual(members.map((m) => m.name).sort(), [...expected.keys()].sort(), 'the same cases, named file › describe › title');
         for (const m of members) {

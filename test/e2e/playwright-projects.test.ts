@@ -14,7 +14,7 @@ import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
 import { bundledVersion, OLDEST_SUPPORTED, playwrightModules } from '../helpers/playwright-versions.js';
 import type { PlaywrightMember } from './playwright-fixtures.js';
-import { runDirectly, writeProjectsSuite, type DirectCase } from './playwright-compat-fixtures.js';
+import { eachAtMost, runDirectly, writeProjectsSuite, type DirectCase } from './playwright-compat-fixtures.js';
 
 /** The oldest supported, the oldest with project dependencies (1.31+), runset's own: the --project=<name> path and the --test-list one. */
 const VERSIONS = [OLDEST_SUPPORTED, '1.33.0', bundledVersion()];
@@ -23,6 +23,8 @@ interface Suite {
   env: string;
   dir: string;
   expected: Map<string, DirectCase>;
+  /** Its set, created with the others so the server's two slots run two at a time. */
+  setId?: string;
 }
 
 after(() => assertNoLeakedServers());
@@ -43,6 +45,7 @@ describe('Playwright projects and a setup dependency: members match a direct run
   before(async () => {
     const root = tempDir('runset-pw-projects-');
     const entries: string[] = [];
+    const direct: Array<() => Promise<void>> = [];
     for (const version of VERSIONS) {
       const modules = playwrightModules(version);
       const cli = path.join(modules, '@playwright', 'test', 'cli.js');
@@ -50,17 +53,25 @@ describe('Playwright projects and a setup dependency: members match a direct run
         const env = `${only ?? 'all'}-${version.replace(/\./g, '-')}`;
         const dir = path.join(root, env);
         writeProjectsSuite(dir, `p${env}`, modules);
-        const expected = runDirectly(dir, cli, only ? ['--project', only] : []);
-        clearSetupRunners(dir);
-        suites.set(`${version} ${only ?? 'all'}`, { env, dir, expected });
+        direct.push(async () => {
+          const expected = await runDirectly(dir, cli, only ? ['--project', only] : []);
+          clearSetupRunners(dir);
+          suites.set(`${version} ${only ?? 'all'}`, { env, dir, expected });
+        });
         entries.push(`  - { name: "${env}", type: playwright, dir: "${env}", environments: ["${env}"], workers: 2${only ? `, project: ${only}` : ''} }`);
       }
     }
+    await eachAtMost(direct, 2, (run) => run());
     const envs = [...suites.values()].map((s) => `  ${s.env}: { variables: {} }`);
     const configPath = path.join(root, 'runset.config.yaml');
     writeFileSync(configPath, `environments:\n${envs.join('\n')}\ntests:\n${entries.join('\n')}\n`);
     // The suites never open a browser: any executable passes runset's browser check.
     server = await startRunset({ configPath, env: { RUNSET_CHROMIUM: process.execPath }, args: ['--workers', '2'] });
+    for (const suite of suites.values()) {
+      const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: suite.env } });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      suite.setId = created.body.testRunSetId as string;
+    }
   });
   after(async () => {
     await server?.stop();
@@ -70,10 +81,8 @@ describe('Playwright projects and a setup dependency: members match a direct run
     for (const only of [undefined, 'alpha']) {
       test(`@playwright/test ${version}, ${only ? `an entry with project: ${only}` : 'every project'}`, async () => {
         const suite = suites.get(`${version} ${only ?? 'all'}`)!;
-        const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: suite.env } });
-        assert.equal(created.status, 200, JSON.stringify(created.body));
-        const id = created.body.testRunSetId as string;
-        await waitForSet(server, id, 120_000);
+        const id = suite.setId!;
+        await waitForSet(server, id, 240_000);
         const members = (await api<{ testRuns: PlaywrightMember[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
         assert.deepEqual(members.map((m) => m.name).sort(), [...suite.expected.keys()].sort(), 'the same cases, named [project] › file › title');
         for (const m of members) {
