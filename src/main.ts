@@ -24,11 +24,19 @@ import { createPlaywrightExecutor } from './executors/playwright/index.js';
 import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
 import { artifactSaver } from './artifacts/save.js';
 import { storeLink } from './worker-link/store-link.js';
+import { attachedReaper } from './worker-link/reaper.js';
 import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './retention/artifacts.js';
 import { parseDuration } from './core/duration.js';
 import { startSetRetention } from './retention/sets.js';
 import { outboundPost, WebhookDispatcher } from './webhooks/dispatcher.js';
 import { DEFAULT_RETRY } from './webhooks/retry.js';
+
+/**
+ * How long after the last worker protocol request an API process keeps reaping:
+ * longer than any lease a claim may ask for (MAX lease 1 h), so the members of
+ * the last HTTP worker to die still go back.
+ */
+const HTTP_WORKERS_ATTACHED_MS = 2 * 60 * 60 * 1000;
 
 export interface Runtime {
   store: Store;
@@ -142,6 +150,14 @@ export async function start(options: ServeOptions, logger = createLogger(options
     const auth = new KeyAuthenticator(store);
     teardown.push(() => auth.close());
     if (options.api) {
+      // A pool here reaps already; otherwise this process reaps for the workers over HTTP it serves.
+      const reaper = pool ? undefined : attachedReaper({
+        reap: () => store.reapExpired(options.maxLostLeases),
+        periodMs: options.pollMs,
+        attachedMs: HTTP_WORKERS_ATTACHED_MS,
+        logger: logger.child({ component: 'reaper' }),
+      });
+      if (reaper) teardown.push(() => reaper.stop());
       app = await buildApp({
         store,
         suite: () => suite,
@@ -151,6 +167,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         signInLimit: options.signInsPerMinute ? new SignInLimit(options.signInsPerMinute) : undefined,
         artifacts: blobs,
         workerStaleMs: staleAfterMs(options.pollMs),
+        onWorkerRequest: reaper && (() => reaper.seen()),
         onResponse: observed?.onResponse,
       });
       const listening = app;
