@@ -131,7 +131,7 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
     body: named(FinishRunBody), response: { 204: NO_CONTENT, ...fenced, ...problems(404) },
   }), async (request, reply) => {
     const { lease, outcome, run } = finishOf(request.apiKey, request.body);
-    if (!(await link.finishRun(lease, outcome, run))) throw new RunsetError('lease_lost', LEASE_LOST);
+    if (!(await link.finishRun(lease, outcome, run).catch(refusedMove))) throw new RunsetError('lease_lost', LEASE_LOST);
     return reply.code(204).send(null);
   });
   api.post('/leases/finish-and-claim', doc('finishAndClaim', 'End a member, start the one reserved for the slot, claim the next: one round trip', {
@@ -140,7 +140,7 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
   }), async (request) => {
     const { lease, outcome, run } = finishOf(request.apiKey, request.body);
     const next = { ...request.body.next, envs: request.apiKey?.envs ?? undefined };
-    const step = await link.finishAndClaim(lease, outcome, run, next);
+    const step = await link.finishAndClaim(lease, outcome, run, next).catch(refusedMove);
     if (!step.finished) {
       // Nothing of this answer reaches the worker, so nothing of it stands: what the claim
       // took, and the reserved member it started, go back at once rather than wait for their leases.
@@ -176,6 +176,18 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
     return { lease: body.lease, outcome, run: { setId: body.run.setId, env: body.run.env, spec: { name: body.run.name } } };
   }
 };
+
+/**
+ * A move the member's state forbids (both stores refuse it with "illegal member
+ * move …", and roll back): a direct worker never asks for one, a worker over
+ * HTTP is told what was wrong rather than answered 500.
+ */
+function refusedMove(err: unknown): never {
+  if (err instanceof Error && err.message.includes('illegal member move')) {
+    throw new RunsetError('illegal_move', `${err.message.slice(err.message.indexOf('illegal member move'))}; a reserved member is started first (POST /api/v0/worker/leases/start), or ends FAIL; nothing was written`);
+  }
+  throw err;
+}
 
 /** A waiting claim stops when its client goes (the response closes before it was sent) or the server closes. */
 function waitingOf(reply: FastifyReply, closing: Closing): Waiting {
