@@ -21,7 +21,7 @@ const MAY_IMPORT = {
   scheduler: ['core', 'secrets', 'store', 'artifacts', 'executors', 'sets', 'worker-link'],
   metrics: ['core', 'config', 'store', 'scheduler'],
   dashboard: ['core', 'auth'],
-  api: ['core', 'config', 'secrets', 'store', 'artifacts', 'auth', 'sets', 'history', 'dashboard'],
+  api: ['core', 'config', 'secrets', 'store', 'artifacts', 'auth', 'sets', 'history', 'dashboard', 'worker-link'],
   client: ['core'],
   demo: [],
 };

@@ -24,15 +24,24 @@ import { SetCreationLimit, SignInLimit } from './api/rate-limit.js';
 import { httpExecutor } from './executors/http/index.js';
 import { createCommandExecutor } from './executors/command/index.js';
 import { credentialValues, type TestProcessPolicy } from './executors/environment.js';
+import type { RunAsUser } from './executors/run-as.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
 import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
 import { artifactSaver } from './artifacts/save.js';
 import { storeLink } from './worker-link/store-link.js';
+import { attachedReaper } from './worker-link/reaper.js';
 import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './retention/artifacts.js';
 import { parseDuration } from './core/duration.js';
 import { startSetRetention } from './retention/sets.js';
 import { outboundPost, WebhookDispatcher } from './webhooks/dispatcher.js';
 import { DEFAULT_RETRY } from './webhooks/retry.js';
+
+/**
+ * How long after the last worker protocol request an API process keeps reaping:
+ * longer than any lease a claim may ask for (MAX lease 1 h), so the members of
+ * the last HTTP worker to die still go back.
+ */
+const HTTP_WORKERS_ATTACHED_MS = 2 * 60 * 60 * 1000;
 
 export interface Runtime {
   store: Store;
@@ -82,7 +91,7 @@ export function executorRegistry(options: { chromium?: string; policy?: TestProc
 }
 
 /** Whom tests run as, and every credential this process was given, which no test process may see. */
-function testProcessPolicy(options: ServeOptions): TestProcessPolicy {
+export function testProcessPolicy(options: Partial<Pick<ServeOptions, 'runAs' | 'databaseUrl' | 'secretKey' | 'bootstrapKey' | 'apiKey'>>): TestProcessPolicy {
   return { runAs: options.runAs, credentials: credentialValues([options.databaseUrl, options.secretKey, options.bootstrapKey, options.apiKey]) };
 }
 
@@ -92,9 +101,9 @@ function testProcessPolicy(options: ServeOptions): TestProcessPolicy {
  * in a fresh one under the temp dir that other users may pass through but not
  * list: each run's own folder is then handed to the test user (0700).
  */
-function testWorkRoot(options: ServeOptions): { dir: string; remove: () => Promise<void> } {
-  if (!options.runAs) return { dir: path.join(options.dataDir, 'work'), remove: () => Promise.resolve() };
-  if (existsSync(options.dataDir)) chmodSync(options.dataDir, 0o700);
+export function testWorkRoot(options: { dataDir?: string; runAs?: RunAsUser }): { dir: string; remove: () => Promise<void> } {
+  if (!options.runAs) return { dir: options.dataDir ? path.join(options.dataDir, 'work') : path.join(tmpdir(), 'runset-work'), remove: () => Promise.resolve() };
+  if (options.dataDir && existsSync(options.dataDir)) chmodSync(options.dataDir, 0o700);
   const dir = mkdtempSync(path.join(tmpdir(), 'runset-work-'));
   chmodSync(dir, 0o711);
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
@@ -167,6 +176,14 @@ export async function start(options: ServeOptions, logger = createLogger(options
     const auth = new KeyAuthenticator(store);
     teardown.push(() => auth.close());
     if (options.api) {
+      // A pool here reaps already; otherwise this process reaps for the workers over HTTP it serves.
+      const reaper = pool ? undefined : attachedReaper({
+        reap: () => store.reapExpired(options.maxLostLeases),
+        periodMs: options.pollMs,
+        attachedMs: HTTP_WORKERS_ATTACHED_MS,
+        logger: logger.child({ component: 'reaper' }),
+      });
+      if (reaper) teardown.push(() => reaper.stop());
       app = await buildApp({
         store,
         suite: () => suite,
@@ -176,6 +193,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         signInLimit: options.signInsPerMinute ? new SignInLimit(options.signInsPerMinute) : undefined,
         artifacts: blobs,
         workerStaleMs: staleAfterMs(options.pollMs),
+        onWorkerRequest: reaper && (() => reaper.seen()),
         onResponse: observed?.onResponse,
       });
       const listening = app;

@@ -28,6 +28,7 @@ import { DEFAULTS } from '../config/options.js';
 import { attachRequiredRole, authorizeRoute } from './permission.js';
 import { keyRoutes } from './routes/keys.js';
 import { testHistoryRoutes } from './routes/tests.js';
+import { workerProtocolRoutes } from './routes/worker-protocol.js';
 
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -82,6 +83,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await v0.register(webhookRoutes, { deps });
         await v0.register(testHistoryRoutes, { deps });
       }, { prefix: '/v0' });
+      // Workers over HTTP: Bearer keys only, with their own key check (role worker or admin).
+      await api.register(workerProtocolRoutes, { prefix: '/v0/worker', deps });
       // Sign-in/out sit outside the key check: they are how a browser gets its credential.
       await api.register(sessionRoutes, { prefix: '/v0', auth: deps.auth, sessions, signInLimit: deps.signInLimit ?? new SignInLimit(DEFAULTS.signInsPerMinute) });
     },

@@ -26,6 +26,8 @@ export interface AppDeps {
   workerStaleMs: number;
   /** Where artifact bytes are read from; without it artifact downloads answer 404. */
   artifacts?: ArtifactBlobStore;
+  /** Told of every authorised worker protocol request: while HTTP workers are attached, this process reaps expired leases (src/worker-link/reaper.ts). */
+  onWorkerRequest?: () => void;
   /** Told of every answered request (the metrics); without it no hook is installed, and requests pay nothing. */
   onResponse?: onResponseHookHandler;
 }

@@ -3,6 +3,11 @@
  * HTTP), so it is unit-tested on its own and read in one place.
  *
  * - A role ranks read < trigger < admin; each may do what the ones below may.
+ * - The worker role stands apart: it may use the worker protocol (claim and
+ *   run members, report outcomes, upload artifacts) and nothing else, so the
+ *   key a runner machine or CI job holds cannot read, create or cancel sets,
+ *   nor sign in to the dashboard. Admin keys may use the worker protocol too
+ *   (an admin could make itself a worker key anyway); read and trigger keys may not.
  * - Every API operation (by its OpenAPI operationId) needs one role. The API
  *   refuses to start with a /v0 route that has no rule here (src/api/permission.ts).
  * - A key limited to environments sees only sets of those environments: any
@@ -37,17 +42,38 @@ export const OPERATION_ROLES: Readonly<Record<string, KeyRole>> = Object.freeze(
   listKeys: 'admin',
   createKey: 'admin',
   revokeKey: 'admin',
+  // The worker protocol (src/api/routes/worker-protocol.ts): worker keys, and admin ones.
+  getWorkerSettings: 'worker',
+  registerWorker: 'worker',
+  heartbeatWorker: 'worker',
+  removeWorker: 'worker',
+  listBatchWorkers: 'worker',
+  listWaitingWork: 'worker',
+  claimRuns: 'worker',
+  claimBatch: 'worker',
+  startRun: 'worker',
+  heartbeatRun: 'worker',
+  finishRun: 'worker',
+  finishAndClaim: 'worker',
+  releaseRuns: 'worker',
+  workerNotices: 'worker',
+  uploadArtifact: 'worker',
+  removeArtifacts: 'worker',
 });
 
 /** What each role adds, for the message of a refusal. */
 const ROLE_RIGHTS: Readonly<Record<KeyRole, string>> = Object.freeze({
   read: 'read sets, members, artifacts, environments and workers',
   trigger: 'also create, run again and cancel sets',
-  admin: 'also manage keys',
+  admin: 'also manage keys and use the worker protocol',
+  worker: 'use the worker protocol only (claim and run members, report outcomes, upload artifacts)',
 });
 
+/** The ranked roles, lowest first; worker is apart from them. */
+const RANKED: readonly KeyRole[] = KEY_ROLES.filter((r) => r !== 'worker');
+
 export function roleRank(role: KeyRole): number {
-  return KEY_ROLES.indexOf(role);
+  return RANKED.indexOf(role);
 }
 
 /** The role an operation needs, or undefined when it has no rule (never allowed). */
@@ -55,7 +81,9 @@ export function requiredRole(operationId: string | undefined): KeyRole | undefin
   return operationId !== undefined && Object.hasOwn(OPERATION_ROLES, operationId) ? OPERATION_ROLES[operationId] : undefined;
 }
 
-export function hasRole(key: KeyScope, needed: KeyRole): boolean {
+export function hasRole(key: Pick<KeyScope, 'role'>, needed: KeyRole): boolean {
+  if (key.role === 'worker') return needed === 'worker';
+  if (needed === 'worker') return key.role === 'admin';
   return roleRank(key.role) >= roleRank(needed);
 }
 
@@ -68,9 +96,11 @@ export function allowedOperations(key: KeyScope): string[] {
 
 /** "role read: may read …, in environments staging, preview" — said by every 403. */
 export function describeRights(key: KeyScope): string {
-  const rights = KEY_ROLES.slice(0, roleRank(key.role) + 1)
-    .map((r) => ROLE_RIGHTS[r])
-    .join(', ');
+  const rights = key.role === 'worker'
+    ? ROLE_RIGHTS.worker
+    : RANKED.slice(0, roleRank(key.role) + 1)
+      .map((r) => ROLE_RIGHTS[r])
+      .join(', ');
   const where = key.envs === null ? 'in every environment' : `only in environment${key.envs.length === 1 ? '' : 's'} ${key.envs.join(', ')}`;
   return `this key has role ${key.role}: it may ${rights}, ${where}`;
 }
@@ -80,7 +110,8 @@ export function operationRefusal(key: KeyScope, operationId: string): string | u
   const needed = requiredRole(operationId);
   if (needed === undefined) return `${operationId} has no access rule; ${describeRights(key)}`;
   if (hasRole(key, needed)) return undefined;
-  return `${operationId} needs role ${needed} or above; ${describeRights(key)}`;
+  const who = needed === 'worker' ? 'role worker (or admin)' : `role ${needed} or above`;
+  return `${operationId} needs ${who}; ${describeRights(key)}`;
 }
 
 /** Whether the key may see (and act on) sets of this environment. */

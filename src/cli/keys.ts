@@ -32,7 +32,7 @@ export function registerKeysCommand(program: Command): void {
 
   storeOptions(keys.command('create').description('create a key and print its token once, alone on stdout'))
     .requiredOption('--name <name>', 'what the key is for, e.g. "github-actions"')
-    .option('--role <role>', `what it may do: ${KEY_ROLES.join(', ')} (read < trigger < admin)`, 'trigger')
+    .option('--role <role>', `what it may do: ${KEY_ROLES.join(', ')} (read < trigger < admin; worker: the worker protocol only)`, 'trigger')
     .option('--env <names>', 'only sets of these environments, comma separated (default: every environment)')
     .option('--expires <duration>', 'refused after this long, e.g. 90d (default: never)')
     .action(async (flags: CreateFlags) => {

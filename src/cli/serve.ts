@@ -186,14 +186,15 @@ export function registerServeCommands(program: Command): void {
     });
   });
 
-  commonOptions(
-    program
-      .command('worker')
-      .description('run workers only (other machines; needs PostgreSQL)')
-      .addOption(new Option('--pool-size <n>', 'most pooled PostgreSQL connections of this process (one LISTEN connection more); default: --workers + 1').env('RUNSET_POOL_SIZE'))
-      .addOption(new Option('--key-file <path>', 'read the worker\'s API key from this file instead of RUNSET_API_KEY (first line; never printed, never passed to tests)').env('RUNSET_API_KEY_FILE')),
-  ).action(
-    async (flags: RawServeFlags) => {
+  commonOptions(program.command('worker').description('run workers only, on other machines: over HTTP (--url) or on a shared PostgreSQL'))
+    .addOption(new Option('--url <url>', 'the API to work for over HTTP (its base address, e.g. https://runset.example.com/api); the key is read from RUNSET_API_KEY or --key-file. No database URL, secret key or config file then'))
+    .addOption(new Option('--set <id>', 'with --url: take only this set\'s members'))
+    .addOption(new Option('--exit-when-idle <duration>', 'with --url: exit 0 once nothing has run nor been claimed for this long (CI jobs lending their machine)'))
+    .addOption(new Option('--pool-size <n>', 'on PostgreSQL: most pooled connections of this process (one LISTEN connection more); default: --workers + 1').env('RUNSET_POOL_SIZE'))
+    .addOption(new Option('--key-file <path>', 'read the worker\'s API key from this file instead of RUNSET_API_KEY (first line; never printed, never passed to tests)').env('RUNSET_API_KEY_FILE'))
+    .action(async (flags: RawServeFlags & HttpWorkerFlags) => {
+      if (flags.url !== undefined) return runOverHttp(flags);
+      if (flags.set !== undefined || flags.exitWhenIdle !== undefined) throw new OptionError('--set and --exit-when-idle need --url (a worker over HTTP)');
       // A worker listens only for its metrics (--metrics-port), on --host.
       const options = compileServeOptions({ ...flags, port: '0', setsPerMinute: '1' }, { api: false });
       if (!options.databaseUrl) {
@@ -202,6 +203,52 @@ export function registerServeCommands(program: Command): void {
       await runUntilSignalled(options, (rt) => {
         process.stderr.write(`runset: worker ${rt.pool?.workerId} with ${options.workers} slot(s)${metricsNote(rt)}\n`);
       });
-    },
-  );
+    });
+}
+
+interface HttpWorkerFlags {
+  url?: string;
+  set?: string;
+  exitWhenIdle?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `runset worker --url URL`: the options a worker over HTTP takes, checked, then its slots (src/cli/http-worker.ts). */
+async function runOverHttp(flags: RawServeFlags & HttpWorkerFlags): Promise<void> {
+  if (flags.databaseUrl) throw new OptionError('--url (a worker over HTTP) holds no database: unset --database-url / RUNSET_DATABASE_URL for this process');
+  if (flags.metricsPort !== undefined) throw new OptionError('--metrics-port is not available with --url yet: the API process serves the metrics of what its workers report');
+  const runAs = parseRunAs(flags.runAs);
+  const key = readApiKey(flags.keyFile, process.env.RUNSET_API_KEY, runAs);
+  if (!key) throw new OptionError('--url needs an API key of role worker in RUNSET_API_KEY or --key-file (runset keys create --name runners --role worker)');
+  if (flags.set !== undefined && !UUID.test(flags.set)) throw new OptionError(`--set must be a set id (a uuid), got "${flags.set}"`);
+  const given = typeof flags.workers === 'string' ? flags.workers : undefined;
+  const { runHttpWorker } = await import('./http-worker.js');
+  await runHttpWorker({
+    url: apiBase(flags.url!),
+    key,
+    runAs,
+    workers: parseInteger('--workers', given, 1, 256) ?? defaultWorkers(),
+    leaseMs: parseDurationOption('--lease (RUNSET_LEASE)', flags.lease, { minMs: 200, maxMs: 3_600_000 }),
+    graceMs: parseDurationOption('--grace (RUNSET_GRACE)', flags.grace),
+    pollMs: flags.poll ? parseDurationOption('--poll (RUNSET_POLL)', flags.poll, { minMs: 10, example: '1s' }) : undefined,
+    chromium: flags.chromium || DEFAULT_CHROMIUM,
+    maxShareMs: parseDurationOption('--max-share (RUNSET_MAX_SHARE)', flags.maxShare ?? DEFAULTS.maxShare, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '30s' }),
+    logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
+    setId: flags.set?.toLowerCase(),
+    exitWhenIdleMs: flags.exitWhenIdle === undefined ? undefined : parseDurationOption('--exit-when-idle', flags.exitWhenIdle, { minMs: 1, example: '10s' }),
+  });
+}
+
+/** The API's base address from --url: an http(s) URL, `/api` added when it does not end so. */
+function apiBase(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new OptionError(`--url must be the API's http(s) address, such as https://runset.example.com/api; got "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OptionError(`--url must be an http(s) URL; got the scheme ${url.protocol}`);
+  const base = url.href.replace(/\/+$/, '');
+  return base.endsWith('/api') ? base : `${base}/api`;
 }

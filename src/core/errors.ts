@@ -23,6 +23,8 @@ export const ERRORS = Object.freeze({
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'The request took too long to arrive' },
   rerun_conflict: { status: 409, title: 'The set cannot be run again under the current configuration' },
+  lease_lost: { status: 409, title: 'The lease is no longer this worker\'s' },
+  illegal_move: { status: 409, title: 'The member cannot make this move' },
   body_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Request body must be application/json' },
   expectation_failed: { status: 417, title: 'Expectation not supported' },

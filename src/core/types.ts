@@ -117,7 +117,9 @@ export type TestType = TestSpec['type'];
 export type VariableValue =
   | { kind: 'plain'; value: string }
   | { kind: 'env'; name: string }
-  | { kind: 'sealed'; box: string };
+  | { kind: 'sealed'; box: string }
+  /** A secret value in clear, opened by the API for a worker over HTTP: only in a claim's answer, never stored. */
+  | { kind: 'opened'; value: string };
 
 export interface EnvironmentConfig {
   name: string;
@@ -262,8 +264,12 @@ export interface ArtifactRecord extends NewArtifact {
   createdAt: string;
 }
 
-/** What a key may do, each including the one before: read < trigger < admin. */
-export const KEY_ROLES = Object.freeze(['read', 'trigger', 'admin'] as const);
+/**
+ * What a key may do: read < trigger < admin, each including the one before;
+ * worker stands apart: the worker protocol (src/api/routes/worker-protocol.ts)
+ * and nothing else (src/auth/policy.ts).
+ */
+export const KEY_ROLES = Object.freeze(['read', 'trigger', 'admin', 'worker'] as const);
 export type KeyRole = (typeof KEY_ROLES)[number];
 
 export function isKeyRole(value: unknown): value is KeyRole {

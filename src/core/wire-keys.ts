@@ -13,7 +13,7 @@ export const KEY_NAME_PATTERN = '^[\\w .@-]{1,100}$';
 export const KeyRoleSchema = Type.Unsafe<(typeof KEY_ROLES)[number]>({
   type: 'string',
   enum: [...KEY_ROLES],
-  description: 'read: read only; trigger: also create, run again and cancel sets; admin: also manage keys.',
+  description: 'read: read only; trigger: also create, run again and cancel sets; admin: also manage keys (and use the worker protocol); worker: the worker protocol only (runner machines and CI jobs that run members).',
 });
 
 export const KeyEnvsSchema = Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { type: 'string' }, description: 'Environments it is limited to; null: every one.' });

@@ -56,10 +56,14 @@ export interface ResolvedVariables {
 
 export class SecretUnavailableError extends Error {}
 
-/** Turns stored variables into clear values for one run. Throws SecretUnavailableError naming what is missing. */
+/**
+ * Turns stored variables into clear values for one run. Throws
+ * SecretUnavailableError naming what is missing. Without a key (a worker over
+ * HTTP) sealed values cannot be opened: the API opens them for it (`opened`).
+ */
 export function resolveVariables(
   variables: Readonly<Record<string, VariableValue>>,
-  opts: { env: NodeJS.ProcessEnv; key: Buffer },
+  opts: { env: NodeJS.ProcessEnv; key: Buffer | undefined },
 ): ResolvedVariables {
   const values: Record<string, string> = {};
   const secrets: string[] = [];
@@ -69,13 +73,16 @@ export function resolveVariables(
       continue;
     }
     let clear: string;
-    if (v.kind === 'env') {
+    if (v.kind === 'opened') {
+      clear = v.value;
+    } else if (v.kind === 'env') {
       const found = opts.env[v.name];
       if (found === undefined) {
         throw new SecretUnavailableError(`variable ${name} reads \${env:${v.name}}, but ${v.name} is not set in this process's environment`);
       }
       clear = found;
     } else {
+      if (opts.key === undefined) throw new SecretUnavailableError(`variable ${name} is sealed, and this process holds no secret key to open it (the API opens secrets for workers over HTTP)`);
       try {
         clear = unseal(v.box, opts.key);
       } catch (cause) {

@@ -56,6 +56,10 @@ export interface ClaimRequest {
   reserve?: number;
   /** Batch keys whose members this claim leaves alone (batches this host cannot start now: see WebServerGate). */
   skipBatchKeys?: readonly string[];
+  /** Only members of this set (`runset worker --set ID`). */
+  setId?: string;
+  /** Only members of sets in these environments (a worker key limited to them). */
+  envs?: readonly string[];
 }
 
 /** What a worker slot asks for between two members (Store.finishAndClaim). */

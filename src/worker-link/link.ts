@@ -12,7 +12,7 @@
  * What follows a finish on the service's side (the duration history, fail fast)
  * is the link's business, not the worker's: a worker only reports outcomes.
  */
-import type { ClaimedRun, RunOutcome } from '../core/types.js';
+import type { ClaimedRun, RunOutcome, TestSpec } from '../core/types.js';
 import type { ArtifactSink } from '../artifacts/blobs.js';
 import type {
   BatchClaimRequest,
@@ -24,6 +24,12 @@ import type {
   NextClaim,
 } from '../store/store.js';
 
+/** What the service needs of a finished member beside its lease: its set (fail fast), environment and test name (the duration history). A ClaimedRun is one. */
+export interface FinishedRunRef {
+  setId: string;
+  env: string;
+  spec: Pick<TestSpec, 'name'>;
+}
 
 export interface WorkerLink {
   // ── the workers registry ──
@@ -43,8 +49,8 @@ export interface WorkerLink {
   startRun(lease: LeaseRef, sinceMs?: number): Promise<boolean>;
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean>;
   /** Ends a member under its lease; the service then records its duration and applies fail fast. */
-  finishRun(lease: LeaseRef, outcome: RunOutcome, run: Pick<ClaimedRun, 'setId' | 'env' | 'spec'>): Promise<boolean>;
-  finishAndClaim(lease: LeaseRef, outcome: RunOutcome, run: Pick<ClaimedRun, 'setId' | 'env' | 'spec'>, next: NextClaim): Promise<FinishedAndClaimed>;
+  finishRun(lease: LeaseRef, outcome: RunOutcome, run: FinishedRunRef): Promise<boolean>;
+  finishAndClaim(lease: LeaseRef, outcome: RunOutcome, run: FinishedRunRef, next: NextClaim): Promise<FinishedAndClaimed>;
   releaseRuns(leases: LeaseRef[]): Promise<number>;
 
   // ── what the service tells a worker ──

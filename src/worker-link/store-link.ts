@@ -8,11 +8,11 @@
  * history write a second rather than one a member.
  */
 import type { Logger } from 'pino';
-import type { ClaimedRun, DurationSample, RunOutcome } from '../core/types.js';
+import type { DurationSample, RunOutcome } from '../core/types.js';
 import type { Store } from '../store/store.js';
 import type { ArtifactBlobStore } from '../artifacts/blobs.js';
 import { enforceMaxFailures } from '../sets/cancel.js';
-import type { WorkerLink } from './link.js';
+import type { FinishedRunRef, WorkerLink } from './link.js';
 
 /** How long successful durations gather before they are written to the history together. */
 const HISTORY_FLUSH_MS = 1000;
@@ -54,7 +54,7 @@ export function storeLink(opts: StoreLinkOptions): StoreLink {
   };
 
   /** After an outcome is written: a success joins the history, a failure is checked against fail fast. */
-  const ended = (run: Pick<ClaimedRun, 'setId' | 'env' | 'spec'>, outcome: RunOutcome): void => {
+  const ended = (run: FinishedRunRef, outcome: RunOutcome): void => {
     if (outcome.status === 'SUCCESS') {
       samples.push({ env: run.env, name: run.spec.name, ms: outcome.durationMs });
       if (timer === undefined) {

@@ -20,9 +20,14 @@ interface Operation {
   body?: unknown;
   /** The least role allowed; `public` needs no key (health, the dashboard's sign-in). */
   needs: KeyRole | 'public';
+  /** A streamed answer (the worker notices): judged by its status alone. */
+  stream?: boolean;
 }
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const LEASE = { runId: UNKNOWN, workerId: 'role-table', claim: 1 };
+const OUTCOME = { status: 'FAIL', attempts: 1, error: 'x', output: '', durationMs: 1 };
+const RUN = { setId: UNKNOWN, env: 'staging', name: 'ok' };
 
 const OPERATIONS: Record<string, Operation> = {
   getTestRunSet: { method: 'GET', path: (f) => `/v0/test-run-sets/${f.set}`, needs: 'read' },
@@ -45,9 +50,32 @@ const OPERATIONS: Record<string, Operation> = {
   getSession: { method: 'GET', path: () => '/v0/session', needs: 'public' },
   deleteSession: { method: 'DELETE', path: () => '/v0/session', needs: 'public' },
   health: { method: 'GET', path: () => '/health', needs: 'public' },
+  // The worker protocol: worker keys and admin ones, no other.
+  getWorkerSettings: { method: 'GET', path: () => '/v0/worker/settings', needs: 'worker' },
+  registerWorker: { method: 'POST', path: () => '/v0/worker/workers', body: { id: 'role-table', host: 'h', pid: 1, slots: 1 }, needs: 'worker' },
+  heartbeatWorker: { method: 'POST', path: () => '/v0/worker/workers/heartbeat', body: { id: 'role-table' }, needs: 'worker' },
+  removeWorker: { method: 'POST', path: () => '/v0/worker/workers/remove', body: { id: 'role-table' }, needs: 'worker' },
+  listBatchWorkers: { method: 'POST', path: () => '/v0/worker/batch-workers', body: { setId: UNKNOWN, batchKey: 'b' }, needs: 'worker' },
+  listWaitingWork: { method: 'POST', path: () => '/v0/worker/waiting-work', body: { setId: UNKNOWN, batchKey: 'b' }, needs: 'worker' },
+  claimRuns: { method: 'POST', path: () => '/v0/worker/claims', body: { workerId: 'role-table', limit: 0, leaseMs: 1000 }, needs: 'worker' },
+  claimBatch: { method: 'POST', path: () => '/v0/worker/batch-claims', body: { workerId: 'role-table', limit: 1, leaseMs: 1000, setId: UNKNOWN, batchKey: 'b' }, needs: 'worker' },
+  startRun: { method: 'POST', path: () => '/v0/worker/leases/start', body: { lease: LEASE }, needs: 'worker' },
+  heartbeatRun: { method: 'POST', path: () => '/v0/worker/leases/heartbeat', body: { lease: LEASE, leaseMs: 1000, attempts: 1 }, needs: 'worker' },
+  finishRun: { method: 'POST', path: () => '/v0/worker/leases/finish', body: { lease: LEASE, outcome: OUTCOME, run: RUN }, needs: 'worker' },
+  finishAndClaim: {
+    method: 'POST', path: () => '/v0/worker/leases/finish-and-claim',
+    body: { lease: LEASE, outcome: OUTCOME, run: RUN, next: { workerId: 'role-table', limit: 0, leaseMs: 1000 } }, needs: 'worker',
+  },
+  releaseRuns: { method: 'POST', path: () => '/v0/worker/leases/release', body: { leases: [] }, needs: 'worker' },
+  workerNotices: { method: 'GET', path: () => '/v0/worker/notices', needs: 'worker', stream: true },
+  uploadArtifact: { method: 'PUT', path: () => `/v0/worker/artifacts/${UNKNOWN}`, body: {}, needs: 'worker' },
+  removeArtifacts: { method: 'POST', path: () => '/v0/worker/artifacts/remove', body: { locations: [] }, needs: 'worker' },
 };
 
-const rank = (role: KeyRole) => KEY_ROLES.indexOf(role);
+const rank = (role: KeyRole) => ['read', 'trigger', 'admin'].indexOf(role);
+/** Written apart from the policy it checks: read < trigger < admin; worker keys the worker protocol alone, which admin keys may use too. */
+const allowedTo = (role: KeyRole, needs: KeyRole) =>
+  needs === 'worker' ? role === 'worker' || role === 'admin' : role !== 'worker' && rank(role) >= rank(needs);
 
 describe('role × operation', () => {
   let server: AccessServer;
@@ -88,10 +116,10 @@ describe('role × operation', () => {
   for (const [operationId, op] of Object.entries(OPERATIONS)) {
     if (op.needs === 'public') continue;
     for (const role of KEY_ROLES) {
-      const allowed = rank(role) >= rank(op.needs);
+      const allowed = allowedTo(role, op.needs);
       test(`${operationId} with a ${role} key: ${allowed ? 'allowed' : '403 forbidden'}`, async (t) => {
         if (!served.has(operationId)) return t.skip(`${operationId} is not served by this build`);
-        const res = await server.call<{ code?: string; detail?: string }>(tokens.get(role)!, op.method, op.path(fixture), op.body);
+        const res = op.stream ? await streamStatus(server, tokens.get(role)!, op.path(fixture)) : await server.call<{ code?: string; detail?: string }>(tokens.get(role)!, op.method, op.path(fixture), op.body);
         if (allowed) {
           assert.ok(res.status !== 401 && res.status !== 403, `${res.status} ${res.text}`);
           assert.ok(res.status < 500, `${res.status} ${res.text}`);
@@ -99,7 +127,7 @@ describe('role × operation', () => {
           assert.equal(res.status, 403, res.text);
           assert.match(String(res.headers.get('content-type')), /application\/problem\+json/);
           assert.equal(res.body.code, 'forbidden');
-          assert.match(res.body.detail!, new RegExp(`needs role ${op.needs}.*has role ${role}: it may read`));
+          assert.match(res.body.detail!, new RegExp(`needs role ${op.needs}.*has role ${role}: it may (read|use the worker protocol only)`));
         }
       });
     }
@@ -108,7 +136,7 @@ describe('role × operation', () => {
   test('no key at all is 401 on every operation that needs one', async () => {
     for (const [operationId, op] of Object.entries(OPERATIONS)) {
       if (op.needs === 'public' || !served.has(operationId)) continue;
-      const res = await server.call(null, op.method, op.path(fixture), op.body);
+      const res = op.stream ? await streamStatus(server, null, op.path(fixture)) : await server.call(null, op.method, op.path(fixture), op.body);
       assert.equal(res.status, 401, `${operationId}: ${res.text}`);
     }
   });
@@ -128,3 +156,14 @@ describe('role × operation', () => {
     assert.equal((await server.store.listKeys()).length, before);
   });
 });
+
+/** The status and headers of a streamed GET, the stream then dropped (it would last as long as the connection). */
+async function streamStatus(server: AccessServer, token: string | null, route: string) {
+  const abort = new AbortController();
+  const res = await fetch(server.url + route, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: abort.signal });
+  const streamed = res.headers.get('content-type')?.startsWith('application/x-ndjson');
+  const text = streamed ? '' : await res.text();
+  abort.abort();
+  const body = (text ? JSON.parse(text) : {}) as { code?: string; detail?: string };
+  return { status: res.status, headers: res.headers, body, text };
+}

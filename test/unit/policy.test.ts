@@ -44,7 +44,7 @@ test('a refusal says what is needed and what the key may do', () => {
     operationRefusal(key('read', ['staging']), 'cancelTestRunSet'),
     'cancelTestRunSet needs role trigger or above; this key has role read: it may read sets, members, artifacts, environments and workers, only in environment staging',
   );
-  assert.match(describeRights(key('admin')), /create, run again and cancel sets, also manage keys, in every environment$/);
+  assert.match(describeRights(key('admin')), /create, run again and cancel sets, also manage keys and use the worker protocol, in every environment$/);
 });
 
 test('environments: a scoped key sees and creates only in its own; lists are narrowed, never widened', () => {
@@ -77,4 +77,21 @@ test('a key never grants more than its maker, and a scoped admin manages only ke
   assert.ok(managesKey(key('admin'), { envs: null }));
   assert.ok(!managesKey(scopedAdmin, { envs: null }));
   assert.ok(managesKey(scopedAdmin, { envs: ['staging'] }));
+});
+
+test('a worker key may use the worker protocol and nothing else; admin keys may use it too, read and trigger keys may not', () => {
+  const protocol = Object.entries(OPERATION_ROLES).filter(([, role]) => role === 'worker').map(([op]) => op).sort();
+  assert.ok(protocol.includes('claimRuns') && protocol.includes('finishRun') && protocol.includes('uploadArtifact') && protocol.includes('workerNotices'));
+  assert.deepEqual(allowedOperations(key('worker')).sort(), protocol);
+  for (const op of protocol) {
+    assert.equal(operationRefusal(key('admin'), op), undefined, op);
+    assert.match(operationRefusal(key('trigger'), op)!, new RegExp(`${op} needs role worker \\(or admin\\); this key has role trigger`));
+  }
+  assert.equal(
+    operationRefusal(key('worker', ['staging']), 'getTestRunSet'),
+    'getTestRunSet needs role read or above; this key has role worker: it may use the worker protocol only (claim and run members, report outcomes, upload artifacts), only in environment staging',
+  );
+  assert.equal(grantRefusal(key('admin'), { role: 'worker', envs: null }), undefined);
+  assert.match(grantRefusal(key('trigger'), { role: 'worker', envs: null })!, /higher role/);
+  assert.match(grantRefusal(key('worker'), { role: 'read', envs: null })!, /higher role/);
 });

@@ -10,6 +10,7 @@ import { CancellationView, CancelTestRunSetResult } from '../../core/wire-contro
 import { CreateKeyBody, CreatedKey, KeyList, KeyView } from '../../core/wire-keys.js';
 import { WebhookAttemptView, WebhookDeliveryList, WebhookDeliveryView } from '../../core/wire-webhooks.js';
 import { TestHistory, TestHistoryRun, TestList, TestOutcome, TestSummary } from '../../core/wire-tests.js';
+import { WORKER_SCHEMAS } from '../../core/wire-worker.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
@@ -58,6 +59,7 @@ export const SHARED_SCHEMAS: readonly Named[] = [
   TestOutcome,
   TestHistory,
   TestHistoryRun,
+  ...WORKER_SCHEMAS,
 ] as TSchema[] as Named[];
 
 /**
@@ -77,8 +79,8 @@ const PROBLEM_STATUSES: Record<number, string> = {
   401: 'Missing, malformed, unknown or revoked API key (or dashboard session); `WWW-Authenticate: Bearer`',
   403: 'Refused: the credential may not do this (`code` says why), e.g. a cookie-authenticated write from another origin or without the CSRF token',
   404: 'No such resource',
-  409: 'Conflict with the current configuration',
-  413: 'Request body over 1 MiB',
+  409: 'Conflict with the current configuration, or (worker protocol) a lease that is no longer this worker\'s: nothing was written',
+  413: 'Request body over 1 MiB (an artifact upload: over the artifact size limit)',
   415: 'Request body is not application/json',
   422: 'Well-formed, but cannot be done (`code` says why)',
   429: 'Too many sets created by this key this minute; `Retry-After` says when to retry',
@@ -114,5 +116,7 @@ export function problems(...statuses: number[]): Record<number, ProblemResponse>
 
 /** Either credential works: a Bearer key, or the dashboard's session cookie (with X-CSRF-Token on writes). */
 export const SECURED: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { sessionCookie: [] }];
+/** A Bearer key only: the worker protocol takes no dashboard session. */
+export const BEARER_ONLY: Array<Record<string, string[]>> = [{ bearerAuth: [] }];
 /** No credential needed (health, sign-in): stated, so the document says so rather than leaving it unsaid. */
 export const PUBLIC: Array<Record<string, string[]>> = [];

@@ -13,7 +13,7 @@ import { readCookie, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie, type ActiveS
 import { crossSiteRefusal, isSameOrigin } from '../auth.js';
 import { BODY_PROBLEMS, named, problems, PUBLIC } from './common.js';
 import type { SignInLimit } from '../rate-limit.js';
-import { allowedOperations } from '../../auth/policy.js';
+import { allowedOperations, describeRights } from '../../auth/policy.js';
 
 
 export interface SessionRouteOptions {
@@ -52,6 +52,8 @@ export const sessionRoutes: FastifyPluginAsync<SessionRouteOptions> = (app, { au
         request.log.warn({ address: request.ip }, 'dashboard sign-in refused: malformed, unknown, revoked or expired key');
         throw new RunsetError('unauthorized', 'that API key is malformed, unknown or revoked, or has expired');
       }
+      // A runner machine's key opens no dashboard: it may use the worker protocol only.
+      if (key.role === 'worker') throw new RunsetError('forbidden', `the dashboard needs a read, trigger or admin key; ${describeRights(key)}`);
       const { sessionId, session } = await sessions.signIn(key);
       reply.header('Set-Cookie', sessionCookie(sessionId, { secure: isHttps(request), maxAgeSeconds: SESSION_TTL_MS / 1000 }));
       reply.header('Cache-Control', 'no-store');

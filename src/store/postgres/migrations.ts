@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import { retentionWhenUnset } from '../retention.js';
 import { quoteIdent, withTransaction } from './connection.js';
+import { LATER_MIGRATIONS } from './migrations-later.js';
 
 export interface PgMigration {
   version: number;
@@ -368,6 +369,7 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
       INSERT INTO ${s}.store_settings (name, value) VALUES ('retention_when_unset', '${retentionWhenUnset(found, SET_RETENTION)}');
     `,
   },
+  ...LATER_MIGRATIONS,
 ]);
 
 /**

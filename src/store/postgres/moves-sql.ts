@@ -87,11 +87,12 @@ export function carryToSets(n: Names, startedAt: string = NOW): string {
  * allows no window function beside FOR UPDATE.) Arguments are the statement's
  * placeholders.
  */
-function claimCtes(n: Names, p: { worker: string; limit: string; reserve: string; leaseMs: string; skip: string }): string {
+function claimCtes(n: Names, p: { worker: string; limit: string; reserve: string; leaseMs: string; skip: string; set: string; envs: string }): string {
   return `
       picked AS (
         SELECT id, seq FROM ${n.runs} WHERE status = 'WAITING' AND worker_id IS NULL
           AND (batch_key IS NULL OR batch_key <> ALL (${p.skip}::text[]))
+          AND (${p.set}::text IS NULL OR set_id = ${p.set}::text) AND (${p.envs}::text[] IS NULL OR env = ANY (${p.envs}::text[]))
         ORDER BY seq LIMIT ${p.limit} FOR UPDATE SKIP LOCKED
       ), ranked AS (
         SELECT id, row_number() OVER (ORDER BY seq) <= ${p.limit} - ${p.reserve} AS starts FROM picked
@@ -111,13 +112,13 @@ export async function claimMembers(q: Queryable, n: Names, req: ClaimRequest): P
   const { rows } = await q.query<ClaimRow>({
     name: 'runset.claimMembers',
     text: `
-      WITH ${claimCtes(n, { worker: '$1', limit: '$2', reserve: '$3', leaseMs: '$4', skip: '$5' })}, moved AS (
+      WITH ${claimCtes(n, { worker: '$1', limit: '$2', reserve: '$3', leaseMs: '$4', skip: '$5', set: '$6', envs: '$7' })}, moved AS (
         SELECT set_id, 'WAITING' AS previous, status AS next FROM claimed
       ), ${carryToSets(n)}
       SELECT c.id, c.set_id, c.spec, s.variables, s.env, c.claims, c.batch_key, c.expected_ms
       FROM claimed c JOIN ${n.sets} s ON s.id = c.set_id
       ORDER BY c.seq`,
-    values: [req.workerId, req.limit, req.reserve ?? 0, req.leaseMs, req.skipBatchKeys ?? []],
+    values: [req.workerId, req.limit, req.reserve ?? 0, req.leaseMs, req.skipBatchKeys ?? [], req.setId ?? null, req.envs ?? null],
   });
   return rows;
 }
@@ -250,8 +251,8 @@ export async function finishAndClaimMembers(
   next: NextClaim,
 ): Promise<{ finished: boolean; started: boolean; claimed: ClaimRow[] }> {
   const finish = finishParams(lease, outcome);
-  const [limit, reserve, leaseMs, worker, startId, startWorker, startClaim, skip] = [1, 2, 3, 4, 5, 6, 7, 8].map((i) => `$${finish.values.length + i}`) as [
-    string, string, string, string, string, string, string, string,
+  const [limit, reserve, leaseMs, worker, startId, startWorker, startClaim, skip, set, envs] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((i) => `$${finish.values.length + i}`) as [
+    string, string, string, string, string, string, string, string, string, string,
   ];
   const { rows } = await q.query<ClaimRow & { finished: boolean; started: boolean }>({
     name: `runset.finishAndClaimMembers${finish.suffix}`,
@@ -265,7 +266,7 @@ export async function finishAndClaimMembers(
           lease_expires_at = ${msFromNow(leaseMs)}
         FROM to_start WHERE r.id = to_start.id
         RETURNING r.set_id, to_start.status AS previous
-      ), ${claimCtes(n, { worker, limit, reserve, leaseMs, skip })}, moved AS (
+      ), ${claimCtes(n, { worker, limit, reserve, leaseMs, skip, set, envs })}, moved AS (
         SELECT set_id, previous, next FROM finished
         UNION ALL SELECT set_id, previous, 'RUNNING' FROM begun
         UNION ALL SELECT set_id, 'WAITING', status FROM claimed
@@ -274,7 +275,7 @@ export async function finishAndClaimMembers(
       FROM (SELECT EXISTS (SELECT 1 FROM finished) AS finished, EXISTS (SELECT 1 FROM begun) AS started) AS f
         LEFT JOIN (claimed c JOIN ${n.sets} s ON s.id = c.set_id) ON true
       ORDER BY c.seq`,
-    values: [...finish.values, next.limit, next.reserve ?? 0, next.leaseMs, next.workerId, next.start?.runId ?? null, next.start?.workerId ?? null, next.start?.claim ?? null, next.skipBatchKeys ?? []],
+    values: [...finish.values, next.limit, next.reserve ?? 0, next.leaseMs, next.workerId, next.start?.runId ?? null, next.start?.workerId ?? null, next.start?.claim ?? null, next.skipBatchKeys ?? [], next.setId ?? null, next.envs ?? null],
   });
   const first = rows[0] as { finished: boolean; started: boolean } | undefined;
   return { finished: first?.finished ?? false, started: first?.started ?? false, claimed: rows.filter((r) => r.id !== null) };

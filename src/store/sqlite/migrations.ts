@@ -314,6 +314,31 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       INSERT INTO store_settings (name, value) VALUES ('retention_when_unset', '${retentionWhenUnset(found, SET_RETENTION)}');
     `,
   },
+  {
+    version: 15,
+    name: 'key roles: worker',
+    sql: `
+      -- SQLite cannot alter a CHECK: the keys table is rebuilt with the wider one
+      -- (https://sqlite.org/lang_altertable.html#otheralter), every row kept.
+      -- migrateSqlite turns foreign keys off around migrations, so sessions
+      -- keep naming the keys they named.
+      CREATE TABLE api_keys_new (
+        id           TEXT PRIMARY KEY,
+        name         TEXT NOT NULL,
+        hash         TEXT NOT NULL UNIQUE,
+        created_at   TEXT NOT NULL,
+        last_used_at TEXT,
+        revoked_at   TEXT,
+        role         TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('read', 'trigger', 'admin', 'worker')),
+        envs         TEXT,
+        expires_at   TEXT
+      );
+      INSERT INTO api_keys_new (id, name, hash, created_at, last_used_at, revoked_at, role, envs, expires_at)
+        SELECT id, name, hash, created_at, last_used_at, revoked_at, role, envs, expires_at FROM api_keys;
+      DROP TABLE api_keys;
+      ALTER TABLE api_keys_new RENAME TO api_keys;
+    `,
+  },
 ];
 
 /** A migration's SQL for a store that had the versions `found` before this run. */
@@ -327,6 +352,19 @@ export function sqlOf(m: SqliteMigration, found: ReadonlySet<number>): string {
  * versions found (what migration 14 records depends on them).
  */
 export function migrateSqlite(db: Database.Database): void {
+  // A migration may rebuild a table others reference (SQLite's way to change a
+  // CHECK); foreign keys are off meanwhile, then checked before the commit.
+  // The pragma is a no-op inside a transaction, so it is set around it.
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number;
+  db.pragma('foreign_keys = OFF');
+  try {
+    migrateAll(db);
+  } finally {
+    db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
+  }
+}
+
+function migrateAll(db: Database.Database): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   const apply = db.transaction(() => {
     const found = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
@@ -335,6 +373,8 @@ export function migrateSqlite(db: Database.Database): void {
       db.exec(sqlOf(m, found));
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, now());
     }
+    const broken = pending.length > 0 ? (db.pragma('foreign_key_check') as unknown[]) : [];
+    if (broken.length > 0) throw new Error(`a migration left ${broken.length} row(s) naming rows that do not exist; nothing was applied`);
   });
   apply.immediate();
 }

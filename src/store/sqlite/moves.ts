@@ -41,7 +41,10 @@ export class SqliteMoves {
     const at = now();
     const starting = req.limit - (req.reserve ?? 0);
     const skip = req.skipBatchKeys ?? [];
-    const waiting = skip.length === 0 ? this.sql.waitingRuns.all(req.limit) : this.sql.waitingRunsSkipping.all(JSON.stringify(skip), req.limit);
+    const filtered = skip.length > 0 || req.setId !== undefined || req.envs !== undefined;
+    const waiting = filtered
+      ? this.sql.waitingRunsSkipping.all({ skip: JSON.stringify(skip), set_id: req.setId ?? null, envs: req.envs ? JSON.stringify(req.envs) : null, limit: req.limit })
+      : this.sql.waitingRuns.all(req.limit);
     const rows = waiting as { id: string; set_id: string }[];
     const sets = new Map<string, SetOfClaim>(); // the claimed members' sets, each read once
     const out: ClaimedRun[] = [];

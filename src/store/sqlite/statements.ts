@@ -44,11 +44,13 @@ export function prepareStatements(db: Database.Database): Statements {
       FROM test_runs WHERE set_id = ? ORDER BY position`),
 
     waitingRuns: db.prepare("SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL ORDER BY rowid LIMIT ?"),
-    // The same, leaving out the batch keys of a JSON array (ClaimRequest.skipBatchKeys); apart so the usual claim stays as simple.
+    // The same, leaving out the batch keys of a JSON array (ClaimRequest.skipBatchKeys), and
+    // only of one set and of some environments when asked; apart so the usual claim stays as simple.
     waitingRunsSkipping: db.prepare(`
       SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL
-        AND (batch_key IS NULL OR batch_key NOT IN (SELECT value FROM json_each(?)))
-      ORDER BY rowid LIMIT ?`),
+        AND (batch_key IS NULL OR batch_key NOT IN (SELECT value FROM json_each(@skip)))
+        AND (@set_id IS NULL OR set_id = @set_id) AND (@envs IS NULL OR env IN (SELECT value FROM json_each(@envs)))
+      ORDER BY rowid LIMIT @limit`),
     // A member with a batch key is claimed reserved: leased but still WAITING, until its case begins.
     claimRun: db.prepare(`
       UPDATE test_runs SET status = CASE WHEN batch_key IS NULL THEN 'RUNNING' ELSE 'WAITING' END,

@@ -1,0 +1,202 @@
+/**
+ * The worker protocol over HTTP (/api/v0/worker/…): one route per WorkerLink
+ * operation (src/worker-link/link.ts), so that a worker process holding no
+ * database and no secret key runs members exactly as a direct one does. Every
+ * route goes through a storeLink over this API's store, so what follows an
+ * outcome (the duration history, fail fast) happens here, as for any worker.
+ *
+ * Bearer keys only, of role worker (or admin: src/auth/policy.ts). A key
+ * limited to environments claims only members of sets in them, and names no
+ * other set. Writes under a lease are fenced as the store fences them: a lease
+ * that moved answers 409 lease_lost and nothing is written.
+ *
+ * The notices stream is in ./worker-notices.ts, artifact uploads in ./worker-artifacts.ts.
+ */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { RunsetError } from '../../core/errors.js';
+import type { ApiKeyRecord, RunOutcome } from '../../core/types.js';
+import {
+  BatchClaimBody, BatchRef, BatchWorkerList, ClaimBody, ClaimedRuns, FinishAndClaimBody, FinishedAndClaimedWire, FinishRunBody,
+  HeartbeatRunBody, MAX_CLAIM_WAIT_MS, RegisterWorkerBody, ReleasedRuns, ReleaseRunsBody, StartRunBody, WaitingWork, WorkerAlive,
+  WorkerIdBody, WorkerSettings, type FinishRunBody as FinishRunWire,
+} from '../../core/wire-worker.js';
+import { DEFAULT_MAX_ARTIFACT_BYTES } from '../../artifacts/blobs.js';
+import { leaseOf } from '../../store/store.js';
+import { storeLink } from '../../worker-link/store-link.js';
+import type { AppDeps } from '../deps.js';
+import { requireKey } from '../auth.js';
+import { attachRequiredRole, authorizeRoute, seesSetEnv, setNotFound } from '../permission.js';
+import { claimsToWire, claimWaiting, closingSignal, type Closing, type ClaimWire, type Waiting } from '../worker-claims.js';
+import { BEARER_ONLY, BODY_PROBLEMS, named, problems } from './common.js';
+import { workerArtifactRoutes, openSignedLocation, UNKEPT_ARTIFACTS } from './worker-artifacts.js';
+import { workerNoticeRoutes } from './worker-notices.js';
+
+const NO_CONTENT = { type: 'null', description: 'Done.' } as const;
+const PROTOCOL = 'Worker protocol: for `runset worker --url`, with a key of role worker (or admin).';
+const LEASE_LOST = 'the lease is no longer this worker\'s (it expired and the member went back to WAITING or to another worker, or its set was cancelled); nothing was written';
+
+export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async (app, { deps }) => {
+  const logger = deps.logger.child({ component: 'worker-protocol' });
+  const blobs = deps.artifacts ?? UNKEPT_ARTIFACTS;
+  const link = storeLink({ store: deps.store, blobs, workerStaleMs: deps.workerStaleMs, logger });
+  const wire: ClaimWire = {
+    link,
+    secretKey: deps.secretKey,
+    allowPrivateTargets: (env) => deps.suite().environments.get(env)?.allowPrivateTargets ?? false,
+    logger,
+  };
+  const closing = closingSignal(app);
+  app.addHook('onClose', () => link.flush());
+  app.addHook('onRoute', attachRequiredRole);
+  app.addHook('onRequest', requireKey(deps.auth, authorizeRoute));
+  // Only a key that passed counts as a worker attached: the API reaps leases while one is (src/worker-link/reaper.ts).
+  if (deps.onWorkerRequest) app.addHook('preHandler', (_request, _reply, done) => (deps.onWorkerRequest?.(), done()));
+
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const doc = <S extends object>(operationId: string, summary: string, extra: S) => ({
+    schema: { summary, description: `${summary}. ${PROTOCOL}`, tags: ['Worker protocol'], operationId, security: BEARER_ONLY, ...extra },
+  });
+
+  api.get('/settings', doc('getWorkerSettings', 'What a worker needs to know of this service before it starts', {
+    response: { 200: named(WorkerSettings, 'Heartbeat period, staleness, artifact limit, longest claim wait'), ...problems(401, 403) },
+  }), () => ({
+    heartbeatMs: Math.max(100, Math.floor(deps.workerStaleMs / 3)),
+    staleAfterMs: deps.workerStaleMs,
+    maxArtifactBytes: deps.artifacts?.maxBytes ?? DEFAULT_MAX_ARTIFACT_BYTES,
+    maxClaimWaitMs: MAX_CLAIM_WAIT_MS,
+  }));
+
+  // ── the workers registry ──
+  api.post('/workers', doc('registerWorker', 'Register a worker process as alive now (again, if it was dropped)', {
+    body: named(RegisterWorkerBody), response: { 204: NO_CONTENT, ...problems(...BODY_PROBLEMS, 401, 403) },
+  }), async (request, reply) => {
+    await link.registerWorker(request.body);
+    return reply.code(204).send(null);
+  });
+  api.post('/workers/heartbeat', doc('heartbeatWorker', 'Mark a worker process alive now', {
+    body: named(WorkerIdBody), response: { 200: named(WorkerAlive, 'Whether it was still registered'), ...problems(...BODY_PROBLEMS, 401, 403) },
+  }), async (request) => ({ alive: await link.heartbeatWorker(request.body.id) }));
+  api.post('/workers/remove', doc('removeWorker', 'Remove a worker process from the registry (it stops)', {
+    body: named(WorkerIdBody), response: { 204: NO_CONTENT, ...problems(...BODY_PROBLEMS, 401, 403) },
+  }), async (request, reply) => {
+    await link.removeWorker(request.body.id);
+    return reply.code(204).send(null);
+  });
+  api.post('/batch-workers', doc('listBatchWorkers', 'Every live worker, with what it holds of one batch (what a share is sized from)', {
+    body: named(BatchRef), response: { 200: named(BatchWorkerList, 'The live workers'), ...problems(...BODY_PROBLEMS, 401, 403, 404) },
+  }), async (request) => {
+    await visibleSet(request.apiKey, request.body.setId);
+    return { workers: await link.batchWorkers(request.body.setId, request.body.batchKey) };
+  });
+  api.post('/waiting-work', doc('listWaitingWork', 'Expected durations of the batch\'s members nobody holds, longest first', {
+    body: named(BatchRef), response: { 200: named(WaitingWork, 'Expected durations (ms)'), ...problems(...BODY_PROBLEMS, 401, 403, 404) },
+  }), async (request) => {
+    await visibleSet(request.apiKey, request.body.setId);
+    return { expectedMs: await link.waitingWork(request.body.setId, request.body.batchKey, request.body.limit ?? 256) };
+  });
+
+  // ── claims ──
+  api.post('/claims', doc('claimRuns', 'Claim waiting members under leases; with waitMs, answer as soon as work exists', {
+    description: `Members are taken longest expected first, leased to workerId for leaseMs. While nothing waits, waitMs (at most ${MAX_CLAIM_WAIT_MS} ms) holds the answer until work exists, then answers empty. A key limited to environments claims only members of sets in them.`,
+    body: named(ClaimBody), response: { 200: named(ClaimedRuns, 'The claimed members, variables opened'), ...problems(...BODY_PROBLEMS, 401, 403) },
+  }), async (request, reply) => {
+    const { waitMs = 0, ...req } = request.body;
+    const claimed = await claimWaiting(link, { ...req, envs: request.apiKey?.envs ?? undefined }, waitMs, waitingOf(reply, closing));
+    return { runs: await claimsToWire(claimed, wire) };
+  });
+  api.post('/batch-claims', doc('claimBatch', 'Claim more waiting members of one batch (set and batch key), reserved', {
+    body: named(BatchClaimBody), response: { 200: named(ClaimedRuns, 'The claimed members, variables opened'), ...problems(...BODY_PROBLEMS, 401, 403, 404) },
+  }), async (request) => {
+    await visibleSet(request.apiKey, request.body.setId);
+    return { runs: await claimsToWire(await link.claimBatch(request.body), wire) };
+  });
+
+  // ── writes under a lease ──
+  const fenced = { ...problems(...BODY_PROBLEMS, 401, 403, 409) };
+  api.post('/leases/start', doc('startRun', 'A reserved member began: RUNNING under the same lease', {
+    body: named(StartRunBody), response: { 204: NO_CONTENT, ...fenced },
+  }), async (request, reply) => {
+    if (!(await link.startRun(request.body.lease, request.body.sinceMs))) throw new RunsetError('lease_lost', LEASE_LOST);
+    return reply.code(204).send(null);
+  });
+  api.post('/leases/heartbeat', doc('heartbeatRun', 'Keep a lease alive (and record the attempt under way)', {
+    body: named(HeartbeatRunBody), response: { 204: NO_CONTENT, ...fenced },
+  }), async (request, reply) => {
+    const { lease, leaseMs, attempts } = request.body;
+    if (!(await link.heartbeat(lease, leaseMs, attempts))) throw new RunsetError('lease_lost', LEASE_LOST);
+    return reply.code(204).send(null);
+  });
+  api.post('/leases/finish', doc('finishRun', 'End a member under its lease with its outcome and artifacts', {
+    body: named(FinishRunBody), response: { 204: NO_CONTENT, ...fenced, ...problems(404) },
+  }), async (request, reply) => {
+    const { lease, outcome, run } = finishOf(request.apiKey, request.body);
+    if (!(await link.finishRun(lease, outcome, run).catch(refusedMove))) throw new RunsetError('lease_lost', LEASE_LOST);
+    return reply.code(204).send(null);
+  });
+  api.post('/leases/finish-and-claim', doc('finishAndClaim', 'End a member, start the one reserved for the slot, claim the next: one round trip', {
+    description: 'When the finished member\'s lease moved: 409 lease_lost, and nothing stands: the reserved member (next.start) and what the claim took are given back to WAITING at once.',
+    body: named(FinishAndClaimBody), response: { 200: named(FinishedAndClaimedWire, 'Written; the reserved member started or not; what was claimed'), ...fenced, ...problems(404) },
+  }), async (request) => {
+    const { lease, outcome, run } = finishOf(request.apiKey, request.body);
+    const next = { ...request.body.next, envs: request.apiKey?.envs ?? undefined };
+    const step = await link.finishAndClaim(lease, outcome, run, next).catch(refusedMove);
+    if (!step.finished) {
+      // Nothing of this answer reaches the worker, so nothing of it stands: what the claim
+      // took, and the reserved member it started, go back at once rather than wait for their leases.
+      const back = [...step.claimed.map(leaseOf), ...(step.started && next.start ? [next.start] : [])];
+      if (back.length > 0) await link.releaseRuns(back);
+      throw new RunsetError('lease_lost', LEASE_LOST);
+    }
+    return { started: step.started, runs: await claimsToWire(step.claimed, wire) };
+  });
+  api.post('/leases/release', doc('releaseRuns', 'Give leased members back to WAITING (no lost lease counted)', {
+    body: named(ReleaseRunsBody), response: { 200: named(ReleasedRuns, 'How many were this worker\'s'), ...problems(...BODY_PROBLEMS, 401, 403) },
+  }), async (request) => ({ released: await link.releaseRuns(request.body.leases) }));
+
+  await app.register(workerNoticeRoutes, { deps, link, closing });
+  await app.register(workerArtifactRoutes, { deps, blobs });
+
+  /** A set this key may name: else 404, as for a set that does not exist. */
+  async function visibleSet(key: ApiKeyRecord | null, setId: string): Promise<void> {
+    if (key?.envs === null) return;
+    const set = await deps.store.getSet(setId);
+    if (!set || !seesSetEnv(key, set.env)) throw setNotFound(setId);
+  }
+
+  /** The finish's parts as the link takes them: artifact locations checked and unsigned, the environment one the key sees. */
+  function finishOf(key: ApiKeyRecord | null, body: Pick<FinishRunWire, 'lease' | 'outcome' | 'run'>) {
+    if (!seesSetEnv(key, body.run.env)) throw setNotFound(body.run.setId);
+    const artifacts = body.outcome.artifacts?.map((a) => {
+      const location = openSignedLocation(deps.secretKey, a.location);
+      if (location === undefined) throw new RunsetError('invalid_body', `artifact ${a.id}: its location is not one this service's upload answered; upload it with PUT /api/v0/worker/artifacts/{id}`);
+      return { ...a, location };
+    });
+    const outcome: RunOutcome = { ...body.outcome, ...(artifacts ? { artifacts } : {}) };
+    return { lease: body.lease, outcome, run: { setId: body.run.setId, env: body.run.env, spec: { name: body.run.name } } };
+  }
+};
+
+/**
+ * A move the member's state forbids (both stores refuse it with "illegal member
+ * move …", and roll back): a direct worker never asks for one, a worker over
+ * HTTP is told what was wrong rather than answered 500.
+ */
+function refusedMove(err: unknown): never {
+  if (err instanceof Error && err.message.includes('illegal member move')) {
+    throw new RunsetError('illegal_move', `${err.message.slice(err.message.indexOf('illegal member move'))}; a reserved member is started first (POST /api/v0/worker/leases/start), or ends FAIL; nothing was written`);
+  }
+  throw err;
+}
+
+/** A waiting claim stops when its client goes (the response closes before it was sent) or the server closes. */
+function waitingOf(reply: FastifyReply, closing: Closing): Waiting {
+  let gone = false;
+  const left = new Promise<void>((resolve) => {
+    reply.raw.once('close', () => {
+      gone = true;
+      resolve();
+    });
+  });
+  return { gone: Promise.race([left, closing.promise]), isGone: () => gone || closing.closed };
+}

@@ -1,0 +1,120 @@
+/**
+ * `runset worker --url URL`: worker slots that reach the service over HTTP
+ * (the worker protocol, src/worker-link/http-link.ts) instead of a database.
+ * The process holds an API key (RUNSET_API_KEY, role worker) and nothing else
+ * of the service's: no database URL, no secret key, no config file. What a
+ * member needs comes with its claim (spec, variables opened by the API, the
+ * outbound rule); Playwright suites and commands run from this machine's own
+ * checkout, as the spec's `dir` and `cwd` name them.
+ *
+ * Composition only, as src/main.ts is for the processes that hold a store.
+ */
+import { createLogger, executorRegistry, testProcessPolicy, testWorkRoot } from '../main.js';
+import type { RunAsUser } from '../executors/run-as.js';
+import { resolveVariables } from '../secrets/index.js';
+import { WorkerPool } from '../scheduler/pool.js';
+import { WorkerRegistration } from '../scheduler/registration.js';
+import { artifactSaver } from '../artifacts/save.js';
+import { httpLink } from '../worker-link/http-link.js';
+import { LinkRefusedError, LinkUnavailableError } from '../worker-link/http-request.js';
+
+export interface HttpWorkerOptions {
+  /** The API's base address, ending in /api. */
+  url: string;
+  key: string;
+  /** Every test process runs as this OS user (`--run-as`). */
+  runAs: RunAsUser | undefined;
+  workers: number;
+  leaseMs: number;
+  graceMs: number;
+  /** Safety poll; default: the heartbeat period the service asks for. */
+  pollMs: number | undefined;
+  chromium: string;
+  maxShareMs: number;
+  logLevel: string;
+  /** Only this set's members (`--set ID`). */
+  setId: string | undefined;
+  /** Exit 0 once nothing has run nor been claimed for this long (`--exit-when-idle`). */
+  exitWhenIdleMs: number | undefined;
+}
+
+/** How often idleness is looked at. */
+const IDLE_CHECK_MS = 200;
+
+export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
+  const logger = createLogger(opts.logLevel).child({ component: 'worker' });
+  const link = httpLink({ url: opts.url, key: opts.key, logger, setId: opts.setId });
+  let settings;
+  try {
+    settings = await link.settings();
+  } catch (err) {
+    await link.close();
+    if (err instanceof LinkRefusedError || err instanceof LinkUnavailableError) {
+      process.stderr.write(`runset: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const work = testWorkRoot({ runAs: opts.runAs });
+  const pool = new WorkerPool({
+    link,
+    // The key is this process's one credential: kept out of every test's environment, as a direct worker's are.
+    executors: executorRegistry({ chromium: opts.chromium, policy: testProcessPolicy({ runAs: opts.runAs, apiKey: opts.key }) }),
+    // Secret values arrive opened by the API; no environment of this process is ever read for a variable.
+    resolveVariables: (vars) => resolveVariables(vars, { env: {}, key: undefined }),
+    outboundPolicy: (env) => link.outboundPolicy(env),
+    logger,
+    concurrency: opts.workers,
+    leaseMs: opts.leaseMs,
+    pollMs: opts.pollMs ?? settings.heartbeatMs,
+    artifacts: artifactSaver(link.artifacts),
+    workDir: work.dir,
+    maxShareMs: opts.maxShareMs,
+    peers: (setId, batchKey) => link.batchWorkers(setId, batchKey),
+  });
+  const registration = new WorkerRegistration(link, { id: pool.workerId, slots: opts.workers }, settings.heartbeatMs, logger);
+  await registration.start();
+  pool.start();
+
+  let stopping: Promise<void> | undefined;
+  const stop = (graceMs: number): Promise<void> => {
+    stopping ??= (async () => {
+      clearInterval(idleTimer);
+      await pool.stop(graceMs);
+      await registration.stop();
+      await link.close();
+      await work.remove();
+    })();
+    return stopping;
+  };
+  let idleSince = Date.now();
+  const idleTimer = setInterval(() => {
+    if (pool.busySlots > 0) idleSince = Date.now();
+    else if (opts.exitWhenIdleMs !== undefined && Date.now() - idleSince >= opts.exitWhenIdleMs) {
+      logger.info({ idleMs: opts.exitWhenIdleMs }, 'nothing to do for --exit-when-idle: stopping');
+      void stop(0).then(() => process.exit(0));
+    }
+  }, IDLE_CHECK_MS);
+  idleTimer.unref();
+
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    logger.info({ signal }, signals === 1 ? 'stopping gracefully' : 'stopping now');
+    if (signals > 1) {
+      setTimeout(() => process.exit(0), 2000).unref();
+      void pool.stop(0);
+      return;
+    }
+    stop(opts.graceMs).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.stderr.write(`runset: worker ${pool.workerId} with ${opts.workers} slot(s), over HTTP to ${link.url}${opts.setId ? `, set ${opts.setId} only` : ''}\n`);
+}
