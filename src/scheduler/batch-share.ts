@@ -3,13 +3,22 @@
  * who else could run part of it, from the store and asks the policy
  * (./shares.ts) how much of it this worker takes.
  */
+import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
-import type { ClaimedRun } from '../core/types.js';
+import type { ClaimedRun, TestSpec } from '../core/types.js';
 import type { WorkerLink } from '../worker-link/link.js';
 import { batchShare, heldOnHost, sharePeers, type PeerWorker } from './shares.js';
 import { webServerPorts } from './webserver-gate.js';
 
 export { DEFAULT_MAX_SHARE_MS } from './shares.js';
+
+/** Most members one batch takes: enough for one Playwright process per suite, few enough to heartbeat cheaply. */
+export const MAX_BATCH = 256;
+
+/** The slots one process of a batch uses at most: a suite's `workers`, default half the cores, as Playwright does. */
+export function wantedSlots(spec: TestSpec): number {
+  return spec.type === 'playwright' ? (spec.workers ?? Math.max(1, Math.floor(availableParallelism() / 2))) : 1;
+}
 
 export interface ShareContext {
   /** Slots this worker gives the batch, and the most one process of it uses (the entry's `workers`). */
