@@ -14,50 +14,30 @@ import { randomUUID } from 'node:crypto';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from 'pino';
-import type { ArtifactSaver } from '../artifacts/save.js';
-import type { ClaimedRun, Executor, OutboundPolicy, TestType } from '../core/types.js';
+import type { ClaimedRun } from '../core/types.js';
 import { leaseOf, type ReapResult } from '../store/store.js';
 import type { WorkerLink } from '../worker-link/link.js';
-import { DEFAULT_MAX_SHARE_MS, MAX_BATCH, takeShare, wantedSlots } from './batch-share.js';
+import { holdShare } from './batch-share.js';
 import { stopCancelledMembers, type InFlight } from './inflight.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { OutcomeWriter } from './outcome-writer.js';
-import { runMembers, type ResolveVariables, type RunDeps } from './run.js';
+import { runMembers, type RunDeps } from './run.js';
 import type { PeerWorker } from './shares.js';
-import { runSlot, type Claim, type SlotDeps } from './slot.js';
+import { holdAheadMs, runSlot, type Claim, type SlotDeps } from './slot.js';
 import { WebServerGate } from './webserver-gate.js';
-import type { WorkerMetrics } from './worker-metrics.js';
 
-/**
- * A slot reserves its next member only while its members are shorter than
- * this, and holds a reservation at most this long (a quarter of the lease at
- * most) while its current member runs; then it gives it back for any slot to
- * take. So a reservation keeps a member from an idle worker for no longer than this.
- */
-const HOLD_AHEAD_MS = 100;
-
-/** What the pool's slots run with, and its own settings. */
-export interface WorkerPoolOptions {
+/** What the pool's runs run with (see RunDeps), and its own settings. */
+export interface WorkerPoolOptions extends Pick<RunDeps, 'executors' | 'resolveVariables' | 'outboundPolicy' | 'artifacts' | 'logger' | 'metrics'> {
   /** The service, as a worker sees it. */
   link: WorkerLink;
-  executors: ReadonlyMap<TestType, Executor>;
-  resolveVariables: ResolveVariables;
-  /** The outbound address rules of an environment's members (its allowPrivateTargets); default: the strict ones. */
-  outboundPolicy?: (env: string) => OutboundPolicy;
-  logger: Logger;
   /** How long a claim stays ours without a heartbeat. */
   leaseMs: number;
-  /** Told of members' starts and ends; absent when metrics are off. */
-  metrics?: WorkerMetrics;
   concurrency: number;
   /** Sends members whose leases expired back (Store.reapExpired), on every safety poll; a worker that holds no store leaves it to the service. */
   reap?: () => Promise<ReapResult>;
   /** Safety poll and reaper period. */
   pollMs: number;
   workerId?: string;
-  /** Where executors' files become stored artifacts; without it they are not kept. */
-  artifacts?: ArtifactSaver;
   /** Batches' scratch folders go under this one (default: the system temp folder). */
   workDir?: string;
   /** Every live worker process with what it holds of a batch (the workers registry); default: this pool alone. */
@@ -90,24 +70,16 @@ export class WorkerPool {
     this.outcomes = new OutcomeWriter(opts.link, opts.logger, opts.leaseMs, opts.metrics);
     this.gate = new WebServerGate(() => void (this.stopping || this.fill()), opts.logger);
     this.run = {
-      link: opts.link,
+      ...opts,
       keeper: new LeaseKeeper(opts.link, opts.leaseMs, opts.logger),
-      executors: opts.executors,
-      resolveVariables: opts.resolveVariables,
-      outboundPolicy: opts.outboundPolicy,
-      artifacts: opts.artifacts,
-      logger: opts.logger,
       workRoot: opts.workDir ?? path.join(tmpdir(), 'runset-work'),
       inflight: this.inflight,
-      metrics: opts.metrics,
     };
     this.slot = {
-      link: opts.link,
+      ...opts,
       outcomes: this.outcomes,
-      logger: opts.logger,
       workerId: this.workerId,
-      leaseMs: opts.leaseMs,
-      holdAheadMs: Math.min(HOLD_AHEAD_MS, opts.leaseMs / 4),
+      holdAheadMs: holdAheadMs(opts.leaseMs),
       skipBatchKeys: () => this.gate.skipped,
       stopping: () => this.stopping,
       late: (askedAt, runs) => this.late(askedAt, runs),
@@ -257,24 +229,18 @@ export class WorkerPool {
   }
 
   /**
-   * Members of one set with one batch key, claimed reserved: takes the host's
-   * locks on the suite's webServer ports (WebServerGate; one held by another
-   * batch here: the members go back), then this worker's share of the batch
-   * (see takeShare: all of it when no other worker can help) and runs it in
-   * one executor call with as many slots as the suite asks for and as are
-   * free. What the claim took beyond the share goes back for other slots and workers.
+   * Members of one set with one batch key, claimed reserved: this worker's
+   * share of their batch (see holdShare), run in one executor call with as
+   * many slots as the suite asks for and as are free.
    */
   private async launchShare(claimed: ClaimedRun[]): Promise<void> {
     const head = claimed[0] as ClaimedRun;
-    const wanted = wantedSlots(head.spec);
-    const slots = Math.min(wanted, this.opts.concurrency - this.slots);
-    // No free slot (an earlier batch of the same claim took them) or the webServer's port busy here: it waits its turn.
-    const lock = slots > 0 ? await this.gate.enter(head) : undefined;
-    if (!lock) return this.giveBack(claimed);
-    const runs = await takeShare(this.opts.link, claimed, {
-      slots, wanted, maxShareMs: this.opts.maxShareMs ?? DEFAULT_MAX_SHARE_MS, limit: MAX_BATCH,
-      me: { id: this.workerId, host: hostname() }, peers: this.opts.peers,
-    }, { leaseMs: this.opts.leaseMs, logger: this.opts.logger, giveBack: (r) => this.giveBack(r) });
+    const share = await holdShare(claimed, this.opts.concurrency - this.slots, {
+      link: this.opts.link, gate: this.gate, maxShareMs: this.opts.maxShareMs, me: { id: this.workerId, host: hostname() }, peers: this.opts.peers,
+      leaseMs: this.opts.leaseMs, logger: this.opts.logger, giveBack: (r) => this.giveBack(r),
+    });
+    if (!share) return;
+    const { runs, slots, lock } = share;
     const free = this.opts.concurrency - this.slots; // other launches may have taken slots while we claimed
     if (free <= 0) {
       lock.release();

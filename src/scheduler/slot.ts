@@ -17,6 +17,19 @@ import type { OutcomeWriter } from './outcome-writer.js';
 import { Reservation } from './reservation.js';
 import type { RunRequest } from './run.js';
 
+/**
+ * A slot reserves its next member only while its members are shorter than
+ * this, and holds a reservation at most this long (a quarter of the lease at
+ * most) while its current member runs; then it gives it back for any slot to
+ * take. So a reservation keeps a member from an idle worker for no longer than this.
+ */
+const HOLD_AHEAD_MS = 100;
+
+/** How long a slot of a pool whose leases last `leaseMs` holds a reservation (see HOLD_AHEAD_MS). */
+export function holdAheadMs(leaseMs: number): number {
+  return Math.min(HOLD_AHEAD_MS, leaseMs / 4);
+}
+
 /** What a claim returned, and when it was asked for (performance.now()). */
 export interface Claim {
   runs: ClaimedRun[];
@@ -42,7 +55,7 @@ export interface SlotDeps {
   logger: Logger;
   workerId: string;
   leaseMs: number;
-  /** A slot reserves its next member only while its members are shorter than this, and holds a reservation at most this long. */
+  /** A slot reserves its next member only while its members are shorter than this, and holds a reservation at most this long (holdAheadMs). */
   holdAheadMs: number;
   /** Batch keys this worker must not claim now (see WebServerGate). */
   skipBatchKeys(): string[] | undefined;
