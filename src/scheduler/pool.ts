@@ -15,15 +15,16 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ClaimedRun } from '../core/types.js';
-import { leaseOf, type ReapResult } from '../store/store.js';
+import type { ReapResult } from '../store/store.js';
 import type { WorkerLink } from '../worker-link/link.js';
 import { holdShare } from './batch-share.js';
+import { claimedLate, giveBack, type Claim } from './claims.js';
 import { stopCancelledMembers, type InFlight } from './inflight.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { runMembers, type RunDeps } from './run.js';
 import type { PeerWorker } from './shares.js';
-import { holdAheadMs, runSlot, type Claim, type SlotDeps } from './slot.js';
+import { holdAheadMs, runSlot, type SlotDeps } from './slot.js';
 import { WebServerGate } from './webserver-gate.js';
 
 /** What the pool's runs run with (see RunDeps), and its own settings. */
@@ -64,6 +65,8 @@ export class WorkerPool {
   /** What every run (a slot's member, a share) runs with. */
   private readonly run: RunDeps;
   private readonly slot: SlotDeps;
+  private readonly late = (askedAt: number, runs: number) => claimedLate(askedAt, runs, this.opts.leaseMs, this.opts.logger);
+  private readonly giveBack = (runs: ClaimedRun[]) => giveBack(this.opts.link, runs, this.opts.logger);
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.workerId = opts.workerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
@@ -82,8 +85,8 @@ export class WorkerPool {
       holdAheadMs: holdAheadMs(opts.leaseMs),
       skipBatchKeys: () => this.gate.skipped,
       stopping: () => this.stopping,
-      late: (askedAt, runs) => this.late(askedAt, runs),
-      giveBack: (runs) => this.giveBack(runs),
+      late: this.late,
+      giveBack: this.giveBack,
       track: (task) => this.track(task),
       run: (req) => runMembers(req, this.run),
     };
@@ -196,21 +199,6 @@ export class WorkerPool {
     for (const runs of batches.values()) await this.launchShare(runs);
   }
 
-  /** True (and said) when a claim asked for at `askedAt` may have outlived its lease. */
-  private late(askedAt: number, runs: number): boolean {
-    const late = performance.now() - askedAt >= this.opts.leaseMs;
-    if (late) this.opts.logger.warn({ runs }, 'a claim was answered after its lease could have expired; giving it back instead of running it');
-    return late;
-  }
-
-  /** Releases claimed runs for any worker to take (release wakes the workers). */
-  private async giveBack(runs: ClaimedRun[]): Promise<void> {
-    if (runs.length === 0) return;
-    await this.opts.link.releaseRuns(runs.map(leaseOf)).catch((err: unknown) => {
-      this.opts.logger.warn({ err }, 'giving back claimed runs failed; their leases will expire');
-    });
-  }
-
   /** One slot, from this member on (see runSlot); a batched member it claimed is dispatched when it ends. */
   private launchSlot(run: ClaimedRun): void {
     this.slots++;
@@ -237,7 +225,7 @@ export class WorkerPool {
     const head = claimed[0] as ClaimedRun;
     const share = await holdShare(claimed, this.opts.concurrency - this.slots, {
       link: this.opts.link, gate: this.gate, maxShareMs: this.opts.maxShareMs, me: { id: this.workerId, host: hostname() }, peers: this.opts.peers,
-      leaseMs: this.opts.leaseMs, logger: this.opts.logger, giveBack: (r) => this.giveBack(r),
+      leaseMs: this.opts.leaseMs, logger: this.opts.logger, giveBack: this.giveBack,
     });
     if (!share) return;
     const { runs, slots, lock } = share;

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { ClaimedRun, RunOutcome } from '../core/types.js';
 import { leaseOf, type FinishedAndClaimed, type NextClaim } from '../store/store.js';
 import type { WorkerLink } from '../worker-link/link.js';
+import type { Claim } from './claims.js';
 import type { OutcomeWriter } from './outcome-writer.js';
 import { Reservation } from './reservation.js';
 import type { RunRequest } from './run.js';
@@ -28,12 +29,6 @@ const HOLD_AHEAD_MS = 100;
 /** How long a slot of a pool whose leases last `leaseMs` holds a reservation (see HOLD_AHEAD_MS). */
 export function holdAheadMs(leaseMs: number): number {
   return Math.min(HOLD_AHEAD_MS, leaseMs / 4);
-}
-
-/** What a claim returned, and when it was asked for (performance.now()). */
-export interface Claim {
-  runs: ClaimedRun[];
-  askedAt: number;
 }
 
 /** Why a slot stopped: the loop's only ways out. */
