@@ -91,32 +91,22 @@ export async function runSlot(first: ClaimedRun, deps: SlotDeps): Promise<SlotEx
       return { why: 'aborted' };
     }
     if (deps.stopping()) {
-      await deps.outcomes.finish(run, outcome).then(done);
+      await written(deps.outcomes.finish(run, outcome), (ok) => ok, done);
       if (next) await deps.giveBack([next.run]);
       return { why: 'stopping' };
     }
     if (next?.run.batchKey) {
-      await deps.outcomes.finish(run, outcome).then(done);
+      await written(deps.outcomes.finish(run, outcome), (ok) => ok, done);
       return { why: 'batch', claim: { runs: [next.run], askedAt: next.askedAt } };
     }
 
     const reserve = outcome.durationMs < deps.holdAheadMs ? 1 : 0;
     if (next) {
-      begun = step(run, outcome, { limit: reserve, reserve, start: leaseOf(next.run) }, deps).then(
-        async (s) => {
-          await done(s.finished);
-          return s;
-        },
-        async (err: unknown) => {
-          await done(false);
-          throw err;
-        },
-      );
+      begun = written(step(run, outcome, { limit: reserve, reserve, start: leaseOf(next.run) }, deps), (s) => s.finished, done);
       run = next.run;
       continue;
     }
-    const claimed = await step(run, outcome, { limit: 1 + reserve, reserve }, deps);
-    await done(claimed.finished);
+    const claimed = await written(step(run, outcome, { limit: 1 + reserve, reserve }, deps), (s) => s.finished, done);
     const [started, ...reserved] = claimed.claimed;
     if (started === undefined) return { why: 'idle' };
     if (started.batchKey !== null) {
@@ -133,6 +123,18 @@ export async function runSlot(first: ClaimedRun, deps: SlotDeps): Promise<SlotEx
   }
 }
 
+/** A write's answer, once the run path was told whether it landed (`done`), even when the write threw. */
+async function written<T>(write: Promise<T>, landed: (answer: T) => boolean, done: Turn['done']): Promise<T> {
+  let ok = false;
+  try {
+    const answer = await write;
+    ok = landed(answer);
+    return answer;
+  } finally {
+    await done(ok);
+  }
+}
+
 /**
  * One member of a slot: runs it and, when it was started from a reservation,
  * awaits the write that recorded its start (`begun`) beside it. A start the
@@ -144,8 +146,8 @@ async function runTurn(run: ClaimedRun, begun: Promise<Step> | undefined, deps: 
   const abort = new AbortController();
   let ended!: (outcome: RunOutcome | undefined) => void;
   const outcomeOf = new Promise<RunOutcome | undefined>((resolve) => (ended = resolve));
-  let written!: (written: boolean) => void;
-  const writtenOf = new Promise<boolean>((resolve) => (written = resolve));
+  let landed!: (written: boolean) => void;
+  const writtenOf = new Promise<boolean>((resolve) => (landed = resolve));
   // The run path hands the outcome over, and keeps the lease until the slot has written it.
   const finish = (_: ClaimedRun, outcome: RunOutcome) => {
     ended(outcome);
@@ -173,7 +175,7 @@ async function runTurn(run: ClaimedRun, begun: Promise<Step> | undefined, deps: 
     outcome: abort.signal.aborted ? undefined : outcome,
     next: next && ahead && { run: next, askedAt: ahead.askedAt },
     done: (ok) => {
-      written(ok);
+      landed(ok);
       return finished;
     },
   };
@@ -185,8 +187,8 @@ async function step(run: ClaimedRun, outcome: RunOutcome, claim: Omit<NextClaim,
   const next: NextClaim = { ...claim, workerId: deps.workerId, leaseMs: deps.leaseMs, skipBatchKeys: deps.skipBatchKeys() };
   // A retry claims nothing: the first try may have committed with its answer lost, and
   // claiming again would strand what it claimed (until its lease expires). A start repeats safely.
-  const written = await deps.outcomes.write(run, outcome, (retry) =>
+  const answer = await deps.outcomes.write(run, outcome, (retry) =>
     deps.link.finishAndClaim(leaseOf(run), outcome, run, retry ? { ...next, limit: 0, reserve: 0 } : next),
   );
-  return { ...(written ?? { finished: false, started: false, claimed: [] }), askedAt };
+  return { ...(answer ?? { finished: false, started: false, claimed: [] }), askedAt };
 }
