@@ -3,13 +3,22 @@
  * who else could run part of it, from the store and asks the policy
  * (./shares.ts) how much of it this worker takes.
  */
+import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
-import type { ClaimedRun } from '../core/types.js';
+import type { ClaimedRun, TestSpec } from '../core/types.js';
 import type { WorkerLink } from '../worker-link/link.js';
-import { batchShare, heldOnHost, sharePeers, type PeerWorker } from './shares.js';
-import { webServerPorts } from './webserver-gate.js';
+import { batchShare, DEFAULT_MAX_SHARE_MS, heldOnHost, sharePeers, type PeerWorker } from './shares.js';
+import { webServerPorts, type WebServerGate } from './webserver-gate.js';
+import type { HeldLock } from './host-lock.js';
 
-export { DEFAULT_MAX_SHARE_MS } from './shares.js';
+
+/** Most members one batch takes: enough for one Playwright process per suite, few enough to heartbeat cheaply. */
+const MAX_BATCH = 256;
+
+/** The slots one process of a batch uses at most: a suite's `workers`, default half the cores, as Playwright does. */
+export function wantedSlots(spec: TestSpec): number {
+  return spec.type === 'playwright' ? (spec.workers ?? Math.max(1, Math.floor(availableParallelism() / 2))) : 1;
+}
 
 export interface ShareContext {
   /** Slots this worker gives the batch, and the most one process of it uses (the entry's `workers`). */
@@ -36,7 +45,7 @@ async function sizeShare(link: WorkerLink, claimed: readonly ClaimedRun[], ctx: 
 const STRAY_WAIT_MS = 2000;
 const STRAY_POLL_MS = 50;
 
-interface ShareDeps {
+export interface ShareDeps {
   leaseMs: number;
   logger: Logger;
   giveBack(runs: ClaimedRun[]): Promise<void>;
@@ -82,4 +91,38 @@ export async function takeShare(link: WorkerLink, claimed: readonly ClaimedRun[]
     await claimMore();
   }
   return runs;
+}
+
+/** What holding a share needs beyond takeShare's: the host's webServer locks. */
+export interface HoldShareDeps extends ShareDeps, Pick<ShareContext, 'me' | 'peers'> {
+  link: WorkerLink;
+  gate: Pick<WebServerGate, 'enter'>;
+  maxShareMs?: number;
+}
+
+/**
+ * A share of the batch of `claimed` (members of one set with one batch key,
+ * claimed reserved) for a worker with `free` slots: the host's locks on the
+ * suite's webServer ports (WebServerGate), then this worker's share (see
+ * takeShare: all of it when no other worker can help) and the slots it may use.
+ * Undefined, the members given back, when no slot is free (an earlier batch of
+ * the same claim took them) or another batch on this host holds a port.
+ */
+export async function holdShare(
+  claimed: readonly ClaimedRun[],
+  free: number,
+  deps: HoldShareDeps,
+): Promise<{ runs: ClaimedRun[]; slots: number; lock: HeldLock } | undefined> {
+  const head = claimed[0] as ClaimedRun;
+  const wanted = wantedSlots(head.spec);
+  const slots = Math.min(wanted, free);
+  const lock = slots > 0 ? await deps.gate.enter(head) : undefined;
+  if (!lock) {
+    await deps.giveBack([...claimed]);
+    return undefined;
+  }
+  const runs = await takeShare(deps.link, claimed, {
+    slots, wanted, maxShareMs: deps.maxShareMs ?? DEFAULT_MAX_SHARE_MS, limit: MAX_BATCH, me: deps.me, peers: deps.peers,
+  }, deps);
+  return { runs, slots, lock };
 }

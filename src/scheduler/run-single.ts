@@ -1,0 +1,47 @@
+/**
+ * A single member run as a batch of one: its executor's `run`, with the
+ * member's retries (each attempt under the test's timeout), reporting its
+ * attempts and its end as a batch executor reports its cases' (see
+ * BatchExecutionContext), so one run path (./run.ts) serves both.
+ */
+import { performance } from 'node:perf_hooks';
+import type { BatchExecutionContext, ExecutionContext, ExecutionResult, Executor, TestSpec } from '../core/types.js';
+import { messageOf } from './outcome-builder.js';
+
+export type SingleContext = ExecutionContext & Pick<BatchExecutionContext, 'onBegin' | 'onEnd'>;
+
+/**
+ * Runs `spec` until it passes or its retries are spent. Ends it `interrupted`
+ * when the run was aborted (shutdown, a lost lease, a cancel): nothing is
+ * written for it then.
+ */
+export async function runSingle(executor: Executor, spec: TestSpec, ctx: SingleContext): Promise<void> {
+  const started = performance.now();
+  const transcripts: string[] = [];
+  let result: ExecutionResult = { passed: false, error: 'not run', output: '' };
+  let attempt = 0;
+  while (attempt <= spec.retries && !ctx.signal.aborted) {
+    attempt++;
+    ctx.onBegin(0, attempt);
+    const timeout = AbortSignal.timeout(spec.timeoutSeconds * 1000);
+    const signal = AbortSignal.any([ctx.signal, timeout]);
+    try {
+      result = await executor.run(spec, { variables: ctx.variables, signal, outbound: ctx.outbound });
+    } catch (err) {
+      result = { passed: false, error: `executor crashed: ${messageOf(err)}`, output: '' };
+    }
+    if (timeout.aborted && !ctx.signal.aborted) {
+      result = { ...result, passed: false, error: `timed out after ${spec.timeoutSeconds}s (timeoutSeconds)` };
+    }
+    transcripts.push(spec.retries > 0 ? `── attempt ${attempt} ──\n${result.output}` : result.output);
+    if (result.passed) break;
+  }
+  ctx.onEnd(0, {
+    ...result,
+    output: transcripts.join('\n'),
+    attempts: attempt,
+    durationMs: performance.now() - started,
+    artifacts: [],
+    interrupted: ctx.signal.aborted || undefined,
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * Taking a share of a batch (src/scheduler/batch-share.ts) against a fake
+ * link: all of it when alone, a part when others can help (the rest given
+ * back), what was claimed when sizing fails, nothing when the host's
+ * webServer lock is held elsewhere or no slot is free.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import type { ClaimedRun } from '../../src/core/types.js';
+import { holdShare, takeShare, wantedSlots, type HoldShareDeps } from '../../src/scheduler/batch-share.js';
+import type { HeldLock } from '../../src/scheduler/host-lock.js';
+import { FakeLink, commandSpec, playwrightCase } from '../helpers/fake-link.js';
+
+const me = { id: 'w', host: 'h1' };
+const logger = pino({ level: 'silent' });
+
+async function batch(link: FakeLink, n: number, claim: number, expectedMs = 10_000): Promise<ClaimedRun[]> {
+  link.add('s', Array.from({ length: n }, (_, i) => playwrightCase(`case ${i}`)), 'e2e', expectedMs);
+  return link.claimRuns({ workerId: 'w', limit: claim, leaseMs: 10_000 });
+}
+
+const unlocked: HeldLock = { release: () => undefined };
+
+/** `lock`: what the host's webServer gate answers (undefined: another batch here holds a port). */
+function deps(link: FakeLink, lock: HeldLock | undefined = unlocked): HoldShareDeps {
+  return {
+    link, me, leaseMs: 10_000, logger, peers: (setId, key) => link.batchWorkers(setId, key),
+    gate: { enter: () => Promise.resolve(lock) },
+    giveBack: async (runs) => void (await link.releaseRuns(runs.map((r) => ({ runId: r.id, workerId: r.workerId, claim: r.claim })))),
+  };
+}
+
+const ctx = (link: FakeLink) => ({ slots: 2, wanted: 2, maxShareMs: 30_000, limit: 256, me, peers: (s: string, k: string) => link.batchWorkers(s, k) });
+
+test('alone: the whole batch, the rest of it claimed', async () => {
+  const link = new FakeLink();
+  link.workers = [{ id: 'w', host: 'h1', slots: 2, holding: 1, heldMs: 10_000 }];
+  const claimed = await batch(link, 6, 1);
+  const share = await takeShare(link, claimed, ctx(link), deps(link));
+  assert.equal(share.length, 6);
+  assert.equal(link.called('claimBatch').length, 1);
+});
+
+test('with another worker that can help: a part, what was claimed beyond it given back', async () => {
+  const link = new FakeLink();
+  link.workers = [
+    { id: 'w', host: 'h1', slots: 2, holding: 6, heldMs: 60_000 },
+    { id: 'other', host: 'h2', slots: 2, holding: 0, heldMs: 0 },
+  ];
+  const claimed = await batch(link, 6, 6);
+  const share = await takeShare(link, claimed, ctx(link), deps(link));
+  assert.ok(share.length >= 1 && share.length < 6, `a part: ${share.length}`);
+  const back = link.called<{ runId: string }[]>('releaseRuns').flat().map((l) => l.runId);
+  assert.equal(back.length, 6 - share.length, 'the rest goes back for the other worker');
+});
+
+test('sizing fails: it runs what it claimed', async () => {
+  const link = new FakeLink();
+  link.failures.waitingWork = [new Error('down')];
+  const claimed = await batch(link, 6, 2);
+  const share = await takeShare(link, claimed, ctx(link), deps(link));
+  assert.deepEqual(share.map((r) => r.id), claimed.map((r) => r.id));
+});
+
+test('holdShare: the slots a suite asks for, at most those free', async () => {
+  const link = new FakeLink();
+  const claimed = await batch(link, 2, 2);
+  claimed.forEach((r) => ((r.spec as { workers?: number }).workers = 3));
+  const share = await holdShare(claimed, 2, deps(link));
+  assert.equal(share?.slots, 2);
+  assert.equal(share?.runs.length, 2);
+  assert.equal(wantedSlots(commandSpec('t')), 1, 'anything but a Playwright suite: one');
+});
+
+test('holdShare: a webServer port held by another batch here, or no free slot: the members go back', async () => {
+  for (const [free, gate] of [[2, 'held elsewhere'], [0, 'free']] as const) {
+    const link = new FakeLink();
+    const claimed = await batch(link, 2, 2);
+    const d = { ...deps(link), gate: { enter: () => Promise.resolve(gate === 'free' ? unlocked : undefined) } };
+    assert.equal(await holdShare(claimed, free, d), undefined);
+    assert.equal(link.called<unknown[]>('releaseRuns').flat().length, 2);
+    assert.ok([...link.members.values()].every((m) => m.workerId === null));
+  }
+});
