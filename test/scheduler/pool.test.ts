@@ -44,13 +44,20 @@ function intercept(real: SqliteStore, wrappers: Wrappers): Store {
   });
 }
 
+/**
+ * One registry for every pool here, as one process has: each command executor
+ * starts its own launcher process, whose first command pays its start (about
+ * 150 ms), longer than a slot's hold-ahead, which would change what these tests watch.
+ */
+const registry = executorRegistry();
+
 /** A one-slot pool on `store`, running commands for real (and whatever `executors` adds). */
 function poolOn(store: Store, workerId?: string, executors: Executor[] = [], workDir?: string): WorkerPool {
   return new WorkerPool({
     workDir,
     link: storeLink({ store, blobs: new FileBlobStore(tempDir('runset-pool-blobs-')), workerStaleMs: 60_000, logger: pino({ level: 'silent' }) }),
     reap: () => store.reapExpired(3),
-    executors: new Map([...executorRegistry(), ...executors.map((e): [TestType, Executor] => [e.type, e])]),
+    executors: new Map([...registry, ...executors.map((e): [TestType, Executor] => [e.type, e])]),
     resolveVariables: () => ({ values: {}, secrets: [] }),
     logger: pino({ level: 'silent' }),
     concurrency: 1,
