@@ -83,7 +83,7 @@ export function executorRegistry(options: { chromium?: string } = {}): ReadonlyM
  * the data dir.
  */
 export function artifactBlobsFor(store: Store, dataDir: string): ArtifactBlobStore {
-  return store.artifactBlobs?.() ?? new FileBlobStore(path.join(dataDir, 'artifacts'));
+  return store.artifacts.blobs?.() ?? new FileBlobStore(path.join(dataDir, 'artifacts'));
 }
 
 export async function start(options: ServeOptions, logger = createLogger(options.logLevel)): Promise<Runtime> {
@@ -113,7 +113,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       teardown.push(() => link.flush());
       pool = new WorkerPool({
         link,
-        reap: () => store.reapExpired(options.maxLostLeases),
+        reap: () => store.claims.reapExpired(options.maxLostLeases),
         executors: executorRegistry({ chromium: options.chromium }),
         resolveVariables: (vars) => resolveVariables(vars, { env: process.env, key: secretKey }),
         // Read when a member runs, so turning allowPrivateTargets off takes effect at once.

@@ -28,7 +28,7 @@ test('sqlite: a key from before scopes is admin, every environment, no expiry', 
   const store = new SqliteStore(file);
   await store.migrate();
   try {
-    const key = await store.findActiveKeyByHash(hashToken(token));
+    const key = await store.keys.findActiveByHash(hashToken(token));
     assert.deepEqual([key?.id, key?.role, key?.envs, key?.expiresAt], ['old', 'admin', null, null]);
   } finally {
     await store.close();
@@ -45,7 +45,7 @@ test('postgres: a key from before scopes is admin, every environment, no expiry'
     const store = new PostgresStore({ connectionString: url, schema });
     await store.migrate();
     try {
-      const key = await store.findActiveKeyByHash(hashToken(token));
+      const key = await store.keys.findActiveByHash(hashToken(token));
       assert.deepEqual([key?.id, key?.role, key?.envs, key?.expiresAt], ['old', 'admin', null, null]);
     } finally {
       await store.close();

@@ -50,7 +50,7 @@ const MAX_LOST_LEASES = 2;
 /** One run of a sequence: a set of `members` on a fresh worker id, moved by `moves`. */
 async function play(store: Store, members: number, moves: readonly Move[]): Promise<void> {
   const set = newSet(members);
-  await store.createSet(set);
+  await store.sets.create(set);
   const workerId = `property-${set.id.slice(-8)}`;
   let held: ClaimedRun[] = [];
   let reserved: ClaimedRun[] = [];
@@ -59,7 +59,7 @@ async function play(store: Store, members: number, moves: readonly Move[]): Prom
     const pickFrom = <T>(list: T[], pick: number): T | undefined => (list.length === 0 ? undefined : list[pick % list.length]);
     switch (move.kind) {
       case 'claim': {
-        const claimed = await store.claimRuns({ workerId, limit: move.limit, leaseMs: LONG_LEASE_MS, reserve: Math.min(move.reserve, move.limit) });
+        const claimed = await store.claims.claimRuns({ workerId, limit: move.limit, leaseMs: LONG_LEASE_MS, reserve: Math.min(move.reserve, move.limit) });
         const cut = claimed.length - Math.min(move.reserve, claimed.length);
         held.push(...claimed.slice(0, cut));
         reserved.push(...claimed.slice(cut));
@@ -69,14 +69,14 @@ async function play(store: Store, members: number, moves: readonly Move[]): Prom
         const run = pickFrom(reserved, move.pick);
         if (!run) break;
         reserved = reserved.filter((r) => r !== run);
-        if (await store.startRun(leaseOf(run))) held.push(run);
+        if (await store.claims.startRun(leaseOf(run))) held.push(run);
         break;
       }
       case 'finish': {
         const run = pickFrom(held, move.pick);
         if (!run) break;
         held = held.filter((r) => r !== run);
-        await store.finishRun(leaseOf(run), { status: move.pass ? 'SUCCESS' : 'FAIL', attempts: 1, error: move.pass ? null : 'failed', output: '', durationMs: 1 });
+        await store.claims.finishRun(leaseOf(run), { status: move.pass ? 'SUCCESS' : 'FAIL', attempts: 1, error: move.pass ? null : 'failed', output: '', durationMs: 1 });
         break;
       }
       case 'release': {
@@ -84,25 +84,25 @@ async function play(store: Store, members: number, moves: readonly Move[]): Prom
         if (!run) break;
         held = held.filter((r) => r !== run);
         reserved = reserved.filter((r) => r !== run);
-        await store.releaseRuns([leaseOf(run)]);
+        await store.claims.releaseRuns([leaseOf(run)]);
         break;
       }
       case 'expire': {
         // A worker that claims and vanishes: its leases run out and the reaper acts.
-        await store.claimRuns({ workerId: `${workerId}-lost`, limit: move.limit, leaseMs: SHORT_LEASE_MS });
+        await store.claims.claimRuns({ workerId: `${workerId}-lost`, limit: move.limit, leaseMs: SHORT_LEASE_MS });
         await sleep(SHORT_LEASE_MS + 20);
-        await store.reapExpired(MAX_LOST_LEASES);
+        await store.claims.reapExpired(MAX_LOST_LEASES);
         break;
       }
       case 'cancel':
-        await store.cancelSet(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+        await store.sets.cancel(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
         break;
     }
     before = await check(store, set.id, members, before);
   }
   // Claims take the oldest set's members first, from any set: end this one, so
   // that the next sequence on the same store claims only its own.
-  await store.cancelSet(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+  await store.sets.cancel(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
   await check(store, set.id, members, before);
 }
 
@@ -114,7 +114,7 @@ interface Seen {
 
 /** Compares the stored set with the rule applied to its stored members; returns what the next check compares against. */
 async function check(store: Store, setId: string, members: number, before: Seen | null): Promise<Seen> {
-  const [got, runs] = await Promise.all([store.getSet(setId), store.listRuns(setId)]);
+  const [got, runs] = await Promise.all([store.sets.get(setId), store.sets.listRuns(setId)]);
   assert.ok(got, 'the set is there');
   const counts = emptyCounts();
   for (const run of runs) counts[run.status]++;
