@@ -1,8 +1,11 @@
 /**
  * The PostgreSQL store's member moves: claims (of any member, or the rest of a
  * batch), starts, heartbeats, outcomes, releases and reaping, one named
- * statement each (the rules of ./statements.ts hold). The SQLite store makes
- * the same moves in ../sqlite/moves.ts.
+ * statement each (the rules of ./statements.ts hold). Which moves each may
+ * make, what they stamp on a member (started_at at the first move to RUNNING,
+ * ended_at at the end) and the reap rule are src/core/moves.ts's, written here
+ * in SQL and checked against the core by the property test; the SQLite store
+ * makes the same moves in ../sqlite/moves.ts.
  *
  * - Every worker write is fenced by (id, worker_id, claims) on a leased member
  *   (RUNNING, or reserved: WAITING with a lease, see claimCtes): a worker whose
@@ -261,7 +264,8 @@ export async function releaseMembers(q: Queryable, n: Names, leases: LeaseRef[])
 
 /**
  * Members whose lease expired by the database's clock: back to WAITING, or FAIL
- * with `error` once this is their `maxLostLeases`-th lost lease. Rows a finisher
+ * with `error` once this is their `maxLostLeases`-th lost lease (reapedTo,
+ * src/core/moves.ts). Rows a finisher
  * holds right now are skipped: that worker is alive.
  */
 export async function reapMembers(q: Queryable, n: Names, maxLostLeases: number, error: string): Promise<{ requeued: number; failed: number }> {

@@ -1,8 +1,11 @@
 /**
  * How a member move carries to its set, on PostgreSQL: the CTEs every move
  * statement (./moves.ts, ./cancel.ts) appends, which shift the set's counts,
- * stamp its timestamps and derive its status in the same statement. The SQLite
- * store carries moves the same way in TypeScript (../sqlite/set-moves.ts).
+ * stamp its timestamps and derive its status in the same statement. This is
+ * the rule of moveSet (src/core/moves.ts) written in SQL, so that a move stays
+ * one statement; the SQLite store calls moveSet itself (../sqlite/set-moves.ts),
+ * and the property test (test/store/status-property-contract.ts) compares every
+ * set both stores write with what moveSet makes of its members' moves.
  */
 import { NOW, type Names } from './statements.js';
 
@@ -10,8 +13,7 @@ import { NOW, type Names } from './statements.js';
  * The CTEs that carry member moves over to their sets, appended to a statement
  * whose earlier CTE `moved(set_id, previous, next)` lists the moves it made. Each
  * touched set gets its counts shifted, its status derived from them and its
- * timestamps stamped — the rules of `deriveSetStatus` (src/core/states.ts) and of
- * the SQLite store, which the shared contract suite holds both stores to:
+ * timestamps stamped — the rules of `moveSet` and `deriveSetStatus` (src/core/):
  *
  * - the set starts when its first member does (or when it fails without one
  *   having run), and never moves backwards: RUNNING once started, even if a

@@ -2,9 +2,11 @@
  * The SQLite store's member moves: claims (of any member, or the rest of a
  * batch), starts of reserved members, outcomes, releases and reaping, each run
  * inside a transaction its caller (./claims.ts) opens, each carrying its set's
- * counts, status and timestamps along (./set-moves.ts). The PostgreSQL store
- * makes the same moves in ../postgres/moves.ts; the shared contract suite and
- * the property test hold both to the rules of src/core/.
+ * counts, status and timestamps along (./set-moves.ts). Which moves each may
+ * make, what they stamp on a member, and the reap rule are src/core/moves.ts's;
+ * the statements below write them (started_at at the first move to RUNNING,
+ * ended_at at the end). The PostgreSQL store makes the same moves in
+ * ../postgres/moves.ts; the property test holds both to the core rules.
  *
  * Reserved = leased (worker_id, claims, lease_expires_at set) but still WAITING
  * in the set's counts: a batch of 50 Playwright cases shows 50 WAITING until
@@ -12,6 +14,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { RunState } from '../../core/states.js';
+import { reapedTo } from '../../core/moves.js';
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type ReapResult } from '../claims.js';
 import { toClaimed } from '../rows.js';
@@ -202,13 +205,13 @@ export class SqliteMoves {
     return n;
   }
 
-  /** Expired leases back to WAITING, or FAIL with WORKER_LOST at the `maxLostLeases`-th. */
+  /** Expired leases back to WAITING, or FAIL with WORKER_LOST at the `maxLostLeases`-th (reapedTo). */
   reap(maxLostLeases: number): ReapResult {
     const at = now();
     const expired = this.sql.expiredRuns.all(Date.now()) as { id: string; set_id: string; status: RunState; claims: number; lost_leases: number }[];
     const res: ReapResult = { requeued: 0, failed: 0 };
     for (const run of expired) {
-      if (run.lost_leases + 1 < maxLostLeases) {
+      if (reapedTo(run.lost_leases, maxLostLeases) === 'WAITING') {
         this.sql.requeueRun.run({ id: run.id, claims: run.claims });
         if (run.status === 'RUNNING') this.moveSet(run.set_id, 'RUNNING', 'WAITING', at); // a reserved one stays WAITING
         res.requeued++;

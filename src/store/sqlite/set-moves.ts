@@ -1,13 +1,14 @@
 /**
  * How a member move carries to its set, on SQLite: every move (./moves.ts,
- * ./cancel.ts) calls `move` inside its transaction, which shifts the set's
- * counts, stamps its timestamps and derives its status, and tells the set's
- * watchers once the transaction has returned. The PostgreSQL store carries
- * moves the same way in SQL (../postgres/set-moves.ts).
+ * ./cancel.ts) calls `move` inside its transaction, which writes what the rule
+ * (moveSet, src/core/moves.ts) makes of the set: counts, status, timestamps;
+ * and tells the set's watchers once the transaction has returned. The
+ * PostgreSQL store writes the same rule in SQL (../postgres/set-moves.ts).
  */
 import type { EventEmitter } from 'node:events';
 import type Database from 'better-sqlite3';
-import { canMoveMember, deriveSetStatus, type RunState } from '../../core/states.js';
+import type { RunState } from '../../core/states.js';
+import { moveSet } from '../../core/moves.js';
 import { countsOf } from '../rows.js';
 import type { SetRowCache } from './set-cache.js';
 import { SET_COLUMNS, type SetRow } from './statements.js';
@@ -39,26 +40,21 @@ export class SetMoves {
     };
   }
 
-  /** One member moved: update the set's counts, timestamps and derived status. */
+  /** One member moved: write the set's counts, timestamps and status as the rule makes them. */
   readonly move: MoveCounts = (setId, from, to, at) => {
-    if (!canMoveMember(from, to)) throw new Error(`illegal member move ${from} → ${to}`);
     const row = this.sql.getSet.get(setId) as SetRow;
-    const counts = countsOf(row);
-    counts[from]--;
-    counts[to]++;
-    const startedAt = row.started_at ?? (to === 'RUNNING' ? at : null);
-    const status = deriveSetStatus(counts, startedAt !== null);
+    const set = moveSet({ counts: countsOf(row), startedAt: row.started_at }, from, to, at);
     this.setRows?.drop(setId);
     this.setMoved(setId);
     this.sql.updateSetProgress.run({
       id: setId,
-      status,
-      started_at: startedAt ?? (status === 'FAIL' ? at : null),
-      ended_at: status === 'SUCCESS' || status === 'FAIL' ? at : null,
-      count_waiting: counts.WAITING,
-      count_running: counts.RUNNING,
-      count_success: counts.SUCCESS,
-      count_fail: counts.FAIL,
+      status: set.status,
+      started_at: set.startedAt,
+      ended_at: set.endedAt,
+      count_waiting: set.counts.WAITING,
+      count_running: set.counts.RUNNING,
+      count_success: set.counts.SUCCESS,
+      count_fail: set.counts.FAIL,
     });
   };
 
