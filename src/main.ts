@@ -115,7 +115,7 @@ export function testWorkRoot(options: { dataDir?: string; runAs?: RunAsUser }): 
  * the data dir.
  */
 export function artifactBlobsFor(store: Store, dataDir: string): ArtifactBlobStore {
-  return store.artifactBlobs?.() ?? new FileBlobStore(path.join(dataDir, 'artifacts'));
+  return store.artifacts.blobs?.() ?? new FileBlobStore(path.join(dataDir, 'artifacts'));
 }
 
 export async function start(options: ServeOptions, logger = createLogger(options.logLevel)): Promise<Runtime> {
@@ -147,7 +147,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       teardown.push(() => link.flush());
       pool = new WorkerPool({
         link,
-        reap: () => store.reapExpired(options.maxLostLeases),
+        reap: () => store.claims.reapExpired(options.maxLostLeases),
         executors: executorRegistry({ chromium: options.chromium, policy: testProcessPolicy(options) }),
         resolveVariables: (vars) => resolveVariables(vars, { env: process.env, key: secretKey }),
         // Read when a member runs, so turning allowPrivateTargets off takes effect at once.
@@ -178,7 +178,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
     if (options.api) {
       // A pool here reaps already; otherwise this process reaps for the workers over HTTP it serves.
       const reaper = pool ? undefined : attachedReaper({
-        reap: () => store.reapExpired(options.maxLostLeases),
+        reap: () => store.claims.reapExpired(options.maxLostLeases),
         periodMs: options.pollMs,
         attachedMs: HTTP_WORKERS_ATTACHED_MS,
         logger: logger.child({ component: 'reaper' }),

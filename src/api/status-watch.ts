@@ -3,7 +3,7 @@
  * (`GET …/test-run-sets/{id}` with `If-None-Match` and `Prefer: wait=N`).
  *
  * How a change is heard: the embedded store tells of every set it moves
- * (Store.onSetChanged), so a waiter is answered as soon as the write returns.
+ * (SetsStore.onChanged), so a waiter is answered as soon as the write returns.
  * PostgreSQL's writes come from worker processes anywhere, so the sets that
  * have waiters are read together, in one statement, every `pollMs` while any
  * client waits: a cost of one indexed read per tick per API process, however
@@ -43,7 +43,7 @@ export class StatusWatch {
     private readonly store: Store,
     private readonly opts: StatusWatchOptions,
   ) {
-    this.unsubscribe = store.onSetChanged?.((id) => {
+    this.unsubscribe = store.sets.onChanged?.((id) => {
       if (this.waiting.has(id)) void this.check([id]);
     });
     this.pollMs = this.unsubscribe ? FEED_SAFETY_POLL_MS : opts.pollMs;
@@ -108,7 +108,7 @@ export class StatusWatch {
     if (ids.length === 0) return;
     this.reading = true;
     try {
-      for (const set of await this.store.getSets(ids)) {
+      for (const set of await this.store.sets.getMany(ids)) {
         const tag = statusEtag(set);
         for (const waiter of [...(this.waiting.get(set.id) ?? [])]) if (waiter.etag !== tag) waiter.done(set);
       }

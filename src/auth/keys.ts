@@ -37,7 +37,7 @@ export function expiryAfter(lifetime: string, now: number = Date.now()): string 
 
 export async function createKey(store: Store, name: string, grant: KeyGrant = {}): Promise<{ token: string; key: ApiKeyRecord }> {
   const token = newToken();
-  const key = await store.createKey({ id: randomUUID(), name, hash: hashToken(token), ...grant });
+  const key = await store.keys.create({ id: randomUUID(), name, hash: hashToken(token), ...grant });
   return { token, key };
 }
 
@@ -49,7 +49,7 @@ export async function createKey(store: Store, name: string, grant: KeyGrant = {}
  */
 export async function createFirstKey(store: Store): Promise<{ token: string; key: ApiKeyRecord } | undefined> {
   const token = newToken();
-  const key = await store.createFirstKey({ id: randomUUID(), name: 'first admin', hash: hashToken(token) });
+  const key = await store.keys.createFirst({ id: randomUUID(), name: 'first admin', hash: hashToken(token) });
   return key && { token, key };
 }
 
@@ -59,13 +59,13 @@ export async function ensureKey(store: Store, token: string, name: string): Prom
     throw new Error('RUNSET_BOOTSTRAP_KEY must look like rs_ followed by 43 base64url characters (make one with `runset keys create`)');
   }
   const hash = hashToken(token);
-  const existing = await store.findActiveKeyByHash(hash);
+  const existing = await store.keys.findActiveByHash(hash);
   if (existing) return existing;
   try {
-    return await store.createKey({ id: randomUUID(), name, hash });
+    return await store.keys.create({ id: randomUUID(), name, hash });
   } catch (err) {
     // Several processes starting together with one bootstrap key: another made it first.
-    const made = await store.findActiveKeyByHash(hash);
+    const made = await store.keys.findActiveByHash(hash);
     if (made) return made;
     // Else the hash is taken by a key that is no longer active.
     throw new Error('RUNSET_BOOTSTRAP_KEY names a key that was revoked: make a new one with `runset keys create` and set that', { cause: err });
@@ -133,7 +133,7 @@ export class KeyAuthenticator {
     const digest = digestOf(token);
     const known = this.cached(digest);
     if (known !== CACHE_MISS) return known;
-    const key = await this.store.findActiveKeyByHash(digest.hashHex);
+    const key = await this.store.keys.findActiveByHash(digest.hashHex);
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(digest.hashHex, { key, hash: digest.digest, expires: Date.now() + this.ttlMs });
     if (!key || isExpired(key)) return undefined;
@@ -163,7 +163,7 @@ export class KeyAuthenticator {
     const ids = [...this.used];
     this.used.clear();
     try {
-      await this.store.touchKeys(ids);
+      await this.store.keys.touch(ids);
     } catch {
       // last_used_at is informative; a failed write is retried with the next batch.
       ids.forEach((id) => this.used.add(id));

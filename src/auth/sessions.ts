@@ -41,7 +41,7 @@ export class SessionAuthenticator {
   async signIn(key: ApiKeyRecord): Promise<{ sessionId: string; session: ActiveSession }> {
     const sessionId = randomBytes(32).toString('base64url');
     const idHash = hashSessionId(sessionId);
-    const record = await this.store.createSession({
+    const record = await this.store.keys.createSession({
       idHash,
       keyId: key.id,
       csrfToken: randomBytes(32).toString('base64url'),
@@ -57,7 +57,7 @@ export class SessionAuthenticator {
     const now = Date.now();
     let entry = this.cache.get(idHash);
     if (!entry || entry.expires <= now) {
-      const record = await this.store.findSession(idHash);
+      const record = await this.store.keys.findSession(idHash);
       entry = { session: record ? { ...record, idHash } : undefined, expires: now + this.ttlMs };
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(idHash, entry);
@@ -70,7 +70,7 @@ export class SessionAuthenticator {
 
   async signOut(session: ActiveSession): Promise<void> {
     this.cache.delete(session.idHash);
-    await this.store.deleteSession(session.idHash);
+    await this.store.keys.deleteSession(session.idHash);
   }
 }
 

@@ -43,8 +43,8 @@ export function registerDemoCommand(program: Command): void {
       const noBrowser = options.chromium ? browserProblem(options.chromium) : null;
       if (noBrowser) process.stderr.write(`runset demo: leaving out the Playwright tests: ${noBrowser}\n`);
       await runUntilSignalled(noBrowser ? { ...options, skipTestTypes: ['playwright'] } : options, async (rt) => {
-        for (const key of await rt.store.listKeys()) {
-          if (key.name === 'demo' && !key.revokedAt) await rt.store.revokeKey(key.id);
+        for (const key of await rt.store.keys.list()) {
+          if (key.name === 'demo' && !key.revokedAt) await rt.store.keys.revoke(key.id);
         }
         const { token } = await createKey(rt.store, 'demo');
         process.stdout.write(demoBanner(rt.apiUrl ?? '', token));

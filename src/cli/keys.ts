@@ -49,7 +49,7 @@ export function registerKeysCommand(program: Command): void {
   storeOptions(keys.command('list').description('list keys (id, name, role, environments, expiry, created, last used, revoked); never tokens'))
     .option('--json', 'print JSON')
     .action(async (flags: StoreFlags & { json?: boolean }) => {
-      const list = await withStore(flags, (store) => store.listKeys());
+      const list = await withStore(flags, (store) => store.keys.list());
       if (flags.json) {
         process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
         return;
@@ -64,7 +64,7 @@ export function registerKeysCommand(program: Command): void {
   storeOptions(keys.command('revoke').description('revoke a key by id (takes effect within a second)'))
     .argument('<id>', 'key id from `runset keys list`')
     .action(async (id: string, flags: StoreFlags) => {
-      const found = await withStore(flags, (store) => store.revokeKey(id));
+      const found = await withStore(flags, (store) => store.keys.revoke(id));
       if (!found) throw new Error(`no key with id ${id}; see \`runset keys list\``);
       process.stderr.write(`revoked key ${id}\n`);
     });

@@ -1,5 +1,6 @@
 /**
- * States of Test Run Sets and Test Runs, and the one place that says how they move.
+ * States of Test Run Sets and Test Runs, and a set's status. How members move
+ * between them, and what each move stamps, is ./moves.ts.
  *
  * The seed contract names four states; the same four key `progress.counts`.
  * A set's status is never written by hand: it is derived from its members'
@@ -19,22 +20,6 @@ export type Counts = Record<RunState, number>;
 
 export function emptyCounts(): Counts {
   return { WAITING: 0, RUNNING: 0, SUCCESS: 0, FAIL: 0 };
-}
-
-/**
- * Allowed member moves. RUNNING → WAITING is the lease being given back (shutdown)
- * or taken away (worker lost); WAITING → FAIL ends a member that cannot run at all.
- * Nothing leaves SUCCESS or FAIL.
- */
-const MEMBER_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = Object.freeze({
-  WAITING: ['RUNNING', 'FAIL'],
-  RUNNING: ['SUCCESS', 'FAIL', 'WAITING'],
-  SUCCESS: [],
-  FAIL: [],
-});
-
-export function canMoveMember(from: RunState, to: RunState): boolean {
-  return MEMBER_TRANSITIONS[from].includes(to);
 }
 
 /**

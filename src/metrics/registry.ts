@@ -8,7 +8,7 @@
  *   created, members run, claims, store errors (see ./store.ts, ./http.ts);
  * - this process's state, read at scrape time: its worker slots;
  * - the whole store's state, read at scrape time in one cheap query
- *   (Store.queueStats): members waiting, webhook deliveries pending, live
+ *   (WorkersStore.queueStats): members waiting, webhook deliveries pending, live
  *   workers. Every process shows the same values: aggregate them with max().
  */
 import { performance } from 'node:perf_hooks';
@@ -114,7 +114,7 @@ export class RunsetMetrics implements WorkerMetrics {
     let reading: Promise<QueueStats | undefined> | undefined;
     const read = () =>
       (reading ??= store
-        .queueStats(workerStaleMs)
+        .workers.queueStats(workerStaleMs)
         .catch(() => undefined)
         .finally(() => {
           reading = undefined;

@@ -3,8 +3,9 @@
  * metrics on is handed instead of the store itself (main.ts), so the recording
  * points stay out of the routes, the scheduler and the store backends:
  *
- * - every failed operation counts as a store error, named by its operation;
- * - a created set counts by environment (createSet, and createSetOnce when it created);
+ * - every failed operation counts as a store error, named by its sub-store and
+ *   method (`sets.get`, `claims.finishRun`…);
+ * - a created set counts by environment (sets.create, and sets.createOnce when it created);
  * - claims stamp the members they hand out, for the claim-to-start latency;
  * - expired leases reaped count as lost, requeued or failed;
  * - set events fanned out to webhooks count ended sets by environment and
@@ -25,25 +26,44 @@ type Method = (...args: unknown[]) => unknown;
 type After = (args: unknown[], result: unknown, askedAt: number) => void;
 
 export function instrumentStore(store: Store, metrics: RunsetMetrics): Store {
-  const after: Record<string, After> = {
-    createSet: (args) => metrics.setsCreated.inc({ env: (args[0] as NewTestRunSet).env }),
-    createSetOnce: (args, result) => {
-      if ((result as CreatedOnce).created) metrics.setsCreated.inc({ env: (args[0] as NewTestRunSet).env });
+  const after: Partial<Record<SubStore, Record<string, After>>> = {
+    sets: {
+      create: (args) => metrics.setsCreated.inc({ env: (args[0] as NewTestRunSet).env }),
+      createOnce: (args, result) => {
+        if ((result as CreatedOnce).created) metrics.setsCreated.inc({ env: (args[0] as NewTestRunSet).env });
+      },
     },
-    claimRuns: (_args, result, askedAt) => metrics.claimed(result as ClaimedRun[], askedAt),
-    claimBatch: (_args, result, askedAt) => metrics.claimed(result as ClaimedRun[], askedAt),
-    finishAndClaim: (_args, result, askedAt) => metrics.claimed((result as FinishedAndClaimed).claimed, askedAt),
-    reapExpired: (_args, result) => {
-      const { requeued, failed } = result as ReapResult;
-      if (requeued > 0) metrics.leasesLost.inc({ outcome: 'requeued' }, requeued);
-      if (failed > 0) metrics.leasesLost.inc({ outcome: 'failed' }, failed);
+    claims: {
+      claimRuns: (_args, result, askedAt) => metrics.claimed(result as ClaimedRun[], askedAt),
+      claimBatch: (_args, result, askedAt) => metrics.claimed(result as ClaimedRun[], askedAt),
+      finishAndClaim: (_args, result, askedAt) => metrics.claimed((result as FinishedAndClaimed).claimed, askedAt),
+      reapExpired: (_args, result) => {
+        const { requeued, failed } = result as ReapResult;
+        if (requeued > 0) metrics.leasesLost.inc({ outcome: 'requeued' }, requeued);
+        if (failed > 0) metrics.leasesLost.inc({ outcome: 'failed' }, failed);
+      },
     },
   };
-  const webhooks = instrument(store.webhooks, metrics, 'webhooks.', {}, (target, prop, method) =>
-    prop === 'fanOut' ? countEndedSets(store, metrics, target, method) : undefined,
-  );
-  return instrument(store, metrics, '', after, (_target, prop) => (prop === 'webhooks' ? webhooks : undefined));
+  // Each sub-store is wrapped once, when first asked for (a SQLite store makes
+  // them on migrate), its operations named `<sub-store>.<method>` (sets.get, claims.claimRuns…).
+  const wrapped = new Map<string, unknown>();
+  const subStore = (name: SubStore): unknown => {
+    let proxy = wrapped.get(name);
+    if (proxy === undefined) {
+      proxy = instrument(store[name] as object, metrics, `${name}.`, after[name] ?? {}, (outbox, prop, method) =>
+        name === 'webhooks' && prop === 'fanOut' ? countEndedSets(store, metrics, outbox as WebhookOutbox, method) : undefined,
+      );
+      wrapped.set(name, proxy);
+    }
+    return proxy;
+  };
+  return new Proxy(store, {
+    get: (target, prop, receiver) => ((SUB_STORES as readonly unknown[]).includes(prop) ? subStore(prop as SubStore) : (Reflect.get(target, prop, receiver) as unknown)),
+  });
 }
+
+const SUB_STORES = ['sets', 'keys', 'claims', 'workers', 'durations', 'artifacts', 'webhooks', 'history', 'retention'] as const satisfies readonly (keyof Store)[];
+type SubStore = (typeof SUB_STORES)[number];
 
 /**
  * A Proxy over `target` whose methods count their failures (thrown or
@@ -73,7 +93,7 @@ function instrument<T extends object>(
         const onError = failed(prefix + prop);
         const record = after[prop];
         answer = (...args: unknown[]) => {
-          const askedAt = record ? performance.now() : 0; // read only where something is recorded: peekSet is the status GET's
+          const askedAt = record ? performance.now() : 0; // read only where something is recorded: sets.peek is the status GET's
           let result: unknown;
           try {
             result = method.apply(obj, args);
@@ -112,8 +132,8 @@ function countEndedSets(store: Store, metrics: RunsetMetrics, outbox: WebhookOut
     });
     if (ended.length > 0) {
       // The events are taken whatever this read does: a failure costs these counts, never a delivery.
-      const sets = await store.getSets(ended.map((e) => e.setId)).catch(() => {
-        metrics.storeErrors.inc({ operation: 'getSets' });
+      const sets = await store.sets.getMany(ended.map((e) => e.setId)).catch(() => {
+        metrics.storeErrors.inc({ operation: 'sets.getMany' });
         return [];
       });
       for (const set of sets) metrics.setsEnded.inc({ env: set.env, status: set.status });

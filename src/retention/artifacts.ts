@@ -24,7 +24,7 @@ export async function sweepArtifacts(store: Store, blobs: ArtifactBlobStore, ret
   const before = new Date(now - retentionMs).toISOString();
   let removed = 0;
   for (;;) {
-    const gone = await store.deleteArtifactsBefore(before, PAGE);
+    const gone = await store.artifacts.deleteBefore(before, PAGE);
     await blobs.remove(gone.map((a) => a.location));
     removed += gone.length;
     if (gone.length < PAGE) break;

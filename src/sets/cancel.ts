@@ -1,7 +1,7 @@
 /**
  * Ending a set early: the errors its cancelled members get, and fail fast
  * (an environment's `maxFailures`), which workers check after each failure they
- * write. The store does the cancel itself (Store.cancelSet), atomically.
+ * write. The store does the cancel itself (SetsStore.cancel), atomically.
  */
 import { isFinal } from '../core/states.js';
 import type { Store } from '../store/store.js';
@@ -19,10 +19,10 @@ export function maxFailuresError(limit: number): string {
  * store lets one cancel and tells the other the set had ended.
  */
 export async function enforceMaxFailures(store: Store, setId: string): Promise<boolean> {
-  const control = await store.setControl(setId);
+  const control = await store.sets.control(setId);
   if (control?.maxFailures == null || control.cancellation) return false;
-  const set = await store.getSet(setId);
+  const set = await store.sets.get(setId);
   if (!set || isFinal(set.status) || set.counts.FAIL < control.maxFailures) return false;
-  const result = await store.cancelSet(setId, { byKeyId: null, byKeyName: null, error: maxFailuresError(control.maxFailures) });
+  const result = await store.sets.cancel(setId, { byKeyId: null, byKeyName: null, error: maxFailuresError(control.maxFailures) });
   return result.found && result.cancelled;
 }

@@ -20,7 +20,7 @@ import { newRecordId } from '../core/ids.js';
 export interface PlanOptions {
   secretKey: Buffer;
   keyId: string | null;
-  /** Recent successful durations of the environment's tests, by name (Store.durationHistory); none: no history yet. */
+  /** Recent successful durations of the environment's tests, by name (DurationsStore.history); none: no history yet. */
   history?: ReadonlyMap<string, readonly number[]>;
 }
 

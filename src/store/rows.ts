@@ -6,7 +6,7 @@
  */
 import type { Counts, RunState } from '../core/states.js';
 import { isKeyRole, type ApiKeyRecord, type ArtifactRecord, type ClaimedRun, type SetControl, type TestRunRecord, type TestRunSetRecord, type TestType } from '../core/types.js';
-import type { WorkerInfo } from './store.js';
+import type { WorkerInfo } from './workers.js';
 
 export interface SetRow<T> {
   id: string;

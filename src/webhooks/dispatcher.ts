@@ -153,7 +153,7 @@ export class WebhookDispatcher {
   }
 
   private async render(delivery: DueDelivery, hook: WebhookConfig): Promise<string> {
-    const [set, members] = await Promise.all([this.opts.store.getSet(delivery.setId), this.opts.store.listRuns(delivery.setId)]);
+    const [set, members] = await Promise.all([this.opts.store.sets.get(delivery.setId), this.opts.store.sets.listRuns(delivery.setId)]);
     if (!set) throw new DeliveryProblem(`test run set ${delivery.setId} no longer exists`);
     return renderBody(hook.format, { event: delivery.event, deliveryId: delivery.id, set, members, dashboardUrl: this.opts.setUrl(set.id) });
   }

@@ -44,7 +44,7 @@ export function storeLink(opts: StoreLinkOptions): StoreLink {
     samples = [];
     if (batch.length > 0) {
       flushing = flushing.then(() =>
-        store.recordDurations(batch).catch((err: unknown) => {
+        store.durations.record(batch).catch((err: unknown) => {
           // History only orders and shares future sets; losing a second of it costs nothing else.
           logger.warn({ err, samples: batch.length }, 'recording test durations failed; they are left out of the history');
         }),
@@ -71,28 +71,28 @@ export function storeLink(opts: StoreLinkOptions): StoreLink {
   };
 
   return {
-    registerWorker: (worker) => store.registerWorker(worker),
-    heartbeatWorker: (id) => store.heartbeatWorker(id),
-    removeWorker: (id) => store.removeWorker(id),
-    batchWorkers: (setId, batchKey) => store.batchWorkers(setId, batchKey, opts.workerStaleMs),
-    waitingWork: (setId, batchKey, limit) => store.waitingWork(setId, batchKey, limit),
-    claimRuns: (req) => store.claimRuns(req),
-    claimBatch: (req) => store.claimBatch(req),
-    startRun: (lease, sinceMs) => store.startRun(lease, sinceMs),
-    heartbeat: (lease, leaseMs, attempts) => store.heartbeat(lease, leaseMs, attempts),
+    registerWorker: (worker) => store.workers.register(worker),
+    heartbeatWorker: (id) => store.workers.heartbeat(id),
+    removeWorker: (id) => store.workers.remove(id),
+    batchWorkers: (setId, batchKey) => store.workers.batchWorkers(setId, batchKey, opts.workerStaleMs),
+    waitingWork: (setId, batchKey, limit) => store.claims.waitingWork(setId, batchKey, limit),
+    claimRuns: (req) => store.claims.claimRuns(req),
+    claimBatch: (req) => store.claims.claimBatch(req),
+    startRun: (lease, sinceMs) => store.claims.startRun(lease, sinceMs),
+    heartbeat: (lease, leaseMs, attempts) => store.claims.heartbeat(lease, leaseMs, attempts),
     async finishRun(lease, outcome, run) {
-      const finished = await store.finishRun(lease, outcome);
+      const finished = await store.claims.finishRun(lease, outcome);
       if (finished) ended(run, outcome);
       return finished;
     },
     async finishAndClaim(lease, outcome, run, next) {
-      const step = await store.finishAndClaim(lease, outcome, next);
+      const step = await store.claims.finishAndClaim(lease, outcome, next);
       if (step.finished) ended(run, outcome);
       return step;
     },
-    releaseRuns: (leases) => store.releaseRuns(leases),
-    onRunsWaiting: (listener) => store.onRunsWaiting(listener),
-    onSetCancelled: (listener) => store.onSetCancelled(listener),
+    releaseRuns: (leases) => store.claims.releaseRuns(leases),
+    onRunsWaiting: (listener) => store.claims.onRunsWaiting(listener),
+    onSetCancelled: (listener) => store.claims.onSetCancelled(listener),
     artifacts: opts.blobs,
     flush,
   };

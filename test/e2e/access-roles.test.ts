@@ -150,10 +150,10 @@ describe('role × operation', () => {
     const target = await server.call<{ testRunSetId: string }>(tokens.get('trigger')!, 'POST', '/v0/test-run-sets', { env: 'staging' });
     const refused = await server.call(tokens.get('read')!, 'POST', `/v0/test-run-sets/${target.body.testRunSetId}/cancel`);
     assert.equal(refused.status, 403);
-    assert.equal((await server.store.setControl(target.body.testRunSetId))?.cancellation, null);
-    const before = (await server.store.listKeys()).length;
+    assert.equal((await server.store.sets.control(target.body.testRunSetId))?.cancellation, null);
+    const before = (await server.store.keys.list()).length;
     assert.equal((await server.call(tokens.get('trigger')!, 'POST', '/v0/keys', { name: 'escalate', role: 'admin' })).status, 403);
-    assert.equal((await server.store.listKeys()).length, before);
+    assert.equal((await server.store.keys.list()).length, before);
   });
 });
 

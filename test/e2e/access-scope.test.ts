@@ -34,12 +34,12 @@ for (const kind of storeKinds()) {
       preview = await create('preview');
       const previewEnded = await create('preview');
       staging = await create('staging');
-      await server.store.registerWorker({ id: 'w1', host: 'h', pid: 1, slots: 2 });
-      const [running, ended] = await server.store.claimRuns({ workerId: 'w1', limit: 2, leaseMs: 60_000 });
+      await server.store.workers.register({ id: 'w1', host: 'h', pid: 1, slots: 2 });
+      const [running, ended] = await server.store.claims.claimRuns({ workerId: 'w1', limit: 2, leaseMs: 60_000 });
       assert.deepEqual([running?.setId, ended?.setId], [preview, previewEnded]);
       previewArtifact = randomUUID();
       const artifact = { id: previewArtifact, name: 'preview.png', contentType: 'image/png', size: 14, location: 'b' };
-      assert.ok(await server.store.finishRun(leaseOf(ended!), { status: 'FAIL', attempts: 1, error: 'x', output: '', durationMs: 1, artifacts: [artifact] }));
+      assert.ok(await server.store.claims.finishRun(leaseOf(ended!), { status: 'FAIL', attempts: 1, error: 'x', output: '', durationMs: 1, artifacts: [artifact] }));
     });
     after(async () => {
       await server?.close();
@@ -59,7 +59,7 @@ for (const kind of storeKinds()) {
         assert.equal(hidden.status, 404, action);
         assert.equal(hidden.body.code, 'not_found');
       }
-      assert.equal((await server.store.setControl(preview))?.cancellation, null, 'a hidden set is not cancelled');
+      assert.equal((await server.store.sets.control(preview))?.cancellation, null, 'a hidden set is not cancelled');
       const deliveries = await server.call<Problem>(stagingOnly, 'GET', `/v0/webhook-deliveries?setId=${preview}`);
       assert.equal(deliveries.status, 404, 'webhook deliveries of a hidden set');
       assert.equal((await server.call(admin, 'GET', `/v0/webhook-deliveries?setId=${preview}`)).status, 200);
@@ -98,7 +98,7 @@ for (const kind of storeKinds()) {
       const expired = await server.key({ role: 'admin', expiresAt: new Date(Date.now() - 1000).toISOString() });
       const live = await server.key({ role: 'read', expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
       const { token: revoked, key } = await createKey(server.store, 'revoked', { role: 'admin' });
-      await server.store.revokeKey(key.id);
+      await server.store.keys.revoke(key.id);
       const asExpired = await server.call<Problem>(expired, 'GET', `/v0/test-run-sets/${staging}`);
       const asRevoked = await server.call<Problem>(revoked, 'GET', `/v0/test-run-sets/${staging}`);
       assert.equal(asExpired.status, 401);
@@ -127,7 +127,7 @@ for (const kind of storeKinds()) {
       const listed = await server.call<{ keys: Array<{ id: string; role: string }> }>(admin, 'GET', '/v0/keys');
       assert.equal(listed.body.keys.find((k) => k.id === made.body.key.id)?.role, 'read');
       assert.ok(!listed.text.includes(made.body.token), 'a list never holds a token');
-      const stored = JSON.stringify(await server.store.listKeys());
+      const stored = JSON.stringify(await server.store.keys.list());
       assert.ok(!stored.includes(made.body.token));
 
       assert.equal((await server.call(admin, 'DELETE', `/v0/keys/${made.body.key.id}`)).status, 204);
@@ -159,9 +159,9 @@ for (const kind of storeKinds()) {
       const listed = await server.call<{ keys: Array<{ id: string; envs: string[] | null }> }>(scopedAdmin, 'GET', '/v0/keys');
       assert.ok(listed.body.keys.length > 0);
       assert.ok(listed.body.keys.every((k) => k.envs !== null && k.envs.every((e) => e === 'staging')));
-      const unscopedId = (await server.store.listKeys()).find((k) => k.envs === null)!.id;
+      const unscopedId = (await server.store.keys.list()).find((k) => k.envs === null)!.id;
       assert.equal((await server.call(scopedAdmin, 'DELETE', `/v0/keys/${unscopedId}`)).status, 404);
-      assert.equal((await server.store.listKeys()).find((k) => k.id === unscopedId)?.revokedAt, null);
+      assert.equal((await server.store.keys.list()).find((k) => k.id === unscopedId)?.revokedAt, null);
       assert.equal((await server.call(scopedAdmin, 'DELETE', `/v0/keys/${inside.body.key.id}`)).status, 204);
     });
   });

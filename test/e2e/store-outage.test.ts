@@ -22,16 +22,17 @@ test('a transient store outage answers 503 store_unavailable with Retry-After', 
   await real.migrate();
   const { token } = await createKey(real, 'outage');
   let down = false;
-  const store = new Proxy(real, {
+  const sets = new Proxy(real.sets, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
-      if (prop !== 'getSet') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      if (prop !== 'get') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       return (id: string) => {
         if (down) return Promise.reject(new StoreUnavailableError('store unavailable: connection refused', { cause: new Error('ECONNREFUSED') }));
-        return target.getSet(id);
+        return target.get(id);
       };
     },
-  }) as Store;
+  });
+  const store = new Proxy(real, { get: (target, prop, receiver) => (prop === 'sets' ? sets : (Reflect.get(target, prop, receiver) as unknown)) }) as Store;
   const suite = parseSuiteConfig('environments:\n  local: { variables: {} }\ntests:\n  - { name: ok, type: command, run: ["true"] }\n', '/tmp/runset.config.yaml');
   const auth = new KeyAuthenticator(store);
   const app = await buildApp({ store, suite: () => suite, auth, secretKey: randomBytes(32), logger: pino({ level: 'silent' }), setLimit: new SetCreationLimit(100), workerStaleMs: 3000 });

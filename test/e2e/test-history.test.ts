@@ -27,8 +27,8 @@ for (const kind of storeKinds()) {
     async function ranOnce(env: string, labels: Record<string, string>, outcome: { status: 'SUCCESS' | 'FAIL'; attempts: number; error: string | null }) {
       const created = await server.call<{ testRunSetId: string }>(admin, 'POST', '/v0/test-run-sets', { env, labels });
       assert.equal(created.status, 200, created.text);
-      const [run] = await server.store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 60_000 });
-      assert.ok(await server.store.finishRun(leaseOf(run!), { ...outcome, output: '', durationMs: 120 }));
+      const [run] = await server.store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 60_000 });
+      assert.ok(await server.store.claims.finishRun(leaseOf(run!), { ...outcome, output: '', durationMs: 120 }));
       sets.push(created.body.testRunSetId);
       await sleep(2);
     }

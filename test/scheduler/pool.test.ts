@@ -16,7 +16,7 @@ import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { storeLink } from '../../src/worker-link/store-link.js';
 import { FileBlobStore } from '../../src/artifacts/blobs.js';
 import { StoreUnavailableError } from '../../src/store/postgres/connection.js';
-import type { NextClaim, Store } from '../../src/store/store.js';
+import type { ClaimsStore, NextClaim, Store } from '../../src/store/store.js';
 import type { CommandTestSpec, Executor, TestRunRecord, TestType } from '../../src/core/types.js';
 import { caseSpec } from '../store/batch-contract.js';
 import { executorRegistry } from '../../src/main.js';
@@ -30,18 +30,19 @@ async function freshStore(): Promise<SqliteStore> {
   return store;
 }
 
-type Wrappers = { [K in keyof Store]?: (real: Store[K]) => Store[K] };
+type Wrappers = { [K in keyof ClaimsStore]?: (real: ClaimsStore[K]) => ClaimsStore[K] };
 
-/** The store, with the named methods wrapped (each wrapper gets the real method, bound). */
+/** The store, with the named claims methods wrapped (each wrapper gets the real method, bound). */
 function intercept(real: SqliteStore, wrappers: Wrappers): Store {
-  return new Proxy(real, {
+  const claims = new Proxy(real.claims, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
       const bound = typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      const wrap = wrappers[prop as keyof Store] as ((real: unknown) => unknown) | undefined;
+      const wrap = wrappers[prop as keyof ClaimsStore] as ((real: unknown) => unknown) | undefined;
       return wrap ? wrap(bound) : bound;
     },
   });
+  return new Proxy(real, { get: (target, prop, receiver) => (prop === 'claims' ? claims : (Reflect.get(target, prop, receiver) as unknown)) });
 }
 
 /**
@@ -56,7 +57,7 @@ function poolOn(store: Store, workerId?: string, executors: Executor[] = [], wor
   return new WorkerPool({
     workDir,
     link: storeLink({ store, blobs: new FileBlobStore(tempDir('runset-pool-blobs-')), workerStaleMs: 60_000, logger: pino({ level: 'silent' }) }),
-    reap: () => store.reapExpired(3),
+    reap: () => store.claims.reapExpired(3),
     executors: new Map([...registry, ...executors.map((e): [TestType, Executor] => [e.type, e])]),
     resolveVariables: () => ({ values: {}, secrets: [] }),
     logger: pino({ level: 'silent' }),
@@ -79,7 +80,7 @@ async function runOneMember(failures: Error[]): Promise<{ status: string | undef
     },
   });
   const set = newSet(1);
-  await real.createSet(set);
+  await real.sets.create(set);
   const pool = poolOn(store);
   pool.start();
   const until = Date.now() + 10_000;
@@ -87,7 +88,7 @@ async function runOneMember(failures: Error[]): Promise<{ status: string | undef
   // Time for retries (backoff 25–100 ms each) to happen, or not.
   await new Promise((resolve) => setTimeout(resolve, 500));
   await pool.stop(0);
-  const status = (await real.getSet(set.id))?.status;
+  const status = (await real.sets.get(set.id))?.status;
   await real.close();
   return { status, attempts, limits };
 }
@@ -149,14 +150,14 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms 
 }
 
 const ended = (store: SqliteStore, id: string) => async () => {
-  const s = await store.getSet(id);
+  const s = await store.sets.get(id);
   return s?.status === 'SUCCESS' || s?.status === 'FAIL' ? s : undefined;
 };
 
 test('a slot running short members starts each reserved next member at once, and runs every member once', async () => {
   const { store, steps, pool } = await reservationFixture();
   const set = commandSet(...Array.from({ length: 12 }, () => ['true']));
-  await store.createSet(set);
+  await store.sets.create(set);
   const worker = pool('w1');
   worker.start();
   const done = await waitFor('the set to end', ended(store, set.id));
@@ -166,18 +167,18 @@ test('a slot running short members starts each reserved next member at once, and
   // The first member came from a plain claim; from the second on, each began as the one reserved for the slot.
   const starts = steps.filter((s) => s.start !== undefined).length;
   assert.ok(starts >= 8, `${starts} of ${steps.length} steps started a reserved member`);
-  assert.ok((await store.listRuns(set.id)).every((r: TestRunRecord) => r.attempts === 1 && r.startedAt !== null));
+  assert.ok((await store.sets.listRuns(set.id)).every((r: TestRunRecord) => r.attempts === 1 && r.startedAt !== null));
   await store.close();
 });
 
 test('a reservation held while the current member runs long is given back, and an idle worker runs it', async () => {
   const { store, released, pool } = await reservationFixture();
   const set = commandSet(['true'], ['sleep', '1.5'], ['true']);
-  await store.createSet(set);
+  await store.sets.create(set);
   const busy = pool('busy');
   busy.start();
   const [, long, reserved] = set.runs.map((r) => r.id);
-  await waitFor('the long member to run', async () => ((await store.listRuns(set.id))[1]?.status === 'RUNNING' ? true : undefined));
+  await waitFor('the long member to run', async () => ((await store.sets.listRuns(set.id))[1]?.status === 'RUNNING' ? true : undefined));
   const idle = pool('idle');
   idle.start();
   const done = await waitFor('the set to end', ended(store, set.id));
@@ -185,7 +186,7 @@ test('a reservation held while the current member runs long is given back, and a
   assert.equal(done.status, 'SUCCESS');
   assert.ok(released.includes(reserved!), 'the busy slot gave its reservation back');
   assert.ok(!released.includes(long!));
-  const runs = await store.listRuns(set.id);
+  const runs = await store.sets.listRuns(set.id);
   assert.ok(Date.parse(runs[2]!.startedAt!) < Date.parse(runs[1]!.endedAt!), 'the reserved member did not wait for the long one');
   await store.close();
 });
@@ -193,13 +194,13 @@ test('a reservation held while the current member runs long is given back, and a
 test('a shutdown leaves nothing leased: the running member and the reserved one are both back to WAITING', async () => {
   const { store, pool } = await reservationFixture();
   const set = commandSet(['true'], ['sleep', '5'], ['true']);
-  await store.createSet(set);
+  await store.sets.create(set);
   const worker = pool('w1');
   worker.start();
-  await waitFor('the long member to run', async () => ((await store.listRuns(set.id))[1]?.status === 'RUNNING' ? true : undefined));
+  await waitFor('the long member to run', async () => ((await store.sets.listRuns(set.id))[1]?.status === 'RUNNING' ? true : undefined));
   await worker.stop(0);
-  assert.deepEqual((await store.listRuns(set.id)).map((r) => r.status), ['SUCCESS', 'WAITING', 'WAITING']);
-  const other = await store.claimRuns({ workerId: 'w2', limit: 5, leaseMs: 10_000 });
+  assert.deepEqual((await store.sets.listRuns(set.id)).map((r) => r.status), ['SUCCESS', 'WAITING', 'WAITING']);
+  const other = await store.claims.claimRuns({ workerId: 'w2', limit: 5, leaseMs: 10_000 });
   assert.deepEqual(other.map((r) => r.spec.name), ['t1', 't2'], 'both are free for any worker');
   await store.close();
 });
@@ -226,7 +227,7 @@ test('a reserved member that belongs to a batch is handed to a batch run, not ru
   const set = commandSet(['true'], ['true'], ['true'], ['true']);
   set.runs[2]!.spec = caseSpec('first case');
   set.runs[3]!.spec = caseSpec('second case');
-  await store.createSet(set);
+  await store.sets.create(set);
   const worker = pool('w1', [fakePlaywright(batches)]);
   worker.start();
   const done = await waitFor('the set to end', ended(store, set.id));
@@ -243,7 +244,7 @@ test('a batch whose scratch folder cannot be made fails its members, saying why,
   const set = newSet(2);
   set.runs[0]!.spec = caseSpec('first case');
   set.runs[1]!.spec = caseSpec('second case');
-  await store.createSet(set);
+  await store.sets.create(set);
   const notAFolder = path.join(tempDir('runset-pool-'), 'a-file');
   writeFileSync(notAFolder, '');
   const worker = pool('w1', [fakePlaywright(batches)], notAFolder);
@@ -252,6 +253,6 @@ test('a batch whose scratch folder cannot be made fails its members, saying why,
   await worker.stop(0);
   assert.equal(done.status, 'FAIL');
   assert.deepEqual(batches, [], 'nothing ran');
-  for (const run of await store.listRuns(set.id)) assert.match(run.error ?? '', /cannot make the batch's scratch folder under .*a-file/);
+  for (const run of await store.sets.listRuns(set.id)) assert.match(run.error ?? '', /cannot make the batch's scratch folder under .*a-file/);
   await store.close();
 });

@@ -72,8 +72,8 @@ test('retention: old artifacts go, metadata and bytes; recent ones stay', async 
   const saver = artifactSaver(blobs);
   const set = newSet(1);
   set.runs[0]!.spec = caseSpec('one');
-  await store.createSet(set);
-  const [run] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+  await store.sets.create(set);
+  const [run] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
   const dir = tempDir();
   const saved = await saver.save(
     [{ name: 'screenshot.png', contentType: 'image/png', path: file(dir, randomBytes(100)) }, { name: 'gone.zip', contentType: 'application/zip', path: path.join(dir, 'nope') }],
@@ -81,12 +81,12 @@ test('retention: old artifacts go, metadata and bytes; recent ones stay', async 
     dir,
   );
   assert.deepEqual(saved.notes, ['artifact gone.zip not kept: the file was not written']);
-  await store.finishRun({ runId: run!.id, workerId: 'w', claim: run!.claim }, { status: 'FAIL', attempts: 1, error: 'x', output: '', durationMs: 1, artifacts: saved.artifacts });
-  const [kept] = await store.listArtifacts(set.id);
+  await store.claims.finishRun({ runId: run!.id, workerId: 'w', claim: run!.claim }, { status: 'FAIL', attempts: 1, error: 'x', output: '', durationMs: 1, artifacts: saved.artifacts });
+  const [kept] = await store.artifacts.list(set.id);
   assert.deepEqual(await sweepArtifacts(store, blobs, 60_000), { removed: 0, orphans: 0 }, 'a minute old: kept');
   assert.deepEqual(await sweepArtifacts(store, blobs, 60_000, Date.now() + 120_000), { removed: 1, orphans: 0 });
   assert.equal(await blobs.open(kept!.location), undefined);
-  assert.deepEqual(await store.listArtifacts(set.id), []);
+  assert.deepEqual(await store.artifacts.list(set.id), []);
   await store.close();
 });
 
@@ -106,11 +106,11 @@ describe('artifact bytes in PostgreSQL', { skip: url ? false : 'RUNSET_TEST_DATA
     await dropSchemas(url, schemas);
   });
 
-  blobContract('postgres', async (maxBytes) => (await pgStore()).artifactBlobs(maxBytes));
+  blobContract('postgres', async (maxBytes) => (await pgStore()).artifacts.blobs(maxBytes));
 
   test('postgres: bytes no artifact row ever named are swept once old enough', async () => {
     const store = await pgStore();
-    const blobs = store.artifactBlobs();
+    const blobs = store.artifacts.blobs();
     const orphan = await blobs.put(randomUUID(), file(tempDir(), randomBytes(10)));
     assert.equal(await blobs.sweepOrphans(new Date(Date.now() - 60_000)), 0, 'too young to be an orphan');
     assert.ok((await blobs.sweepOrphans(new Date(Date.now() + 60_000))) >= 1);

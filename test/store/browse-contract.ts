@@ -22,7 +22,7 @@ async function pageThrough(
   const pages: string[][] = [];
   let cursor: string | undefined;
   do {
-    const page = await store.listSets({ ...query, limit, cursor });
+    const page = await store.sets.list({ ...query, limit, cursor });
     pages.push(page.sets.map((s) => s.id));
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined && pages.length < 50);
@@ -44,18 +44,18 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
       // Two sets created in the same millisecond: the id breaks the tie, so paging never skips or repeats.
       const twinIds = [randomUUID(), randomUUID()].sort();
       const twins = twinIds.map((id) => aged(newSet, 2.5, 'staging', id));
-      for (const set of [...sets, ...twins]) await store.createSet(set);
+      for (const set of [...sets, ...twins]) await store.sets.create(set);
 
       const pages = await pageThrough(store, {}, 2);
       assert.deepEqual(pages.map((p) => p.length), [2, 2, 2, 1]);
       const expected = [sets[1]!, sets[3]!, twins[1]!, twins[0]!, sets[2]!, sets[4]!, sets[0]!].map((s) => s.id);
       assert.deepEqual(pages.flat(), expected);
 
-      const whole = await store.listSets({ limit: 100 });
+      const whole = await store.sets.list({ limit: 100 });
       assert.equal(whole.nextCursor, null);
       assert.deepEqual(whole.sets.map((s) => s.id), expected);
-      assert.deepEqual(whole.sets[0], await store.getSet(sets[1]!.id), 'list items are the same records as getSet');
-      const exact = await store.listSets({ limit: 7 });
+      assert.deepEqual(whole.sets[0], await store.sets.get(sets[1]!.id), 'list items are the same records as getSet');
+      const exact = await store.sets.list({ limit: 7 });
       assert.equal(exact.nextCursor, null, 'a full last page says there is no next one');
     });
 
@@ -63,11 +63,11 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
       const main = [1, 2, 3].map((m) => ({ ...aged(newSet, m), labels: { branch: 'main', ci: 'github', 'commit.sha': `c${m}` } }));
       const feature = { ...aged(newSet, 4), labels: { branch: 'feature/x', ci: 'github' } };
       const none = aged(newSet, 5);
-      for (const set of [...main, feature, none]) await store.createSet(set);
+      for (const set of [...main, feature, none]) await store.sets.create(set);
 
-      assert.deepEqual(await store.getSetLabels(main[0]!.id), { branch: 'main', ci: 'github', 'commit.sha': 'c1' });
-      assert.deepEqual(await store.getSetLabels(none.id), {});
-      assert.equal(await store.getSetLabels(randomUUID()), undefined);
+      assert.deepEqual(await store.sets.labels(main[0]!.id), { branch: 'main', ci: 'github', 'commit.sha': 'c1' });
+      assert.deepEqual(await store.sets.labels(none.id), {});
+      assert.equal(await store.sets.labels(randomUUID()), undefined);
 
       const ids = async (labels: Record<string, string>, limit = 100) => (await pageThrough(store, { labels }, limit)).flat();
       assert.deepEqual(await ids({ branch: 'main' }, 2), main.map((s) => s.id));
@@ -81,55 +81,55 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
     test('sets filter by environment and status, and page within the filter', async () => {
       const staging = [1, 2, 3].map((m) => aged(newSet, m, 'staging'));
       const preview = [4, 5].map((m) => aged(newSet, m, 'preview'));
-      for (const set of [...staging, ...preview]) await store.createSet(set);
-      const [claimed] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      for (const set of [...staging, ...preview]) await store.sets.create(set);
+      const [claimed] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
       const running = claimed!.setId;
 
       assert.deepEqual((await pageThrough(store, { env: 'preview' }, 1)).flat(), preview.map((s) => s.id));
       assert.deepEqual((await pageThrough(store, { status: 'RUNNING' }, 10)).flat(), [running]);
       const waitingStaging = staging.map((s) => s.id).filter((id) => id !== running);
       assert.deepEqual((await pageThrough(store, { env: 'staging', status: 'WAITING' }, 1)).flat(), waitingStaging);
-      assert.deepEqual((await store.listSets({ env: 'nowhere', limit: 10 })).sets, []);
+      assert.deepEqual((await store.sets.list({ env: 'nowhere', limit: 10 })).sets, []);
       // Found by the API fuzz: PostgreSQL text cannot hold a NUL byte; such an environment has no sets, on either store.
-      assert.deepEqual(await store.listSets({ env: 'stag\0ing', limit: 10 }), { sets: [], nextCursor: null });
+      assert.deepEqual(await store.sets.list({ env: 'stag\0ing', limit: 10 }), { sets: [], nextCursor: null });
     });
 
     test('a cursor that the store did not make is refused as invalid_query', async () => {
       const at = '2026-01-01T00:00:00.000Z';
       const made = (id: string) => Buffer.from(JSON.stringify([at, id])).toString('base64url');
       for (const cursor of ['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["x","y"]').toString('base64url'), made('a\0b'), made('not-a-uuid')]) {
-        await assert.rejects(store.listSets({ limit: 5, cursor }), (err: unknown) => err instanceof RunsetError && err.code === 'invalid_query');
+        await assert.rejects(store.sets.list({ limit: 5, cursor }), (err: unknown) => err instanceof RunsetError && err.code === 'invalid_query');
       }
     });
 
     test('a set keeps its overrides as sent, secret ones sealed', async () => {
       const set = { ...newSet(1), overrides: { BASE_URL: { kind: 'plain' as const, value: 'http://pr-1' }, TOKEN: { kind: 'sealed' as const, box: 'v1.a.b.c' } } };
-      await store.createSet(set);
-      assert.deepEqual(await store.getSetOverrides(set.id), set.overrides);
-      assert.equal(await store.getSetOverrides(randomUUID()), undefined);
+      await store.sets.create(set);
+      assert.deepEqual(await store.sets.overrides(set.id), set.overrides);
+      assert.equal(await store.sets.overrides(randomUUID()), undefined);
     });
 
     test('sessions: found while live, gone when deleted, expired or when their key is revoked', async () => {
-      const key = await store.createKey({ id: randomUUID(), name: 'me', hash: randomUUID() });
-      const made = await store.createSession({ idHash: 'h-live', keyId: key.id, csrfToken: 'csrf-1', ttlMs: 60_000 });
+      const key = await store.keys.create({ id: randomUUID(), name: 'me', hash: randomUUID() });
+      const made = await store.keys.createSession({ idHash: 'h-live', keyId: key.id, csrfToken: 'csrf-1', ttlMs: 60_000 });
       assert.equal(made.key.id, key.id);
       assert.equal(made.key.name, 'me');
       assert.equal(made.csrfToken, 'csrf-1');
       assert.ok(Date.parse(made.expiresAt) > Date.now() + 50_000);
-      assert.deepEqual(await store.findSession('h-live'), made);
-      assert.equal(await store.findSession('h-unknown'), undefined);
+      assert.deepEqual(await store.keys.findSession('h-live'), made);
+      assert.equal(await store.keys.findSession('h-unknown'), undefined);
 
-      await store.deleteSession('h-live');
-      assert.equal(await store.findSession('h-live'), undefined);
+      await store.keys.deleteSession('h-live');
+      assert.equal(await store.keys.findSession('h-live'), undefined);
 
-      await store.createSession({ idHash: 'h-short', keyId: key.id, csrfToken: 'c', ttlMs: 1 });
+      await store.keys.createSession({ idHash: 'h-short', keyId: key.id, csrfToken: 'c', ttlMs: 1 });
       await new Promise((r) => setTimeout(r, 20));
-      assert.equal(await store.findSession('h-short'), undefined, 'an expired session is not found');
+      assert.equal(await store.keys.findSession('h-short'), undefined, 'an expired session is not found');
 
-      await store.createSession({ idHash: 'h-revoked', keyId: key.id, csrfToken: 'c', ttlMs: 60_000 });
-      assert.ok(await store.findSession('h-revoked'));
-      await store.revokeKey(key.id);
-      assert.equal(await store.findSession('h-revoked'), undefined, 'revoking the key ends its sessions');
+      await store.keys.createSession({ idHash: 'h-revoked', keyId: key.id, csrfToken: 'c', ttlMs: 60_000 });
+      assert.ok(await store.keys.findSession('h-revoked'));
+      await store.keys.revoke(key.id);
+      assert.equal(await store.keys.findSession('h-revoked'), undefined, 'revoking the key ends its sessions');
     });
   });
 }

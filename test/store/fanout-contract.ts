@@ -27,17 +27,17 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
     });
 
     test('duration history keeps the newest samples per test and environment, oldest first', async () => {
-      assert.deepEqual(await store.durationHistory('staging'), new Map());
+      assert.deepEqual(await store.durations.history('staging'), new Map());
       const many = Array.from({ length: DURATION_SAMPLES + 3 }, (_, i) => ({ env: 'staging', name: 'checkout', ms: 100 + i }));
-      await store.recordDurations(many.slice(0, 5));
+      await store.durations.record(many.slice(0, 5));
       // One call may carry several samples of one test (a flush of a busy worker).
-      await store.recordDurations([...many.slice(5), { env: 'staging', name: 'login', ms: 7.6 }, { env: 'preview', name: 'checkout', ms: 9 }]);
-      await store.recordDurations([]);
-      const staging = await store.durationHistory('staging');
+      await store.durations.record([...many.slice(5), { env: 'staging', name: 'login', ms: 7.6 }, { env: 'preview', name: 'checkout', ms: 9 }]);
+      await store.durations.record([]);
+      const staging = await store.durations.history('staging');
       assert.deepEqual(staging.get('checkout'), many.slice(-DURATION_SAMPLES).map((s) => s.ms));
       assert.deepEqual(staging.get('login'), [8], 'rounded to whole milliseconds');
       assert.deepEqual([...staging.keys()].sort(), ['checkout', 'login']);
-      assert.deepEqual((await store.durationHistory('preview')).get('checkout'), [9], 'environments are apart');
+      assert.deepEqual((await store.durations.history('preview')).get('checkout'), [9], 'environments are apart');
     });
 
     test('members are claimed in the order they were inserted; listed in config order, with their expected durations', async () => {
@@ -49,29 +49,29 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
         { ...a, expectedMs: 2000 },
         { ...b, expectedMs: 1000 },
       ];
-      await store.createSet(set);
-      const first = await store.claimRuns({ workerId: 'w1', limit: 2, leaseMs: 10_000 });
+      await store.sets.create(set);
+      const first = await store.claims.claimRuns({ workerId: 'w1', limit: 2, leaseMs: 10_000 });
       assert.deepEqual(first.map((r) => r.id), [c.id, a.id]);
       assert.deepEqual(first.map((r) => [r.env, r.expectedMs]), [['staging', 3000], ['staging', 2000]]);
-      const listed = await store.listRuns(set.id);
+      const listed = await store.sets.listRuns(set.id);
       assert.deepEqual(listed.map((r) => r.position), [0, 1, 2]);
       assert.deepEqual(listed.map((r) => r.expectedMs), [2000, 1000, 3000]);
     });
 
     test('workerId names the worker that started a member, and stays after it ends', async () => {
       const set = newSet(2);
-      await store.createSet(set);
-      const [run] = await store.claimRuns({ workerId: 'host-a/1', limit: 1, leaseMs: 10_000 });
-      const byId = async () => new Map((await store.listRuns(set.id)).map((r) => [r.id, r]));
+      await store.sets.create(set);
+      const [run] = await store.claims.claimRuns({ workerId: 'host-a/1', limit: 1, leaseMs: 10_000 });
+      const byId = async () => new Map((await store.sets.listRuns(set.id)).map((r) => [r.id, r]));
       assert.equal((await byId()).get(run!.id)?.workerId, 'host-a/1');
       assert.equal((await byId()).get(set.runs[1]!.id)?.workerId, null, 'not started: no worker yet');
-      assert.ok(await store.finishRun(leaseOf(run!), passed));
+      assert.ok(await store.claims.finishRun(leaseOf(run!), passed));
       assert.equal((await byId()).get(run!.id)?.workerId, 'host-a/1', 'kept once it ended');
 
       // A reserved member's worker is known when it starts, through startRun or a slot's step.
-      const [held] = await store.claimRuns({ workerId: 'host-b/2', limit: 1, reserve: 1, leaseMs: 10_000 });
+      const [held] = await store.claims.claimRuns({ workerId: 'host-b/2', limit: 1, reserve: 1, leaseMs: 10_000 });
       assert.equal((await byId()).get(held!.id)?.workerId, null, 'reserved, not started');
-      const step = await store.finishAndClaim(leaseOf(held!), { ...passed, status: 'FAIL', error: 'x' }, { workerId: 'host-b/2', limit: 0, leaseMs: 10_000 });
+      const step = await store.claims.finishAndClaim(leaseOf(held!), { ...passed, status: 'FAIL', error: 'x' }, { workerId: 'host-b/2', limit: 0, leaseMs: 10_000 });
       assert.equal(step.finished, true);
       assert.equal((await byId()).get(held!.id)?.workerId, null, 'a reserved member that ended without starting ran nowhere');
     });
@@ -79,10 +79,10 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
     test('batched members record their worker when they begin', async () => {
       const set = newSet(2);
       set.runs.forEach((run, i) => (run.spec = caseSpec(`case ${i}`)));
-      await store.createSet(set);
-      const claimed = await store.claimRuns({ workerId: 'host-c/3', limit: 2, leaseMs: 10_000 });
-      assert.ok(await store.startRun(leaseOf(claimed[0]!)));
-      const runs = new Map((await store.listRuns(set.id)).map((r) => [r.id, r.workerId]));
+      await store.sets.create(set);
+      const claimed = await store.claims.claimRuns({ workerId: 'host-c/3', limit: 2, leaseMs: 10_000 });
+      assert.ok(await store.claims.startRun(leaseOf(claimed[0]!)));
+      const runs = new Map((await store.sets.listRuns(set.id)).map((r) => [r.id, r.workerId]));
       assert.equal(runs.get(claimed[0]!.id), 'host-c/3');
       assert.equal(runs.get(claimed[1]!.id), null);
     });
@@ -93,12 +93,12 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
         run.spec = caseSpec(`case ${i}`, i < 4 ? 'e2e' : 'other');
         run.expectedMs = 5000 - i * 1000;
       });
-      await store.createSet(set);
-      const [head] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      await store.sets.create(set);
+      const [head] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
       const key = head!.batchKey!;
-      assert.deepEqual(await store.waitingWork(set.id, key, 100), [4000, 3000, 2000], 'the held one and the other entry are left out');
-      assert.deepEqual(await store.waitingWork(set.id, key, 2), [4000, 3000]);
-      assert.deepEqual(await store.waitingWork(set.id, 'playwright:nothing', 100), []);
+      assert.deepEqual(await store.claims.waitingWork(set.id, key, 100), [4000, 3000, 2000], 'the held one and the other entry are left out');
+      assert.deepEqual(await store.claims.waitingWork(set.id, key, 2), [4000, 3000]);
+      assert.deepEqual(await store.claims.waitingWork(set.id, 'playwright:nothing', 100), []);
     });
 
     test('workers registry: batchWorkers lists the live workers with what each holds of one batch; a removed or stale one drops out', async () => {
@@ -107,28 +107,28 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
         run.spec = caseSpec(`case ${i}`, i < 3 ? 'e2e' : 'other');
         run.expectedMs = 1000 * (i + 1);
       });
-      await store.createSet(set);
+      await store.sets.create(set);
       const key = batchKeyOf(caseSpec('case 0', 'e2e'))!;
-      assert.deepEqual(await store.batchWorkers(set.id, key, 60_000), []);
-      await store.registerWorker({ id: 'a', host: 'h1', pid: 1, slots: 2 });
-      await store.registerWorker({ id: 'b', host: 'h2', pid: 2, slots: 4 });
-      await store.registerWorker({ id: 'b', host: 'h2', pid: 2, slots: 4 }); // again: still one entry
+      assert.deepEqual(await store.workers.batchWorkers(set.id, key, 60_000), []);
+      await store.workers.register({ id: 'a', host: 'h1', pid: 1, slots: 2 });
+      await store.workers.register({ id: 'b', host: 'h2', pid: 2, slots: 4 });
+      await store.workers.register({ id: 'b', host: 'h2', pid: 2, slots: 4 }); // again: still one entry
       // b holds two members of the batch (one begun), a holds the other entry's member.
-      const taken = await store.claimRuns({ workerId: 'b', limit: 2, leaseMs: 10_000 });
-      assert.ok(await store.startRun(leaseOf(taken[0]!)));
-      const otherEntry = await store.claimRuns({ workerId: 'a', limit: 1, leaseMs: 10_000, skipBatchKeys: [key] });
+      const taken = await store.claims.claimRuns({ workerId: 'b', limit: 2, leaseMs: 10_000 });
+      assert.ok(await store.claims.startRun(leaseOf(taken[0]!)));
+      const otherEntry = await store.claims.claimRuns({ workerId: 'a', limit: 1, leaseMs: 10_000, skipBatchKeys: [key] });
       assert.equal(otherEntry[0]!.spec.name, set.runs[3]!.spec.name);
-      assert.deepEqual(await store.batchWorkers(set.id, key, 60_000), [
+      assert.deepEqual(await store.workers.batchWorkers(set.id, key, 60_000), [
         { id: 'a', host: 'h1', slots: 2, holding: 0, heldMs: 0 },
         { id: 'b', host: 'h2', slots: 4, holding: 2, heldMs: 3000 },
       ]);
-      assert.equal(await store.heartbeatWorker('a'), true);
-      await store.removeWorker('a');
-      assert.equal(await store.heartbeatWorker('a'), false, 'gone: the caller registers again');
-      assert.deepEqual((await store.batchWorkers(set.id, key, 60_000)).map((w) => w.id), ['b']);
+      assert.equal(await store.workers.heartbeat('a'), true);
+      await store.workers.remove('a');
+      assert.equal(await store.workers.heartbeat('a'), false, 'gone: the caller registers again');
+      assert.deepEqual((await store.workers.batchWorkers(set.id, key, 60_000)).map((w) => w.id), ['b']);
       await new Promise((r) => setTimeout(r, 60));
-      assert.deepEqual(await store.batchWorkers(set.id, key, 30), [], 'silent for longer than the limit: stale');
-      assert.equal(await store.heartbeatWorker('b'), false, 'a stale worker is dropped');
+      assert.deepEqual(await store.workers.batchWorkers(set.id, key, 30), [], 'silent for longer than the limit: stale');
+      assert.equal(await store.workers.heartbeat('b'), false, 'a stale worker is dropped');
     });
 
     test('a claim leaves the batch keys it skips alone, by both kinds of claim', async () => {
@@ -136,27 +136,27 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
       set.runs.forEach((run, i) => {
         if (i < 2) run.spec = caseSpec(`case ${i}`, 'blocked');
       });
-      await store.createSet(set);
+      await store.sets.create(set);
       const key = batchKeyOf(caseSpec('case 0', 'blocked'))!;
       // The blocked batch is inserted first, so a plain claim would take it first.
-      const [first] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000, skipBatchKeys: [key, 'playwright:other'] });
+      const [first] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000, skipBatchKeys: [key, 'playwright:other'] });
       assert.equal(first!.batchKey, null);
-      const next = await store.finishAndClaim(leaseOf(first!), passed, { workerId: 'w', limit: 3, leaseMs: 10_000, skipBatchKeys: [key] });
+      const next = await store.claims.finishAndClaim(leaseOf(first!), passed, { workerId: 'w', limit: 3, leaseMs: 10_000, skipBatchKeys: [key] });
       assert.deepEqual(next.claimed.map((r) => r.batchKey), [null]);
-      const rest = await store.claimRuns({ workerId: 'w', limit: 3, leaseMs: 10_000 });
+      const rest = await store.claims.claimRuns({ workerId: 'w', limit: 3, leaseMs: 10_000 });
       assert.deepEqual(rest.map((r) => r.batchKey), [key, key], 'without the skip, the batch is claimed');
     });
 
     test('listWorkers: the live workers, by host, with what each runs and holds; stale ones left out', async () => {
-      assert.deepEqual(await store.listWorkers(60_000), []);
-      await store.registerWorker({ id: 'h2/9', host: 'h2', pid: 9, slots: 2 });
-      await store.registerWorker({ id: 'h1/7', host: 'h1', pid: 7, slots: 4 });
+      assert.deepEqual(await store.workers.list(60_000), []);
+      await store.workers.register({ id: 'h2/9', host: 'h2', pid: 9, slots: 2 });
+      await store.workers.register({ id: 'h1/7', host: 'h1', pid: 7, slots: 4 });
       const set = newSet(4);
-      await store.createSet(set);
+      await store.sets.create(set);
       // h1 begins one member and holds one for its slot's next; h2 begins one.
-      const [run, held] = await store.claimRuns({ workerId: 'h1/7', limit: 2, reserve: 1, leaseMs: 10_000 });
-      await store.claimRuns({ workerId: 'h2/9', limit: 1, leaseMs: 10_000 });
-      let list = await store.listWorkers(60_000);
+      const [run, held] = await store.claims.claimRuns({ workerId: 'h1/7', limit: 2, reserve: 1, leaseMs: 10_000 });
+      await store.claims.claimRuns({ workerId: 'h2/9', limit: 1, leaseMs: 10_000 });
+      let list = await store.workers.list(60_000);
       assert.deepEqual(list.map((w) => [w.id, w.host, w.pid, w.slots, w.held, w.running.map((r) => r.runId)]), [
         ['h1/7', 'h1', 7, 4, 1, [run!.id]],
         ['h2/9', 'h2', 9, 2, 0, [set.runs[2]!.id]],
@@ -170,13 +170,13 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
       assert.ok(Date.parse(first.heartbeatAt) >= Date.parse(first.startedAt));
       assert.ok(held, 'a reserved member was claimed');
 
-      await store.finishRun(leaseOf(run!), passed);
-      list = await store.listWorkers(60_000);
+      await store.claims.finishRun(leaseOf(run!), passed);
+      list = await store.workers.list(60_000);
       assert.deepEqual(list[0]!.running, [], 'an ended member is no longer running');
-      await store.removeWorker('h2/9');
-      assert.deepEqual((await store.listWorkers(60_000)).map((w) => w.id), ['h1/7']);
+      await store.workers.remove('h2/9');
+      assert.deepEqual((await store.workers.list(60_000)).map((w) => w.id), ['h1/7']);
       await new Promise((r) => setTimeout(r, 60));
-      assert.deepEqual(await store.listWorkers(30), [], 'silent for longer than the limit: not listed');
+      assert.deepEqual(await store.workers.list(30), [], 'silent for longer than the limit: not listed');
     });
   });
 }

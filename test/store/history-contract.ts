@@ -38,16 +38,16 @@ async function record(store: Store, newSet: NewSet, history: Recorded[]): Promis
     const names = entry.cancel ?? Object.keys(outcomes);
     const base = newSet(names.length, entry.env ?? 'staging');
     const set = { ...base, labels: entry.labels ?? {}, runs: base.runs.map((r, i) => ({ ...r, spec: { ...r.spec, name: names[i]! } })) };
-    await store.createSet(set);
+    await store.sets.create(set);
     if (entry.cancel) {
-      await store.cancelSet(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      await store.sets.cancel(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
     } else {
-      const claimed = await store.claimRuns({ workerId: 'w', limit: names.length, leaseMs: 60_000 });
+      const claimed = await store.claims.claimRuns({ workerId: 'w', limit: names.length, leaseMs: 60_000 });
       assert.equal(claimed.length, names.length);
       for (const run of claimed) {
         const o = outcomes[run.spec.name]!;
         const error = o.error ?? (o.status === 'FAIL' ? 'exited with code 1' : null);
-        assert.ok(await store.finishRun(leaseOf(run), { status: o.status, attempts: o.attempts ?? 1, error, output: '', durationMs: o.durationMs ?? 100 }));
+        assert.ok(await store.claims.finishRun(leaseOf(run), { status: o.status, attempts: o.attempts ?? 1, error, output: '', durationMs: o.durationMs ?? 100 }));
       }
     }
     sets.push(set);
@@ -115,8 +115,8 @@ export function runHistoryContract(name: string, makeStore: () => Promise<Store>
       await record(store, newSet, [1, 2, 3, 4].map((i) => ({ runs: { a: pass(i) } })));
       await record(store, newSet, [{ cancel: ['a'] }]);
       const running = { ...newSet(1), runs: newSet(1).runs.map((r) => ({ ...r, spec: { ...r.spec, name: 'a' } })) };
-      await store.createSet(running);
-      await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 60_000 });
+      await store.sets.create(running);
+      await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 60_000 });
       const [a] = (await store.history.listTests({ env: 'staging', limit: 10, window: 3 })).tests;
       assert.deepEqual(a!.runs.map((r) => [r.result, r.error, r.durationMs]), [['FAIL', 'cancelled', null], ['SUCCESS', null, 4], ['SUCCESS', null, 3]]);
       const figures = summarize(a!.runs);
@@ -174,7 +174,7 @@ export function runHistoryContract(name: string, makeStore: () => Promise<Store>
       assert.deepEqual(runs[3]!.labels, { commit: 'c1', branch: 'main' });
       assert.deepEqual(runs[0]!.labels, {});
       assert.ok(runs[1]!.startedAt && runs[1]!.startedAt <= runs[1]!.endedAt);
-      const member = (await store.listRuns(sets[2]!.id))[0]!;
+      const member = (await store.sets.listRuns(sets[2]!.id))[0]!;
       assert.equal(runs[1]!.testRunId, member.id);
       assert.equal(runs[1]!.endedAt, member.endedAt);
       assert.deepEqual((await allRuns(store, 'staging', 'login', 4)).map((p) => p.length), [4], 'a full last page says there is no next one');

@@ -28,7 +28,7 @@ test('sqlite: a key from before scopes is admin, every environment, no expiry', 
   const store = new SqliteStore(file);
   await store.migrate();
   try {
-    const key = await store.findActiveKeyByHash(hashToken(token));
+    const key = await store.keys.findActiveByHash(hashToken(token));
     assert.deepEqual([key?.id, key?.role, key?.envs, key?.expiresAt], ['old', 'admin', null, null]);
   } finally {
     await store.close();
@@ -45,7 +45,7 @@ test('postgres: a key from before scopes is admin, every environment, no expiry'
     const store = new PostgresStore({ connectionString: url, schema });
     await store.migrate();
     try {
-      const key = await store.findActiveKeyByHash(hashToken(token));
+      const key = await store.keys.findActiveByHash(hashToken(token));
       assert.deepEqual([key?.id, key?.role, key?.envs, key?.expiresAt], ['old', 'admin', null, null]);
     } finally {
       await store.close();
@@ -76,16 +76,16 @@ test('sqlite: the worker role migration rebuilds the keys table and keeps every 
   const store = new SqliteStore(file);
   await store.migrate();
   try {
-    const keys = await store.listKeys();
+    const keys = await store.keys.list();
     assert.deepEqual(keys.map(scopeOf), [
       ['k-read', 'reader', 'read', ['staging'], null, true],
       ['k-trigger', 'ci', 'trigger', null, Date.parse('2099-01-01T00:00:00.000Z'), true],
       ['k-admin', 'ops', 'admin', null, null, false],
     ]);
-    assert.equal((await store.findActiveKeyByHash(hashToken(tokens[0]!)))?.id, 'k-read');
-    assert.equal((await store.findSession('s1'))?.key.id, 'k-read', 'the session still names its key');
-    await store.createKey({ id: 'k-worker', name: 'runners', hash: hashToken(newToken()), role: 'worker', envs: ['staging'] });
-    assert.equal((await store.listKeys()).find((k) => k.id === 'k-worker')?.role, 'worker');
+    assert.equal((await store.keys.findActiveByHash(hashToken(tokens[0]!)))?.id, 'k-read');
+    assert.equal((await store.keys.findSession('s1'))?.key.id, 'k-read', 'the session still names its key');
+    await store.keys.create({ id: 'k-worker', name: 'runners', hash: hashToken(newToken()), role: 'worker', envs: ['staging'] });
+    assert.equal((await store.keys.list()).find((k) => k.id === 'k-worker')?.role, 'worker');
   } finally {
     await store.close();
   }
@@ -112,10 +112,10 @@ test('postgres: the worker role migration keeps every key and accepts worker key
     const store = new PostgresStore({ connectionString: url, schema });
     await store.migrate();
     try {
-      assert.deepEqual(scopeOf(await store.findActiveKeyByHash(hashToken(token))), ['k-read', 'reader', 'read', ['staging'], null, true]);
-      assert.equal((await store.findSession('s1'))?.key.id, 'k-read');
-      await store.createKey({ id: 'k-worker', name: 'runners', hash: hashToken(newToken()), role: 'worker', envs: null });
-      assert.equal((await store.listKeys()).find((k) => k.id === 'k-worker')?.role, 'worker');
+      assert.deepEqual(scopeOf(await store.keys.findActiveByHash(hashToken(token))), ['k-read', 'reader', 'read', ['staging'], null, true]);
+      assert.equal((await store.keys.findSession('s1'))?.key.id, 'k-read');
+      await store.keys.create({ id: 'k-worker', name: 'runners', hash: hashToken(newToken()), role: 'worker', envs: null });
+      assert.equal((await store.keys.list()).find((k) => k.id === 'k-worker')?.role, 'worker');
       await assert.rejects(query(url, `INSERT INTO ${s}.api_keys (id, name, hash, created_at, role) VALUES ('x', 'x', 'x', now(), 'root')`), /check constraint/);
     } finally {
       await store.close();

@@ -27,51 +27,51 @@ export function runKeysContract(name: string, makeStore: () => Promise<Store>, n
     test('role, environments and expiry round-trip through create, list, lookup and sessions', async () => {
       const expiresAt = '2031-02-03T04:05:06.789Z';
       const hash = randomUUID().replace(/-/g, '');
-      const created = await store.createKey({ id: randomUUID(), name: 'scoped', hash, role: 'read', envs: ['staging', 'preview'], expiresAt });
+      const created = await store.keys.create({ id: randomUUID(), name: 'scoped', hash, role: 'read', envs: ['staging', 'preview'], expiresAt });
       const scope = { role: 'read', envs: ['staging', 'preview'], expiresAt };
       assert.deepEqual({ role: created.role, envs: created.envs, expiresAt: created.expiresAt }, scope);
-      const found = await store.findActiveKeyByHash(hash);
+      const found = await store.keys.findActiveByHash(hash);
       assert.deepEqual(found, created);
-      assert.deepEqual((await store.listKeys()).find((k) => k.id === created.id), created);
-      await store.createSession({ idHash: `s-${hash}`, keyId: created.id, csrfToken: 'csrf', ttlMs: 60_000 });
-      assert.deepEqual((await store.findSession(`s-${hash}`))?.key, created);
+      assert.deepEqual((await store.keys.list()).find((k) => k.id === created.id), created);
+      await store.keys.createSession({ idHash: `s-${hash}`, keyId: created.id, csrfToken: 'csrf', ttlMs: 60_000 });
+      assert.deepEqual((await store.keys.findSession(`s-${hash}`))?.key, created);
     });
 
     test('a key made without a scope is admin, for every environment, never expiring', async () => {
       const hash = randomUUID().replace(/-/g, '');
-      const key = await store.createKey({ id: randomUUID(), name: 'legacy', hash });
+      const key = await store.keys.create({ id: randomUUID(), name: 'legacy', hash });
       assert.equal(key.role, 'admin');
       assert.equal(key.envs, null);
       assert.equal(key.expiresAt, null);
-      assert.deepEqual(await store.findActiveKeyByHash(hash), key);
+      assert.deepEqual(await store.keys.findActiveByHash(hash), key);
     });
 
     test('a first key is made only on a store that has no key, once of many calls at once; a revoked key still counts', async () => {
       const newKey = (name: string) => ({ id: randomUUID(), name, hash: randomUUID().replace(/-/g, '') });
       const calls = Array.from({ length: 10 }, (_, i) => `first ${i}`);
       // Connections opened beforehand, so that the calls really overlap (PostgreSQL's pool opens them lazily).
-      await Promise.all(calls.map(() => store.listKeys()));
-      const made = (await Promise.all(calls.map((name) => store.createFirstKey(newKey(name))))).filter((k) => k !== undefined);
+      await Promise.all(calls.map(() => store.keys.list()));
+      const made = (await Promise.all(calls.map((name) => store.keys.createFirst(newKey(name))))).filter((k) => k !== undefined);
       assert.equal(made.length, 1, 'one of the calls made it');
       const [key] = made;
       assert.ok(key);
-      assert.deepEqual(await store.listKeys(), [key]);
+      assert.deepEqual(await store.keys.list(), [key]);
       assert.deepEqual({ role: key.role, envs: key.envs, expiresAt: key.expiresAt }, { role: 'admin', envs: null, expiresAt: null });
-      await store.revokeKey(key.id);
-      assert.equal(await store.createFirstKey(newKey('after revoking')), undefined, 'a store whose keys were all revoked gets none');
-      assert.equal((await store.listKeys()).length, 1);
+      await store.keys.revoke(key.id);
+      assert.equal(await store.keys.createFirst(newKey('after revoking')), undefined, 'a store whose keys were all revoked gets none');
+      assert.equal((await store.keys.list()).length, 1);
     });
 
     test('set listings keep only the environments asked for, with the other filters and paging', async () => {
-      for (const env of ['staging', 'preview', 'production', 'staging']) await store.createSet(newSet(1, env));
-      const envsOf = async (envs: string[], limit = 10) => (await store.listSets({ envs, limit })).sets.map((s) => s.env).sort();
+      for (const env of ['staging', 'preview', 'production', 'staging']) await store.sets.create(newSet(1, env));
+      const envsOf = async (envs: string[], limit = 10) => (await store.sets.list({ envs, limit })).sets.map((s) => s.env).sort();
       assert.deepEqual(await envsOf(['staging', 'preview']), ['preview', 'staging', 'staging']);
       assert.deepEqual(await envsOf(['nowhere']), []);
-      const first = await store.listSets({ envs: ['staging', 'production'], limit: 2 });
+      const first = await store.sets.list({ envs: ['staging', 'production'], limit: 2 });
       assert.equal(first.sets.length, 2);
-      const rest = await store.listSets({ envs: ['staging', 'production'], limit: 2, cursor: first.nextCursor! });
+      const rest = await store.sets.list({ envs: ['staging', 'production'], limit: 2, cursor: first.nextCursor! });
       assert.deepEqual([...first.sets, ...rest.sets].map((s) => s.env).sort(), ['production', 'staging', 'staging']);
-      assert.deepEqual((await store.listSets({ envs: ['staging', 'preview'], env: 'preview', limit: 10 })).sets.map((s) => s.env), ['preview']);
+      assert.deepEqual((await store.sets.list({ envs: ['staging', 'preview'], env: 'preview', limit: 10 })).sets.map((s) => s.env), ['preview']);
     });
   });
 }

@@ -25,7 +25,7 @@ describe('--pool-size', { skip: TEST_DATABASE_URL ? false : NO_DATABASE }, () =>
   test('a pool of 3 never holds more than 3 connections under 60 concurrent reads, and LISTEN holds one', async () => {
     const store = await openStore({ databaseUrl: url, databaseSchema: schema, dataDir: tmpdir(), poolSize: 3 });
     // A worker listens for wake-ups: that opens the LISTEN connection, the one outside the pool.
-    const stopListening = store.onRunsWaiting(() => undefined);
+    const stopListening = store.claims.onRunsWaiting(() => undefined);
     try {
       const seen: number[] = [];
       let busy = true;
@@ -33,8 +33,8 @@ describe('--pool-size', { skip: TEST_DATABASE_URL ? false : NO_DATABASE }, () =>
         while (busy) seen.push(await connections(`runset:${schema}`));
       })();
       for (let round = 0; round < 5; round++) {
-        await Promise.all(Array.from({ length: 60 }, () => store.listSets({ limit: 50 })));
-        await Promise.all(Array.from({ length: 60 }, () => store.getSet(randomUUID())));
+        await Promise.all(Array.from({ length: 60 }, () => store.sets.list({ limit: 50 })));
+        await Promise.all(Array.from({ length: 60 }, () => store.sets.get(randomUUID())));
       }
       busy = false;
       await sampler;

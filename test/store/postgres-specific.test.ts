@@ -70,7 +70,7 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     const s = store(schema);
     await s.migrate();
     const set = newSet(members);
-    await s.createSet(set);
+    await s.sets.create(set);
     return { schema, s, set };
   }
 
@@ -80,7 +80,7 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     const setup = store(schema);
     await setup.migrate();
     const sets = Array.from({ length: 10 }, () => newSet(100));
-    for (const set of sets) await setup.createSet(set);
+    for (const set of sets) await setup.sets.create(set);
     return { schema, setup, sets };
   }
 
@@ -94,17 +94,17 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     await Promise.all(
       claimers.map(async (s, i) => {
         for (;;) {
-          const batch = await s.claimRuns({ workerId: `w${i}`, limit: 1 + Math.floor(Math.random() * 20), leaseMs: 60_000 });
+          const batch = await s.claims.claimRuns({ workerId: `w${i}`, limit: 1 + Math.floor(Math.random() * 20), leaseMs: 60_000 });
           if (batch.length === 0) return;
           claimed.push(...batch);
-          await s.reapExpired(3); // contends for the same rows and sets; must neither deadlock nor reap live leases
+          await s.claims.reapExpired(3); // contends for the same rows and sets; must neither deadlock nor reap live leases
           const results = await Promise.all(
             batch.map((run) => {
               const lease = leaseOf(run);
               const outcome = failing.has(run.id)
                 ? { status: 'FAIL' as const, attempts: 1, error: 'no', output: '', durationMs: 1 }
                 : { status: 'SUCCESS' as const, attempts: 1, error: null, output: '', durationMs: 1 };
-              return s.finishRun(lease, outcome);
+              return s.claims.finishRun(lease, outcome);
             }),
           );
           results.forEach((ours, k) => ours || refused.push(batch[k]!.id));
@@ -116,12 +116,12 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     assert.equal(new Set(claimed.map((c) => c.id)).size, 1000, 'no member was claimed twice');
     assert.deepEqual(refused, []);
     for (const set of sets) {
-      const got = await setup.getSet(set.id);
+      const got = await setup.sets.get(set.id);
       const expectedFails = set.runs.filter((r) => failing.has(r.id)).length;
       assert.deepEqual(got?.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 100 - expectedFails, FAIL: expectedFails });
       assert.equal(got?.status, expectedFails > 0 ? 'FAIL' : 'SUCCESS');
       assert.ok(got?.startedAt && got.endedAt && got.endedAt >= got.startedAt);
-      const runs = await setup.listRuns(set.id);
+      const runs = await setup.sets.listRuns(set.id);
       assert.ok(runs.every((r) => r.status === (failing.has(r.id) ? 'FAIL' : 'SUCCESS')));
     }
   });
@@ -136,22 +136,22 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     await Promise.all(
       slots.map(async (s, i) => {
         const workerId = `w${i}`;
-        let [run, ahead] = await s.claimRuns({ workerId, limit: 2, reserve: 1, leaseMs: 60_000 });
+        let [run, ahead] = await s.claims.claimRuns({ workerId, limit: 2, reserve: 1, leaseMs: 60_000 });
         while (run) {
           ran.push(run.id);
           if (ahead && Math.random() < 0.15) {
             // As a slot whose member ran long does: the reservation goes back for anyone.
-            assert.equal(await s.releaseRuns([leaseOf(ahead)]), 1);
+            assert.equal(await s.claims.releaseRuns([leaseOf(ahead)]), 1);
             givenBack++;
             ahead = undefined;
           }
-          const step = await s.finishAndClaim(
+          const step = await s.claims.finishAndClaim(
             leaseOf(run),
             ok,
             ahead ? { workerId, limit: 1, reserve: 1, leaseMs: 60_000, start: leaseOf(ahead) } : { workerId, limit: 2, reserve: 1, leaseMs: 60_000 },
           );
           assert.equal(step.finished, true);
-          await s.reapExpired(3); // contends for the same rows and sets; must reap no live lease, reserved ones included
+          await s.claims.reapExpired(3); // contends for the same rows and sets; must reap no live lease, reserved ones included
           if (ahead) {
             assert.equal(step.started, true);
             [run, ahead] = [ahead, step.claimed[0]];
@@ -166,7 +166,7 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     assert.equal(new Set(ran).size, 1000, 'no member ran twice');
     assert.ok(givenBack > 0);
     for (const set of sets) {
-      const got = await setup.getSet(set.id);
+      const got = await setup.sets.get(set.id);
       assert.deepEqual(got?.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 100, FAIL: 0 });
       assert.equal(got?.status, 'SUCCESS');
     }
@@ -174,7 +174,7 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
 
   test("one store's member moves take turns in the process; heartbeats do not wait for them", async () => {
     const { schema, s, set } = await oneSet(3);
-    const [a, b, c] = await s.claimRuns({ workerId: 'w', limit: 3, leaseMs: 60_000 });
+    const [a, b, c] = await s.claims.claimRuns({ workerId: 'w', limit: 3, leaseMs: 60_000 });
     assert.ok(a && b && c);
     const ok = { status: 'SUCCESS' as const, attempts: 1, error: null, output: '', durationMs: 1 };
     const waitingOnLocks = (): Promise<number> =>
@@ -192,10 +192,10 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     try {
       await holder.query('BEGIN');
       await holder.query(`SELECT 1 FROM "${schema}".test_run_sets WHERE id = $1 FOR UPDATE`, [set.id]);
-      const first = s.finishRun(leaseOf(a), ok);
-      const second = s.finishRun(leaseOf(b), ok);
+      const first = s.claims.finishRun(leaseOf(a), ok);
+      const second = s.claims.finishRun(leaseOf(b), ok);
       await waitForValue(async () => ((await waitingOnLocks()) === 1 ? true : undefined)); // the first move waits on the set row
-      assert.equal(await s.heartbeat(leaseOf(c), 60_000, 1), true, 'a heartbeat is not queued behind moves');
+      assert.equal(await s.claims.heartbeat(leaseOf(c), 60_000, 1), true, 'a heartbeat is not queued behind moves');
       await sleep(300);
       assert.equal(await waitingOnLocks(), 1, 'the second move waits in the process, not on the row');
       await holder.query('COMMIT');
@@ -203,7 +203,7 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     } finally {
       await holder.end();
     }
-    assert.deepEqual((await s.getSet(set.id))?.counts, { WAITING: 0, RUNNING: 1, SUCCESS: 2, FAIL: 0 });
+    assert.deepEqual((await s.sets.get(set.id))?.counts, { WAITING: 0, RUNNING: 1, SUCCESS: 2, FAIL: 0 });
   });
 
   test('NOTIFY wakes a listener on another instance, and only on the same schema', async () => {
@@ -215,11 +215,11 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
 
     let calls = 0;
     let otherCalls = 0;
-    listening.onRunsWaiting(() => calls++);
-    other.onRunsWaiting(() => otherCalls++);
+    listening.claims.onRunsWaiting(() => calls++);
+    other.claims.onRunsWaiting(() => otherCalls++);
     await waitFor(() => calls === 1 && otherCalls === 1); // each fires once when its LISTEN is in place
 
-    await store(schema).notifyRunsWaiting();
+    await store(schema).claims.notifyRunsWaiting();
     await waitFor(() => calls === 2);
     await sleep(100);
     assert.equal(otherCalls, 1, 'another schema is another channel');
@@ -227,15 +227,15 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
 
   test('releasing and reaping wake listeners on other instances', async () => {
     const { schema, s: worker } = await oneSet(2);
-    const [a, b] = await worker.claimRuns({ workerId: 'w', limit: 2, leaseMs: 1 });
+    const [a, b] = await worker.claims.claimRuns({ workerId: 'w', limit: 2, leaseMs: 1 });
 
     let calls = 0;
-    store(schema).onRunsWaiting(() => calls++);
+    store(schema).claims.onRunsWaiting(() => calls++);
     await waitFor(() => calls === 1);
     await sleep(20);
-    assert.equal(await worker.releaseRuns([{ runId: a!.id, workerId: 'w', claim: a!.claim }]), 1);
+    assert.equal(await worker.claims.releaseRuns([{ runId: a!.id, workerId: 'w', claim: a!.claim }]), 1);
     await waitFor(() => calls === 2);
-    assert.deepEqual(await worker.reapExpired(3), { requeued: 1, failed: 0 });
+    assert.deepEqual(await worker.claims.reapExpired(3), { requeued: 1, failed: 0 });
     await waitFor(() => calls === 3);
     assert.ok(b);
   });
@@ -245,7 +245,7 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     const listening = store(schema);
     await listening.migrate();
     let calls = 0;
-    listening.onRunsWaiting(() => calls++);
+    listening.claims.onRunsWaiting(() => calls++);
     await waitFor(() => calls === 1);
 
     const [before] = await backendPids(`runset-listen:${schema}`);
@@ -256,7 +256,7 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     assert.equal(after.length, 1);
     assert.notEqual(after[0], before);
 
-    await store(schema).notifyRunsWaiting();
+    await store(schema).claims.notifyRunsWaiting();
     await waitFor(() => calls === 3);
   });
 
@@ -269,8 +269,8 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     const expected = [...POSTGRES_MIGRATIONS].map((m) => ({ version: m.version })).sort((a, b) => a.version - b.version);
     assert.deepEqual(versions, expected, 'every migration applied exactly once');
     const set = newSet(1);
-    await stores[1]!.createSet(set);
-    assert.equal((await stores[2]!.getSet(set.id))?.status, 'WAITING');
+    await stores[1]!.sets.create(set);
+    assert.equal((await stores[2]!.sets.get(set.id))?.status, 'WAITING');
   });
 
   test('the pool survives killed idle connections', async () => {
@@ -280,10 +280,10 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     open.push(s);
     await s.migrate();
     const set = newSet(1);
-    await s.createSet(set);
+    await s.sets.create(set);
     await terminate(await backendPids(`runset:${schema}`));
     await waitFor(() => errors.length > 0);
-    assert.equal((await s.getSet(set.id))?.id, set.id);
+    assert.equal((await s.sets.get(set.id))?.id, set.id);
   });
 
   test('a connection killed mid-transaction surfaces as StoreUnavailableError, and nothing is half-written', async () => {
@@ -291,8 +291,8 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     const s = store(schema, 2);
     await s.migrate();
     const set = newSet(1);
-    await s.createSet(set);
-    const [run] = await s.claimRuns({ workerId: 'w', limit: 1, leaseMs: 60_000 });
+    await s.sets.create(set);
+    const [run] = await s.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 60_000 });
     const lease = { runId: run!.id, workerId: 'w', claim: run!.claim };
     const ok = { status: 'SUCCESS' as const, attempts: 1, error: null, output: '', durationMs: 1 };
 
@@ -303,7 +303,7 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
       await holder.query('BEGIN');
       await holder.query(`SELECT 1 FROM "${schema}".test_run_sets WHERE id = $1 FOR UPDATE`, [set.id]);
       // Settle into a value at once: the rejection may come before we look at it.
-      const finishing = s.finishRun(lease, ok).then(
+      const finishing = s.claims.finishRun(lease, ok).then(
         () => new Error('finishRun should have failed'),
         (e: unknown) => e,
       );
@@ -325,15 +325,15 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
       await holder.query('ROLLBACK');
       await holder.end();
     }
-    assert.equal((await s.listRuns(set.id))[0]?.status, 'RUNNING', 'the killed transaction rolled back');
-    assert.equal(await s.finishRun(lease, ok), true, 'the retry succeeds');
-    assert.equal((await s.getSet(set.id))?.status, 'SUCCESS');
+    assert.equal((await s.sets.listRuns(set.id))[0]?.status, 'RUNNING', 'the killed transaction rolled back');
+    assert.equal(await s.claims.finishRun(lease, ok), true, 'the retry succeeds');
+    assert.equal((await s.sets.get(set.id))?.status, 'SUCCESS');
   });
 
   test('an unreachable server is a StoreUnavailableError carrying the socket error', async () => {
     const s = new PostgresStore({ connectionString: 'postgres://postgres@127.0.0.1:1/test', schema: freshSchema() });
     open.push(s);
-    const err = await s.getSet('x').then(
+    const err = await s.sets.get('x').then(
       () => assert.fail('should not connect'),
       (e: unknown) => e,
     );
@@ -352,13 +352,13 @@ describe('PostgreSQL store', { skip: url ? false : 'RUNSET_TEST_DATABASE_URL is 
     const s = new PostgresStore({ connectionString: url, schema: freshSchema() });
     await s.migrate();
     let woke = false;
-    s.onRunsWaiting(() => (woke = true));
+    s.claims.onRunsWaiting(() => (woke = true));
     await waitFor(() => woke);
     assert.ok(handles() > baseline);
     await s.close();
     await s.close();
     await waitFor(() => handles() <= baseline);
-    await assert.rejects(s.getSet('x'), (err) => !(err instanceof StoreUnavailableError), 'a closed store is not an outage');
+    await assert.rejects(s.sets.get('x'), (err) => !(err instanceof StoreUnavailableError), 'a closed store is not an outage');
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Store contract for Store.queueStats, what a metrics scrape reads: members
+ * Store contract for WorkersStore.queueStats, what a metrics scrape reads: members
  * waiting in unfinished sets (reserved ones still count: they are WAITING in the
  * set's counts), webhook deliveries pending, live workers. Run by
  * runStoreContract for every backend.
@@ -24,24 +24,24 @@ export function runQueueStatsContract(name: string, makeStore: () => Promise<Sto
     });
 
     test('members waiting, deliveries pending and live workers, store-wide', async () => {
-      assert.deepEqual(await store.queueStats(60_000), { waitingMembers: 0, pendingDeliveries: 0, liveWorkers: 0 });
+      assert.deepEqual(await store.workers.queueStats(60_000), { waitingMembers: 0, pendingDeliveries: 0, liveWorkers: 0 });
       const one = newSet(1);
-      await store.createSet(one);
-      await store.createSet(newSet(3, 'preview'));
-      assert.equal((await store.queueStats(60_000)).waitingMembers, 4);
+      await store.sets.create(one);
+      await store.sets.create(newSet(3, 'preview'));
+      assert.equal((await store.workers.queueStats(60_000)).waitingMembers, 4);
 
-      const [running] = await store.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
-      const [reserved] = await store.claimRuns({ workerId: 'w1', limit: 1, reserve: 1, leaseMs: 10_000 });
+      const [running] = await store.claims.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
+      const [reserved] = await store.claims.claimRuns({ workerId: 'w1', limit: 1, reserve: 1, leaseMs: 10_000 });
       assert.ok(running && reserved);
-      assert.equal((await store.queueStats(60_000)).waitingMembers, 3, 'a started member left the queue; a reserved one is still WAITING');
+      assert.equal((await store.workers.queueStats(60_000)).waitingMembers, 3, 'a started member left the queue; a reserved one is still WAITING');
 
       // The first set ends: its event fans out into two deliveries, pending until attempted.
-      assert.ok(await store.finishRun(leaseOf(running), passed));
+      assert.ok(await store.claims.finishRun(leaseOf(running), passed));
       await store.webhooks.fanOut((event) => (event.event === 'set.finished' ? ['chat', 'pager'] : []), 10);
-      await store.registerWorker({ id: 'w1', host: 'h', pid: 1, slots: 2 });
-      await store.registerWorker({ id: 'w2', host: 'h', pid: 2, slots: 4 });
-      assert.deepEqual(await store.queueStats(60_000), { waitingMembers: 3, pendingDeliveries: 2, liveWorkers: 2 });
-      assert.equal((await store.queueStats(-60_000)).liveWorkers, 0, 'none heartbeat within the window');
+      await store.workers.register({ id: 'w1', host: 'h', pid: 1, slots: 2 });
+      await store.workers.register({ id: 'w2', host: 'h', pid: 2, slots: 4 });
+      assert.deepEqual(await store.workers.queueStats(60_000), { waitingMembers: 3, pendingDeliveries: 2, liveWorkers: 2 });
+      assert.equal((await store.workers.queueStats(-60_000)).liveWorkers, 0, 'none heartbeat within the window');
     });
   });
 }

@@ -23,17 +23,17 @@ export function formatCases(current: () => Store, newSet: NewSet): void {
   test('timestamps are UTC ISO 8601 with milliseconds, as toISOString() writes them', async () => {
     const store = current();
     const set = newSet(2);
-    await store.createSet(set);
-    const [a] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
-    await store.finishRun({ runId: a!.id, workerId: 'w', claim: a!.claim }, ok);
-    const [b] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
-    await store.finishRun({ runId: b!.id, workerId: 'w', claim: b!.claim }, ok);
-    const s = await store.getSet(set.id);
-    const runs = await store.listRuns(set.id);
-    const key = await store.createKey({ id: randomUUID(), name: 'k', hash: 'c'.repeat(64) });
-    await store.touchKeys([key.id]);
-    await store.revokeKey(key.id);
-    const [listed] = await store.listKeys();
+    await store.sets.create(set);
+    const [a] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+    await store.claims.finishRun({ runId: a!.id, workerId: 'w', claim: a!.claim }, ok);
+    const [b] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+    await store.claims.finishRun({ runId: b!.id, workerId: 'w', claim: b!.claim }, ok);
+    const s = await store.sets.get(set.id);
+    const runs = await store.sets.listRuns(set.id);
+    const key = await store.keys.create({ id: randomUUID(), name: 'k', hash: 'c'.repeat(64) });
+    await store.keys.touch([key.id]);
+    await store.keys.revoke(key.id);
+    const [listed] = await store.keys.list();
     const stamps = [
       s?.createdAt, s?.startedAt, s?.endedAt,
       ...runs.flatMap((r) => [r.startedAt, r.endedAt]),
@@ -57,39 +57,39 @@ export function formatCases(current: () => Store, newSet: NewSet): void {
     };
     set.runs[0]!.spec = http;
     set.variables = { ZED: { kind: 'plain', value: 'z' }, API: { kind: 'env', name: 'TOKEN' }, BASE_URL: { kind: 'plain', value: 'http://x' } };
-    await store.createSet(set);
-    const [claimed] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+    await store.sets.create(set);
+    const [claimed] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
     assert.equal(JSON.stringify(claimed!.spec), JSON.stringify(http));
     assert.equal(JSON.stringify(claimed!.variables), JSON.stringify(set.variables));
     assert.equal(claimed!.workerId, 'w');
-    assert.equal((await store.listRuns(set.id))[0]?.type, 'http');
+    assert.equal((await store.sets.listRuns(set.id))[0]?.type, 'http');
   });
 
   test('unknown or malformed ids are simply not found; nothing waiting claims nothing', async () => {
     const store = current();
-    assert.equal(await store.getSet('not-a-uuid'), undefined);
-    assert.deepEqual(await store.listRuns(randomUUID()), []);
-    assert.deepEqual(await store.claimRuns({ workerId: 'w', limit: 5, leaseMs: 1000 }), []);
-    assert.deepEqual(await store.reapExpired(3), { requeued: 0, failed: 0 });
-    assert.equal(await store.releaseRuns([]), 0);
-    await store.touchKeys([]);
+    assert.equal(await store.sets.get('not-a-uuid'), undefined);
+    assert.deepEqual(await store.sets.listRuns(randomUUID()), []);
+    assert.deepEqual(await store.claims.claimRuns({ workerId: 'w', limit: 5, leaseMs: 1000 }), []);
+    assert.deepEqual(await store.claims.reapExpired(3), { requeued: 0, failed: 0 });
+    assert.equal(await store.claims.releaseRuns([]), 0);
+    await store.keys.touch([]);
     const set = newSet(1);
-    await store.createSet(set);
-    const [run] = await store.claimRuns({ workerId: 'w', limit: 5, leaseMs: 1000 });
-    await store.finishRun({ runId: run!.id, workerId: 'w', claim: run!.claim }, { ...ok, durationMs: 7.6 });
-    assert.deepEqual(await store.claimRuns({ workerId: 'w', limit: 5, leaseMs: 1000 }), [], 'an ended member is never claimed again');
-    assert.equal((await store.listRuns(set.id))[0]?.durationMs, 8, 'durations are stored as whole milliseconds');
+    await store.sets.create(set);
+    const [run] = await store.claims.claimRuns({ workerId: 'w', limit: 5, leaseMs: 1000 });
+    await store.claims.finishRun({ runId: run!.id, workerId: 'w', claim: run!.claim }, { ...ok, durationMs: 7.6 });
+    assert.deepEqual(await store.claims.claimRuns({ workerId: 'w', limit: 5, leaseMs: 1000 }), [], 'an ended member is never claimed again');
+    assert.equal((await store.sets.listRuns(set.id))[0]?.durationMs, 8, 'durations are stored as whole milliseconds');
   });
 
   test('revoking twice keeps the first revocation time', async () => {
     const store = current();
     const id = randomUUID();
-    await store.createKey({ id, name: 'ci', hash: 'd'.repeat(64) });
-    assert.equal(await store.revokeKey(id), true);
-    const once = (await store.listKeys())[0]?.revokedAt;
+    await store.keys.create({ id, name: 'ci', hash: 'd'.repeat(64) });
+    assert.equal(await store.keys.revoke(id), true);
+    const once = (await store.keys.list())[0]?.revokedAt;
     await sleep(5);
-    assert.equal(await store.revokeKey(id), true);
-    assert.equal((await store.listKeys())[0]?.revokedAt, once);
+    assert.equal(await store.keys.revoke(id), true);
+    assert.equal((await store.keys.list())[0]?.revokedAt, once);
   });
 }
 
@@ -98,12 +98,12 @@ export function leaseCases(current: () => Store, newSet: NewSet): void {
   test('a heartbeat extends the lease by the store clock and records attempts', async () => {
     const store = current();
     const set = newSet(1);
-    await store.createSet(set);
-    const [run] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 40 });
-    assert.ok(await store.heartbeat({ runId: run!.id, workerId: 'w', claim: run!.claim }, 60_000, 2));
+    await store.sets.create(set);
+    const [run] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 40 });
+    assert.ok(await store.claims.heartbeat({ runId: run!.id, workerId: 'w', claim: run!.claim }, 60_000, 2));
     await sleep(80);
-    assert.deepEqual(await store.reapExpired(1), { requeued: 0, failed: 0 });
-    const [listed] = await store.listRuns(set.id);
+    assert.deepEqual(await store.claims.reapExpired(1), { requeued: 0, failed: 0 });
+    const [listed] = await store.sets.listRuns(set.id);
     assert.equal(listed?.status, 'RUNNING');
     assert.equal(listed?.attempts, 2);
   });
@@ -111,27 +111,27 @@ export function leaseCases(current: () => Store, newSet: NewSet): void {
   test('releasing is fenced, spends no lost lease, and keeps the first start', async () => {
     const store = current();
     const set = newSet(1);
-    await store.createSet(set);
-    const [first] = await store.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 60_000 });
-    const startedAt = (await store.listRuns(set.id))[0]?.startedAt;
-    assert.equal(await store.releaseRuns([{ runId: first!.id, workerId: 'w2', claim: first!.claim }]), 0);
-    assert.equal(await store.releaseRuns([{ runId: first!.id, workerId: 'w1', claim: first!.claim - 1 }]), 0);
-    assert.equal(await store.releaseRuns([{ runId: first!.id, workerId: 'w1', claim: first!.claim }]), 1);
-    assert.equal(await store.releaseRuns([{ runId: first!.id, workerId: 'w1', claim: first!.claim }]), 0, 'no second release');
-    assert.equal(await store.heartbeat({ runId: first!.id, workerId: 'w1', claim: first!.claim }, 1000, 1), false);
+    await store.sets.create(set);
+    const [first] = await store.claims.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 60_000 });
+    const startedAt = (await store.sets.listRuns(set.id))[0]?.startedAt;
+    assert.equal(await store.claims.releaseRuns([{ runId: first!.id, workerId: 'w2', claim: first!.claim }]), 0);
+    assert.equal(await store.claims.releaseRuns([{ runId: first!.id, workerId: 'w1', claim: first!.claim - 1 }]), 0);
+    assert.equal(await store.claims.releaseRuns([{ runId: first!.id, workerId: 'w1', claim: first!.claim }]), 1);
+    assert.equal(await store.claims.releaseRuns([{ runId: first!.id, workerId: 'w1', claim: first!.claim }]), 0, 'no second release');
+    assert.equal(await store.claims.heartbeat({ runId: first!.id, workerId: 'w1', claim: first!.claim }, 1000, 1), false);
 
-    const [second] = await store.claimRuns({ workerId: 'w2', limit: 1, leaseMs: 1 });
+    const [second] = await store.claims.claimRuns({ workerId: 'w2', limit: 1, leaseMs: 1 });
     assert.equal(second!.claim, first!.claim + 1);
     await sleep(20);
-    assert.deepEqual(await store.reapExpired(2), { requeued: 1, failed: 0 }, 'the release was not a lost lease');
-    const [third] = await store.claimRuns({ workerId: 'w3', limit: 1, leaseMs: 1 });
+    assert.deepEqual(await store.claims.reapExpired(2), { requeued: 1, failed: 0 }, 'the release was not a lost lease');
+    const [third] = await store.claims.claimRuns({ workerId: 'w3', limit: 1, leaseMs: 1 });
     await sleep(20);
-    assert.deepEqual(await store.reapExpired(2), { requeued: 0, failed: 1 });
-    assert.equal(await store.heartbeat({ runId: third!.id, workerId: 'w3', claim: third!.claim }, 1000, 1), false);
-    const [run] = await store.listRuns(set.id);
+    assert.deepEqual(await store.claims.reapExpired(2), { requeued: 0, failed: 1 });
+    assert.equal(await store.claims.heartbeat({ runId: third!.id, workerId: 'w3', claim: third!.claim }, 1000, 1), false);
+    const [run] = await store.sets.listRuns(set.id);
     assert.equal(run?.startedAt, startedAt, 'a member keeps its first start');
     assert.ok(run?.endedAt);
-    const s = await store.getSet(set.id);
+    const s = await store.sets.get(set.id);
     assert.equal(s?.status, 'FAIL');
     assert.deepEqual(s?.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 0, FAIL: 1 });
     assert.ok(s?.endedAt);

@@ -33,14 +33,14 @@ function artifact(bytes: number): NewArtifact {
 
 /** Creates the set, runs every member to SUCCESS (the first with `artifacts`), and returns its end time. */
 async function runToEnd(store: Store, set: NewTestRunSet, opts: { key?: string; artifacts?: NewArtifact[] } = {}): Promise<string> {
-  if (opts.key) assert.ok((await store.createSetOnce(set, idem(opts.key))).created);
-  else await store.createSet(set);
-  const claimed = await store.claimRuns({ workerId: 'w', limit: set.runs.length, leaseMs: 10_000 });
+  if (opts.key) assert.ok((await store.sets.createOnce(set, idem(opts.key))).created);
+  else await store.sets.create(set);
+  const claimed = await store.claims.claimRuns({ workerId: 'w', limit: set.runs.length, leaseMs: 10_000 });
   assert.deepEqual(new Set(claimed.map((c) => c.setId)), new Set([set.id]), 'the set is the only one waiting');
   for (const [i, run] of claimed.entries()) {
-    assert.ok(await store.finishRun(leaseOf(run), { ...passed, artifacts: i === 0 ? opts.artifacts : undefined }));
+    assert.ok(await store.claims.finishRun(leaseOf(run), { ...passed, artifacts: i === 0 ? opts.artifacts : undefined }));
   }
-  const ended = await store.getSet(set.id);
+  const ended = await store.sets.get(set.id);
   assert.ok(ended?.endedAt);
   return ended.endedAt;
 }
@@ -48,8 +48,8 @@ async function runToEnd(store: Store, set: NewTestRunSet, opts: { key?: string; 
 /** A set created long ago that is still WAITING (claimed: 0) or RUNNING. */
 async function oldUnfinished(store: Store, claimed: number): Promise<NewTestRunSet> {
   const set = { ...newSet(3), createdAt: '2001-01-01T00:00:00.000Z' };
-  await store.createSet(set);
-  if (claimed > 0) assert.equal((await store.claimRuns({ workerId: 'w', limit: claimed, leaseMs: 60_000 })).length, claimed);
+  await store.sets.create(set);
+  if (claimed > 0) assert.equal((await store.claims.claimRuns({ workerId: 'w', limit: claimed, leaseMs: 60_000 })).length, claimed);
   return set;
 }
 
@@ -93,24 +93,24 @@ export function runRetentionContract(name: string, makeStore: () => Promise<Stor
       assert.deepEqual(removed, { sets: 2, members: 5, artifacts: 1, artifactBytes: 1234, artifactLocations: [trace.location], lastEndedAt: oldQuietEnd });
 
       for (const set of [old, oldQuiet]) {
-        assert.equal(await store.getSet(set.id), undefined);
-        assert.deepEqual(await store.listRuns(set.id), []);
-        assert.deepEqual(await store.listArtifacts(set.id), []);
+        assert.equal(await store.sets.get(set.id), undefined);
+        assert.deepEqual(await store.sets.listRuns(set.id), []);
+        assert.deepEqual(await store.artifacts.list(set.id), []);
         assert.deepEqual(await store.webhooks.listDeliveries(set.id), []);
         assert.deepEqual(await rowsOf(set.id), none);
       }
       assert.equal((await perSetRows(store, old.id)).webhook_attempts, 0, 'the delivery attempt went with its delivery');
-      assert.equal(await store.findCreatedOnce('key-1', 'old'), undefined);
+      assert.equal(await store.sets.findCreatedOnce('key-1', 'old'), undefined);
       // Untouched: the set that ended after the limit, and unfinished ones however old.
       assert.deepEqual({ recent: await rowsOf(recent.id), waiting: await rowsOf(waiting.id), running: await rowsOf(running.id) }, before);
-      assert.equal((await store.getSet(running.id))?.status, 'RUNNING');
-      assert.equal((await store.getSet(waiting.id))?.status, 'WAITING');
-      assert.equal((await store.findCreatedOnce('key-1', 'recent'))?.setId, recent.id);
+      assert.equal((await store.sets.get(running.id))?.status, 'RUNNING');
+      assert.equal((await store.sets.get(waiting.id))?.status, 'WAITING');
+      assert.equal((await store.sets.findCreatedOnce('key-1', 'recent'))?.setId, recent.id);
 
       // Any limit, however late, leaves unfinished sets alone.
       const rest = await store.retention.removeEndedBefore(FAR_FUTURE, 100);
       assert.deepEqual([rest.sets, rest.members, rest.artifacts, rest.artifactBytes], [1, 2, 1, 10]);
-      assert.equal(await store.getSet(recent.id), undefined);
+      assert.equal(await store.sets.get(recent.id), undefined);
       assert.deepEqual({ waiting: await rowsOf(waiting.id), running: await rowsOf(running.id) }, { waiting: before.waiting, running: before.running });
     });
 
@@ -126,7 +126,7 @@ export function runRetentionContract(name: string, makeStore: () => Promise<Stor
         const removed = await store.retention.removeEndedBefore(FAR_FUTURE, 2);
         taken.push(removed.sets);
         assert.equal(removed.members, removed.sets * 2);
-        const left = (await Promise.all(sets.map((s) => store.getSet(s.id)))).map((s) => s !== undefined);
+        const left = (await Promise.all(sets.map((s) => store.sets.get(s.id)))).map((s) => s !== undefined);
         const gone = taken.reduce((a, b) => a + b, 0);
         assert.deepEqual(left, sets.map((_, i) => i >= gone), 'the oldest ends go first');
       }
@@ -142,7 +142,7 @@ export function runRetentionContract(name: string, makeStore: () => Promise<Stor
       }
       const removed = await store.retention.removeEndedBefore(FAR_FUTURE, 10, ends[1]);
       assert.deepEqual([removed.sets, removed.lastEndedAt], [2, ends[2]]);
-      assert.ok(await store.getSet(sets[0]!.id), 'it ended before `from`: not searched');
+      assert.ok(await store.sets.get(sets[0]!.id), 'it ended before `from`: not searched');
       assert.equal((await store.retention.removeEndedBefore(FAR_FUTURE, 10, null)).lastEndedAt, ends[0]);
     });
 
@@ -164,23 +164,23 @@ export function runRetentionContract(name: string, makeStore: () => Promise<Stor
       const first = newSet(1);
       await runToEnd(store, first, { key: 'ci-build-7' });
       await store.retention.removeEndedBefore(FAR_FUTURE, 100);
-      assert.equal(await store.findCreatedOnce('key-1', 'ci-build-7'), undefined);
+      assert.equal(await store.sets.findCreatedOnce('key-1', 'ci-build-7'), undefined);
       const again = newSet(1);
-      assert.deepEqual(await store.createSetOnce(again, idem('ci-build-7')), { setId: again.id, bodyHash: 'h', created: true });
-      assert.equal((await store.getSet(again.id))?.status, 'WAITING');
+      assert.deepEqual(await store.sets.createOnce(again, idem('ci-build-7')), { setId: again.id, bodyHash: 'h', created: true });
+      assert.equal((await store.sets.get(again.id))?.status, 'WAITING');
     });
 
     test('the duration history outlives the sets it came from', async () => {
       const set = newSet(2);
       await runToEnd(store, set);
-      await store.recordDurations([
+      await store.durations.record([
         { env: 'staging', name: 't0', ms: 1200 },
         { env: 'staging', name: 't1', ms: 300 },
         { env: 'staging', name: 't0', ms: 1000 },
       ]);
-      const history = await store.durationHistory('staging');
+      const history = await store.durations.history('staging');
       assert.equal((await store.retention.removeEndedBefore(FAR_FUTURE, 100)).sets, 1);
-      assert.deepEqual(await store.durationHistory('staging'), history);
+      assert.deepEqual(await store.durations.history('staging'), history);
       assert.deepEqual(history.get('t0'), [1200, 1000]);
     });
 

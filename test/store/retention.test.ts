@@ -49,12 +49,12 @@ runRetentionContract('sqlite', sqliteStore, sqliteRows);
 /** Runs a one-member set to its end with an artifact whose bytes are in `blobs`; returns the artifact's location. */
 async function endedSetWithArtifact(store: Store, blobs: ArtifactBlobStore): Promise<string> {
   const set = newSet(1);
-  await store.createSet(set);
-  const [run] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+  await store.sets.create(set);
+  const [run] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
   const file = path.join(tempDir(), 'trace.zip');
   writeFileSync(file, randomBytes(300));
   const saved = await artifactSaver(blobs).save([{ name: 'trace.zip', contentType: 'application/zip', path: file }], [], tempDir());
-  assert.ok(await store.finishRun(leaseOf(run!), { status: 'FAIL', attempts: 1, error: 'x', output: '', durationMs: 1, artifacts: saved.artifacts }));
+  assert.ok(await store.claims.finishRun(leaseOf(run!), { status: 'FAIL', attempts: 1, error: 'x', output: '', durationMs: 1, artifacts: saved.artifacts }));
   return saved.artifacts[0]!.location;
 }
 
@@ -94,14 +94,14 @@ test('sqlite: a removed set is no longer served from the owner\'s copy of set ro
   const store = await sqliteStore();
   try {
     const set = newSet(1);
-    await store.createSet(set);
-    const [run] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
-    await store.finishRun(leaseOf(run!), { status: 'SUCCESS', attempts: 1, error: null, output: '', durationMs: 1 });
-    assert.equal((await store.getSet(set.id))?.status, 'SUCCESS', 'read once: now in the copy');
-    assert.ok(store.peekSet(set.id));
+    await store.sets.create(set);
+    const [run] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+    await store.claims.finishRun(leaseOf(run!), { status: 'SUCCESS', attempts: 1, error: null, output: '', durationMs: 1 });
+    assert.equal((await store.sets.get(set.id))?.status, 'SUCCESS', 'read once: now in the copy');
+    assert.ok(store.sets.peek(set.id));
     await store.retention.removeEndedBefore('2999-01-01T00:00:00.000Z', 10);
-    assert.equal(store.peekSet(set.id), undefined);
-    assert.equal(await store.getSet(set.id), undefined);
+    assert.equal(store.sets.peek(set.id), undefined);
+    assert.equal(await store.sets.get(set.id), undefined);
   } finally {
     await store.close();
   }
@@ -133,7 +133,7 @@ describe('set retention on PostgreSQL', { skip: url ? false : 'RUNSET_TEST_DATAB
   test('postgres: the sweep removes ended sets batch by batch, and their artifact chunks', async () => {
     const store = await pgStore();
     try {
-      await sweepRemovesBytes(store, store.artifactBlobs());
+      await sweepRemovesBytes(store, store.artifacts.blobs());
     } finally {
       await store.close();
     }
@@ -147,15 +147,15 @@ describe('set retention on PostgreSQL', { skip: url ? false : 'RUNSET_TEST_DATAB
       for (let i = 0; i < 30; i++) {
         const set = newSet(2);
         ids.push(set.id);
-        await store.createSet(set);
+        await store.sets.create(set);
       }
-      for (const run of await store.claimRuns({ workerId: 'w', limit: 60, leaseMs: 10_000 })) {
-        await store.finishRun(leaseOf(run), { status: 'SUCCESS', attempts: 1, error: null, output: '', durationMs: 1 });
+      for (const run of await store.claims.claimRuns({ workerId: 'w', limit: 60, leaseMs: 10_000 })) {
+        await store.claims.finishRun(leaseOf(run), { status: 'SUCCESS', attempts: 1, error: null, output: '', durationMs: 1 });
       }
-      const sweeps = await Promise.all([store, ...others].map((s) => removeEndedSets(s, store.artifactBlobs(), { retentionMs: 0, now: Date.now() + 1000, batch: 4 })));
+      const sweeps = await Promise.all([store, ...others].map((s) => removeEndedSets(s, store.artifacts.blobs(), { retentionMs: 0, now: Date.now() + 1000, batch: 4 })));
       assert.equal(sweeps.reduce((n, r) => n + r.sets, 0), 30, 'every set once, none twice');
       assert.equal(sweeps.reduce((n, r) => n + r.members, 0), 60);
-      assert.deepEqual((await store.getSets(ids)).length, 0);
+      assert.deepEqual((await store.sets.getMany(ids)).length, 0);
     } finally {
       await Promise.all([store, ...others].map((s) => s.close()));
     }

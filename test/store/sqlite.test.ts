@@ -48,15 +48,15 @@ test('batch keys stored by an older runset, one per entry and project, still bat
   const set = newSet(4);
   const projects = ['setup', 'chromium', 'chromium', 'setup'];
   set.runs.forEach((run, i) => (run.spec = caseSpec(`case ${i}`, 'e2e', projects[i])));
-  await store.createSet(set);
+  await store.sets.create(set);
   assert.equal(new Set(set.runs.map((r) => batchKeyOf(r.spec))).size, 1, 'today: one key for the entry');
   const db = new Database(file);
   const old = db.prepare('UPDATE test_runs SET batch_key = ? WHERE id = ?');
   set.runs.forEach((run, i) => old.run(`playwright:${JSON.stringify(['e2e', projects[i]])}`, run.id));
   db.close();
-  const [head] = await store.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+  const [head] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
   assert.equal(head?.batchKey, 'playwright:["e2e","setup"]');
-  const rest = await store.claimBatch({ workerId: 'w', setId: set.id, batchKey: head.batchKey, limit: 10, leaseMs: 10_000 });
+  const rest = await store.claims.claimBatch({ workerId: 'w', setId: set.id, batchKey: head.batchKey, limit: 10, leaseMs: 10_000 });
   assert.deepEqual(rest.map((r) => r.spec.name), ['a.spec.ts › case 3'], 'the same project only');
   await store.close();
 });

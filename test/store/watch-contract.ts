@@ -25,32 +25,32 @@ export function runWatchContract(name: string, makeStore: () => Promise<Store>, 
 
     test('getSets reads the sets that exist, each once, and skips unknown and malformed ids', async () => {
       const [a, b] = [newSet(1), newSet(2)];
-      await store.createSet(a);
-      await store.createSet(b);
-      assert.deepEqual(await store.getSets([]), []);
-      const found = await store.getSets([b.id, 'not-a-uuid', a.id, '00000000-0000-4000-8000-000000000000', b.id]);
+      await store.sets.create(a);
+      await store.sets.create(b);
+      assert.deepEqual(await store.sets.getMany([]), []);
+      const found = await store.sets.getMany([b.id, 'not-a-uuid', a.id, '00000000-0000-4000-8000-000000000000', b.id]);
       assert.deepEqual(found.map((s) => s.id).sort(), [a.id, b.id].sort());
       const second = found.find((s) => s.id === b.id);
-      assert.deepEqual(second, await store.getSet(b.id));
+      assert.deepEqual(second, await store.sets.get(b.id));
       assert.deepEqual(second?.counts, { WAITING: 2, RUNNING: 0, SUCCESS: 0, FAIL: 0 });
     });
 
     test('the embedded store feeds set changes once they can be read; PostgreSQL has no in-process feed', async () => {
       // PostgreSQL's writes come from other processes: a watcher polls getSets instead.
-      assert.equal(typeof store.onSetChanged === 'function', store.kind === 'sqlite');
-      if (!store.onSetChanged) return;
+      assert.equal(typeof store.sets.onChanged === 'function', store.kind === 'sqlite');
+      if (!store.sets.onChanged) return;
       const set = newSet(2);
-      await store.createSet(set);
+      await store.sets.create(set);
       const seen: string[] = [];
-      const unsubscribe = store.onSetChanged((id) => {
-        void store.getSet(id).then((s) => seen.push(`${s?.status} ${s?.counts.RUNNING}/${s?.counts.SUCCESS}`));
+      const unsubscribe = store.sets.onChanged((id) => {
+        void store.sets.get(id).then((s) => seen.push(`${s?.status} ${s?.counts.RUNNING}/${s?.counts.SUCCESS}`));
       });
-      const [run] = await store.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
+      const [run] = await store.claims.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
       await new Promise((r) => setTimeout(r, 20));
-      assert.ok(await store.finishRun(leaseOf(run!), passed));
+      assert.ok(await store.claims.finishRun(leaseOf(run!), passed));
       await new Promise((r) => setTimeout(r, 20));
       unsubscribe();
-      const [other] = await store.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
+      const [other] = await store.claims.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
       assert.ok(other);
       await new Promise((r) => setTimeout(r, 20));
       assert.deepEqual(seen, ['RUNNING 1/0', 'RUNNING 0/1'], 'one call per write, each after the write; none after unsubscribing');

@@ -36,13 +36,13 @@ export function runWebhookContract(name: string, makeStore: () => Promise<Store>
 
     test('a set start and end are events once each, fanned out to the webhooks the router names', async () => {
       const set = newSet(2, 'production');
-      await store.createSet(set);
+      await store.sets.create(set);
       assert.equal(await store.webhooks.fanOut(() => ['never'], 10), 0, 'a created set has no event yet');
 
-      const [first] = await store.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
-      const [second] = await store.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
-      assert.ok(await store.finishRun(leaseOf(first!), passed));
-      assert.ok(await store.finishRun(leaseOf(second!), passed));
+      const [first] = await store.claims.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
+      const [second] = await store.claims.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
+      assert.ok(await store.claims.finishRun(leaseOf(first!), passed));
+      assert.ok(await store.claims.finishRun(leaseOf(second!), passed));
 
       const seen: SetEvent[] = [];
       assert.equal(await store.webhooks.fanOut(router(seen, { 'set.started': ['chat'], 'set.finished': ['chat', 'pager'] }), 10), 2);
@@ -66,8 +66,8 @@ export function runWebhookContract(name: string, makeStore: () => Promise<Store>
 
     test('a cancelled set ends with its event, and an event no webhook wants is dropped', async () => {
       const set = newSet(3);
-      await store.createSet(set);
-      await store.cancelSet(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      await store.sets.create(set);
+      await store.sets.cancel(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
       const seen: SetEvent[] = [];
       assert.equal(await store.webhooks.fanOut(router(seen, {}), 10), 1);
       assert.deepEqual(seen.map((e) => e.event), ['set.finished'], 'never started: no set.started');
@@ -78,8 +78,8 @@ export function runWebhookContract(name: string, makeStore: () => Promise<Store>
     test('two fan-outs at once take each event once', async () => {
       const sets = [newSet(1), newSet(1), newSet(1), newSet(1)];
       for (const set of sets) {
-        await store.createSet(set);
-        await store.cancelSet(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+        await store.sets.create(set);
+        await store.sets.cancel(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
       }
       const route = () => ['hook'];
       const taken = await Promise.all([store.webhooks.fanOut(route, 2), store.webhooks.fanOut(route, 2), store.webhooks.fanOut(route, 2)]);
@@ -90,8 +90,8 @@ export function runWebhookContract(name: string, makeStore: () => Promise<Store>
 
     test('a due delivery is leased to one caller; attempts are recorded, retried, then delivered', async () => {
       const set = newSet(1);
-      await store.createSet(set);
-      await store.cancelSet(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      await store.sets.create(set);
+      await store.sets.cancel(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
       await store.webhooks.fanOut(() => ['hook'], 10);
 
       const [due, ...others] = await store.webhooks.claimDue(10, 60_000);
@@ -127,8 +127,8 @@ export function runWebhookContract(name: string, makeStore: () => Promise<Store>
 
     test('a retry waits its delay, giving up fails the delivery, and a lost lease gives it back', async () => {
       const set = newSet(1);
-      await store.createSet(set);
-      await store.cancelSet(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      await store.sets.create(set);
+      await store.sets.cancel(set.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
       await store.webhooks.fanOut(() => ['later', 'never', 'lost'], 10);
       const due = new Map((await store.webhooks.claimDue(10, 60_000)).map((d) => [d.webhook, d]));
       assert.equal(due.size, 3);
@@ -147,8 +147,8 @@ export function runWebhookContract(name: string, makeStore: () => Promise<Store>
       // A lease that runs out (its holder died mid-attempt) is handed out again.
       await store.webhooks.fanOut(() => [], 10);
       const set2 = newSet(1);
-      await store.createSet(set2);
-      await store.cancelSet(set2.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      await store.sets.create(set2);
+      await store.sets.cancel(set2.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
       await store.webhooks.fanOut(() => ['short'], 10);
       const [short] = await store.webhooks.claimDue(10, 1);
       assert.ok(short);

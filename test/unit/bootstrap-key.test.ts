@@ -12,8 +12,8 @@ test('ensureKey makes the key once, finds it after, and refuses a revoked one by
     const first = await ensureKey(store, token, 'bootstrap');
     const again = await Promise.all([ensureKey(store, token, 'bootstrap'), ensureKey(store, token, 'bootstrap')]);
     assert.deepEqual(again.map((k) => k.id), [first.id, first.id]);
-    assert.equal((await store.listKeys()).length, 1);
-    await store.revokeKey(first.id);
+    assert.equal((await store.keys.list()).length, 1);
+    await store.keys.revoke(first.id);
     await assert.rejects(ensureKey(store, token, 'bootstrap'), /RUNSET_BOOTSTRAP_KEY names a key that was revoked/);
   } finally {
     await store.close();

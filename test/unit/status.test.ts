@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canMoveMember, deriveSetStatus, RUN_STATES, type Counts } from '../../src/core/states.js';
+import { deriveSetStatus, RUN_STATES, type Counts } from '../../src/core/states.js';
+import { canMakeMove, canMoveMember, moveSet, reapedTo, stampMember } from '../../src/core/moves.js';
 
 const c = (WAITING: number, RUNNING: number, SUCCESS: number, FAIL: number): Counts => ({ WAITING, RUNNING, SUCCESS, FAIL });
 
@@ -36,4 +37,30 @@ test('member transitions: nothing leaves a final state, no skipping back', () =>
   assert.ok(!canMoveMember('SUCCESS', 'FAIL'));
   assert.ok(!canMoveMember('FAIL', 'RUNNING'));
   assert.ok(!canMoveMember('WAITING', 'SUCCESS'));
+});
+
+test('moves by kind: a reserved member may only fail, a heartbeat moves nothing', () => {
+  assert.ok(canMakeMove('finish', 'WAITING', 'FAIL'));
+  assert.ok(!canMakeMove('finish', 'WAITING', 'SUCCESS'));
+  assert.ok(!canMakeMove('heartbeat', 'RUNNING', 'WAITING'));
+  assert.ok(!canMakeMove('cancel', 'SUCCESS', 'FAIL'));
+});
+
+test('the reap rule: back to WAITING until the maxLostLeases-th lost lease, then FAIL', () => {
+  assert.equal(reapedTo(0, 3), 'WAITING');
+  assert.equal(reapedTo(1, 3), 'WAITING');
+  assert.equal(reapedTo(2, 3), 'FAIL');
+  assert.equal(reapedTo(0, 1), 'FAIL');
+});
+
+test('timestamps: a member keeps its first start; a set that ends before any member started, started when it ended', () => {
+  const t1 = '2026-11-26T10:00:00.000Z';
+  const t2 = '2026-11-26T10:00:01.000Z';
+  assert.deepEqual(stampMember({ startedAt: t1, endedAt: null }, 'RUNNING', t2), { startedAt: t1, endedAt: null }, 'claimed again after a lost lease');
+  assert.deepEqual(stampMember({ startedAt: null, endedAt: null }, 'FAIL', t2), { startedAt: null, endedAt: t2 }, 'cancelled before it ran');
+  const cancelled = moveSet({ counts: c(1, 0, 0, 0), startedAt: null }, 'WAITING', 'FAIL', t2);
+  assert.deepEqual(cancelled, { counts: c(0, 0, 0, 1), status: 'FAIL', startedAt: t2, endedAt: t2 });
+  const started = moveSet({ counts: c(2, 0, 0, 0), startedAt: null }, 'WAITING', 'RUNNING', t1);
+  assert.deepEqual(moveSet(started, 'RUNNING', 'WAITING', t2), { counts: c(2, 0, 0, 0), status: 'RUNNING', startedAt: t1, endedAt: null }, 'never backwards');
+  assert.throws(() => moveSet(started, 'WAITING', 'SUCCESS', t2), /illegal member move/);
 });

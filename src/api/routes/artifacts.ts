@@ -57,9 +57,9 @@ export const artifactRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { dep
     },
     async (request, reply) => {
       const id = request.params.id.toLowerCase();
-      const found = await deps.store.getArtifact(id);
+      const found = await deps.store.artifacts.get(id);
       // An artifact of a set the key may not see is as absent as the set.
-      const set = found && request.apiKey?.envs ? await deps.store.getSet(found.setId) : undefined;
+      const set = found && request.apiKey?.envs ? await deps.store.sets.get(found.setId) : undefined;
       const artifact = found && (!request.apiKey?.envs || (set && seesSetEnv(request.apiKey, set.env))) ? found : undefined;
       const stream = artifact && (await deps.artifacts?.open(artifact.location));
       if (!artifact || !stream) throw new RunsetError('not_found', `no artifact with id ${request.params.id} (it may have passed its retention)`);

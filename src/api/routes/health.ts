@@ -27,7 +27,7 @@ export const healthRoute: FastifyPluginAsync<{ store: Store }> = (app, { store }
     },
     async (request, reply) => {
       try {
-        await store.getSet('00000000-0000-4000-8000-000000000000');
+        await store.sets.get('00000000-0000-4000-8000-000000000000');
         return { status: 'ok' as const };
       } catch (err) {
         request.log.warn({ err }, 'health check: store unreachable');

@@ -39,7 +39,7 @@ export const keyRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) 
     },
     async (request) => {
       const actor = actorOf(request.apiKey);
-      const keys = await deps.store.listKeys();
+      const keys = await deps.store.keys.list();
       return { keys: keys.filter((k) => managesKey(actor, k)).map(toView) };
     },
   );
@@ -89,9 +89,9 @@ export const keyRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) 
     async (request, reply) => {
       const actor = actorOf(request.apiKey);
       const id = request.params.id.toLowerCase();
-      const target = (await deps.store.listKeys()).find((k) => k.id === id);
+      const target = (await deps.store.keys.list()).find((k) => k.id === id);
       if (!target || !managesKey(actor, target)) throw new RunsetError('not_found', `no key with id ${request.params.id}`);
-      await deps.store.revokeKey(id);
+      await deps.store.keys.revoke(id);
       request.log.info({ key: id, by: actor.id }, 'key revoked');
       return reply.code(204).send(null);
     },

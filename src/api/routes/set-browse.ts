@@ -41,7 +41,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       const limit = request.query.limit === undefined ? SET_PAGE_LIMIT.default : Number(request.query.limit);
       if (limit < 1 || limit > SET_PAGE_LIMIT.max) throw new RunsetError('invalid_query', `query parameter limit must be 1-${SET_PAGE_LIMIT.max} (default ${SET_PAGE_LIMIT.default}); got "${String(request.query.limit)}"`);
       const envs = request.apiKey ? listableEnvs(request.apiKey, env) : [];
-      const page = envs?.length === 0 ? { sets: [], nextCursor: null } : await deps.store.listSets({ env, envs, status, limit, cursor, labels });
+      const page = envs?.length === 0 ? { sets: [], nextCursor: null } : await deps.store.sets.list({ env, envs, status, limit, cursor, labels });
       return { testRunSets: page.sets.map(toSummary), nextCursor: page.nextCursor };
     },
   );
@@ -61,7 +61,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     },
     async (request) => {
       const set = await findSet(deps, request.params.id, request.apiKey);
-      const [overrides, control, labels] = await Promise.all([deps.store.getSetOverrides(set.id), deps.store.setControl(set.id), deps.store.getSetLabels(set.id)]);
+      const [overrides, control, labels] = await Promise.all([deps.store.sets.overrides(set.id), deps.store.sets.control(set.id), deps.store.sets.labels(set.id)]);
       return {
         id: set.id,
         env: set.env,
@@ -91,11 +91,11 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     async (request, reply) => {
       const earlier = await findSet(deps, request.params.id, request.apiKey);
       const keyId = request.apiKey?.id ?? null;
-      const [overrides, labels, history] = await Promise.all([deps.store.getSetOverrides(earlier.id), deps.store.getSetLabels(earlier.id), deps.store.durationHistory(earlier.env)]);
+      const [overrides, labels, history] = await Promise.all([deps.store.sets.overrides(earlier.id), deps.store.sets.labels(earlier.id), deps.store.durations.history(earlier.env)]);
       const set = planRerun(deps.suite(), { id: earlier.id, env: earlier.env, overrides: overrides ?? {}, labels: labels ?? {} }, { secretKey: deps.secretKey, keyId, history });
       deps.setLimit.take(keyId, reply); // as create: only a set about to be created spends the budget
-      await deps.store.createSet(set);
-      await deps.store.notifyRunsWaiting();
+      await deps.store.sets.create(set);
+      await deps.store.claims.notifyRunsWaiting();
       request.log.info({ set: set.id, rerunOf: earlier.id, env: set.env, members: set.runs.length }, 'test run set created (run again)');
       return { testRunSetId: set.id };
     },

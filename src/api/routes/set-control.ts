@@ -33,7 +33,7 @@ export const setControlRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       const id = request.params.id.toLowerCase();
       const key = request.apiKey;
       await findSet(deps, id, key); // a set the key may not see is 404 before anything changes
-      const result = await deps.store.cancelSet(id, { byKeyId: key?.id ?? null, byKeyName: key?.name ?? null, error: CANCELLED });
+      const result = await deps.store.sets.cancel(id, { byKeyId: key?.id ?? null, byKeyName: key?.name ?? null, error: CANCELLED });
       if (!result.found) throw new RunsetError('not_found', `no Test Run Set with id ${request.params.id}`);
       const set = await findSet(deps, id, key);
       if (result.cancelled) request.log.info({ set: id, key: key?.id }, 'test run set cancelled');

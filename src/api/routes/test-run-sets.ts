@@ -72,20 +72,20 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       if (idem) {
         // A replay (a CI job retrying) gets its set back as it was: it does not
         // spend the key's budget, and a config edited since cannot refuse it.
-        const earlier = await deps.store.findCreatedOnce(keyId ?? '', idem.key);
+        const earlier = await deps.store.sets.findCreatedOnce(keyId ?? '', idem.key);
         if (earlier) return replay(earlier, idem.key, idem.bodyHash);
       }
-      const history = await deps.store.durationHistory(request.body.env);
+      const history = await deps.store.durations.history(request.body.env);
       const set = planTestRunSet(deps.suite(), request.body, { secretKey: deps.secretKey, keyId, history });
       deps.setLimit.take(keyId, reply); // after the request is judged: a refused one creates no set, so spends nothing
       if (idem) {
         // Two first tries racing: the store lets exactly one create.
-        const once = await deps.store.createSetOnce(set, { keyId: keyId ?? '', ...idem, ttlMs: IDEMPOTENCY_TTL_MS });
+        const once = await deps.store.sets.createOnce(set, { keyId: keyId ?? '', ...idem, ttlMs: IDEMPOTENCY_TTL_MS });
         if (!once.created) return replay(once, idem.key, idem.bodyHash);
       } else {
-        await deps.store.createSet(set);
+        await deps.store.sets.create(set);
       }
-      await deps.store.notifyRunsWaiting();
+      await deps.store.claims.notifyRunsWaiting();
       request.log.info({ set: set.id, env: set.env, members: set.runs.length }, 'test run set created');
       return { testRunSetId: set.id };
     },
@@ -123,7 +123,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     // condition is asked, else awaited.
     (request, reply) => {
       const id = request.params.id.toLowerCase();
-      const known = request.headers['if-none-match'] === undefined ? deps.store.peekSet?.(id) : undefined;
+      const known = request.headers['if-none-match'] === undefined ? deps.store.sets.peek?.(id) : undefined;
       if (known && seesSetEnv(request.apiKey, known.env)) {
         void reply.header('etag', statusEtag(known));
         return statusDocument(known);
@@ -147,7 +147,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
     },
     async (request) => {
       const set = await findSet(deps, request.params.id, request.apiKey);
-      const [runs, artifacts, control] = await Promise.all([deps.store.listRuns(set.id), deps.store.listArtifacts(set.id), deps.store.setControl(set.id)]);
+      const [runs, artifacts, control] = await Promise.all([deps.store.sets.listRuns(set.id), deps.store.artifacts.list(set.id), deps.store.sets.control(set.id)]);
       const byRun = artifactsByRun(artifacts);
       // The members a key's cancel ended are those that got its error (nothing else sets it).
       const cancel = control?.cancellation;
@@ -221,7 +221,7 @@ function replay(earlier: { setId: string; bodyHash: string }, key: string, bodyH
  * for a set of an environment the key may not see, so its existence is not told.
  */
 export async function findSet(deps: AppDeps, id: string, key: ApiKeyRecord | null): Promise<TestRunSetRecord> {
-  const set = await deps.store.getSet(id.toLowerCase());
+  const set = await deps.store.sets.get(id.toLowerCase());
   if (!set || !seesSetEnv(key, set.env)) throw setNotFound(id);
   return set;
 }

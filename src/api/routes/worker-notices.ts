@@ -61,7 +61,7 @@ export const workerNoticeRoutes: FastifyPluginAsync<{ deps: AppDeps; link: Worke
       });
       const offCancel = link.onSetCancelled((setId) => {
         if (key?.envs === null) return send({ type: 'set-cancelled', setId });
-        deps.store.getSet(setId).then(
+        deps.store.sets.get(setId).then(
           (set) => set && seesSetEnv(key, set.env) && send({ type: 'set-cancelled', setId }),
           (err: unknown) => request.log.warn({ err, set: setId }, 'reading a cancelled set for a worker\'s notice failed; its members stop at their next heartbeat'),
         );

@@ -160,7 +160,7 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
   /** A set this key may name: else 404, as for a set that does not exist. */
   async function visibleSet(key: ApiKeyRecord | null, setId: string): Promise<void> {
     if (key?.envs === null) return;
-    const set = await deps.store.getSet(setId);
+    const set = await deps.store.sets.get(setId);
     if (!set || !seesSetEnv(key, set.env)) throw setNotFound(setId);
   }
 

@@ -26,7 +26,7 @@ export const workerRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps 
       },
     },
     async (request) => {
-      const workers = await deps.store.listWorkers(deps.workerStaleMs);
+      const workers = await deps.store.workers.list(deps.workerStaleMs);
       return { workers: await onlyVisibleMembers(deps.store, workers, request.apiKey), staleAfterMs: deps.workerStaleMs };
     },
   );
@@ -37,7 +37,7 @@ export const workerRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps 
 async function onlyVisibleMembers(store: Store, workers: WorkerInfo[], key: ApiKeyRecord | null): Promise<WorkerInfo[]> {
   if (key?.envs === null) return workers;
   const setIds = [...new Set(workers.flatMap((w) => w.running.map((m) => m.setId)))];
-  const sets = setIds.length > 0 ? await store.getSets(setIds) : [];
+  const sets = setIds.length > 0 ? await store.sets.getMany(setIds) : [];
   const visible = new Set(sets.filter((s) => seesSetEnv(key, s.env)).map((s) => s.id));
   return workers.map((w) => ({ ...w, running: w.running.filter((m) => visible.has(m.setId)) }));
 }

@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { ArtifactTooLargeError, DEFAULT_MAX_ARTIFACT_BYTES, type ArtifactBlobStore } from '../../artifacts/blobs.js';
 import { withClient, withTransaction } from './connection.js';
-import type { Names } from './sql.js';
+import type { Names } from './statements.js';
 
 const CHUNK_BYTES = 1024 * 1024;
 const PG_PREFIX = 'pg:';

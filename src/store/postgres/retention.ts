@@ -10,7 +10,7 @@
 import type pg from 'pg';
 import type { DueSets, RemovedBatch, RemovedSummary, RetentionWhenUnset, SetRetention } from '../retention.js';
 import { withClient, withTransaction, type Queryable } from './connection.js';
-import type { Names } from './sql.js';
+import type { Names } from './statements.js';
 
 export class PostgresRetention implements SetRetention {
   constructor(

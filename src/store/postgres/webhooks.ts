@@ -11,7 +11,7 @@ import type { AttemptOutcome, DeliveryWithAttempts, DueDelivery, SetEvent } from
 import type { WebhookOutbox } from '../webhook-outbox.js';
 import { webhookRowMappers, type AttemptRow, type DeliveryRow } from '../webhook-rows.js';
 import { withClient, withTransaction } from './connection.js';
-import { msFromNow, NOW, type Names } from './sql.js';
+import { msFromNow, NOW, type Names } from './statements.js';
 
 const { toDelivery, withAttempts } = webhookRowMappers<Date>((value) => value.toISOString());
 const DELIVERY_COLUMNS = 'id, webhook, set_id, event, state, created_at, next_attempt_at, delivered_at, attempts';

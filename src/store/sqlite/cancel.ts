@@ -1,14 +1,14 @@
 /**
  * The SQLite store's cancel and fail-fast reads and writes. A cancel runs inside
- * a write transaction its caller (SqliteStore) opens; each member it ends moves
+ * a write transaction its caller (./sets.ts) opens; each member it ends moves
  * the set's counts through the same path as every other move (MoveCounts).
  */
 import type Database from 'better-sqlite3';
 import { isFinal, type RunState } from '../../core/states.js';
 import type { SetControl } from '../../core/types.js';
 import { controlOf, type ControlRow as StoredControl } from '../rows.js';
-import type { CancelRequest, CancelResult } from '../store.js';
-import type { MoveCounts } from './batches.js';
+import type { CancelRequest, CancelResult } from '../sets.js';
+import type { MoveCounts } from './set-moves.js';
 import { now } from './statements.js';
 
 type ControlRow = StoredControl<string> & { status: RunState };

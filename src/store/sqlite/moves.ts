@@ -1,36 +1,107 @@
 /**
- * The SQLite store's member moves: claims, starts, outcomes, releases and
- * reaping, each run inside a transaction its caller (SqliteStore) opens, and the
- * move of the set's counts, status and timestamps that every one of them carries
- * (moveSetCounts). The PostgreSQL store makes the same moves in
- * src/store/postgres/moves-sql.ts; the shared contract suite holds both to them.
+ * The SQLite store's member moves: claims (of any member, or the rest of a
+ * batch), starts of reserved members, outcomes, releases and reaping, each run
+ * inside a transaction its caller (./claims.ts) opens, each carrying its set's
+ * counts, status and timestamps along (./set-moves.ts). Which moves each may
+ * make, what they stamp on a member, and the reap rule are src/core/moves.ts's;
+ * the statements below write them (started_at at the first move to RUNNING,
+ * ended_at at the end). The PostgreSQL store makes the same moves in
+ * ../postgres/moves.ts; the property test holds both to the core rules.
+ *
+ * Reserved = leased (worker_id, claims, lease_expires_at set) but still WAITING
+ * in the set's counts: a batch of 50 Playwright cases shows 50 WAITING until
+ * Playwright begins each one, so counts are live rather than jumping to RUNNING.
  */
 import type Database from 'better-sqlite3';
-import { canMoveMember, deriveSetStatus, type RunState } from '../../core/states.js';
+import type { RunState } from '../../core/states.js';
+import { reapedTo } from '../../core/moves.js';
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
-import { WORKER_LOST, type ClaimRequest, type LeaseRef, type ReapResult } from '../store.js';
-import { countsOf } from '../rows.js';
-import { claimedOf, SqliteBatches, type ReservedRow, type SetOfClaim } from './batches.js';
-import { SqliteCancels } from './cancel.js';
-import type { SetRowCache } from './set-cache.js';
-import { now, type SetRow, type Statements } from './statements.js';
+import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type ReapResult } from '../claims.js';
+import { toClaimed } from '../rows.js';
+import type { SqliteArtifacts } from './artifacts.js';
+import type { MoveCounts } from './set-moves.js';
+import { FENCED, now } from './statements.js';
+
+/** What leasing a member returns: its new claim number, spec (JSON), batch key and expected duration. */
+interface ReservedRow {
+  claims: number;
+  spec: string;
+  batch_key: string | null;
+  expected_ms: number | null;
+}
+
+/** What a claim needs of a member's set: its environment and variables (as stored JSON). */
+interface SetOfClaim {
+  env: string;
+  variables: string;
+}
+
+type Statement =
+  | 'waitingRuns' | 'waitingRunsSkipping' | 'batchRuns' | 'claimRun' | 'reserveRun' | 'setOfClaim' | 'startRun'
+  | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'holdsOutcome' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun';
 
 export class SqliteMoves {
-  /** Reserved members and artifacts, whose moves carry set counts through this class too. */
-  readonly batches: SqliteBatches;
-  /** Cancel and fail fast, whose member moves carry set counts through this class too. */
-  readonly cancels: SqliteCancels;
+  private readonly sql: Record<Statement, Database.Statement>;
 
   constructor(
     db: Database.Database,
-    private readonly sql: Statements,
-    /** The owning process's copy of set rows: every set write drops its entry. */
-    private readonly setRows: SetRowCache | undefined,
-    /** Told of every set whose counts a move changed, inside the move's transaction (see SqliteStore.onSetChanged). */
-    private readonly setMoved: (setId: string) => void,
+    private readonly moveSet: MoveCounts,
+    private readonly artifacts: SqliteArtifacts,
   ) {
-    this.batches = new SqliteBatches(db, (setId, from, to, at) => this.moveSetCounts(setId, from, to, at));
-    this.cancels = new SqliteCancels(db, (setId, from, to, at) => this.moveSetCounts(setId, from, to, at));
+    this.sql = {
+      waitingRuns: db.prepare("SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL ORDER BY rowid LIMIT ?"),
+      // The same, leaving out the batch keys of a JSON array (ClaimRequest.skipBatchKeys), and
+      // only of one set and of some environments when asked; apart so the usual claim stays as simple.
+      waitingRunsSkipping: db.prepare(`
+        SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL
+          AND (batch_key IS NULL OR batch_key NOT IN (SELECT value FROM json_each(@skip)))
+          AND (@set_id IS NULL OR set_id = @set_id) AND (@envs IS NULL OR env IN (SELECT value FROM json_each(@envs)))
+        ORDER BY rowid LIMIT @limit`),
+      batchRuns: db.prepare(`
+        SELECT id FROM test_runs
+        WHERE set_id = @set_id AND batch_key = @batch_key AND status = 'WAITING' AND worker_id IS NULL
+        ORDER BY rowid LIMIT @limit`),
+      // A member with a batch key is claimed reserved: leased but still WAITING, until its case begins.
+      claimRun: db.prepare(`
+        UPDATE test_runs SET status = CASE WHEN batch_key IS NULL THEN 'RUNNING' ELSE 'WAITING' END,
+          claims = claims + 1, worker_id = @worker_id, lease_expires_at = @lease_expires_at,
+          started_at = CASE WHEN batch_key IS NULL THEN COALESCE(started_at, @at) ELSE started_at END,
+          ran_on = CASE WHEN batch_key IS NULL THEN @worker_id ELSE ran_on END
+        WHERE id = @id AND status = 'WAITING' AND worker_id IS NULL
+        RETURNING claims, spec, batch_key, expected_ms`),
+      reserveRun: db.prepare(`
+        UPDATE test_runs SET claims = claims + 1, worker_id = @worker_id, lease_expires_at = @lease_expires_at
+        WHERE id = @id AND status = 'WAITING' AND worker_id IS NULL
+        RETURNING claims, spec, batch_key, expected_ms`),
+      setOfClaim: db.prepare('SELECT env, variables FROM test_run_sets WHERE id = ?'),
+      startRun: db.prepare(`
+        UPDATE test_runs SET status = 'RUNNING', started_at = COALESCE(started_at, @at), ran_on = worker_id
+        WHERE id = @id AND worker_id = @worker_id AND claims = @claims AND status = 'WAITING'
+        RETURNING set_id`),
+      heartbeat: db.prepare(`UPDATE test_runs SET lease_expires_at = @lease_expires_at, attempts = @attempts WHERE ${FENCED}`),
+      renewLease: db.prepare(`UPDATE test_runs SET lease_expires_at = @lease_expires_at WHERE ${FENCED}`),
+      leaseStatus: db.prepare(`SELECT status, set_id FROM test_runs WHERE ${FENCED}`),
+      finishRun: db.prepare(`
+        UPDATE test_runs SET status = @status, attempts = @attempts, error = @error, output = @output,
+          duration_ms = @duration_ms, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
+        WHERE ${FENCED}`),
+      // A finish retried after its first answer was lost: did that one write this outcome under this claim?
+      // (A member the reaper failed under the same claim holds the reaper's outcome, not ours.)
+      holdsOutcome: db.prepare(`
+        SELECT 1 FROM test_runs
+        WHERE id = @id AND claims = @claims AND worker_id IS NULL AND status = @status AND attempts = @attempts
+          AND error IS @error AND duration_ms = @duration_ms`),
+      releaseRun: db.prepare(`UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL WHERE ${FENCED}`),
+      expiredRuns: db.prepare(`
+        SELECT id, set_id, status, claims, lost_leases FROM test_runs
+        WHERE lease_expires_at < ? AND status IN ('WAITING', 'RUNNING')`),
+      requeueRun: db.prepare(`
+        UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL, lost_leases = lost_leases + 1
+        WHERE id = @id AND claims = @claims AND status IN ('WAITING', 'RUNNING')`),
+      failLostRun: db.prepare(`
+        UPDATE test_runs SET status = 'FAIL', error = @error, lost_leases = lost_leases + 1, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
+        WHERE id = @id AND claims = @claims AND status IN ('WAITING', 'RUNNING')`),
+    };
   }
 
   /**
@@ -52,18 +123,39 @@ export class SqliteMoves {
       const taken =
         i < starting
           ? (this.sql.claimRun.get({ id: row.id, worker_id: req.workerId, lease_expires_at: Date.now() + req.leaseMs, at }) as ReservedRow | undefined)
-          : this.batches.reserve(row.id, req.workerId, req.leaseMs);
+          : this.reserve(row.id, req.workerId, req.leaseMs);
       if (!taken) continue;
-      if (i < starting && taken.batch_key === null) this.moveSetCounts(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
+      if (i < starting && taken.batch_key === null) this.moveSet(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
       let set = sets.get(row.set_id);
       if (set === undefined) {
-        set = this.batches.setOfClaim(row.set_id);
+        set = this.setOfClaim(row.set_id);
         if (set === undefined) throw new Error(`member ${row.id} has no set ${row.set_id}`); // the foreign key forbids it
         sets.set(row.set_id, set);
       }
       out.push(claimedOf(row.id, row.set_id, taken, set, req.workerId));
     }
     return out;
+  }
+
+  /** Reserves up to `limit` more unleased WAITING members of one set with one batch key, oldest first. */
+  claimBatch(req: BatchClaimRequest): ClaimedRun[] {
+    if (req.limit <= 0) return [];
+    const rows = this.sql.batchRuns.all({ set_id: req.setId, batch_key: req.batchKey, limit: req.limit }) as { id: string }[];
+    const set = this.setOfClaim(req.setId);
+    const out: ClaimedRun[] = [];
+    for (const row of rows) {
+      const taken = this.reserve(row.id, req.workerId, req.leaseMs);
+      if (taken && set !== undefined) out.push(claimedOf(row.id, req.setId, taken, set, req.workerId));
+    }
+    return out;
+  }
+
+  /** A reserved member began at `at`: WAITING → RUNNING; false when the lease is not ours. */
+  start(lease: LeaseRef, at: string): boolean {
+    const row = this.sql.startRun.get({ id: lease.runId, worker_id: lease.workerId, claims: lease.claim, at }) as { set_id: string } | undefined;
+    if (!row) return false;
+    this.moveSet(row.set_id, 'WAITING', 'RUNNING', at);
+    return true;
   }
 
   /**
@@ -74,9 +166,14 @@ export class SqliteMoves {
     const fence = fenceOf(lease);
     const held = this.sql.leaseStatus.get(fence) as { status: RunState } | undefined;
     if (!held) return false;
-    if (held.status === 'WAITING') this.batches.startRun(lease, now());
+    if (held.status === 'WAITING') this.start(lease, now());
     this.sql.renewLease.run({ ...fence, lease_expires_at: Date.now() + leaseMs });
     return true;
+  }
+
+  /** Extends the lease and records attempts so far; false when the lease is not ours. */
+  heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): boolean {
+    return this.sql.heartbeat.run({ ...fenceOf(lease), lease_expires_at: Date.now() + leaseMs, attempts }).changes === 1;
   }
 
   /**
@@ -92,8 +189,8 @@ export class SqliteMoves {
     if (!held) return this.sql.holdsOutcome.get({ id: lease.runId, claims: lease.claim, ...written }) !== undefined;
     // Read under the same fence inside this write transaction: the update matches.
     this.sql.finishRun.run({ ...fence, ...written, output: outcome.output, at });
-    this.moveSetCounts(held.set_id, held.status, outcome.status, at);
-    this.batches.insertArtifacts(lease.runId, held.set_id, outcome.artifacts ?? [], at);
+    this.moveSet(held.set_id, held.status, outcome.status, at);
+    this.artifacts.insert(lease.runId, held.set_id, outcome.artifacts ?? [], at);
     return true;
   }
 
@@ -107,53 +204,49 @@ export class SqliteMoves {
       if (!held) continue;
       // Read under the same fence inside this write transaction: the update matches.
       this.sql.releaseRun.run(fence);
-      if (held.status === 'RUNNING') this.moveSetCounts(held.set_id, 'RUNNING', 'WAITING', at);
+      if (held.status === 'RUNNING') this.moveSet(held.set_id, 'RUNNING', 'WAITING', at);
       n++;
     }
     return n;
   }
 
-  /** Expired leases back to WAITING, or FAIL with WORKER_LOST at the `maxLostLeases`-th. */
+  /** Expired leases back to WAITING, or FAIL with WORKER_LOST at the `maxLostLeases`-th (reapedTo). */
   reap(maxLostLeases: number): ReapResult {
     const at = now();
     const expired = this.sql.expiredRuns.all(Date.now()) as { id: string; set_id: string; status: RunState; claims: number; lost_leases: number }[];
     const res: ReapResult = { requeued: 0, failed: 0 };
     for (const run of expired) {
-      if (run.lost_leases + 1 < maxLostLeases) {
+      if (reapedTo(run.lost_leases, maxLostLeases) === 'WAITING') {
         this.sql.requeueRun.run({ id: run.id, claims: run.claims });
-        if (run.status === 'RUNNING') this.moveSetCounts(run.set_id, 'RUNNING', 'WAITING', at); // a reserved one stays WAITING
+        if (run.status === 'RUNNING') this.moveSet(run.set_id, 'RUNNING', 'WAITING', at); // a reserved one stays WAITING
         res.requeued++;
       } else {
         this.sql.failLostRun.run({ id: run.id, claims: run.claims, at, error: WORKER_LOST });
-        this.moveSetCounts(run.set_id, run.status, 'FAIL', at);
+        this.moveSet(run.set_id, run.status, 'FAIL', at);
         res.failed++;
       }
     }
     return res;
   }
 
-  /** One member moved: update the set's counts, timestamps and derived status. */
-  private moveSetCounts(setId: string, from: RunState, to: RunState, at: string): void {
-    if (!canMoveMember(from, to)) throw new Error(`illegal member move ${from} → ${to}`);
-    const row = this.sql.getSet.get(setId) as SetRow;
-    const counts = countsOf(row);
-    counts[from]--;
-    counts[to]++;
-    const startedAt = row.started_at ?? (to === 'RUNNING' ? at : null);
-    const status = deriveSetStatus(counts, startedAt !== null);
-    this.setRows?.drop(setId);
-    this.setMoved(setId);
-    this.sql.updateSetProgress.run({
-      id: setId,
-      status,
-      started_at: startedAt ?? (status === 'FAIL' ? at : null),
-      ended_at: status === 'SUCCESS' || status === 'FAIL' ? at : null,
-      count_waiting: counts.WAITING,
-      count_running: counts.RUNNING,
-      count_success: counts.SUCCESS,
-      count_fail: counts.FAIL,
-    });
+  /** Leases an unleased WAITING member without starting it; undefined when someone else holds it. */
+  private reserve(id: string, workerId: string, leaseMs: number): ReservedRow | undefined {
+    return this.sql.reserveRun.get({ id, worker_id: workerId, lease_expires_at: Date.now() + leaseMs }) as ReservedRow | undefined;
   }
+
+  /** A set's environment and variables, or undefined for no such set. */
+  private setOfClaim(setId: string): SetOfClaim | undefined {
+    return this.sql.setOfClaim.get(setId) as SetOfClaim | undefined;
+  }
+}
+
+/** A member just leased to `workerId`, as claims hand it out. */
+function claimedOf(id: string, setId: string, taken: ReservedRow, set: SetOfClaim, workerId: string): ClaimedRun {
+  return toClaimed(
+    { id, set_id: setId, env: set.env, claims: taken.claims, batch_key: taken.batch_key, expected_ms: taken.expected_ms },
+    { spec: JSON.parse(taken.spec), variables: JSON.parse(set.variables) },
+    workerId,
+  );
 }
 
 /** The named parameters that fence a write to the lease's holder. */

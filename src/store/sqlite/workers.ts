@@ -1,13 +1,18 @@
 /**
- * The SQLite side of the workers registry: the one `serve` process registers
- * its pool here too, so shares are sized the same way on both stores.
+ * The SQLite side of the workers sub-store: the registry (the one `serve`
+ * process registers its pool here too, so shares are sized the same way on
+ * both stores) and the queue figures a metrics scrape reads, each served by an
+ * index (see migrations.ts).
  */
 import type Database from 'better-sqlite3';
-import type { BatchWorker, NewWorker, WorkerInfo } from '../store.js';
+import type { BatchWorker, NewWorker, QueueStats, WorkerInfo, WorkersStore } from '../workers.js';
 import { assembleWorkers, type LeasedRunRow, type WorkerRow } from '../rows.js';
+import { settle } from './settle.js';
 
-export class SqliteWorkers {
-  private readonly sql: Record<'register' | 'heartbeat' | 'remove' | 'dropStale' | 'batch' | 'list' | 'leased', Database.Statement>;
+type Statement = 'register' | 'heartbeat' | 'remove' | 'dropStale' | 'batch' | 'list' | 'leased' | 'waitingMembers' | 'pendingDeliveries' | 'liveWorkers';
+
+export class SqliteWorkers implements WorkersStore {
+  private readonly sql: Record<Statement, Database.Statement>;
 
   constructor(db: Database.Database) {
     this.sql = {
@@ -28,30 +33,46 @@ export class SqliteWorkers {
       list: db.prepare('SELECT id, host, pid, slots, started_at, heartbeat_at FROM workers WHERE heartbeat_at >= ? ORDER BY host, started_at, id'),
       // Served by the partial index test_runs_leased: only held members have a lease.
       leased: db.prepare('SELECT id, set_id, name, type, status, started_at, worker_id FROM test_runs WHERE lease_expires_at IS NOT NULL'),
+      // Unfinished sets through test_run_sets_status_recent, their counts rather than a COUNT over members.
+      waitingMembers: db.prepare("SELECT COALESCE(sum(count_waiting), 0) AS n FROM test_run_sets WHERE status IN ('WAITING', 'RUNNING')").pluck(),
+      pendingDeliveries: db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending'").pluck(),
+      liveWorkers: db.prepare('SELECT count(*) AS n FROM workers WHERE heartbeat_at >= ?').pluck(),
     };
   }
 
-  register(worker: NewWorker): void {
-    this.sql.register.run({ ...worker, now: Date.now() });
+  register(worker: NewWorker): Promise<void> {
+    return settle(() => void this.sql.register.run({ ...worker, now: Date.now() }));
   }
 
-  heartbeat(id: string): boolean {
-    return this.sql.heartbeat.run(Date.now(), id).changes === 1;
+  heartbeat(id: string): Promise<boolean> {
+    return settle(() => this.sql.heartbeat.run(Date.now(), id).changes === 1);
   }
 
-  remove(id: string): void {
-    this.sql.remove.run(id);
+  remove(id: string): Promise<void> {
+    return settle(() => void this.sql.remove.run(id));
   }
 
-  batchWorkers(setId: string, batchKey: string, staleMs: number): BatchWorker[] {
-    this.sql.dropStale.run(Date.now() - staleMs);
-    return this.sql.batch.all(setId, batchKey) as BatchWorker[];
+  batchWorkers(setId: string, batchKey: string, staleMs: number): Promise<BatchWorker[]> {
+    return settle(() => {
+      this.sql.dropStale.run(Date.now() - staleMs);
+      return this.sql.batch.all(setId, batchKey) as BatchWorker[];
+    });
   }
 
-  list(staleMs: number): WorkerInfo[] {
-    const iso = (ms: number) => new Date(ms).toISOString();
-    const rows = this.sql.list.all(Date.now() - staleMs) as Array<Omit<WorkerRow, 'started_at' | 'heartbeat_at'> & { started_at: number; heartbeat_at: number }>;
-    const workers = rows.map((w) => ({ ...w, started_at: iso(w.started_at), heartbeat_at: iso(w.heartbeat_at) }));
-    return assembleWorkers(workers, this.sql.leased.all() as LeasedRunRow[]);
+  list(staleMs: number): Promise<WorkerInfo[]> {
+    return settle(() => {
+      const iso = (ms: number) => new Date(ms).toISOString();
+      const rows = this.sql.list.all(Date.now() - staleMs) as Array<Omit<WorkerRow, 'started_at' | 'heartbeat_at'> & { started_at: number; heartbeat_at: number }>;
+      const workers = rows.map((w) => ({ ...w, started_at: iso(w.started_at), heartbeat_at: iso(w.heartbeat_at) }));
+      return assembleWorkers(workers, this.sql.leased.all() as LeasedRunRow[]);
+    });
+  }
+
+  queueStats(staleMs: number): Promise<QueueStats> {
+    return settle(() => ({
+      waitingMembers: this.sql.waitingMembers.get() as number,
+      pendingDeliveries: this.sql.pendingDeliveries.get() as number,
+      liveWorkers: this.sql.liveWorkers.get(Date.now() - staleMs) as number,
+    }));
   }
 }

@@ -15,7 +15,7 @@ import type pg from 'pg';
 import * as history from '../history.js';
 import type { HistoryPage, HistoryRow, ListTestsQuery, TestHistoryStore, TestRunsQuery, TestsPage, TestWindow, WindowRow } from '../history.js';
 import { withClient } from './connection.js';
-import type { Names } from './sql.js';
+import type { Names } from './statements.js';
 
 const { toWindowRun, toHistoryRun } = history.historyMappers<Date>((value) => value.toISOString());
 

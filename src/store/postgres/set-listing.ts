@@ -1,16 +1,13 @@
 /**
- * The PostgreSQL store's dashboard SQL: listing sets a page at a time, a set's
- * overrides, and browser sessions (expiry judged by the database's clock). Each
- * listing shape (filters × cursor) is its own named statement, so the planner
- * walks the matching (…, created_at, id) index backwards.
+ * The dashboard's list of sets on PostgreSQL, a page at a time, newest first.
+ * Each listing shape (filters × cursor) is its own named statement, so the
+ * planner walks the matching (…, created_at, id) index backwards.
  */
 import type { Queryable } from './connection.js';
-import { msFromNow, type KeyRow, type Names, type SetRow } from './sql.js';
+import { SET_COLUMNS, type Names, type SetRow } from './statements.js';
 import type { RunState } from '../../core/states.js';
 import type { TestRunSetRecord } from '../../core/types.js';
 import { decodeCursor, encodeCursor, type CursorPosition, type ListSetsQuery, type SetPage } from '../browse.js';
-
-const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail';
 
 interface ListParams {
   env?: string;
@@ -72,60 +69,4 @@ async function listSets(q: Queryable, n: Names, p: ListParams): Promise<SetRow[]
     values,
   });
   return rows;
-}
-
-export async function getSetOverrides(q: Queryable, n: Names, id: string): Promise<unknown> {
-  const { rows } = await q.query<{ overrides: unknown }>({
-    name: 'runset.browse.overrides',
-    text: `SELECT overrides FROM ${n.sets} WHERE id = $1`,
-    values: [id],
-  });
-  return rows[0]?.overrides;
-}
-
-export async function getSetLabels(q: Queryable, n: Names, id: string): Promise<unknown> {
-  const { rows } = await q.query<{ labels: unknown }>({
-    name: 'runset.browse.labels',
-    text: `SELECT labels FROM ${n.sets} WHERE id = $1`,
-    values: [id],
-  });
-  return rows[0]?.labels;
-}
-
-export type SessionRow = KeyRow & { csrf_token: string; session_expires_at: Date };
-
-export async function deleteExpiredSessions(q: Queryable, n: Names): Promise<void> {
-  await q.query({ name: 'runset.browse.deleteExpiredSessions', text: `DELETE FROM ${n.sessions} WHERE expires_at <= now()` });
-}
-
-export async function insertSession(
-  q: Queryable,
-  n: Names,
-  s: { idHash: string; keyId: string; csrfToken: string; ttlMs: number },
-): Promise<void> {
-  await q.query({
-    name: 'runset.browse.insertSession',
-    text: `
-      INSERT INTO ${n.sessions} (id_hash, key_id, csrf_token, expires_at)
-      VALUES ($1, $2, $3, ${msFromNow('$4')})`,
-    values: [s.idHash, s.keyId, s.csrfToken, s.ttlMs],
-  });
-}
-
-/** A revoked key ends its sessions: the join drops them at once, for every process. */
-export async function findSession(q: Queryable, n: Names, idHash: string): Promise<SessionRow | undefined> {
-  const { rows } = await q.query<SessionRow>({
-    name: 'runset.browse.findSession',
-    text: `
-      SELECT k.id, k.name, k.role, k.envs, k.expires_at, k.created_at, k.last_used_at, k.revoked_at,
-        s.csrf_token, s.expires_at AS session_expires_at
-      FROM ${n.sessions} s JOIN ${n.keys} k ON k.id = s.key_id
-      WHERE s.id_hash = $1 AND s.expires_at > now() AND k.revoked_at IS NULL`,
-    values: [idHash],
-  });
-  return rows[0];
-}
-
-export async function deleteSession(q: Queryable, n: Names, idHash: string): Promise<void> {
-  await q.query({ name: 'runset.browse.deleteSession', text: `DELETE FROM ${n.sessions} WHERE id_hash = $1`, values: [idHash] });
 }

@@ -1,18 +1,25 @@
 /**
- * The PostgreSQL store's member moves: claims, starts, heartbeats, outcomes,
- * releases and reaping, one named statement each (the rules of ./sql.ts hold).
+ * The PostgreSQL store's member moves: claims (of any member, or the rest of a
+ * batch), starts, heartbeats, outcomes, releases and reaping, one named
+ * statement each (the rules of ./statements.ts hold). Which moves each may
+ * make, what they stamp on a member (started_at at the first move to RUNNING,
+ * ended_at at the end) and the reap rule are src/core/moves.ts's, written here
+ * in SQL and checked against the core by the property test; the SQLite store
+ * makes the same moves in ../sqlite/moves.ts.
  *
  * - Every worker write is fenced by (id, worker_id, claims) on a leased member
  *   (RUNNING, or reserved: WAITING with a lease, see claimCtes): a worker whose
  *   lease was taken over matches no row and changes nothing.
  * - A move and its set's new counts, status and timestamps are one statement
- *   (see carryToSets): one round trip, and the set row is locked only while the
+ *   (./set-moves.ts): one round trip, and the set row is locked only while the
  *   statement runs, never across a client's round trips.
  */
-import type { RunOutcome } from '../../core/types.js';
-import type { ClaimRequest, LeaseRef, NextClaim } from '../store.js';
+import type { ClaimedRun, RunOutcome } from '../../core/types.js';
+import type { BatchClaimRequest, ClaimRequest, LeaseRef, NextClaim } from '../claims.js';
+import { toClaimed as claimedFrom } from '../rows.js';
 import type { Queryable } from './connection.js';
-import { msFromNow, NOW, type Names } from './sql.js';
+import { carryToSets } from './set-moves.js';
+import { msFromNow, NOW, type Names } from './statements.js';
 
 // worker_id is set only on leased members, so this matches RUNNING and reserved ones alike.
 const FENCED = "r.id = $1 AND r.worker_id = $2 AND r.claims = $3 AND r.status IN ('WAITING', 'RUNNING')";
@@ -27,55 +34,6 @@ export interface ClaimRow {
   batch_key: string | null;
   env: string;
   expected_ms: number | null;
-}
-
-/**
- * The CTEs that carry member moves over to their sets, appended to a statement
- * whose earlier CTE `moved(set_id, previous, next)` lists the moves it made. Each
- * touched set gets its counts shifted, its status derived from them and its
- * timestamps stamped — the rules of `deriveSetStatus` (src/core/states.ts) and of
- * the SQLite store, which the shared contract suite holds both stores to:
- *
- * - the set starts when its first member does (or when it fails without one
- *   having run), and never moves backwards: RUNNING once started, even if a
- *   member goes back to WAITING after a lost worker;
- * - it ends, SUCCESS or FAIL, with its last member.
- *
- * The sets are locked in id order (`locked`), after the members the statement
- * already holds. Under READ COMMITTED a row locked after a wait is read as the
- * waiter's committer left it, so counts are shifted from the latest committed
- * values, never from the statement's older snapshot. `at` is the statement's
- * now(), the same reading the member rows got.
- */
-export function carryToSets(n: Names, startedAt: string = NOW): string {
-  return `
-      deltas AS (
-        SELECT set_id,
-          count(*) FILTER (WHERE next = 'WAITING') - count(*) FILTER (WHERE previous = 'WAITING') AS w,
-          count(*) FILTER (WHERE next = 'RUNNING') - count(*) FILTER (WHERE previous = 'RUNNING') AS r,
-          count(*) FILTER (WHERE next = 'SUCCESS') AS ok,
-          count(*) FILTER (WHERE next = 'FAIL') AS ko,
-          bool_or(next = 'RUNNING') AS starts
-        FROM moved WHERE previous <> next GROUP BY set_id
-      ), locked AS (
-        SELECT s.id, s.started_at, s.started_at IS NOT NULL OR d.starts AS started,
-          s.count_waiting + d.w AS w, s.count_running + d.r AS r, s.count_success + d.ok AS ok, s.count_fail + d.ko AS ko
-        FROM ${n.sets} AS s JOIN deltas AS d ON d.set_id = s.id
-        ORDER BY s.id FOR UPDATE OF s
-      ), derived AS (
-        SELECT locked.*, CASE
-          WHEN w + r = 0 AND ok + ko > 0 THEN CASE WHEN ko > 0 THEN 'FAIL' ELSE 'SUCCESS' END
-          WHEN started OR r > 0 OR ok + ko > 0 THEN 'RUNNING'
-          ELSE 'WAITING' END AS status
-        FROM locked
-      ), sets_moved AS (
-        UPDATE ${n.sets} AS s SET status = x.status,
-          count_waiting = x.w, count_running = x.r, count_success = x.ok, count_fail = x.ko,
-          started_at = COALESCE(x.started_at, CASE WHEN x.started OR x.status = 'FAIL' THEN ${startedAt} END),
-          ended_at = CASE WHEN x.status IN ('SUCCESS', 'FAIL') THEN ${NOW} END
-        FROM derived AS x WHERE s.id = x.id
-        RETURNING s.id
-      )`;
 }
 
 /**
@@ -307,7 +265,8 @@ export async function releaseMembers(q: Queryable, n: Names, leases: LeaseRef[])
 
 /**
  * Members whose lease expired by the database's clock: back to WAITING, or FAIL
- * with `error` once this is their `maxLostLeases`-th lost lease. Rows a finisher
+ * with `error` once this is their `maxLostLeases`-th lost lease (reapedTo,
+ * src/core/moves.ts). Rows a finisher
  * holds right now are skipped: that worker is alive.
  */
 export async function reapMembers(q: Queryable, n: Names, maxLostLeases: number, error: string): Promise<{ requeued: number; failed: number }> {
@@ -335,4 +294,36 @@ export async function reapMembers(q: Queryable, n: Names, maxLostLeases: number,
     values: [maxLostLeases, error],
   });
   return rows[0] as { requeued: number; failed: number };
+}
+
+/** Reserves up to `limit` unleased waiting members of one set with one batch key: leased, still WAITING. */
+export async function claimBatchMembers(
+  q: Queryable,
+  n: Names,
+  req: BatchClaimRequest,
+): Promise<ClaimRow[]> {
+  const { rows } = await q.query<ClaimRow>({
+    name: 'runset.claimBatchMembers',
+    text: `
+      WITH picked AS (
+        SELECT id FROM ${n.runs}
+        WHERE set_id = $2 AND batch_key = $3 AND status = 'WAITING' AND worker_id IS NULL
+        ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED
+      ), claimed AS (
+        UPDATE ${n.runs} AS r SET claims = r.claims + 1, worker_id = $1,
+          lease_expires_at = ${msFromNow('$5')}
+        FROM picked WHERE r.id = picked.id
+        RETURNING r.id, r.set_id, r.spec, r.claims, r.seq, r.batch_key, r.expected_ms
+      )
+      SELECT c.id, c.set_id, c.spec, s.variables, s.env, c.claims, c.batch_key, c.expected_ms
+      FROM claimed c JOIN ${n.sets} s ON s.id = c.set_id
+      ORDER BY c.seq`,
+    values: [req.workerId, req.setId, req.batchKey, req.limit, req.leaseMs],
+  });
+  return rows;
+}
+
+/** A claimed row as claims hand it out. */
+export function toClaimed(r: ClaimRow, workerId: string): ClaimedRun {
+  return claimedFrom(r, { spec: r.spec, variables: r.variables }, workerId);
 }

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store's SQL for cancel and fail fast (the rules of ./sql.ts
+ * The PostgreSQL store's SQL for cancel and fail fast (the rules of ./statements.ts
  * hold: schema-qualified, prepared by name). A cancel is two statements in one
  * transaction: the members' moves with their set's counts (carryToSets, as
  * every move), then the set's record of who cancelled it and the NOTIFY that
@@ -7,10 +7,10 @@
  */
 import type { SetControl } from '../../core/types.js';
 import { controlOf, type ControlRow } from '../rows.js';
-import type { CancelRequest } from '../store.js';
+import type { CancelRequest } from '../sets.js';
 import type { Queryable } from './connection.js';
-import { carryToSets } from './moves-sql.js';
-import { NOW, type Names } from './sql.js';
+import { carryToSets } from './set-moves.js';
+import { NOW, type Names } from './statements.js';
 
 /** The payload prefix on the wake-up channel that says "this set was cancelled". */
 export const CANCEL_PAYLOAD = 'cancel:';

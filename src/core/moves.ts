@@ -1,0 +1,97 @@
+/**
+ * How members move, and what each move does to a member's and its set's
+ * timestamps and status: the rules both stores keep, written once. The SQLite
+ * store calls these functions (src/store/sqlite/set-moves.ts, moves.ts); the
+ * PostgreSQL store writes the same rules in SQL (src/store/postgres/set-moves.ts,
+ * moves.ts), and the property test (test/store/status-property-contract.ts)
+ * drives both stores through random moves and compares every member and set
+ * with these functions.
+ */
+import { deriveSetStatus, isFinal, type Counts, type RunState } from './states.js';
+
+/**
+ * The moves a store makes on a member, each with the state changes it may make
+ * (from → to, as the set's counts see them). A reserved member is leased but
+ * WAITING: a claim that reserves, a release or a reap of it, changes no state.
+ * Nothing leaves SUCCESS or FAIL.
+ */
+export const MEMBER_MOVES = Object.freeze({
+  /** A claim leases a WAITING member: it starts (RUNNING) or is reserved (still WAITING). */
+  claim: [['WAITING', 'RUNNING'], ['WAITING', 'WAITING']],
+  /** A reserved member begins. */
+  start: [['WAITING', 'RUNNING']],
+  /** A heartbeat renews the lease and moves nothing. */
+  heartbeat: [['RUNNING', 'RUNNING'], ['WAITING', 'WAITING']],
+  /** An outcome under the lease; a reserved member never began, so it may only FAIL. */
+  finish: [['RUNNING', 'SUCCESS'], ['RUNNING', 'FAIL'], ['WAITING', 'FAIL']],
+  /** The lease given back (shutdown, a reservation not needed). */
+  release: [['RUNNING', 'WAITING'], ['WAITING', 'WAITING']],
+  /** An expired lease: back to WAITING, or FAIL once the member has lost too many (reapedTo). */
+  reap: [['RUNNING', 'WAITING'], ['WAITING', 'WAITING'], ['RUNNING', 'FAIL'], ['WAITING', 'FAIL']],
+  /** The set is cancelled (or fails fast): every unfinished member ends FAIL, leased or not. */
+  cancel: [['WAITING', 'FAIL'], ['RUNNING', 'FAIL']],
+} as const satisfies Record<string, ReadonlyArray<readonly [RunState, RunState]>>);
+
+export type MemberMove = keyof typeof MEMBER_MOVES;
+
+/** Whether `move` may take a member from `from` to `to`. */
+export function canMakeMove(move: MemberMove, from: RunState, to: RunState): boolean {
+  return (MEMBER_MOVES[move] as ReadonlyArray<readonly [RunState, RunState]>).some(([f, t]) => f === from && t === to);
+}
+
+/** Whether some move changes a member's state from `from` to `to`: what a set's counts may see. */
+export function canMoveMember(from: RunState, to: RunState): boolean {
+  return from !== to && (Object.keys(MEMBER_MOVES) as MemberMove[]).some((move) => canMakeMove(move, from, to));
+}
+
+/**
+ * Where the reaper sends a member whose lease expired, given the leases it had
+ * lost before this one: back to WAITING for another claim until this is its
+ * `maxLostLeases`-th lost lease, then FAIL (with WORKER_LOST, src/store/claims.ts).
+ */
+export function reapedTo(lostLeasesBefore: number, maxLostLeases: number): 'WAITING' | 'FAIL' {
+  return lostLeasesBefore + 1 < maxLostLeases ? 'WAITING' : 'FAIL';
+}
+
+export interface Stamps {
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+/**
+ * A member's timestamps after it moved to `to` at `at`: it starts at its
+ * first move to RUNNING (a member given back and claimed again keeps its first
+ * start) and ends when it reaches SUCCESS or FAIL. A member that ends without
+ * having started keeps no start: it never ran.
+ */
+export function stampMember(member: Stamps, to: RunState, at: string): Stamps {
+  return {
+    startedAt: member.startedAt ?? (to === 'RUNNING' ? at : null),
+    endedAt: isFinal(to) ? at : member.endedAt,
+  };
+}
+
+export interface SetProgress extends Stamps {
+  counts: Counts;
+  status: RunState;
+}
+
+/**
+ * A set after one of its members moved `from` → `to` at `at`: counts shifted,
+ * status derived (deriveSetStatus), and its timestamps:
+ * - it starts when its first member does, and a set that ends without any
+ *   member having started (cancelled, or lost to the reaper, before one ran)
+ *   started when it ended;
+ * - it ends with its last member, at that member's end.
+ * Throws on a move no member may make (canMoveMember).
+ */
+export function moveSet(set: Pick<SetProgress, 'counts' | 'startedAt'>, from: RunState, to: RunState, at: string): SetProgress {
+  if (!canMoveMember(from, to)) throw new Error(`illegal member move ${from} → ${to}`);
+  const counts = { ...set.counts };
+  counts[from]--;
+  counts[to]++;
+  const started = set.startedAt ?? (to === 'RUNNING' ? at : null);
+  const status = deriveSetStatus(counts, started !== null);
+  const ended = isFinal(status);
+  return { counts, status, startedAt: started ?? (ended ? at : null), endedAt: ended ? at : null };
+}

@@ -1,0 +1,97 @@
+/**
+ * The SQLite side of the claims sub-store: each move one immediate transaction
+ * (./moves.ts makes it), wake-ups and cancel notices as in-process events (the
+ * embedded store serves one process: see ./lock.ts).
+ */
+import type { EventEmitter } from 'node:events';
+import type Database from 'better-sqlite3';
+import type { ClaimedRun, RunOutcome } from '../../core/types.js';
+import type { BatchClaimRequest, ClaimRequest, ClaimsStore, FinishedAndClaimed, LeaseRef, NextClaim, ReapResult } from '../claims.js';
+import type { SqliteMoves } from './moves.js';
+import { settle } from './settle.js';
+
+/** The events of the store's wake-up emitter that claims tell and hear. */
+export const RUNS_WAITING = 'waiting';
+export const SET_CANCELLED = 'cancelled';
+
+export class SqliteClaims implements ClaimsStore {
+  private readonly waitingWorkOf: Database.Statement;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly moves: SqliteMoves,
+    private readonly wake: EventEmitter,
+  ) {
+    this.waitingWorkOf = db.prepare(`
+      SELECT expected_ms FROM test_runs
+      WHERE set_id = ? AND batch_key = ? AND status = 'WAITING' AND worker_id IS NULL
+      ORDER BY rowid LIMIT ?`);
+  }
+
+  claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
+    return settle(() => this.db.transaction(() => this.moves.claim(req)).immediate());
+  }
+
+  claimBatch(req: BatchClaimRequest): Promise<ClaimedRun[]> {
+    return settle(() => this.db.transaction(() => this.moves.claimBatch(req)).immediate());
+  }
+
+  startRun(lease: LeaseRef, sinceMs = 0): Promise<boolean> {
+    return settle(() => this.db.transaction(() => this.moves.start(lease, new Date(Date.now() - sinceMs).toISOString())).immediate());
+  }
+
+  heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
+    return settle(() => this.moves.heartbeat(lease, leaseMs, attempts));
+  }
+
+  finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
+    return settle(() => this.db.transaction(() => this.moves.finish(lease, outcome)).immediate());
+  }
+
+  finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: NextClaim): Promise<FinishedAndClaimed> {
+    return settle(() =>
+      this.db
+        .transaction(() => ({
+          finished: this.moves.finish(lease, outcome),
+          started: next.start !== undefined && this.moves.begin(next.start, next.leaseMs),
+          claimed: this.moves.claim(next),
+        }))
+        .immediate(),
+    );
+  }
+
+  releaseRuns(leases: LeaseRef[]): Promise<number> {
+    return settle(() => {
+      const released = this.db.transaction(() => this.moves.release(leases)).immediate();
+      if (released > 0) this.wake.emit(RUNS_WAITING);
+      return released;
+    });
+  }
+
+  reapExpired(maxLostLeases: number): Promise<ReapResult> {
+    return settle(() => {
+      const result = this.db.transaction(() => this.moves.reap(maxLostLeases)).immediate();
+      if (result.requeued > 0) this.wake.emit(RUNS_WAITING);
+      return result;
+    });
+  }
+
+  waitingWork(setId: string, batchKey: string, limit: number): Promise<number[]> {
+    return settle(() => (this.waitingWorkOf.all(setId, batchKey, limit) as { expected_ms: number | null }[]).map((r) => r.expected_ms ?? 0));
+  }
+
+  notifyRunsWaiting(): Promise<void> {
+    this.wake.emit(RUNS_WAITING);
+    return Promise.resolve();
+  }
+
+  onRunsWaiting(listener: () => void): () => void {
+    this.wake.on(RUNS_WAITING, listener);
+    return () => this.wake.off(RUNS_WAITING, listener);
+  }
+
+  onSetCancelled(listener: (setId: string) => void): () => void {
+    this.wake.on(SET_CANCELLED, listener);
+    return () => this.wake.off(SET_CANCELLED, listener);
+  }
+}
