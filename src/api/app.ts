@@ -59,6 +59,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // request path, the status GET above all (bench:status).
   app.decorateRequest('apiKey', null);
   app.decorateRequest('dashboardSession', null);
+  // server.close() closes the connections idle at that moment; one whose answer
+  // leaves later (a waiting status answered 304, a worker's claim or notices
+  // ending) would then hold the process for Fastify's keep-alive (72 s). Node
+  // reads keepAliveTimeout as each answer ends, so from here on they close at once.
+  app.addHook('preClose', (done) => {
+    app.server.keepAliveTimeout = 1;
+    done();
+  });
   installProblemHandlers(app);
   installRouteEdges(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);

@@ -19,11 +19,27 @@ interface ValidationItem {
   params: Record<string, unknown>;
 }
 
-const ACCEPTED_BODY =
+/** What the create body accepts, in words (its labels' rules are not in the field names). */
+const CREATE_BODY =
   'a JSON object {"env": string, "envOverride"?: {string: string}, "labels"?: {string: string}} (labels: at most 20, keys of 1-64 a-z, 0-9, "_", "." and "-", values of at most 256 characters)';
 
 /** The properties a route's schema declares for one part of the request, with their descriptions. */
-type PartSchema = { properties?: Record<string, { description?: string }> } | undefined;
+type PartSchema = { properties?: Record<string, { description?: string }>; required?: string[]; $ref?: string } | undefined;
+
+/**
+ * What a route's body accepts: the create body in words, any other its
+ * schema's fields (`name?` when optional), so the worker protocol's or a key's
+ * body errors name their own fields, not the create body's.
+ */
+function acceptedBody(request: FastifyRequest): string {
+  if (request.method === 'POST' && request.routeOptions.url === '/api/v0/test-run-sets') return CREATE_BODY;
+  let schema = (request.routeOptions.schema as Record<string, PartSchema> | undefined)?.body;
+  if (schema?.$ref) schema = request.server.getSchema(schema.$ref.replace(/#$/, '')) as PartSchema;
+  const fields = Object.keys(schema?.properties ?? {});
+  if (fields.length === 0) return 'a JSON object';
+  const required = new Set(schema?.required ?? []);
+  return `a JSON object {${fields.map((f) => (required.has(f) ? f : `${f}?`)).join(', ')}}`;
+}
 
 /**
  * A query parameter or header: which one is wrong or unknown, and what the
@@ -43,18 +59,18 @@ function describeNamed(context: 'querystring' | 'headers', first: ValidationItem
 }
 
 /** A readable sentence for the first schema violation: where, what is wrong, what is accepted. */
-function describeValidation(context: string, items: ValidationItem[], schema: PartSchema): { code: ErrorCode; detail: string } {
+function describeValidation(context: string, items: ValidationItem[], schema: PartSchema, accepted: () => string): { code: ErrorCode; detail: string } {
   const first = items[0];
   if (context === 'params') return { code: 'invalid_id', detail: 'id must be a UUID such as 3f0e5a4e-2b1c-4d7a-9c1e-8a2b3c4d5e6f' };
   if (context === 'querystring') return { code: 'invalid_query', detail: describeNamed(context, first, schema) };
   if (context === 'headers') return { code: 'invalid_header', detail: describeNamed(context, first, schema) };
-  if (!first) return { code: 'invalid_body', detail: `body is invalid; expected ${ACCEPTED_BODY}` };
+  if (!first) return { code: 'invalid_body', detail: `body is invalid; expected ${accepted()}` };
   const where = `${context}${first.instancePath.replace(/\//g, '.')}`;
   if (first.keyword === 'additionalProperties') {
     const field = echo(String(first.params.additionalProperty));
-    return { code: 'unknown_field', detail: `${where}: unknown field "${field}"; accepted: ${ACCEPTED_BODY}` };
+    return { code: 'unknown_field', detail: `${where}: unknown field "${field}"; accepted: ${accepted()}` };
   }
-  return { code: 'invalid_body', detail: `${where} ${first.message ?? 'is invalid'}; expected ${ACCEPTED_BODY}` };
+  return { code: 'invalid_body', detail: `${where} ${first.message ?? 'is invalid'}; expected ${accepted()}` };
 }
 
 const FRAMEWORK_CODES: Record<string, (err: FastifyError, request: FastifyRequest) => Problem> = {
@@ -64,8 +80,8 @@ const FRAMEWORK_CODES: Record<string, (err: FastifyError, request: FastifyReques
     return problemOf('unsupported_media_type', `${what}; send Content-Type: application/json`);
   },
   FST_ERR_CTP_BODY_TOO_LARGE: () => problemOf('body_too_large', 'request body is larger than 1 MiB (1048576 bytes)'),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => problemOf('invalid_json', `body is empty; expected ${ACCEPTED_BODY}`),
-  FST_ERR_CTP_INVALID_JSON_BODY: (err) => problemOf('invalid_json', `body is not valid JSON (${echo(err.message)}); expected ${ACCEPTED_BODY}`),
+  FST_ERR_CTP_EMPTY_JSON_BODY: (_err, request) => problemOf('invalid_json', `body is empty; expected ${acceptedBody(request)}`),
+  FST_ERR_CTP_INVALID_JSON_BODY: (err, request) => problemOf('invalid_json', `body is not valid JSON (${echo(err.message)}); expected ${acceptedBody(request)}`),
 };
 
 export function installProblemHandlers(app: FastifyInstance): void {
@@ -74,7 +90,7 @@ export function installProblemHandlers(app: FastifyInstance): void {
     if (err.validation) {
       const context = err.validationContext ?? 'body';
       const schema = (request.routeOptions.schema as Record<string, PartSchema> | undefined)?.[context];
-      const { code, detail } = describeValidation(context, err.validation, schema);
+      const { code, detail } = describeValidation(context, err.validation, schema, () => acceptedBody(request));
       return sendProblem(reply, problemOf(code, detail));
     }
     const framework = err.code ? FRAMEWORK_CODES[err.code] : undefined;

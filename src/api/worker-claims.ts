@@ -20,6 +20,8 @@ export interface ClaimWire {
   secretKey: Buffer;
   /** The environment's allowPrivateTargets, read from the current config. */
   allowPrivateTargets: (env: string) => boolean;
+  /** The folder of the current config file, which the specs' paths are under. */
+  suiteDir: () => string;
   logger: Logger;
 }
 
@@ -49,6 +51,7 @@ export async function claimsToWire(runs: readonly ClaimedRun[], deps: ClaimWire)
       workerId: run.workerId,
       batchKey: run.batchKey,
       allowPrivateTargets: deps.allowPrivateTargets(run.env),
+      suiteDir: deps.suiteDir(),
     });
   }
   return out;
@@ -82,7 +85,7 @@ export interface Waiting {
 }
 
 /**
- * Claims; while nothing is claimed, waits for a wake-up (Store.onRunsWaiting)
+ * Claims; while nothing is claimed, waits for a wake-up (WorkerLink.onRunsWaiting)
  * and claims again, until `waitMs` has passed. Never claims once the client
  * is gone: what it claimed would stay leased to nobody until the lease expired.
  */

@@ -34,6 +34,8 @@ export interface HttpWorkerOptions {
   logLevel: string;
   /** Only this set's members (`--set ID`). */
   setId: string | undefined;
+  /** Where this machine holds the suite the API's config names (`--suite-root`). */
+  suiteRoot: string | undefined;
   /** Exit 0 once nothing has run nor been claimed for this long (`--exit-when-idle`). */
   exitWhenIdleMs: number | undefined;
 }
@@ -43,7 +45,7 @@ const IDLE_CHECK_MS = 200;
 
 export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
   const logger = createLogger(opts.logLevel).child({ component: 'worker' });
-  const link = httpLink({ url: opts.url, key: opts.key, logger, setId: opts.setId });
+  const link = httpLink({ url: opts.url, key: opts.key, logger, setId: opts.setId, suiteRoot: opts.suiteRoot });
   let settings;
   try {
     settings = await link.settings();

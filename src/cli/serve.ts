@@ -2,6 +2,8 @@
  * `runset serve` (API + workers) and `runset worker` (workers only, for other
  * machines on a shared PostgreSQL). Every flag has a RUNSET_* variable.
  */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, parseMetricsPort, parseRetentionOption, resolvePath, type ServeOptions } from '../config/options.js';
 import type { Runtime } from '../main.js';
@@ -190,11 +192,12 @@ export function registerServeCommands(program: Command): void {
     .addOption(new Option('--url <url>', 'the API to work for over HTTP (its base address, e.g. https://runset.example.com/api); the key is read from RUNSET_API_KEY or --key-file. No database URL, secret key or config file then'))
     .addOption(new Option('--set <id>', 'with --url: take only this set\'s members'))
     .addOption(new Option('--exit-when-idle <duration>', 'with --url: exit 0 once nothing has run nor been claimed for this long (CI jobs lending their machine)'))
+    .addOption(new Option('--suite-root <dir>', 'with --url: this machine\'s copy of the folder holding the API\'s runset.config.yaml (a CI checkout); default: the same paths as the API').env('RUNSET_SUITE_ROOT'))
     .addOption(new Option('--pool-size <n>', 'on PostgreSQL: most pooled connections of this process (one LISTEN connection more); default: --workers + 1').env('RUNSET_POOL_SIZE'))
     .addOption(new Option('--key-file <path>', 'read the worker\'s API key from this file instead of RUNSET_API_KEY (first line; never printed, never passed to tests)').env('RUNSET_API_KEY_FILE'))
     .action(async (flags: RawServeFlags & HttpWorkerFlags) => {
       if (flags.url !== undefined) return runOverHttp(flags);
-      if (flags.set !== undefined || flags.exitWhenIdle !== undefined) throw new OptionError('--set and --exit-when-idle need --url (a worker over HTTP)');
+      if (flags.set !== undefined || flags.exitWhenIdle !== undefined || flags.suiteRoot !== undefined) throw new OptionError('--set, --exit-when-idle and --suite-root need --url (a worker over HTTP)');
       // A worker listens only for its metrics (--metrics-port), on --host.
       const options = compileServeOptions({ ...flags, port: '0', setsPerMinute: '1' }, { api: false });
       if (!options.databaseUrl) {
@@ -208,6 +211,7 @@ export function registerServeCommands(program: Command): void {
 
 interface HttpWorkerFlags {
   url?: string;
+  suiteRoot?: string;
   set?: string;
   exitWhenIdle?: string;
 }
@@ -236,8 +240,18 @@ async function runOverHttp(flags: RawServeFlags & HttpWorkerFlags): Promise<void
     maxShareMs: parseDurationOption('--max-share (RUNSET_MAX_SHARE)', flags.maxShare ?? DEFAULTS.maxShare, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '30s' }),
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     setId: flags.set?.toLowerCase(),
+    suiteRoot: flags.suiteRoot === undefined ? undefined : suiteRootOption(flags.suiteRoot),
     exitWhenIdleMs: flags.exitWhenIdle === undefined ? undefined : parseDurationOption('--exit-when-idle', flags.exitWhenIdle, { minMs: 1, example: '10s' }),
   });
+}
+
+/** --suite-root: an existing folder, made absolute. */
+function suiteRootOption(dir: string): string {
+  const absolute = path.resolve(dir);
+  if (!existsSync(absolute) || !statSync(absolute).isDirectory()) {
+    throw new OptionError(`--suite-root (RUNSET_SUITE_ROOT): ${absolute} is not a folder; expected this machine's copy of the folder holding the API's runset.config.yaml`);
+  }
+  return absolute;
 }
 
 /** The API's base address from --url: an http(s) URL, `/api` added when it does not end so. */

@@ -120,6 +120,7 @@ export const ClaimedRunWire = Type.Object(
     workerId: WorkerId,
     batchKey: Type.Union([Type.String(), Type.Null()], { description: 'Members of one set with one batch key run in one executor call; such members are claimed reserved (WAITING until they begin).' }),
     allowPrivateTargets: Type.Boolean({ description: 'The environment\'s outbound rule: its http tests may reach private addresses.' }),
+    suiteDir: Type.String({ description: 'The folder of the API\'s runset.config.yaml: the spec\'s paths under it are read under a worker\'s --suite-root instead.' }),
   },
   { additionalProperties: false, $id: 'ClaimedRun' },
 );

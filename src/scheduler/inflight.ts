@@ -1,7 +1,7 @@
 /**
  * The members a worker process is running (or writing the outcome of), and
  * stopping those of a cancelled set: the store tells every process of a cancel
- * (Store.onSetCancelled); this process aborts its members of that set, which
+ * (WorkerLink.onSetCancelled); this process aborts its members of that set, which
  * kills their process trees (a Playwright batch and its browsers included).
  * Their outcomes are not written: the store has already ended them FAIL, and
  * the lease they held is gone. A cancel this process does not hear of (the

@@ -34,7 +34,7 @@ export interface WorkerPoolOptions extends Pick<RunDeps, 'executors' | 'resolveV
   /** How long a claim stays ours without a heartbeat. */
   leaseMs: number;
   concurrency: number;
-  /** Sends members whose leases expired back (Store.reapExpired), on every safety poll; a worker that holds no store leaves it to the service. */
+  /** Sends members whose leases expired back (ClaimsStore.reapExpired), on every safety poll; a worker that holds no store leaves it to the service. */
   reap?: () => Promise<ReapResult>;
   /** Safety poll and reaper period. */
   pollMs: number;

@@ -32,7 +32,7 @@ export const MIN_SHARE_MS_PER_SLOT = 5000;
  */
 export const DEFAULT_MAX_SHARE_MS = 30_000;
 
-/** A live worker as shares see it (Store.batchWorkers): where it runs, its slots, the batch's members it holds (how many, their expected ms). */
+/** A live worker as shares see it (WorkerLink.batchWorkers): where it runs, its slots, the batch's members it holds (how many, their expected ms). */
 export interface PeerWorker {
   id: string;
   host: string;

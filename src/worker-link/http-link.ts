@@ -18,6 +18,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { ClaimedRun, OutboundPolicy, RunOutcome, VariableValue } from '../core/types.js';
+import { relocateSpec } from './suite-root.js';
 import { MAX_CLAIM_LIMIT, MAX_CLAIM_WAIT_MS, type ClaimedRunWire, type WorkerSettings } from '../core/wire-worker.js';
 import { ArtifactTooLargeError, DEFAULT_MAX_ARTIFACT_BYTES, type ArtifactSink } from '../artifacts/blobs.js';
 import type { BatchWorker, ClaimRequest, LeaseRef, NextClaim } from '../store/store.js';
@@ -33,6 +34,8 @@ export interface HttpLinkOptions {
   logger: Logger;
   /** Only members of this set (`runset worker --set ID`). */
   setId?: string;
+  /** Where this machine holds the suite the API's config names (`--suite-root`); default: the same paths as the API. */
+  suiteRoot?: string;
 }
 
 export interface HttpLink extends WorkerLink {
@@ -64,7 +67,8 @@ export function httpLink(opts: HttpLinkOptions): HttpLink {
   };
   const runsOf = (body: unknown): ClaimedRun[] => ((body as { runs: ClaimedRunWire[] }).runs).map((wire) => {
     privateTargets.set(wire.env, wire.allowPrivateTargets);
-    return claimedOf(wire);
+    const run = claimedOf(wire);
+    return opts.suiteRoot === undefined ? run : { ...run, spec: relocateSpec(run.spec, wire.suiteDir, opts.suiteRoot) };
   });
   const claimFields = (req: ClaimRequest) => ({
     workerId: req.workerId, limit: req.limit, leaseMs: req.leaseMs, reserve: req.reserve,

@@ -225,6 +225,11 @@ for (const store of ['sqlite', 'postgres'] as const) {
       assert.equal((await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging' }, auth: `Bearer ${workerKey}` })).status, 403);
       assert.equal((await api(server, 'GET', '/v0/worker/settings', { auth: `Bearer ${triggerKey}` })).status, 403);
       assert.equal((await api(server, 'POST', '/v0/session', { body: { key: workerKey }, headers: { origin: server.url.replace(/\/api$/, '') } })).status, 403);
+      // A bad protocol body names the protocol's own fields, not the create body's.
+      const bad = await api<{ code: string; detail: string }>(server, 'POST', '/v0/worker/claims', { body: { workerId: 'w', limit: 0 }, auth: `Bearer ${workerKey}` });
+      assert.equal(bad.status, 400);
+      assert.match(bad.body.detail, /leaseMs/);
+      assert.doesNotMatch(bad.body.detail, /envOverride/);
       assert.equal((await api(server, 'POST', `/v0/test-run-sets/${set}/cancel`)).status, 200);
     });
   });

@@ -12,6 +12,7 @@
  *
  * The notices stream is in ./worker-notices.ts, artifact uploads in ./worker-artifacts.ts.
  */
+import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { RunsetError } from '../../core/errors.js';
@@ -44,6 +45,7 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
     link,
     secretKey: deps.secretKey,
     allowPrivateTargets: (env) => deps.suite().environments.get(env)?.allowPrivateTargets ?? false,
+    suiteDir: () => path.dirname(deps.suite().file),
     logger,
   };
   const closing = closingSignal(app);
