@@ -78,9 +78,13 @@ export async function lockPorts(ports: readonly number[]): Promise<{ held: HeldL
 /** Resolves once the port's lock is (probably) free: its holder released it or died. At once if nobody holds it. */
 export function whenFree(port: number): Promise<void> {
   return new Promise((resolve) => {
+    let connected = false;
     const socket = net.connect(lockName(port));
     socket.unref(); // waiting never keeps the process alive
+    socket.on('connect', () => (connected = true));
     socket.on('error', () => undefined); // refused: nobody holds it ('close' follows)
-    socket.on('close', () => resolve());
+    // A holder that dies may close our connection a moment before its listening
+    // socket: free means refused, so a closed connection is asked again.
+    socket.on('close', () => resolve(connected ? whenFree(port) : undefined));
   });
 }
