@@ -17,6 +17,7 @@ import { WorkerRegistration } from '../scheduler/registration.js';
 import { artifactSaver } from '../artifacts/save.js';
 import { httpLink } from '../worker-link/http-link.js';
 import { LinkRefusedError, LinkUnavailableError } from '../worker-link/http-request.js';
+import { stopOnSignals } from './signals.js';
 
 export interface HttpWorkerOptions {
   /** The API's base address, ending in /api. */
@@ -80,6 +81,7 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
 
   let stopping: Promise<void> | undefined;
   const stop = (graceMs: number): Promise<void> => {
+    if (stopping && graceMs === 0) void pool.stop(0); // a second signal: abort what the graceful stop still waits for
     stopping ??= (async () => {
       clearInterval(idleTimer);
       await pool.stop(graceMs);
@@ -99,24 +101,6 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
   }, IDLE_CHECK_MS);
   idleTimer.unref();
 
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    logger.info({ signal }, signals === 1 ? 'stopping gracefully' : 'stopping now');
-    if (signals > 1) {
-      setTimeout(() => process.exit(0), 2000).unref();
-      void pool.stop(0);
-      return;
-    }
-    stop(opts.graceMs).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  stopOnSignals(stop, opts.graceMs, logger);
   process.stderr.write(`runset: worker ${pool.workerId} with ${opts.workers} slot(s), over HTTP to ${link.url}${opts.setId ? `, set ${opts.setId} only` : ''}\n`);
 }

@@ -11,6 +11,7 @@ import { DEFAULT_ARTIFACT_RETENTION } from '../retention/artifacts.js';
 import { DEFAULT_RETENTION } from '../retention/sets.js';
 import { DEFAULT_CHROMIUM } from '../executors/playwright/chromium.js';
 import { parseRunAs, readApiKey } from '../config/isolation.js';
+import { stopOnSignals } from './signals.js';
 
 export interface RawServeFlags {
   config: string;
@@ -127,21 +128,7 @@ export async function runUntilSignalled(options: ServeOptions, onStarted?: (rt: 
     }
     throw err;
   }
-  let signals = 0;
-  const stop = (signal: NodeJS.Signals) => {
-    signals++;
-    runtime.logger.info({ signal }, signals === 1 ? 'stopping gracefully' : 'stopping now');
-    runtime.close(signals === 1 ? options.graceMs : 0).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        runtime.logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-    if (signals > 1) setTimeout(() => process.exit(0), 2000).unref();
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  stopOnSignals((graceMs) => runtime.close(graceMs), options.graceMs, runtime.logger);
   process.on('SIGHUP', () => runtime.reloadConfig());
   // After the handlers: whoever reads the start line may signal at once, and must get a graceful stop.
   await onStarted?.(runtime);

@@ -69,11 +69,11 @@ export class PostgresSets implements SetsStore {
   }
 
   async overrides(id: string): Promise<Record<string, VariableValue> | undefined> {
-    return (await withClient(this.pool, (q) => getSetOverrides(q, this.n, id))) as Record<string, VariableValue> | undefined;
+    return (await withClient(this.pool, (q) => setColumn(q, this.n, id, 'overrides'))) as Record<string, VariableValue> | undefined;
   }
 
   async labels(id: string): Promise<Record<string, string> | undefined> {
-    return (await withClient(this.pool, (q) => getSetLabels(q, this.n, id))) as Record<string, string> | undefined;
+    return (await withClient(this.pool, (q) => setColumn(q, this.n, id, 'labels'))) as Record<string, string> | undefined;
   }
 
   cancel(setId: string, req: CancelRequest): Promise<CancelResult> {
@@ -161,22 +161,14 @@ async function listRuns(q: Queryable, n: Names, setId: string): Promise<RunRow[]
   return rows;
 }
 
-async function getSetOverrides(q: Queryable, n: Names, id: string): Promise<unknown> {
-  const { rows } = await q.query<{ overrides: unknown }>({
-    name: 'runset.browse.overrides',
-    text: `SELECT overrides FROM ${n.sets} WHERE id = $1`,
+/** One JSON column of a set (what it was created with), or undefined for no such set. */
+async function setColumn(q: Queryable, n: Names, id: string, column: 'overrides' | 'labels'): Promise<unknown> {
+  const { rows } = await q.query<Record<typeof column, unknown>>({
+    name: `runset.browse.${column}`,
+    text: `SELECT ${column} FROM ${n.sets} WHERE id = $1`,
     values: [id],
   });
-  return rows[0]?.overrides;
-}
-
-async function getSetLabels(q: Queryable, n: Names, id: string): Promise<unknown> {
-  const { rows } = await q.query<{ labels: unknown }>({
-    name: 'runset.browse.labels',
-    text: `SELECT labels FROM ${n.sets} WHERE id = $1`,
-    values: [id],
-  });
-  return rows[0]?.labels;
+  return rows[0]?.[column];
 }
 
 // ── Idempotency-Key on create ──
