@@ -216,6 +216,8 @@ export interface NewTestRunSet {
   maxFailures: number | null;
   /** CI context the client sent (commit, branch, pipeline…); `{}` when none. */
   labels: Record<string, string>;
+  /** The suite version the set runs (src/core/suites.ts); null or absent: the server's own config. */
+  suite?: string | null;
   runs: NewTestRun[];
 }
 
@@ -237,6 +239,8 @@ export interface ClaimedRun {
    * member is claimed *reserved*: leased, but still WAITING until it begins.
    */
   batchKey: string | null;
+  /** The suite version its set runs (src/core/suites.ts): its spec's paths are under VERSION_ROOT. Null or absent: the server's own config. */
+  suite?: string | null;
 }
 
 export interface RunOutcome {

@@ -1,0 +1,67 @@
+/**
+ * Suite versions (issue 27): a suite that travels with its set. A version is a
+ * gzipped tar of a suite's folder (the folder of its runset.config.yaml and the
+ * files its tests need), named by the SHA-256 of those bytes, so the same content
+ * is the same version and uploads nothing twice.
+ *
+ * A version brings tests only. Environments, variables, secrets, webhooks and
+ * outbound rules come from the server's config; an environment runs uploaded
+ * versions only with `allowSuiteUploads: true`.
+ *
+ * The API never runs a version's code (it holds the database and the secret
+ * key): what Playwright lists of it comes with the upload, listed where its
+ * dependencies are installed (the CLI, in CI), in LISTING_FILE. Workers fetch a
+ * version by id, check its hash, unpack it and install its dependencies
+ * (src/suites/).
+ */
+
+/** A version's id: the SHA-256 (lowercase hex) of its archive's bytes. */
+export const SUITE_ID = /^[0-9a-f]{64}$/;
+/** A published name (`main`, `pr-123`, `release/2.4`) that points at one version at a time. */
+export const SUITE_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/;
+
+/** Largest archive accepted by default (`serve --max-suite-size`). */
+export const DEFAULT_MAX_SUITE_BYTES = 50 * 1024 * 1024;
+/** Most files (and folders) an archive may hold. */
+export const MAX_SUITE_FILES = 20_000;
+
+/** The config file at the archive's root. */
+export const SUITE_CONFIG_FILE = 'runset.config.yaml';
+/**
+ * What the uploader's Playwright listed, one `playwright test --list
+ * --reporter=json` report per Playwright entry of the config (by its index in
+ * `tests`): the API turns these into members exactly as it turns its own
+ * listing into members (src/config/playwright-discovery.ts).
+ */
+export const LISTING_FILE = '.runset/listing.json';
+
+export interface SuiteListing {
+  version: 1;
+  /** A report per Playwright entry of the config: `entry` is its index in the config's `tests`. */
+  reports: Array<{ entry: number; report: unknown }>;
+}
+
+/**
+ * Where a version's files are, in the specs planned from it: every path of a
+ * member planned from a version starts here, and a worker maps it to its own
+ * unpacked copy of that version (src/suites/cache.ts).
+ */
+export const VERSION_ROOT = '/runset-suite';
+
+/** A stored version, as the API shows it. */
+export interface SuiteVersionInfo {
+  id: string;
+  /** Archive size, bytes. */
+  size: number;
+  /** Files in the archive. */
+  files: number;
+  createdAt: string;
+  /** The commit the uploader named (`--commit`, or CI's), when known. */
+  commit: string | null;
+  /** Names that point at it now. */
+  names: string[];
+  /** Sets that ran it. */
+  sets: number;
+  /** When the newest of those was created; null when none. */
+  lastSetAt: string | null;
+}
