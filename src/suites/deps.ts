@@ -17,7 +17,7 @@ import { spawnAs } from '../executors/run-as.js';
 /** How long one `npm ci` may take by default: a large Playwright suite installs in a few minutes from a cold cache. */
 export const DEFAULT_INSTALL_TIMEOUT_MS = 10 * 60 * 1000;
 /** Lines of npm's stderr an install failure carries: enough for npm's own explanation. */
-const STDERR_LINES = 12;
+const STDERR_LINES = 6;
 /** Characters of those lines at most. */
 const STDERR_CHARS = 2000;
 
@@ -76,9 +76,9 @@ export async function npmCi(dir: string, opts: InstallOptions): Promise<void> {
   if (user) await chownTree(dir, process.getuid?.() ?? 0, process.getgid?.() ?? 0);
 }
 
-/** npm's first non-empty lines, trimmed, as one string. */
+/** npm's first lines that say something (not its bare `npm error` spacers), trimmed, as one string. */
 export function firstLines(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '').slice(0, STDERR_LINES);
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^npm (error|ERR!|warn|WARN)$/.test(l)).slice(0, STDERR_LINES);
   const joined = lines.join('\n');
   return joined.length > STDERR_CHARS ? `${joined.slice(0, STDERR_CHARS)}…` : joined;
 }
