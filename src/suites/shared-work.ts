@@ -48,7 +48,7 @@ export class SharedWork<T> {
         },
         (err: unknown) => {
           leave();
-          reject(err);
+          reject(err instanceof Error ? err : new Error(String(err)));
         },
       );
     });

@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SuiteCache, type SuiteCacheOptions } from '../../src/suites/cache.js';
+import { DEFAULT_SUITE_CACHE_BYTES, parseByteSize, parseSuiteCacheOptions } from '../../src/config/suite-cache.js';
 import { ArchiveServer, emptyLockedPackage, makeArchive } from '../helpers/suite-archive.js';
 
 const made: string[] = [];
@@ -142,7 +143,7 @@ test('npm ci runs once per lockfile: two versions with the same lockfile share i
 test('a lockfile out of sync with package.json fails with npm\'s own words, leaving nothing in deps/ or versions/', async () => {
   const { dir, server, cache } = await fixture();
   const files = emptyLockedPackage();
-  const pkg = { ...JSON.parse(files['package.json']!), dependencies: { 'left-pad': '1.3.0' } };
+  const pkg = { ...(JSON.parse(files['package.json']!) as object), dependencies: { 'left-pad': '1.3.0' } };
   const v = await makeArchive({ 'runset.config.yaml': 'tests: []\n', ...files, 'package.json': JSON.stringify(pkg) });
   server.add(v);
   await assert.rejects(cache.ensure(v.id), (err: Error) => {
@@ -153,4 +154,17 @@ test('a lockfile out of sync with package.json fails with npm\'s own words, leav
   assert.deepEqual(await listed(path.join(dir, 'deps')), []);
   assert.deepEqual(await listed(path.join(dir, 'versions')), []);
   assert.deepEqual(await listed(path.join(dir, 'tmp')), []);
+});
+
+test('--suite-cache-size takes bytes or a unit; --suite-cache defaults under XDG_CACHE_HOME, or /var/cache with --run-as', () => {
+  assert.equal(parseByteSize('5GB'), 5 * 1024 ** 3);
+  assert.equal(parseByteSize('500 mb'), 500 * 1024 ** 2);
+  assert.equal(parseByteSize('2097152'), 2 * 1024 ** 2);
+  assert.throws(() => parseByteSize('lots'), /--suite-cache-size \(RUNSET_SUITE_CACHE_SIZE\): "lots" is not a size of at least 1MB; expected .* e\.g\. 5GB/);
+  assert.throws(() => parseByteSize('10KB'), /at least 1MB/);
+  assert.equal(parseSuiteCacheOptions(undefined, undefined, undefined, { XDG_CACHE_HOME: '/x' }).dir, '/x/runset/suites');
+  assert.equal(parseSuiteCacheOptions(undefined, undefined, undefined, { HOME: '/home/ci' }).dir, '/home/ci/.cache/runset/suites');
+  assert.equal(parseSuiteCacheOptions(undefined, undefined, undefined, {}).maxBytes, DEFAULT_SUITE_CACHE_BYTES);
+  const runAs = { name: 't', uid: 1001, gid: 1001, groups: [], home: '/' };
+  assert.equal(parseSuiteCacheOptions(undefined, '1GB', runAs).dir, '/var/cache/runset/suites');
 });
