@@ -60,6 +60,14 @@ export interface ServeOptions {
   apiKey?: string;
   /** Most pooled PostgreSQL connections (--pool-size; the LISTEN connection is one more); undefined: the store's default. */
   poolSize?: number;
+  /** Where workers keep the suite versions they run, and its size (--suite-cache, --suite-cache-size); undefined: the defaults. */
+  suiteCache?: SuiteCacheSettings;
+}
+
+/** A worker's suite cache: its folder and most bytes (src/config/suite-cache.ts parses them). */
+export interface SuiteCacheSettings {
+  dir: string;
+  maxBytes: number;
 }
 
 export const DEFAULTS = Object.freeze({
