@@ -26,7 +26,8 @@ import { createCommandExecutor } from './executors/command/index.js';
 import { credentialValues, type TestProcessPolicy } from './executors/environment.js';
 import type { RunAsUser } from './executors/run-as.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
-import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
+import { FileBlobStore, type ArtifactBlobStore, type SuiteArchiveStore } from './artifacts/blobs.js';
+import { DEFAULT_MAX_SUITE_BYTES } from './core/suites.js';
 import { artifactSaver } from './artifacts/save.js';
 import { storeLink } from './worker-link/store-link.js';
 import { attachedReaper } from './worker-link/reaper.js';
@@ -118,6 +119,16 @@ export function artifactBlobsFor(store: Store, dataDir: string): ArtifactBlobSto
   return store.artifacts.blobs?.() ?? new FileBlobStore(path.join(dataDir, 'artifacts'));
 }
 
+/**
+ * Where suite versions' archives go: into PostgreSQL when the store is
+ * PostgreSQL (any API process serves what another stored), else files under
+ * `<data dir>/suites/`. Apart from artifacts' bytes either way: the artifact
+ * orphan sweep never reaches them.
+ */
+export function suiteArchivesFor(store: Store, dataDir: string, maxBytes = DEFAULT_MAX_SUITE_BYTES): SuiteArchiveStore {
+  return store.suites.archives?.(maxBytes) ?? new FileBlobStore(path.join(dataDir, 'suites'), maxBytes, 'suite archive');
+}
+
 export async function start(options: ServeOptions, logger = createLogger(options.logLevel)): Promise<Runtime> {
   // Sets are planned where the API runs: only there are Playwright suites listed into their cases.
   const loadOptions = { discover: options.api, skipTypes: options.skipTestTypes };
@@ -135,6 +146,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
     const secretKey = loadSecretKey(options.dataDir, options.secretKey);
     if (options.bootstrapKey) await ensureKey(store, options.bootstrapKey, 'bootstrap');
     const blobs = artifactBlobsFor(store, options.dataDir);
+    const suiteArchives = suiteArchivesFor(store, options.dataDir, options.maxSuiteBytes);
     const retentionMs = options.artifactRetentionMs ?? parseDuration(DEFAULT_ARTIFACT_RETENTION);
     teardown.push(startRetentionSweep({ store, blobs, retentionMs, logger: logger.child({ component: 'artifacts' }) }));
 
@@ -143,7 +155,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       const work = testWorkRoot(options);
       teardown.push(work.remove);
       const workerLogger = logger.child({ component: 'worker' });
-      const link = storeLink({ store, blobs, workerStaleMs: staleAfterMs(options.pollMs), logger: workerLogger });
+      const link = storeLink({ store, blobs, suiteArchives, workerStaleMs: staleAfterMs(options.pollMs), logger: workerLogger });
       teardown.push(() => link.flush());
       pool = new WorkerPool({
         link,
@@ -192,6 +204,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         logger, setLimit: new SetCreationLimit(options.setsPerMinute),
         signInLimit: options.signInsPerMinute ? new SignInLimit(options.signInsPerMinute) : undefined,
         artifacts: blobs,
+        suiteArchives,
         workerStaleMs: staleAfterMs(options.pollMs),
         onWorkerRequest: reaper && (() => reaper.seen()),
         onResponse: observed?.onResponse,
@@ -217,7 +230,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       webhooks.start();
       teardown.push(() => webhooks.stop());
       // API processes sweep old sets (any number of them may, see src/store/postgres/retention.ts); workers only run tests.
-      teardown.push(await startSetRetention({ store, blobs, givenMs: options.retentionMs, logger: logger.child({ component: 'retention' }) }));
+      teardown.push(await startSetRetention({ store, blobs, suiteArchives, givenMs: options.retentionMs, logger: logger.child({ component: 'retention' }) }));
     }
     let metricsUrl: string | undefined;
     if (observed && options.metricsPort !== undefined) {

@@ -60,6 +60,8 @@ export interface ServeOptions {
   apiKey?: string;
   /** Most pooled PostgreSQL connections (--pool-size; the LISTEN connection is one more); undefined: the store's default. */
   poolSize?: number;
+  /** Largest suite archive an upload may send, bytes (--max-suite-size); default DEFAULT_MAX_SUITE_BYTES. */
+  maxSuiteBytes?: number;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -133,6 +135,19 @@ export function parseDurationOption(
  */
 export function parseRetentionOption(name: string, text: string, limits: { minMs: number; example: string }): number {
   return parseDurationOption(name, text, { ...limits, maxMs: Number.MAX_SAFE_INTEGER });
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = Object.freeze({ '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 });
+
+/** A size in bytes as people type it: `52428800`, `50MB`, `512k`, `1GiB` (units of 1024). */
+export function parseSizeOption(name: string, raw: string, limits: { minBytes: number; maxBytes: number }): number {
+  const match = /^\s*(\d+)\s*([a-z]*)\s*$/i.exec(raw);
+  const unit = match ? SIZE_UNITS[match[2]!.toLowerCase()] : undefined;
+  const bytes = match && unit !== undefined ? Number(match[1]) * unit : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < limits.minBytes || bytes > limits.maxBytes) {
+    throw new OptionError(`${name} must be a size from ${limits.minBytes} bytes to ${limits.maxBytes / 1024 ** 2} MB: bytes, or a whole number with k, MB or GB (units of 1024), such as 50MB; got "${raw}"`);
+  }
+  return bytes;
 }
 
 /** pino's levels, quietest last. */
