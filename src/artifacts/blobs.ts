@@ -43,7 +43,10 @@ export interface ArtifactBlobStore extends BlobStore {
  * bytes: the artifact orphan sweep never reaches them, and only the retention
  * sweep removes them, with their version (src/retention/suites.ts).
  */
-export type SuiteArchiveStore = BlobStore;
+export interface SuiteArchiveStore extends BlobStore {
+  /** Removes bytes stored before `before` that no version names (an upload that stopped between its bytes and its row). */
+  sweepOrphans?(before: Date): Promise<number>;
+}
 
 /** What a worker needs of a blob store: hand bytes over, and take back those whose outcome could not be recorded. */
 export type ArtifactSink = Pick<ArtifactBlobStore, 'maxBytes' | 'put' | 'remove'>;

@@ -173,7 +173,7 @@ export function startSetRetentionSweep(opts: SetRetentionOptions): () => Promise
     // After the sets: a version whose last set just went is unused now.
     if (opts.suiteArchives === undefined || stop.signal.aborted) return;
     const suites = await removeUnusedSuites(opts.store, opts.suiteArchives, opts.retentionMs, now);
-    if (suites.versions > 0) opts.logger.info(suites, `removed ${suites.versions} suite version(s) that no set or name used, uploaded before the retention cut-off`);
+    if (suites.versions > 0 || suites.orphans > 0) opts.logger.info(suites, `removed ${suites.versions} suite version(s) that no set or name used, uploaded before the retention cut-off`);
   };
   const sweep = () => {
     running ??= sweepOnce()

@@ -19,7 +19,7 @@ import { startSetRetention, startSetRetentionSweep } from '../../src/retention/s
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { PostgresStore } from '../../src/store/postgres/index.js';
 import type { Store } from '../../src/store/store.js';
-import { dropSchemas } from '../helpers/postgres.js';
+import { dropSchemas, query } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
 import { bytesOf } from '../helpers/streams.js';
 import { newSet } from './fixtures.js';
@@ -95,7 +95,7 @@ function archivesContract(name: string, open: () => Promise<{ store: Store; data
       await store.sets.create({ ...newSet(1), suite: used.id });
       await sleep(5);
       const removed = await removeUnusedSuites(store, archives, 1);
-      assert.deepEqual(removed, { versions: 1, ids: [unused.id] });
+      assert.deepEqual(removed, { versions: 1, ids: [unused.id], orphans: 0 });
       assert.equal(await archives.open(unused.location), undefined, 'its bytes went with it');
       assert.equal(await store.suites.get(unused.id), undefined);
       for (const kept of [named, used]) assert.ok((await bytesOf(await archives.open(kept.location))).equals(kept.bytes));
@@ -159,5 +159,26 @@ describe('suite archives on PostgreSQL', { skip: url ? false : 'RUNSET_TEST_DATA
     const store = new PostgresStore({ connectionString: url, schema });
     await store.migrate();
     return { store, dataDir: tempDir('runset-suites-') };
+  });
+
+  test('postgres: bytes an upload left without a row are swept once past the grace, never a version\'s', async () => {
+    const schema = `runset_test_${randomBytes(6).toString('hex')}`;
+    schemas.push(schema);
+    const store = new PostgresStore({ connectionString: url, schema });
+    await store.migrate();
+    try {
+      const archives = suiteArchivesFor(store, tempDir());
+      const kept = await stored(store, archives);
+      await store.suites.setName('main', kept.id);
+      const orphan = archive(4096);
+      const { location } = await archives.put(orphan.id, orphan.file);
+      assert.equal((await removeUnusedSuites(store, archives, 1)).orphans, 0, 'a fresh upload is left to finish');
+      await query(url, `UPDATE "${schema}".suite_chunks SET created_at = now() - interval '2 hours'`);
+      assert.deepEqual(await removeUnusedSuites(store, archives, 1), { versions: 0, ids: [], orphans: 1 });
+      assert.equal(await archives.open(location), undefined);
+      assert.ok((await bytesOf(await archives.open(kept.location))).equals(kept.bytes));
+    } finally {
+      await store.close();
+    }
   });
 });
