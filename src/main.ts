@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Executor, TestType } from './core/types.js';
-import { DEFAULTS, kernelSomaxconn, listenBacklog, urlHost, type ServeOptions } from './config/options.js';
+import { DEFAULTS, kernelSomaxconn, listenBacklog, urlHost, type ServeOptions, type SuiteCacheSettings } from './config/options.js';
 import type { SuiteConfig } from './config/suite.js';
 import { loadSuite } from './config/load.js';
 import type { Store } from './store/store.js';
@@ -24,6 +24,8 @@ import { SetCreationLimit, SignInLimit } from './api/rate-limit.js';
 import { httpExecutor } from './executors/http/index.js';
 import { createCommandExecutor } from './executors/command/index.js';
 import { credentialValues, type TestProcessPolicy } from './executors/environment.js';
+import { SuiteCache, type FetchArchive } from './suites/cache.js';
+import { DEFAULT_SUITE_CACHE_BYTES, defaultSuiteCacheDir } from './config/suite-cache.js';
 import type { RunAsUser } from './executors/run-as.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
 import { FileBlobStore, type ArtifactBlobStore, type SuiteArchiveStore } from './artifacts/blobs.js';
@@ -111,6 +113,15 @@ export function testWorkRoot(options: { dataDir?: string; runAs?: RunAsUser }): 
 }
 
 /**
+ * The suite cache of a worker process: versions of the sets it runs, fetched
+ * through its link, npm run under the test processes' policy.
+ */
+export function suiteCacheFor(settings: SuiteCacheSettings | undefined, policy: TestProcessPolicy, fetchArchive: FetchArchive, logger: Logger): SuiteCache {
+  const { dir, maxBytes } = settings ?? { dir: defaultSuiteCacheDir(policy.runAs), maxBytes: DEFAULT_SUITE_CACHE_BYTES };
+  return new SuiteCache({ dir, maxBytes, fetchArchive, policy, log: (message, detail) => logger.info(detail ?? {}, message) });
+}
+
+/**
  * Where artifact bytes go: into PostgreSQL when the store is PostgreSQL (the API
  * process serving a trace is rarely the worker that wrote it), else files under
  * the data dir.
@@ -157,10 +168,12 @@ export async function start(options: ServeOptions, logger = createLogger(options
       const workerLogger = logger.child({ component: 'worker' });
       const link = storeLink({ store, blobs, suiteArchives, workerStaleMs: staleAfterMs(options.pollMs), logger: workerLogger });
       teardown.push(() => link.flush());
+      const policy = testProcessPolicy(options);
       pool = new WorkerPool({
         link,
         reap: () => store.claims.reapExpired(options.maxLostLeases),
-        executors: executorRegistry({ chromium: options.chromium, policy: testProcessPolicy(options) }),
+        executors: executorRegistry({ chromium: options.chromium, policy }),
+        suites: suiteCacheFor(options.suiteCache, policy, (id, signal) => link.suiteArchive(id, signal), workerLogger),
         resolveVariables: (vars) => resolveVariables(vars, { env: process.env, key: secretKey }),
         // Read when a member runs, so turning allowPrivateTargets off takes effect at once.
         outboundPolicy: (env) => ({ allowPrivateTargets: suite.environments.get(env)?.allowPrivateTargets ?? false }),

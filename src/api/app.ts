@@ -28,6 +28,7 @@ import { DEFAULTS } from '../config/options.js';
 import { attachRequiredRole, authorizeRoute } from './permission.js';
 import { keyRoutes } from './routes/keys.js';
 import { testHistoryRoutes } from './routes/tests.js';
+import { suiteRoutes } from './routes/suites.js';
 import { workerProtocolRoutes } from './routes/worker-protocol.js';
 
 
@@ -90,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await v0.register(keyRoutes, { deps });
         await v0.register(webhookRoutes, { deps });
         await v0.register(testHistoryRoutes, { deps });
+        await v0.register(suiteRoutes, { deps });
       }, { prefix: '/v0' });
       // Workers over HTTP: Bearer keys only, with their own key check (role worker or admin).
       await api.register(workerProtocolRoutes, { prefix: '/v0/worker', deps });

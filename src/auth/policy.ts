@@ -36,7 +36,11 @@ export const OPERATION_ROLES: Readonly<Record<string, KeyRole>> = Object.freeze(
   listWebhookDeliveries: 'read',
   listTests: 'read',
   getTestHistory: 'read',
+  listSuites: 'read',
+  getSuite: 'read',
   createTestRunSet: 'trigger',
+  uploadSuite: 'trigger',
+  nameSuite: 'trigger',
   rerunTestRunSet: 'trigger',
   cancelTestRunSet: 'trigger',
   listKeys: 'admin',
@@ -64,8 +68,8 @@ export const OPERATION_ROLES: Readonly<Record<string, KeyRole>> = Object.freeze(
 
 /** What each role adds, for the message of a refusal. */
 const ROLE_RIGHTS: Readonly<Record<KeyRole, string>> = Object.freeze({
-  read: 'read sets, members, artifacts, environments and workers',
-  trigger: 'also create, run again and cancel sets',
+  read: 'read sets, members, artifacts, environments, workers and suite versions',
+  trigger: 'also create, run again and cancel sets, and upload suite versions',
   admin: 'also manage keys and use the worker protocol',
   worker: 'use the worker protocol only (claim and run members, report outcomes, upload artifacts)',
 });

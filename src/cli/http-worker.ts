@@ -9,7 +9,8 @@
  *
  * Composition only, as src/main.ts is for the processes that hold a store.
  */
-import { createLogger, executorRegistry, testProcessPolicy, testWorkRoot } from '../main.js';
+import { createLogger, executorRegistry, suiteCacheFor, testProcessPolicy, testWorkRoot } from '../main.js';
+import type { SuiteCacheSettings } from '../config/options.js';
 import type { RunAsUser } from '../executors/run-as.js';
 import { resolveVariables } from '../secrets/index.js';
 import { WorkerPool } from '../scheduler/pool.js';
@@ -37,6 +38,8 @@ export interface HttpWorkerOptions {
   setId: string | undefined;
   /** Where this machine holds the suite the API's config names (`--suite-root`). */
   suiteRoot: string | undefined;
+  /** Where uploaded suite versions are kept, and its size (`--suite-cache`, `--suite-cache-size`). */
+  suiteCache: SuiteCacheSettings;
   /** Exit 0 once nothing has run nor been claimed for this long (`--exit-when-idle`). */
   exitWhenIdleMs: number | undefined;
 }
@@ -59,10 +62,12 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
     throw err;
   }
   const work = testWorkRoot({ runAs: opts.runAs });
+  // The key is this process's one credential: kept out of every test's environment (and npm's), as a direct worker's are.
+  const policy = testProcessPolicy({ runAs: opts.runAs, apiKey: opts.key });
   const pool = new WorkerPool({
     link,
-    // The key is this process's one credential: kept out of every test's environment, as a direct worker's are.
-    executors: executorRegistry({ chromium: opts.chromium, policy: testProcessPolicy({ runAs: opts.runAs, apiKey: opts.key }) }),
+    executors: executorRegistry({ chromium: opts.chromium, policy }),
+    suites: suiteCacheFor(opts.suiteCache, policy, (id, signal) => link.suiteArchive(id, signal), logger),
     // Secret values arrive opened by the API; no environment of this process is ever read for a variable.
     resolveVariables: (vars) => resolveVariables(vars, { env: {}, key: undefined }),
     outboundPolicy: (env) => link.outboundPolicy(env),

@@ -15,6 +15,7 @@ import { DEFAULT_ARTIFACT_RETENTION } from '../retention/artifacts.js';
 import { DEFAULT_RETENTION } from '../retention/sets.js';
 import { DEFAULT_CHROMIUM } from '../executors/playwright/chromium.js';
 import { parseRunAs, readApiKey } from '../config/isolation.js';
+import { parseSuiteCacheOptions } from '../config/suite-cache.js';
 import { stopOnSignals } from './signals.js';
 
 export interface RawServeFlags {
@@ -42,6 +43,8 @@ export interface RawServeFlags {
   metricsPort?: string;
   runAs?: string;
   poolSize?: string;
+  suiteCache?: string;
+  suiteCacheSize?: string;
   /** `serve` only. */
   maxSuiteSize?: string;
   /** `worker` only. */
@@ -67,6 +70,8 @@ function commonOptions(cmd: Command): Command {
     .addOption(new Option('--max-share <duration>', 'most expected work per slot a worker takes of a Playwright suite at once').env('RUNSET_MAX_SHARE').default(DEFAULTS.maxShare))
     .addOption(new Option('--host <host>', 'address to listen on (the API, and the metrics listener)').env('RUNSET_HOST').default(DEFAULTS.host))
     .addOption(new Option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port, apart from the API (default: no metrics)').env('RUNSET_METRICS_PORT'))
+    .addOption(new Option('--suite-cache <dir>', 'where workers keep the uploaded suite versions they run and their installed dependencies (default: $XDG_CACHE_HOME/runset/suites, ~/.cache/runset/suites; /var/cache/runset/suites with --run-as)').env('RUNSET_SUITE_CACHE'))
+    .addOption(new Option('--suite-cache-size <size>', 'most the suite cache may hold; the least recently used versions and installs go first').env('RUNSET_SUITE_CACHE_SIZE').default('5GB'))
     .addOption(new Option('--run-as <user>', 'run every test process (commands, Playwright, its browsers) as this OS user, so tests cannot read this process\'s environment or memory; runset must run as root').env('RUNSET_RUN_AS'));
 }
 
@@ -108,7 +113,8 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     runAs,
     apiKey: mode.api ? undefined : readApiKey(flags.keyFile, process.env.RUNSET_API_KEY, runAs),
     poolSize,
-    maxSuiteBytes: flags.maxSuiteSize === undefined ? undefined : parseSizeOption('--max-suite-size (RUNSET_MAX_SUITE_SIZE)', flags.maxSuiteSize, { minBytes: 1024, maxBytes: MAX_SUITE_SIZE_BYTES }),
+    suiteCache: parseSuiteCacheOptions(flags.suiteCache, flags.suiteCacheSize, runAs),
+    maxSuiteBytes: flags.maxSuiteSize === undefined ? undefined : parseSizeOption('--max-suite-size (RUNSET_MAX_SUITE_SIZE)', flags.maxSuiteSize, { minBytes: 1024, maxBytes: MAX_SUITE_SIZE_BYTES, example: '50MB' }),
   });
 }
 
@@ -239,6 +245,7 @@ async function runOverHttp(flags: RawServeFlags & HttpWorkerFlags): Promise<void
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     setId: flags.set?.toLowerCase(),
     suiteRoot: flags.suiteRoot === undefined ? undefined : suiteRootOption(flags.suiteRoot),
+    suiteCache: parseSuiteCacheOptions(flags.suiteCache, flags.suiteCacheSize, runAs),
     exitWhenIdleMs: flags.exitWhenIdle === undefined ? undefined : parseDurationOption('--exit-when-idle', flags.exitWhenIdle, { minMs: 1, example: '10s' }),
   });
 }

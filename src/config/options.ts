@@ -60,8 +60,16 @@ export interface ServeOptions {
   apiKey?: string;
   /** Most pooled PostgreSQL connections (--pool-size; the LISTEN connection is one more); undefined: the store's default. */
   poolSize?: number;
+  /** Where workers keep the suite versions they run, and its size (--suite-cache, --suite-cache-size); undefined: the defaults. */
+  suiteCache?: SuiteCacheSettings;
   /** Largest suite archive an upload may send, bytes (--max-suite-size); default DEFAULT_MAX_SUITE_BYTES. */
   maxSuiteBytes?: number;
+}
+
+/** A worker's suite cache: its folder and most bytes (src/config/suite-cache.ts parses them). */
+export interface SuiteCacheSettings {
+  dir: string;
+  maxBytes: number;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -137,15 +145,25 @@ export function parseRetentionOption(name: string, text: string, limits: { minMs
   return parseDurationOption(name, text, { ...limits, maxMs: Number.MAX_SAFE_INTEGER });
 }
 
-const SIZE_UNITS: Readonly<Record<string, number>> = Object.freeze({ '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 });
+const SIZE_UNITS: Readonly<Record<string, number>> = Object.freeze({
+  '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2,
+  g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4, tib: 1024 ** 4,
+});
 
-/** A size in bytes as people type it: `52428800`, `50MB`, `512k`, `1GiB` (units of 1024). */
-export function parseSizeOption(name: string, raw: string, limits: { minBytes: number; maxBytes: number }): number {
-  const match = /^\s*(\d+)\s*([a-z]*)\s*$/i.exec(raw);
+/** A whole number of bytes in the largest unit that says it exactly: 1048576 → 1MB. */
+function sizeLabel(bytes: number): string {
+  for (const [unit, size] of [['TB', 1024 ** 4], ['GB', 1024 ** 3], ['MB', 1024 ** 2], ['KB', 1024]] as const) if (bytes % size === 0) return `${bytes / size}${unit}`;
+  return `${bytes} bytes`;
+}
+
+/** A size as people type it (`--max-suite-size`, `--suite-cache-size`): bytes, or `50MB`, `512k`, `1.5GB` (units of 1024). */
+export function parseSizeOption(name: string, raw: string, limits: { minBytes: number; maxBytes?: number; example: string }): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw);
   const unit = match ? SIZE_UNITS[match[2]!.toLowerCase()] : undefined;
-  const bytes = match && unit !== undefined ? Number(match[1]) * unit : NaN;
-  if (!Number.isSafeInteger(bytes) || bytes < limits.minBytes || bytes > limits.maxBytes) {
-    throw new OptionError(`${name} must be a size from ${limits.minBytes} bytes to ${limits.maxBytes / 1024 ** 2} MB: bytes, or a whole number with k, MB or GB (units of 1024), such as 50MB; got "${raw}"`);
+  const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < limits.minBytes || bytes > (limits.maxBytes ?? Number.MAX_SAFE_INTEGER)) {
+    const range = limits.maxBytes === undefined ? `of at least ${sizeLabel(limits.minBytes)}` : `from ${sizeLabel(limits.minBytes)} to ${sizeLabel(limits.maxBytes)}`;
+    throw new OptionError(`${name}: "${raw}" is not a size ${range}; expected a number of bytes or one with a unit (KB, MB, GB, TB: units of 1024), e.g. ${limits.example}`);
   }
   return bytes;
 }

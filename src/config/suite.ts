@@ -125,7 +125,8 @@ function buildEnvironments(raw: Static<typeof SuiteSchema>['environments']): Map
       }
     }
     const allowPrivateTargets = declared?.allowPrivateTargets ?? false;
-    environments.set(name, deepFreeze({ name, variables, maxFailures: declared?.maxFailures ?? null, allowPrivateTargets, overrideRules }));
+    const allowSuiteUploads = declared?.allowSuiteUploads ?? false;
+    environments.set(name, deepFreeze({ name, variables, maxFailures: declared?.maxFailures ?? null, allowPrivateTargets, allowSuiteUploads, overrideRules }));
   }
   return environments;
 }

@@ -128,6 +128,8 @@ export interface EnvironmentConfig {
   maxFailures: number | null;
   /** Its http tests may reach private addresses (never link-local or metadata ones). */
   allowPrivateTargets: boolean;
+  /** A set of it may run an uploaded suite version (src/core/suites.ts) rather than the config's own tests. */
+  allowSuiteUploads: boolean;
   /** Variables that accept only some override values, by name (src/sets/override-rules.ts); others accept any. */
   overrideRules: Readonly<Record<string, OverrideRule>>;
 }

@@ -40,7 +40,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.map': 'application/json; charset=utf-8',
 };
-const PAGES = ['/', '/sets/:id', '/sets/:id/runs/:runId', '/trigger', '/workers', '/keys', '/tests', '/test', '/environments', '/environments/:name'];
+const PAGES = ['/', '/sets/:id', '/sets/:id/runs/:runId', '/trigger', '/workers', '/suites', '/keys', '/tests', '/test', '/environments', '/environments/:name'];
 const SECURITY_HEADERS = {
   // Everything is same-origin: scripts, styles, images (artifacts come from the API).
   'content-security-policy':

@@ -24,7 +24,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
-import type { CaseResult, ClaimedRun, Executor, OutboundPolicy, RunOutcome, TestType, VariableValue } from '../core/types.js';
+import type { CaseResult, ClaimedRun, Executor, OutboundPolicy, RunOutcome, TestSpec, TestType, VariableValue } from '../core/types.js';
 import type { ResolvedVariables } from '../secrets/index.js';
 import { leaseOf, type LeaseRef } from '../store/store.js';
 import type { WorkerLink } from '../worker-link/link.js';
@@ -32,6 +32,7 @@ import type { InFlight } from './inflight.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { buildOutcome, failedBeforeStart, messageOf } from './outcome-builder.js';
 import { runSingle } from './run-single.js';
+import { checkOutSuite, type SuiteCheckout, type SuiteSource } from './suite-checkout.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
 export type ResolveVariables = (variables: Readonly<Record<string, VariableValue>>) => ResolvedVariables;
@@ -53,6 +54,8 @@ export interface RunDeps {
   inflight: Map<string, InFlight>;
   /** Told of members' starts; absent when metrics are off. */
   metrics?: WorkerMetrics;
+  /** Where members of sets that run an uploaded suite version get its files; without it such members fail. */
+  suites?: SuiteSource;
 }
 
 /** One run: its members (one set, one batch key or a single member), its slots, its abort, and how an outcome is written. */
@@ -106,48 +109,67 @@ export async function runMembers(req: RunRequest, deps: RunDeps): Promise<void> 
     } catch (err) {
       return await failAll(members, messageOf(err), req, deps);
     }
-    const executor = deps.executors.get(head.spec.type);
-    if (head.batchKey === null) {
-      if (!executor) return await failAll(members, `no executor for tests of type "${head.spec.type}" in this worker; it runs ${[...deps.executors.keys()].join(', ')}`, req, deps);
-      const ctx: EndContext = { members, req, deps, resolved, workDir: undefined };
-      await execute(members, ctx, () =>
-        runSingle(executor, head.spec, {
-          variables: resolved.values,
-          signal: abort.signal,
-          outbound: deps.outboundPolicy?.(head.env),
-          onBegin: (index, attempt) => begin(members[index], attempt, deps),
-          onEnd: (index, result) => end(members[index], result, ctx),
-        }),
-      );
-      return;
-    }
-    const batch = executor?.runBatch?.bind(executor);
-    if (!batch) return await failAll(members, `no executor for batches of type "${head.spec.type}" in this worker`, req, deps);
-    let workDir: string;
+    let checkout: SuiteCheckout;
     try {
-      await mkdir(deps.workRoot, { recursive: true });
-      workDir = await mkdtemp(path.join(deps.workRoot, 'batch-'));
+      checkout = await checkOutSuite(runs, deps.suites, abort.signal);
     } catch (err) {
-      // Nothing ran: say why on every member rather than leave them leased until their leases expire.
-      return await failAll(members, `cannot make the batch's scratch folder under ${deps.workRoot}: ${messageOf(err)}`, req, deps);
+      if (abort.signal.aborted) return; // shutdown or a lost lease: nothing is written (see settleLeftovers)
+      return await failAll(members, messageOf(err), req, deps);
     }
-    const ctx: EndContext = { members, req, deps, resolved, workDir };
     try {
-      await execute(members, ctx, () =>
-        batch(runs.map((r) => r.spec), {
-          variables: resolved.values,
-          signal: abort.signal,
-          workDir,
-          parallelism: req.parallelism,
-          onBegin: (index, attempt) => begin(members[index], attempt, deps),
-          onEnd: (index, result) => end(members[index], result, ctx),
-        }),
-      );
+      await execute(checkout.specs, members, req, deps, resolved);
     } finally {
-      await rm(workDir, { recursive: true, force: true });
+      checkout.release();
     }
   } finally {
     for (const m of members) m.settle();
+  }
+}
+
+/** Runs the members' specs (as the version's files when their set runs one) with their executor. */
+async function execute(specs: TestSpec[], members: Member[], req: RunRequest, deps: RunDeps, resolved: ResolvedVariables): Promise<void> {
+  const { runs, abort } = req;
+  const head = runs[0] as ClaimedRun;
+  const spec = specs[0] as TestSpec;
+  const executor = deps.executors.get(head.spec.type);
+  if (head.batchKey === null) {
+    if (!executor) return await failAll(members, `no executor for tests of type "${head.spec.type}" in this worker; it runs ${[...deps.executors.keys()].join(', ')}`, req, deps);
+    const ctx: EndContext = { members, req, deps, resolved, workDir: undefined };
+    await executeAndSettle(members, ctx, () =>
+      runSingle(executor, spec, {
+        variables: resolved.values,
+        signal: abort.signal,
+        outbound: deps.outboundPolicy?.(head.env),
+        onBegin: (index, attempt) => begin(members[index], attempt, deps),
+        onEnd: (index, result) => end(members[index], result, ctx),
+      }),
+    );
+    return;
+  }
+  const batch = executor?.runBatch?.bind(executor);
+  if (!batch) return await failAll(members, `no executor for batches of type "${head.spec.type}" in this worker`, req, deps);
+  let workDir: string;
+  try {
+    await mkdir(deps.workRoot, { recursive: true });
+    workDir = await mkdtemp(path.join(deps.workRoot, 'batch-'));
+  } catch (err) {
+    // Nothing ran: say why on every member rather than leave them leased until their leases expire.
+    return await failAll(members, `cannot make the batch's scratch folder under ${deps.workRoot}: ${messageOf(err)}`, req, deps);
+  }
+  const ctx: EndContext = { members, req, deps, resolved, workDir };
+  try {
+    await executeAndSettle(members, ctx, () =>
+      batch(specs, {
+        variables: resolved.values,
+        signal: abort.signal,
+        workDir,
+        parallelism: req.parallelism,
+        onBegin: (index, attempt) => begin(members[index], attempt, deps),
+        onEnd: (index, result) => end(members[index], result, ctx),
+      }),
+    );
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
   }
 }
 
@@ -172,7 +194,7 @@ function hold(run: ClaimedRun, req: RunRequest, deps: RunDeps, lost: (m: Member)
 }
 
 /** Runs the executor, then settles what it left: a crash fails every member it had not ended. */
-async function execute(members: Member[], ctx: EndContext, run: () => Promise<void>): Promise<void> {
+async function executeAndSettle(members: Member[], ctx: EndContext, run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (err) {

@@ -154,9 +154,9 @@ export function httpLink(opts: HttpLinkOptions): HttpLink {
     onRunsWaiting: (listener) => subscribe(listeners.runsWaiting, listener),
     onSetCancelled: (listener) => subscribe(listeners.setCancelled, listener),
     artifacts,
-    async suiteArchive(id) {
+    async suiteArchive(id, signal) {
       try {
-        return await http.stream(`/v0/worker/suites/${encodeURIComponent(id)}`);
+        return await http.stream(`/v0/worker/suites/${encodeURIComponent(id)}`, { signal });
       } catch (err) {
         if (err instanceof LinkRefusedError && err.status === 404) throw new SuiteArchiveGoneError(id, `the API at ${http.url} has no such version, or its archive is gone (${err.message})`);
         throw err;

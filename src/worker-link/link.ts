@@ -68,7 +68,7 @@ export interface WorkerLink {
    * A suite version's archive (src/core/suites.ts: a gzipped tar), streamed as
    * stored; the caller checks its hash against `id`. Rejects with
    * SuiteArchiveGoneError when the service knows no such version or its bytes
-   * are gone.
+   * are gone. `signal` stops a fetch under way (the member was cancelled).
    */
-  suiteArchive(id: string): Promise<Readable>;
+  suiteArchive(id: string, signal?: AbortSignal): Promise<Readable>;
 }

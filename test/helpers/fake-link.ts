@@ -54,6 +54,8 @@ export class FakeLink implements WorkerLink {
   readonly failures: Partial<Record<Method, Error[]>> = {};
   /** The live workers batchWorkers answers. */
   workers: BatchWorker[] = [];
+  /** The suite version each set runs (ClaimedRun.suite), by set id; absent: the server's own config. */
+  readonly suites = new Map<string, string>();
   private claims = 0;
   private readonly waitingListeners = new Set<() => void>();
   private readonly cancelListeners = new Set<(setId: string) => void>();
@@ -196,7 +198,7 @@ export class FakeLink implements WorkerLink {
       m.workerId = req.workerId;
       m.claim = ++this.claims;
       if (m.batchKey === null && i < reserveFrom) m.status = 'RUNNING';
-      return { id: m.id, setId: m.setId, env: 'staging', spec: m.spec, expectedMs: m.expectedMs, variables: {}, claim: m.claim, workerId: req.workerId, batchKey: m.batchKey };
+      return { id: m.id, setId: m.setId, env: 'staging', spec: m.spec, expectedMs: m.expectedMs, variables: {}, claim: m.claim, workerId: req.workerId, batchKey: m.batchKey, suite: this.suites.get(m.setId) ?? null };
     });
   }
 

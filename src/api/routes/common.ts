@@ -5,6 +5,7 @@
  */
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { CreateTestRunSetBody, CreateTestRunSetResult, HealthSchema, ProblemSchema, refTo, TestRunList, TestRunSchema, TestRunSetStatus } from '../../core/wire.js';
+import { NameSuiteBody, SetSuiteView, SuiteVersionList, SuiteVersionView } from '../../core/wire-suites.js';
 import { EnvironmentList, SessionInfo, SignInBody, TestRunSetDetails, TestRunSetPage, TestRunSetSummary, WorkerList, WorkerView } from '../../core/wire-dashboard.js';
 import { CancellationView, CancelTestRunSetResult } from '../../core/wire-control.js';
 import { CreateKeyBody, CreatedKey, KeyList, KeyView } from '../../core/wire-keys.js';
@@ -59,6 +60,10 @@ export const SHARED_SCHEMAS: readonly Named[] = [
   TestOutcome,
   TestHistory,
   TestHistoryRun,
+  SuiteVersionView,
+  SuiteVersionList,
+  NameSuiteBody,
+  SetSuiteView,
   ...WORKER_SCHEMAS,
 ] as TSchema[] as Named[];
 

@@ -18,6 +18,7 @@ import type { ApiKeyRecord, TestRunSetRecord } from '../../core/types.js';
 import { createRefusal } from '../../auth/policy.js';
 import { seesSetEnv, setNotFound } from '../permission.js';
 import { planTestRunSet } from '../../sets/plan.js';
+import { setSource } from '../../sets/suite-source.js';
 import type { AppDeps } from '../deps.js';
 import { artifactsByRun } from './artifacts.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
@@ -75,8 +76,9 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         const earlier = await deps.store.sets.findCreatedOnce(keyId ?? '', idem.key);
         if (earlier) return replay(earlier, idem.key, idem.bodyHash);
       }
+      const source = await setSource(deps.suite(), request.body, deps.store.suites);
       const history = await deps.store.durations.history(request.body.env);
-      const set = planTestRunSet(deps.suite(), request.body, { secretKey: deps.secretKey, keyId, history });
+      const set = { ...planTestRunSet(source.suite, request.body, { secretKey: deps.secretKey, keyId, history }), suite: source.version };
       deps.setLimit.take(keyId, reply); // after the request is judged: a refused one creates no set, so spends nothing
       if (idem) {
         // Two first tries racing: the store lets exactly one create.

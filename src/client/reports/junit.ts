@@ -72,6 +72,11 @@ export function buildJunit(input: ReportInput): string {
   properties.ele('property', { name: 'runset.testRunSetId', value: input.setId });
   properties.ele('property', { name: 'runset.env', value: input.env });
   properties.ele('property', { name: 'runset.status', value: input.outcome === 'TIMEOUT' ? `TIMEOUT (${input.status?.status ?? 'unknown'})` : input.outcome });
+  if (input.suite) {
+    properties.ele('property', { name: 'runset.suite.id', value: input.suite.id });
+    if (input.suite.name) properties.ele('property', { name: 'runset.suite.name', value: input.suite.name });
+    if (input.suite.commit) properties.ele('property', { name: 'runset.suite.commit', value: input.suite.commit });
+  }
   if (members) for (const run of members) addMember(suite, run, input);
   else addWholeSet(suite, input);
   return doc.end({ prettyPrint: true });

@@ -18,6 +18,8 @@ export interface ReportInput {
   members: TestRun[] | null;
   /** From the create to the end of the wait, measured by the client. */
   elapsedMs: number;
+  /** The uploaded suite version the set ran (`trigger --suite`/`--suite-name`); absent: the server's own tests. */
+  suite?: { id: string; name: string | null; commit: string | null };
 }
 
 // Matching escape sequences is the point here, so control characters are expected.

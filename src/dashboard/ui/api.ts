@@ -7,6 +7,7 @@ import type { CancelTestRunSetResult } from '../../core/wire-control.js';
 import type { CreateKeyBody, CreatedKey, KeyList } from '../../core/wire-keys.js';
 import type { WebhookDeliveryList } from '../../core/wire-webhooks.js';
 import type { TestHistory, TestList, TestSummary } from '../../core/wire-tests.js';
+import type { SuiteVersionList } from '../../core/wire-suites.js';
 import type { EnvironmentList, SessionInfo, TestRunSetDetails, TestRunSetPage, WorkerList } from '../../core/wire-dashboard.js';
 import { currentPath, navigate } from './router.js';
 
@@ -73,6 +74,7 @@ export const api = {
   testHistory: (p: { env: string; name: string; cursor?: string; limit?: number }) =>
     call<TestHistory>('GET', `/tests/history${query({ ...p, limit: p.limit ? String(p.limit) : undefined })}`),
   listWorkers: () => call<WorkerList>('GET', '/workers'),
+  listSuites: () => call<SuiteVersionList>('GET', '/suites'),
   listWebhookDeliveries: (setId: string) => call<WebhookDeliveryList>('GET', `/webhook-deliveries${query({ setId })}`),
   environments: async () => (await call<EnvironmentList>('GET', '/environments')).environments,
   createSet: (env: string, envOverride: Record<string, string>) =>

@@ -9,6 +9,7 @@ import { SetPage } from './pages/set.js';
 import { MemberPage } from './pages/member.js';
 import { TriggerPage } from './pages/trigger.js';
 import { WorkersPage } from './pages/workers.js';
+import { SuitesPage } from './pages/suites.js';
 import { SignInPage } from './pages/signin.js';
 import { KeysPage } from './pages/keys.js';
 import { TestsPage } from './pages/tests.js';
@@ -23,6 +24,7 @@ const TITLES: Record<Route['name'], string> = {
   member: 'Test run',
   trigger: 'Run a set',
   workers: 'Workers',
+  suites: 'Suites',
   tests: 'Tests',
   test: 'Test',
   environments: 'Environments',
@@ -89,6 +91,7 @@ function MainNav({ route, session, onSignOut }: { route: Route['name']; session:
       {link('/tests', 'tests', 'Tests')}
       {link('/environments', 'environments', 'Environments')}
       {link('/workers', 'workers', 'Workers')}
+      {link('/suites', 'suites', 'Suites')}
       {may('listKeys') && link('/keys', 'keys', 'Keys')}
       <span class="who muted">{session ? `key: ${session.key.name} (${session.key.role})` : ''}</span>
       <button type="button" class="link" onClick={onSignOut}>
@@ -110,6 +113,8 @@ function Page({ route, search, onSignedIn }: { route: Route; search: URLSearchPa
       return <TriggerPage search={search} />;
     case 'workers':
       return <WorkersPage />;
+    case 'suites':
+      return <SuitesPage />;
     case 'tests':
       return <TestsPage search={search} />;
     case 'test':

@@ -11,6 +11,7 @@ export type Route =
   | { name: 'member'; setId: string; runId: string }
   | { name: 'trigger' }
   | { name: 'workers' }
+  | { name: 'suites' }
   | { name: 'tests' }
   | { name: 'test' }
   | { name: 'environments' }
@@ -25,6 +26,7 @@ export function parseRoute(pathname: string): Route {
   if (pathname === '/' || pathname === '') return { name: 'sets' };
   if (pathname === '/trigger') return { name: 'trigger' };
   if (pathname === '/workers') return { name: 'workers' };
+  if (pathname === '/suites') return { name: 'suites' };
   if (pathname === '/tests') return { name: 'tests' };
   if (pathname === '/test') return { name: 'test' };
   if (pathname === '/environments') return { name: 'environments' };

@@ -1,0 +1,175 @@
+/**
+ * Suite versions on the API (src/core/wire-suites.ts says each route's shape):
+ * uploading a version's archive, reading versions, naming one.
+ *
+ * An upload is streamed to a scratch file (never held in memory, cut off past
+ * `--max-suite-size`), then checked in full before anything is stored: its
+ * hash must be the id it is sent under, every entry must pass the archive rule
+ * (src/suites/entries.ts), its runset.config.yaml must be valid against this
+ * server's environments, and its Playwright listing must read. The API never
+ * runs the version's code: the listing came with it (src/core/suites.ts).
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { RunsetError } from '../../core/errors.js';
+import { SUITE_CONFIG_FILE, VERSION_ROOT, type SuiteVersionInfo } from '../../core/suites.js';
+import { NameSuiteBody, SuiteId, SuiteVersionList, SuiteVersionView, UploadSuiteQuery } from '../../core/wire-suites.js';
+import { ConfigError } from '../../config/suite.js';
+import { applySuiteListing } from '../../config/playwright-discovery.js';
+import { parseSuiteTests } from '../../config/suite-tests.js';
+import { inspectSuiteArchive, SuiteRefusal } from '../../suites/inspect.js';
+import type { AppDeps } from '../deps.js';
+import { named, problems, SECURED } from './common.js';
+
+const SuiteParams = Type.Object({ id: SuiteId });
+const GZIP_TYPES = ['application/gzip', 'application/x-gzip', 'application/octet-stream'];
+
+export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
+  // The body is the archive's bytes, streamed as they come.
+  app.addContentTypeParser(GZIP_TYPES, (_request, payload, done) => done(null, payload));
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const archives = deps.suiteArchives;
+
+  api.put('/suites/:id', {
+    schema: {
+      summary: 'Upload a suite version: the gzipped tar of a suite folder, under the SHA-256 of its bytes',
+      description: 'Body: the archive (application/gzip). 201 when stored, 200 when this version was already stored (nothing changes). Refused with nothing stored: 400 when the bytes\' hash is not the id, 413 past the size limit, 422 when the archive or its config breaks a rule (the detail says which). `runset suites push DIR` and `runset trigger --suite DIR` make and send it.',
+      tags: ['Suites'],
+      operationId: 'uploadSuite',
+      security: SECURED,
+      params: SuiteParams,
+      querystring: UploadSuiteQuery,
+      consumes: GZIP_TYPES,
+      response: { 200: named(SuiteVersionView, 'Already stored'), 201: named(SuiteVersionView, 'Stored'), ...problems(400, 401, 403, 413, 415, 422) },
+    },
+  }, async (request, reply) => {
+    if (!(request.body instanceof Readable)) throw new RunsetError('unsupported_media_type', 'send the suite archive\'s bytes as application/gzip (a gzipped tar; `runset suites push DIR` makes one)');
+    const { id } = request.params;
+    const known = await deps.store.suites.get(id);
+    if (known) {
+      request.body.resume(); // the same content is the same version: nothing more to store
+      await nameIt(request.query.name, id);
+      return reply.code(200).send(await view(id));
+    }
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > archives.maxBytes) throw tooLarge(declared, archives.maxBytes);
+    const dir = await mkdtemp(path.join(tmpdir(), 'runset-suite-upload-'));
+    try {
+      const file = path.join(dir, 'suite.tar.gz');
+      await pipeline(request.body, limitTo(archives.maxBytes), createWriteStream(file));
+      const inspected = await inspectSuiteArchive(file, { id, maxBytes: archives.maxBytes });
+      const tests = testsOf(inspected.configText, inspected.listing);
+      const { location } = await archives.put(id, file);
+      await deps.store.suites.put({ id, size: inspected.size, files: inspected.files, commit: request.query.commit ?? null, tests, location });
+      await nameIt(request.query.name, id);
+      request.log.info({ suite: id, size: inspected.size, files: inspected.files, tests: tests.length }, 'suite version stored');
+      return reply.code(201).send(await view(id));
+    } catch (err) {
+      throw refusalOf(err, archives.maxBytes);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  api.get('/suites/:id', {
+    schema: {
+      summary: 'One suite version: size, files, commit, names, the sets that ran it',
+      tags: ['Suites'],
+      operationId: 'getSuite',
+      security: SECURED,
+      params: SuiteParams,
+      response: { 200: named(SuiteVersionView, 'The version'), ...problems(400, 401, 403, 404) },
+    },
+  }, async (request) => view(request.params.id));
+
+  api.get('/suites', {
+    schema: {
+      summary: 'Every stored suite version, newest first',
+      tags: ['Suites'],
+      operationId: 'listSuites',
+      security: SECURED,
+      response: { 200: named(SuiteVersionList, 'The versions'), ...problems(401, 403) },
+    },
+  }, async () => ({ versions: (await deps.store.suites.list()).map(viewOf) }));
+
+  api.post('/suite-names', {
+    schema: {
+      summary: 'Point a name (main, pr-123) at a stored version; a set may then name the suite by it',
+      tags: ['Suites'],
+      operationId: 'nameSuite',
+      security: SECURED,
+      body: named(NameSuiteBody),
+      response: { 200: named(SuiteVersionView, 'The version, with its names'), ...problems(400, 401, 403, 422) },
+    },
+  }, async (request) => {
+    if (!(await deps.store.suites.get(request.body.id))) throw unknownVersion(request.body.id);
+    await nameIt(request.body.name, request.body.id);
+    return view(request.body.id);
+  });
+
+  async function nameIt(name: string | undefined, id: string): Promise<void> {
+    if (name !== undefined) await deps.store.suites.setName(name, id);
+  }
+
+  async function view(id: string) {
+    const found = await deps.store.suites.get(id);
+    if (!found) throw new RunsetError('not_found', `no suite version ${id}; push it with \`runset suites push DIR\``);
+    return viewOf(found);
+  }
+
+  /** The version's tests for this server: its config against this server's environments, its Playwright entries as its listing says. */
+  function testsOf(configText: string, listing: Parameters<typeof applySuiteListing>[1] | undefined) {
+    const config = parseSuiteTests(configText, path.posix.join(VERSION_ROOT, SUITE_CONFIG_FILE), deps.suite().environments);
+    return applySuiteListing(config, listing ?? { version: 1, reports: [] }).tests;
+  }
+  return Promise.resolve();
+};
+
+function viewOf(v: SuiteVersionInfo): SuiteVersionView {
+  return { id: v.id, size: v.size, files: v.files, createdAt: v.createdAt, commit: v.commit, names: v.names, sets: v.sets, lastSetAt: v.lastSetAt };
+}
+
+function unknownVersion(id: string): RunsetError {
+  return new RunsetError('unknown_suite', `no suite version ${id} is stored; upload it first (\`runset suites push DIR\`)`);
+}
+
+function tooLarge(size: number, max: number): RunsetError {
+  return new RunsetError('body_too_large', `the suite archive is ${size} bytes, over this server's limit of ${max} (--max-suite-size); leave out what the tests do not need (.runsetignore)`);
+}
+
+/** What an upload's failure answers: a refusal of the archive or its config is the client's (4xx), anything else the server's. */
+function refusalOf(err: unknown, max: number): unknown {
+  if (err instanceof SuiteRefusal) {
+    if (err.code === 'hash_mismatch') return new RunsetError('suite_hash_mismatch', err.message);
+    if (err.code === 'too_large') return tooLarge(max + 1, max);
+    return new RunsetError('suite_refused', err.message);
+  }
+  if (err instanceof UploadTooLarge) return tooLarge(err.seen, max);
+  if (err instanceof ConfigError) return new RunsetError('suite_refused', `the suite's ${SUITE_CONFIG_FILE}: ${err.message}`);
+  return err;
+}
+
+class UploadTooLarge extends Error {
+  constructor(readonly seen: number) {
+    super('over the suite size limit');
+  }
+}
+
+/** Passes bytes through until more than `max` have come, then fails. */
+function limitTo(max: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > max) callback(new UploadTooLarge(seen));
+      else callback(null, chunk);
+    },
+  });
+}
