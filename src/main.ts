@@ -28,7 +28,8 @@ import { SuiteCache, type FetchArchive } from './suites/cache.js';
 import { DEFAULT_SUITE_CACHE_BYTES, defaultSuiteCacheDir } from './config/suite-cache.js';
 import type { RunAsUser } from './executors/run-as.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
-import { FileBlobStore, type ArtifactBlobStore } from './artifacts/blobs.js';
+import { FileBlobStore, type ArtifactBlobStore, type SuiteArchiveStore } from './artifacts/blobs.js';
+import { DEFAULT_MAX_SUITE_BYTES } from './core/suites.js';
 import { artifactSaver } from './artifacts/save.js';
 import { storeLink } from './worker-link/store-link.js';
 import { attachedReaper } from './worker-link/reaper.js';
@@ -121,18 +122,22 @@ export function suiteCacheFor(settings: SuiteCacheSettings | undefined, policy: 
 }
 
 /**
- * PLACEHOLDER until WorkerLink.suiteArchive lands (issue 27, another part):
- * every use below is to become `(id) => link.suiteArchive(id)`.
- */
-export const suiteArchiveNotWired: FetchArchive = () => Promise.reject(new Error('fetching suite versions is not wired in this worker yet (WorkerLink.suiteArchive)'));
-
-/**
  * Where artifact bytes go: into PostgreSQL when the store is PostgreSQL (the API
  * process serving a trace is rarely the worker that wrote it), else files under
  * the data dir.
  */
 export function artifactBlobsFor(store: Store, dataDir: string): ArtifactBlobStore {
   return store.artifacts.blobs?.() ?? new FileBlobStore(path.join(dataDir, 'artifacts'));
+}
+
+/**
+ * Where suite versions' archives go: into PostgreSQL when the store is
+ * PostgreSQL (any API process serves what another stored), else files under
+ * `<data dir>/suites/`. Apart from artifacts' bytes either way: the artifact
+ * orphan sweep never reaches them.
+ */
+export function suiteArchivesFor(store: Store, dataDir: string, maxBytes = DEFAULT_MAX_SUITE_BYTES): SuiteArchiveStore {
+  return store.suites.archives?.(maxBytes) ?? new FileBlobStore(path.join(dataDir, 'suites'), maxBytes, 'suite archive');
 }
 
 export async function start(options: ServeOptions, logger = createLogger(options.logLevel)): Promise<Runtime> {
@@ -152,6 +157,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
     const secretKey = loadSecretKey(options.dataDir, options.secretKey);
     if (options.bootstrapKey) await ensureKey(store, options.bootstrapKey, 'bootstrap');
     const blobs = artifactBlobsFor(store, options.dataDir);
+    const suiteArchives = suiteArchivesFor(store, options.dataDir, options.maxSuiteBytes);
     const retentionMs = options.artifactRetentionMs ?? parseDuration(DEFAULT_ARTIFACT_RETENTION);
     teardown.push(startRetentionSweep({ store, blobs, retentionMs, logger: logger.child({ component: 'artifacts' }) }));
 
@@ -160,15 +166,14 @@ export async function start(options: ServeOptions, logger = createLogger(options
       const work = testWorkRoot(options);
       teardown.push(work.remove);
       const workerLogger = logger.child({ component: 'worker' });
-      const link = storeLink({ store, blobs, workerStaleMs: staleAfterMs(options.pollMs), logger: workerLogger });
+      const link = storeLink({ store, blobs, suiteArchives, workerStaleMs: staleAfterMs(options.pollMs), logger: workerLogger });
       teardown.push(() => link.flush());
       const policy = testProcessPolicy(options);
       pool = new WorkerPool({
         link,
         reap: () => store.claims.reapExpired(options.maxLostLeases),
         executors: executorRegistry({ chromium: options.chromium, policy }),
-        // TODO(issue 27, lead): suiteArchiveNotWired → (id) => link.suiteArchive(id)
-        suites: suiteCacheFor(options.suiteCache, policy, suiteArchiveNotWired, workerLogger),
+        suites: suiteCacheFor(options.suiteCache, policy, (id, signal) => link.suiteArchive(id, signal), workerLogger),
         resolveVariables: (vars) => resolveVariables(vars, { env: process.env, key: secretKey }),
         // Read when a member runs, so turning allowPrivateTargets off takes effect at once.
         outboundPolicy: (env) => ({ allowPrivateTargets: suite.environments.get(env)?.allowPrivateTargets ?? false }),
@@ -212,6 +217,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         logger, setLimit: new SetCreationLimit(options.setsPerMinute),
         signInLimit: options.signInsPerMinute ? new SignInLimit(options.signInsPerMinute) : undefined,
         artifacts: blobs,
+        suiteArchives,
         workerStaleMs: staleAfterMs(options.pollMs),
         onWorkerRequest: reaper && (() => reaper.seen()),
         onResponse: observed?.onResponse,
@@ -237,7 +243,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       webhooks.start();
       teardown.push(() => webhooks.stop());
       // API processes sweep old sets (any number of them may, see src/store/postgres/retention.ts); workers only run tests.
-      teardown.push(await startSetRetention({ store, blobs, givenMs: options.retentionMs, logger: logger.child({ component: 'retention' }) }));
+      teardown.push(await startSetRetention({ store, blobs, suiteArchives, givenMs: options.retentionMs, logger: logger.child({ component: 'retention' }) }));
     }
     let metricsUrl: string | undefined;
     if (observed && options.metricsPort !== undefined) {

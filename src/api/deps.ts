@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
 import type { SuiteConfig } from '../config/suite.js';
 import type { KeyAuthenticator } from '../auth/keys.js';
-import type { ArtifactBlobStore } from '../artifacts/blobs.js';
+import type { ArtifactBlobStore, SuiteArchiveStore } from '../artifacts/blobs.js';
 import type { SetCreationLimit, SignInLimit } from './rate-limit.js';
 
 export interface AppDeps {
@@ -26,6 +26,8 @@ export interface AppDeps {
   workerStaleMs: number;
   /** Where artifact bytes are read from; without it artifact downloads answer 404. */
   artifacts?: ArtifactBlobStore;
+  /** Where suite versions' archives are (src/core/suites.ts): kept apart from artifacts' bytes; without it no archive is served (404). */
+  suiteArchives?: SuiteArchiveStore;
   /** Told of every authorised worker protocol request: while HTTP workers are attached, this process reaps expired leases (src/worker-link/reaper.ts). */
   onWorkerRequest?: () => void;
   /** Told of every answered request (the metrics); without it no hook is installed, and requests pay nothing. */

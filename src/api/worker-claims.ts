@@ -52,6 +52,7 @@ export async function claimsToWire(runs: readonly ClaimedRun[], deps: ClaimWire)
       batchKey: run.batchKey,
       allowPrivateTargets: deps.allowPrivateTargets(run.env),
       suiteDir: deps.suiteDir(),
+      ...(run.suite ? { suite: run.suite } : {}),
     });
   }
   return out;

@@ -63,6 +63,7 @@ export const OPERATION_ROLES: Readonly<Record<string, KeyRole>> = Object.freeze(
   workerNotices: 'worker',
   uploadArtifact: 'worker',
   removeArtifacts: 'worker',
+  getSuiteArchive: 'worker',
 });
 
 /** What each role adds, for the message of a refusal. */

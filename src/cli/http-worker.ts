@@ -9,7 +9,7 @@
  *
  * Composition only, as src/main.ts is for the processes that hold a store.
  */
-import { createLogger, executorRegistry, suiteArchiveNotWired, suiteCacheFor, testProcessPolicy, testWorkRoot } from '../main.js';
+import { createLogger, executorRegistry, suiteCacheFor, testProcessPolicy, testWorkRoot } from '../main.js';
 import type { SuiteCacheSettings } from '../config/options.js';
 import type { RunAsUser } from '../executors/run-as.js';
 import { resolveVariables } from '../secrets/index.js';
@@ -67,8 +67,7 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
   const pool = new WorkerPool({
     link,
     executors: executorRegistry({ chromium: opts.chromium, policy }),
-    // TODO(issue 27, lead): suiteArchiveNotWired → (id) => link.suiteArchive(id)
-    suites: suiteCacheFor(opts.suiteCache, policy, suiteArchiveNotWired, logger),
+    suites: suiteCacheFor(opts.suiteCache, policy, (id, signal) => link.suiteArchive(id, signal), logger),
     // Secret values arrive opened by the API; no environment of this process is ever read for a variable.
     resolveVariables: (vars) => resolveVariables(vars, { env: {}, key: undefined }),
     outboundPolicy: (env) => link.outboundPolicy(env),

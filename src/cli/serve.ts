@@ -5,7 +5,11 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, parseMetricsPort, parseRetentionOption, resolvePath, type ServeOptions } from '../config/options.js';
+import {
+  DEFAULTS, defaultWorkers, LOG_LEVELS, OptionError, parseDurationOption, parseInteger, parseLogLevel, parseMetricsPort, parseRetentionOption, parseSizeOption, resolvePath,
+  type ServeOptions,
+} from '../config/options.js';
+import { DEFAULT_MAX_SUITE_BYTES } from '../core/suites.js';
 import type { Runtime } from '../main.js';
 import { DEFAULT_ARTIFACT_RETENTION } from '../retention/artifacts.js';
 import { DEFAULT_RETENTION } from '../retention/sets.js';
@@ -41,9 +45,14 @@ export interface RawServeFlags {
   poolSize?: string;
   suiteCache?: string;
   suiteCacheSize?: string;
+  /** `serve` only. */
+  maxSuiteSize?: string;
   /** `worker` only. */
   keyFile?: string;
 }
+
+/** The most --max-suite-size may say: a bound, so that a slip (50GB for 50MB) is refused rather than served. */
+const MAX_SUITE_SIZE_BYTES = 1024 ** 3;
 
 function commonOptions(cmd: Command): Command {
   return cmd
@@ -105,6 +114,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     apiKey: mode.api ? undefined : readApiKey(flags.keyFile, process.env.RUNSET_API_KEY, runAs),
     poolSize,
     suiteCache: parseSuiteCacheOptions(flags.suiteCache, flags.suiteCacheSize, runAs),
+    maxSuiteBytes: flags.maxSuiteSize === undefined ? undefined : parseSizeOption('--max-suite-size (RUNSET_MAX_SUITE_SIZE)', flags.maxSuiteSize, { minBytes: 1024, maxBytes: MAX_SUITE_SIZE_BYTES, example: '50MB' }),
   });
 }
 
@@ -170,7 +180,8 @@ export function registerServeCommands(program: Command): void {
       .addOption(new Option('--retention <duration>', `remove sets that ended longer ago than this, with their members and artifacts, existing history included (0: keep every set). Unset: ${DEFAULT_RETENTION}, but a store upgraded from a runset without retention keeps every set`).env('RUNSET_RETENTION'))
       .addOption(new Option('--webhook-retry <duration>', 'wait after a failed webhook delivery, doubled each time, for 24 h').env('RUNSET_WEBHOOK_RETRY').default(DEFAULTS.webhookRetry))
       .addOption(new Option('--backlog <n>', "connections queued before they are accepted (capped by the kernel's net.core.somaxconn)").env('RUNSET_BACKLOG').default(String(DEFAULTS.backlog)))
-      .addOption(new Option('--pool-size <n>', 'most pooled PostgreSQL connections of this process (one LISTEN connection more)').env('RUNSET_POOL_SIZE').default(String(DEFAULTS.poolSize))),
+      .addOption(new Option('--pool-size <n>', 'most pooled PostgreSQL connections of this process (one LISTEN connection more)').env('RUNSET_POOL_SIZE').default(String(DEFAULTS.poolSize)))
+      .addOption(new Option('--max-suite-size <size>', 'largest suite archive an upload may send, e.g. 50MB (units of 1024)').env('RUNSET_MAX_SUITE_SIZE').default(`${DEFAULT_MAX_SUITE_BYTES / 1024 ** 2}MB`)),
   ).action(async (flags: RawServeFlags) => {
     const options = compileServeOptions(flags, { api: true });
     await runUntilSignalled(options, async (rt) => {

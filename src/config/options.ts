@@ -62,6 +62,8 @@ export interface ServeOptions {
   poolSize?: number;
   /** Where workers keep the suite versions they run, and its size (--suite-cache, --suite-cache-size); undefined: the defaults. */
   suiteCache?: SuiteCacheSettings;
+  /** Largest suite archive an upload may send, bytes (--max-suite-size); default DEFAULT_MAX_SUITE_BYTES. */
+  maxSuiteBytes?: number;
 }
 
 /** A worker's suite cache: its folder and most bytes (src/config/suite-cache.ts parses them). */
@@ -141,6 +143,29 @@ export function parseDurationOption(
  */
 export function parseRetentionOption(name: string, text: string, limits: { minMs: number; example: string }): number {
   return parseDurationOption(name, text, { ...limits, maxMs: Number.MAX_SAFE_INTEGER });
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = Object.freeze({
+  '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2,
+  g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4, tib: 1024 ** 4,
+});
+
+/** A whole number of bytes in the largest unit that says it exactly: 1048576 → 1MB. */
+function sizeLabel(bytes: number): string {
+  for (const [unit, size] of [['TB', 1024 ** 4], ['GB', 1024 ** 3], ['MB', 1024 ** 2], ['KB', 1024]] as const) if (bytes % size === 0) return `${bytes / size}${unit}`;
+  return `${bytes} bytes`;
+}
+
+/** A size as people type it (`--max-suite-size`, `--suite-cache-size`): bytes, or `50MB`, `512k`, `1.5GB` (units of 1024). */
+export function parseSizeOption(name: string, raw: string, limits: { minBytes: number; maxBytes?: number; example: string }): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw);
+  const unit = match ? SIZE_UNITS[match[2]!.toLowerCase()] : undefined;
+  const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < limits.minBytes || bytes > (limits.maxBytes ?? Number.MAX_SAFE_INTEGER)) {
+    const range = limits.maxBytes === undefined ? `of at least ${sizeLabel(limits.minBytes)}` : `from ${sizeLabel(limits.minBytes)} to ${sizeLabel(limits.maxBytes)}`;
+    throw new OptionError(`${name}: "${raw}" is not a size ${range}; expected a number of bytes or one with a unit (KB, MB, GB, TB: units of 1024), e.g. ${limits.example}`);
+  }
+  return bytes;
 }
 
 /** pino's levels, quietest last. */

@@ -12,13 +12,11 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { RunAsUser } from '../executors/run-as.js';
-import { OptionError, type SuiteCacheSettings } from './options.js';
+import { parseSizeOption, type SuiteCacheSettings } from './options.js';
 
 export const DEFAULT_SUITE_CACHE_BYTES = 5 * 1024 ** 3;
 /** Under --run-as the cache must be reachable by the test user; root's home (0700) is not. */
 const RUN_AS_SUITE_CACHE = '/var/cache/runset/suites';
-
-const UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 };
 
 /** `--suite-cache` and `--suite-cache-size`, checked; defaults where unset. */
 export function parseSuiteCacheOptions(dir: string | undefined, size: string | undefined, runAs: RunAsUser | undefined, env: NodeJS.ProcessEnv = process.env): SuiteCacheSettings {
@@ -30,13 +28,7 @@ export function defaultSuiteCacheDir(runAs: RunAsUser | undefined, env: NodeJS.P
   return path.join(env.XDG_CACHE_HOME || path.join(env.HOME || homedir(), '.cache'), 'runset', 'suites');
 }
 
-/** "5GB", "500 MB", "1.5gb", "1048576" (bytes; units of 1024). */
+/** "5GB", "500 MB", "1.5gb", "1048576" (bytes; units of 1024): at least 1MB. */
 export function parseByteSize(text: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
-  const unit = UNITS[match?.[2]?.toLowerCase() ?? 'x'];
-  const bytes = match && unit ? Math.floor(Number(match[1]) * unit) : NaN;
-  if (!Number.isFinite(bytes) || bytes < 1024 ** 2) {
-    throw new OptionError(`--suite-cache-size (RUNSET_SUITE_CACHE_SIZE): "${text}" is not a size of at least 1MB; expected a number of bytes or one with a unit, e.g. 5GB, 500MB`);
-  }
-  return bytes;
+  return parseSizeOption('--suite-cache-size (RUNSET_SUITE_CACHE_SIZE)', text, { minBytes: 1024 ** 2, example: '5GB, 500MB' });
 }

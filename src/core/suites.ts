@@ -65,3 +65,19 @@ export interface SuiteVersionInfo {
   /** When the newest of those was created; null when none. */
   lastSetAt: string | null;
 }
+
+/**
+ * What fetching a version's archive (WorkerLink.suiteArchive) fails with when
+ * the version is not known to the service or its bytes are gone (retention
+ * removed an unused version): permanent, never worth a retry.
+ */
+export class SuiteArchiveGoneError extends Error {
+  readonly code = 'SUITE_ARCHIVE_GONE';
+  constructor(
+    readonly id: string,
+    reason: string,
+  ) {
+    super(`suite version ${id}: ${reason}`);
+    this.name = 'SuiteArchiveGoneError';
+  }
+}

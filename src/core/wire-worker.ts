@@ -11,6 +11,7 @@
 import { Type, type Static, type TUnsafe } from 'typebox';
 import type { TestSpec } from './types.js';
 import { refTo, Uuid } from './wire.js';
+import { SUITE_ID, VERSION_ROOT } from './suites.js';
 
 /** The longest a claim waits for work before it answers empty. */
 export const MAX_CLAIM_WAIT_MS = 30_000;
@@ -121,6 +122,7 @@ export const ClaimedRunWire = Type.Object(
     batchKey: Type.Union([Type.String(), Type.Null()], { description: 'Members of one set with one batch key run in one executor call; such members are claimed reserved (WAITING until they begin).' }),
     allowPrivateTargets: Type.Boolean({ description: 'The environment\'s outbound rule: its http tests may reach private addresses.' }),
     suiteDir: Type.String({ description: 'The folder of the API\'s runset.config.yaml: the spec\'s paths under it are read under a worker\'s --suite-root instead.' }),
+    suite: Type.Optional(Type.String({ pattern: SUITE_ID.source, description: `The suite version its set runs (fetch it with GET /api/v0/worker/suites/{id}); its spec's paths are under ${VERSION_ROOT}. Absent: the server's own config.` })),
   },
   { additionalProperties: false, $id: 'ClaimedRun' },
 );

@@ -17,10 +17,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { ArtifactBlobStore } from '../artifacts/blobs.js';
+import type { ArtifactBlobStore, SuiteArchiveStore } from '../artifacts/blobs.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
 import type { RemovedSummary, RetentionWhenUnset } from '../store/retention.js';
 import type { Store } from '../store/store.js';
+import { removeUnusedSuites } from './suites.js';
 
 /** The retention of a store made with retention, when serve is given none. */
 export const DEFAULT_RETENTION = '90d';
@@ -127,6 +128,8 @@ export async function removeEndedSets(store: Store, blobs: ArtifactBlobStore, op
 export interface SetRetentionOptions {
   store: Store;
   blobs: ArtifactBlobStore;
+  /** Where suite versions' archives are: unused versions past the retention go too (./suites.ts); without it, versions are kept. */
+  suiteArchives?: SuiteArchiveStore;
   retentionMs: number;
   logger: Logger;
   /** Where the retention came from, for the log (default: 'given'). */
@@ -150,8 +153,7 @@ export function startSetRetentionSweep(opts: SetRetentionOptions): () => Promise
   let running: Promise<void> | undefined;
   let announced = false;
   const label = `${retentionLabel(opts.retentionMs)} (${opts.source === 'default' ? 'the default' : '--retention'})`;
-  const sweepOnce = async () => {
-    const now = Date.now();
+  const sweepSets = async (now: number) => {
     if (!announced) {
       const before = cutoff(opts.retentionMs, now);
       const due = await opts.store.retention.dueBefore(before);
@@ -164,6 +166,14 @@ export function startSetRetentionSweep(opts: SetRetentionOptions): () => Promise
     }
     const r = await removeEndedSets(opts.store, opts.blobs, { retentionMs: opts.retentionMs, signal: stop.signal, now });
     if (r.sets > 0) opts.logger.info(r, 'removed ended sets past their retention');
+  };
+  const sweepOnce = async () => {
+    const now = Date.now();
+    await sweepSets(now);
+    // After the sets: a version whose last set just went is unused now.
+    if (opts.suiteArchives === undefined || stop.signal.aborted) return;
+    const suites = await removeUnusedSuites(opts.store, opts.suiteArchives, opts.retentionMs, now);
+    if (suites.versions > 0 || suites.orphans > 0) opts.logger.info(suites, `removed ${suites.versions} suite version(s) that no set or name used, uploaded before the retention cut-off`);
   };
   const sweep = () => {
     running ??= sweepOnce()

@@ -6,6 +6,7 @@
  */
 import type { Counts, RunState } from '../core/states.js';
 import { isKeyRole, type ApiKeyRecord, type ArtifactRecord, type ClaimedRun, type SetControl, type TestRunRecord, type TestRunSetRecord, type TestType } from '../core/types.js';
+import type { SuiteVersionInfo } from '../core/suites.js';
 import type { WorkerInfo } from './workers.js';
 
 export interface SetRow<T> {
@@ -62,17 +63,32 @@ export interface ArtifactRow<T> {
   created_at: T;
 }
 
+/** A suite version with its set count and latest set (both backends select the same columns). */
+export interface SuiteVersionRow<T> {
+  id: string;
+  /** PostgreSQL's bigint and count(*) arrive as strings. */
+  size: number | string;
+  files: number;
+  source_commit: string | null;
+  location: string;
+  created_at: T;
+  sets: number | string;
+  last_set_at: T | null;
+}
+
 export function countsOf(row: SetRow<unknown>): Counts {
   return { WAITING: row.count_waiting, RUNNING: row.count_running, SUCCESS: row.count_success, FAIL: row.count_fail };
 }
 
 /** What a claim returns, once spec and variables are parsed. */
 export function toClaimed(
-  row: { id: string; set_id: string; env: string; claims: number; batch_key: string | null; expected_ms: number | null },
+  row: { id: string; set_id: string; env: string; claims: number; batch_key: string | null; expected_ms: number | null; suite?: string | null },
   parsed: { spec: unknown; variables: unknown },
   workerId: string,
 ): ClaimedRun {
   return {
+    // Only a set that runs a suite version says so: a claim of the server's own tests is as it always was.
+    ...(row.suite ? { suite: row.suite } : {}),
     id: row.id,
     setId: row.set_id,
     env: row.env,
@@ -135,6 +151,17 @@ export function rowMappers<T>(stamp: (value: T) => string) {
       size: Number(row.size),
       location: row.location,
       createdAt: stamp(row.created_at),
+    }),
+    toSuiteVersion: (row: SuiteVersionRow<T>, names: string[]): SuiteVersionInfo & { location: string } => ({
+      id: row.id,
+      size: Number(row.size),
+      files: row.files,
+      createdAt: stamp(row.created_at),
+      commit: row.source_commit,
+      names,
+      sets: Number(row.sets),
+      lastSetAt: optional(row.last_set_at),
+      location: row.location,
     }),
   };
 }

@@ -73,6 +73,8 @@ export interface SetsStore {
   overrides(id: string): Promise<Record<string, VariableValue> | undefined>;
   /** The labels a set was created with (`{}` when none); undefined when there is no such set. */
   labels(id: string): Promise<Record<string, string> | undefined>;
+  /** The suite version the set runs (src/core/suites.ts); null: the server's own config; undefined when there is no such set. */
+  suite(id: string): Promise<string | null | undefined>;
 
   // ── cancel and fail fast ──
   /**

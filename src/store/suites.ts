@@ -6,6 +6,7 @@
  */
 import type { SuiteVersionInfo } from '../core/suites.js';
 import type { TestSpec } from '../core/types.js';
+import type { SuiteArchiveStore } from '../artifacts/blobs.js';
 
 export interface NewSuiteVersion {
   id: string;
@@ -35,4 +36,10 @@ export interface SuitesStore {
    * points at; answers their archives' locations for the blob store.
    */
   removeUnused(before: Date): Promise<Array<{ id: string; location: string }>>;
+  /**
+   * Where this store keeps archives' bytes itself, when it does (PostgreSQL: any
+   * API process serves what another stored); without it they go to files under
+   * `<data dir>/suites/` (src/main.ts suiteArchivesFor).
+   */
+  archives?(maxBytes?: number): SuiteArchiveStore;
 }

@@ -23,7 +23,8 @@ import { MAX_CLAIM_LIMIT, MAX_CLAIM_WAIT_MS, type ClaimedRunWire, type WorkerSet
 import { ArtifactTooLargeError, DEFAULT_MAX_ARTIFACT_BYTES, type ArtifactSink } from '../artifacts/blobs.js';
 import type { BatchWorker, ClaimRequest, LeaseRef, NextClaim } from '../store/store.js';
 import type { FinishedRunRef, WorkerLink } from './link.js';
-import { requester, type Requester } from './http-request.js';
+import { LinkRefusedError, requester, type Requester } from './http-request.js';
+import { SuiteArchiveGoneError } from '../core/suites.js';
 import { followNotices, type NoticeListeners } from './http-notices.js';
 
 export interface HttpLinkOptions {
@@ -153,6 +154,14 @@ export function httpLink(opts: HttpLinkOptions): HttpLink {
     onRunsWaiting: (listener) => subscribe(listeners.runsWaiting, listener),
     onSetCancelled: (listener) => subscribe(listeners.setCancelled, listener),
     artifacts,
+    async suiteArchive(id, signal) {
+      try {
+        return await http.stream(`/v0/worker/suites/${encodeURIComponent(id)}`, { signal });
+      } catch (err) {
+        if (err instanceof LinkRefusedError && err.status === 404) throw new SuiteArchiveGoneError(id, `the API at ${http.url} has no such version, or its archive is gone (${err.message})`);
+        throw err;
+      }
+    },
     async close() {
       closing.abort();
       await notices;
@@ -181,5 +190,6 @@ function claimedOf(wire: ClaimedRunWire): ClaimedRun {
   return {
     id: wire.id, setId: wire.setId, env: wire.env, spec: wire.spec, expectedMs: wire.expectedMs,
     variables, claim: wire.claim, workerId: wire.workerId, batchKey: wire.batchKey,
+    ...(wire.suite ? { suite: wire.suite } : {}),
   };
 }

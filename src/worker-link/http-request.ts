@@ -38,6 +38,12 @@ export interface Requester {
    * body of a 2xx or a 409.
    */
   send(method: string, route: string, init?: { json?: unknown; body?: AsyncIterable<Uint8Array>; contentType?: string; retry?: boolean; signal?: AbortSignal }): Promise<{ status: number; body: unknown }>;
+  /**
+   * GETs bytes and answers them as a stream, as they come (a suite archive).
+   * Retried like a `retry` send until the answer starts; errors as for send
+   * (a 404 is a LinkRefusedError of status 404).
+   */
+  stream(route: string, init?: { signal?: AbortSignal }): Promise<Readable>;
 }
 
 const RETRIES = 3;
@@ -73,43 +79,76 @@ export function requester(url: string, key: string, closed: AbortSignal): Reques
       res = await exchange(transport, new URL(`${base}${route}`), { method, headers, agent, signal }, body);
     } catch (err) {
       if (signal.aborted) throw err;
-      throw new LinkUnavailableError(`${method} ${route}: the API at ${base} is out of reach (${causeOf(err)})`, { cause: err });
+      throw unreachable(method, route, err);
     }
     const { status, text } = res;
     if ((status >= 200 && status < 300) || status === 409) return { status, body: text ? parse(text) : undefined };
-    const detail = problemDetail(text);
-    if (status >= 500 || status === 429 || status === 408) {
-      throw new LinkUnavailableError(`${method} ${route}: the API answered ${status}${detail ? `: ${detail}` : ''}`);
+    throw refusal(method, route, status, text);
+  };
+  const streamOnce = async (route: string, init: { signal?: AbortSignal }): Promise<Readable> => {
+    const signal = init.signal ? AbortSignal.any([init.signal, closed]) : closed;
+    let res: http.IncomingMessage;
+    try {
+      res = await respond(transport, new URL(`${base}${route}`), { method: 'GET', headers: { authorization }, agent, signal }, undefined);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw unreachable('GET', route, err);
     }
-    throw new LinkRefusedError(status, `${method} ${route}: the API refused it with ${status}${detail ? `: ${detail}` : ''}`);
+    const status = res.statusCode ?? 0;
+    if (status >= 200 && status < 300) return res;
+    throw refusal('GET', route, status, await textOf(res));
+  };
+  const unreachable = (method: string, route: string, err: unknown) =>
+    new LinkUnavailableError(`${method} ${route}: the API at ${base} is out of reach (${causeOf(err)})`, { cause: err });
+  const retried = async <T>(retry: boolean | undefined, work: () => Promise<T>): Promise<T> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await work();
+      } catch (err) {
+        if (!retry || !(err instanceof LinkUnavailableError) || attempt + 1 >= RETRIES || closed.aborted) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+      }
+    }
   };
   return {
     url: base,
-    async send(method, route, init = {}) {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await once(method, route, init);
-        } catch (err) {
-          if (!init.retry || !(err instanceof LinkUnavailableError) || attempt + 1 >= RETRIES || closed.aborted) throw err;
-          await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
-        }
-      }
-    },
+    send: (method, route, init = {}) => retried(init.retry, () => once(method, route, init)),
+    stream: (route, init = {}) => retried(true, () => streamOnce(route, init)),
   };
 }
 
-/** Sends one request (a string body, or a stream of chunks) and reads the whole answer as text. */
-function exchange(transport: typeof http | typeof https, url: URL, options: http.RequestOptions & { signal: AbortSignal }, body: string | AsyncIterable<Uint8Array> | undefined): Promise<{ status: number; text: string }> {
+/** A service's refusal as the scheduler sorts it: out of reach for a while (5xx, 429, 408), or refused for good. */
+function refusal(method: string, route: string, status: number, text: string): Error {
+  const detail = problemDetail(text);
+  if (status >= 500 || status === 429 || status === 408) {
+    return new LinkUnavailableError(`${method} ${route}: the API answered ${status}${detail ? `: ${detail}` : ''}`);
+  }
+  return new LinkRefusedError(status, `${method} ${route}: the API refused it with ${status}${detail ? `: ${detail}` : ''}`);
+}
+
+/** Sends one request (a string body, or a stream of chunks) and answers the response as it starts. */
+function respond(transport: typeof http | typeof https, url: URL, options: http.RequestOptions & { signal: AbortSignal }, body: string | AsyncIterable<Uint8Array> | undefined): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = transport.request(url, options, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = transport.request(url, options, resolve);
     req.on('error', reject);
     if (typeof body === 'string' || body === undefined) req.end(body);
     else pipeline(Readable.from(body), req).catch(reject);
+  });
+}
+
+/** Sends one request and reads the whole answer as text. */
+async function exchange(transport: typeof http | typeof https, url: URL, options: http.RequestOptions & { signal: AbortSignal }, body: string | AsyncIterable<Uint8Array> | undefined): Promise<{ status: number; text: string }> {
+  const res = await respond(transport, url, options, body);
+  return { status: res.statusCode ?? 0, text: await textOf(res) };
+}
+
+/** The whole answer as text (events rather than an async iterator: every claim reads one, see bench:workers). */
+function textOf(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
   });
 }
 

@@ -12,6 +12,7 @@
  * What follows a finish on the service's side (the duration history, fail fast)
  * is the link's business, not the worker's: a worker only reports outcomes.
  */
+import type { Readable } from 'node:stream';
 import type { ClaimedRun, RunOutcome, TestSpec } from '../core/types.js';
 import type { ArtifactSink } from '../artifacts/blobs.js';
 import type {
@@ -61,4 +62,13 @@ export interface WorkerLink {
 
   /** Where artifact bytes go. */
   readonly artifacts: ArtifactSink;
+
+  // ── suite versions ──
+  /**
+   * A suite version's archive (src/core/suites.ts: a gzipped tar), streamed as
+   * stored; the caller checks its hash against `id`. Rejects with
+   * SuiteArchiveGoneError when the service knows no such version or its bytes
+   * are gone. `signal` stops a fetch under way (the member was cancelled).
+   */
+  suiteArchive(id: string, signal?: AbortSignal): Promise<Readable>;
 }

@@ -10,7 +10,8 @@
 import type { Logger } from 'pino';
 import type { DurationSample, RunOutcome } from '../core/types.js';
 import type { Store } from '../store/store.js';
-import type { ArtifactBlobStore } from '../artifacts/blobs.js';
+import type { ArtifactBlobStore, SuiteArchiveStore } from '../artifacts/blobs.js';
+import { SuiteArchiveGoneError } from '../core/suites.js';
 import { enforceMaxFailures } from '../sets/cancel.js';
 import type { FinishedRunRef, WorkerLink } from './link.js';
 
@@ -21,6 +22,8 @@ export interface StoreLinkOptions {
   store: Store;
   /** Where artifact bytes go (the store's own blobs on PostgreSQL, else files). */
   blobs: ArtifactBlobStore;
+  /** Where suite versions' archives are; without it no version can be fetched (SuiteArchiveGoneError). */
+  suiteArchives?: SuiteArchiveStore;
   /** How long a worker may miss heartbeats before it counts as gone (staleAfterMs). */
   workerStaleMs: number;
   logger: Logger;
@@ -94,6 +97,13 @@ export function storeLink(opts: StoreLinkOptions): StoreLink {
     onRunsWaiting: (listener) => store.claims.onRunsWaiting(listener),
     onSetCancelled: (listener) => store.claims.onSetCancelled(listener),
     artifacts: opts.blobs,
+    async suiteArchive(id) {
+      const version = await store.suites.get(id);
+      if (version === undefined) throw new SuiteArchiveGoneError(id, 'the service has no such version (never uploaded, or removed by retention once unused)');
+      const bytes = await opts.suiteArchives?.open(version.location);
+      if (bytes === undefined) throw new SuiteArchiveGoneError(id, `its archive's bytes are missing from the service's store (${opts.suiteArchives ? 'removed' : 'this process keeps no suite archives'})`);
+      return bytes;
+    },
     flush,
   };
 }

@@ -70,6 +70,7 @@ const OPERATIONS: Record<string, Operation> = {
   workerNotices: { method: 'GET', path: () => '/v0/worker/notices', needs: 'worker', stream: true },
   uploadArtifact: { method: 'PUT', path: () => `/v0/worker/artifacts/${UNKNOWN}`, body: {}, needs: 'worker' },
   removeArtifacts: { method: 'POST', path: () => '/v0/worker/artifacts/remove', body: { locations: [] }, needs: 'worker' },
+  getSuiteArchive: { method: 'GET', path: () => `/v0/worker/suites/${'0'.repeat(64)}`, needs: 'worker' },
 };
 
 const rank = (role: KeyRole) => ['read', 'trigger', 'admin'].indexOf(role);

@@ -8,6 +8,8 @@ import type { ClaimedRun, PlaywrightTestSpec, RunOutcome, TestSpec } from '../..
 import type { BatchClaimRequest, BatchWorker, ClaimRequest, FinishedAndClaimed, LeaseRef, NextClaim } from '../../src/store/store.js';
 import { STORE_UNAVAILABLE } from '../../src/store/store.js';
 import type { WorkerLink } from '../../src/worker-link/link.js';
+import { Readable } from 'node:stream';
+import { SuiteArchiveGoneError } from '../../src/core/suites.js';
 
 export interface FakeMember {
   id: string;
@@ -57,6 +59,8 @@ export class FakeLink implements WorkerLink {
   private claims = 0;
   private readonly waitingListeners = new Set<() => void>();
   private readonly cancelListeners = new Set<(setId: string) => void>();
+  /** The suite archives suiteArchive serves, by version id. */
+  readonly suiteArchives = new Map<string, Buffer>();
   readonly artifacts = { maxBytes: 1024, put: () => Promise.reject(new Error('no artifacts here')), remove: () => Promise.resolve() };
 
   /** Adds WAITING members of one set (batched when `batchKey` is given), in claim order. */
@@ -150,6 +154,14 @@ export class FakeLink implements WorkerLink {
   onSetCancelled(listener: (setId: string) => void): () => void {
     this.cancelListeners.add(listener);
     return () => this.cancelListeners.delete(listener);
+  }
+
+  suiteArchive(id: string): Promise<Readable> {
+    return this.call('suiteArchive', id, () => {
+      const bytes = this.suiteArchives.get(id);
+      if (bytes === undefined) throw new SuiteArchiveGoneError(id, 'the fake link has no such version');
+      return Readable.from([bytes]);
+    });
   }
 
   // ── the fake store ──

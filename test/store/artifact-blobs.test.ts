@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { ArtifactTooLargeError, FileBlobStore, type ArtifactBlobStore } from '../../src/artifacts/blobs.js';
 import { sweepArtifacts } from '../../src/retention/artifacts.js';
 import { artifactSaver } from '../../src/artifacts/save.js';
@@ -17,17 +16,11 @@ import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { PostgresStore } from '../../src/store/postgres/index.js';
 import { dropSchemas } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
+import { bytesOf } from '../helpers/streams.js';
 import { newSet } from './fixtures.js';
 import { caseSpec } from './batch-contract.js';
 
 const url = process.env.RUNSET_TEST_DATABASE_URL ?? '';
-
-async function bytesOf(stream: Readable | undefined): Promise<Buffer> {
-  assert.ok(stream, 'the bytes are there');
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 function file(dir: string, bytes: Buffer): string {
   const target = path.join(dir, `f-${randomUUID()}`);

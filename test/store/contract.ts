@@ -19,6 +19,7 @@ import { runWebhookContract } from './webhook-contract.js';
 import { runHistoryContract } from './history-contract.js';
 import { runQueueStatsContract } from './queue-stats-contract.js';
 import { runStatusPropertyContract } from './status-property-contract.js';
+import { runSuitesContract } from './suites-contract.js';
 import { formatCases, leaseCases } from './record-cases.js';
 import { newSet } from './fixtures.js';
 
@@ -39,6 +40,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runHistoryContract(name, makeStore, newSet);
   runQueueStatsContract(name, makeStore, newSet);
   runStatusPropertyContract(name, makeStore);
+  runSuitesContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

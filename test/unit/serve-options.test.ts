@@ -56,3 +56,15 @@ test('--retention (RUNSET_RETENTION): unset leaves it to the store; given, it ap
   assert.deepEqual(chooseSetRetention(0, 'default'), { ms: 0, source: 'given' });
   assert.deepEqual([retentionLabel(days90), retentionLabel(2000), retentionLabel(90 * 60_000)], ['90d', '2.0s', '1h 30m']);
 });
+
+test('--max-suite-size (RUNSET_MAX_SUITE_SIZE): a size in bytes or with a unit of 1024; unset is the default', () => {
+  assert.equal(compile({}).maxSuiteBytes, undefined, 'unset: the store takes DEFAULT_MAX_SUITE_BYTES');
+  assert.equal(compile({ maxSuiteSize: '50MB' }).maxSuiteBytes, 50 * 1024 * 1024);
+  assert.equal(compile({ maxSuiteSize: '512k' }).maxSuiteBytes, 512 * 1024);
+  assert.equal(compile({ maxSuiteSize: '1GiB' }).maxSuiteBytes, 1024 ** 3);
+  assert.equal(compile({ maxSuiteSize: '2048' }).maxSuiteBytes, 2048);
+  assert.equal(compile({ maxSuiteSize: '1.5MB' }).maxSuiteBytes, 1.5 * 1024 * 1024);
+  for (const bad of ['big', '50 parsecs', '-1', '2GB', '100']) {
+    assert.throws(() => compile({ maxSuiteSize: bad }), new RegExp(`^Error: --max-suite-size \\(RUNSET_MAX_SUITE_SIZE\\): "${bad}" is not a size from 1KB to 1GB; expected a number of bytes or one with a unit \\(KB, MB, GB, TB: units of 1024\\), e\\.g\\. 50MB$`));
+  }
+});

@@ -10,7 +10,8 @@
  * other set. Writes under a lease are fenced as the store fences them: a lease
  * that moved answers 409 lease_lost and nothing is written.
  *
- * The notices stream is in ./worker-notices.ts, artifact uploads in ./worker-artifacts.ts.
+ * The notices stream is in ./worker-notices.ts, artifact uploads in
+ * ./worker-artifacts.ts, suite archives in ./worker-suites.ts.
  */
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
@@ -32,6 +33,7 @@ import { claimsToWire, claimWaiting, closingSignal, type Closing, type ClaimWire
 import { BEARER_ONLY, BODY_PROBLEMS, named, problems } from './common.js';
 import { workerArtifactRoutes, openSignedLocation, UNKEPT_ARTIFACTS } from './worker-artifacts.js';
 import { workerNoticeRoutes } from './worker-notices.js';
+import { workerSuiteRoutes } from './worker-suites.js';
 
 const NO_CONTENT = { type: 'null', description: 'Done.' } as const;
 const PROTOCOL = 'Worker protocol: for `runset worker --url`, with a key of role worker (or admin).';
@@ -40,7 +42,7 @@ const LEASE_LOST = 'the lease is no longer this worker\'s (it expired and the me
 export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async (app, { deps }) => {
   const logger = deps.logger.child({ component: 'worker-protocol' });
   const blobs = deps.artifacts ?? UNKEPT_ARTIFACTS;
-  const link = storeLink({ store: deps.store, blobs, workerStaleMs: deps.workerStaleMs, logger });
+  const link = storeLink({ store: deps.store, blobs, suiteArchives: deps.suiteArchives, workerStaleMs: deps.workerStaleMs, logger });
   const wire: ClaimWire = {
     link,
     secretKey: deps.secretKey,
@@ -158,6 +160,7 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
 
   await app.register(workerNoticeRoutes, { deps, link, closing });
   await app.register(workerArtifactRoutes, { deps, blobs });
+  await app.register(workerSuiteRoutes, { link });
 
   /** A set this key may name: else 404, as for a set that does not exist. */
   async function visibleSet(key: ApiKeyRecord | null, setId: string): Promise<void> {

@@ -7,40 +7,68 @@
  * The chunks are written in their own transaction before the artifact row
  * (which comes with the member's outcome, fenced by its lease); chunks whose
  * row never came are swept by age (`sweepOrphans`).
+ *
+ * Suite archives use the same class over a table of their own (suite_chunks,
+ * owned by suite_versions: SUITE_ARCHIVE_TABLES), so that the artifact sweep
+ * never sees them. Their ids are their bytes' hash: the same id stored twice is
+ * the same bytes, and a second store of it writes nothing.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type pg from 'pg';
-import { ArtifactTooLargeError, DEFAULT_MAX_ARTIFACT_BYTES, type ArtifactBlobStore } from '../../artifacts/blobs.js';
+import { BlobTooLargeError, DEFAULT_MAX_ARTIFACT_BYTES, type ArtifactBlobStore } from '../../artifacts/blobs.js';
 import { withClient, withTransaction } from './connection.js';
 import type { Names } from './statements.js';
 
 const CHUNK_BYTES = 1024 * 1024;
 const PG_PREFIX = 'pg:';
 
+/** Where one kind of blob lives: its chunks' table and the table whose `id` names the blobs still wanted. */
+export interface BlobTables {
+  chunks: string;
+  owners: string;
+  /** What the bytes are, for errors and statement names. */
+  what: 'artifact' | 'suite archive';
+  /** The id is the bytes' hash: storing an id again writes nothing. */
+  contentAddressed: boolean;
+}
+
+export const ARTIFACT_TABLES = (n: Names): BlobTables => ({ chunks: n.artifactChunks, owners: n.artifacts, what: 'artifact', contentAddressed: false });
+export const SUITE_ARCHIVE_TABLES = (n: Names): BlobTables => ({ chunks: n.suiteChunks, owners: n.suiteVersions, what: 'suite archive', contentAddressed: true });
+
 export class PostgresBlobStore implements ArtifactBlobStore {
+  private readonly t: BlobTables;
+  /** Prepared statement names, one set per kind of blob (a name is bound to its text). */
+  private readonly stmt: string;
+
   constructor(
     private readonly pool: pg.Pool,
-    private readonly names: Names,
+    names: Names,
     readonly maxBytes: number = DEFAULT_MAX_ARTIFACT_BYTES,
-  ) {}
+    tables: BlobTables = ARTIFACT_TABLES(names),
+  ) {
+    this.t = tables;
+    this.stmt = tables.what === 'artifact' ? 'Artifact' : 'SuiteArchive';
+  }
 
   async put(id: string, file: string): Promise<{ location: string; size: number }> {
     const { size } = await stat(file);
-    if (size > this.maxBytes) throw new ArtifactTooLargeError(size, this.maxBytes);
+    if (size > this.maxBytes) throw new BlobTooLargeError(size, this.maxBytes, this.t.what);
+    // The same id is the same bytes, so the same chunks: ones already there are kept as they are.
+    const onConflict = this.t.contentAddressed ? ' ON CONFLICT (blob_id, seq) DO NOTHING' : '';
     await withTransaction(this.pool, async (tx) => {
       let seq = 0;
       for await (const chunk of createReadStream(file, { highWaterMark: CHUNK_BYTES })) {
         await tx.query({
-          name: 'runset.putArtifactChunk',
-          text: `INSERT INTO ${this.names.artifactChunks} (blob_id, seq, data) VALUES ($1, $2, $3)`,
+          name: `runset.put${this.stmt}Chunk`,
+          text: `INSERT INTO ${this.t.chunks} (blob_id, seq, data) VALUES ($1, $2, $3)${onConflict}`,
           values: [id, seq++, chunk as Buffer],
         });
       }
       // An empty file still gets its chunk 0, so that "no chunk 0" always means "gone".
       if (seq === 0) {
-        await tx.query(`INSERT INTO ${this.names.artifactChunks} (blob_id, seq, data) VALUES ($1, 0, ''::bytea)`, [id]);
+        await tx.query(`INSERT INTO ${this.t.chunks} (blob_id, seq, data) VALUES ($1, 0, ''::bytea)${onConflict}`, [id]);
       }
     });
     return { location: PG_PREFIX + id, size };
@@ -68,18 +96,18 @@ export class PostgresBlobStore implements ArtifactBlobStore {
     const ids = locations.filter((l) => l.startsWith(PG_PREFIX)).map((l) => l.slice(PG_PREFIX.length));
     if (ids.length === 0) return;
     await withClient(this.pool, (client) =>
-      client.query(`DELETE FROM ${this.names.artifactChunks} WHERE blob_id = ANY($1::text[])`, [ids]),
+      client.query(`DELETE FROM ${this.t.chunks} WHERE blob_id = ANY($1::text[])`, [ids]),
     );
   }
 
   async sweepOrphans(before: Date): Promise<number> {
     const res = await withClient(this.pool, (client) =>
       client.query(
-        `DELETE FROM ${this.names.artifactChunks} AS c
+        `DELETE FROM ${this.t.chunks} AS c
          WHERE c.blob_id IN (
-           SELECT o.blob_id FROM ${this.names.artifactChunks} AS o
+           SELECT o.blob_id FROM ${this.t.chunks} AS o
            WHERE o.seq = 0 AND o.created_at < $1
-             AND NOT EXISTS (SELECT 1 FROM ${this.names.artifacts} AS a WHERE a.id = o.blob_id)
+             AND NOT EXISTS (SELECT 1 FROM ${this.t.owners} AS a WHERE a.id = o.blob_id)
          )`,
         [before],
       ),
@@ -90,8 +118,8 @@ export class PostgresBlobStore implements ArtifactBlobStore {
   private async chunk(id: string, seq: number): Promise<Buffer | undefined> {
     const { rows } = await withClient(this.pool, (client) =>
       client.query<{ data: Buffer }>({
-        name: 'runset.getArtifactChunk',
-        text: `SELECT data FROM ${this.names.artifactChunks} WHERE blob_id = $1 AND seq = $2`,
+        name: `runset.get${this.stmt}Chunk`,
+        text: `SELECT data FROM ${this.t.chunks} WHERE blob_id = $1 AND seq = $2`,
         values: [id, seq],
       }),
     );

@@ -24,6 +24,7 @@ import { PostgresArtifacts } from './artifacts.js';
 import { PostgresWebhooks } from './webhooks.js';
 import { PostgresHistory } from './history.js';
 import { PostgresRetention } from './retention.js';
+import { PostgresSuites } from './suites.js';
 
 export { StoreUnavailableError } from './connection.js';
 
@@ -56,6 +57,7 @@ export class PostgresStore implements Store {
   readonly webhooks: PostgresWebhooks;
   readonly history: PostgresHistory;
   readonly retention: PostgresRetention;
+  readonly suites: PostgresSuites;
 
   constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? 'runset';
@@ -85,6 +87,7 @@ export class PostgresStore implements Store {
     this.webhooks = new PostgresWebhooks(this.pool, names);
     this.history = new PostgresHistory(this.pool, names);
     this.retention = new PostgresRetention(this.pool, names);
+    this.suites = new PostgresSuites(this.pool, names);
   }
 
   migrate(): Promise<void> {

@@ -15,4 +15,41 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
         ADD CONSTRAINT api_keys_role_check CHECK (role IN ('read', 'trigger', 'admin', 'worker'));
     `,
   },
+  {
+    version: 17,
+    name: 'suite versions',
+    sql: (s: string) => `
+      -- Suite versions (src/core/suites.ts): a suite's archive, named by its bytes'
+      -- SHA-256, with the tests planned from it at upload (json: paths under VERSION_ROOT).
+      CREATE TABLE ${s}.suite_versions (
+        id            text PRIMARY KEY,
+        size          bigint NOT NULL,
+        files         integer NOT NULL,
+        source_commit text,
+        tests         json NOT NULL,
+        location      text NOT NULL,
+        created_at    timestamptz NOT NULL DEFAULT now()
+      );
+      -- Published names (main, pr-123): each points at one version at a time.
+      CREATE TABLE ${s}.suite_names (
+        name       text PRIMARY KEY,
+        version_id text NOT NULL REFERENCES ${s}.suite_versions(id),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX suite_names_version ON ${s}.suite_names (version_id);
+      -- The version a set runs; NULL: the server's own config. The reference keeps a
+      -- version from going while a set names it; the index serves that check, the
+      -- versions' set counts and the retention sweep.
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN suite text REFERENCES ${s}.suite_versions(id);
+      CREATE INDEX test_run_sets_suite ON ${s}.test_run_sets (suite, created_at) WHERE suite IS NOT NULL;
+      -- Archives' bytes, as artifact_chunks but apart: the artifact orphan sweep never sees them.
+      CREATE TABLE ${s}.suite_chunks (
+        blob_id    text NOT NULL,
+        seq        integer NOT NULL,
+        data       bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (blob_id, seq)
+      );
+    `,
+  },
 ];

@@ -34,6 +34,7 @@ export interface ClaimRow {
   batch_key: string | null;
   env: string;
   expected_ms: number | null;
+  suite: string | null;
 }
 
 /**
@@ -73,7 +74,7 @@ export async function claimMembers(q: Queryable, n: Names, req: ClaimRequest): P
       WITH ${claimCtes(n, { worker: '$1', limit: '$2', reserve: '$3', leaseMs: '$4', skip: '$5', set: '$6', envs: '$7' })}, moved AS (
         SELECT set_id, 'WAITING' AS previous, status AS next FROM claimed
       ), ${carryToSets(n)}
-      SELECT c.id, c.set_id, c.spec, s.variables, s.env, c.claims, c.batch_key, c.expected_ms
+      SELECT c.id, c.set_id, c.spec, s.variables, s.env, s.suite, c.claims, c.batch_key, c.expected_ms
       FROM claimed c JOIN ${n.sets} s ON s.id = c.set_id
       ORDER BY c.seq`,
     values: [req.workerId, req.limit, req.reserve ?? 0, req.leaseMs, req.skipBatchKeys ?? [], req.setId ?? null, req.envs ?? null],
@@ -229,7 +230,7 @@ export async function finishAndClaimMembers(
         UNION ALL SELECT set_id, previous, 'RUNNING' FROM begun
         UNION ALL SELECT set_id, 'WAITING', status FROM claimed
       ), ${carryToSets(n)}
-      SELECT f.finished, f.started, c.id, c.set_id, c.spec, s.variables, s.env, c.claims, c.batch_key, c.expected_ms
+      SELECT f.finished, f.started, c.id, c.set_id, c.spec, s.variables, s.env, s.suite, c.claims, c.batch_key, c.expected_ms
       FROM (SELECT EXISTS (SELECT 1 FROM finished) AS finished, EXISTS (SELECT 1 FROM begun) AS started) AS f
         LEFT JOIN (claimed c JOIN ${n.sets} s ON s.id = c.set_id) ON true
       ORDER BY c.seq`,
@@ -315,7 +316,7 @@ export async function claimBatchMembers(
         FROM picked WHERE r.id = picked.id
         RETURNING r.id, r.set_id, r.spec, r.claims, r.seq, r.batch_key, r.expected_ms
       )
-      SELECT c.id, c.set_id, c.spec, s.variables, s.env, c.claims, c.batch_key, c.expected_ms
+      SELECT c.id, c.set_id, c.spec, s.variables, s.env, s.suite, c.claims, c.batch_key, c.expected_ms
       FROM claimed c JOIN ${n.sets} s ON s.id = c.set_id
       ORDER BY c.seq`,
     values: [req.workerId, req.setId, req.batchKey, req.limit, req.leaseMs],

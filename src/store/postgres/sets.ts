@@ -76,6 +76,10 @@ export class PostgresSets implements SetsStore {
     return (await withClient(this.pool, (q) => setColumn(q, this.n, id, 'labels'))) as Record<string, string> | undefined;
   }
 
+  async suite(id: string): Promise<string | null | undefined> {
+    return (await withClient(this.pool, (q) => setColumn(q, this.n, id, 'suite'))) as string | null | undefined;
+  }
+
   cancel(setId: string, req: CancelRequest): Promise<CancelResult> {
     return withTransaction(this.pool, async (tx) => {
       const { found, ended } = await cancels.cancelMembers(tx, this.n, setId, req.error);
@@ -96,9 +100,12 @@ async function insertSet(q: Queryable, n: Names, set: NewTestRunSet): Promise<vo
   await q.query({
     name: 'runset.insertSet',
     text: `
-      INSERT INTO ${n.sets} (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels)
-      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb)`,
-    values: [set.id, set.env, set.createdAt, set.runs.length, JSON.stringify(set.variables), JSON.stringify(set.overrides), set.keyId, set.maxFailures, JSON.stringify(set.labels)],
+      INSERT INTO ${n.sets} (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite)
+      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb, $10)`,
+    values: [
+      set.id, set.env, set.createdAt, set.runs.length, JSON.stringify(set.variables), JSON.stringify(set.overrides), set.keyId, set.maxFailures, JSON.stringify(set.labels),
+      set.suite ?? null,
+    ],
   });
 }
 
@@ -161,8 +168,8 @@ async function listRuns(q: Queryable, n: Names, setId: string): Promise<RunRow[]
   return rows;
 }
 
-/** One JSON column of a set (what it was created with), or undefined for no such set. */
-async function setColumn(q: Queryable, n: Names, id: string, column: 'overrides' | 'labels'): Promise<unknown> {
+/** One column of a set (what it was created with), or undefined for no such set. */
+async function setColumn(q: Queryable, n: Names, id: string, column: 'overrides' | 'labels' | 'suite'): Promise<unknown> {
   const { rows } = await q.query<Record<typeof column, unknown>>({
     name: `runset.browse.${column}`,
     text: `SELECT ${column} FROM ${n.sets} WHERE id = $1`,

@@ -37,6 +37,10 @@ export interface Names {
   attempts: string;
   /** Facts about the store, one row each (migration 15). */
   settings: string;
+  /** Suite versions, the names pointing at them, and their archives' bytes (migration 17). */
+  suiteVersions: string;
+  suiteNames: string;
+  suiteChunks: string;
   channel: string;
 }
 
@@ -57,6 +61,9 @@ export function namesOf(schema: string): Names {
     deliveries: `${s}.webhook_deliveries`,
     attempts: `${s}.webhook_attempts`,
     settings: `${s}.store_settings`,
+    suiteVersions: `${s}.suite_versions`,
+    suiteNames: `${s}.suite_names`,
+    suiteChunks: `${s}.suite_chunks`,
     channel: channelOf(schema),
   };
 }

@@ -30,6 +30,7 @@ import { SqliteArtifacts } from './artifacts.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { SqliteHistory } from './history.js';
 import { SqliteRetention } from './retention.js';
+import { SqliteSuites } from './suites.js';
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -45,6 +46,7 @@ export class SqliteStore implements Store {
   webhooks!: SqliteWebhooks;
   history!: SqliteHistory;
   retention!: SqliteRetention;
+  suites!: SqliteSuites;
 
   private releaseLock: (() => void) | undefined;
   /** Only in the owning process, the one writer of sets (see SetRowCache). */
@@ -83,6 +85,7 @@ export class SqliteStore implements Store {
     this.webhooks = new SqliteWebhooks(this.db, this.opts.owner === true);
     this.history = new SqliteHistory(this.db);
     this.retention = new SqliteRetention(this.db, (setId) => this.setRows?.drop(setId));
+    this.suites = new SqliteSuites(this.db);
     return Promise.resolve();
   }
 

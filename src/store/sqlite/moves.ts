@@ -30,10 +30,11 @@ interface ReservedRow {
   expected_ms: number | null;
 }
 
-/** What a claim needs of a member's set: its environment and variables (as stored JSON). */
+/** What a claim needs of a member's set: its environment, variables (as stored JSON) and suite version. */
 interface SetOfClaim {
   env: string;
   variables: string;
+  suite: string | null;
 }
 
 type Statement =
@@ -73,7 +74,7 @@ export class SqliteMoves {
         UPDATE test_runs SET claims = claims + 1, worker_id = @worker_id, lease_expires_at = @lease_expires_at
         WHERE id = @id AND status = 'WAITING' AND worker_id IS NULL
         RETURNING claims, spec, batch_key, expected_ms`),
-      setOfClaim: db.prepare('SELECT env, variables FROM test_run_sets WHERE id = ?'),
+      setOfClaim: db.prepare('SELECT env, variables, suite FROM test_run_sets WHERE id = ?'),
       startRun: db.prepare(`
         UPDATE test_runs SET status = 'RUNNING', started_at = COALESCE(started_at, @at), ran_on = worker_id
         WHERE id = @id AND worker_id = @worker_id AND claims = @claims AND status = 'WAITING'
@@ -243,7 +244,7 @@ export class SqliteMoves {
 /** A member just leased to `workerId`, as claims hand it out. */
 function claimedOf(id: string, setId: string, taken: ReservedRow, set: SetOfClaim, workerId: string): ClaimedRun {
   return toClaimed(
-    { id, set_id: setId, env: set.env, claims: taken.claims, batch_key: taken.batch_key, expected_ms: taken.expected_ms },
+    { id, set_id: setId, env: set.env, claims: taken.claims, batch_key: taken.batch_key, expected_ms: taken.expected_ms, suite: set.suite },
     { spec: JSON.parse(taken.spec), variables: JSON.parse(set.variables) },
     workerId,
   );

@@ -22,7 +22,7 @@ import { SET_COLUMNS, type RunRow, type SetRow } from './statements.js';
 /** SQLite returns timestamps as the ISO strings they were written as. */
 const { toSet, toRun } = rowMappers<string>((value) => value);
 
-type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'overrides' | 'labels' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert';
+type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'overrides' | 'labels' | 'suite' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert';
 
 export class SqliteSets implements SetsStore {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -38,8 +38,8 @@ export class SqliteSets implements SetsStore {
   ) {
     this.sql = {
       insertSet: db.prepare(`
-        INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels)
-        VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels)`),
+        INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite)
+        VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels, @suite)`),
       insertRun: db.prepare(`
         INSERT INTO test_runs (id, set_id, env, position, name, type, spec, status, batch_key, expected_ms)
         VALUES (@id, @set_id, @env, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms)`),
@@ -49,6 +49,7 @@ export class SqliteSets implements SetsStore {
         FROM test_runs WHERE set_id = ? ORDER BY position`),
       overrides: db.prepare('SELECT overrides FROM test_run_sets WHERE id = ?'),
       labels: db.prepare('SELECT labels FROM test_run_sets WHERE id = ?'),
+      suite: db.prepare('SELECT suite FROM test_run_sets WHERE id = ?'),
       // Idempotency-Key on create: keys are scoped to the API key that sent them.
       idemDeleteExpired: db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
       idemFind: db.prepare('SELECT set_id, body_hash FROM idempotency_keys WHERE key_id = ? AND key = ? AND expires_at > ?'),
@@ -123,6 +124,10 @@ export class SqliteSets implements SetsStore {
     });
   }
 
+  suite(id: string): Promise<string | null | undefined> {
+    return settle(() => (this.sql.suite.get(id) as { suite: string | null } | undefined)?.suite);
+  }
+
   cancel(setId: string, req: CancelRequest): Promise<CancelResult> {
     return settle(() => {
       const result = this.db.transaction(() => this.cancels.cancel(setId, req)).immediate();
@@ -146,6 +151,7 @@ export class SqliteSets implements SetsStore {
       key_id: set.keyId,
       max_failures: set.maxFailures,
       labels: JSON.stringify(set.labels),
+      suite: set.suite ?? null,
     });
     for (const run of set.runs) {
       this.sql.insertRun.run({
