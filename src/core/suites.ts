@@ -65,3 +65,6 @@ export interface SuiteVersionInfo {
   /** When the newest of those was created; null when none. */
   lastSetAt: string | null;
 }
+
+/** Largest LISTING_FILE accepted: a listing of many thousand cases fits many times over. */
+export const MAX_LISTING_BYTES = 16 * 1024 * 1024;
