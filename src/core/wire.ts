@@ -72,6 +72,14 @@ export const CreateTestRunSetBody = Type.Object(
           'Extension: where the set comes from (CI context such as commit, branch, pr, pipeline, actor). At most 20; keys of 1-64 a-z, 0-9, "_", "." and "-"; values of at most 256 characters.',
       }),
     ),
+    suite: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          "Extension: run an uploaded suite version (its id, or a name published with `runset suites push --name`) instead of the server's own tests. The environment must set allowSuiteUploads: true.",
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'CreateTestRunSetBody' },
 );
