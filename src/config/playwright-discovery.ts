@@ -165,8 +165,8 @@ function casesOf(entry: PlaywrightTestSpec, report: JsonReport): ListedCase[] {
         const browser = typeof use.browserName === 'string' ? use.browserName : typeof use.defaultBrowserType === 'string' ? use.defaultBrowserType : 'chromium';
         out.push({
           fileIndex,
-          column: spec.column,
-          timeoutMs: test.timeout,
+          column: spec.column ?? 0,
+          timeoutMs: test.timeout ?? 0,
           retries: project?.retries,
           case: {
             entry: entry.name, project: test.projectName, browser, file: spec.file, line: spec.line, titles: [...titles, spec.title],

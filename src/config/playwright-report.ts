@@ -24,8 +24,10 @@ export interface JsonSpec {
   title: string;
   file: string;
   line: number;
-  column: number;
-  tests: Array<{ projectName: string; timeout: number }>;
+  /** Absent only in reports Playwright did not write; read as 0. */
+  column?: number;
+  /** Absent: the entry's own timeout applies. */
+  tests: Array<{ projectName: string; timeout?: number }>;
 }
 export interface JsonSuite {
   title: string;
@@ -33,6 +35,10 @@ export interface JsonSuite {
   specs?: JsonSpec[];
   suites?: JsonSuite[];
 }
+
+/** Bounds no real suite reaches, so an uploaded report cannot ask for a billion retries or a year-long test. */
+const MAX_RETRIES = 100;
+const MAX_TIMEOUT_MS = 7 * 24 * 3600 * 1000;
 
 /** Deeper describe() nesting than anyone writes; bounds the walk over an uploaded report. */
 export const MAX_SUITE_DEPTH = 64;
@@ -52,6 +58,8 @@ export function reportShapeProblem(value: unknown): string | null {
       if (!Array.isArray(projects)) return `"config.${key}" is not a list`;
       const bad = projects.findIndex((p) => !isObject(p) || !optional(p.name, 'string') || !optional(p.timeout, 'number') || !optional(p.retries, 'number') || !(p.use === undefined || isObject(p.use)));
       if (bad >= 0) return `"config.${key}[${bad}]" is not a project (name, timeout, retries, use)`;
+      const retries = projects.findIndex((p: Record<string, unknown>) => p.retries !== undefined && !(Number.isInteger(p.retries) && (p.retries as number) >= 0 && (p.retries as number) <= MAX_RETRIES));
+      if (retries >= 0) return `"config.${key}[${retries}].retries" is not a whole number from 0 to ${MAX_RETRIES}`;
     }
   }
   if (value.errors !== undefined) {
@@ -89,9 +97,9 @@ function isSpec(spec: unknown): boolean {
     typeof spec.title === 'string' &&
     typeof spec.file === 'string' &&
     isCount(spec.line) &&
-    isCount(spec.column) &&
+    optional(spec.column, 'number') &&
     Array.isArray(spec.tests) &&
-    spec.tests.every((t) => isObject(t) && typeof t.projectName === 'string' && isCount(t.timeout))
+    spec.tests.every((t) => isObject(t) && typeof t.projectName === 'string' && (t.timeout === undefined || (isCount(t.timeout) && (t.timeout as number) <= MAX_TIMEOUT_MS)))
   );
 }
 

@@ -89,6 +89,8 @@ test('a listing missing for an entry, or malformed, is a ConfigError naming the 
   for (let i = 0; i < 100; i++) at = (at.suites = [{ title: `d${i}` }])[0] as Record<string, unknown>;
   assert.match(configError(() => applySuiteListing(config, { version: 1, reports: [{ entry: 1, report: { suites: [deep] } }] })).message, /nested deeper than 64/);
   assert.match(configError(() => applySuiteListing(config, { version: 1, reports: [{ entry: 1, report: { suites: [] } }] })).message, /"shop".*no test cases found/);
+  const huge = { config: { projects: [{ name: '', retries: 1e9 }] }, suites: [] };
+  assert.match(configError(() => applySuiteListing(config, { version: 1, reports: [{ entry: 1, report: huge }] })).message, /retries" is not a whole number from 0 to 100/);
   const oneCase = { suites: [{ title: 'a.spec.ts', file: 'a.spec.ts', specs: [{ title: 'works', file: 'a.spec.ts', line: 3, column: 5, tests: [{ projectName: '', timeout: 30000 }] }] }] };
   const expanded = applySuiteListing(config, { version: 1, reports: [{ entry: 1, report: oneCase }] });
   assert.deepEqual(expanded.tests.map((t) => t.name), ['h', 'a.spec.ts › works']);
