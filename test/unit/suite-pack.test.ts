@@ -130,3 +130,13 @@ test('more files than MAX_SUITE_FILES is refused while walking', async () => {
   for (let i = 0; i < 20_001; i++) writeFileSync(path.join(dir, 'many', String(i)), '');
   await assert.rejects(packSuite(dir), /more than 20000 files and folders/);
 });
+
+test('a path longer than ustar holds goes in a pax header and reads back whole', async () => {
+  const long = `${'a'.repeat(120)}/${'b'.repeat(150)}.txt`;
+  const dir = suiteFolder({ [long]: 'deep' });
+  const packed = await packSuite(dir);
+  assert.ok((await entriesOf(packed.archive)).some((e) => e.path === long));
+  const file = path.join(dir, '..', `${path.basename(dir)}-long.tgz`);
+  writeFileSync(file, packed.archive);
+  assert.ok((await inspectSuiteArchive(file, { id: packed.id, maxBytes: 1_000_000 })).paths.includes(long));
+});
