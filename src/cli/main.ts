@@ -21,6 +21,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['trigger'], load: async () => (await import('./trigger.js')).registerTriggerCommand },
   { names: ['workers'], load: async () => (await import('./workers.js')).registerWorkersCommand },
   { names: ['cancel'], load: async () => (await import('./cancel.js')).registerCancelCommand },
+  { names: ['suites'], load: async () => (await import('./suites.js')).registerSuitesCommand },
   { names: ['demo'], load: async () => (await import('./demo.js')).registerDemoCommand },
   { names: ['prune'], load: async () => (await import('./prune.js')).registerPruneCommand },
   { names: ['backup', 'restore'], load: async () => (await import('./backup.js')).registerBackupCommands },

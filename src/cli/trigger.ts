@@ -11,6 +11,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DurationError, parseDuration } from '../core/duration.js';
 import { EXIT_CODES, type TriggerDeps, type TriggerEnv, type TriggerIo } from '../client/trigger-context.js';
 import { VERSION } from './version.js';
+import { parseSuiteName } from './suite-name.js';
 
 export interface TriggerCommandDeps extends TriggerDeps {
   env?: TriggerEnv;
@@ -32,6 +33,8 @@ interface RawOptions {
   junit?: string;
   json?: boolean;
   cancelOnExit: boolean;
+  suite?: string;
+  suiteName?: string;
 }
 
 /** `K=V`, split at the first `=` so values may contain `=` (URLs with queries, base64). */
@@ -85,6 +88,8 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
     .addOption(new Option('--junit <file>', 'write a JUnit XML report (needs --wait)').env('RUNSET_JUNIT'))
     .option('--json', 'print the final status object as JSON on stdout instead of the id')
     .option('--no-cancel-on-exit', 'with --wait: on SIGINT/SIGTERM, leave the set running (default: cancel it, then exit 3)')
+    .addOption(new Option('--suite <dir>', "run the suite in this folder (of a runset.config.yaml): packed, listed and uploaded first unless the server has it; the environment must allow suite uploads").env('RUNSET_SUITE'))
+    .addOption(new Option('--suite-name <name>', 'run the version published under this name (`runset suites push DIR --name NAME`); with --suite, publish the uploaded one under it').env('RUNSET_SUITE_NAME').argParser(parseSuiteName))
     .addHelpText('after', ENV_HELP);
 
   command.exitOverride((error) => {
@@ -95,6 +100,20 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
   command.action(async (raw: RawOptions) => {
     if (raw.junit && !raw.wait) command.error('error: --junit needs --wait (the report is written when the set ends)', { exitCode: EXIT_CODES.error });
     const io = deps.io ?? { stdout: process.stdout, stderr: process.stderr };
+    const env = deps.env ?? process.env;
+    let suite = raw.suiteName;
+    if (raw.suite !== undefined) {
+      // Loaded only with --suite: packing reaches the config parser and Playwright's locator.
+      const { pushAndSay } = await import('./suites.js');
+      const pushed = await pushAndSay({ dir: raw.suite, name: raw.suiteName }, env, io, deps.fetch);
+      if (pushed === null) {
+        if (deps.onExit) deps.onExit(EXIT_CODES.error);
+        else process.exitCode = EXIT_CODES.error;
+        return;
+      }
+      // The id, not the name: the set runs exactly what was just pushed, whatever the name points at later.
+      suite = pushed;
+    }
     // Loaded only to run: `trigger --help` and usage errors never load the client.
     const { runTrigger } = await import('../client/trigger.js');
     const code = await runTrigger(
@@ -109,8 +128,9 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
         junit: raw.junit,
         json: raw.json === true,
         cancelOnExit: raw.cancelOnExit,
+        suite,
       },
-      deps.env ?? process.env,
+      env,
       io,
       { fetch: deps.fetch, userAgent: deps.userAgent ?? `runset-cli/${VERSION}`, signals: deps.signals },
     );

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import type { TriggerEnv, TriggerIo } from '../client/trigger-context.js';
 import type { Worker } from '../client/types.js';
 import { formatDuration } from '../core/duration.js';
+import { alignedTable } from './table.js';
 
 /** Running members named in the table before "+N more". */
 const NAMES_SHOWN = 2;
@@ -47,8 +48,7 @@ export function workersTable(workers: readonly Worker[], now: number): string {
       running(w),
     ]),
   ];
-  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
-  return rows.map((r) => r.map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!))).join('  ').trimEnd()).join('\n') + '\n';
+  return alignedTable(rows);
 }
 
 function running(worker: Worker): string {

@@ -8,6 +8,7 @@ import { parseRetryAfter, RunsetApiError } from './errors.js';
 import { readCancelResult, readCreateResult, readProblem, readStatus, readTestRuns, readWorkers } from './parse.js';
 import { redact } from './redact.js';
 import { abortReason } from './retry.js';
+import { readSuiteVersion, readSuiteVersionList, type SuiteUpload, type SuiteVersion } from './suites.js';
 import type { CancelResult, ConditionalStatus, CreateTestRunSetBody, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
 import { pollUntilFinal, type WaitOptions } from './wait.js';
 
@@ -42,15 +43,19 @@ export interface CreateOptions extends RequestOptions {
 }
 
 interface Call<T> {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   body?: unknown;
+  /** Bytes sent as they are (an archive), instead of `body` as JSON. */
+  raw?: { bytes: Uint8Array; contentType: string };
   headers?: Record<string, string>;
   signal?: AbortSignal;
   read: (json: unknown) => T | null;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Added to the request limit for an upload: 50 MB over a slow CI uplink takes minutes, not seconds. */
+const UPLOAD_EXTRA_MS = 300_000;
 /** Error bodies are shown, never stored: a proxy's HTML page must not flood a log. */
 const MAX_DETAIL_CHARS = 300;
 
@@ -116,6 +121,42 @@ export class RunsetClient {
   /** Extension: the live worker processes and the members each runs. */
   listWorkers(options: RequestOptions = {}): Promise<Worker[]> {
     return this.#call({ method: 'GET', path: '/v0/workers', signal: options.signal, read: readWorkers });
+  }
+
+  /** Extension: a stored suite version, or null when the server has none with this id (404). */
+  async getSuiteVersion(id: string, options: RequestOptions = {}): Promise<SuiteVersion | null> {
+    try {
+      return await this.#call({ method: 'GET', path: suitePath(id), signal: options.signal, read: readSuiteVersion });
+    } catch (error) {
+      if (error instanceof RunsetApiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  /** Extension: every stored suite version, newest first. */
+  listSuiteVersions(options: RequestOptions = {}): Promise<SuiteVersion[]> {
+    return this.#call({ method: 'GET', path: '/v0/suites', signal: options.signal, read: readSuiteVersionList });
+  }
+
+  /**
+   * Extension: uploads a suite version's archive under its id (the SHA-256 of
+   * `archive`); `created` is false when the server already had it (nothing was
+   * stored twice). `name` points that name at it too.
+   */
+  async uploadSuiteVersion(id: string, archive: Uint8Array, options: RequestOptions & { commit?: string; name?: string } = {}): Promise<SuiteUpload> {
+    const query = new URLSearchParams();
+    if (options.commit !== undefined) query.set('commit', options.commit);
+    if (options.name !== undefined) query.set('name', options.name);
+    const path = `${suitePath(id)}${query.size > 0 ? `?${query.toString()}` : ''}`;
+    const call: Call<SuiteVersion> = { method: 'PUT', path, raw: { bytes: archive, contentType: 'application/gzip' }, signal: options.signal, read: readSuiteVersion };
+    const request = `PUT ${suitePath(id)}`;
+    const { response, text } = await this.#exchange(call, request, UPLOAD_EXTRA_MS);
+    return { created: response.status === 201, version: this.#read(call, response, text, request) };
+  }
+
+  /** Extension: points `name` (main, pr-123) at a stored version; resolves with the version and its names. */
+  nameSuiteVersion(name: string, id: string, options: RequestOptions = {}): Promise<SuiteVersion> {
+    return this.#call({ method: 'POST', path: '/v0/suite-names', body: { name, id }, signal: options.signal, read: readSuiteVersion });
   }
 
   /**
@@ -188,7 +229,7 @@ export class RunsetClient {
       const response = await this.#fetch(`${this.url}${call.path}`, {
         method: call.method,
         headers: this.#headers(call),
-        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        body: call.raw !== undefined ? call.raw.bytes : call.body === undefined ? undefined : JSON.stringify(call.body),
         signal: controller.signal,
       });
       const text = await response.text();
@@ -220,7 +261,7 @@ export class RunsetClient {
       accept: 'application/json, application/problem+json',
       authorization: `Bearer ${this.#apiKey}`,
       'user-agent': this.#userAgent,
-      ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(call.raw !== undefined ? { 'content-type': call.raw.contentType } : call.body === undefined ? {} : { 'content-type': 'application/json' }),
       ...call.headers,
     };
   }
@@ -254,6 +295,10 @@ export class RunsetClient {
   #redact(text: string): string {
     return redact(text, [this.#apiKey]);
   }
+}
+
+function suitePath(id: string): string {
+  return `/v0/suites/${encodeURIComponent(id)}`;
 }
 
 function setPath(id: string): string {

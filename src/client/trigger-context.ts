@@ -26,6 +26,8 @@ export interface TriggerOptions {
   json: boolean;
   /** With --wait: on SIGINT/SIGTERM, cancel the set before exiting (default; --no-cancel-on-exit turns it off). */
   cancelOnExit?: boolean;
+  /** The suite version the set runs: its id (after `--suite DIR` pushed it) or a published name (`--suite-name`); absent: the server's own tests. */
+  suite?: string | undefined;
 }
 
 export interface TriggerIo {

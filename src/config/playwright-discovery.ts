@@ -1,47 +1,30 @@
 /**
  * Discovery: each `type: playwright` entry of the config becomes its test cases,
- * as Playwright itself lists them (`playwright test --list --reporter=json`),
- * one TestSpec per case named `file › describe › title` (./case-names.ts says
- * when the entry's name comes first). The expanded config is what sets are
- * planned from; it is rebuilt (the suites listed again) when the config is
- * reloaded, and kept in memory between reloads.
+ * as Playwright itself lists them (`playwright test --list --reporter=json`,
+ * run by ./playwright-listing.ts), one TestSpec per case named
+ * `file › describe › title` (./case-names.ts says when the entry's name comes
+ * first). The expanded config is what sets are planned from; it is rebuilt (the
+ * suites listed again) when the config is reloaded, and kept in memory between
+ * reloads.
+ *
+ * A suite version (src/core/suites.ts) is listed where its dependencies are
+ * installed (the uploader's checkout: listSuiteForUpload) and its reports
+ * shipped in the archive; the API turns them into cases with the same
+ * entryCases (applySuiteListing), never running anything of the upload.
  *
  * A suite that cannot be listed (syntax error, unknown project, no cases) is a
  * ConfigError naming the entry, like any other mistake in the file.
  */
-import { spawn } from 'node:child_process';
+import type { SuiteListing } from '../core/suites.js';
 import type { PlaywrightCase, PlaywrightTestSpec, TestSpec } from '../core/types.js';
-import { locatePlaywright, playwrightEnvironment } from '../executors/playwright/locate.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
-import { TailBuffer } from '../executors/tail-buffer.js';
 import { ConfigError, deepFreeze, type SuiteConfig } from './suite.js';
 import { nameCases } from './case-names.js';
+import { listPlaywrightEntry } from './playwright-listing.js';
+import { reportShapeProblem, type JsonReport, type JsonSuite } from './playwright-report.js';
 
-/** A listing that takes longer is stuck (a config waiting on something). */
-const LIST_TIMEOUT_MS = 120_000;
 /** Suites listed at once: each listing is a Node process compiling the suite. */
 const LIST_CONCURRENCY = 4;
-
-/** The parts of Playwright's JSON report that listing fills in. */
-interface JsonReport {
-  // `filteredProjects` carries each project's `use` (its browser); `projects` does not.
-  // `webServer`: the config's, when it is a single one (Playwright reports a list as null).
-  config?: { projects?: JsonProject[]; filteredProjects?: JsonProject[]; webServer?: unknown };
-  suites?: JsonSuite[];
-  errors?: Array<{ message?: string; stack?: string }>;
-}
-interface JsonProject {
-  name?: string;
-  timeout?: number;
-  retries?: number;
-  use?: Record<string, unknown>;
-}
-interface JsonSuite {
-  title: string;
-  file?: string;
-  specs?: Array<{ title: string; file: string; line: number; column: number; tests: Array<{ projectName: string; timeout: number }> }>;
-  suites?: JsonSuite[];
-}
 
 /** A case with what is needed to order and name it. */
 interface ListedCase {
@@ -51,70 +34,122 @@ interface ListedCase {
   retries: number | undefined;
 }
 
+const LISTABLE = 'a Playwright suite that `npx playwright test --list` lists without errors';
+
 /** The config with every Playwright entry replaced by its cases; `config` itself when it has none. */
 export async function discoverPlaywrightTests(config: SuiteConfig): Promise<SuiteConfig> {
-  const entries = config.tests.flatMap((test, index) => (test.type === 'playwright' && test.case === undefined ? [{ test, index }] : []));
+  const entries = playwrightEntries(config);
   if (entries.length === 0) return config;
-  const listed = await mapLimited(entries, LIST_CONCURRENCY, ({ test, index }) => listEntry(config.file, test, index));
+  const listed = await mapLimited(entries, LIST_CONCURRENCY, async ({ test, index }) => {
+    let report: unknown;
+    try {
+      report = await listPlaywrightEntry(test);
+    } catch (error) {
+      return entryFailure(config.file, test, index, `cannot be listed: ${(error as Error).message}`, LISTABLE);
+    }
+    return entryCases(config.file, test, index, report);
+  });
+  return withCases(config, entries, listed);
+}
+
+/** The entries discovery expands: Playwright entries not yet listed, with their index in `tests`. */
+export function playwrightEntries(config: SuiteConfig): Array<{ test: PlaywrightTestSpec; index: number }> {
+  return config.tests.flatMap((test, index) => (test.type === 'playwright' && test.case === undefined ? [{ test, index }] : []));
+}
+
+/** The config with each listed entry replaced by its cases (`listed[i]` for `entries[i]`), names made unique. */
+export function withCases(config: SuiteConfig, entries: ReadonlyArray<{ index: number }>, listed: readonly PlaywrightTestSpec[][]): SuiteConfig {
   const byIndex = new Map(entries.map(({ index }, i) => [index, listed[i] as PlaywrightTestSpec[]]));
   const tests: TestSpec[] = config.tests.flatMap((test, index) => byIndex.get(index) ?? [test]);
   return Object.freeze({ ...config, tests: Object.freeze(nameCases(config, tests).map((t) => deepFreeze(t))) });
 }
 
-async function listEntry(file: string, entry: PlaywrightTestSpec, index: number): Promise<PlaywrightTestSpec[]> {
-  const where = `tests[${index}]`;
-  const fail = (problem: string, expected: string): never => {
-    throw new ConfigError({ file, path: where, problem: `Playwright suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
-  };
-  let report: JsonReport;
-  try {
-    report = await listSuite(entry);
-  } catch (error) {
-    return fail(`cannot be listed: ${(error as Error).message}`, 'a Playwright suite that `npx playwright test --list` lists without errors');
+/** A ConfigError naming the entry: its place in `tests`, its name and folder. */
+export function entryFailure(file: string, entry: PlaywrightTestSpec, index: number, problem: string, expected: string): never {
+  throw new ConfigError({ file, path: `tests[${index}]`, problem: `Playwright suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
+}
+
+/**
+ * One entry's cases from its raw `playwright test --list --reporter=json`
+ * report; never spawns. The report may come from an upload, so its shape is
+ * checked before it is read: a malformed report, one with errors or one
+ * without cases is a ConfigError naming the entry.
+ */
+export function entryCases(file: string, entry: PlaywrightTestSpec, index: number, raw: unknown): PlaywrightTestSpec[] {
+  const malformed = reportShapeProblem(raw);
+  if (malformed !== null) {
+    entryFailure(file, entry, index, `its listing is not a Playwright JSON report: ${malformed}`, 'the report `playwright test --list --reporter=json` writes for this entry');
   }
+  const report = raw as JsonReport;
   const firstError = report.errors?.[0];
   if (firstError) {
     const message = errorSummary(firstError.message ?? firstError.stack ?? 'unknown error', false);
-    fail(`cannot be listed: ${message}`, 'a Playwright suite that `npx playwright test --list` lists without errors');
+    entryFailure(file, entry, index, `cannot be listed: ${message}`, LISTABLE);
   }
   const cases = casesOf(entry, report);
   if (cases.length === 0) {
     const filters = [entry.grep && `grep ${JSON.stringify(entry.grep)}`, entry.project && `project ${JSON.stringify(entry.project)}`].filter(Boolean);
-    fail(`no test cases found${filters.length > 0 ? ` with ${filters.join(' and ')}` : ''}`, 'a suite with at least one test case: an empty run must not pass');
+    entryFailure(file, entry, index, `no test cases found${filters.length > 0 ? ` with ${filters.join(' and ')}` : ''}`, 'a suite with at least one test case: an empty run must not pass');
   }
   const projects = new Set(cases.map((c) => c.case.project));
   return cases.map((c) => caseSpec(entry, c, projects.size > 1));
 }
 
-/** Runs the listing; resolves with the parsed JSON report. */
-function listSuite(entry: PlaywrightTestSpec): Promise<JsonReport> {
-  const install = locatePlaywright(entry.dir);
-  const args = [install.cli, 'test', '--list', '--reporter=json', '-c', entry.config, '--pass-with-no-tests'];
-  if (entry.project !== undefined) args.push('--project', entry.project);
-  if (entry.grep !== undefined) args.push('--grep', entry.grep);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: entry.dir, env: playwrightEnvironment(install, {}), stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err = new TailBuffer(8 * 1024);
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.write(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), LIST_TIMEOUT_MS);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const text = Buffer.concat(out).toString('utf8');
-      try {
-        resolve(JSON.parse(text.slice(text.indexOf('{'))) as JsonReport);
-      } catch {
-        const why = signal ? `killed by ${signal} (more than ${LIST_TIMEOUT_MS / 1000}s?)` : `exited with code ${code}`;
-        const stderr = errorSummary(err.toString());
-        reject(new Error(`playwright test --list ${why}${stderr ? `: ${stderr}` : ''}`));
-      }
-    });
+/**
+ * Lists every Playwright entry of `config` with its own installed
+ * @playwright/test, in the uploader's checkout. Each report is also turned into
+ * cases here, so a suite that lists no case, or lists with errors, fails before
+ * anything is uploaded, with the same ConfigError the server would answer.
+ */
+export async function listSuiteForUpload(config: SuiteConfig): Promise<SuiteListing> {
+  const entries = playwrightEntries(config);
+  const reports = await mapLimited(entries, LIST_CONCURRENCY, async ({ test, index }) => {
+    let report: unknown;
+    try {
+      report = await listPlaywrightEntry(test);
+    } catch (error) {
+      return entryFailure(config.file, test, index, `cannot be listed: ${(error as Error).message}`, 'a Playwright suite that `npx playwright test --list` lists without errors');
+    }
+    entryCases(config.file, test, index, report);
+    return { entry: index, report };
   });
+  return { version: 1, reports };
+}
+
+/**
+ * The config with each Playwright entry replaced by the cases its shipped
+ * report lists; never spawns. A report missing for an entry, or malformed, is a
+ * ConfigError naming the entry; so is `listing` itself when it is not a
+ * listing.
+ */
+export function applySuiteListing(config: SuiteConfig, listing: unknown): SuiteConfig {
+  const entries = playwrightEntries(config);
+  if (entries.length === 0) return config;
+  const reports = reportsByEntry(config, listing, entries);
+  const listed: PlaywrightTestSpec[][] = entries.map(({ test, index }) => {
+    if (!reports.has(index)) {
+      entryFailure(config.file, test, index, 'the upload has no listing for it', `a report for tests[${index}] in the archive's listing (runset suites push lists every Playwright entry)`);
+    }
+    return entryCases(config.file, test, index, reports.get(index));
+  });
+  return withCases(config, entries, listed);
+}
+
+function reportsByEntry(config: SuiteConfig, listing: unknown, entries: ReadonlyArray<{ test: PlaywrightTestSpec; index: number }>): Map<number, unknown> {
+  const first = entries[0] as { test: PlaywrightTestSpec; index: number };
+  const refuse = (problem: string): never =>
+    entryFailure(config.file, first.test, first.index, `the upload's listing ${problem}`, '{ "version": 1, "reports": [{ "entry": <index in tests>, "report": <playwright test --list --reporter=json> }] }');
+  if (listing === null || listing === undefined) refuse('is missing (the archive has no .runset/listing.json)');
+  const { version, reports } = listing as Partial<SuiteListing>;
+  if (version !== 1) refuse(`has version ${JSON.stringify(version)}; this server reads version 1`);
+  if (!Array.isArray(reports)) refuse('has no "reports" list');
+  const byEntry = new Map<number, unknown>();
+  for (const item of reports as unknown[]) {
+    const entry = (item as { entry?: unknown } | null)?.entry;
+    if (typeof entry !== 'number' || !Number.isInteger(entry)) refuse('holds a report without an integer "entry"');
+    byEntry.set(entry as number, (item as { report?: unknown }).report);
+  }
+  return byEntry;
 }
 
 /** Every (spec, project) pair of the report, in file order then source order. */
@@ -130,8 +165,8 @@ function casesOf(entry: PlaywrightTestSpec, report: JsonReport): ListedCase[] {
         const browser = typeof use.browserName === 'string' ? use.browserName : typeof use.defaultBrowserType === 'string' ? use.defaultBrowserType : 'chromium';
         out.push({
           fileIndex,
-          column: spec.column,
-          timeoutMs: test.timeout,
+          column: spec.column ?? 0,
+          timeoutMs: test.timeout ?? 0,
           retries: project?.retries,
           case: {
             entry: entry.name, project: test.projectName, browser, file: spec.file, line: spec.line, titles: [...titles, spec.title],

@@ -4,12 +4,11 @@
  * then lists its test cases with Playwright itself, and each case becomes one
  * member of the sets that include it.
  */
-import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Type, type Static, type TObject } from 'typebox';
 import type { PlaywrightTestSpec } from '../core/types.js';
 import { fail } from './suite-error.js';
-import type { TestTypeDefinition } from './test-type.js';
+import { DISK_FILES, resolveTestPath, type TestTypeDefinition } from './test-type.js';
 
 /** Playwright's own lookup order for a config file inside a folder. */
 export const PLAYWRIGHT_CONFIG_NAMES = Object.freeze([
@@ -35,11 +34,12 @@ export const playwrightTestType: TestTypeDefinition<PlaywrightTestSpec> = {
   build(raw, common, ctx) {
     const { dir, grep, project, workers } = raw as PlaywrightRaw; // validated by the caller
     const at = [...ctx.path, 'dir'];
-    const folder = path.resolve(ctx.dir, dir);
-    if (!existsSync(folder) || !statSync(folder).isDirectory()) {
+    const files = ctx.files ?? DISK_FILES;
+    const folder = resolveTestPath(ctx, at, dir);
+    if (!files.isFolder(folder)) {
       fail(at, `${JSON.stringify(dir)} is not a folder (${folder})`, 'a folder holding a playwright.config.* file');
     }
-    const config = PLAYWRIGHT_CONFIG_NAMES.map((name) => path.join(folder, name)).find((file) => existsSync(file));
+    const config = PLAYWRIGHT_CONFIG_NAMES.map((name) => path.join(folder, name)).find((file) => files.isFile(file));
     if (config === undefined) {
       fail(at, `no playwright.config.* in ${folder}`, `a folder holding one of ${PLAYWRIGHT_CONFIG_NAMES.join(', ')}`);
     }

@@ -5,13 +5,12 @@
  * is one entry here plus its member in the TestSpec union — the mapped type
  * below makes the compiler ask for the entry.
  */
-import path from 'node:path';
 import { Type, type Static, type TObject } from 'typebox';
 import type { CommandTestSpec, HttpTestSpec, TestSpec, TestType } from '../core/types.js';
 import { fail, type DocPath } from './suite-error.js';
 import { HTTP_METHODS } from './suite-schema.js';
 import { playwrightTestType } from './suite-playwright.js';
-import type { TemplatedText, TestTypeDefinition } from './test-type.js';
+import { resolveTestPath, type TemplatedText, type TestTypeDefinition } from './test-type.js';
 
 // ── http ────────────────────────────────────────────────────────────────────
 
@@ -139,7 +138,7 @@ const command: TestTypeDefinition<CommandTestSpec> = {
     const { run, cwd } = raw as CommandRaw; // validated against CommandProperties by the caller
     if (run[0] === '') fail([...ctx.path, 'run', 0], 'empty program name', 'a program such as npm or ./scripts/check.sh');
     const { name, ...rest } = common;
-    return { name, type: 'command', run: [...run], cwd: path.resolve(ctx.dir, cwd ?? '.'), ...rest };
+    return { name, type: 'command', run: [...run], cwd: resolveTestPath(ctx, [...ctx.path, 'cwd'], cwd ?? '.'), ...rest };
   },
 };
 

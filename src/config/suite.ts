@@ -60,6 +60,15 @@ export function loadSuiteConfig(file: string): SuiteConfig {
 }
 
 export function parseSuiteConfig(text: string, file: string): SuiteConfig {
+  return parseSuiteYaml(text, file, buildSuite);
+}
+
+/**
+ * Parses YAML text and hands the value to `build`; a YAML error or a failure
+ * raised while building becomes one ConfigError with its line. Shared by the
+ * full parse and the tests-only parse of an uploaded version (./suite-tests-only.ts).
+ */
+export function parseSuiteYaml<T>(text: string, file: string, build: (value: unknown, file: string) => T): T {
   const absolute = path.resolve(file);
   const lineCounter = new LineCounter();
   // merge: `<<: *defaults` is how people share settings between tests in YAML.
@@ -74,7 +83,7 @@ export function parseSuiteConfig(text: string, file: string): SuiteConfig {
       // e.g. an alias to an anchor that is not defined
       fail([], `the YAML cannot be read: ${(error as Error).message}`, 'valid YAML');
     }
-    return buildSuite(value, absolute);
+    return build(value, absolute);
   } catch (error) {
     if (error instanceof FailureSignal) throw toConfigError(error.failure, absolute, doc, lineCounter);
     throw error;
@@ -96,9 +105,21 @@ function buildSuite(value: unknown, file: string): SuiteConfig {
   const top = value as Static<typeof SuiteSchema>;
   const environments = buildEnvironments(top.environments);
   const dir = path.dirname(file);
+  const tests = buildTests(top.tests, { dir }, environments);
+  const webhooks = deepFreeze(buildWebhooks(top.webhooks, new Set(environments.keys())));
+  return Object.freeze({ file, dir, environments: freezeMap(environments), tests: Object.freeze(tests), webhooks });
+}
+
+/**
+ * The file's tests, in order, each checked and frozen; names unique. With
+ * `environments` null (the uploader's side, which does not know the server's
+ * environments), the environments a test names and its placeholders are left
+ * for the server to check.
+ */
+export function buildTests(raw: readonly unknown[], base: Omit<BuildContext, 'path'>, environments: Environments | null): TestSpec[] {
   const names = new Map<string, number>();
-  const tests = top.tests.map((raw, index) => {
-    const spec = buildTest(raw, { dir, path: ['tests', index] }, environments);
+  return raw.map((entry, index) => {
+    const spec = buildTest(entry, { ...base, path: ['tests', index] }, environments);
     const earlier = names.get(spec.name);
     if (earlier !== undefined) {
       fail(['tests', index, 'name'], `duplicate name ${JSON.stringify(spec.name)} (already used by tests[${earlier}])`, 'a name unique in the file');
@@ -106,8 +127,6 @@ function buildSuite(value: unknown, file: string): SuiteConfig {
     names.set(spec.name, index);
     return deepFreeze(spec);
   });
-  const webhooks = deepFreeze(buildWebhooks(top.webhooks, new Set(environments.keys())));
-  return Object.freeze({ file, dir, environments: freezeMap(environments), tests: Object.freeze(tests), webhooks });
 }
 
 function buildEnvironments(raw: Static<typeof SuiteSchema>['environments']): Map<string, EnvironmentConfig> {
@@ -164,7 +183,7 @@ function parseVariableValue(text: string, at: DocPath): VariableValue {
   return { kind: 'plain', value: text };
 }
 
-function buildTest(raw: unknown, ctx: BuildContext, environments: Environments): TestSpec {
+function buildTest(raw: unknown, ctx: BuildContext, environments: Environments | null): TestSpec {
   if (!isMapping(raw)) fail(ctx.path, `got ${describeValue(raw)}`, 'a test: a mapping with name, type and the keys of that type');
   const types = TEST_TYPE_NAMES.map((name) => JSON.stringify(name)).join(', ');
   if (!Object.hasOwn(raw, 'type')) fail([...ctx.path, 'type'], 'missing', `one of ${types}`);
@@ -176,8 +195,10 @@ function buildTest(raw: unknown, ctx: BuildContext, environments: Environments):
   definition.precheck?.(raw, ctx);
   validate(testSchema(raw.type), raw, ctx.path);
   const spec = definition.build(raw, commonOf(raw as CommonRaw), ctx);
-  checkEnvironmentNames(spec, ctx.path, environments);
-  checkPlaceholders(definition, spec, ctx.path, environments);
+  if (environments !== null) {
+    checkEnvironmentNames(spec, ctx.path, environments);
+    checkPlaceholders(definition, spec, ctx.path, environments);
+  }
   return spec;
 }
 
@@ -231,7 +252,7 @@ const validators = new Map<TSchema, Validator>();
 const testSchemas = new Map<TestType, TSchema>();
 
 /** Validates with the compiled TypeBox validator; on failure, explains the first problem. */
-function validate(schema: TSchema, value: unknown, at: DocPath): void {
+export function validate(schema: TSchema, value: unknown, at: DocPath): void {
   let validator = validators.get(schema);
   if (!validator) validators.set(schema, (validator = Compile(schema)));
   if (validator.Check(value)) return;

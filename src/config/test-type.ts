@@ -6,13 +6,42 @@
  */
 import type { TProperties } from 'typebox';
 import type { TestCommon, TestSpec } from '../core/types.js';
-import type { DocPath } from './suite-error.js';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fail, type DocPath } from './suite-error.js';
 
 export interface BuildContext {
   /** Absolute folder of the config file: relative paths in a test start here. */
   dir: string;
   /** Path of the test in the document (`["tests", 3]`), for failures found while building. */
   path: DocPath;
+  /** Where files are looked up; default the local disk. An uploaded version is checked against its archive's list instead. */
+  files?: SuiteFiles;
+  /** When set, every path a test names must resolve inside this folder (an uploaded version's root). */
+  root?: string;
+}
+
+/** The files a config's paths are checked against. */
+export interface SuiteFiles {
+  isFolder(absolute: string): boolean;
+  isFile(absolute: string): boolean;
+}
+
+export const DISK_FILES: SuiteFiles = Object.freeze({
+  isFolder: (absolute: string) => existsSync(absolute) && statSync(absolute).isDirectory(),
+  isFile: (absolute: string) => existsSync(absolute) && statSync(absolute).isFile(),
+});
+
+/** `given` resolved from the config's folder; outside `ctx.root` (when set) is a failure at `at`. */
+export function resolveTestPath(ctx: BuildContext, at: DocPath, given: string): string {
+  const absolute = path.resolve(ctx.dir, given);
+  if (ctx.root !== undefined) {
+    const inside = path.relative(ctx.root, absolute);
+    if (inside === '..' || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside)) {
+      fail(at, `${JSON.stringify(given)} is outside the suite's folder`, "a path inside the uploaded suite's folder (relative to its runset.config.yaml)");
+    }
+  }
+  return absolute;
 }
 
 /** A string of a test that is substituted at run time, with its path inside the test. */

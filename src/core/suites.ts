@@ -81,3 +81,6 @@ export class SuiteArchiveGoneError extends Error {
     this.name = 'SuiteArchiveGoneError';
   }
 }
+
+/** Largest LISTING_FILE accepted: a listing of many thousand cases fits many times over. */
+export const MAX_LISTING_BYTES = 16 * 1024 * 1024;

@@ -1,0 +1,45 @@
+/**
+ * Suite versions as the client reads them (the server's shape in
+ * src/core/wire-suites.ts; type-only import, nothing of the server runs here).
+ * Tolerant like ./parse.ts: what the CLI relies on is checked, the rest kept.
+ */
+import type { SuiteVersionView } from '../core/wire-suites.js';
+
+export type SuiteVersion = SuiteVersionView;
+
+export interface SuiteUpload {
+  /** False: the server already had this version (the same content is the same version). */
+  created: boolean;
+  version: SuiteVersion;
+}
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function readSuiteVersion(body: unknown): SuiteVersion | null {
+  if (!isRecord(body) || typeof body.id !== 'string' || typeof body.size !== 'number') return null;
+  return {
+    id: body.id,
+    size: body.size,
+    files: typeof body.files === 'number' ? body.files : 0,
+    createdAt: typeof body.createdAt === 'string' ? body.createdAt : '',
+    commit: typeof body.commit === 'string' ? body.commit : null,
+    names: Array.isArray(body.names) ? body.names.filter((n): n is string => typeof n === 'string') : [],
+    sets: typeof body.sets === 'number' ? body.sets : 0,
+    lastSetAt: typeof body.lastSetAt === 'string' ? body.lastSetAt : null,
+  };
+}
+
+export function readSuiteVersionList(body: unknown): SuiteVersion[] | null {
+  if (!isRecord(body) || !Array.isArray(body.versions)) return null;
+  const versions: SuiteVersion[] = [];
+  for (const item of body.versions) {
+    const version = readSuiteVersion(item);
+    if (version === null) return null;
+    versions.push(version);
+  }
+  return versions;
+}
