@@ -21,7 +21,7 @@ import { errorSummary } from '../executors/playwright/error-text.js';
 import { ConfigError, deepFreeze, type SuiteConfig } from './suite.js';
 import { nameCases } from './case-names.js';
 import { listPlaywrightEntry } from './playwright-listing.js';
-import { reportShapeProblem, type JsonReport, type JsonSuite } from './playwright-report.js';
+import { reportForUpload, reportShapeProblem, type JsonReport, type JsonSuite } from './playwright-report.js';
 
 /** Suites listed at once: each listing is a Node process compiling the suite. */
 const LIST_CONCURRENCY = 4;
@@ -111,7 +111,7 @@ export async function listSuiteForUpload(config: SuiteConfig): Promise<SuiteList
       return entryFailure(config.file, test, index, `cannot be listed: ${(error as Error).message}`, 'a Playwright suite that `npx playwright test --list` lists without errors');
     }
     entryCases(config.file, test, index, report);
-    return { entry: index, report };
+    return { entry: index, report: reportForUpload(report as JsonReport) };
   });
   return { version: 1, reports };
 }

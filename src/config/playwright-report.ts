@@ -106,3 +106,29 @@ function isSpec(spec: unknown): boolean {
 function optional(value: unknown, type: 'string' | 'number'): boolean {
   return value === undefined || (type === 'number' ? isCount(value) : typeof value === type);
 }
+
+/**
+ * Only what discovery reads of a report, in a fixed key order: what an upload
+ * carries. Playwright's report also holds the time it was made, its duration
+ * and the uploader's absolute paths (rootDir, configFile), which would make the
+ * same suite a new version at every push and tell the server about the
+ * uploader's disk.
+ */
+export function reportForUpload(report: JsonReport): JsonReport {
+  const project = (p: JsonProject): JsonProject => ({ name: p.name, timeout: p.timeout, retries: p.retries, use: p.use });
+  const suite = (s: JsonSuite): JsonSuite => ({
+    title: s.title,
+    file: s.file,
+    specs: s.specs?.map((spec) => ({ title: spec.title, file: spec.file, line: spec.line, column: spec.column, tests: spec.tests.map((t) => ({ projectName: t.projectName, timeout: t.timeout })) })),
+    suites: s.suites?.map(suite),
+  });
+  return {
+    config: {
+      projects: report.config?.projects?.map(project),
+      filteredProjects: report.config?.filteredProjects?.map(project),
+      webServer: report.config?.webServer,
+    },
+    suites: report.suites?.map(suite),
+    errors: report.errors,
+  };
+}

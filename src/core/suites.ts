@@ -22,6 +22,8 @@ export const SUITE_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/;
 
 /** Largest archive accepted by default (`serve --max-suite-size`). */
 export const DEFAULT_MAX_SUITE_BYTES = 50 * 1024 * 1024;
+/** Most bytes an archive's files may hold in all, unpacked: a small archive must not unpack into a full disk. */
+export const MAX_SUITE_UNPACKED_BYTES = 1024 ** 3;
 /** Most files (and folders) an archive may hold. */
 export const MAX_SUITE_FILES = 20_000;
 

@@ -8,6 +8,7 @@ import { Type, type Static } from 'typebox';
 import { CountsSchema, DateTime, LIMITS, NullableDateTime, refTo, RunStateSchema, Uuid } from './wire.js';
 import { CancellationView } from './wire-control.js';
 import { KeyEnvsSchema, KeyRoleSchema } from './wire-keys.js';
+import { SetSuiteView } from './wire-suites.js';
 
 export const SET_PAGE_LIMIT = Object.freeze({ default: 20, max: 100 });
 
@@ -70,6 +71,7 @@ export const TestRunSetDetails = Type.Object(
     maxFailures: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "The environment's fail-fast limit when the set was created; null: off." }),
     cancellation: Type.Union([refTo(CancellationView), Type.Null()], { description: 'Who ended the set early, when, and the error its members got; null when nobody did.' }),
     labels: Type.Record(Type.String(), Type.String(), { description: 'The labels the set was created with (CI context); {} when none.' }),
+    suite: Type.Union([refTo(SetSuiteView), Type.Null()], { description: 'The uploaded suite version the set runs (its id, the names pointing at it now, its commit); null: the server\'s own tests.' }),
   },
   { additionalProperties: false, $id: 'TestRunSetDetails' },
 );

@@ -13,7 +13,7 @@ import { chmod, rm } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
-import { countRefusal, entryRefusal } from './entries.js';
+import { countRefusal, entryRefusal, unpackedRefusal } from './entries.js';
 
 /** Fetches a version's archive by id (the worker link's `suiteArchive`). */
 export type FetchArchive = (id: string, signal?: AbortSignal) => Promise<Readable>;
@@ -52,6 +52,7 @@ export async function receiveArchive(id: string, file: string, fetchArchive: Fet
 export async function unpackArchive(file: string, dir: string): Promise<void> {
   const refusals: string[] = [];
   let entries = 0;
+  let unpacked = 0;
   try {
     await tar.x({
       file,
@@ -61,7 +62,8 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
       umask: 0o022,
       filter: (entryPath, entry) => {
         entries++;
-        const refusal = entryRefusal({ path: entryPath, type: 'type' in entry ? entry.type : 'File', size: entry.size ?? 0 });
+        unpacked += entry.size ?? 0;
+        const refusal = entryRefusal({ path: entryPath, type: 'type' in entry ? entry.type : 'File', size: entry.size ?? 0 }) ?? unpackedRefusal(unpacked);
         if (refusal) refusals.push(refusal);
         return refusal === null;
       },

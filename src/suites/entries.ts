@@ -7,7 +7,7 @@
  * devices, FIFOs, absolute paths or `..`.
  */
 import path from 'node:path';
-import { MAX_SUITE_FILES } from '../core/suites.js';
+import { MAX_SUITE_FILES, MAX_SUITE_UNPACKED_BYTES } from '../core/suites.js';
 
 /** An archive entry as tar lists it. */
 export interface SuiteEntry {
@@ -36,4 +36,9 @@ export function entryRefusal(entry: SuiteEntry): string | null {
 /** Why an archive with this many entries is refused, or null. */
 export function countRefusal(entries: number): string | null {
   return entries > MAX_SUITE_FILES ? `the archive holds more than ${MAX_SUITE_FILES} files and folders` : null;
+}
+
+/** Why an archive whose files hold this many bytes in all is refused, or null. */
+export function unpackedRefusal(totalBytes: number): string | null {
+  return totalBytes > MAX_SUITE_UNPACKED_BYTES ? `its files hold more than ${MAX_SUITE_UNPACKED_BYTES / 1024 ** 2} MiB unpacked; list what the tests do not need in .runsetignore` : null;
 }

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
 import { LISTING_FILE, MAX_LISTING_BYTES, SUITE_CONFIG_FILE } from '../core/suites.js';
-import { countRefusal, entryRefusal } from './entries.js';
+import { countRefusal, entryRefusal, unpackedRefusal } from './entries.js';
 
 /** Largest runset.config.yaml read from an archive: a config is a few kilobytes. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -81,6 +81,7 @@ class EntryReader {
   problem: string | null = null;
   readonly #paths: string[] = [];
   readonly #seen = new Set<string>();
+  #unpacked = 0;
   #config: Buffer[] | null = null;
   #listing: Buffer[] | null = null;
 
@@ -90,7 +91,8 @@ class EntryReader {
 
   read(entry: ReadEntry): void {
     if (this.problem !== null) return void entry.resume();
-    const refusal = entryRefusal({ path: entry.path, type: entry.type, size: entry.size }) ?? countRefusal(this.#paths.length + 1);
+    this.#unpacked += entry.size;
+    const refusal = entryRefusal({ path: entry.path, type: entry.type, size: entry.size }) ?? countRefusal(this.#paths.length + 1) ?? unpackedRefusal(this.#unpacked);
     const key = entry.path.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
     if (refusal === null && this.#seen.has(key)) this.refuse(`${JSON.stringify(entry.path)} appears twice; each path once`);
     if (refusal !== null) this.refuse(refusal);

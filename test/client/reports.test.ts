@@ -62,7 +62,7 @@ test('cleanText and outputTail keep the end of long output', () => {
 test('JUnit names the suite version the set ran (trigger --suite), and nothing when it ran the server\'s own tests', () => {
   const suite = { id: 'a'.repeat(64), name: 'pr-12', commit: '0123abc' };
   const xml = buildJunit({ ...input([member({})], 'SUCCESS'), suite });
-  for (const [name, value] of [['runset.suite.id', suite.id], ['runset.suite.name', 'pr-12'], ['runset.suite.commit', '0123abc']]) {
+  for (const [name, value] of [['runset.suite.id', suite.id], ['runset.suite.name', 'pr-12'], ['runset.suite.commit', '0123abc']] as const) {
     assert.match(xml, new RegExp(`<property name="${name.replace(/\./g, '\\.')}" value="${value}"/>`));
   }
   assert.doesNotMatch(buildJunit(input([member({})], 'SUCCESS')), /runset\.suite/);

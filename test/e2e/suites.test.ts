@@ -12,7 +12,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -173,13 +173,13 @@ for (const shape of ['sqlite with direct workers', 'postgres with HTTP workers']
       const unknown = await api<{ code: string }>(server, 'POST', '/v0/test-run-sets', { body: { env: 'preview', suite: 'no-such-name' } });
       assert.equal(unknown.status, 422);
       assert.equal(unknown.body.code, 'unknown_suite');
-      await waitForSet(server, byName.body.testRunSetId as string, 60);
+      assert.equal((await waitForSet(server, byName.body.testRunSetId as string, 60_000)).status, 'SUCCESS');
     });
 
     test('bad uploads are refused with a clear 4xx and nothing stored', { timeout: 60_000 }, async () => {
       const dir = tempDir('runset-bad-suite-');
       writeFileSync(path.join(dir, 'runset.config.yaml'), 'tests:\n  - { name: a, type: command, run: ["true"] }\n');
-      writeFileSync(path.join(dir, 'big.bin'), Buffer.alloc(3 * 1024 * 1024, 7));
+      writeFileSync(path.join(dir, 'big.bin'), randomBytes(3 * 1024 * 1024)); // incompressible: the limit is on the archive
       symlinkSync('/etc/passwd', path.join(dir, 'link'));
       const before = (await api<{ versions: unknown[] }>(server, 'GET', '/v0/suites')).body.versions.length;
 

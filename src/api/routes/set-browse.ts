@@ -12,6 +12,7 @@ import { ListTestRunSetsQuery, SET_PAGE_LIMIT, TestRunSetDetails, TestRunSetPage
 import { MASK } from '../../secrets/index.js';
 import { planRerun } from '../../sets/rerun.js';
 import type { AppDeps } from '../deps.js';
+import { setSource } from '../../sets/suite-source.js';
 import { findSet } from './test-run-sets.js';
 import { listableEnvs } from '../../auth/policy.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
@@ -61,7 +62,10 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     },
     async (request) => {
       const set = await findSet(deps, request.params.id, request.apiKey);
-      const [overrides, control, labels] = await Promise.all([deps.store.sets.overrides(set.id), deps.store.sets.control(set.id), deps.store.sets.labels(set.id)]);
+      const [overrides, control, labels, version] = await Promise.all([
+        deps.store.sets.overrides(set.id), deps.store.sets.control(set.id), deps.store.sets.labels(set.id), deps.store.sets.suite(set.id),
+      ]);
+      const suite = version ? await deps.store.suites.get(version) : undefined;
       return {
         id: set.id,
         env: set.env,
@@ -71,6 +75,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
         maxFailures: control?.maxFailures ?? null,
         cancellation: control?.cancellation ?? null,
         labels: labels ?? {},
+        suite: version ? { id: version, names: suite?.names ?? [], commit: suite?.commit ?? null } : null,
       };
     },
   );
@@ -91,8 +96,12 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     async (request, reply) => {
       const earlier = await findSet(deps, request.params.id, request.apiKey);
       const keyId = request.apiKey?.id ?? null;
-      const [overrides, labels, history] = await Promise.all([deps.store.sets.overrides(earlier.id), deps.store.sets.labels(earlier.id), deps.store.durations.history(earlier.env)]);
-      const set = planRerun(deps.suite(), { id: earlier.id, env: earlier.env, overrides: overrides ?? {}, labels: labels ?? {} }, { secretKey: deps.secretKey, keyId, history });
+      const [overrides, labels, history, version] = await Promise.all([
+        deps.store.sets.overrides(earlier.id), deps.store.sets.labels(earlier.id), deps.store.durations.history(earlier.env), deps.store.sets.suite(earlier.id),
+      ]);
+      // A set that ran an uploaded version runs the same version again (still only where the environment allows uploads).
+      const source = await setSource(deps.suite(), { env: earlier.env, ...(version ? { suite: version } : {}) }, deps.store.suites);
+      const set = { ...planRerun(source.suite, { id: earlier.id, env: earlier.env, overrides: overrides ?? {}, labels: labels ?? {} }, { secretKey: deps.secretKey, keyId, history }), suite: source.version };
       deps.setLimit.take(keyId, reply); // as create: only a set about to be created spends the budget
       await deps.store.sets.create(set);
       await deps.store.claims.notifyRunsWaiting();

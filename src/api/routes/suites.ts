@@ -19,7 +19,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { RunsetError } from '../../core/errors.js';
-import { SUITE_CONFIG_FILE, VERSION_ROOT, type SuiteVersionInfo } from '../../core/suites.js';
+import { DEFAULT_MAX_SUITE_BYTES, SUITE_CONFIG_FILE, VERSION_ROOT, type SuiteVersionInfo } from '../../core/suites.js';
+import type { SuiteArchiveStore } from '../../artifacts/blobs.js';
 import { NameSuiteBody, SuiteId, SuiteVersionList, SuiteVersionView, UploadSuiteQuery } from '../../core/wire-suites.js';
 import { ConfigError } from '../../config/suite.js';
 import { applySuiteListing } from '../../config/playwright-discovery.js';
@@ -29,13 +30,21 @@ import type { AppDeps } from '../deps.js';
 import { named, problems, SECURED } from './common.js';
 
 const SuiteParams = Type.Object({ id: SuiteId });
+
+/** Where archives go when this API process was given no archive store (tests that build the app alone): nowhere. */
+const UNKEPT_SUITES: SuiteArchiveStore = {
+  maxBytes: DEFAULT_MAX_SUITE_BYTES,
+  put: () => Promise.reject(new Error('this API process keeps no suite archives')),
+  open: () => Promise.resolve(undefined),
+  remove: () => Promise.resolve(),
+};
 const GZIP_TYPES = ['application/gzip', 'application/x-gzip', 'application/octet-stream'];
 
 export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   // The body is the archive's bytes, streamed as they come.
   app.addContentTypeParser(GZIP_TYPES, (_request, payload, done) => done(null, payload));
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  const archives = deps.suiteArchives;
+  const archives = deps.suiteArchives ?? UNKEPT_SUITES;
 
   api.put('/suites/:id', {
     schema: {
@@ -65,7 +74,7 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
       const file = path.join(dir, 'suite.tar.gz');
       await pipeline(request.body, limitTo(archives.maxBytes), createWriteStream(file));
       const inspected = await inspectSuiteArchive(file, { id, maxBytes: archives.maxBytes });
-      const tests = testsOf(inspected.configText, inspected.listing);
+      const tests = testsOf(inspected.configText, inspected.listing, inspected.paths);
       const { location } = await archives.put(id, file);
       await deps.store.suites.put({ id, size: inspected.size, files: inspected.files, commit: request.query.commit ?? null, tests, location });
       await nameIt(request.query.name, id);
@@ -125,9 +134,9 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
   }
 
   /** The version's tests for this server: its config against this server's environments, its Playwright entries as its listing says. */
-  function testsOf(configText: string, listing: Parameters<typeof applySuiteListing>[1] | undefined) {
-    const config = parseSuiteTests(configText, path.posix.join(VERSION_ROOT, SUITE_CONFIG_FILE), deps.suite().environments);
-    return applySuiteListing(config, listing ?? { version: 1, reports: [] }).tests;
+  function testsOf(configText: string, listing: unknown, paths: string[]) {
+    const config = parseSuiteTests(configText, path.posix.join(VERSION_ROOT, SUITE_CONFIG_FILE), deps.suite().environments, paths);
+    return applySuiteListing(config, listing).tests;
   }
   return Promise.resolve();
 };

@@ -101,6 +101,18 @@ export function SetPage({ id }: { id: string }) {
             <dt>Environment</dt>
             <dd>{details ? <a href={`/environments/${encodeURIComponent(details.env)}`}>{details.env}</a> : '…'}</dd>
             {details && <Labels labels={details.labels} />}
+            <dt>Suite</dt>
+            <dd>
+              {!details ? '…' : details.suite ? (
+                <a href="/suites" class="mono" title={details.suite.id} data-suite={details.suite.id}>
+                  {details.suite.id.slice(0, 12)}
+                  {details.suite.names.length > 0 && ` (${details.suite.names.join(', ')})`}
+                  {details.suite.commit && ` · commit ${details.suite.commit.slice(0, 12)}`}
+                </a>
+              ) : (
+                <span class="muted">the server's own tests</span>
+              )}
+            </dd>
             <dt>Created</dt>
             <dd><Time iso={status.createdAt} /></dd>
             <dt>Started</dt>
