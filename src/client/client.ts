@@ -8,7 +8,7 @@ import { parseRetryAfter, RunsetApiError } from './errors.js';
 import { readCancelResult, readCreateResult, readProblem, readStatus, readTestRuns, readWorkers } from './parse.js';
 import { redact } from './redact.js';
 import { abortReason } from './retry.js';
-import { readSuiteVersion, readSuiteVersionList, type SuiteUpload, type SuiteVersion } from './suites.js';
+import { readSetSuite, readSuiteVersion, readSuiteVersionList, type SetSuite, type SuiteUpload, type SuiteVersion } from './suites.js';
 import type { CancelResult, ConditionalStatus, CreateTestRunSetBody, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
 import { pollUntilFinal, type WaitOptions } from './wait.js';
 
@@ -103,6 +103,17 @@ export class RunsetClient {
   async listTestRuns(id: string, options: RequestOptions = {}): Promise<TestRun[] | null> {
     try {
       return await this.#call({ method: 'GET', path: `${setPath(id)}/test-runs`, signal: options.signal, read: readTestRuns });
+    } catch (error) {
+      if (error instanceof RunsetApiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  /** Extension: the suite version a set runs (`trigger --suite`), from its details; null when it runs the server's own tests or the server does not say. */
+  async getTestRunSetSuite(id: string, options: RequestOptions = {}): Promise<SetSuite | null> {
+    try {
+      const details = await this.#call({ method: 'GET', path: `${setPath(id)}/details`, signal: options.signal, read: (body) => ({ suite: readSetSuite(body) }) });
+      return details.suite;
     } catch (error) {
       if (error instanceof RunsetApiError && error.status === 404) return null;
       throw error;
@@ -229,7 +240,8 @@ export class RunsetClient {
       const response = await this.#fetch(`${this.url}${call.path}`, {
         method: call.method,
         headers: this.#headers(call),
-        body: call.raw !== undefined ? call.raw.bytes : call.body === undefined ? undefined : JSON.stringify(call.body),
+        // Any Uint8Array is a body to fetch; the DOM types (SDK users' tsconfig) accept only one over an ArrayBuffer, which a Buffer may not be.
+        body: call.raw !== undefined ? (call.raw.bytes as Uint8Array<ArrayBuffer>) : call.body === undefined ? undefined : JSON.stringify(call.body),
         signal: controller.signal,
       });
       const text = await response.text();

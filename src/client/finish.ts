@@ -23,7 +23,8 @@ const MEMBERS_MAX_BUDGET_MS = 30_000;
 export async function finish(client: RunsetClient, id: string, outcome: Outcome, last: TestRunSetStatus | null, ctx: TriggerContext): Promise<ExitCode> {
   ctx.progress.stop();
   const members = await fetchMembers(client, id, last, ctx);
-  const input: ReportInput = { env: ctx.options.env, setId: id, outcome, status: last, members, elapsedMs: Date.now() - ctx.started };
+  const suite = await fetchSuite(client, id, ctx);
+  const input: ReportInput = { env: ctx.options.env, setId: id, outcome, status: last, members, elapsedMs: Date.now() - ctx.started, ...(suite ? { suite } : {}) };
   for (const line of summaryLines(input)) ctx.stderr.write(`${line}\n`);
   await writeReports(input, ctx);
   // Only the status object, so `runset trigger --wait --json | jq .status` works.
@@ -100,4 +101,13 @@ async function attempt(ctx: TriggerContext, what: string, write: () => Promise<u
     const message = `could not write ${what}: ${error instanceof Error ? error.message : String(error)}`;
     if (!ctx.problems.includes(message)) ctx.problems.push(message);
   }
+}
+
+/** The suite version the set ran, when the trigger named one (`--suite`, `--suite-name`): for the reports. Detail, never the verdict: unreadable is none. */
+async function fetchSuite(client: RunsetClient, id: string, ctx: TriggerContext): Promise<ReportInput['suite'] | null> {
+  if (ctx.options.suite === undefined) return null;
+  const suite = await client.getTestRunSetSuite(id).catch(() => null);
+  if (!suite) return null;
+  const asked = ctx.options.suite;
+  return { id: suite.id, name: asked !== suite.id && suite.names.includes(asked) ? asked : (suite.names[0] ?? null), commit: suite.commit };
 }

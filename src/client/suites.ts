@@ -43,3 +43,20 @@ export function readSuiteVersionList(body: unknown): SuiteVersion[] | null {
   }
   return versions;
 }
+
+/** What a set's details say of the suite version it runs. */
+export interface SetSuite {
+  id: string;
+  names: string[];
+  commit: string | null;
+}
+
+export function readSetSuite(details: unknown): SetSuite | null {
+  const suite = isRecord(details) ? details.suite : undefined;
+  if (!isRecord(suite) || typeof suite.id !== 'string') return null;
+  return {
+    id: suite.id,
+    names: Array.isArray(suite.names) ? suite.names.filter((n): n is string => typeof n === 'string') : [],
+    commit: typeof suite.commit === 'string' ? suite.commit : null,
+  };
+}

@@ -103,6 +103,7 @@ describe('dashboard API', () => {
       maxFailures: null,
       cancellation: null,
       labels: {},
+      suite: null,
     });
     assert.ok(!res.text.includes(OVERRIDE_SECRET));
     const plain = await api(server, 'GET', `/v0/test-run-sets/${created[1]!.id}/details`);

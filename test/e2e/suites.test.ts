@@ -131,8 +131,9 @@ for (const shape of ['sqlite with direct workers', 'postgres with HTTP workers']
     });
 
     test('two versions of one suite run at the same time, each its own files; a test added in one is its member', { timeout: 120_000 }, async () => {
+      const junit = path.join(tempDir('runset-junit-'), 'junit.xml');
       const [one, two] = await Promise.all([
-        cli(server, ['trigger', '--env', 'preview', '--suite', suiteFolder('one'), '--wait', '--json', '--timeout', '100s']),
+        cli(server, ['trigger', '--env', 'preview', '--suite', suiteFolder('one'), '--wait', '--json', '--timeout', '100s', '--junit', junit]),
         cli(server, ['trigger', '--env', 'preview', '--suite', suiteFolder('two', true), '--wait', '--json', '--timeout', '100s']),
       ]);
       for (const [name, res] of [['one', one], ['two', two]] as const) {
@@ -148,6 +149,7 @@ for (const shape of ['sqlite with direct workers', 'postgres with HTTP workers']
         assert.ok(!runs.some((m) => m.name === 'server own'), 'a version brings its own tests, not the server\'s');
         const details = await api<{ suite: { id: string } | null }>(server, 'GET', `/v0/test-run-sets/${set.id}/details`);
         assert.match(details.body.suite?.id ?? '', /^[0-9a-f]{64}$/);
+        if (name === 'one') assert.match(readFileSync(junit, 'utf8'), new RegExp(`<property name="runset\\.suite\\.id" value="${details.body.suite?.id}"/>`), 'the JUnit report names the version');
       }
     });
 

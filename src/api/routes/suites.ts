@@ -27,7 +27,7 @@ import { applySuiteListing } from '../../config/playwright-discovery.js';
 import { parseSuiteTests } from '../../config/suite-tests.js';
 import { inspectSuiteArchive, SuiteRefusal } from '../../suites/inspect.js';
 import type { AppDeps } from '../deps.js';
-import { named, problems, SECURED } from './common.js';
+import { BODY_PROBLEMS, named, problems, SECURED } from './common.js';
 
 const SuiteParams = Type.Object({ id: SuiteId });
 
@@ -90,6 +90,7 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
   api.get('/suites/:id', {
     schema: {
       summary: 'One suite version: size, files, commit, names, the sets that ran it',
+      description: 'What `runset suites push` asks before it uploads: 404 when this server does not have the version (then PUT it).',
       tags: ['Suites'],
       operationId: 'getSuite',
       security: SECURED,
@@ -101,6 +102,7 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
   api.get('/suites', {
     schema: {
       summary: 'Every stored suite version, newest first',
+      description: 'With each version\'s names, commit, size and the sets that ran it (the dashboard\'s Suites page).',
       tags: ['Suites'],
       operationId: 'listSuites',
       security: SECURED,
@@ -111,11 +113,12 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
   api.post('/suite-names', {
     schema: {
       summary: 'Point a name (main, pr-123) at a stored version; a set may then name the suite by it',
+      description: 'A name points at one version at a time: naming another version moves it. 422 when the version is not stored.',
       tags: ['Suites'],
       operationId: 'nameSuite',
       security: SECURED,
       body: named(NameSuiteBody),
-      response: { 200: named(SuiteVersionView, 'The version, with its names'), ...problems(400, 401, 403, 422) },
+      response: { 200: named(SuiteVersionView, 'The version, with its names'), ...problems(...BODY_PROBLEMS, 401, 403, 422) },
     },
   }, async (request) => {
     if (!(await deps.store.suites.get(request.body.id))) throw unknownVersion(request.body.id);
