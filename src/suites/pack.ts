@@ -46,6 +46,7 @@ const EPOCH = new Date(0);
 /** Byte 9 of a gzip header is the system that wrote it; zlib's varies by platform. 3: Unix. */
 const GZIP_OS_BYTE = 9;
 const GZIP_OS_UNIX = 3;
+const GZIP_LEVEL = 6;
 
 export async function packSuite(dir: string, options: PackOptions = {}): Promise<PackedSuite> {
   const root = path.resolve(dir);
@@ -111,7 +112,9 @@ async function* tarStream(entries: readonly PackEntry[]): AsyncGenerator<Buffer>
 }
 
 async function compress(source: AsyncIterable<Buffer>, maxBytes: number, root: string): Promise<Buffer> {
-  const gzip = createGzip({ level: 9 });
+  // zlib's default level: on a suite's text within a few per cent of level 9's size, in about half its time
+  // (bench:suites: a 10 MB suite packed in 330 ms at 9). Fixed, so the same content keeps its id.
+  const gzip = createGzip({ level: GZIP_LEVEL });
   Readable.from(source).on('error', (error) => gzip.destroy(error)).pipe(gzip);
   const chunks: Buffer[] = [];
   let size = 0;
