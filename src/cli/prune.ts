@@ -1,7 +1,8 @@
 /**
  * `runset prune --older-than 30d [--dry-run] [--json]`: removes now, straight on
  * the store, what `serve --retention` removes periodically (src/retention/sets.ts):
- * sets that ended longer ago, with their members, artifacts and per-set records.
+ * sets that ended longer ago, with their members, artifacts and per-set records,
+ * then the suite versions that no set left and no name uses (src/retention/suites.ts).
  */
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -27,9 +28,10 @@ function bytes(n: number): string {
   return unit === 0 ? `${n} bytes` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
-function describe(result: PruneResult, dryRun: boolean): string {
+function describe(result: PruneResult & { suiteVersions?: number }, dryRun: boolean): string {
   const verb = dryRun ? 'would remove' : 'removed';
-  return `${verb} ${result.sets} set(s) that ended before ${result.before}: ${result.members} member(s), ${result.artifacts} artifact(s), ${bytes(result.artifactBytes)} of artifact files\n`;
+  const suites = result.suiteVersions === undefined ? '' : `; and ${result.suiteVersions} suite version(s) uploaded before then that no set or name uses`;
+  return `${verb} ${result.sets} set(s) that ended before ${result.before}: ${result.members} member(s), ${result.artifacts} artifact(s), ${bytes(result.artifactBytes)} of artifact files${suites}\n`;
 }
 
 /**
@@ -59,11 +61,17 @@ export function registerPruneCommand(program: Command): void {
       const dryRun = flags.dryRun === true;
       const unlock = dryRun || flags.databaseUrl ? () => undefined : await lockDataDir(flags);
       try {
-        const { countEndedSets, removeEndedSets } = await import('../retention/sets.js');
-        const { artifactBlobsFor } = await import('../main.js');
-        const result = await withStore(flags, (store) =>
-          dryRun ? countEndedSets(store, retentionMs) : removeEndedSets(store, artifactBlobsFor(store, resolvePath(flags.dataDir)), { retentionMs }),
-        );
+        const [{ countEndedSets, removeEndedSets }, { removeUnusedSuites }, { artifactBlobsFor, suiteArchivesFor }] = await Promise.all([
+          import('../retention/sets.js'), import('../retention/suites.js'), import('../main.js'),
+        ]);
+        const dataDir = resolvePath(flags.dataDir);
+        const result = await withStore(flags, async (store) => {
+          if (dryRun) return countEndedSets(store, retentionMs);
+          const sets = await removeEndedSets(store, artifactBlobsFor(store, dataDir), { retentionMs });
+          // After the sets: a version their removal left unused goes in the same prune.
+          const suites = await removeUnusedSuites(store, suiteArchivesFor(store, dataDir), retentionMs);
+          return { ...sets, suiteVersions: suites.versions };
+        });
         process.stdout.write(flags.json ? `${JSON.stringify({ dryRun, ...result }, null, 2)}\n` : describe(result, dryRun));
       } finally {
         unlock();

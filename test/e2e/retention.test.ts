@@ -3,8 +3,9 @@
  * once they have ended that long ago (their status and members answer 404, an
  * Idempotency-Key of theirs starts a fresh set) while a set that runs longer
  * than the retention is left alone; `runset prune` prints what it removed or,
- * with --dry-run, would remove (removing nothing), and refuses to prune a
- * SQLite store under a running server.
+ * with --dry-run, would remove (removing nothing), takes an unused suite
+ * version with the sets, and refuses to prune a SQLite store under a running
+ * server.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, CLI, startRunset, tempDir, waitForSet } from '../helpers/server.js';
+import { packSuite } from '../../src/suites/pack.js';
 
 after(() => assertNoLeakedServers());
 
@@ -85,6 +87,12 @@ test('runset prune: --dry-run removes nothing; prune prints what it removed', { 
   try {
     for (let i = 0; i < 2; i++) ids.push((await api<{ testRunSetId: string }>(server, 'POST', '/v0/test-run-sets', { body: { env: 'fast' } })).body.testRunSetId);
     for (const id of ids) await waitForSet(server, id);
+    // A suite version no set ran and no name points at: the prune takes it too.
+    const suiteDir = tempDir('runset-prune-suite-');
+    writeFileSync(path.join(suiteDir, 'runset.config.yaml'), 'tests:\n  - { name: a, type: command, run: ["true"] }\n');
+    const version = await packSuite(suiteDir);
+    const uploaded = await fetch(`${server.url}/v0/suites/${version.id}`, { method: 'PUT', headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/gzip' }, body: version.archive });
+    assert.equal(uploaded.status, 201, await uploaded.text());
 
     const dry = cli(['prune', '--older-than', '0', '--dry-run', '--data-dir', dataDir]);
     assert.equal(dry.code, 0, dry.err);
@@ -101,9 +109,10 @@ test('runset prune: --dry-run removes nothing; prune prints what it removed', { 
 
     const pruned = cli(['prune', '--older-than', '0', '--json', '--data-dir', dataDir]);
     assert.equal(pruned.code, 0, pruned.err);
-    assert.deepEqual({ ...JSON.parse(pruned.out), before: 'x' }, { dryRun: false, before: 'x', sets: 2, members: 2, artifacts: 0, artifactBytes: 0 });
+    assert.deepEqual({ ...JSON.parse(pruned.out), before: 'x' }, { dryRun: false, before: 'x', sets: 2, members: 2, artifacts: 0, artifactBytes: 0, suiteVersions: 1 });
     server = await startRunset({ configPath, dataDir, args: ['--retention', '0'] });
     for (const id of ids) assert.equal(await statusOf(server, id), 404);
+    assert.equal((await api(server, 'GET', `/v0/suites/${version.id}`)).status, 404, 'the unused version went with the prune');
   } finally {
     await server.stop();
   }

@@ -2,7 +2,7 @@
  * Suites that travel with the set, end to end on real processes: `runset
  * trigger --suite DIR` packs a folder, uploads it and runs exactly that
  * version. On SQLite with the server's own (direct) workers and on PostgreSQL
- * with `runset worker --url` (HTTP) workers: two versions of one suite run at
+ * with two `runset worker --url` (HTTP) workers and a direct `runset worker`: two versions of one suite run at
  * the same time on the same workers, each with its own files (a command and a
  * Playwright case print a marker from their own folder); a test added in a
  * version is a member of its set; an environment that does not opt in refuses;
@@ -100,7 +100,7 @@ after(() => {
   assertNoLeakedServers();
 });
 
-for (const shape of ['sqlite with direct workers', 'postgres with HTTP workers'] as const) {
+for (const shape of ['sqlite with direct workers', 'postgres with HTTP and direct workers'] as const) {
   const pg = shape.startsWith('postgres');
   describe(`suites that travel with the set: ${shape}`, { skip: pg && !TEST_DATABASE_URL ? NO_DATABASE : undefined }, () => {
     const schema = newSchemaName('runset_suites');
@@ -114,9 +114,15 @@ for (const shape of ['sqlite with direct workers', 'postgres with HTTP workers']
       if (pg) {
         const key = await api<{ token: string }>(server, 'POST', '/v0/keys', { body: { name: 'suite workers', role: 'worker' } });
         const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RUNSET_')));
-        for (let i = 0; i < 2; i++) {
-          const proc = spawn(process.execPath, [CLI, 'worker', '--url', server.url, '--workers', '2', '--suite-cache', tempDir('runset-suite-cache-'), '--log-level', 'warn'], {
-            env: { ...env, RUNSET_API_KEY: key.body.token },
+        // Two HTTP workers and a direct one: a version reaches a worker through either link.
+        const fleet = [
+          { args: ['--url', server.url], env: { RUNSET_API_KEY: key.body.token } },
+          { args: ['--url', server.url], env: { RUNSET_API_KEY: key.body.token } },
+          { args: ['--config', server.configPath, '--data-dir', tempDir('runset-direct-worker-'), ...store], env: {} },
+        ];
+        for (const worker of fleet) {
+          const proc = spawn(process.execPath, [CLI, 'worker', ...worker.args, '--workers', '2', '--suite-cache', tempDir('runset-suite-cache-'), '--log-level', 'warn'], {
+            env: { ...env, ...worker.env },
             stdio: 'ignore',
           });
           httpWorkers.add(proc);
