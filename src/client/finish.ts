@@ -41,7 +41,7 @@ export async function finish(client: RunsetClient, id: string, outcome: Outcome,
 function reason(input: ReportInput, code: ExitCode, ctx: TriggerContext): string {
   const counts = countsOf(input);
   if (code === EXIT_CODES.error) return 'error: the tests passed, but a report could not be written';
-  if (input.outcome === 'SUCCESS') return `SUCCESS: ${counts.passed} of ${counts.total} tests passed`;
+  if (input.outcome === 'SUCCESS') return `SUCCESS: ${counts.passed} of ${counts.total} tests passed${counts.skipped > 0 ? ` (${counts.skipped} skipped)` : ''}`;
   if (input.outcome === 'FAIL') return `FAIL: ${counts.failed} of ${counts.total} tests failed`;
   const last = input.status ? `still ${input.status.status}` : 'no status could be read';
   return `timed out after --timeout ${formatDuration(ctx.options.timeoutMs)}: test run set ${input.setId} ${last}, ${counts.unfinished} of ${counts.total} tests not finished`;

@@ -25,6 +25,7 @@ export { DEFAULT_INTERVAL_MS, DEFAULT_TIMEOUT_MS, LONG_POLL_SECONDS, type WaitOp
 export {
   isFinalStatus,
   isFlaky,
+  isSkipped,
   type CancelResult,
   type ConditionalStatus,
   type Counts,

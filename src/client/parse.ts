@@ -68,6 +68,8 @@ function readTestRun(item: unknown, index: number): TestRun | null {
     error: stringOrNull(item.error),
     output: stringOrNull(item.output),
     ...(typeof item.flaky === 'boolean' ? { flaky: item.flaky } : {}),
+    // Tolerant: a server older than the mark sends none, and nothing it ran was marked.
+    skipped: item.skipped === true,
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import { formatDuration } from '../core/duration.js';
 import type { TextSink } from './redact.js';
-import { countsOf, failedMembers, flakyMembers, oneLine, setDurationMs, unfinishedMembers, type ReportInput } from './reports/model.js';
+import { countsOf, failedMembers, flakyMembers, oneLine, passedText, setDurationMs, unfinishedMembers, type ReportInput } from './reports/model.js';
 import type { TestRunSetStatus } from './types.js';
 
 const CLEAR_LINE = '\r\u001b[2K';
@@ -81,7 +81,7 @@ export function summaryLines(input: ReportInput): string[] {
   const counts = countsOf(input);
   const head = input.outcome === 'TIMEOUT' ? `timed out (last status ${input.status?.status ?? 'unknown'})` : input.outcome;
   const lines = [`runset: ${head} — env ${input.env}, test run set ${input.setId}`];
-  const parts = [`${counts.passed} passed`, `${counts.failed} failed`];
+  const parts = [passedText(counts), `${counts.failed} failed`];
   if (counts.unfinished > 0) parts.push(`${counts.unfinished} not finished`);
   lines.push(`  ${counts.total} tests: ${parts.join(', ')} · took ${formatDuration(setDurationMs(input))}`);
   const members = input.members;

@@ -6,7 +6,7 @@
  *
  * - `status` may be a value newer than this client knows: seed 4.3 says to keep
  *   polling on any value other than SUCCESS and FAIL, so it stays a string;
- * - members may carry extension fields added later (`flaky`, `artifacts`, …).
+ * - members may carry extension fields added later (`flaky`, `skipped`, `artifacts`, …).
  */
 import type {
   CreateTestRunSetBody as WireCreateBody,
@@ -26,7 +26,7 @@ export type CreateTestRunSetResult = WireCreateResult;
 export type TestRunSetStatus = Omit<WireStatus, 'status'> & { status: StatusValue };
 export type Counts = WireStatus['progress']['counts'];
 
-export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'artifacts' | 'workerId' | 'expectedMs' | 'cancelledBy'> & {
+export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'skipped' | 'artifacts' | 'workerId' | 'expectedMs' | 'cancelledBy'> & {
   status: StatusValue;
   /** Extension: the key whose cancel ended it. Older servers omit it. */
   cancelledBy?: { keyId: string; keyName: string } | null;
@@ -36,6 +36,8 @@ export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'artifacts' | 'work
   expectedMs?: number | null;
   /** Extension: passed only after a retry. Older servers omit it (see `isFlaky`). */
   flaky?: boolean;
+  /** Extension: passed because Playwright skipped it. Older servers omit it: read as false (see `isSkipped`). */
+  skipped?: boolean;
   /** Extension: artifact descriptors; not interpreted by the client yet. */
   artifacts?: unknown;
 };
@@ -64,4 +66,9 @@ export function isFinalStatus(status: StatusValue): status is 'SUCCESS' | 'FAIL'
 export function isFlaky(run: TestRun): boolean {
   if (typeof run.flaky === 'boolean') return run.flaky && run.status === 'SUCCESS';
   return passedAfterRetry(run.status, run.attempts);
+}
+
+/** Passed without running (Playwright's test.skip, test.fixme): only the server can say so; absent is false. */
+export function isSkipped(run: TestRun): boolean {
+  return run.skipped === true && run.status === 'SUCCESS';
 }

@@ -185,6 +185,8 @@ export interface TestRunRecord {
   output: string | null;
   /** The worker that ran (or runs) its last attempt: set when the member starts, kept after it ends. */
   workerId: string | null;
+  /** Ended SUCCESS because Playwright skipped it (declared or at run time): nothing of it ran. Always false for other types. */
+  skipped: boolean;
   /** How long it was expected to take when the set was created (see src/scheduler/shares.ts). */
   expectedMs: number | null;
 }
@@ -251,6 +253,8 @@ export interface RunOutcome {
   error: string | null;
   output: string;
   durationMs: number;
+  /** Passed because its executor skipped it (a Playwright case's test.skip or test.fixme); absent: false. Only with SUCCESS. */
+  skipped?: boolean;
   /** Artifacts whose bytes are already stored; recorded with the outcome, under the same lease. */
   artifacts?: NewArtifact[];
 }
@@ -318,6 +322,8 @@ export interface ExecutionResult {
   error: string | null;
   /** Captured output (the executor keeps at most the last 64 KiB). */
   output: string;
+  /** Passed without running: the executor skipped it (only Playwright does: test.skip, test.fixme). Absent: false. */
+  skipped?: boolean;
 }
 
 export interface Executor<S extends TestSpec = TestSpec> {

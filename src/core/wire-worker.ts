@@ -148,6 +148,7 @@ const OutcomeWire = Type.Object(
     error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]),
     output: Type.String({ maxLength: 256 * 1024 }),
     durationMs: Type.Number({ minimum: 0 }),
+    skipped: Type.Optional(Type.Boolean({ description: 'Passed because Playwright skipped it (test.skip, test.fixme); absent: false. Only with SUCCESS.' })),
     artifacts: Type.Optional(
       Type.Array(
         Type.Object(

@@ -155,6 +155,9 @@ export const TestRunSchema = Type.Object(
     error: Type.Union([Type.String(), Type.Null()], { description: 'One-line reason of a failure.' }),
     output: Type.Union([Type.String(), Type.Null()], { description: 'Captured output tail, secrets masked.' }),
     flaky: Type.Boolean({ description: 'Passed, but only after a retry.' }),
+    skipped: Type.Boolean({
+      description: 'Passed because Playwright skipped it (test.skip, test.fixme, declared or called in the test): its status is SUCCESS, but nothing of it ran. Always false for http and command tests.',
+    }),
     workerId: Type.Union([Type.String(), Type.Null()], {
       description: 'The worker process that started its last attempt (see GET /api/v0/workers); null until it starts.',
     }),

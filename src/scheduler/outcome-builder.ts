@@ -1,8 +1,9 @@
 /**
  * What a member's outcome says, for a single member and a case of a batch
  * alike: the executor's result turned into a RunOutcome — its failure as one
- * line, the tail of its output, both with the set's secrets masked, and its
- * files stored as artifacts (with a note in the output for each file not kept).
+ * line, the tail of its output, both with the set's secrets masked, its
+ * files stored as artifacts (with a note in the output for each file not kept),
+ * and whether it passed only by being skipped.
  */
 import type { ArtifactSaver } from '../artifacts/save.js';
 import type { ArtifactFile, ExecutionResult, RunOutcome } from '../core/types.js';
@@ -37,6 +38,8 @@ export async function buildOutcome(ended: EndedMember, ctx: OutcomeContext): Pro
     error: ended.passed ? null : oneLine(redact(ended.error ?? 'failed', secrets)),
     output: tail(redact(ended.output + notes, secrets)),
     durationMs: ended.durationMs,
+    // Only a pass can be a skip: a case that failed and was skipped on its retry still failed.
+    ...(ended.passed && ended.skipped === true ? { skipped: true } : {}),
     artifacts: saved?.artifacts ?? [],
   };
 }

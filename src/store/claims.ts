@@ -10,6 +10,11 @@ import type { ClaimedRun, RunOutcome } from '../core/types.js';
 /** The error of a member whose workers kept disappearing. */
 export const WORKER_LOST = 'worker lost: its lease expired and it ran out of attempts';
 
+/** The skipped mark a finish writes: only a SUCCESS carries it, whatever a worker sent. */
+export function skippedOf(outcome: RunOutcome): boolean {
+  return outcome.status === 'SUCCESS' && outcome.skipped === true;
+}
+
 export interface ClaimRequest {
   workerId: string;
   limit: number;

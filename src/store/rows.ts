@@ -37,6 +37,8 @@ export interface RunRow<T> {
   output: string | null;
   ran_on: string | null;
   expected_ms: number | null;
+  /** SQLite: 0 or 1; PostgreSQL: a boolean. */
+  skipped: number | boolean;
 }
 
 export interface KeyRow<T> {
@@ -131,6 +133,7 @@ export function rowMappers<T>(stamp: (value: T) => string) {
       output: row.output,
       workerId: row.ran_on,
       expectedMs: row.expected_ms,
+      skipped: row.skipped === true || row.skipped === 1,
     }),
     toKey: (row: KeyRow<T>): ApiKeyRecord => ({
       id: row.id,

@@ -1,11 +1,13 @@
-/** The report builders as pure functions: escaping rules, flaky detection, clean text. */
+/** The report builders as pure functions: escaping rules, flaky and skipped members, clean text. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { convert } from 'xmlbuilder2';
 import { annotations, escapeData, escapeProperty, outputLines, stepSummaryMarkdown } from '../../src/client/reports/github.js';
 import { buildJunit } from '../../src/client/reports/junit.js';
 import { cleanText, outputTail, type ReportInput } from '../../src/client/reports/model.js';
-import { isFlaky, type TestRun } from '../../src/client/types.js';
+import { readTestRuns } from '../../src/client/parse.js';
+import { summaryLines } from '../../src/client/progress.js';
+import { isFlaky, isSkipped, type TestRun } from '../../src/client/types.js';
 
 function member(over: Partial<TestRun>): TestRun {
   return { id: 'm', name: 'a test', type: 'http', status: 'SUCCESS', attempts: 1, startedAt: null, endedAt: null, durationMs: 10, error: null, output: null, ...over };
@@ -66,4 +68,37 @@ test('JUnit names the suite version the set ran (trigger --suite), and nothing w
     assert.match(xml, new RegExp(`<property name="${name.replace(/\./g, '\\.')}" value="${value}"/>`));
   }
   assert.doesNotMatch(buildJunit(input([member({})], 'SUCCESS')), /runset\.suite/);
+});
+
+test('skipped members: <skipped/> in JUnit and the suite\'s count; the summaries count them apart from what passed', () => {
+  const members = [
+    member({ id: 'a', name: 'ran' }),
+    member({ id: 'b', name: 'declared skip', type: 'playwright', skipped: true }),
+    member({ id: 'c', name: 'skipped at run time', type: 'playwright', skipped: true }),
+    member({ id: 'd', name: 'broke', status: 'FAIL', error: 'boom', skipped: true }),
+  ];
+  const doc = convert(buildJunit(input(members)), { format: 'object' }) as {
+    testsuites: { '@skipped': string; testsuite: { '@skipped': string; '@tests': string; testcase: Array<Record<string, unknown>> } };
+  };
+  assert.equal(doc.testsuites['@skipped'], '2');
+  assert.equal(doc.testsuites.testsuite['@skipped'], '2');
+  assert.equal(doc.testsuites.testsuite['@tests'], '4');
+  const cases = doc.testsuites.testsuite.testcase;
+  assert.deepEqual(cases.map((c) => 'skipped' in c), [false, true, true, false], 'a FAIL is a failure whatever it carries');
+  assert.ok('failure' in cases[3]!);
+  assert.match(buildJunit(input([member({})], 'SUCCESS')), /skipped="0"/);
+
+  assert.equal(summaryLines(input(members))[1], '  4 tests: 3 passed (2 skipped), 1 failed · took 1.5s');
+  assert.equal(summaryLines(input([member({})], 'SUCCESS'))[1], '  1 tests: 1 passed, 0 failed · took 1.5s', 'no mark when none was skipped');
+  const markdown = stepSummaryMarkdown(input(members));
+  assert.match(markdown, /· 3 passed \(2 skipped\) ·/);
+  assert.match(markdown, /\| ⏭️ skipped \| declared skip \|/);
+  assert.match(markdown, /\| ✅ passed \| ran \|/);
+});
+
+test('the SDK reads skipped tolerantly: absent or not a boolean is false, and only a SUCCESS is skipped', () => {
+  const base = { id: 'm', name: 'n', type: 'playwright', status: 'SUCCESS', attempts: 1 };
+  const runs = readTestRuns({ testRuns: [{ ...base, skipped: true }, base, { ...base, skipped: 'yes' }, { ...base, status: 'FAIL', skipped: true }] });
+  assert.deepEqual(runs?.map((r) => r.skipped), [true, false, false, true]);
+  assert.deepEqual(runs?.map((r) => isSkipped(r)), [true, false, false, false]);
 });

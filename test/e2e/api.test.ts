@@ -46,8 +46,10 @@ describe('Test Run Set API', () => {
     const members = await api<{ testRuns: Array<Record<string, unknown>> }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`);
     assert.equal(members.status, 200);
     const [pass, fail] = members.body.testRuns;
-    assert.deepEqual(Object.keys(pass!).sort(), ['artifacts', 'attempts', 'cancelledBy', 'durationMs', 'endedAt', 'error', 'expectedMs', 'flaky', 'id', 'name', 'output', 'startedAt', 'status', 'type', 'workerId']);
+    assert.deepEqual(Object.keys(pass!).sort(), ['artifacts', 'attempts', 'cancelledBy', 'durationMs', 'endedAt', 'error', 'expectedMs', 'flaky', 'id', 'name', 'output', 'skipped', 'startedAt', 'status', 'type', 'workerId']);
     assert.equal(pass!.flaky, false);
+    assert.equal(pass!.skipped, false, 'a command never skips');
+    assert.equal(fail!.skipped, false);
     assert.match(pass!.workerId as string, /\//, 'the worker that ran it: host/pid/…');
     assert.equal(pass!.expectedMs, 1000, 'no history yet: every member counts alike');
     assert.deepEqual(pass!.artifacts, [], 'a command member keeps no files');

@@ -26,6 +26,7 @@ interface Member {
   error: string | null;
   output: string | null;
   workerId: string | null;
+  skipped: boolean;
 }
 
 /** A suite folder with two quick browser tests, and a config of commands beside it (the suite's `dir` is relative to it). */
@@ -37,6 +38,7 @@ function fixture(): { configPath: string; dir: string } {
 import { test, expect } from '@playwright/test';
 test('title', async ({ page }) => { await page.setContent('<h1>Shop</h1>'); await expect(page.locator('h1')).toHaveText('Shop'); });
 test('cart', async ({ page }) => { await page.setContent('<p id="n">2</p>'); await expect(page.locator('#n')).toHaveText('2'); });
+test.skip('gift card', async () => {});
 `);
   // "gated" runs until the file GATE names exists, writing its pid first (the cancel and kill tests watch it).
   const gated = "require('fs').writeFileSync(process.env.GATE + '.' + process.pid, ''); const t = setInterval(() => { if (require('fs').existsSync(process.env.GATE)) clearInterval(t) }, 20)";
@@ -168,6 +170,8 @@ for (const store of ['sqlite', 'postgres'] as const) {
       const done = await waitForSet(server, setId, 30_000);
       assert.equal(done.status, 'SUCCESS', JSON.stringify(await members(server, setId)));
       const ran = await members(server, setId);
+      // The skipped mark crossed the worker wire with its outcome.
+      if (!noBrowser) assert.deepEqual(ran.filter((m) => m.skipped).map((m) => m.name), ['shop.spec.ts › gift card']);
       assert.ok(new Set(ran.map((m) => m.workerId)).size >= 2, `members spread over both workers: ${JSON.stringify(ran.map((m) => [m.name, m.workerId]))}`);
       for (const m of ran.filter((r) => r.name.startsWith('cmd'))) {
         assert.match(m.output ?? '', /token \*\*\*/, 'the secret reached the test, opened by the API, and was masked');

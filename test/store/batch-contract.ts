@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../src/store/store.js';
 import { leaseOf, WORKER_LOST } from '../../src/store/store.js';
-import type { NewArtifact, NewTestRunSet, PlaywrightTestSpec, TestSpec } from '../../src/core/types.js';
+import type { NewArtifact, NewTestRunSet, PlaywrightTestSpec, RunOutcome, TestSpec } from '../../src/core/types.js';
 
 type NewSet = (members: number, env?: string) => NewTestRunSet;
 
@@ -203,6 +203,28 @@ export function runBatchContract(name: string, makeStore: () => Promise<Store>, 
       assert.equal(rest.length, 1);
       assert.deepEqual(new Set([...page, ...rest].map((x) => x.location)), new Set(files.map((f) => f.location)));
       assert.deepEqual(await store.artifacts.list(set.id), []);
+    });
+
+    test('a case Playwright skipped keeps its mark with its outcome; any other member, and a FAIL sent marked, reads unmarked', async () => {
+      const set = mixedSet(newSet, 4, 1);
+      await store.sets.create(set);
+      const claimed = await store.claims.claimRuns({ workerId: 'w', limit: 5, leaseMs: 10_000 });
+      const byName = new Map(claimed.map((c) => [c.spec.name, c]));
+      const finish = async (memberName: string, outcome: RunOutcome, via: 'finishRun' | 'finishAndClaim' = 'finishRun') => {
+        const claim = byName.get(memberName)!;
+        const lease = leaseOf(claim);
+        if (claim.batchKey !== null) assert.ok(await store.claims.startRun(lease), 'a reserved case begins before it ends');
+        if (via === 'finishRun') assert.ok(await store.claims.finishRun(lease, outcome));
+        else assert.ok((await store.claims.finishAndClaim(lease, outcome, { workerId: 'w', limit: 0, leaseMs: 10_000 })).finished);
+      };
+      await finish('a.spec.ts › case 0', { ...passed, attempts: 1, skipped: true });
+      await finish('a.spec.ts › case 1', { ...passed, attempts: 1, skipped: true }, 'finishAndClaim');
+      await finish('a.spec.ts › case 2', passed);
+      await finish('a.spec.ts › case 3', { ...failed, skipped: true });
+      await finish(set.runs[4]!.spec.name, { ...passed, skipped: false });
+      const runs = await store.sets.listRuns(set.id);
+      assert.deepEqual(runs.map((r) => [r.status, r.skipped]), [['SUCCESS', true], ['SUCCESS', true], ['SUCCESS', false], ['FAIL', false], ['SUCCESS', false]]);
+      assert.deepEqual((await store.sets.get(set.id))?.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 4, FAIL: 1 }, 'a skipped case counts as the SUCCESS it is');
     });
 
     test('specs of every type come back exactly as stored', async () => {

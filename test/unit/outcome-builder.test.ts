@@ -26,6 +26,14 @@ test('a pass has no error; a failure without one says "failed"', async () => {
   assert.equal((await buildOutcome({ ...ended, error: null }, { secrets: [] })).error, 'failed');
 });
 
+test('a case its executor skipped passes marked skipped; a failure never is, and other passes carry no mark', async () => {
+  const skipped = await buildOutcome({ ...ended, passed: true, error: null, skipped: true }, { secrets: [] });
+  assert.equal(skipped.status, 'SUCCESS');
+  assert.equal(skipped.skipped, true);
+  assert.equal((await buildOutcome({ ...ended, skipped: true }, { secrets: [] })).skipped, undefined, 'a failed case is not skipped');
+  assert.equal((await buildOutcome({ ...ended, passed: true }, { secrets: [] })).skipped, undefined);
+});
+
 test('output keeps its last 64 KiB; an error at most 1000 characters', async () => {
   const outcome = await buildOutcome({ ...ended, output: `${'x'.repeat(70_000)}the end` }, { secrets: [] });
   assert.equal(outcome.output.length, 64 * 1024);

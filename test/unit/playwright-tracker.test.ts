@@ -85,13 +85,21 @@ test('lanes: the worker slot of each attempt reaches onBegin and the result; unk
   assert.equal('lane' in h.ended.get(1)!, false);
 });
 
-test('a skipped case passes; an expected failure (test.fail) passes', () => {
-  const h = harness(['skip', 'expected']);
+test('a skipped case passes, marked skipped; an expected failure (test.fail) passes unmarked', () => {
+  const h = harness(['skip', 'expected', 'plain', 'failed then skipped']);
   h.tracker.handle(end(h.key('skip'), { status: 'skipped' }));
   h.tracker.handle(end(h.key('expected'), { status: 'failed', ok: true, error: 'expected to fail' }));
+  h.tracker.handle(end(h.key('plain')));
+  // Playwright judges a failure followed by a skip on the retry "unexpected": it failed, and is not marked.
+  h.tracker.handle(end(h.key('failed then skipped'), { status: 'skipped', retry: 1, ok: false }));
   assert.equal(h.ended.get(0)?.passed, true);
+  assert.equal(h.ended.get(0)?.skipped, true);
   assert.match(h.ended.get(0)!.output, /skipped/);
   assert.equal(h.ended.get(1)?.passed, true);
+  assert.equal(h.ended.get(1)?.skipped, undefined);
+  assert.equal(h.ended.get(2)?.skipped, undefined);
+  assert.equal(h.ended.get(3)?.passed, false);
+  assert.equal(h.ended.get(3)?.skipped, undefined);
 });
 
 test('a case running past its hard limit is overdue; killing the batch interrupts the rest', () => {

@@ -167,6 +167,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
           error: r.error,
           output: r.output,
           flaky: passedAfterRetry(r.status, r.attempts),
+          skipped: r.skipped,
           workerId: r.workerId,
           expectedMs: r.expectedMs,
           cancelledBy: byKey && r.status === 'FAIL' && r.error === cancel?.error ? byKey : null,

@@ -5,12 +5,14 @@
  * One testcase per member when the server lists members, else one testcase for
  * the whole set. Members that passed only after a retry are reported as passed
  * but marked flaky (a property and a system-out note): a retry must not hide an
- * unstable test. Members still unfinished at a timeout are errors, not skips,
- * so the report never looks greener than the exit code.
+ * unstable test. Members Playwright skipped (test.skip, test.fixme) are
+ * `<skipped/>`: they passed by runset's states, but nothing of them ran.
+ * Members still unfinished at a timeout are errors, not skips, so the report
+ * never looks greener than the exit code.
  */
 import { create } from 'xmlbuilder2';
-import { isFlaky, type TestRun } from '../types.js';
-import { cleanText, countsOf, failedMembers, memberDurationMs, oneLine, outputTail, setDurationMs, unfinishedMembers, type ReportInput } from './model.js';
+import { isFlaky, isSkipped, type TestRun } from '../types.js';
+import { cleanText, countsOf, failedMembers, memberDurationMs, oneLine, outputTail, setDurationMs, skippedMembers, unfinishedMembers, type ReportInput } from './model.js';
 
 /** xmlbuilder2 does not export its node type from the package root. */
 type XMLBuilder = ReturnType<typeof create>;
@@ -26,6 +28,10 @@ function addMember(suite: XMLBuilder, run: TestRun, input: ReportInput): void {
     properties.ele('property', { name: 'flaky', value: 'true' });
     properties.ele('property', { name: 'attempts', value: String(run.attempts) });
     testcase.ele('system-out').txt(`flaky: passed after ${run.attempts} attempts${run.output ? `\n\n${outputTail(run.output)}` : ''}`);
+    return;
+  }
+  if (isSkipped(run)) {
+    testcase.ele('skipped', { message: 'skipped by Playwright' });
     return;
   }
   if (run.status === 'FAIL') {
@@ -61,9 +67,10 @@ export function buildJunit(input: ReportInput): string {
   const tests = members ? members.length : 1;
   const failures = members ? failedMembers(members).length : input.outcome === 'FAIL' ? 1 : 0;
   const errors = members ? unfinishedMembers(members).length : input.outcome === 'TIMEOUT' ? 1 : 0;
+  const skipped = members ? skippedMembers(members).length : 0;
   const time = seconds(setDurationMs(input));
   const timestamp = input.status?.startedAt ?? input.status?.createdAt ?? new Date().toISOString();
-  const totals = { tests: String(tests), failures: String(failures), errors: String(errors), skipped: '0', time };
+  const totals = { tests: String(tests), failures: String(failures), errors: String(errors), skipped: String(skipped), time };
 
   const doc = create({ version: '1.0', encoding: 'UTF-8' });
   const root = doc.ele('testsuites', { name: 'runset', ...totals });

@@ -4,7 +4,7 @@
  * reports share (CI viewers choke on terminal colour codes and on characters XML
  * forbids).
  */
-import { isFlaky, type TestRun, type TestRunSetStatus } from '../types.js';
+import { isFlaky, isSkipped, type TestRun, type TestRunSetStatus } from '../types.js';
 
 export type Outcome = 'SUCCESS' | 'FAIL' | 'TIMEOUT';
 
@@ -77,13 +77,33 @@ export function memberDurationMs(run: TestRun): number {
   return run.durationMs ?? spanMs(run.startedAt, run.endedAt) ?? 0;
 }
 
-export function countsOf(input: ReportInput): { total: number; passed: number; failed: number; unfinished: number } {
+/** Members Playwright skipped: SUCCESS by the seed's states, but nothing of them ran. */
+export function skippedMembers(members: readonly TestRun[]): TestRun[] {
+  return members.filter((run) => isSkipped(run));
+}
+
+/** A set's counts as the reports say them; `skipped` is a part of `passed` (0 when members are not listed). */
+export interface ReportCounts {
+  total: number;
+  passed: number;
+  skipped: number;
+  failed: number;
+  unfinished: number;
+}
+
+export function countsOf(input: ReportInput): ReportCounts {
   const c = input.status?.progress.counts;
   if (input.members) {
     const failed = failedMembers(input.members).length;
     const passed = input.members.filter((run) => run.status === 'SUCCESS').length;
-    return { total: input.members.length, passed, failed, unfinished: input.members.length - passed - failed };
+    const skipped = skippedMembers(input.members).length;
+    return { total: input.members.length, passed, skipped, failed, unfinished: input.members.length - passed - failed };
   }
-  if (!c) return { total: 0, passed: 0, failed: 0, unfinished: 0 };
-  return { total: c.WAITING + c.RUNNING + c.SUCCESS + c.FAIL, passed: c.SUCCESS, failed: c.FAIL, unfinished: c.WAITING + c.RUNNING };
+  if (!c) return { total: 0, passed: 0, skipped: 0, failed: 0, unfinished: 0 };
+  return { total: c.WAITING + c.RUNNING + c.SUCCESS + c.FAIL, passed: c.SUCCESS, skipped: 0, failed: c.FAIL, unfinished: c.WAITING + c.RUNNING };
+}
+
+/** "3 passed", or "3 passed (1 skipped)": a skipped test must not read as one that ran and passed. */
+export function passedText(counts: Pick<ReportCounts, 'passed' | 'skipped'>): string {
+  return `${counts.passed} passed${counts.skipped > 0 ? ` (${counts.skipped} skipped)` : ''}`;
 }

@@ -1,4 +1,4 @@
-/** Small pieces shared by the pages: status and flaky badges, the counts bar, times and durations. */
+/** Small pieces shared by the pages: status, flaky and skipped badges, the counts bar, times and durations. */
 import type { ComponentChildren } from 'preact';
 import { isFinal, RUN_STATES as STATES, type Counts, type RunState as State } from '../../core/states.js';
 
@@ -24,6 +24,15 @@ export function FlakyBadge() {
   return (
     <span class="flaky" title="Passed only after a retry">
       flaky
+    </span>
+  );
+}
+
+/** Marks a member that passed because Playwright skipped it: SUCCESS by the seed's states, yet nothing of it ran. */
+export function SkippedBadge() {
+  return (
+    <span class="skipped" title="Skipped by Playwright (test.skip, test.fixme): it did not run">
+      skipped
     </span>
   );
 }

@@ -179,10 +179,11 @@ export class BatchTracker {
     if (event.error) state.output.write(`${event.error}\n`);
     if (!event.final) return;
     const error = event.ok ? null : firstParagraph(event.error ?? `test ${event.status}`);
-    this.end(state, { passed: event.ok, error });
+    // Playwright's own word for a case it did not run (test.skip, test.fixme, declared or called in the test): it passes, marked.
+    this.end(state, { passed: event.ok, error, skipped: event.ok && event.status === 'skipped' });
   }
 
-  private end(state: CaseState, verdict: { passed: boolean; error: string | null; interrupted?: boolean }): void {
+  private end(state: CaseState, verdict: { passed: boolean; error: string | null; interrupted?: boolean; skipped?: boolean }): void {
     state.ended = true;
     state.inFlight = false;
     const result: CaseResult = {
@@ -195,6 +196,7 @@ export class BatchTracker {
       artifacts: state.artifacts,
     };
     if (verdict.interrupted) result.interrupted = true;
+    if (verdict.skipped) result.skipped = true;
     if (state.lane !== undefined) result.lane = state.lane;
     this.ctx.onEnd(state.index, result);
   }

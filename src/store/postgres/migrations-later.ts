@@ -52,4 +52,13 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       );
     `,
   },
+  {
+    version: 18,
+    name: 'skipped members',
+    sql: (s: string) => `
+      -- A member that ended SUCCESS because Playwright skipped it (test.skip, test.fixme):
+      -- written with its outcome, false for every other member and for those stored before.
+      ALTER TABLE ${s}.test_runs ADD COLUMN skipped boolean NOT NULL DEFAULT false;
+    `,
+  },
 ];

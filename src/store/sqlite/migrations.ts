@@ -3,6 +3,7 @@
  */
 import type Database from 'better-sqlite3';
 import { retentionWhenUnset } from '../retention.js';
+import { LATER_SQLITE_MIGRATIONS } from './migrations-later.js';
 import { now } from './statements.js';
 
 export interface SqliteMigration {
@@ -354,6 +355,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX test_run_sets_suite ON test_run_sets (suite, created_at) WHERE suite IS NOT NULL;
     `,
   },
+  ...LATER_SQLITE_MIGRATIONS,
 ];
 
 /** A migration's SQL for a store that had the versions `found` before this run. */

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import type { TestRunSetDetails } from '../../../core/wire-dashboard.js';
 import { api, setLoadError, type Member, type SetStatus } from '../api.js';
-import { Alert, CountsBar, FlakyBadge, formatDuration, isFinal, shortId, spanMs, StatusBadge, Time } from '../components.js';
+import { Alert, CountsBar, FlakyBadge, formatDuration, isFinal, shortId, SkippedBadge, spanMs, StatusBadge, Time } from '../components.js';
 import { usePoll } from '../live.js';
 import { navigate } from '../router.js';
 import { Timeline } from '../timeline.js';
@@ -198,6 +198,7 @@ function MembersTable({ setId, members }: { setId: string; members: Member[] }) 
             </td>
             <td data-label="Status">
               <StatusBadge status={m.status} />
+              {m.skipped && <SkippedBadge />}
             </td>
             <td data-label="Duration">{formatDuration(m.durationMs ?? (m.status === 'RUNNING' ? spanMs(m.startedAt, null) : null))}</td>
             <td data-label="Attempts">{m.attempts}</td>
