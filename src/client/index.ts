@@ -29,6 +29,7 @@ export {
   type ConditionalStatus,
   type Counts,
   type CreateTestRunSetBody,
+  type TestSelection,
   type CreateTestRunSetResult,
   type StatusValue,
   type TestRun,

@@ -52,4 +52,13 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       );
     `,
   },
+  {
+    version: 18,
+    name: 'set selection',
+    sql: (s: string) => `
+      -- The selection a set was created with (src/sets/select.ts); NULL: every test of
+      -- its environment. Kept for its details page and for "run again".
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN selection jsonb;
+    `,
+  },
 ];
