@@ -61,7 +61,7 @@ export function isSelecting(select: TestSelection): boolean {
 export function describeSelection(select: TestSelection): string {
   const parts: string[] = [];
   const list = (values: readonly string[]): string =>
-    values.slice(0, 5).map((v) => JSON.stringify(echo(v))).join(', ') + (values.length > 5 ? ` and ${values.length - 5} more` : '');
+    values.slice(0, 3).map((v) => JSON.stringify(echo(v))).join(', ') + (values.length > 3 ? ` and ${values.length - 3} more` : '');
   if (select.tags) parts.push(`tags ${list(select.tags)}`);
   if (select.grep !== undefined) parts.push(`grep ${JSON.stringify(echo(select.grep))}`);
   if (select.grepInvert !== undefined) parts.push(`grepInvert ${JSON.stringify(echo(select.grepInvert))}`);

@@ -111,7 +111,7 @@ test('an invalid or runaway pattern is refused with invalid_body naming the fiel
 });
 
 test('describeSelection shortens long lists', () => {
-  assert.equal(describeSelection({ names: ['a', 'b', 'c', 'd', 'e', 'f', 'g'] }), 'names "a", "b", "c", "d", "e" and 2 more');
+  assert.equal(describeSelection({ names: ['a', 'b', 'c', 'd', 'e', 'f', 'g'] }), 'names "a", "b", "c" and 4 more');
 });
 
 test('planning records the selection and plans only what it keeps; run again keeps it', () => {
