@@ -21,7 +21,9 @@ interface ValidationItem {
 
 /** What the create body accepts, in words (its labels' rules are not in the field names). */
 const CREATE_BODY =
-  'a JSON object {"env": string, "envOverride"?: {string: string}, "labels"?: {string: string}} (labels: at most 20, keys of 1-64 a-z, 0-9, "_", "." and "-", values of at most 256 characters)';
+  'a JSON object {"env": string, "envOverride"?: {string: string}, "labels"?: {string: string}, "suite"?: string, ' +
+  '"select"?: {"tags"?: [string], "grep"?: string, "grepInvert"?: string, "names"?: [string], "projects"?: [string]}} ' +
+  '(labels: at most 20, keys of 1-64 a-z, 0-9, "_", "." and "-", values of at most 256 characters; select: patterns of at most 256 characters, lists of at most 100 tags or projects and 1000 names)';
 
 /** The properties a route's schema declares for one part of the request, with their descriptions. */
 type PartSchema = { properties?: Record<string, { description?: string }>; required?: string[]; $ref?: string } | undefined;

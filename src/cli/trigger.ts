@@ -10,6 +10,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DurationError, parseDuration } from '../core/duration.js';
 import { EXIT_CODES, type TriggerDeps, type TriggerEnv, type TriggerIo } from '../client/trigger-context.js';
+import type { TestSelection } from '../client/types.js';
 import { VERSION } from './version.js';
 import { parseSuiteName } from './suite-name.js';
 
@@ -35,6 +36,28 @@ interface RawOptions {
   cancelOnExit: boolean;
   suite?: string;
   suiteName?: string;
+  tag?: string[];
+  grep?: string;
+  grepInvert?: string;
+  test?: string[];
+  project?: string[];
+}
+
+/** A repeatable flag's values, in the order given. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** The create body's `select` from the selection flags; undefined when none was given (every test runs). */
+export function selectionOf(raw: Pick<RawOptions, 'tag' | 'grep' | 'grepInvert' | 'test' | 'project'>): TestSelection | undefined {
+  const select: TestSelection = {
+    ...(raw.tag ? { tags: raw.tag } : {}),
+    ...(raw.grep !== undefined ? { grep: raw.grep } : {}),
+    ...(raw.grepInvert !== undefined ? { grepInvert: raw.grepInvert } : {}),
+    ...(raw.test ? { names: raw.test } : {}),
+    ...(raw.project ? { projects: raw.project } : {}),
+  };
+  return Object.keys(select).length > 0 ? select : undefined;
 }
 
 /** `K=V`, split at the first `=` so values may contain `=` (URLs with queries, base64). */
@@ -90,6 +113,11 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
     .option('--no-cancel-on-exit', 'with --wait: on SIGINT/SIGTERM, leave the set running (default: cancel it, then exit 3)')
     .addOption(new Option('--suite <dir>', "run the suite in this folder (of a runset.config.yaml): packed, listed and uploaded first unless the server has it; the environment must allow suite uploads").env('RUNSET_SUITE'))
     .addOption(new Option('--suite-name <name>', 'run the version published under this name (`runset suites push DIR --name NAME`); with --suite, publish the uploaded one under it').env('RUNSET_SUITE_NAME').argParser(parseSuiteName))
+    .addOption(new Option('--tag <tag>', 'run only tests with this tag (repeatable: any of them); a Playwright case\'s @tags count').argParser(collect))
+    .option('--grep <regex>', "run only tests whose name matches this regular expression (a Playwright case's name is file › describe › title)")
+    .option('--grep-invert <regex>', 'leave out tests whose name matches this regular expression')
+    .addOption(new Option('--test <name>', 'run only the test of this exact name (repeatable)').argParser(collect))
+    .addOption(new Option('--project <name>', 'run only the Playwright cases of this project (repeatable); leaves out http and command tests').argParser(collect))
     .addHelpText('after', ENV_HELP);
 
   command.exitOverride((error) => {
@@ -129,6 +157,7 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
         json: raw.json === true,
         cancelOnExit: raw.cancelOnExit,
         suite,
+        select: selectionOf(raw),
       },
       env,
       io,

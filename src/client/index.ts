@@ -30,6 +30,7 @@ export {
   type ConditionalStatus,
   type Counts,
   type CreateTestRunSetBody,
+  type TestSelection,
   type CreateTestRunSetResult,
   type StatusValue,
   type TestRun,

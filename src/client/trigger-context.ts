@@ -5,6 +5,7 @@
 import type { ProgressReporter } from './progress.js';
 import type { TextSink } from './redact.js';
 import type { SignalSource } from './interrupt.js';
+import type { TestSelection } from './types.js';
 
 /** 0 SUCCESS (or created, without --wait), 1 FAIL, 2 timed out, 3 any other error. */
 export const EXIT_CODES = Object.freeze({ success: 0, fail: 1, timeout: 2, error: 3 } as const);
@@ -28,6 +29,8 @@ export interface TriggerOptions {
   cancelOnExit?: boolean;
   /** The suite version the set runs: its id (after `--suite DIR` pushed it) or a published name (`--suite-name`); absent: the server's own tests. */
   suite?: string | undefined;
+  /** Only these of the environment's tests (--tag, --grep, --grep-invert, --test, --project); absent: all of them. */
+  select?: TestSelection | undefined;
 }
 
 export interface TriggerIo {

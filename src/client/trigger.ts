@@ -87,6 +87,7 @@ async function createSet(client: RunsetClient, ctx: TriggerContext): Promise<str
     ...(Object.keys(options.overrides).length > 0 ? { envOverride: options.overrides } : {}),
     ...(Object.keys(labels).length > 0 ? { labels } : {}),
     ...(options.suite !== undefined ? { suite: options.suite } : {}),
+    ...(options.select !== undefined ? { select: options.select } : {}),
   };
   const giveUp = () => new TriggerFailure(EXIT_CODES.error, `could not create the test run set: no answer from the server within --timeout ${formatDuration(options.timeoutMs)}`);
   const { signal, dispose } = deadlineSignal(ctx.deadline, giveUp);

@@ -13,6 +13,7 @@ import type {
   CreateTestRunSetResult as WireCreateResult,
   TestRun as WireTestRun,
   TestRunSetStatus as WireStatus,
+  TestSelectionBody as WireSelection,
 } from '../core/wire.js';
 import type { WorkerView as WireWorker } from '../core/wire-dashboard.js';
 import { passedAfterRetry, type RunState } from '../core/states.js';
@@ -21,6 +22,8 @@ import { passedAfterRetry, type RunState } from '../core/states.js';
 export type StatusValue = RunState | (string & Record<never, never>);
 
 export type CreateTestRunSetBody = WireCreateBody;
+/** `select` of the create body: which of the environment's tests the set runs (fields AND together). */
+export type TestSelection = WireSelection;
 export type CreateTestRunSetResult = WireCreateResult;
 
 export type TestRunSetStatus = Omit<WireStatus, 'status'> & { status: StatusValue };

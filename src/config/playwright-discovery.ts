@@ -170,6 +170,7 @@ function casesOf(entry: PlaywrightTestSpec, report: JsonReport): ListedCase[] {
           retries: project?.retries,
           case: {
             entry: entry.name, project: test.projectName, browser, file: spec.file, line: spec.line, titles: [...titles, spec.title],
+            ...(spec.tags && spec.tags.length > 0 ? { tags: [...new Set(spec.tags)] } : {}),
             ...(ports.length > 0 ? { webServerPorts: ports } : {}),
           },
         });

@@ -26,6 +26,8 @@ export interface JsonSpec {
   line: number;
   /** Absent only in reports Playwright did not write; read as 0. */
   column?: number;
+  /** Its tags without `@`: from titles (its describes' too) and `tag:` annotations. Absent: none (or an older report). */
+  tags?: string[];
   /** Absent: the entry's own timeout applies. */
   tests: Array<{ projectName: string; timeout?: number }>;
 }
@@ -39,6 +41,10 @@ export interface JsonSuite {
 /** Bounds no real suite reaches, so an uploaded report cannot ask for a billion retries or a year-long test. */
 const MAX_RETRIES = 100;
 const MAX_TIMEOUT_MS = 7 * 24 * 3600 * 1000;
+
+/** More tags on one test, or longer, than anyone writes; bounds what an uploaded report makes each member carry. */
+const MAX_TAGS = 100;
+const MAX_TAG_LENGTH = 256;
 
 /** Deeper describe() nesting than anyone writes; bounds the walk over an uploaded report. */
 export const MAX_SUITE_DEPTH = 64;
@@ -81,7 +87,7 @@ function suitesProblem(roots: unknown[]): string | null {
     if (suite.specs !== undefined) {
       if (!Array.isArray(suite.specs)) return `${at}.specs is not a list`;
       const bad = suite.specs.findIndex((spec) => !isSpec(spec));
-      if (bad >= 0) return `${at}.specs[${bad}] is not a spec (title, file, line, column, tests of projectName and timeout)`;
+      if (bad >= 0) return `${at}.specs[${bad}] is not a spec (title, file, line, column, tags, tests of projectName and timeout)`;
     }
     if (suite.suites !== undefined) {
       if (!Array.isArray(suite.suites)) return `${at}.suites is not a list`;
@@ -98,6 +104,7 @@ function isSpec(spec: unknown): boolean {
     typeof spec.file === 'string' &&
     isCount(spec.line) &&
     optional(spec.column, 'number') &&
+    (spec.tags === undefined || (Array.isArray(spec.tags) && spec.tags.length <= MAX_TAGS && spec.tags.every((t) => typeof t === 'string' && t.length <= MAX_TAG_LENGTH))) &&
     Array.isArray(spec.tests) &&
     spec.tests.every((t) => isObject(t) && typeof t.projectName === 'string' && (t.timeout === undefined || (isCount(t.timeout) && (t.timeout as number) <= MAX_TIMEOUT_MS)))
   );
@@ -119,7 +126,7 @@ export function reportForUpload(report: JsonReport): JsonReport {
   const suite = (s: JsonSuite): JsonSuite => ({
     title: s.title,
     file: s.file,
-    specs: s.specs?.map((spec) => ({ title: spec.title, file: spec.file, line: spec.line, column: spec.column, tests: spec.tests.map((t) => ({ projectName: t.projectName, timeout: t.timeout })) })),
+    specs: s.specs?.map((spec) => ({ title: spec.title, file: spec.file, line: spec.line, column: spec.column, tags: spec.tags, tests: spec.tests.map((t) => ({ projectName: t.projectName, timeout: t.timeout })) })),
     suites: s.suites?.map(suite),
   });
   return {

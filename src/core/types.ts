@@ -97,6 +97,12 @@ export interface PlaywrightCase {
   /** describe titles, then the test's own title. */
   titles: string[];
   /**
+   * Its Playwright tags without the `@` (from `@tag` in its and its describes'
+   * titles, and `tag:` annotations), as the listing reports them. Absent: none,
+   * or listed before runset read them.
+   */
+  tags?: string[];
+  /**
    * Fixed TCP ports the suite's `webServer` listens on (its `port`, or the port
    * of its `url`), as listed: a host runs one batch of the suite at a time.
    * Absent: none.
@@ -222,7 +228,26 @@ export interface NewTestRunSet {
   labels: Record<string, string>;
   /** The suite version the set runs (src/core/suites.ts); null or absent: the server's own config. */
   suite?: string | null;
+  /** Which of the environment's tests the set was asked to run (src/sets/select.ts); null or absent: all of them. */
+  select?: TestSelection | null;
   runs: NewTestRun[];
+}
+
+/**
+ * A selection of tests on create (`select`): each field given narrows the set,
+ * the fields AND together. Matched by src/sets/select.ts.
+ */
+export interface TestSelection {
+  /** Tests with any of these tags (a leading `@` ignored on both sides). */
+  tags?: string[];
+  /** A regular expression the test's name (as members show it) must match. */
+  grep?: string;
+  /** A regular expression the test's name must not match. */
+  grepInvert?: string;
+  /** Exact test names, as members show them. */
+  names?: string[];
+  /** Playwright projects: only Playwright cases of these projects. */
+  projects?: string[];
 }
 
 /** A member handed to a worker: what to run, and the lease that fences its writes. */

@@ -5,7 +5,7 @@
  * list items carry the seed status fields plus `env`.
  */
 import { Type, type Static } from 'typebox';
-import { CountsSchema, DateTime, LIMITS, NullableDateTime, refTo, RunStateSchema, Uuid } from './wire.js';
+import { CountsSchema, DateTime, LIMITS, NullableDateTime, refTo, RunStateSchema, TestSelectionSchema, Uuid } from './wire.js';
 import { CancellationView } from './wire-control.js';
 import { KeyEnvsSchema, KeyRoleSchema } from './wire-keys.js';
 import { SetSuiteView } from './wire-suites.js';
@@ -72,6 +72,7 @@ export const TestRunSetDetails = Type.Object(
     cancellation: Type.Union([refTo(CancellationView), Type.Null()], { description: 'Who ended the set early, when, and the error its members got; null when nobody did.' }),
     labels: Type.Record(Type.String(), Type.String(), { description: 'The labels the set was created with (CI context); {} when none.' }),
     suite: Type.Union([refTo(SetSuiteView), Type.Null()], { description: 'The uploaded suite version the set runs (its id, the names pointing at it now, its commit); null: the server\'s own tests.' }),
+    select: Type.Union([refTo(TestSelectionSchema), Type.Null()], { description: 'The selection the set was created with (and run again with); null: every test of its environment.' }),
   },
   { additionalProperties: false, $id: 'TestRunSetDetails' },
 );

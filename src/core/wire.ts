@@ -16,6 +16,12 @@ export const LIMITS = Object.freeze({
   overrideValueLength: 64 * 1024,
   labelCount: 20,
   labelValueLength: 256,
+  /** `select` (TestSelection): list lengths and item lengths, and a regular expression's length. */
+  selectListCount: 100,
+  selectTagLength: 128,
+  selectNameCount: 1000,
+  selectNameLength: 1024,
+  selectPatternLength: 256,
 });
 
 /**
@@ -50,6 +56,27 @@ export const RunStateSchema = Type.Union(
   { description: `One of ${RUN_STATES.join(', ')}.` },
 );
 
+const selectList = (count: number, length: number, description: string) =>
+  Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: length }), { minItems: 1, maxItems: count, description }));
+const selectPattern = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.selectPatternLength, description }));
+
+/** Extension — which of the environment's tests a set runs (src/sets/select.ts). */
+export const TestSelectionSchema = Type.Object(
+  {
+    tags: selectList(LIMITS.selectListCount, LIMITS.selectTagLength, 'Tests with any of these tags: a test\'s `tags` in the config, a Playwright case\'s own tags (`@smoke` in its title, or `tag:`) and its entry\'s. A leading "@" is ignored.'),
+    grep: selectPattern('A JavaScript regular expression the test\'s name (as its member shows it) must match; at most 256 characters.'),
+    grepInvert: selectPattern('A JavaScript regular expression the test\'s name must not match; at most 256 characters.'),
+    names: selectList(LIMITS.selectNameCount, LIMITS.selectNameLength, 'Exact test names, as members show them.'),
+    projects: selectList(LIMITS.selectListCount, LIMITS.selectTagLength, 'Playwright projects: only Playwright cases of one of these projects (tests of other types have none).'),
+  },
+  {
+    additionalProperties: false,
+    $id: 'TestSelection',
+    description: 'Each field given narrows the set; the fields AND together. A selection that matches none of the environment\'s tests is 422 no_tests_selected.',
+  },
+);
+export type TestSelectionBody = Static<typeof TestSelectionSchema>;
+
 /** Seed 2.1 — the creation config. */
 export const CreateTestRunSetBody = Type.Object(
   {
@@ -80,6 +107,7 @@ export const CreateTestRunSetBody = Type.Object(
           "Extension: run an uploaded suite version (its id, or a name published with `runset suites push --name`) instead of the server's own tests. The environment must set allowSuiteUploads: true.",
       }),
     ),
+    select: Type.Optional(refTo(TestSelectionSchema, { description: "Extension: run only some of the environment's tests (by tag, name pattern, exact name, Playwright project)." })),
   },
   { additionalProperties: false, $id: 'CreateTestRunSetBody' },
 );

@@ -6,7 +6,8 @@
  * Rules (docs/interface.md, "What we decided where the contract is silent"): env must name a configured
  * environment; override keys must be declared variables of it (a typo must never
  * silently test the wrong target) and, for a variable that constrains its
- * overrides, match its allowed forms; a set with no tests is refused.
+ * overrides, match its allowed forms; a set with no tests is refused, and so is
+ * a selection (`select`, ./select.ts) that keeps none of the environment's tests.
  */
 import { echo, RunsetError } from '../core/errors.js';
 import type { NewTestRun, NewTestRunSet, TestSpec, VariableValue } from '../core/types.js';
@@ -16,6 +17,7 @@ import { overrideRefusal } from '../config/override-rules.js';
 import { isSecret, seal } from '../secrets/index.js';
 import { claimOrder, expectedDurations } from '../core/expected.js';
 import { newRecordId } from '../core/ids.js';
+import { isSelecting, selectTests } from './select.js';
 
 export interface PlanOptions {
   secretKey: Buffer;
@@ -51,10 +53,12 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
     variables[name] = kept;
     overrides[name] = kept;
   }
-  const tests = testsForEnvironment(suite, body.env);
-  if (tests.length === 0) {
+  const declaredTests = testsForEnvironment(suite, body.env);
+  if (declaredTests.length === 0) {
     throw new RunsetError('no_tests', `environment "${body.env}" has no tests: every test's "environments" list leaves it out, so the set could only pass empty`);
   }
+  const select = body.select && isSelecting(body.select) ? body.select : null;
+  const tests = selectTests(declaredTests, select, body.env);
   return {
     id: newRecordId(),
     env: body.env,
@@ -64,6 +68,7 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
     createdAt: new Date().toISOString(),
     maxFailures: environment.maxFailures,
     labels: { ...body.labels },
+    select,
     runs: membersInClaimOrder(tests, opts.history ?? new Map()),
   };
 }

@@ -1,6 +1,6 @@
 /**
- * "Run again": a new set with the same environment and overrides as an earlier
- * one, planned against today's config. Secret override values were sealed at
+ * "Run again": a new set with the same environment, overrides and selection
+ * as an earlier one, planned against today's config. Secret override values were sealed at
  * rest; they are unsealed here only to be sealed again into the new set, so the
  * page never has to hold (or be shown) them.
  *
@@ -9,7 +9,7 @@
  * (which quote the request body's fields) would mislead.
  */
 import { RunsetError } from '../core/errors.js';
-import type { NewTestRunSet, VariableValue } from '../core/types.js';
+import type { NewTestRunSet, TestSelection, VariableValue } from '../core/types.js';
 import type { SuiteConfig } from '../config/suite.js';
 import { unseal } from '../secrets/index.js';
 import { planTestRunSet, type PlanOptions } from './plan.js';
@@ -20,6 +20,8 @@ interface EarlierSet {
   overrides: Readonly<Record<string, VariableValue>>;
   /** Kept: the new set answers the same question (that commit, that pipeline) again. */
   labels: Readonly<Record<string, string>>;
+  /** Kept: a set of the smoke tests is run again as the smoke tests. Null or absent: every test. */
+  select?: TestSelection | null;
 }
 
 export function planRerun(suite: SuiteConfig, earlier: EarlierSet, opts: PlanOptions): NewTestRunSet {
@@ -30,7 +32,7 @@ export function planRerun(suite: SuiteConfig, earlier: EarlierSet, opts: PlanOpt
     // An `env` reference is never an override (overrides are values sent by a client).
   }
   try {
-    return planTestRunSet(suite, { env: earlier.env, envOverride, labels: { ...earlier.labels } }, opts);
+    return planTestRunSet(suite, { env: earlier.env, envOverride, labels: { ...earlier.labels }, ...(earlier.select ? { select: earlier.select } : {}) }, opts);
   } catch (err) {
     throw asRerunConflict(err, suite, earlier);
   }
@@ -54,6 +56,9 @@ function asRerunConflict(err: unknown, suite: SuiteConfig, earlier: EarlierSet):
       `set ${earlier.id} overrode ${gone.join(', ')}, which environment "${earlier.env}" no longer declares. Create a new set with the overrides it declares instead.`,
       { cause: err },
     );
+  }
+  if (err.code === 'no_tests_selected') {
+    return new RunsetError('rerun_conflict', `set ${earlier.id} ran a selection that today's tests no longer match (${err.message}). Create a new set with another selection instead.`, { cause: err });
   }
   if (err.code === 'override_not_allowed') {
     return new RunsetError(

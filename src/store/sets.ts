@@ -4,7 +4,7 @@
  * A set's status, timestamps and counts are never written here by hand: every
  * member move carries them (src/core/moves.ts, src/core/states.ts).
  */
-import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord, VariableValue } from '../core/types.js';
+import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../core/types.js';
 import type { ListSetsQuery, SetPage } from './browse.js';
 
 /** An Idempotency-Key on create, scoped to the API key that sent it. */
@@ -75,6 +75,8 @@ export interface SetsStore {
   labels(id: string): Promise<Record<string, string> | undefined>;
   /** The suite version the set runs (src/core/suites.ts); null: the server's own config; undefined when there is no such set. */
   suite(id: string): Promise<string | null | undefined>;
+  /** The selection the set was created with (src/sets/select.ts); null: every test of its environment; undefined when there is no such set. */
+  selection(id: string): Promise<TestSelection | null | undefined>;
 
   // ── cancel and fail fast ──
   /**

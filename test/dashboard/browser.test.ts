@@ -214,6 +214,19 @@ describe('dashboard in Chromium', { skip }, () => {
     assert.equal(await page.getByLabel('Label').inputValue(), 'branch:labelled-branch');
   });
 
+  test("a set's page shows the selection it was created with; a set of every test shows none", async () => {
+    const chosen = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging', select: { grep: 'quick', names: ['quick pass'] } } });
+    assert.equal(chosen.status, 200, chosen.text);
+    await page.goto(`/sets/${chosen.body.testRunSetId as string}`);
+    const facts = page.getByRole('list', { name: 'Selection' });
+    assert.equal(await facts.locator('[data-select="grep"]').innerText(), 'name matches quick');
+    assert.equal(await facts.locator('[data-select="names"]').innerText(), 'names quick pass');
+    const all = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'preview' } });
+    await page.goto(`/sets/${all.body.testRunSetId as string}`);
+    await page.getByText('Environment').first().waitFor();
+    assert.equal(await page.getByRole('list', { name: 'Selection' }).count(), 0);
+  });
+
   test("a set's page lists its webhook deliveries and their attempts", async () => {
     const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'preview' } });
     await page.goto(`/sets/${created.body.testRunSetId as string}`);

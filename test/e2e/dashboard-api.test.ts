@@ -104,6 +104,7 @@ describe('dashboard API', () => {
       cancellation: null,
       labels: {},
       suite: null,
+      select: null,
     });
     assert.ok(!res.text.includes(OVERRIDE_SECRET));
     const plain = await api(server, 'GET', `/v0/test-run-sets/${created[1]!.id}/details`);

@@ -59,6 +59,16 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
       assert.equal(exact.nextCursor, null, 'a full last page says there is no next one');
     });
 
+    test('the selection a set was created with is kept as sent; none is null', async () => {
+      const select = { tags: ['smoke', '@ui'], grep: 'check(out)?', grepInvert: 'slow', names: ['a › b, c'], projects: ['chromium'] };
+      const chosen = { ...aged(newSet, 1), select };
+      const all = aged(newSet, 2);
+      for (const set of [chosen, all]) await store.sets.create(set);
+      assert.deepEqual(await store.sets.selection(chosen.id), select);
+      assert.equal(await store.sets.selection(all.id), null);
+      assert.equal(await store.sets.selection(randomUUID()), undefined);
+    });
+
     test('labels are kept, and the list filters on all the labels asked, paging within the filter', async () => {
       const main = [1, 2, 3].map((m) => ({ ...aged(newSet, m), labels: { branch: 'main', ci: 'github', 'commit.sha': `c${m}` } }));
       const feature = { ...aged(newSet, 4), labels: { branch: 'feature/x', ci: 'github' } };

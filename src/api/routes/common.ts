@@ -4,7 +4,7 @@
  * application/problem+json), and the credentials the /v0 hook accepts.
  */
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
-import { CreateTestRunSetBody, CreateTestRunSetResult, HealthSchema, ProblemSchema, refTo, TestRunList, TestRunSchema, TestRunSetStatus } from '../../core/wire.js';
+import { CreateTestRunSetBody, CreateTestRunSetResult, HealthSchema, ProblemSchema, refTo, TestRunList, TestRunSchema, TestRunSetStatus, TestSelectionSchema } from '../../core/wire.js';
 import { NameSuiteBody, SetSuiteView, SuiteVersionList, SuiteVersionView } from '../../core/wire-suites.js';
 import { EnvironmentList, SessionInfo, SignInBody, TestRunSetDetails, TestRunSetPage, TestRunSetSummary, WorkerList, WorkerView } from '../../core/wire-dashboard.js';
 import { CancellationView, CancelTestRunSetResult } from '../../core/wire-control.js';
@@ -33,6 +33,7 @@ type Named = TSchema & { $id: string };
 export const SHARED_SCHEMAS: readonly Named[] = [
   ProblemSchema,
   CreateTestRunSetBody,
+  TestSelectionSchema,
   CreateTestRunSetResult,
   TestRunSetStatus,
   TestRunList,

@@ -62,8 +62,8 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     },
     async (request) => {
       const set = await findSet(deps, request.params.id, request.apiKey);
-      const [overrides, control, labels, version] = await Promise.all([
-        deps.store.sets.overrides(set.id), deps.store.sets.control(set.id), deps.store.sets.labels(set.id), deps.store.sets.suite(set.id),
+      const [overrides, control, labels, version, select] = await Promise.all([
+        deps.store.sets.overrides(set.id), deps.store.sets.control(set.id), deps.store.sets.labels(set.id), deps.store.sets.suite(set.id), deps.store.sets.selection(set.id),
       ]);
       const suite = version ? await deps.store.suites.get(version) : undefined;
       return {
@@ -76,6 +76,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
         cancellation: control?.cancellation ?? null,
         labels: labels ?? {},
         suite: version ? { id: version, names: suite?.names ?? [], commit: suite?.commit ?? null } : null,
+        select: select ?? null,
       };
     },
   );
@@ -84,7 +85,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     '/test-run-sets/:id/rerun',
     {
       schema: {
-        summary: 'Run a set again: same environment and overrides, current tests',
+        summary: 'Run a set again: same environment, overrides and selection, current tests',
         description: 'Creates a new set from an earlier one; counts against the key\'s sets per minute like a create.',
         tags: ['Test Run Sets'],
         operationId: 'rerunTestRunSet',
@@ -96,12 +97,14 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     async (request, reply) => {
       const earlier = await findSet(deps, request.params.id, request.apiKey);
       const keyId = request.apiKey?.id ?? null;
-      const [overrides, labels, history, version] = await Promise.all([
+      const [overrides, labels, history, version, select] = await Promise.all([
         deps.store.sets.overrides(earlier.id), deps.store.sets.labels(earlier.id), deps.store.durations.history(earlier.env), deps.store.sets.suite(earlier.id),
+        deps.store.sets.selection(earlier.id),
       ]);
       // A set that ran an uploaded version runs the same version again (still only where the environment allows uploads).
       const source = await setSource(deps.suite(), { env: earlier.env, ...(version ? { suite: version } : {}) }, deps.store.suites);
-      const set = { ...planRerun(source.suite, { id: earlier.id, env: earlier.env, overrides: overrides ?? {}, labels: labels ?? {} }, { secretKey: deps.secretKey, keyId, history }), suite: source.version };
+      const again = { id: earlier.id, env: earlier.env, overrides: overrides ?? {}, labels: labels ?? {}, select: select ?? null };
+      const set = { ...planRerun(source.suite, again, { secretKey: deps.secretKey, keyId, history }), suite: source.version };
       deps.setLimit.take(keyId, reply); // as create: only a set about to be created spends the budget
       await deps.store.sets.create(set);
       await deps.store.claims.notifyRunsWaiting();

@@ -54,6 +54,15 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
   },
   {
     version: 18,
+    name: 'set selection',
+    sql: (s: string) => `
+      -- The selection a set was created with (src/sets/select.ts); NULL: every test of
+      -- its environment. Kept for its details page and for "run again".
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN selection jsonb;
+    `,
+  },
+  {
+    version: 19,
     name: 'skipped members',
     sql: (s: string) => `
       -- A member that ended SUCCESS because Playwright skipped it (test.skip, test.fixme):

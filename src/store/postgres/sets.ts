@@ -4,7 +4,7 @@
  * (./set-listing.ts), and cancelled (./cancel.ts). The rules of ./statements.ts hold.
  */
 import type pg from 'pg';
-import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord, VariableValue } from '../../core/types.js';
+import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
 import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
@@ -80,6 +80,10 @@ export class PostgresSets implements SetsStore {
     return (await withClient(this.pool, (q) => setColumn(q, this.n, id, 'suite'))) as string | null | undefined;
   }
 
+  async selection(id: string): Promise<TestSelection | null | undefined> {
+    return (await withClient(this.pool, (q) => setColumn(q, this.n, id, 'selection'))) as TestSelection | null | undefined;
+  }
+
   cancel(setId: string, req: CancelRequest): Promise<CancelResult> {
     return withTransaction(this.pool, async (tx) => {
       const { found, ended } = await cancels.cancelMembers(tx, this.n, setId, req.error);
@@ -100,11 +104,11 @@ async function insertSet(q: Queryable, n: Names, set: NewTestRunSet): Promise<vo
   await q.query({
     name: 'runset.insertSet',
     text: `
-      INSERT INTO ${n.sets} (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite)
-      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb, $10)`,
+      INSERT INTO ${n.sets} (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection)
+      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb, $10, $11::jsonb)`,
     values: [
       set.id, set.env, set.createdAt, set.runs.length, JSON.stringify(set.variables), JSON.stringify(set.overrides), set.keyId, set.maxFailures, JSON.stringify(set.labels),
-      set.suite ?? null,
+      set.suite ?? null, set.select ? JSON.stringify(set.select) : null,
     ],
   });
 }
@@ -169,7 +173,7 @@ async function listRuns(q: Queryable, n: Names, setId: string): Promise<RunRow[]
 }
 
 /** One column of a set (what it was created with), or undefined for no such set. */
-async function setColumn(q: Queryable, n: Names, id: string, column: 'overrides' | 'labels' | 'suite'): Promise<unknown> {
+async function setColumn(q: Queryable, n: Names, id: string, column: 'overrides' | 'labels' | 'suite' | 'selection'): Promise<unknown> {
   const { rows } = await q.query<Record<typeof column, unknown>>({
     name: `runset.browse.${column}`,
     text: `SELECT ${column} FROM ${n.sets} WHERE id = $1`,

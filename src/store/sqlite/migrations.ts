@@ -3,8 +3,8 @@
  */
 import type Database from 'better-sqlite3';
 import { retentionWhenUnset } from '../retention.js';
-import { LATER_SQLITE_MIGRATIONS } from './migrations-later.js';
 import { now } from './statements.js';
+import { LATER_MIGRATIONS } from './migrations-later.js';
 
 export interface SqliteMigration {
   version: number;
@@ -340,22 +340,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE api_keys_new RENAME TO api_keys;
     `,
   },
-  {
-    version: 16,
-    name: 'suite versions',
-    sql: `
-      -- Suite versions (src/core/suites.ts) and their names; the archives' bytes are files
-      -- under <data dir>/suites/. A set's suite: NULL runs the server's own config; the
-      -- reference keeps a named version from going, the index counts a version's sets.
-      CREATE TABLE suite_versions (id TEXT PRIMARY KEY, size INTEGER NOT NULL, files INTEGER NOT NULL,
-        source_commit TEXT, tests TEXT NOT NULL, location TEXT NOT NULL, created_at TEXT NOT NULL);
-      CREATE TABLE suite_names (name TEXT PRIMARY KEY, version_id TEXT NOT NULL REFERENCES suite_versions(id), updated_at TEXT NOT NULL);
-      CREATE INDEX suite_names_version ON suite_names (version_id);
-      ALTER TABLE test_run_sets ADD COLUMN suite TEXT REFERENCES suite_versions(id);
-      CREATE INDEX test_run_sets_suite ON test_run_sets (suite, created_at) WHERE suite IS NOT NULL;
-    `,
-  },
-  ...LATER_SQLITE_MIGRATIONS,
+  ...LATER_MIGRATIONS,
 ];
 
 /** A migration's SQL for a store that had the versions `found` before this run. */

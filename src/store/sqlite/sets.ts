@@ -6,7 +6,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type Database from 'better-sqlite3';
-import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord, VariableValue } from '../../core/types.js';
+import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
 import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
@@ -22,7 +22,7 @@ import { SET_COLUMNS, type RunRow, type SetRow } from './statements.js';
 /** SQLite returns timestamps as the ISO strings they were written as. */
 const { toSet, toRun } = rowMappers<string>((value) => value);
 
-type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'overrides' | 'labels' | 'suite' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert';
+type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert';
 
 export class SqliteSets implements SetsStore {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -38,8 +38,8 @@ export class SqliteSets implements SetsStore {
   ) {
     this.sql = {
       insertSet: db.prepare(`
-        INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite)
-        VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels, @suite)`),
+        INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection)
+        VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels, @suite, @selection)`),
       insertRun: db.prepare(`
         INSERT INTO test_runs (id, set_id, env, position, name, type, spec, status, batch_key, expected_ms)
         VALUES (@id, @set_id, @env, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms)`),
@@ -50,6 +50,7 @@ export class SqliteSets implements SetsStore {
       overrides: db.prepare('SELECT overrides FROM test_run_sets WHERE id = ?'),
       labels: db.prepare('SELECT labels FROM test_run_sets WHERE id = ?'),
       suite: db.prepare('SELECT suite FROM test_run_sets WHERE id = ?'),
+      selection: db.prepare('SELECT selection FROM test_run_sets WHERE id = ?'),
       // Idempotency-Key on create: keys are scoped to the API key that sent them.
       idemDeleteExpired: db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
       idemFind: db.prepare('SELECT set_id, body_hash FROM idempotency_keys WHERE key_id = ? AND key = ? AND expires_at > ?'),
@@ -128,6 +129,13 @@ export class SqliteSets implements SetsStore {
     return settle(() => (this.sql.suite.get(id) as { suite: string | null } | undefined)?.suite);
   }
 
+  selection(id: string): Promise<TestSelection | null | undefined> {
+    return settle(() => {
+      const row = this.sql.selection.get(id) as { selection: string | null } | undefined;
+      return row && (row.selection === null ? null : (JSON.parse(row.selection) as TestSelection));
+    });
+  }
+
   cancel(setId: string, req: CancelRequest): Promise<CancelResult> {
     return settle(() => {
       const result = this.db.transaction(() => this.cancels.cancel(setId, req)).immediate();
@@ -152,6 +160,7 @@ export class SqliteSets implements SetsStore {
       max_failures: set.maxFailures,
       labels: JSON.stringify(set.labels),
       suite: set.suite ?? null,
+      selection: set.select ? JSON.stringify(set.select) : null,
     });
     for (const run of set.runs) {
       this.sql.insertRun.run({

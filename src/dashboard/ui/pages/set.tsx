@@ -9,6 +9,7 @@ import { Timeline } from '../timeline.js';
 import { useMay } from '../access.js';
 import { WebhookDeliveries } from '../webhooks.js';
 import { Labels } from '../labels.js';
+import { SelectionFacts } from '../selection.js';
 import { FailureGroups } from '../failures.js';
 
 export function SetPage({ id }: { id: string }) {
@@ -101,6 +102,7 @@ export function SetPage({ id }: { id: string }) {
             <dt>Environment</dt>
             <dd>{details ? <a href={`/environments/${encodeURIComponent(details.env)}`}>{details.env}</a> : '…'}</dd>
             {details && <Labels labels={details.labels} />}
+            {details && <SelectionFacts select={details.select} />}
             <dt>Suite</dt>
             <dd>
               {!details ? '…' : details.suite ? (
