@@ -30,6 +30,7 @@ export const ERRORS = Object.freeze({
   unsupported_media_type: { status: 415, title: 'Request body must be application/json' },
   expectation_failed: { status: 417, title: 'Expectation not supported' },
   no_tests: { status: 422, title: 'No tests match this environment' },
+  nothing_to_rerun: { status: 422, title: 'No member of the set ended FAIL' },
   no_tests_selected: { status: 422, title: 'The selection matches none of the environment\'s tests' },
   unknown_suite: { status: 422, title: 'No such suite version or name' },
   suite_refused: { status: 422, title: 'The suite archive is refused' },

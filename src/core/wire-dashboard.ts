@@ -169,3 +169,17 @@ export const WorkerList = Type.Object(
   { additionalProperties: false, $id: 'WorkerList' },
 );
 export type WorkerList = Static<typeof WorkerList>;
+
+/** The optional body of "run again" (POST /test-run-sets/{id}/rerun): none runs every test again. */
+export const RerunTestRunSetBody = Type.Object(
+  {
+    only: Type.Optional(
+      Type.Literal('failed', {
+        description:
+          'Run again only the members that ended FAIL (cancelled ones included), matched by name; the new set carries the label rerun-of: <earlier id>. 422 nothing_to_rerun when none failed; 409 rerun_conflict while the earlier set has not ended or when a failed test is no longer planned.',
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: 'RerunTestRunSetBody' },
+);
+export type RerunTestRunSetBody = Static<typeof RerunTestRunSetBody>;

@@ -74,7 +74,7 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
 }
 
 /** The members, longest expected first: the store keeps this order as their claim order (src/scheduler/shares.ts). */
-function membersInClaimOrder(tests: readonly TestSpec[], history: ReadonlyMap<string, readonly number[]>): NewTestRun[] {
+export function membersInClaimOrder(tests: readonly TestSpec[], history: ReadonlyMap<string, readonly number[]>): NewTestRun[] {
   const expected = expectedDurations(tests, history);
   return claimOrder(expected).map((position) => ({
     id: newRecordId(),

@@ -7,12 +7,22 @@
  * What the earlier set needs and today's config or key no longer gives is a
  * `rerun_conflict` naming it: the client sent nothing wrong, so create's 400s
  * (which quote the request body's fields) would mislead.
+ *
+ * "Rerun of failures" (`{"only": "failed"}`) plans the same set and keeps only
+ * the members whose tests ended FAIL in the earlier one (cancelled members are
+ * FAIL too), matched by name. A failed test that today's plan no longer has is a
+ * conflict, never silently dropped: a rerun must not be green without running
+ * every test that failed.
  */
 import { RunsetError } from '../core/errors.js';
-import type { NewTestRunSet, TestSelection, VariableValue } from '../core/types.js';
+import { isFinal } from '../core/states.js';
+import type { NewTestRunSet, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../core/types.js';
 import type { SuiteConfig } from '../config/suite.js';
 import { unseal } from '../secrets/index.js';
-import { planTestRunSet, type PlanOptions } from './plan.js';
+import { membersInClaimOrder, planTestRunSet, type PlanOptions } from './plan.js';
+
+/** The label a rerun of failures carries: the id of the set it reruns (label keys are lower case). */
+export const RERUN_OF_LABEL = 'rerun-of';
 
 interface EarlierSet {
   id: string;
@@ -22,6 +32,36 @@ interface EarlierSet {
   labels: Readonly<Record<string, string>>;
   /** Kept: a set of the smoke tests is run again as the smoke tests. Null or absent: every test. */
   select?: TestSelection | null;
+}
+
+/** The names of the members of an ended set that ended FAIL; refuses a set still running (409) and one with none (422). */
+export function failedNames(set: TestRunSetRecord, members: readonly TestRunRecord[]): string[] {
+  if (!isFinal(set.status)) {
+    throw new RunsetError('rerun_conflict', `set ${set.id} is ${set.status}: it has not ended, so which of its tests failed is not known yet. Wait for it to end (or cancel it), then rerun its failures.`);
+  }
+  const failed = members.filter((m) => m.status === 'FAIL').map((m) => m.name);
+  if (failed.length === 0) {
+    throw new RunsetError('nothing_to_rerun', `set ${set.id} ended ${set.status} with no member FAIL (of ${members.length}): there is nothing to rerun. Use "run again" (no body) to run all of its tests.`);
+  }
+  return failed;
+}
+
+/** planRerun, keeping only the members named `failed` (failedNames); each must still be among the tests planned today. */
+export function planRerunOfFailures(suite: SuiteConfig, earlier: EarlierSet, failed: readonly string[], opts: PlanOptions): NewTestRunSet {
+  const planned = planRerun(suite, { ...earlier, labels: { ...earlier.labels, [RERUN_OF_LABEL]: earlier.id } }, opts);
+  const specs = [...planned.runs].sort((a, b) => a.position - b.position).map((run) => run.spec);
+  const wanted = new Set(failed);
+  const kept = specs.filter((spec) => wanted.has(spec.name));
+  const known = new Set(kept.map((spec) => spec.name));
+  const gone = failed.filter((name) => !known.has(name));
+  if (gone.length > 0) {
+    const shown = gone.slice(0, 3).map((name) => JSON.stringify(name)).join(', ') + (gone.length > 3 ? ` and ${gone.length - 3} more` : '');
+    throw new RunsetError(
+      'rerun_conflict',
+      `set ${earlier.id} had failing test${gone.length === 1 ? '' : 's'} ${shown} that environment "${earlier.env}" no longer plans (renamed, removed or no longer selected); a rerun that skipped ${gone.length === 1 ? 'it' : 'them'} could pass without ${gone.length === 1 ? 'it' : 'them'}. Create a new set instead.`,
+    );
+  }
+  return { ...planned, runs: membersInClaimOrder(kept, opts.history ?? new Map()) };
 }
 
 export function planRerun(suite: SuiteConfig, earlier: EarlierSet, opts: PlanOptions): NewTestRunSet {

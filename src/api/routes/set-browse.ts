@@ -4,13 +4,14 @@
  * again". Seed shapes are untouched: these are new paths beside them.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { RunsetError } from '../../core/errors.js';
 import type { TestRunSetRecord } from '../../core/types.js';
 import { CreateTestRunSetResult, LABEL_KEY, statusDocument } from '../../core/wire.js';
-import { ListTestRunSetsQuery, SET_PAGE_LIMIT, TestRunSetDetails, TestRunSetPage, type TestRunSetSummary } from '../../core/wire-dashboard.js';
+import { ListTestRunSetsQuery, RerunTestRunSetBody, SET_PAGE_LIMIT, TestRunSetDetails, TestRunSetPage, type TestRunSetSummary } from '../../core/wire-dashboard.js';
 import { MASK } from '../../secrets/index.js';
-import { planRerun } from '../../sets/rerun.js';
+import { failedNames, planRerun, planRerunOfFailures } from '../../sets/rerun.js';
 import type { AppDeps } from '../deps.js';
 import { setSource } from '../../sets/suite-source.js';
 import { findSet } from './test-run-sets.js';
@@ -86,12 +87,19 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     {
       schema: {
         summary: 'Run a set again: same environment, overrides and selection, current tests',
-        description: 'Creates a new set from an earlier one; counts against the key\'s sets per minute like a create.',
+        description:
+          'Creates a new set from an earlier one; counts against the key\'s sets per minute like a create. With `{"only": "failed"}` it holds only the members that ended FAIL (cancelled ones included) and carries the label `rerun-of`; the earlier set must have ended.',
         tags: ['Test Run Sets'],
         operationId: 'rerunTestRunSet',
         security: SECURED,
         params: SetIdParams,
+        body: Type.Optional(named(RerunTestRunSetBody)),
         response: { 200: named(CreateTestRunSetResult, 'The new set'), ...problems(...BODY_PROBLEMS, 401, 403, 404, 409, 422, 429) },
+      },
+      // No body is today's "run again": validate it as the empty body, which the schema accepts.
+      preValidation: (request, _reply, done) => {
+        request.body ??= {};
+        done();
       },
     },
     async (request, reply) => {
@@ -104,11 +112,15 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       // A set that ran an uploaded version runs the same version again (still only where the environment allows uploads).
       const source = await setSource(deps.suite(), { env: earlier.env, ...(version ? { suite: version } : {}) }, deps.store.suites);
       const again = { id: earlier.id, env: earlier.env, overrides: overrides ?? {}, labels: labels ?? {}, select: select ?? null };
-      const set = { ...planRerun(source.suite, again, { secretKey: deps.secretKey, keyId, history }), suite: source.version };
+      const opts = { secretKey: deps.secretKey, keyId, history };
+      const onlyFailed = request.body?.only === 'failed';
+      const failed = onlyFailed ? failedNames(earlier, await deps.store.sets.listRuns(earlier.id)) : undefined;
+      const planned = failed ? planRerunOfFailures(source.suite, again, failed, opts) : planRerun(source.suite, again, opts);
+      const set = { ...planned, suite: source.version };
       deps.setLimit.take(keyId, reply); // as create: only a set about to be created spends the budget
       await deps.store.sets.create(set);
       await deps.store.claims.notifyRunsWaiting();
-      request.log.info({ set: set.id, rerunOf: earlier.id, env: set.env, members: set.runs.length }, 'test run set created (run again)');
+      request.log.info({ set: set.id, rerunOf: earlier.id, env: set.env, members: set.runs.length }, failed ? 'test run set created (rerun of failures)' : 'test run set created (run again)');
       return { testRunSetId: set.id };
     },
   );

@@ -1,0 +1,109 @@
+/**
+ * Rerun of failures over real HTTP, on SQLite and (when RUNSET_TEST_DATABASE_URL
+ * is set) PostgreSQL: after a set with a passing command, a failing command and
+ * a slow one cancelled, `{"only": "failed"}` plans exactly the failing and the
+ * cancelled members, with the same selection and the label rerun-of; a set
+ * still running is 409 rerun_conflict, one with nothing failed 422
+ * nothing_to_rerun, and an unknown field in the body 400.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { api, assertNoLeakedServers, startRunset, waitForSet, type RunningServer } from '../helpers/server.js';
+import { dropSchemas, newSchemaName, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { until } from '../helpers/scale.js';
+
+const CONFIG = `
+environments:
+  staging: {}
+  calm: {}
+tests:
+  - { name: passes, type: command, run: [node, -e, "0"] }
+  - { name: fails, type: command, run: [node, -e, "process.exit(3)"], environments: [staging] }
+  - { name: hangs, type: command, run: [node, -e, "setTimeout(() => {}, 60000)"], environments: [staging], timeoutSeconds: 120 }
+`;
+
+interface Answer {
+  testRunSetId: string;
+  code: string;
+  detail: string;
+}
+
+type Member = { name: string; status: string };
+
+const STORES: Array<[string, () => { args: string[]; drop: () => Promise<void> }]> = [
+  ['SQLite', () => ({ args: [], drop: () => Promise.resolve() })],
+  ...(TEST_DATABASE_URL
+    ? [
+        [
+          'PostgreSQL',
+          () => {
+            const url = TEST_DATABASE_URL as string;
+            const schema = newSchemaName('runset_rerun');
+            return { args: ['--database-url', url, '--database-schema', schema], drop: () => dropSchemas(url, [schema]) };
+          },
+        ] as [string, () => { args: string[]; drop: () => Promise<void> }],
+      ]
+    : []),
+];
+
+for (const [storeName, database] of STORES) {
+  describe(`rerun of failures (${storeName})`, () => {
+    const db = database();
+    let server: RunningServer | undefined;
+    after(async () => {
+      await server?.stop();
+      await db.drop();
+      assertNoLeakedServers();
+    });
+
+    const members = async (id: string) =>
+      (await api<{ testRuns: Member[] }>(server!, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns.sort((a, b) => a.name.localeCompare(b.name));
+    const rerun = (id: string, body?: unknown) => api<Answer>(server!, 'POST', `/v0/test-run-sets/${id}/rerun`, body === undefined ? {} : { body });
+
+    test('holds exactly the failing and the cancelled members; refuses a running set, a set with none failed, an unknown field', { timeout: 60_000 }, async () => {
+      server = await startRunset({ config: CONFIG, args: db.args });
+      const created = await api<Answer>(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging', labels: { pipeline: 'p-1' }, select: { grepInvert: '^nothing$' } } });
+      assert.equal(created.status, 200, created.text);
+      const first = created.body.testRunSetId;
+      await until('passes and fails to end while hangs runs', async () => {
+        const byName = Object.fromEntries((await members(first)).map((m) => [m.name, m.status]));
+        return byName.passes === 'SUCCESS' && byName.fails === 'FAIL' && byName.hangs === 'RUNNING';
+      });
+
+      const early = await rerun(first, { only: 'failed' });
+      assert.equal(early.status, 409, early.text);
+      assert.equal(early.body.code, 'rerun_conflict');
+      assert.match(early.body.detail, /has not ended/);
+
+      const cancelled = await api(server, 'POST', `/v0/test-run-sets/${first}/cancel`);
+      assert.equal(cancelled.status, 200, cancelled.text);
+      await waitForSet(server, first);
+
+      const again = await rerun(first, { only: 'failed' });
+      assert.equal(again.status, 200, again.text);
+      const second = again.body.testRunSetId;
+      assert.deepEqual((await members(second)).map((m) => m.name), ['fails', 'hangs']);
+      const details = (await api<{ labels: Record<string, string>; select: unknown; env: string }>(server, 'GET', `/v0/test-run-sets/${second}/details`)).body;
+      assert.deepEqual(details.labels, { pipeline: 'p-1', 'rerun-of': first });
+      assert.deepEqual(details.select, { grepInvert: '^nothing$' });
+      assert.equal(details.env, 'staging');
+      await api(server, 'POST', `/v0/test-run-sets/${second}/cancel`);
+
+      const whole = await rerun(first);
+      assert.equal(whole.status, 200, whole.text);
+      assert.deepEqual((await members(whole.body.testRunSetId)).map((m) => m.name), ['fails', 'hangs', 'passes']);
+      await api(server, 'POST', `/v0/test-run-sets/${whole.body.testRunSetId}/cancel`);
+
+      const unknownField = await rerun(first, { only: 'failed', also: 1 });
+      assert.equal(unknownField.status, 400, unknownField.text);
+      const badValue = await rerun(first, { only: 'passed' });
+      assert.equal(badValue.status, 400, badValue.text);
+
+      const calm = await api<Answer>(server, 'POST', '/v0/test-run-sets', { body: { env: 'calm' } });
+      assert.equal((await waitForSet(server, calm.body.testRunSetId)).status, 'SUCCESS');
+      const none = await rerun(calm.body.testRunSetId, { only: 'failed' });
+      assert.equal(none.status, 422, none.text);
+      assert.equal(none.body.code, 'nothing_to_rerun');
+    });
+  });
+}
