@@ -41,6 +41,7 @@ interface RawOptions {
   grepInvert?: string;
   test?: string[];
   project?: string[];
+  rerunFailed?: string;
 }
 
 /** A repeatable flag's values, in the order given. */
@@ -118,6 +119,7 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
     .option('--grep-invert <regex>', 'leave out tests whose name matches this regular expression')
     .addOption(new Option('--test <name>', 'run only the test of this exact name (repeatable)').argParser(collect))
     .addOption(new Option('--project <name>', 'run only the Playwright cases of this project (repeatable); leaves out http and command tests').argParser(collect))
+    .option('--rerun-failed <id>', "instead of a new set, run again only the tests that ended FAIL (cancelled ones included) in set <id>, with its environment, overrides, labels and selection")
     .addHelpText('after', ENV_HELP);
 
   command.exitOverride((error) => {
@@ -127,6 +129,8 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
 
   command.action(async (raw: RawOptions) => {
     if (raw.junit && !raw.wait) command.error('error: --junit needs --wait (the report is written when the set ends)', { exitCode: EXIT_CODES.error });
+    const conflicting = raw.rerunFailed === undefined ? undefined : rerunConflicts(raw);
+    if (conflicting) command.error(`error: --rerun-failed runs the earlier set's overrides, labels, suite and selection again; it cannot be combined with ${conflicting}`, { exitCode: EXIT_CODES.error });
     const io = deps.io ?? { stdout: process.stdout, stderr: process.stderr };
     const env = deps.env ?? process.env;
     let suite = raw.suiteName;
@@ -158,6 +162,7 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
         cancelOnExit: raw.cancelOnExit,
         suite,
         select: selectionOf(raw),
+        rerunFailed: raw.rerunFailed,
       },
       env,
       io,
@@ -166,6 +171,19 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
     if (deps.onExit) deps.onExit(code);
     else process.exitCode = code;
   });
+}
+
+/** The flags given that say what a new set holds, which a rerun takes from the earlier set instead (undefined: none). */
+function rerunConflicts(raw: RawOptions): string | undefined {
+  const given: Array<[string, boolean]> = [
+    ['--override', (raw.override ?? []).length > 0],
+    ['--label', (raw.label ?? []).length > 0],
+    ['--suite', raw.suite !== undefined],
+    ['--suite-name', raw.suiteName !== undefined],
+    ['--tag/--grep/--grep-invert/--test/--project', selectionOf(raw) !== undefined],
+  ];
+  const names = given.filter(([, on]) => on).map(([name]) => name);
+  return names.length > 0 ? names.join(', ') : undefined;
 }
 
 /**

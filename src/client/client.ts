@@ -89,6 +89,16 @@ export class RunsetClient {
     return this.#call({ method: 'POST', path: '/v0/test-run-sets', body, headers, signal: options.signal, read: readCreateResult });
   }
 
+  /**
+   * Extension: "run again" — a new set with the earlier one's environment,
+   * overrides, labels and selection. `{ only: 'failed' }`: only its members that
+   * ended FAIL (cancelled ones included), labelled `rerun-of`. Not idempotent:
+   * a retry after a lost answer would create a second set.
+   */
+  rerunTestRunSet(id: string, body: { only?: 'failed' } = {}, options: RequestOptions = {}): Promise<CreateTestRunSetResult> {
+    return this.#call({ method: 'POST', path: `${setPath(id)}/rerun`, body, signal: options.signal, read: readCreateResult });
+  }
+
   /** Seed 4.2. `status` may be a value this client does not know: treat it as "not finished". */
   getTestRunSet(id: string, options: RequestOptions = {}): Promise<TestRunSetStatus> {
     return this.#call({ method: 'GET', path: setPath(id), signal: options.signal, read: readStatus });

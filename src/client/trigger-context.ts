@@ -31,6 +31,8 @@ export interface TriggerOptions {
   suite?: string | undefined;
   /** Only these of the environment's tests (--tag, --grep, --grep-invert, --test, --project); absent: all of them. */
   select?: TestSelection | undefined;
+  /** Instead of a create: rerun the failures of this set (its id). The environment, overrides, labels and selection are that set's. */
+  rerunFailed?: string | undefined;
 }
 
 export interface TriggerIo {

@@ -36,7 +36,7 @@ export async function runTrigger(options: TriggerOptions, env: TriggerEnv, io: T
   const ctx: TriggerContext = { options, env, stdout, stderr, progress, started, deadline: started + options.timeoutMs, secrets, problems: [] };
   try {
     const client = connectFromEnv(env, deps);
-    const id = await createSet(client, ctx);
+    const id = options.rerunFailed !== undefined ? await rerunFailures(client, options.rerunFailed, ctx) : await createSet(client, ctx);
     await writeGithubOutputs(ctx, { 'test-run-set-id': id });
     if (!options.wait) {
       stdout.write(options.json ? `${JSON.stringify({ testRunSetId: id })}\n` : `${id}\n`);
@@ -112,6 +112,25 @@ async function createSet(client: RunsetClient, ctx: TriggerContext): Promise<str
     return result.testRunSetId;
   } catch (error) {
     throw createFailure(error);
+  } finally {
+    dispose();
+  }
+}
+
+/**
+ * `--rerun-failed ID`: a new set of the members of set ID that ended FAIL. One
+ * attempt, not retried: the rerun route takes no Idempotency-Key, so a retry
+ * after a lost answer could create the set twice.
+ */
+async function rerunFailures(client: RunsetClient, earlier: string, ctx: TriggerContext): Promise<string> {
+  const { signal, dispose } = deadlineSignal(ctx.deadline, () => new TriggerFailure(EXIT_CODES.error, `could not rerun the failures of ${earlier}: no answer within --timeout`));
+  try {
+    const result = await client.rerunTestRunSet(earlier, { only: 'failed' }, { signal });
+    ctx.stderr.write(`runset: rerunning the failed tests of test run set ${earlier}\n`);
+    return result.testRunSetId;
+  } catch (error) {
+    if (!(error instanceof RunsetApiError)) throw createFailure(error);
+    throw new TriggerFailure(EXIT_CODES.error, `could not rerun the failures of test run set ${earlier}: ${describe(error)}${hint(error, 'create')}`, { cause: error });
   } finally {
     dispose();
   }

@@ -4,13 +4,15 @@
  * a slow one cancelled, `{"only": "failed"}` plans exactly the failing and the
  * cancelled members, with the same selection and the label rerun-of; a set
  * still running is 409 rerun_conflict, one with nothing failed 422
- * nothing_to_rerun, and an unknown field in the body 400.
+ * nothing_to_rerun, and an unknown field in the body 400. `runset trigger
+ * --rerun-failed ID` makes the same rerun, and reports a refusal with exit 3.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, assertNoLeakedServers, startRunset, waitForSet, type RunningServer } from '../helpers/server.js';
 import { dropSchemas, newSchemaName, TEST_DATABASE_URL } from '../helpers/postgres.js';
 import { until } from '../helpers/scale.js';
+import { runTriggerCommand } from '../../src/cli/trigger.js';
 
 const CONFIG = `
 environments:
@@ -45,6 +47,14 @@ const STORES: Array<[string, () => { args: string[]; drop: () => Promise<void> }
       ]
     : []),
 ];
+
+async function trigger(server: RunningServer, argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io = { stdout: { write: (text: string) => void (out += text) }, stderr: { write: (text: string) => void (err += text) } };
+  const code = await runTriggerCommand([...argv, '--no-ci-labels'], { RUNSET_URL: server.url, RUNSET_API_KEY: server.apiKey }, io);
+  return { code, out: out.trim(), err };
+}
 
 for (const [storeName, database] of STORES) {
   describe(`rerun of failures (${storeName})`, () => {
@@ -104,6 +114,17 @@ for (const [storeName, database] of STORES) {
       const none = await rerun(calm.body.testRunSetId, { only: 'failed' });
       assert.equal(none.status, 422, none.text);
       assert.equal(none.body.code, 'nothing_to_rerun');
+
+      const cli = await trigger(server, ['--env', 'staging', '--rerun-failed', first]);
+      assert.equal(cli.code, 0, cli.err);
+      assert.deepEqual((await members(cli.out)).map((m) => m.name), ['fails', 'hangs']);
+      await api(server, 'POST', `/v0/test-run-sets/${cli.out}/cancel`);
+      const cliNone = await trigger(server, ['--env', 'calm', '--rerun-failed', calm.body.testRunSetId, '--wait']);
+      assert.equal(cliNone.code, 3);
+      assert.match(cliNone.err, /could not rerun the failures of test run set .*\(nothing_to_rerun\)/);
+      const mixed = await trigger(server, ['--env', 'staging', '--rerun-failed', first, '--tag', 'smoke']);
+      assert.equal(mixed.code, 3);
+      assert.match(mixed.err, /cannot be combined with --tag/);
     });
   });
 }
