@@ -119,7 +119,7 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
     .option('--grep-invert <regex>', 'leave out tests whose name matches this regular expression')
     .addOption(new Option('--test <name>', 'run only the test of this exact name (repeatable)').argParser(collect))
     .addOption(new Option('--project <name>', 'run only the Playwright cases of this project (repeatable); leaves out http and command tests').argParser(collect))
-    .option('--rerun-failed <id>', "instead of a new set, run again only the tests that ended FAIL (cancelled ones included) in set <id>, with its environment, overrides, labels and selection")
+    .option('--rerun-failed <id>', "instead of a new set, run again only the tests that ended FAIL (cancelled ones included) in set <id> (or \"last\": the newest ended set of --env with this CI run's pipeline label), with its environment, overrides, labels and selection")
     .addHelpText('after', ENV_HELP);
 
   command.exitOverride((error) => {

@@ -5,7 +5,7 @@
  */
 import { parseDuration } from '../core/duration.js';
 import { parseRetryAfter, RunsetApiError } from './errors.js';
-import { readCancelResult, readCreateResult, readProblem, readStatus, readTestRuns, readWorkers } from './parse.js';
+import { readCancelResult, readCreateResult, readProblem, readSetPage, readStatus, readTestRuns, readWorkers } from './parse.js';
 import { redact } from './redact.js';
 import { abortReason } from './retry.js';
 import { readSetSuite, readSuiteVersion, readSuiteVersionList, type SetSuite, type SuiteUpload, type SuiteVersion } from './suites.js';
@@ -97,6 +97,16 @@ export class RunsetClient {
    */
   rerunTestRunSet(id: string, body: { only?: 'failed' } = {}, options: RequestOptions = {}): Promise<CreateTestRunSetResult> {
     return this.#call({ method: 'POST', path: `${setPath(id)}/rerun`, body, signal: options.signal, read: readCreateResult });
+  }
+
+  /** Extension: the newest sets (first page only), of an environment and carrying all of `labels` when given. */
+  listTestRunSets(filter: { env?: string; labels?: Readonly<Record<string, string>>; limit?: number } = {}, options: RequestOptions = {}): Promise<TestRunSetStatus[]> {
+    const query = new URLSearchParams();
+    if (filter.env !== undefined) query.set('env', filter.env);
+    for (const [key, value] of Object.entries(filter.labels ?? {})) query.append('label', `${key}:${value}`);
+    if (filter.limit !== undefined) query.set('limit', String(filter.limit));
+    const path = `/v0/test-run-sets${query.size > 0 ? `?${query.toString()}` : ''}`;
+    return this.#call({ method: 'GET', path, signal: options.signal, read: readSetPage });
   }
 
   /** Seed 4.2. `status` may be a value this client does not know: treat it as "not finished". */

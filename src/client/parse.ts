@@ -32,6 +32,12 @@ export function readCounts(value: unknown): Counts {
   return { WAITING: count(counts.WAITING), RUNNING: count(counts.RUNNING), SUCCESS: count(counts.SUCCESS), FAIL: count(counts.FAIL) };
 }
 
+/** A page of GET /v0/test-run-sets: its sets' status documents (an item without an id or status is left out). */
+export function readSetPage(body: unknown): TestRunSetStatus[] | null {
+  if (!isRecord(body) || !Array.isArray(body.testRunSets)) return null;
+  return body.testRunSets.map(readStatus).filter((set): set is TestRunSetStatus => set !== null);
+}
+
 export function readStatus(body: unknown): TestRunSetStatus | null {
   if (!isRecord(body) || typeof body.id !== 'string' || typeof body.status !== 'string') return null;
   const progress = isRecord(body.progress) ? body.progress : {};

@@ -17,6 +17,7 @@ import { connectFromEnv } from './connect.js';
 import { watchInterrupts, type Interrupted, type InterruptWatch } from './interrupt.js';
 import { RunsetApiError } from './errors.js';
 import { finish, writeGithubOutputs } from './finish.js';
+import { lastEndedSetOfPipeline } from './last-set.js';
 import { ProgressReporter } from './progress.js';
 import { redactingSink } from './redact.js';
 import type { Outcome } from './reports/model.js';
@@ -118,19 +119,21 @@ async function createSet(client: RunsetClient, ctx: TriggerContext): Promise<str
 }
 
 /**
- * `--rerun-failed ID`: a new set of the members of set ID that ended FAIL. One
+ * `--rerun-failed ID`: a new set of the members of set ID that ended FAIL
+ * (`last`: the newest ended set of this pipeline, ./last-set.ts). One
  * attempt, not retried: the rerun route takes no Idempotency-Key, so a retry
  * after a lost answer could create the set twice.
  */
 async function rerunFailures(client: RunsetClient, earlier: string, ctx: TriggerContext): Promise<string> {
   const { signal, dispose } = deadlineSignal(ctx.deadline, () => new TriggerFailure(EXIT_CODES.error, `could not rerun the failures of ${earlier}: no answer within --timeout`));
   try {
-    const result = await client.rerunTestRunSet(earlier, { only: 'failed' }, { signal });
-    ctx.stderr.write(`runset: rerunning the failed tests of test run set ${earlier}\n`);
+    const id = earlier === 'last' ? await lastEndedSetOfPipeline(client, ctx.options.env, ctx.env, signal) : earlier;
+    const result = await client.rerunTestRunSet(id, { only: 'failed' }, { signal });
+    ctx.stderr.write(`runset: rerunning the failed tests of test run set ${id}\n`);
     return result.testRunSetId;
   } catch (error) {
     if (!(error instanceof RunsetApiError)) throw createFailure(error);
-    throw new TriggerFailure(EXIT_CODES.error, `could not rerun the failures of test run set ${earlier}: ${describe(error)}${hint(error, 'create')}`, { cause: error });
+    throw new TriggerFailure(EXIT_CODES.error, `could not rerun the failures of ${earlier === 'last' ? 'the last set' : `test run set ${earlier}`}: ${describe(error)}${hint(error, 'create')}`, { cause: error });
   } finally {
     dispose();
   }

@@ -5,7 +5,9 @@
  * cancelled members, with the same selection and the label rerun-of; a set
  * still running is 409 rerun_conflict, one with nothing failed 422
  * nothing_to_rerun, and an unknown field in the body 400. `runset trigger
- * --rerun-failed ID` makes the same rerun, and reports a refusal with exit 3.
+ * --rerun-failed ID` makes the same rerun, and reports a refusal with exit 3;
+ * `--rerun-failed last` finds the newest ended set of the CI run's pipeline
+ * label (a GitHub re-run attempt's included).
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,6 +25,10 @@ tests:
   - { name: fails, type: command, run: [node, -e, "process.exit(3)"], environments: [staging] }
   - { name: hangs, type: command, run: [node, -e, "setTimeout(() => {}, 60000)"], environments: [staging], timeoutSeconds: 120 }
 `;
+
+const RUN_URL = 'https://github.com/o/r/actions/runs/7';
+/** What a GitHub re-run attempt's job sees: its pipeline label is RUN_URL/attempts/2. */
+const SECOND_ATTEMPT = { GITHUB_ACTIONS: 'true', GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '7', GITHUB_RUN_ATTEMPT: '2' };
 
 interface Answer {
   testRunSetId: string;
@@ -48,11 +54,11 @@ const STORES: Array<[string, () => { args: string[]; drop: () => Promise<void> }
     : []),
 ];
 
-async function trigger(server: RunningServer, argv: string[]): Promise<{ code: number; out: string; err: string }> {
+async function trigger(server: RunningServer, argv: string[], ci: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const io = { stdout: { write: (text: string) => void (out += text) }, stderr: { write: (text: string) => void (err += text) } };
-  const code = await runTriggerCommand([...argv, '--no-ci-labels'], { RUNSET_URL: server.url, RUNSET_API_KEY: server.apiKey }, io);
+  const code = await runTriggerCommand([...argv, '--no-ci-labels'], { ...ci, RUNSET_URL: server.url, RUNSET_API_KEY: server.apiKey }, io);
   return { code, out: out.trim(), err };
 }
 
@@ -72,7 +78,7 @@ for (const [storeName, database] of STORES) {
 
     test('holds exactly the failing and the cancelled members; refuses a running set, a set with none failed, an unknown field', { timeout: 60_000 }, async () => {
       server = await startRunset({ config: CONFIG, args: db.args });
-      const created = await api<Answer>(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging', labels: { pipeline: 'p-1' }, select: { grepInvert: '^nothing$' } } });
+      const created = await api<Answer>(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging', labels: { pipeline: RUN_URL }, select: { grepInvert: '^nothing$' } } });
       assert.equal(created.status, 200, created.text);
       const first = created.body.testRunSetId;
       await until('passes and fails to end while hangs runs', async () => {
@@ -94,7 +100,7 @@ for (const [storeName, database] of STORES) {
       const second = again.body.testRunSetId;
       assert.deepEqual((await members(second)).map((m) => m.name), ['fails', 'hangs']);
       const details = (await api<{ labels: Record<string, string>; select: unknown; env: string }>(server, 'GET', `/v0/test-run-sets/${second}/details`)).body;
-      assert.deepEqual(details.labels, { pipeline: 'p-1', 'rerun-of': first });
+      assert.deepEqual(details.labels, { pipeline: RUN_URL, 'rerun-of': first });
       assert.deepEqual(details.select, { grepInvert: '^nothing$' });
       assert.equal(details.env, 'staging');
       await api(server, 'POST', `/v0/test-run-sets/${second}/cancel`);
@@ -122,6 +128,21 @@ for (const [storeName, database] of STORES) {
       const cliNone = await trigger(server, ['--env', 'calm', '--rerun-failed', calm.body.testRunSetId, '--wait']);
       assert.equal(cliNone.code, 3);
       assert.match(cliNone.err, /could not rerun the failures of test run set .*\(nothing_to_rerun\)/);
+
+      // `last`: the attempt's own set is still running, so it is the newest ENDED one of the first attempt's
+      // label: the CLI's rerun above (a rerun keeps the labels of the set it reruns).
+      const running = await api<Answer>(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging', labels: { pipeline: `${RUN_URL}/attempts/2` } } });
+      const last = await trigger(server, ['--env', 'staging', '--rerun-failed', 'last'], SECOND_ATTEMPT);
+      assert.equal(last.code, 0, last.err);
+      assert.match(last.err, new RegExp(`rerunning the failed tests of test run set ${cli.out}`));
+      assert.deepEqual((await members(last.out)).map((m) => m.name), ['fails', 'hangs']);
+      for (const id of [last.out, running.body.testRunSetId]) await api(server, 'POST', `/v0/test-run-sets/${id}/cancel`);
+      const noneOfPipeline = await trigger(server, ['--env', 'calm', '--rerun-failed', 'last'], SECOND_ATTEMPT);
+      assert.equal(noneOfPipeline.code, 3);
+      assert.match(noneOfPipeline.err, /no ended set of environment "calm" carries the label pipeline:/);
+      const outsideCi = await trigger(server, ['--env', 'staging', '--rerun-failed', 'last']);
+      assert.equal(outsideCi.code, 3);
+      assert.match(outsideCi.err, /needs the CI's pipeline label/);
       const mixed = await trigger(server, ['--env', 'staging', '--rerun-failed', first, '--tag', 'smoke']);
       assert.equal(mixed.code, 3);
       assert.match(mixed.err, /cannot be combined with --tag/);

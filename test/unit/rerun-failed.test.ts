@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { failedNames, planRerunOfFailures, RERUN_OF_LABEL } from '../../src/sets/rerun.js';
 import { RunsetError } from '../../src/core/errors.js';
+import { pipelineLabels } from '../../src/client/last-set.js';
 import type { SuiteConfig } from '../../src/config/suite.js';
 import type { RunState } from '../../src/core/states.js';
 import type { TestRunRecord, TestRunSetRecord, TestSpec } from '../../src/core/types.js';
@@ -52,4 +53,12 @@ test('planRerunOfFailures: a failed test no longer planned is rerun_conflict nam
     refusal(() => planRerunOfFailures(suite(['a', 'b']), earlier, ['b', 'gone'], { secretKey: key, keyId: null })),
     /^rerun_conflict: set set-1 had failing test "gone" that environment "staging" no longer plans/,
   );
+});
+
+test('pipelineLabels: a GitHub re-run attempt also looks at its earlier attempts, newest first', () => {
+  const run = 'https://github.com/o/r/actions/runs/7';
+  assert.deepEqual(pipelineLabels(run), [run]);
+  assert.deepEqual(pipelineLabels(`${run}/attempts/2`), [`${run}/attempts/2`, run]);
+  assert.deepEqual(pipelineLabels(`${run}/attempts/4`), [`${run}/attempts/4`, `${run}/attempts/3`, `${run}/attempts/2`, run]);
+  assert.deepEqual(pipelineLabels('https://gitlab.example/p/-/pipelines/9'), ['https://gitlab.example/p/-/pipelines/9']);
 });
