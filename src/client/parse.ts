@@ -9,7 +9,7 @@ import type { CancelResult, Counts, CreateTestRunSetResult, TestRun, TestRunSetS
 
 type Json = Record<string, unknown>;
 
-function isRecord(value: unknown): value is Json {
+export function isRecord(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

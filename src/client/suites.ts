@@ -4,6 +4,7 @@
  * Tolerant like ./parse.ts: what the CLI relies on is checked, the rest kept.
  */
 import type { SuiteVersionView } from '../core/wire-suites.js';
+import { isRecord } from './parse.js';
 
 export type SuiteVersion = SuiteVersionView;
 
@@ -13,11 +14,6 @@ export interface SuiteUpload {
   version: SuiteVersion;
 }
 
-type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function readSuiteVersion(body: unknown): SuiteVersion | null {
   if (!isRecord(body) || typeof body.id !== 'string' || typeof body.size !== 'number') return null;

@@ -34,6 +34,7 @@ function fixture(): { configPath: string; dir: string } {
   const dir = tempDir('runset-hw-');
   mkdirSync(path.join(dir, 'suite', 'tests'), { recursive: true });
   writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', timeout: 15_000 });\n");
+  // Playwright source: 'gift card' is declared skipped so the skipped mark is checked over the worker wire.
   writeFileSync(path.join(dir, 'suite', 'tests', 'shop.spec.ts'), `
 import { test, expect } from '@playwright/test';
 test('title', async ({ page }) => { await page.setContent('<h1>Shop</h1>'); await expect(page.locator('h1')).toHaveText('Shop'); });

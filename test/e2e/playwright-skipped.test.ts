@@ -13,7 +13,8 @@ import { chromiumMissing, type PlaywrightMember } from './playwright-fixtures.js
 
 after(() => assertNoLeakedServers());
 
-// No page fixture: no browser starts, so the run stays short.
+// The suite under test, as Playwright source: its test.skip calls are the behaviour checked here,
+// not skipped runset tests. No page fixture: no browser starts, so the run stays short.
 const SPEC = `
 import { test, expect } from '@playwright/test';
 test('runs and passes', async () => {

@@ -9,24 +9,21 @@
  * server's environments, and its Playwright listing must read. The API never
  * runs the version's code: the listing came with it (src/core/suites.ts).
  */
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { RunsetError } from '../../core/errors.js';
 import { DEFAULT_MAX_SUITE_BYTES, SUITE_CONFIG_FILE, VERSION_ROOT, type SuiteVersionInfo } from '../../core/suites.js';
-import type { SuiteArchiveStore } from '../../artifacts/blobs.js';
+import { BlobTooLargeError, type SuiteArchiveStore } from '../../artifacts/blobs.js';
 import { NameSuiteBody, SuiteId, SuiteVersionList, SuiteVersionView, UploadSuiteQuery } from '../../core/wire-suites.js';
 import { ConfigError } from '../../config/suite.js';
 import { applySuiteListing } from '../../config/playwright-discovery.js';
 import { parseSuiteTests } from '../../config/suite-tests.js';
 import { inspectSuiteArchive, SuiteRefusal } from '../../suites/inspect.js';
 import type { AppDeps } from '../deps.js';
+import { withUploadedFile } from '../upload-file.js';
 import { BODY_PROBLEMS, named, problems, SECURED } from './common.js';
 
 const SuiteParams = Type.Object({ id: SuiteId });
@@ -67,23 +64,19 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
       await nameIt(request.query.name, id);
       return reply.code(200).send(await view(id));
     }
-    const declared = Number(request.headers['content-length']);
-    if (Number.isFinite(declared) && declared > archives.maxBytes) throw tooLarge(declared, archives.maxBytes);
-    const dir = await mkdtemp(path.join(tmpdir(), 'runset-suite-upload-'));
+    const limit = { maxBytes: archives.maxBytes, what: 'suite archive', declared: Number(request.headers['content-length']) };
     try {
-      const file = path.join(dir, 'suite.tar.gz');
-      await pipeline(request.body, limitTo(archives.maxBytes), createWriteStream(file));
-      const inspected = await inspectSuiteArchive(file, { id, maxBytes: archives.maxBytes });
-      const tests = testsOf(inspected.configText, inspected.listing, inspected.paths);
-      const { location } = await archives.put(id, file);
-      await deps.store.suites.put({ id, size: inspected.size, files: inspected.files, commit: request.query.commit ?? null, tests, location });
-      await nameIt(request.query.name, id);
-      request.log.info({ suite: id, size: inspected.size, files: inspected.files, tests: tests.length }, 'suite version stored');
-      return reply.code(201).send(await view(id));
+      return await withUploadedFile(request.body, limit, async (file) => {
+        const inspected = await inspectSuiteArchive(file, { id, maxBytes: archives.maxBytes });
+        const tests = testsOf(inspected.configText, inspected.listing, inspected.paths);
+        const { location } = await archives.put(id, file);
+        await deps.store.suites.put({ id, size: inspected.size, files: inspected.files, commit: request.query.commit ?? null, tests, location });
+        await nameIt(request.query.name, id);
+        request.log.info({ suite: id, size: inspected.size, files: inspected.files, tests: tests.length }, 'suite version stored');
+        return reply.code(201).send(await view(id));
+      });
     } catch (err) {
       throw refusalOf(err, archives.maxBytes);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
     }
   });
 
@@ -152,36 +145,19 @@ function unknownVersion(id: string): RunsetError {
   return new RunsetError('unknown_suite', `no suite version ${id} is stored; upload it first (\`runset suites push DIR\`)`);
 }
 
-function tooLarge(size: number, max: number): RunsetError {
-  return new RunsetError('body_too_large', `the suite archive is ${size} bytes, over this server's limit of ${max} (--max-suite-size); leave out what the tests do not need (.runsetignore)`);
+function tooLarge(max: number, size?: number): RunsetError {
+  const what = size === undefined ? 'the suite archive is' : `the suite archive is ${size} bytes,`;
+  return new RunsetError('body_too_large', `${what} over this server's limit of ${max} bytes (--max-suite-size); leave out what the tests do not need (.runsetignore)`);
 }
 
 /** What an upload's failure answers: a refusal of the archive or its config is the client's (4xx), anything else the server's. */
 function refusalOf(err: unknown, max: number): unknown {
+  if (err instanceof BlobTooLargeError) return tooLarge(max, err.size);
   if (err instanceof SuiteRefusal) {
     if (err.code === 'hash_mismatch') return new RunsetError('suite_hash_mismatch', err.message);
-    if (err.code === 'too_large') return tooLarge(max + 1, max);
+    if (err.code === 'too_large') return tooLarge(max);
     return new RunsetError('suite_refused', err.message);
   }
-  if (err instanceof UploadTooLarge) return tooLarge(err.seen, max);
   if (err instanceof ConfigError) return new RunsetError('suite_refused', `the suite's ${SUITE_CONFIG_FILE}: ${err.message}`);
   return err;
-}
-
-class UploadTooLarge extends Error {
-  constructor(readonly seen: number) {
-    super('over the suite size limit');
-  }
-}
-
-/** Passes bytes through until more than `max` have come, then fails. */
-function limitTo(max: number): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      seen += chunk.length;
-      if (seen > max) callback(new UploadTooLarge(seen));
-      else callback(null, chunk);
-    },
-  });
 }

@@ -10,12 +10,7 @@
  * never another set's trace.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -23,6 +18,7 @@ import { RunsetError } from '../../core/errors.js';
 import { ArtifactStored, RemoveArtifactsBody } from '../../core/wire-worker.js';
 import { ArtifactTooLargeError, DEFAULT_MAX_ARTIFACT_BYTES, type ArtifactBlobStore } from '../../artifacts/blobs.js';
 import type { AppDeps } from '../deps.js';
+import { withUploadedFile } from '../upload-file.js';
 import { BEARER_ONLY, BODY_PROBLEMS, named, problems } from './common.js';
 
 /** Where bytes go when this API process was given no blob store (tests that build the app alone): nowhere. */
@@ -76,18 +72,14 @@ export const workerArtifactRoutes: FastifyPluginAsync<{ deps: AppDeps; blobs: Ar
     async (request) => {
       // JSON is parsed by the app's own parser before this runs: only octet-stream arrives as a stream.
       if (!(request.body instanceof Readable)) throw new RunsetError('unsupported_media_type', 'send the artifact\'s bytes as application/octet-stream');
-      const declared = Number(request.headers['content-length']);
-      if (Number.isFinite(declared) && declared > blobs.maxBytes) throw tooLarge(new ArtifactTooLargeError(declared, blobs.maxBytes));
-      const dir = await mkdtemp(path.join(tmpdir(), 'runset-upload-'));
       try {
-        const file = path.join(dir, 'bytes');
-        await pipeline(request.body, limitTo(blobs.maxBytes), createWriteStream(file));
-        const { location, size } = await blobs.put(request.params.id.toLowerCase(), file);
-        return { location: signLocation(deps.secretKey, location), size };
+        const limit = { maxBytes: blobs.maxBytes, what: 'artifact', declared: Number(request.headers['content-length']) };
+        return await withUploadedFile(request.body, limit, async (file) => {
+          const { location, size } = await blobs.put(request.params.id.toLowerCase(), file);
+          return { location: signLocation(deps.secretKey, location), size };
+        });
       } catch (err) {
         throw err instanceof ArtifactTooLargeError ? tooLarge(err) : err;
-      } finally {
-        await rm(dir, { recursive: true, force: true });
       }
     },
   );
@@ -120,16 +112,4 @@ export const workerArtifactRoutes: FastifyPluginAsync<{ deps: AppDeps; blobs: Ar
 
 function tooLarge(err: ArtifactTooLargeError): RunsetError {
   return new RunsetError('body_too_large', `${err.message}: the artifact is not kept`);
-}
-
-/** Passes bytes through until more than `max` have come, then fails with ArtifactTooLargeError. */
-function limitTo(max: number): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      seen += chunk.length;
-      if (seen > max) callback(new ArtifactTooLargeError(seen, max));
-      else callback(null, chunk);
-    },
-  });
 }
