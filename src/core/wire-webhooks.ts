@@ -33,7 +33,16 @@ export const WebhookDeliveryView = Type.Object(
   { additionalProperties: false, $id: 'WebhookDelivery' },
 );
 
-export const WebhookDeliveryList = Type.Object({ deliveries: Type.Array(refTo(WebhookDeliveryView)) }, { additionalProperties: false, $id: 'WebhookDeliveryList' });
+export const WebhookDeliveryList = Type.Object(
+  {
+    deliveries: Type.Array(refTo(WebhookDeliveryView)),
+    eventsWaiting: Type.Integer({
+      minimum: 0,
+      description: "The set's starts and ends not yet turned into deliveries (within about a second of the change): while above 0, more deliveries are to come.",
+    }),
+  },
+  { additionalProperties: false, $id: 'WebhookDeliveryList' },
+);
 export type WebhookDeliveryList = Static<typeof WebhookDeliveryList>;
 
 export const WebhookDeliveriesQuery = Type.Object(

@@ -22,6 +22,8 @@ export interface WebhookOutbox {
    * when the lease was lost (the record is not written).
    */
   recordAttempt(delivery: Pick<DueDelivery, 'id' | 'leaseToken'>, outcome: AttemptOutcome): Promise<boolean>;
+  /** How many of a set's events are not yet fanned out: while any are, more of its deliveries are to come. */
+  eventsWaiting(setId: string): Promise<number>;
   /** A set's deliveries, oldest first, each with its attempts. */
   listDeliveries(setId: string): Promise<DeliveryWithAttempts[]>;
 }

@@ -173,6 +173,8 @@ describe('webhooks', () => {
       assert.ok(d.deliveredAt);
     }
     assert.ok(!JSON.stringify(listed).includes(chat.url), 'a URL read from the environment is never shown');
+    const whole = await api<{ eventsWaiting: number }>(server, 'GET', `/v0/webhook-deliveries?setId=${production}`);
+    assert.equal(whole.body.eventsWaiting, 0, 'every event of the ended set is fanned out');
     assert.equal((await deliveries(server, staging)).length, 2, 'staging: only team (started, finished)');
 
     // Bad input is a clear 400/404/401.

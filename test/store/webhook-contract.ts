@@ -43,6 +43,7 @@ export function runWebhookContract(name: string, makeStore: () => Promise<Store>
       const [second] = await store.claims.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
       assert.ok(await store.claims.finishRun(leaseOf(first!), passed));
       assert.ok(await store.claims.finishRun(leaseOf(second!), passed));
+      assert.equal(await store.webhooks.eventsWaiting(set.id), 2, 'its start and end wait to be fanned out');
 
       const seen: SetEvent[] = [];
       assert.equal(await store.webhooks.fanOut(router(seen, { 'set.started': ['chat'], 'set.finished': ['chat', 'pager'] }), 10), 2);
@@ -54,6 +55,7 @@ export function runWebhookContract(name: string, makeStore: () => Promise<Store>
         ],
       );
       assert.equal(await store.webhooks.fanOut(() => ['again'], 10), 0, 'an event is taken once');
+      assert.equal(await store.webhooks.eventsWaiting(set.id), 0);
 
       const deliveries = await store.webhooks.listDeliveries(set.id);
       assert.deepEqual(deliveries.map((d) => [d.event, d.webhook, d.state, d.attempts, d.history.length]).sort(), [

@@ -25,8 +25,8 @@ export const webhookRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps
     },
     async (request) => {
       const set = await findSet(deps, request.query.setId.toLowerCase(), request.apiKey);
-      const deliveries = await deps.store.webhooks.listDeliveries(set.id);
-      return { deliveries: deliveries.map(({ history, attempts: _count, ...delivery }) => ({ ...delivery, attempts: history })) };
+      const [deliveries, eventsWaiting] = await Promise.all([deps.store.webhooks.listDeliveries(set.id), deps.store.webhooks.eventsWaiting(set.id)]);
+      return { deliveries: deliveries.map(({ history, attempts: _count, ...delivery }) => ({ ...delivery, attempts: history })), eventsWaiting };
     },
   );
   return Promise.resolve();

@@ -1,7 +1,7 @@
 /**
  * A set's webhook deliveries on its page: each webhook and event, its state,
  * and every attempt (status code or error, time). Polled while the set runs
- * or a delivery is still pending.
+ * an event of it waits to be fanned out, or a delivery is still pending.
  */
 import { useState } from 'preact/hooks';
 import type { WebhookDeliveryList } from '../../core/wire-webhooks.js';
@@ -9,14 +9,14 @@ import { api } from './api.js';
 import { Time } from './components.js';
 import { usePoll } from './live.js';
 
-type Delivery = WebhookDeliveryList['deliveries'][number];
-
 export function WebhookDeliveries({ setId, setEnded }: { setId: string; setEnded: boolean }) {
-  const [deliveries, setDeliveries] = useState<Delivery[] | undefined>(undefined);
-  const settled = setEnded && deliveries !== undefined && deliveries.every((d) => d.state !== 'pending');
+  const [list, setList] = useState<WebhookDeliveryList | undefined>(undefined);
+  const deliveries = list?.deliveries;
+  // A set's end becomes deliveries a moment after it ends: poll until none of its events wait.
+  const settled = setEnded && list !== undefined && list.eventsWaiting === 0 && list.deliveries.every((d) => d.state !== 'pending');
   usePoll(
     async () => {
-      setDeliveries((await api.listWebhookDeliveries(setId)).deliveries);
+      setList(await api.listWebhookDeliveries(setId));
     },
     [setId],
     !settled,

@@ -98,6 +98,11 @@ export class PostgresWebhooks implements WebhookOutbox {
     return rows[0]?.recorded === true;
   }
 
+  async eventsWaiting(setId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>({ name: 'runset.eventsWaiting', text: `SELECT count(*)::int AS n FROM ${this.n.setEvents} WHERE set_id = $1`, values: [setId] });
+    return rows[0]!.n;
+  }
+
   async listDeliveries(setId: string): Promise<DeliveryWithAttempts[]> {
     const n = this.n;
     const [deliveries, attempts] = await withClient(this.pool, async (q) => [

@@ -15,7 +15,7 @@ import { now } from './statements.js';
 const { toDelivery, withAttempts } = webhookRowMappers<string>((value) => value);
 const DELIVERY_COLUMNS = 'id, webhook, set_id, event, state, created_at, next_attempt_at, delivered_at, attempts';
 
-type Statement = 'events' | 'dropEvents' | 'insertDelivery' | 'due' | 'lease' | 'record' | 'attempt' | 'deliveries' | 'attempts';
+type Statement = 'events' | 'waiting' | 'dropEvents' | 'insertDelivery' | 'due' | 'lease' | 'record' | 'attempt' | 'deliveries' | 'attempts';
 
 export class SqliteWebhooks implements WebhookOutbox {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -27,6 +27,7 @@ export class SqliteWebhooks implements WebhookOutbox {
     if (owner) db.prepare('UPDATE webhook_deliveries SET lease_expires_at = NULL, lease_token = NULL WHERE lease_expires_at IS NOT NULL').run();
     this.sql = {
       events: db.prepare('SELECT e.id, e.set_id AS setId, s.env, e.event FROM set_events AS e JOIN test_run_sets AS s ON s.id = e.set_id ORDER BY e.id LIMIT ?'),
+      waiting: db.prepare('SELECT count(*) AS n FROM set_events WHERE set_id = ?'),
       dropEvents: db.prepare('DELETE FROM set_events WHERE id <= ?'),
       insertDelivery: db.prepare(`
         INSERT INTO webhook_deliveries (id, event_id, webhook, set_id, event, created_at, next_attempt_at)
@@ -97,6 +98,10 @@ export class SqliteWebhooks implements WebhookOutbox {
         return true;
       }).immediate(),
     );
+  }
+
+  eventsWaiting(setId: string): Promise<number> {
+    return settle(() => (this.sql.waiting.get(setId) as { n: number }).n);
   }
 
   listDeliveries(setId: string): Promise<DeliveryWithAttempts[]> {
