@@ -29,6 +29,7 @@ import { attachRequiredRole, authorizeRoute } from './permission.js';
 import { keyRoutes } from './routes/keys.js';
 import { testHistoryRoutes } from './routes/tests.js';
 import { suiteRoutes } from './routes/suites.js';
+import { quarantineRoutes } from './routes/quarantine.js';
 import { workerProtocolRoutes } from './routes/worker-protocol.js';
 
 
@@ -92,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await v0.register(webhookRoutes, { deps });
         await v0.register(testHistoryRoutes, { deps });
         await v0.register(suiteRoutes, { deps });
+        await v0.register(quarantineRoutes, { deps });
       }, { prefix: '/v0' });
       // Workers over HTTP: Bearer keys only, with their own key check (role worker or admin).
       await api.register(workerProtocolRoutes, { prefix: '/v0/worker', deps });

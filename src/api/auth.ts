@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemOf } from '../core/errors.js';
-import type { ApiKeyRecord } from '../core/types.js';
+import type { ApiKeyRecord } from '../core/keys.js';
 import { CACHE_MISS, type KeyAuthenticator } from '../auth/keys.js';
 import { sendProblem } from './problems.js';
 import { csrfMatches, readCookie, SESSION_COOKIE, type ActiveSession, type SessionAuthenticator } from '../auth/sessions.js';

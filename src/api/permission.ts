@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { problemOf, RunsetError } from '../core/errors.js';
-import type { ApiKeyRecord, KeyRole } from '../core/types.js';
+import type { ApiKeyRecord, KeyRole } from '../core/keys.js';
 import { hasRole, operationRefusal, requiredRole, seesEnv } from '../auth/policy.js';
 import { sendProblem } from './problems.js';
 

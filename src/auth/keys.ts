@@ -3,7 +3,7 @@
  * leaked one. Only the SHA-256 of a token is stored; the token is shown once.
  */
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyRecord, KeyRole } from '../core/types.js';
+import type { ApiKeyRecord, KeyRole } from '../core/keys.js';
 import type { Store } from '../store/store.js';
 import { isExpired } from './policy.js';
 import { DurationError, parseDuration } from '../core/duration.js';

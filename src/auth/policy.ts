@@ -13,9 +13,9 @@
  * - A key limited to environments sees only sets of those environments: any
  *   other set is answered exactly as a set that does not exist (404).
  */
-import { KEY_ROLES, type KeyRole } from '../core/types.js';
+import { KEY_ROLES, type KeyRole } from '../core/keys.js';
 
-export { isKeyRole } from '../core/types.js';
+export { isKeyRole } from '../core/keys.js';
 
 /** The parts of a key the policy judges. */
 export interface KeyScope {
@@ -38,11 +38,14 @@ export const OPERATION_ROLES: Readonly<Record<string, KeyRole>> = Object.freeze(
   getTestHistory: 'read',
   listSuites: 'read',
   getSuite: 'read',
+  listQuarantine: 'read',
   createTestRunSet: 'trigger',
   uploadSuite: 'trigger',
   nameSuite: 'trigger',
   rerunTestRunSet: 'trigger',
   cancelTestRunSet: 'trigger',
+  addQuarantine: 'trigger',
+  removeQuarantine: 'trigger',
   listKeys: 'admin',
   createKey: 'admin',
   revokeKey: 'admin',
@@ -68,8 +71,8 @@ export const OPERATION_ROLES: Readonly<Record<string, KeyRole>> = Object.freeze(
 
 /** What each role adds, for the message of a refusal. */
 const ROLE_RIGHTS: Readonly<Record<KeyRole, string>> = Object.freeze({
-  read: 'read sets, members, artifacts, environments, workers and suite versions',
-  trigger: 'also create, run again and cancel sets, and upload suite versions',
+  read: 'read sets, members, artifacts, environments, workers, suite versions and quarantined tests',
+  trigger: 'also create, run again and cancel sets, upload suite versions, and quarantine tests',
   admin: 'also manage keys and use the worker protocol',
   worker: 'use the worker protocol only (claim and run members, report outcomes, upload artifacts)',
 });

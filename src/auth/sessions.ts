@@ -5,7 +5,7 @@
  * shared store accepts the session, and revoking the key ends it.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyRecord } from '../core/types.js';
+import type { ApiKeyRecord } from '../core/keys.js';
 import type { SessionRecord } from '../store/browse.js';
 import type { Store } from '../store/store.js';
 import { hashToken } from './keys.js';

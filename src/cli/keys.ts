@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { storeOptions, withStore, type StoreFlags } from './store-options.js';
 import type { KeyGrant } from '../auth/keys.js';
 import { isKeyRole } from '../auth/policy.js';
-import { KEY_ROLES, type ApiKeyRecord } from '../core/types.js';
+import { KEY_ROLES, type ApiKeyRecord } from '../core/keys.js';
 import { KEY_NAME_PATTERN } from '../core/wire-keys.js';
 
 const NAME_PATTERN = new RegExp(KEY_NAME_PATTERN);

@@ -3,9 +3,11 @@
  * exactly one request (no hidden retries, so a caller keeps control of time);
  * `waitForTestRunSet` is the one loop, and it retries only transient failures.
  */
+import type { QuarantineAdded } from '../core/wire-quarantine.js';
+import { readQuarantineAdded, readQuarantineList, type QuarantineEntry, type QuarantineResult } from './quarantine.js';
 import { parseDuration } from '../core/duration.js';
 import { parseRetryAfter, RunsetApiError } from './errors.js';
-import { readCancelResult, readCreateResult, readProblem, readSetPage, readStatus, readTestRuns, readWorkers } from './parse.js';
+import { isRecord, readCancelResult, readCreateResult, readProblem, readSetPage, readStatus, readTestRuns, readWorkers } from './parse.js';
 import { redact } from './redact.js';
 import { abortReason } from './retry.js';
 import { readSetSuite, readSuiteVersion, readSuiteVersionList, type SetSuite, type SuiteUpload, type SuiteVersion } from './suites.js';
@@ -43,7 +45,7 @@ export interface CreateOptions extends RequestOptions {
 }
 
 interface Call<T> {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   body?: unknown;
   /** Bytes sent as they are (an archive), instead of `body` as JSON. */
@@ -140,6 +142,13 @@ export class RunsetClient {
     }
   }
 
+  /** Extension: the environment of a set, from its details; null when the server does not say. Rejects with 404 for no such set. */
+  getTestRunSetEnv(id: string, options: RequestOptions = {}): Promise<string | null> {
+    return this.#call({ method: 'GET', path: `${setPath(id)}/details`, signal: options.signal, read: (body) => ({ env: isRecord(body) && typeof body.env === 'string' ? body.env : null }) }).then(
+      (details) => details.env,
+    );
+  }
+
   /**
    * Extension: cancels the set — its unfinished members end FAIL with the error
    * `cancelled`, and so does the set. Resolves with its status and whether this
@@ -188,6 +197,28 @@ export class RunsetClient {
   /** Extension: points `name` (main, pr-123) at a stored version; resolves with the version and its names. */
   nameSuiteVersion(name: string, id: string, options: RequestOptions = {}): Promise<SuiteVersion> {
     return this.#call({ method: 'POST', path: '/v0/suite-names', body: { name, id }, signal: options.signal, read: readSuiteVersion });
+  }
+
+  /** Extension: the quarantines in force, of one environment or of every one this key sees. */
+  listQuarantine(env?: string, options: RequestOptions = {}): Promise<QuarantineEntry[]> {
+    const path = env === undefined ? '/v0/quarantine' : `/v0/quarantine?${new URLSearchParams({ env }).toString()}`;
+    return this.#call({ method: 'GET', path, signal: options.signal, read: readQuarantineList });
+  }
+
+  /** Extension: quarantines a test (or replaces its quarantine); `until` an ISO time, absent for the server's default. */
+  async addQuarantine(entry: { env: string; name: string; reason: string; until?: string }, options: RequestOptions = {}): Promise<QuarantineResult> {
+    const call: Call<QuarantineAdded> = { method: 'POST', path: '/v0/quarantine', body: entry, signal: options.signal, read: readQuarantineAdded };
+    const request = 'POST /v0/quarantine';
+    const { response, text } = await this.#exchange(call, request);
+    return { ...this.#read(call, response, text, request), created: response.status === 201 };
+  }
+
+  /** Extension: ends a test's quarantine now; rejects with code not_quarantined (404) when it was not. */
+  async removeQuarantine(env: string, name: string, options: RequestOptions = {}): Promise<void> {
+    const request = 'DELETE /v0/quarantine';
+    const call: Call<true> = { method: 'DELETE', path: `/v0/quarantine?${new URLSearchParams({ env, name }).toString()}`, signal: options.signal, read: () => true };
+    const { response, text } = await this.#exchange(call, request);
+    if (!response.ok) throw this.#httpError(response, text, request);
   }
 
   /**

@@ -11,7 +11,7 @@ import { summaryLines } from './progress.js';
 import { redact } from './redact.js';
 import { annotations, outputLines, stepSummaryMarkdown } from './reports/github.js';
 import { buildJunit } from './reports/junit.js';
-import { countsOf, type Outcome, type ReportInput } from './reports/model.js';
+import { countsOf, verdictText, type Outcome, type ReportInput } from './reports/model.js';
 import { withRetry } from './retry.js';
 import { EXIT_CODES, type ExitCode, type TriggerContext } from './trigger-context.js';
 import type { TestRun, TestRunSetStatus } from './types.js';
@@ -41,8 +41,7 @@ export async function finish(client: RunsetClient, id: string, outcome: Outcome,
 function reason(input: ReportInput, code: ExitCode, ctx: TriggerContext): string {
   const counts = countsOf(input);
   if (code === EXIT_CODES.error) return 'error: the tests passed, but a report could not be written';
-  if (input.outcome === 'SUCCESS') return `SUCCESS: ${counts.passed} of ${counts.total} tests passed${counts.skipped > 0 ? ` (${counts.skipped} skipped)` : ''}`;
-  if (input.outcome === 'FAIL') return `FAIL: ${counts.failed} of ${counts.total} tests failed`;
+  if (input.outcome === 'SUCCESS' || input.outcome === 'FAIL') return verdictText(input);
   const last = input.status ? `still ${input.status.status}` : 'no status could be read';
   return `timed out after --timeout ${formatDuration(ctx.options.timeoutMs)}: test run set ${input.setId} ${last}, ${counts.unfinished} of ${counts.total} tests not finished`;
 }

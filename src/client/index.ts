@@ -25,6 +25,7 @@ export { DEFAULT_INTERVAL_MS, DEFAULT_TIMEOUT_MS, LONG_POLL_SECONDS, type WaitOp
 export {
   isFinalStatus,
   isFlaky,
+  isQuarantined,
   isSkipped,
   type CancelResult,
   type ConditionalStatus,

@@ -76,6 +76,7 @@ function readTestRun(item: unknown, index: number): TestRun | null {
     ...(typeof item.flaky === 'boolean' ? { flaky: item.flaky } : {}),
     // Tolerant: a server older than the mark sends none, and nothing it ran was marked.
     skipped: item.skipped === true,
+    quarantined: item.quarantined === true,
   };
 }
 

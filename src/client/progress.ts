@@ -7,8 +7,8 @@
  */
 import { formatDuration } from '../core/duration.js';
 import type { TextSink } from './redact.js';
-import { countsOf, failedMembers, flakyMembers, oneLine, passedText, setDurationMs, unfinishedMembers, type ReportInput } from './reports/model.js';
-import type { TestRunSetStatus } from './types.js';
+import { countsOf, failedMembers, failedText, flakyMembers, oneLine, passedText, setDurationMs, unfinishedMembers, type ReportInput } from './reports/model.js';
+import { isQuarantined, type TestRunSetStatus } from './types.js';
 
 const CLEAR_LINE = '\r\u001b[2K';
 const MAX_LISTED = 50;
@@ -81,7 +81,7 @@ export function summaryLines(input: ReportInput): string[] {
   const counts = countsOf(input);
   const head = input.outcome === 'TIMEOUT' ? `timed out (last status ${input.status?.status ?? 'unknown'})` : input.outcome;
   const lines = [`runset: ${head} — env ${input.env}, test run set ${input.setId}`];
-  const parts = [passedText(counts), `${counts.failed} failed`];
+  const parts = [passedText(counts), failedText(counts)];
   if (counts.unfinished > 0) parts.push(`${counts.unfinished} not finished`);
   lines.push(`  ${counts.total} tests: ${parts.join(', ')} · took ${formatDuration(setDurationMs(input))}`);
   const members = input.members;
@@ -91,7 +91,7 @@ export function summaryLines(input: ReportInput): string[] {
   }
   const failed = failedMembers(members);
   for (const run of failed.slice(0, MAX_LISTED)) {
-    lines.push(`  ✗ ${run.name} [${run.type}]: ${oneLine(run.error ?? 'failed', 300)}`);
+    lines.push(`  ✗ ${run.name} [${run.type}]${isQuarantined(run) ? ' (quarantined)' : ''}: ${oneLine(run.error ?? 'failed', 300)}`);
   }
   if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more failed`);
   for (const run of flakyMembers(members).slice(0, MAX_LISTED)) {

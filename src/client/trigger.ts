@@ -128,6 +128,11 @@ async function rerunFailures(client: RunsetClient, earlier: string, ctx: Trigger
   const { signal, dispose } = deadlineSignal(ctx.deadline, () => new TriggerFailure(EXIT_CODES.error, `could not rerun the failures of ${earlier}: no answer within --timeout`));
   try {
     const id = earlier === 'last' ? await lastEndedSetOfPipeline(client, ctx.options.env, ctx.env, signal) : earlier;
+    if (earlier !== 'last') {
+      // A rerun takes the earlier set's environment: an --env that differs is a mistake to say, not to ignore.
+      const env = await client.getTestRunSetEnv(id, { signal });
+      if (env !== null && env !== ctx.options.env) throw new TriggerFailure(EXIT_CODES.error, `test run set ${id} ran in environment ${env}, not --env ${ctx.options.env}: a rerun of its failures runs in ${env}; pass --env ${env}`);
+    }
     const result = await client.rerunTestRunSet(id, { only: 'failed' }, { signal });
     ctx.stderr.write(`runset: rerunning the failed tests of test run set ${id}\n`);
     return result.testRunSetId;

@@ -29,7 +29,7 @@ export type CreateTestRunSetResult = WireCreateResult;
 export type TestRunSetStatus = Omit<WireStatus, 'status'> & { status: StatusValue };
 export type Counts = WireStatus['progress']['counts'];
 
-export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'skipped' | 'artifacts' | 'workerId' | 'expectedMs' | 'cancelledBy'> & {
+export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'skipped' | 'quarantined' | 'artifacts' | 'workerId' | 'expectedMs' | 'cancelledBy'> & {
   status: StatusValue;
   /** Extension: the key whose cancel ended it. Older servers omit it. */
   cancelledBy?: { keyId: string; keyName: string } | null;
@@ -41,6 +41,8 @@ export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'skipped' | 'artifa
   flaky?: boolean;
   /** Extension: passed because Playwright skipped it. Older servers omit it: read as false (see `isSkipped`). */
   skipped?: boolean;
+  /** Extension: quarantined when the set was created; its failure does not fail the set. Older servers omit it: false (see `isQuarantined`). */
+  quarantined?: boolean;
   /** Extension: artifact descriptors; not interpreted by the client yet. */
   artifacts?: unknown;
 };
@@ -69,6 +71,11 @@ export function isFinalStatus(status: StatusValue): status is 'SUCCESS' | 'FAIL'
 export function isFlaky(run: TestRun): boolean {
   if (typeof run.flaky === 'boolean') return run.flaky && run.status === 'SUCCESS';
   return passedAfterRetry(run.status, run.attempts);
+}
+
+/** Quarantined (its failure does not fail the set): only the server can say so; absent is false. */
+export function isQuarantined(run: TestRun): boolean {
+  return run.quarantined === true;
 }
 
 /** Passed without running (Playwright's test.skip, test.fixme): only the server can say so; absent is false. */

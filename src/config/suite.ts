@@ -145,7 +145,8 @@ function buildEnvironments(raw: Static<typeof SuiteSchema>['environments']): Map
     }
     const allowPrivateTargets = declared?.allowPrivateTargets ?? false;
     const allowSuiteUploads = declared?.allowSuiteUploads ?? false;
-    environments.set(name, deepFreeze({ name, variables, maxFailures: declared?.maxFailures ?? null, allowPrivateTargets, allowSuiteUploads, overrideRules }));
+    const failOnFlaky = declared?.failOnFlaky ?? false;
+    environments.set(name, deepFreeze({ name, variables, maxFailures: declared?.maxFailures ?? null, failOnFlaky, allowPrivateTargets, allowSuiteUploads, overrideRules }));
   }
   return environments;
 }

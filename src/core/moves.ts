@@ -7,7 +7,7 @@
  * drives both stores through random moves and compares every member and set
  * with these functions.
  */
-import { deriveSetStatus, isFinal, type Counts, type RunState } from './states.js';
+import { deriveSetStatus, isFinal, passedAfterRetry, type Counts, type RunState } from './states.js';
 
 /**
  * The moves a store makes on a member, each with the state changes it may make
@@ -53,6 +53,34 @@ export function reapedTo(lostLeasesBefore: number, maxLostLeases: number): 'WAIT
   return lostLeasesBefore + 1 < maxLostLeases ? 'WAITING' : 'FAIL';
 }
 
+/** The rules a member was planned with that decide whether its end fails its set (src/sets/plan.ts). */
+export interface MemberRules {
+  /** Its test was quarantined in its environment when the set was planned. */
+  quarantined: boolean;
+  /** Its environment's failOnFlaky when the set was planned. */
+  failOnFlaky: boolean;
+}
+
+/** Why a member ended: its own outcome (a finish), too many lost leases (the reaper), or its set's cancel. */
+export type EndCause = 'outcome' | 'lost' | 'cancel';
+
+/**
+ * Whether a member's move to `to` fails its set — the status rule beside the
+ * seed's: a set passes when every member that is not quarantined passed.
+ * - a cancel always does: a cancelled set never passes, quarantined or not;
+ * - a FAIL does unless the member is quarantined;
+ * - a SUCCESS after a retry does under failOnFlaky, unless quarantined;
+ * - nothing else does (a member that has not ended fails nothing yet).
+ * The PostgreSQL store writes this rule in SQL (failsSetSql, src/store/postgres/set-moves.ts),
+ * tied to this one by the property test.
+ */
+export function failsSet(member: MemberRules, to: RunState, attempts: number, cause: EndCause): boolean {
+  if (cause === 'cancel') return to === 'FAIL';
+  if (member.quarantined) return false;
+  if (to === 'FAIL') return true;
+  return to === 'SUCCESS' && member.failOnFlaky && passedAfterRetry(to, attempts);
+}
+
 export interface Stamps {
   startedAt: string | null;
   endedAt: string | null;
@@ -73,25 +101,30 @@ export function stampMember(member: Stamps, to: RunState, at: string): Stamps {
 
 export interface SetProgress extends Stamps {
   counts: Counts;
+  /** How many of its members' ends fail it (failsSet). */
+  failing: number;
   status: RunState;
 }
 
 /**
- * A set after one of its members moved `from` → `to` at `at`: counts shifted,
- * status derived (deriveSetStatus), and its timestamps:
+ * A set after one of its members moved `from` → `to` at `at` (`fails`: that
+ * end fails the set, failsSet): counts shifted, status derived
+ * (deriveSetStatus), and its timestamps:
  * - it starts when its first member does, and a set that ends without any
  *   member having started (cancelled, or lost to the reaper, before one ran)
  *   started when it ended;
  * - it ends with its last member, at that member's end.
  * Throws on a move no member may make (canMoveMember).
  */
-export function moveSet(set: Pick<SetProgress, 'counts' | 'startedAt'>, from: RunState, to: RunState, at: string): SetProgress {
+export function moveSet(set: Pick<SetProgress, 'counts' | 'failing' | 'startedAt'>, from: RunState, to: RunState, at: string, fails: boolean): SetProgress {
   if (!canMoveMember(from, to)) throw new Error(`illegal member move ${from} → ${to}`);
+  if (fails && !isFinal(to)) throw new Error(`a move to ${to} cannot fail a set`);
   const counts = { ...set.counts };
   counts[from]--;
   counts[to]++;
+  const failing = set.failing + (fails ? 1 : 0);
   const started = set.startedAt ?? (to === 'RUNNING' ? at : null);
-  const status = deriveSetStatus(counts, started !== null);
+  const status = deriveSetStatus(counts, started !== null, failing);
   const ended = isFinal(status);
-  return { counts, status, startedAt: started ?? (ended ? at : null), endedAt: ended ? at : null };
+  return { counts, failing, status, startedAt: started ?? (ended ? at : null), endedAt: ended ? at : null };
 }

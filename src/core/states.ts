@@ -28,12 +28,15 @@ export function emptyCounts(): Counts {
  * - WAITING while no member has ever started (`everStarted` false);
  * - RUNNING once one has, until all have ended — also when a member went back to
  *   WAITING after a lost worker: a set never moves backwards;
- * - SUCCESS when all ended and all passed; FAIL when all ended and one failed.
+ * - once all have ended, FAIL when one of their ends fails the set (`failing`,
+ *   counted by failsSet in ./moves.ts: a FAIL that is not quarantined, a cancel,
+ *   a pass after a retry under failOnFlaky), SUCCESS otherwise. `counts` stay the
+ *   members' real states: a set may pass with a quarantined member in FAIL.
  */
-export function deriveSetStatus(counts: Counts, everStarted: boolean): RunState {
+export function deriveSetStatus(counts: Counts, everStarted: boolean, failing: number): RunState {
   const total = counts.WAITING + counts.RUNNING + counts.SUCCESS + counts.FAIL;
   const ended = counts.SUCCESS + counts.FAIL;
-  if (total > 0 && ended === total) return counts.FAIL > 0 ? 'FAIL' : 'SUCCESS';
+  if (total > 0 && ended === total) return failing > 0 ? 'FAIL' : 'SUCCESS';
   if (everStarted || counts.RUNNING > 0 || ended > 0) return 'RUNNING';
   return 'WAITING';
 }

@@ -18,6 +18,7 @@
  * - artifact: a file kept for a member (screenshot, trace, video).
  */
 import type { Counts, RunState } from './states.js';
+import type { MemberRules } from './moves.js';
 
 // ── Tests, as declared in runset.config.yaml and frozen into each member ──────
 
@@ -132,6 +133,8 @@ export interface EnvironmentConfig {
   variables: Record<string, VariableValue>;
   /** Fail fast: once this many members failed, the rest of the set is cancelled. Null: off. */
   maxFailures: number | null;
+  /** A member that passed only after a retry fails the set (failsSet, src/core/moves.ts). */
+  failOnFlaky: boolean;
   /** Its http tests may reach private addresses (never link-local or metadata ones). */
   allowPrivateTargets: boolean;
   /** A set of it may run an uploaded suite version (src/core/suites.ts) rather than the config's own tests. */
@@ -170,6 +173,8 @@ export interface TestRunSetRecord {
   env: string;
   status: RunState;
   counts: Counts;
+  /** How many member ends fail the set (failsSet, src/core/moves.ts): FAIL once all ended and this is above 0. */
+  failing: number;
   createdAt: string;
   startedAt: string | null;
   endedAt: string | null;
@@ -193,11 +198,14 @@ export interface TestRunRecord {
   workerId: string | null;
   /** Ended SUCCESS because Playwright skipped it (declared or at run time): nothing of it ran. Always false for other types. */
   skipped: boolean;
+  /** Its test was quarantined when the set was planned: its end does not fail the set (failsSet). */
+  quarantined: boolean;
   /** How long it was expected to take when the set was created (see src/scheduler/shares.ts). */
   expectedMs: number | null;
 }
 
-export interface NewTestRun {
+/** A member to store; its rules (MemberRules) decide whether its end fails the set. */
+export interface NewTestRun extends MemberRules {
   id: string;
   /** Display order: the order of the suite's config. */
   position: number;
@@ -297,31 +305,6 @@ export interface ArtifactRecord extends NewArtifact {
   runId: string;
   setId: string;
   createdAt: string;
-}
-
-/**
- * What a key may do: read < trigger < admin, each including the one before;
- * worker stands apart: the worker protocol (src/api/routes/worker-protocol.ts)
- * and nothing else (src/auth/policy.ts).
- */
-export const KEY_ROLES = Object.freeze(['read', 'trigger', 'admin', 'worker'] as const);
-export type KeyRole = (typeof KEY_ROLES)[number];
-
-export function isKeyRole(value: unknown): value is KeyRole {
-  return typeof value === 'string' && (KEY_ROLES as readonly string[]).includes(value);
-}
-
-export interface ApiKeyRecord {
-  id: string;
-  name: string;
-  role: KeyRole;
-  /** The environments whose sets the key may see and create; null: every one. */
-  envs: string[] | null;
-  /** After this the key is refused as if revoked; null: never. */
-  expiresAt: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
 }
 
 // ── Executors ───────────────────────────────────────────────────────────────

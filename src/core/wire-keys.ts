@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { DateTime, LIMITS, NullableDateTime, refTo, Uuid } from './wire.js';
-import { KEY_ROLES } from './types.js';
+import { KEY_ROLES } from './keys.js';
 
 /** What a key's name may be (the CLI says the same). */
 export const KEY_NAME_PATTERN = '^[\\w .@-]{1,100}$';

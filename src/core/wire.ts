@@ -186,6 +186,10 @@ export const TestRunSchema = Type.Object(
     skipped: Type.Boolean({
       description: 'Passed because Playwright skipped it (test.skip, test.fixme, declared or called in the test): its status is SUCCESS, but nothing of it ran. Always false for http and command tests.',
     }),
+    quarantined: Type.Boolean({
+      description:
+        'Its test was quarantined in the environment when the set was created (runset quarantine add): it ran, its status is its real one, but its failure (or a pass after a retry under failOnFlaky) does not fail the set.',
+    }),
     workerId: Type.Union([Type.String(), Type.Null()], {
       description: 'The worker process that started its last attempt (see GET /api/v0/workers); null until it starts.',
     }),

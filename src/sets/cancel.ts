@@ -22,7 +22,7 @@ export async function enforceMaxFailures(store: Store, setId: string): Promise<b
   const control = await store.sets.control(setId);
   if (control?.maxFailures == null || control.cancellation) return false;
   const set = await store.sets.get(setId);
-  if (!set || isFinal(set.status) || set.counts.FAIL < control.maxFailures) return false;
+  if (!set || isFinal(set.status) || set.failing < control.maxFailures) return false;
   const result = await store.sets.cancel(setId, { byKeyId: null, byKeyName: null, error: maxFailuresError(control.maxFailures) });
   return result.found && result.cancelled;
 }

@@ -10,7 +10,8 @@
  * a selection (`select`, ./select.ts) that keeps none of the environment's tests.
  */
 import { echo, RunsetError } from '../core/errors.js';
-import type { NewTestRun, NewTestRunSet, TestSpec, VariableValue } from '../core/types.js';
+import type { EnvironmentConfig, NewTestRun, NewTestRunSet, TestSpec, VariableValue } from '../core/types.js';
+import type { MemberRules } from '../core/moves.js';
 import type { CreateTestRunSetBody } from '../core/wire.js';
 import { testsForEnvironment, type SuiteConfig } from '../config/suite.js';
 import { overrideRefusal } from '../config/override-rules.js';
@@ -24,6 +25,8 @@ export interface PlanOptions {
   keyId: string | null;
   /** Recent successful durations of the environment's tests, by name (DurationsStore.history); none: no history yet. */
   history?: ReadonlyMap<string, readonly number[]>;
+  /** Names of the environment's tests quarantined now (QuarantineStore.activeNames): their members' ends do not fail the set. */
+  quarantined?: ReadonlySet<string>;
 }
 
 export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, opts: PlanOptions): NewTestRunSet {
@@ -69,17 +72,20 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
     maxFailures: environment.maxFailures,
     labels: { ...body.labels },
     select,
-    runs: membersInClaimOrder(tests, opts.history ?? new Map()),
+    runs: membersInClaimOrder(tests, opts.history ?? new Map(), rulesFor(environment, opts.quarantined)),
   };
 }
 
 /** The members, longest expected first: the store keeps this order as their claim order (src/scheduler/shares.ts). */
-export function membersInClaimOrder(tests: readonly TestSpec[], history: ReadonlyMap<string, readonly number[]>): NewTestRun[] {
+export function membersInClaimOrder(tests: readonly TestSpec[], history: ReadonlyMap<string, readonly number[]>, rules: (name: string) => MemberRules): NewTestRun[] {
   const expected = expectedDurations(tests, history);
-  return claimOrder(expected).map((position) => ({
-    id: newRecordId(),
-    position,
-    spec: tests[position] as TestSpec,
-    expectedMs: expected[position] as number,
-  }));
+  return claimOrder(expected).map((position) => {
+    const spec = tests[position] as TestSpec;
+    return { id: newRecordId(), position, spec, expectedMs: expected[position] as number, ...rules(spec.name) };
+  });
+}
+
+/** The rules a member of `environment` is planned with: its failOnFlaky, and whether its test is quarantined now. */
+export function rulesFor(environment: EnvironmentConfig, quarantined: ReadonlySet<string> = new Set()): (name: string) => MemberRules {
+  return (name) => ({ quarantined: quarantined.has(name), failOnFlaky: environment.failOnFlaky });
 }

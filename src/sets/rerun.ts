@@ -61,7 +61,8 @@ export function planRerunOfFailures(suite: SuiteConfig, earlier: EarlierSet, fai
       `set ${earlier.id} had failing test${gone.length === 1 ? '' : 's'} ${shown} that environment "${earlier.env}" no longer plans (renamed, removed or no longer selected); a rerun that skipped ${gone.length === 1 ? 'it' : 'them'} could pass without ${gone.length === 1 ? 'it' : 'them'}. Create a new set instead.`,
     );
   }
-  return { ...planned, runs: membersInClaimOrder(kept, opts.history ?? new Map()) };
+  const rules = new Map(planned.runs.map((run) => [run.spec.name, { quarantined: run.quarantined, failOnFlaky: run.failOnFlaky }]));
+  return { ...planned, runs: membersInClaimOrder(kept, opts.history ?? new Map(), (name) => rules.get(name)!) };
 }
 
 export function planRerun(suite: SuiteConfig, earlier: EarlierSet, opts: PlanOptions): NewTestRunSet {

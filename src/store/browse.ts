@@ -5,7 +5,8 @@
  */
 import { RunsetError } from '../core/errors.js';
 import type { RunState } from '../core/states.js';
-import type { ApiKeyRecord, TestRunSetRecord } from '../core/types.js';
+import type { TestRunSetRecord } from '../core/types.js';
+import type { ApiKeyRecord } from '../core/keys.js';
 
 export interface ListSetsQuery {
   env?: string;

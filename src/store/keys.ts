@@ -2,7 +2,7 @@
  * The keys sub-store: API keys (only digests are stored: src/auth/keys.ts) and
  * the dashboard's browser sessions, which live and die with their key.
  */
-import type { ApiKeyRecord, KeyRole } from '../core/types.js';
+import type { ApiKeyRecord, KeyRole } from '../core/keys.js';
 import type { NewSession, SessionRecord } from './browse.js';
 
 export interface NewApiKey {

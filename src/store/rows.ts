@@ -5,7 +5,8 @@
  * each backend builds its mappers with its own `stamp`.
  */
 import type { Counts, RunState } from '../core/states.js';
-import { isKeyRole, type ApiKeyRecord, type ArtifactRecord, type ClaimedRun, type SetControl, type TestRunRecord, type TestRunSetRecord, type TestType } from '../core/types.js';
+import { type ArtifactRecord, type ClaimedRun, type SetControl, type TestRunRecord, type TestRunSetRecord, type TestType } from '../core/types.js';
+import { isKeyRole, type ApiKeyRecord } from '../core/keys.js';
 import type { SuiteVersionInfo } from '../core/suites.js';
 import type { WorkerInfo } from './workers.js';
 
@@ -20,6 +21,7 @@ export interface SetRow<T> {
   count_running: number;
   count_success: number;
   count_fail: number;
+  count_failing: number;
 }
 
 export interface RunRow<T> {
@@ -39,6 +41,8 @@ export interface RunRow<T> {
   expected_ms: number | null;
   /** SQLite: 0 or 1; PostgreSQL: a boolean. */
   skipped: number | boolean;
+  /** SQLite: 0 or 1; PostgreSQL: a boolean. */
+  quarantined: number | boolean;
 }
 
 export interface KeyRow<T> {
@@ -114,6 +118,7 @@ export function rowMappers<T>(stamp: (value: T) => string) {
       env: row.env,
       status: row.status,
       counts: countsOf(row),
+      failing: row.count_failing,
       createdAt: stamp(row.created_at),
       startedAt: optional(row.started_at),
       endedAt: optional(row.ended_at),
@@ -134,6 +139,7 @@ export function rowMappers<T>(stamp: (value: T) => string) {
       workerId: row.ran_on,
       expectedMs: row.expected_ms,
       skipped: row.skipped === true || row.skipped === 1,
+      quarantined: row.quarantined === true || row.quarantined === 1,
     }),
     toKey: (row: KeyRow<T>): ApiKeyRecord => ({
       id: row.id,

@@ -23,6 +23,7 @@ import type { WebhookOutbox } from './webhook-outbox.js';
 import type { TestHistoryStore } from './history.js';
 import type { SetRetention } from './retention.js';
 import type { SuitesStore } from './suites.js';
+import type { QuarantineStore } from './quarantine.js';
 
 // The sub-stores' shapes, for callers that import them with the Store.
 export * from './sets.js';
@@ -68,4 +69,6 @@ export interface Store {
   readonly retention: SetRetention;
   /** Suite versions (src/core/suites.ts): their metadata and planned tests, names, and which are unused. */
   readonly suites: SuitesStore;
+  /** Quarantined tests per environment (src/store/quarantine.ts): read when a set is planned. */
+  readonly quarantine: QuarantineStore;
 }

@@ -235,6 +235,25 @@ describe('dashboard in Chromium', { skip }, () => {
     await row.getByText('204').waitFor();
   });
 
+  test("quarantine from a test's page: the next set passes with the failure marked, and ending it works", { timeout: 60_000 }, async () => {
+    await page.goto(`/test?env=staging&name=${encodeURIComponent('slow failure')}`);
+    const section = page.getByRole('region', { name: 'Quarantine' });
+    await section.getByText('Not quarantined').waitFor();
+    await section.getByLabel('Reason').fill('cart count, issue #12');
+    await section.getByLabel('Days').fill('3');
+    await section.getByRole('button', { name: 'Quarantine' }).click();
+    await section.getByText(/cart count, issue #12/).waitFor();
+    const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging' } });
+    await page.goto(`/sets/${created.body.testRunSetId as string}`);
+    await page.locator('.set-status [data-status="SUCCESS"]').waitFor();
+    assert.equal(await page.locator('[data-rule="quarantine"]').innerText(), '— 1 test quarantined failed');
+    await page.locator('tr[data-member="slow failure"]').getByText('quarantined').waitFor();
+    await page.goto(`/test?env=staging&name=${encodeURIComponent('slow failure')}`);
+    await section.getByRole('button', { name: 'End quarantine' }).click();
+    await section.getByText('Not quarantined').waitFor();
+    assert.deepEqual((await api(server, 'GET', '/v0/quarantine')).body.quarantine, []);
+  });
+
   test('signs out: the session is gone and pages go back to sign-in', async () => {
     await page.goto('/');
     await page.getByRole('button', { name: 'Sign out' }).click();

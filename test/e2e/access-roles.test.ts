@@ -7,7 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KEY_ROLES, type KeyRole } from '../../src/core/types.js';
+import { KEY_ROLES, type KeyRole } from '../../src/core/keys.js';
 import { startAccessServer, type AccessServer } from './access-fixture.js';
 
 interface Fixture {
@@ -47,6 +47,9 @@ const OPERATIONS: Record<string, Operation> = {
   getSuite: { method: 'GET', path: () => `/v0/suites/${'0'.repeat(64)}`, needs: 'read' },
   uploadSuite: { method: 'PUT', path: () => `/v0/suites/${'0'.repeat(64)}`, body: {}, needs: 'trigger' },
   nameSuite: { method: 'POST', path: () => '/v0/suite-names', body: { name: 'role-table', id: '0'.repeat(64) }, needs: 'trigger' },
+  listQuarantine: { method: 'GET', path: () => '/v0/quarantine', needs: 'read' },
+  addQuarantine: { method: 'POST', path: () => '/v0/quarantine', body: { env: 'staging', name: 'ok', reason: 'role table' }, needs: 'trigger' },
+  removeQuarantine: { method: 'DELETE', path: () => '/v0/quarantine?env=staging&name=ok', needs: 'trigger' },
   listKeys: { method: 'GET', path: () => '/v0/keys', needs: 'admin' },
   createKey: { method: 'POST', path: () => '/v0/keys', body: { name: 'made by the role table', role: 'read' }, needs: 'admin' },
   revokeKey: { method: 'DELETE', path: () => `/v0/keys/${UNKNOWN}`, needs: 'admin' },

@@ -8,7 +8,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import type { ApiKeyRecord } from '../../src/core/types.js';
+import type { ApiKeyRecord } from '../../src/core/keys.js';
 import { api, assertNoLeakedServers, CLI, startRunset, type RunningServer, type StartOptions } from '../helpers/server.js';
 import { dropSchemas, newSchemaName, NO_DATABASE, query, TEST_DATABASE_URL } from '../helpers/postgres.js';
 

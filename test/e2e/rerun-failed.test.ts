@@ -12,7 +12,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, assertNoLeakedServers, startRunset, waitForSet, type RunningServer } from '../helpers/server.js';
-import { dropSchemas, newSchemaName, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { servedStores } from '../helpers/postgres.js';
 import { until } from '../helpers/scale.js';
 import { runTriggerCommand } from '../../src/cli/trigger.js';
 
@@ -38,21 +38,7 @@ interface Answer {
 
 type Member = { name: string; status: string };
 
-const STORES: Array<[string, () => { args: string[]; drop: () => Promise<void> }]> = [
-  ['SQLite', () => ({ args: [], drop: () => Promise.resolve() })],
-  ...(TEST_DATABASE_URL
-    ? [
-        [
-          'PostgreSQL',
-          () => {
-            const url = TEST_DATABASE_URL as string;
-            const schema = newSchemaName('runset_rerun');
-            return { args: ['--database-url', url, '--database-schema', schema], drop: () => dropSchemas(url, [schema]) };
-          },
-        ] as [string, () => { args: string[]; drop: () => Promise<void> }],
-      ]
-    : []),
-];
+const STORES = servedStores('runset_rerun');
 
 async function trigger(server: RunningServer, argv: string[], ci: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -125,6 +111,9 @@ for (const [storeName, database] of STORES) {
       assert.equal(cli.code, 0, cli.err);
       assert.deepEqual((await members(cli.out)).map((m) => m.name), ['fails', 'hangs']);
       await api(server, 'POST', `/v0/test-run-sets/${cli.out}/cancel`);
+      const otherEnv = await trigger(server, ['--env', 'calm', '--rerun-failed', first]);
+      assert.equal(otherEnv.code, 3);
+      assert.match(otherEnv.err, /ran in environment staging, not --env calm: .* pass --env staging/);
       const cliNone = await trigger(server, ['--env', 'calm', '--rerun-failed', calm.body.testRunSetId, '--wait']);
       assert.equal(cliNone.code, 3);
       assert.match(cliNone.err, /could not rerun the failures of test run set .*\(nothing_to_rerun\)/);

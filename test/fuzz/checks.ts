@@ -23,8 +23,8 @@ export type RoleRule = (role: string, request: FuzzRequest) => boolean;
 
 /** Signing out without a session changes nothing: anyone may (204). */
 const HARMLESS = new Set(['DELETE /v0/session']);
-/** The writes a `trigger` key may make (README, Security › Keys and roles): sets, never keys. */
-const TRIGGER_WRITES = /^POST \/v0\/test-run-sets(\/\{id\}\/(cancel|rerun))?$/;
+/** The writes a `trigger` key may make (README, Security › Keys and roles): sets, suite versions and quarantine, never keys. */
+const TRIGGER_WRITES = /^(POST \/v0\/test-run-sets(\/\{id\}\/(cancel|rerun))?|PUT \/v0\/suites\/\{id\}|POST \/v0\/suite-names|(POST|DELETE) \/v0\/quarantine)$/;
 
 /**
  * The rights of each role, written from the README's table rather than read

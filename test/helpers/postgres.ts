@@ -50,6 +50,27 @@ export async function dropSchemas(url: string, schemas: readonly string[]): Prom
 }
 
 /** Member rows as the store holds them (worker, claims, lost leases): state the API does not show. */
+/** A store a server test runs on: its `serve` arguments, and how to drop what it made. */
+export interface ServedStore {
+  args: string[];
+  drop: () => Promise<void>;
+}
+
+/**
+ * The stores an end-to-end test runs on, by name: SQLite (the server's default),
+ * and PostgreSQL on a fresh schema named after `prefix` when RUNSET_TEST_DATABASE_URL is set.
+ */
+export function servedStores(prefix: string): Array<[string, () => ServedStore]> {
+  const url = TEST_DATABASE_URL;
+  const sqlite: [string, () => ServedStore] = ['SQLite', () => ({ args: [], drop: () => Promise.resolve() })];
+  if (!url) return [sqlite];
+  const postgres = (): ServedStore => {
+    const schema = newSchemaName(prefix);
+    return { args: ['--database-url', url, '--database-schema', schema], drop: () => dropSchemas(url, [schema]) };
+  };
+  return [sqlite, ['PostgreSQL', postgres]];
+}
+
 export interface MemberRow {
   id: string;
   set_id: string;

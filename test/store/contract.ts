@@ -20,6 +20,7 @@ import { runHistoryContract } from './history-contract.js';
 import { runQueueStatsContract } from './queue-stats-contract.js';
 import { runStatusPropertyContract } from './status-property-contract.js';
 import { runSuitesContract } from './suites-contract.js';
+import { runQuarantineContract } from './quarantine-contract.js';
 import { formatCases, leaseCases } from './record-cases.js';
 import { newSet } from './fixtures.js';
 
@@ -29,18 +30,9 @@ const ok = { status: 'SUCCESS' as const, attempts: 1, error: null, output: 'fine
 const bad = { status: 'FAIL' as const, attempts: 2, error: 'exited with code 1', output: 'boom', durationMs: 7 };
 
 export function runStoreContract(name: string, makeStore: StoreFactory): void {
-  runIdempotencyContract(name, makeStore, newSet);
-  runBrowseContract(name, makeStore, newSet);
-  runBatchContract(name, makeStore, newSet);
-  runFanoutContract(name, makeStore, newSet);
-  runCancelContract(name, makeStore, newSet);
-  runWatchContract(name, makeStore, newSet);
-  runKeysContract(name, makeStore, newSet);
-  runWebhookContract(name, makeStore, newSet);
-  runHistoryContract(name, makeStore, newSet);
-  runQueueStatsContract(name, makeStore, newSet);
+  const parts = [runIdempotencyContract, runBrowseContract, runBatchContract, runFanoutContract, runCancelContract, runWatchContract, runKeysContract];
+  for (const part of [...parts, runWebhookContract, runHistoryContract, runQueueStatsContract, runSuitesContract, runQuarantineContract]) part(name, makeStore, newSet);
   runStatusPropertyContract(name, makeStore);
-  runSuitesContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {
@@ -59,6 +51,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         env: 'staging',
         status: 'WAITING',
         counts: { WAITING: 3, RUNNING: 0, SUCCESS: 0, FAIL: 0 },
+        failing: 0,
         createdAt: set.createdAt,
         startedAt: null,
         endedAt: null,

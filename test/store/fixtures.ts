@@ -16,6 +16,6 @@ export function newSet(members: number, env = 'staging'): NewTestRunSet {
     createdAt: new Date().toISOString(),
     maxFailures: null,
     labels: {},
-    runs: Array.from({ length: members }, (_, i) => ({ id: randomUUID(), position: i, spec: spec(`t${i}`), expectedMs: 1000 })),
+    runs: Array.from({ length: members }, (_, i) => ({ id: randomUUID(), position: i, spec: spec(`t${i}`), expectedMs: 1000, quarantined: false, failOnFlaky: false })),
   };
 }

@@ -27,6 +27,7 @@ test('the set-row copy is bounded, oldest out first, and hands out frozen record
     env: 'e',
     status: 'WAITING' as const,
     counts: { WAITING: 1, RUNNING: 0, SUCCESS: 0, FAIL: 0 },
+    failing: 0,
     createdAt: '2026-11-23T00:00:00.000Z',
     startedAt: null,
     endedAt: null,

@@ -1,7 +1,8 @@
 /**
  * The rules of src/core/moves.ts, checked on every backend by random sequences
  * of member moves (fast-check): claims, reserved claims and their starts,
- * heartbeats, finishes that pass or fail (a reserved member's that fails),
+ * heartbeats, finishes that pass (at once or after a retry) or fail (a reserved
+ * member's that fails), on members quarantined or not and under failOnFlaky or not,
  * releases, leases that expire and are reaped, and cancels. The SQLite store
  * calls the core functions; the PostgreSQL store writes them in SQL: this is
  * what ties the two.
@@ -12,7 +13,8 @@
  * - a reaped member went where the reap rule sends it (reapedTo), FAIL with WORKER_LOST;
  * - its timestamps are what stampMember makes of the move, at a time within the call;
  * and then that the stored set is exactly what moveSet makes of those moves,
- * from the set as it was: counts, status (deriveSetStatus), startedAt, endedAt.
+ * from the set as it was: counts, failing (failsSet), status (deriveSetStatus),
+ * startedAt, endedAt.
  * A call under a lease that is no longer ours (its member ended) must say so.
  *
  * Seeded: PROPERTY_SEED (default fixed) gives the same sequences every run.
@@ -25,14 +27,14 @@ import type { Store } from '../../src/store/store.js';
 import { leaseOf, WORKER_LOST } from '../../src/store/store.js';
 import type { ClaimedRun, TestRunRecord } from '../../src/core/types.js';
 import { emptyCounts, isFinal, type RunState } from '../../src/core/states.js';
-import { canMakeMove, moveSet, reapedTo, stampMember, type MemberMove, type SetProgress } from '../../src/core/moves.js';
+import { canMakeMove, failsSet, moveSet, reapedTo, stampMember, type EndCause, type MemberMove, type MemberRules, type SetProgress } from '../../src/core/moves.js';
 import { newSet } from './fixtures.js';
 
 type Move =
   | { kind: 'claim'; limit: number; reserve: number }
   | { kind: 'start'; pick: number }
   | { kind: 'heartbeat'; pick: number }
-  | { kind: 'finish'; pick: number; pass: boolean }
+  | { kind: 'finish'; pick: number; pass: boolean; attempts: number }
   | { kind: 'failReserved'; pick: number }
   | { kind: 'release'; pick: number }
   | { kind: 'expire'; limit: number }
@@ -42,12 +44,18 @@ const moveArb: fc.Arbitrary<Move> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('claim' as const), limit: fc.integer({ min: 1, max: 3 }), reserve: fc.integer({ min: 0, max: 1 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('start' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('heartbeat' as const), pick: fc.nat() }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('finish' as const), pick: fc.nat(), pass: fc.boolean() }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('finish' as const), pick: fc.nat(), pass: fc.boolean(), attempts: fc.integer({ min: 1, max: 2 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('failReserved' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('expire' as const), limit: fc.integer({ min: 1, max: 2 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'cancel' as const }) },
 );
+
+/** Members quarantined or not, under failOnFlaky or not: the status rule's inputs (failsSet). */
+const rulesArb: fc.Arbitrary<MemberRules> = fc.record({ quarantined: fc.boolean(), failOnFlaky: fc.boolean() });
+
+/** Why a member ended, by the kind of call that ended it. */
+const CAUSES: Record<MemberMove, EndCause> = { claim: 'outcome', start: 'outcome', heartbeat: 'outcome', finish: 'outcome', release: 'outcome', reap: 'lost', cancel: 'cancel' };
 
 const LONG_LEASE_MS = 60_000;
 /** Short enough to expire within a move, long enough for the claim's own statement to finish under it. */
@@ -63,18 +71,22 @@ interface Model {
   setId: string;
   set: SetProgress;
   members: Map<string, Member>;
+  /** Each member's rules, as it was created with them. */
+  rules: Map<string, MemberRules>;
   /** Leases each member has lost to the reaper so far. */
   lost: Map<string, number>;
 }
 
-/** One run of a sequence: a set of `members` on a fresh worker id, moved by `moves`. */
-async function play(store: Store, members: number, moves: readonly Move[]): Promise<void> {
-  const created = newSet(members);
+/** One run of a sequence: a set of one member per `rules` entry on a fresh worker id, moved by `moves`. */
+async function play(store: Store, rules: readonly MemberRules[], moves: readonly Move[]): Promise<void> {
+  const created = newSet(rules.length);
+  created.runs = created.runs.map((run, i) => ({ ...run, ...rules[i]! }));
   await store.sets.create(created);
   const model: Model = {
     setId: created.id,
-    set: { counts: { ...emptyCounts(), WAITING: members }, status: 'WAITING', startedAt: null, endedAt: null },
+    set: { counts: { ...emptyCounts(), WAITING: rules.length }, failing: 0, status: 'WAITING', startedAt: null, endedAt: null },
     members: new Map(created.runs.map((r) => [r.id, { status: 'WAITING', startedAt: null, endedAt: null, error: null }])),
+    rules: new Map(created.runs.map((r) => [r.id, { quarantined: r.quarantined, failOnFlaky: r.failOnFlaky }])),
     lost: new Map(),
   };
   await check(store, model, 'claim', Date.now(), Date.now()); // as created: nothing moved
@@ -134,7 +146,7 @@ async function play(store: Store, members: number, moves: readonly Move[]): Prom
         reserved = reserved.filter((r) => r !== run);
         const pass = move.kind === 'finish' && move.pass;
         const expected = ours(run);
-        const outcome = { status: pass ? 'SUCCESS' : 'FAIL', attempts: 1, error: pass ? null : 'failed', output: '', durationMs: 1 } as const;
+        const outcome = { status: pass ? 'SUCCESS' : 'FAIL', attempts: move.kind === 'finish' ? move.attempts : 1, error: pass ? null : 'failed', output: '', durationMs: 1 } as const;
         assert.equal(await step(store, model, 'finish', () => store.claims.finishRun(leaseOf(run), outcome)), expected, 'a finish says whether the lease was ours');
         break;
       }
@@ -203,12 +215,12 @@ async function check(store: Store, model: Model, move: MemberMove, from: number,
     }
     const at = stamped ?? new Date(from).toISOString();
     assert.deepEqual({ startedAt: run.startedAt, endedAt: run.endedAt }, stampMember(was, run.status, at), `the member's timestamps follow stampMember: ${where}`);
-    if (was.status !== run.status) set = moveSet(set, was.status, run.status, at);
+    if (was.status !== run.status) set = moveSet(set, was.status, run.status, at, failsSet(model.rules.get(run.id)!, run.status, run.attempts, CAUSES[move]));
     model.members.set(run.id, { status: run.status, startedAt: run.startedAt, endedAt: run.endedAt, error: run.error });
   }
   assert.deepEqual(
-    { counts: got.counts, status: got.status, startedAt: got.startedAt, endedAt: got.endedAt },
-    { counts: set.counts, status: set.status, startedAt: set.startedAt, endedAt: set.endedAt },
+    { counts: got.counts, failing: got.failing, status: got.status, startedAt: got.startedAt, endedAt: got.endedAt },
+    { counts: set.counts, failing: set.failing, status: set.status, startedAt: set.startedAt, endedAt: set.endedAt },
     `the set is what moveSet makes of its members' moves (${move})`,
   );
   model.set = set;
@@ -220,7 +232,7 @@ export function runStatusPropertyContract(name: string, makeStore: () => Promise
       const store = await makeStore();
       try {
         await fc.assert(
-          fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.array(moveArb, { minLength: 1, maxLength: 14 }), (members, moves) => play(store, members, moves)),
+          fc.asyncProperty(fc.array(rulesArb, { minLength: 1, maxLength: 4 }), fc.array(moveArb, { minLength: 1, maxLength: 14 }), (rules, moves) => play(store, rules, moves)),
           // A fixed seed: the gate gives the same answer for the same code (PROPERTY_SEED explores).
           { numRuns: 40, includeErrorInReport: true, seed: Number(process.env.PROPERTY_SEED ?? 20261126) },
         );

@@ -75,7 +75,7 @@ export function runSuitesContract(name: string, makeStore: () => Promise<Store>,
       const plain = newSet(1);
       const withSuite: NewTestRunSet = { ...newSet(2), suite: v.id };
       const batched: NewTestRunSet = { ...newSet(0), suite: v.id };
-      batched.runs = ['one', 'two', 'three'].map((title, position) => ({ id: randomUUID(), position, spec: caseSpec(title), expectedMs: 1000 }));
+      batched.runs = ['one', 'two', 'three'].map((title, position) => ({ id: randomUUID(), position, spec: caseSpec(title), expectedMs: 1000, quarantined: false, failOnFlaky: false }));
       for (const set of [plain, withSuite, batched]) await store.sets.create(set);
       assert.equal(await store.sets.suite(withSuite.id), v.id);
       assert.equal(await store.sets.suite(plain.id), null);

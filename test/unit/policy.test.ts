@@ -42,9 +42,9 @@ test('a refusal says what is needed and what the key may do', () => {
   assert.equal(operationRefusal(key('trigger'), 'cancelTestRunSet'), undefined);
   assert.equal(
     operationRefusal(key('read', ['staging']), 'cancelTestRunSet'),
-    'cancelTestRunSet needs role trigger or above; this key has role read: it may read sets, members, artifacts, environments, workers and suite versions, only in environment staging',
+    'cancelTestRunSet needs role trigger or above; this key has role read: it may read sets, members, artifacts, environments, workers, suite versions and quarantined tests, only in environment staging',
   );
-  assert.match(describeRights(key('admin')), /create, run again and cancel sets, and upload suite versions, also manage keys and use the worker protocol, in every environment$/);
+  assert.match(describeRights(key('admin')), /create, run again and cancel sets, upload suite versions, and quarantine tests, also manage keys and use the worker protocol, in every environment$/);
 });
 
 test('environments: a scoped key sees and creates only in its own; lists are narrowed, never widened', () => {

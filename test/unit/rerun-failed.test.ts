@@ -13,14 +13,14 @@ const cmd = (name: string): TestSpec => ({ name, type: 'command', run: ['true'],
 const suite = (names: string[]): SuiteConfig => ({
   file: '/x/runset.config.yaml',
   dir: '/x',
-  environments: new Map([['staging', { name: 'staging', variables: {}, maxFailures: null, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }]]),
+  environments: new Map([['staging', { name: 'staging', variables: {}, maxFailures: null, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }]]),
   tests: names.map(cmd),
   webhooks: [],
 });
 const earlier = { id: 'set-1', env: 'staging', overrides: {}, labels: { pipeline: 'p' } };
 
 function setOf(status: RunState): TestRunSetRecord {
-  return { id: 'set-1', env: 'staging', status, counts: { WAITING: 0, RUNNING: 0, SUCCESS: 0, FAIL: 0 }, createdAt: '', startedAt: null, endedAt: null };
+  return { id: 'set-1', env: 'staging', status, counts: { WAITING: 0, RUNNING: 0, SUCCESS: 0, FAIL: 0 }, failing: 0, createdAt: '', startedAt: null, endedAt: null };
 }
 const member = (name: string, status: RunState) => ({ name, status }) as TestRunRecord;
 

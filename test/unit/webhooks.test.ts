@@ -58,6 +58,7 @@ describe('webhook payload', () => {
     id: '0b9c1f8e-5a4e-4f7e-9d59-6d3c2f0a1b2c',
     env: 'prod<uction>',
     status: 'FAIL',
+    failing: 1,
     counts: { WAITING: 0, RUNNING: 0, SUCCESS: 1, FAIL: 2 },
     createdAt: '2026-11-25T10:00:00.000Z',
     startedAt: '2026-11-25T10:00:01.000Z',

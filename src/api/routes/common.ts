@@ -12,6 +12,7 @@ import { CreateKeyBody, CreatedKey, KeyList, KeyView } from '../../core/wire-key
 import { WebhookAttemptView, WebhookDeliveryList, WebhookDeliveryView } from '../../core/wire-webhooks.js';
 import { TestHistory, TestHistoryRun, TestList, TestOutcome, TestSummary } from '../../core/wire-tests.js';
 import { WORKER_SCHEMAS } from '../../core/wire-worker.js';
+import { QuarantineAdded, QuarantineEntryView, QuarantineList } from '../../core/wire-quarantine.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
@@ -66,6 +67,9 @@ export const SHARED_SCHEMAS: readonly Named[] = [
   SuiteVersionList,
   NameSuiteBody,
   SetSuiteView,
+  QuarantineEntryView,
+  QuarantineList,
+  QuarantineAdded,
   ...WORKER_SCHEMAS,
 ] as TSchema[] as Named[];
 

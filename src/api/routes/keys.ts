@@ -9,7 +9,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { RunsetError } from '../../core/errors.js';
 import { DurationError } from '../../core/duration.js';
-import type { ApiKeyRecord } from '../../core/types.js';
+import type { ApiKeyRecord } from '../../core/keys.js';
 import { CreateKeyBody, CreatedKey, KeyList, type KeyView } from '../../core/wire-keys.js';
 import { createKey, expiryAfter } from '../../auth/keys.js';
 import { grantRefusal, managesKey } from '../../auth/policy.js';

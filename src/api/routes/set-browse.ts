@@ -105,14 +105,14 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     async (request, reply) => {
       const earlier = await findSet(deps, request.params.id, request.apiKey);
       const keyId = request.apiKey?.id ?? null;
-      const [overrides, labels, history, version, select] = await Promise.all([
+      const [overrides, labels, history, version, select, quarantined] = await Promise.all([
         deps.store.sets.overrides(earlier.id), deps.store.sets.labels(earlier.id), deps.store.durations.history(earlier.env), deps.store.sets.suite(earlier.id),
-        deps.store.sets.selection(earlier.id),
+        deps.store.sets.selection(earlier.id), deps.store.quarantine.activeNames(earlier.env),
       ]);
       // A set that ran an uploaded version runs the same version again (still only where the environment allows uploads).
       const source = await setSource(deps.suite(), { env: earlier.env, ...(version ? { suite: version } : {}) }, deps.store.suites);
       const again = { id: earlier.id, env: earlier.env, overrides: overrides ?? {}, labels: labels ?? {}, select: select ?? null };
-      const opts = { secretKey: deps.secretKey, keyId, history };
+      const opts = { secretKey: deps.secretKey, keyId, history, quarantined };
       const onlyFailed = request.body?.only === 'failed';
       const failed = onlyFailed ? failedNames(earlier, await deps.store.sets.listRuns(earlier.id)) : undefined;
       const planned = failed ? planRerunOfFailures(source.suite, again, failed, opts) : planRerun(source.suite, again, opts);

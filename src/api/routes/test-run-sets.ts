@@ -14,7 +14,8 @@ import {
   TestRunSetStatus,
   statusDocument,
 } from '../../core/wire.js';
-import type { ApiKeyRecord, TestRunSetRecord } from '../../core/types.js';
+import type { TestRunSetRecord } from '../../core/types.js';
+import type { ApiKeyRecord } from '../../core/keys.js';
 import { createRefusal } from '../../auth/policy.js';
 import { seesSetEnv, setNotFound } from '../permission.js';
 import { planTestRunSet } from '../../sets/plan.js';
@@ -77,8 +78,8 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         if (earlier) return replay(earlier, idem.key, idem.bodyHash);
       }
       const source = await setSource(deps.suite(), request.body, deps.store.suites);
-      const history = await deps.store.durations.history(request.body.env);
-      const set = { ...planTestRunSet(source.suite, request.body, { secretKey: deps.secretKey, keyId, history }), suite: source.version };
+      const [history, quarantined] = await Promise.all([deps.store.durations.history(request.body.env), deps.store.quarantine.activeNames(request.body.env)]);
+      const set = { ...planTestRunSet(source.suite, request.body, { secretKey: deps.secretKey, keyId, history, quarantined }), suite: source.version };
       deps.setLimit.take(keyId, reply); // after the request is judged: a refused one creates no set, so spends nothing
       if (idem) {
         // Two first tries racing: the store lets exactly one create.
@@ -168,6 +169,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
           output: r.output,
           flaky: passedAfterRetry(r.status, r.attempts),
           skipped: r.skipped,
+          quarantined: r.quarantined,
           workerId: r.workerId,
           expectedMs: r.expectedMs,
           cancelledBy: byKey && r.status === 'FAIL' && r.error === cancel?.error ? byKey : null,

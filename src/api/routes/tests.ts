@@ -8,7 +8,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { echo, RunsetError } from '../../core/errors.js';
-import type { ApiKeyRecord } from '../../core/types.js';
+import type { ApiKeyRecord } from '../../core/keys.js';
 import { HISTORY_PAGE_LIMIT, ListTestsQuery, TEST_PAGE_LIMIT, TestHistory, TestHistoryQuery, TestList } from '../../core/wire-tests.js';
 import { firstLine, HISTORY_WINDOW, isCancelled, summarize } from '../../history/flakiness.js';
 import type { SuiteConfig } from '../../config/suite.js';
@@ -72,7 +72,7 @@ export const testHistoryRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { 
  * the key may not see is 404 whether or not it exists, so a limited key learns
  * nothing of others; an unknown one is 400 naming those the key may see.
  */
-function visibleEnvironment(suite: SuiteConfig, key: ApiKeyRecord | null, env: string): string {
+export function visibleEnvironment(suite: SuiteConfig, key: ApiKeyRecord | null, env: string): string {
   if (!seesSetEnv(key, env)) throw new RunsetError('not_found', `no environment "${echo(env)}" among those this key may see`);
   if (!suite.environments.has(env)) {
     const known = [...suite.environments.keys()].filter((e) => seesSetEnv(key, e));

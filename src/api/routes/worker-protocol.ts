@@ -17,7 +17,8 @@ import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { RunsetError } from '../../core/errors.js';
-import type { ApiKeyRecord, RunOutcome } from '../../core/types.js';
+import type { RunOutcome } from '../../core/types.js';
+import type { ApiKeyRecord } from '../../core/keys.js';
 import {
   BatchClaimBody, BatchRef, BatchWorkerList, ClaimBody, ClaimedRuns, FinishAndClaimBody, FinishedAndClaimedWire, FinishRunBody,
   HeartbeatRunBody, MAX_CLAIM_WAIT_MS, RegisterWorkerBody, ReleasedRuns, ReleaseRunsBody, StartRunBody, WaitingWork, WorkerAlive,

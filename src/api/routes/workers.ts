@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { WorkerList } from '../../core/wire-dashboard.js';
-import type { ApiKeyRecord } from '../../core/types.js';
+import type { ApiKeyRecord } from '../../core/keys.js';
 import type { Store, WorkerInfo } from '../../store/store.js';
 import type { AppDeps } from '../deps.js';
 import { named, problems, SECURED } from './common.js';

@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { formatDuration } from '../../core/duration.js';
-import { isFlaky, isSkipped, type TestRun } from '../types.js';
-import { countsOf, failedMembers, flakyMembers, memberDurationMs, oneLine, passedText, setDurationMs, unfinishedMembers, type ReportInput } from './model.js';
+import { isFlaky, isQuarantined, isSkipped, type TestRun } from '../types.js';
+import { countsOf, failedMembers, flakyMembers, memberDurationMs, oneLine, failedText, passedText, setDurationMs, unfinishedMembers, type ReportInput } from './model.js';
 
 /** Workflow command message: GitHub's escaping for `%`, CR and LF. */
 export function escapeData(text: string): string {
@@ -51,7 +51,7 @@ const MAX_ROWS = 200;
 
 function memberRow(run: TestRun): string {
   const state =
-    run.status === 'FAIL' ? '❌ failed' : isFlaky(run) ? '⚠️ flaky' : isSkipped(run) ? '⏭️ skipped' : run.status === 'SUCCESS' ? '✅ passed' : `⏳ ${cell(run.status)}`;
+    run.status === 'FAIL' ? (isQuarantined(run) ? '🚧 failed (quarantined)' : '❌ failed') : isFlaky(run) ? '⚠️ flaky' : isSkipped(run) ? '⏭️ skipped' : run.status === 'SUCCESS' ? '✅ passed' : `⏳ ${cell(run.status)}`;
   const error = run.status === 'FAIL' ? cell(run.error ?? 'failed') : isFlaky(run) ? `passed after ${run.attempts} attempts` : '';
   return `| ${state} | ${cell(run.name)} | ${cell(run.type)} | ${run.attempts} | ${formatDuration(memberDurationMs(run))} | ${error} |`;
 }
@@ -59,7 +59,7 @@ function memberRow(run: TestRun): string {
 export function stepSummaryMarkdown(input: ReportInput): string {
   const counts = countsOf(input);
   const title = `## ${ICON[input.outcome] ?? ''} runset: ${input.outcome === 'TIMEOUT' ? 'timed out' : input.outcome} — env \`${cell(input.env)}\``;
-  const parts = [`${counts.total} tests`, passedText(counts), `${counts.failed} failed`];
+  const parts = [`${counts.total} tests`, passedText(counts), failedText(counts)];
   if (counts.unfinished > 0) parts.push(`${counts.unfinished} not finished`);
   const lines = [title, '', `Test Run Set \`${input.setId}\` · ${parts.join(' · ')} · ${formatDuration(setDurationMs(input))}`, ''];
   const members = input.members;

@@ -11,7 +11,7 @@
  * never looks greener than the exit code.
  */
 import { create } from 'xmlbuilder2';
-import { isFlaky, isSkipped, type TestRun } from '../types.js';
+import { isFlaky, isQuarantined, isSkipped, type TestRun } from '../types.js';
 import { cleanText, countsOf, failedMembers, memberDurationMs, oneLine, outputTail, setDurationMs, skippedMembers, unfinishedMembers, type ReportInput } from './model.js';
 
 /** xmlbuilder2 does not export its node type from the package root. */
@@ -40,7 +40,8 @@ function addMember(suite: XMLBuilder, run: TestRun, input: ReportInput): void {
     const body = [cleanText(run.error ?? 'failed'), run.attempts > 1 ? `(after ${run.attempts} attempts)` : '', tail ? `--- output (end) ---\n${tail}` : '']
       .filter(Boolean)
       .join('\n\n');
-    testcase.ele('failure', { message, type: 'FAIL' }).txt(body);
+    if (isQuarantined(run)) testcase.ele('properties').ele('property', { name: 'quarantined', value: 'true' });
+    testcase.ele('failure', { message: isQuarantined(run) ? `quarantined: ${message}` : message, type: 'FAIL' }).txt(body);
     return;
   }
   if (run.status !== 'SUCCESS') {

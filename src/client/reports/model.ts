@@ -4,7 +4,7 @@
  * reports share (CI viewers choke on terminal colour codes and on characters XML
  * forbids).
  */
-import { isFlaky, isSkipped, type TestRun, type TestRunSetStatus } from '../types.js';
+import { isFlaky, isQuarantined, isSkipped, type TestRun, type TestRunSetStatus } from '../types.js';
 
 export type Outcome = 'SUCCESS' | 'FAIL' | 'TIMEOUT';
 
@@ -82,12 +82,18 @@ export function skippedMembers(members: readonly TestRun[]): TestRun[] {
   return members.filter((run) => isSkipped(run));
 }
 
-/** A set's counts as the reports say them; `skipped` is a part of `passed` (0 when members are not listed). */
+/**
+ * A set's counts as the reports say them; `skipped` is a part of `passed`,
+ * `quarantinedFailed` a part of `failed`, `flaky` a part of `passed` (all 0
+ * when members are not listed).
+ */
 export interface ReportCounts {
   total: number;
   passed: number;
   skipped: number;
+  flaky: number;
   failed: number;
+  quarantinedFailed: number;
   unfinished: number;
 }
 
@@ -97,13 +103,40 @@ export function countsOf(input: ReportInput): ReportCounts {
     const failed = failedMembers(input.members).length;
     const passed = input.members.filter((run) => run.status === 'SUCCESS').length;
     const skipped = skippedMembers(input.members).length;
-    return { total: input.members.length, passed, skipped, failed, unfinished: input.members.length - passed - failed };
+    const flaky = flakyMembers(input.members).length;
+    const quarantinedFailed = failedMembers(input.members).filter(isQuarantined).length;
+    return { total: input.members.length, passed, skipped, flaky, failed, quarantinedFailed, unfinished: input.members.length - passed - failed };
   }
-  if (!c) return { total: 0, passed: 0, skipped: 0, failed: 0, unfinished: 0 };
-  return { total: c.WAITING + c.RUNNING + c.SUCCESS + c.FAIL, passed: c.SUCCESS, skipped: 0, failed: c.FAIL, unfinished: c.WAITING + c.RUNNING };
+  const none = { skipped: 0, flaky: 0, quarantinedFailed: 0 };
+  if (!c) return { total: 0, passed: 0, failed: 0, unfinished: 0, ...none };
+  return { total: c.WAITING + c.RUNNING + c.SUCCESS + c.FAIL, passed: c.SUCCESS, failed: c.FAIL, unfinished: c.WAITING + c.RUNNING, ...none };
+}
+
+/** "2 failed", or "2 failed (1 quarantined)": a quarantined failure did not fail the set. */
+export function failedText(counts: Pick<ReportCounts, 'failed' | 'quarantinedFailed'>): string {
+  return `${counts.failed} failed${counts.quarantinedFailed > 0 ? ` (${counts.quarantinedFailed} quarantined)` : ''}`;
 }
 
 /** "3 passed", or "3 passed (1 skipped)": a skipped test must not read as one that ran and passed. */
 export function passedText(counts: Pick<ReportCounts, 'passed' | 'skipped'>): string {
   return `${counts.passed} passed${counts.skipped > 0 ? ` (${counts.skipped} skipped)` : ''}`;
+}
+
+const tests = (n: number) => `${n} test${n === 1 ? '' : 's'}`;
+
+/**
+ * The verdict in one line, naming what the status rule did beside the seed's:
+ * "SUCCESS: 3 of 5 tests passed — 2 quarantined tests failed"; a FAIL that no
+ * failure explains came from failOnFlaky.
+ */
+export function verdictText(input: ReportInput): string {
+  const counts = countsOf(input);
+  if (input.outcome === 'SUCCESS') {
+    const quarantined = counts.quarantinedFailed > 0 ? ` — ${tests(counts.quarantinedFailed)} quarantined failed` : '';
+    return `SUCCESS: ${counts.passed} of ${tests(counts.total)} passed${counts.skipped > 0 ? ` (${counts.skipped} skipped)` : ''}${quarantined}`;
+  }
+  const failing = counts.failed - counts.quarantinedFailed;
+  const quarantined = counts.quarantinedFailed > 0 ? ` (and ${counts.quarantinedFailed} quarantined)` : '';
+  if (failing === 0 && counts.flaky > 0) return `FAIL: ${tests(counts.flaky)} passed only after a retry, and this environment fails a set on flaky tests (failOnFlaky)${quarantined}`;
+  return `FAIL: ${failing > 0 ? failing : counts.failed} of ${tests(counts.total)} failed${failing > 0 ? quarantined : ''}`;
 }

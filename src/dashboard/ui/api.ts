@@ -2,6 +2,7 @@
  * The page's only way to the server: the same JSON API that CI uses, with the
  * session cookie instead of a Bearer key. Writes carry the session's CSRF token.
  */
+import type { QuarantineAdded, QuarantineBody, QuarantineList } from '../../core/wire-quarantine.js';
 import type { Artifact, TestRun, TestRunSetStatus, CreateTestRunSetResult } from '../../core/wire.js';
 import type { CancelTestRunSetResult } from '../../core/wire-control.js';
 import type { CreateKeyBody, CreatedKey, KeyList } from '../../core/wire-keys.js';
@@ -91,6 +92,9 @@ export const api = {
   createKey: (body: CreateKeyBody) => call<CreatedKey>('POST', '/keys', body),
   revokeKey: (id: string) => call<void>('DELETE', `/keys/${encodeURIComponent(id)}`),
   signOut: () => call<void>('DELETE', '/session'),
+  listQuarantine: async (env: string) => (await call<QuarantineList>('GET', `/quarantine${query({ env })}`)).quarantine,
+  addQuarantine: (body: QuarantineBody) => call<QuarantineAdded>('POST', '/quarantine', body),
+  removeQuarantine: (env: string, name: string) => call<void>('DELETE', `/quarantine${query({ env, name })}`),
 };
 
 /** Where an artifact is served: the URL the server gave when it is a path of this site, else its API path. */

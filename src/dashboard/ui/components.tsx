@@ -1,4 +1,4 @@
-/** Small pieces shared by the pages: status, flaky and skipped badges, the counts bar, times and durations. */
+/** Small pieces shared by the pages: status, flaky, skipped and quarantined badges, the counts bar, times and durations. */
 import type { ComponentChildren } from 'preact';
 import { isFinal, RUN_STATES as STATES, type Counts, type RunState as State } from '../../core/states.js';
 
@@ -33,6 +33,15 @@ export function SkippedBadge() {
   return (
     <span class="skipped" title="Skipped by Playwright (test.skip, test.fixme): it did not run">
       skipped
+    </span>
+  );
+}
+
+/** Marks a member whose test was quarantined when its set was created: its failure did not fail the set. */
+export function QuarantinedBadge() {
+  return (
+    <span class="quarantined" title="Quarantined: it ran, but its failure does not fail the set">
+      quarantined
     </span>
   );
 }

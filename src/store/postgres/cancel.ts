@@ -9,7 +9,7 @@ import type { SetControl } from '../../core/types.js';
 import { controlOf, type ControlRow } from '../rows.js';
 import type { CancelRequest } from '../sets.js';
 import type { Queryable } from './connection.js';
-import { carryToSets } from './set-moves.js';
+import { carryToSets, failsSetSql } from './set-moves.js';
 import { NOW, type Names } from './statements.js';
 
 /** The payload prefix on the wake-up channel that says "this set was cancelled". */
@@ -32,9 +32,9 @@ export async function cancelMembers(q: Queryable, n: Names, setId: string, error
             THEN round(extract(epoch FROM ${NOW} - r.started_at) * 1000)::integer END,
           worker_id = NULL, lease_expires_at = NULL
         FROM unfinished AS u WHERE r.id = u.id
-        RETURNING r.set_id, u.status AS previous, r.status AS next
+        RETURNING r.set_id, u.status AS previous, r.status AS next, ${failsSetSql('cancel', 'r', 'r.status', 'r.attempts')} AS fails
       ), moved AS (
-        SELECT set_id, previous, next FROM ended
+        SELECT set_id, previous, next, fails FROM ended
       ), ${carryToSets(n)}
       SELECT EXISTS (SELECT 1 FROM ${n.sets} WHERE id = $1) AS found, (SELECT count(*) FROM ended)::integer AS ended`,
     values: [setId, error],

@@ -25,6 +25,7 @@ import { PostgresWebhooks } from './webhooks.js';
 import { PostgresHistory } from './history.js';
 import { PostgresRetention } from './retention.js';
 import { PostgresSuites } from './suites.js';
+import { PostgresQuarantine } from './quarantine.js';
 
 export { StoreUnavailableError } from './connection.js';
 
@@ -58,6 +59,7 @@ export class PostgresStore implements Store {
   readonly history: PostgresHistory;
   readonly retention: PostgresRetention;
   readonly suites: PostgresSuites;
+  readonly quarantine: PostgresQuarantine;
 
   constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? 'runset';
@@ -88,6 +90,7 @@ export class PostgresStore implements Store {
     this.history = new PostgresHistory(this.pool, names);
     this.retention = new PostgresRetention(this.pool, names);
     this.suites = new PostgresSuites(this.pool, names);
+    this.quarantine = new PostgresQuarantine(this.pool, names);
   }
 
   migrate(): Promise<void> {

@@ -4,7 +4,7 @@
  * is judged by the database's clock. The rules of ./statements.ts hold.
  */
 import type pg from 'pg';
-import type { ApiKeyRecord } from '../../core/types.js';
+import type { ApiKeyRecord } from '../../core/keys.js';
 import type { NewSession, SessionRecord } from '../browse.js';
 import type { KeysStore, NewApiKey } from '../keys.js';
 import { rowMappers } from '../rows.js';

@@ -70,4 +70,20 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       ALTER TABLE ${s}.test_runs ADD COLUMN skipped boolean NOT NULL DEFAULT false;
     `,
   },
+  {
+    version: 20,
+    name: 'quarantine and the failing count',
+    sql: (s: string) => `
+      -- The status rule with quarantine and failOnFlaky (src/core/moves.ts failsSet): each
+      -- member carries the rules it was planned with, and a set counts the member ends that
+      -- fail it. Before this migration every FAIL failed its set, so count_failing starts there.
+      ALTER TABLE ${s}.test_runs ADD COLUMN quarantined boolean NOT NULL DEFAULT false,
+        ADD COLUMN fail_on_flaky boolean NOT NULL DEFAULT false;
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN count_failing integer NOT NULL DEFAULT 0;
+      UPDATE ${s}.test_run_sets SET count_failing = count_fail WHERE count_fail > 0;
+      -- Quarantined tests (src/store/quarantine.ts): one entry per environment and test name.
+      CREATE TABLE ${s}.quarantine (env text NOT NULL, name text NOT NULL, reason text NOT NULL, until timestamptz NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(), created_by_key_id text, created_by_name text, PRIMARY KEY (env, name));
+    `,
+  },
 ];

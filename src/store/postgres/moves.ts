@@ -18,7 +18,7 @@ import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import { skippedOf, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type NextClaim } from '../claims.js';
 import { toClaimed as claimedFrom } from '../rows.js';
 import type { Queryable } from './connection.js';
-import { carryToSets } from './set-moves.js';
+import { carryToSets, FAILS_NOTHING, failsSetSql } from './set-moves.js';
 import { msFromNow, NOW, type Names } from './statements.js';
 
 // worker_id is set only on leased members, so this matches RUNNING and reserved ones alike.
@@ -72,7 +72,7 @@ export async function claimMembers(q: Queryable, n: Names, req: ClaimRequest): P
     name: 'runset.claimMembers',
     text: `
       WITH ${claimCtes(n, { worker: '$1', limit: '$2', reserve: '$3', leaseMs: '$4', skip: '$5', set: '$6', envs: '$7' })}, moved AS (
-        SELECT set_id, 'WAITING' AS previous, status AS next FROM claimed
+        SELECT set_id, 'WAITING' AS previous, status AS next, ${FAILS_NOTHING} FROM claimed
       ), ${carryToSets(n)}
       SELECT c.id, c.set_id, c.spec, s.variables, s.env, s.suite, c.claims, c.batch_key, c.expected_ms
       FROM claimed c JOIN ${n.sets} s ON s.id = c.set_id
@@ -94,7 +94,7 @@ export async function startMember(q: Queryable, n: Names, lease: LeaseRef, since
         WHERE r.id = $1 AND r.worker_id = $2 AND r.claims = $3 AND r.status = 'WAITING'
         RETURNING r.set_id
       ), moved AS (
-        SELECT set_id, 'WAITING' AS previous, 'RUNNING' AS next FROM started
+        SELECT set_id, 'WAITING' AS previous, 'RUNNING' AS next, ${FAILS_NOTHING} FROM started
       ), ${carryToSets(n, began)}
       SELECT set_id FROM started`,
     values: [lease.runId, lease.workerId, lease.claim, Math.max(0, Math.round(sinceMs))],
@@ -132,7 +132,7 @@ function finishCtes(n: Names, withArtifacts: boolean): string {
           attempts = $5, error = $6, output = $7, duration_ms = $8, skipped = $9,
           ended_at = ${NOW}, worker_id = NULL, lease_expires_at = NULL
         FROM held WHERE r.id = held.id
-        RETURNING r.id, r.set_id, held.status AS previous, r.status AS next
+        RETURNING r.id, r.set_id, held.status AS previous, r.status AS next, ${failsSetSql('outcome', 'r', 'r.status', 'r.attempts')} AS fails
       )`;
   if (!withArtifacts) return held;
   return `${held}, kept AS (
@@ -169,7 +169,7 @@ export async function finishMember(q: Queryable, n: Names, lease: LeaseRef, outc
     name: `runset.finishMember${finish.suffix}`,
     text: `
       WITH ${finishCtes(n, finish.withArtifacts)}, moved AS (
-        SELECT set_id, previous, next FROM finished
+        SELECT set_id, previous, next, fails FROM finished
       ), ${carryToSets(n)}
       SELECT id FROM finished`,
     values: finish.values,
@@ -226,9 +226,9 @@ export async function finishAndClaimMembers(
         FROM to_start WHERE r.id = to_start.id
         RETURNING r.set_id, to_start.status AS previous
       ), ${claimCtes(n, { worker, limit, reserve, leaseMs, skip, set, envs })}, moved AS (
-        SELECT set_id, previous, next FROM finished
-        UNION ALL SELECT set_id, previous, 'RUNNING' FROM begun
-        UNION ALL SELECT set_id, 'WAITING', status FROM claimed
+        SELECT set_id, previous, next, fails FROM finished
+        UNION ALL SELECT set_id, previous, 'RUNNING', false FROM begun
+        UNION ALL SELECT set_id, 'WAITING', status, false FROM claimed
       ), ${carryToSets(n)}
       SELECT f.finished, f.started, c.id, c.set_id, c.spec, s.variables, s.env, s.suite, c.claims, c.batch_key, c.expected_ms
       FROM (SELECT EXISTS (SELECT 1 FROM finished) AS finished, EXISTS (SELECT 1 FROM begun) AS started) AS f
@@ -256,7 +256,7 @@ export async function releaseMembers(q: Queryable, n: Names, leases: LeaseRef[])
         FROM mine WHERE r.id = mine.id
         RETURNING r.set_id, mine.status AS previous, r.status AS next
       ), moved AS (
-        SELECT set_id, previous, next FROM released
+        SELECT set_id, previous, next, ${FAILS_NOTHING} FROM released
       ), ${carryToSets(n)}
       SELECT count(*)::integer AS released FROM released`,
     values: [leases.map((l) => l.runId), leases.map((l) => l.workerId), leases.map((l) => l.claim)],
@@ -285,9 +285,9 @@ export async function reapMembers(q: Queryable, n: Names, maxLostLeases: number,
           ended_at = CASE WHEN r.lost_leases + 1 < $1 THEN r.ended_at ELSE ${NOW} END,
           lost_leases = r.lost_leases + 1, worker_id = NULL, lease_expires_at = NULL
         FROM expired WHERE r.id = expired.id
-        RETURNING r.set_id, expired.status AS previous, r.status AS next
+        RETURNING r.set_id, expired.status AS previous, r.status AS next, ${failsSetSql('lost', 'r', 'r.status', 'r.attempts')} AS fails
       ), moved AS (
-        SELECT set_id, previous, next FROM reaped
+        SELECT set_id, previous, next, fails FROM reaped
       ), ${carryToSets(n)}
       SELECT count(*) FILTER (WHERE next = 'WAITING')::integer AS requeued,
              count(*) FILTER (WHERE next = 'FAIL')::integer AS failed

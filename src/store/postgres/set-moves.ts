@@ -7,11 +7,27 @@
  * and the property test (test/store/status-property-contract.ts) compares every
  * set both stores write with what moveSet makes of its members' moves.
  */
+import type { EndCause } from '../../core/moves.js';
 import { NOW, type Names } from './statements.js';
 
 /**
+ * failsSet (src/core/moves.ts) in SQL: whether member row `r`'s move to `next`
+ * (its new status, with `attempts`) fails its set, for a move of `cause`.
+ * `r` must expose the member's quarantined and fail_on_flaky columns.
+ */
+export function failsSetSql(cause: EndCause, r: string, next: string, attempts: string): string {
+  if (cause === 'cancel') return `(${next} = 'FAIL')`;
+  if (cause === 'lost') return `(${next} = 'FAIL' AND NOT ${r}.quarantined)`;
+  return `(NOT ${r}.quarantined AND (${next} = 'FAIL' OR (${next} = 'SUCCESS' AND ${r}.fail_on_flaky AND ${attempts} > 1)))`;
+}
+
+/** The `fails` column of a `moved` row for a move that ends nothing (a claim, start or release). */
+export const FAILS_NOTHING = 'false AS fails';
+
+/**
  * The CTEs that carry member moves over to their sets, appended to a statement
- * whose earlier CTE `moved(set_id, previous, next)` lists the moves it made. Each
+ * whose earlier CTE `moved(set_id, previous, next, fails)` lists the moves it made
+ * (`fails`: that end fails the set, failsSetSql). Each
  * touched set gets its counts shifted, its status derived from them and its
  * timestamps stamped — the rules of `moveSet` and `deriveSetStatus` (src/core/):
  *
@@ -34,22 +50,24 @@ export function carryToSets(n: Names, startedAt: string = NOW): string {
           count(*) FILTER (WHERE next = 'RUNNING') - count(*) FILTER (WHERE previous = 'RUNNING') AS r,
           count(*) FILTER (WHERE next = 'SUCCESS') AS ok,
           count(*) FILTER (WHERE next = 'FAIL') AS ko,
+          count(*) FILTER (WHERE fails) AS f,
           bool_or(next = 'RUNNING') AS starts
         FROM moved WHERE previous <> next GROUP BY set_id
       ), locked AS (
         SELECT s.id, s.started_at, s.started_at IS NOT NULL OR d.starts AS started,
-          s.count_waiting + d.w AS w, s.count_running + d.r AS r, s.count_success + d.ok AS ok, s.count_fail + d.ko AS ko
+          s.count_waiting + d.w AS w, s.count_running + d.r AS r, s.count_success + d.ok AS ok, s.count_fail + d.ko AS ko,
+          s.count_failing + d.f AS f
         FROM ${n.sets} AS s JOIN deltas AS d ON d.set_id = s.id
         ORDER BY s.id FOR UPDATE OF s
       ), derived AS (
         SELECT locked.*, CASE
-          WHEN w + r = 0 AND ok + ko > 0 THEN CASE WHEN ko > 0 THEN 'FAIL' ELSE 'SUCCESS' END
+          WHEN w + r = 0 AND ok + ko > 0 THEN CASE WHEN f > 0 THEN 'FAIL' ELSE 'SUCCESS' END
           WHEN started OR r > 0 OR ok + ko > 0 THEN 'RUNNING'
           ELSE 'WAITING' END AS status
         FROM locked
       ), sets_moved AS (
         UPDATE ${n.sets} AS s SET status = x.status,
-          count_waiting = x.w, count_running = x.r, count_success = x.ok, count_fail = x.ko,
+          count_waiting = x.w, count_running = x.r, count_success = x.ok, count_fail = x.ko, count_failing = x.f,
           started_at = COALESCE(x.started_at, CASE WHEN x.started OR x.status = 'FAIL' THEN ${startedAt} END),
           ended_at = CASE WHEN x.status IN ('SUCCESS', 'FAIL') THEN ${NOW} END
         FROM derived AS x WHERE s.id = x.id

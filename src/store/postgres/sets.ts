@@ -17,7 +17,7 @@ import { msFromNow, SET_COLUMNS, type Names, type RunRow, type SetRow } from './
 /** PostgreSQL returns timestamps as Dates. */
 const { toSet, toRun } = rowMappers<Date>((value) => value.toISOString());
 
-const RUN_COLUMNS = 'id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, expected_ms, skipped';
+const RUN_COLUMNS = 'id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, expected_ms, skipped, quarantined';
 
 export class PostgresSets implements SetsStore {
   constructor(
@@ -119,10 +119,10 @@ async function insertRuns(q: Queryable, n: Names, set: NewTestRunSet): Promise<v
   await q.query({
     name: 'runset.insertRuns',
     text: `
-      INSERT INTO ${n.runs} (id, set_id, env, position, name, type, spec, status, batch_key, expected_ms)
-      SELECT u.id, $1, $9, u.position, u.name, u.type, u.spec, 'WAITING', u.batch_key, u.expected_ms
-      FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[], $6::json[], $7::text[], $8::integer[])
-        WITH ORDINALITY AS u(id, position, name, type, spec, batch_key, expected_ms, ord)
+      INSERT INTO ${n.runs} (id, set_id, env, position, name, type, spec, status, batch_key, expected_ms, quarantined, fail_on_flaky)
+      SELECT u.id, $1, $9, u.position, u.name, u.type, u.spec, 'WAITING', u.batch_key, u.expected_ms, u.quarantined, u.fail_on_flaky
+      FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[], $6::json[], $7::text[], $8::integer[], $10::boolean[], $11::boolean[])
+        WITH ORDINALITY AS u(id, position, name, type, spec, batch_key, expected_ms, quarantined, fail_on_flaky, ord)
       ORDER BY u.ord`,
     values: [
       set.id,
@@ -134,6 +134,8 @@ async function insertRuns(q: Queryable, n: Names, set: NewTestRunSet): Promise<v
       runs.map((r) => batchKeyOf(r.spec)),
       runs.map((r) => Math.round(r.expectedMs)),
       set.env,
+      runs.map((r) => r.quarantined),
+      runs.map((r) => r.failOnFlaky),
     ],
   });
 }

@@ -40,6 +40,7 @@ export interface Names {
   /** Suite versions, the names pointing at them, and their archives' bytes (migration 17). */
   suiteVersions: string;
   suiteNames: string;
+  quarantine: string;
   suiteChunks: string;
   channel: string;
 }
@@ -63,6 +64,7 @@ export function namesOf(schema: string): Names {
     settings: `${s}.store_settings`,
     suiteVersions: `${s}.suite_versions`,
     suiteNames: `${s}.suite_names`,
+    quarantine: `${s}.quarantine`,
     suiteChunks: `${s}.suite_chunks`,
     channel: channelOf(schema),
   };
@@ -86,7 +88,7 @@ export type SetRow = rows.SetRow<Date>;
 export type RunRow = rows.RunRow<Date>;
 export type KeyRow = rows.KeyRow<Date>;
 
-export const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail';
+export const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail, count_failing';
 export const KEY_COLUMNS = 'id, name, role, envs, expires_at, created_at, last_used_at, revoked_at';
 
 // ── wake-ups ──

@@ -43,7 +43,7 @@ export class SqliteCancels {
     for (const run of unfinished) {
       const duration = run.status === 'RUNNING' && run.started_at ? Math.max(0, Date.parse(at) - Date.parse(run.started_at)) : null;
       this.sql.endRun.run({ id: run.id, error: req.error, at, duration_ms: duration });
-      this.moveCounts(setId, run.status, 'FAIL', at);
+      this.moveCounts(setId, run.status, 'FAIL', at, true); // a cancel fails the set (failsSet), quarantined or not
     }
     this.sql.markSet.run({ id: setId, at, by: req.byKeyId, by_name: req.byKeyName, error: req.error });
     return { found: true, cancelled: true };

@@ -31,6 +31,7 @@ import { SqliteWebhooks } from './webhooks.js';
 import { SqliteHistory } from './history.js';
 import { SqliteRetention } from './retention.js';
 import { SqliteSuites } from './suites.js';
+import { SqliteQuarantine } from './quarantine.js';
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -47,6 +48,7 @@ export class SqliteStore implements Store {
   history!: SqliteHistory;
   retention!: SqliteRetention;
   suites!: SqliteSuites;
+  quarantine!: SqliteQuarantine;
 
   private releaseLock: (() => void) | undefined;
   /** Only in the owning process, the one writer of sets (see SetRowCache). */
@@ -86,6 +88,7 @@ export class SqliteStore implements Store {
     this.history = new SqliteHistory(this.db);
     this.retention = new SqliteRetention(this.db, (setId) => this.setRows?.drop(setId));
     this.suites = new SqliteSuites(this.db);
+    this.quarantine = new SqliteQuarantine(this.db);
     return Promise.resolve();
   }
 

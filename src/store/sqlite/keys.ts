@@ -3,7 +3,7 @@
  * src/auth/keys.ts) and the dashboard's browser sessions.
  */
 import type Database from 'better-sqlite3';
-import type { ApiKeyRecord } from '../../core/types.js';
+import type { ApiKeyRecord } from '../../core/keys.js';
 import type { NewSession, SessionRecord } from '../browse.js';
 import type { KeysStore, NewApiKey } from '../keys.js';
 import { rowMappers } from '../rows.js';

@@ -37,4 +37,20 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       ALTER TABLE test_runs ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0 CHECK (skipped IN (0, 1));
     `,
   },
+  {
+    version: 19,
+    name: 'quarantine and the failing count',
+    sql: `
+      -- The status rule with quarantine and failOnFlaky (src/core/moves.ts failsSet): each
+      -- member carries the rules it was planned with, and a set counts the member ends that
+      -- fail it. Before this migration every FAIL failed its set, so count_failing starts there.
+      ALTER TABLE test_runs ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0 CHECK (quarantined IN (0, 1));
+      ALTER TABLE test_runs ADD COLUMN fail_on_flaky INTEGER NOT NULL DEFAULT 0 CHECK (fail_on_flaky IN (0, 1));
+      ALTER TABLE test_run_sets ADD COLUMN count_failing INTEGER NOT NULL DEFAULT 0;
+      UPDATE test_run_sets SET count_failing = count_fail;
+      -- Quarantined tests (src/store/quarantine.ts): one entry per environment and test name.
+      CREATE TABLE quarantine (env TEXT NOT NULL, name TEXT NOT NULL, reason TEXT NOT NULL, until TEXT NOT NULL,
+        created_at TEXT NOT NULL, created_by_key_id TEXT, created_by_name TEXT, PRIMARY KEY (env, name));
+    `,
+  },
 ];

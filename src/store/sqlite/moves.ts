@@ -14,13 +14,25 @@
  */
 import type Database from 'better-sqlite3';
 import type { RunState } from '../../core/states.js';
-import { reapedTo } from '../../core/moves.js';
+import { failsSet, reapedTo, type MemberRules } from '../../core/moves.js';
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import { skippedOf, WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type ReapResult } from '../claims.js';
 import { toClaimed } from '../rows.js';
 import type { SqliteArtifacts } from './artifacts.js';
 import type { MoveCounts } from './set-moves.js';
 import { FENCED, now } from './statements.js';
+
+/** A leased member as a finish or the reaper reads it: its state, its set and its rules (SQLite's 0 or 1). */
+interface HeldRow {
+  status: RunState;
+  set_id: string;
+  quarantined: number;
+  fail_on_flaky: number;
+}
+
+function rulesOf(row: HeldRow): MemberRules {
+  return { quarantined: row.quarantined === 1, failOnFlaky: row.fail_on_flaky === 1 };
+}
 
 /** What leasing a member returns: its new claim number, spec (JSON), batch key and expected duration. */
 interface ReservedRow {
@@ -81,7 +93,7 @@ export class SqliteMoves {
         RETURNING set_id`),
       heartbeat: db.prepare(`UPDATE test_runs SET lease_expires_at = @lease_expires_at, attempts = @attempts WHERE ${FENCED}`),
       renewLease: db.prepare(`UPDATE test_runs SET lease_expires_at = @lease_expires_at WHERE ${FENCED}`),
-      leaseStatus: db.prepare(`SELECT status, set_id FROM test_runs WHERE ${FENCED}`),
+      leaseStatus: db.prepare(`SELECT status, set_id, quarantined, fail_on_flaky FROM test_runs WHERE ${FENCED}`),
       finishRun: db.prepare(`
         UPDATE test_runs SET status = @status, attempts = @attempts, error = @error, output = @output,
           duration_ms = @duration_ms, skipped = @skipped, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
@@ -94,7 +106,7 @@ export class SqliteMoves {
           AND error IS @error AND duration_ms = @duration_ms`),
       releaseRun: db.prepare(`UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL WHERE ${FENCED}`),
       expiredRuns: db.prepare(`
-        SELECT id, set_id, status, claims, lost_leases FROM test_runs
+        SELECT id, set_id, status, claims, lost_leases, quarantined, fail_on_flaky FROM test_runs
         WHERE lease_expires_at < ? AND status IN ('WAITING', 'RUNNING')`),
       requeueRun: db.prepare(`
         UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL, lost_leases = lost_leases + 1
@@ -186,11 +198,11 @@ export class SqliteMoves {
     const at = now();
     const fence = fenceOf(lease);
     const written = { status: outcome.status, attempts: outcome.attempts, error: outcome.error, duration_ms: Math.round(outcome.durationMs) };
-    const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
+    const held = this.sql.leaseStatus.get(fence) as HeldRow | undefined;
     if (!held) return this.sql.holdsOutcome.get({ id: lease.runId, claims: lease.claim, ...written }) !== undefined;
     // Read under the same fence inside this write transaction: the update matches.
     this.sql.finishRun.run({ ...fence, ...written, output: outcome.output, skipped: skippedOf(outcome) ? 1 : 0, at });
-    this.moveSet(held.set_id, held.status, outcome.status, at);
+    this.moveSet(held.set_id, held.status, outcome.status, at, failsSet(rulesOf(held), outcome.status, outcome.attempts, 'outcome'));
     this.artifacts.insert(lease.runId, held.set_id, outcome.artifacts ?? [], at);
     return true;
   }
@@ -214,7 +226,7 @@ export class SqliteMoves {
   /** Expired leases back to WAITING, or FAIL with WORKER_LOST at the `maxLostLeases`-th (reapedTo). */
   reap(maxLostLeases: number): ReapResult {
     const at = now();
-    const expired = this.sql.expiredRuns.all(Date.now()) as { id: string; set_id: string; status: RunState; claims: number; lost_leases: number }[];
+    const expired = this.sql.expiredRuns.all(Date.now()) as (HeldRow & { id: string; claims: number; lost_leases: number })[];
     const res: ReapResult = { requeued: 0, failed: 0 };
     for (const run of expired) {
       if (reapedTo(run.lost_leases, maxLostLeases) === 'WAITING') {
@@ -223,7 +235,7 @@ export class SqliteMoves {
         res.requeued++;
       } else {
         this.sql.failLostRun.run({ id: run.id, claims: run.claims, at, error: WORKER_LOST });
-        this.moveSet(run.set_id, run.status, 'FAIL', at);
+        this.moveSet(run.set_id, run.status, 'FAIL', at, failsSet(rulesOf(run), 'FAIL', 0, 'lost'));
         res.failed++;
       }
     }

@@ -13,8 +13,8 @@ import { countsOf } from '../rows.js';
 import type { SetRowCache } from './set-cache.js';
 import { SET_COLUMNS, type SetRow } from './statements.js';
 
-/** One member of `setId` moved `from` → `to` at `at` (ISO). */
-export type MoveCounts = (setId: string, from: RunState, to: RunState, at: string) => void;
+/** One member of `setId` moved `from` → `to` at `at` (ISO); `fails`: that end fails the set (failsSet, src/core/moves.ts). */
+export type MoveCounts = (setId: string, from: RunState, to: RunState, at: string, fails?: boolean) => void;
 
 /** The event a set's move emits on the store's wake-up emitter, once its transaction has returned. */
 export const SET_CHANGED = 'changed';
@@ -35,15 +35,15 @@ export class SetMoves {
       updateSetProgress: db.prepare(`
         UPDATE test_run_sets SET status = @status, started_at = @started_at, ended_at = @ended_at,
           count_waiting = @count_waiting, count_running = @count_running,
-          count_success = @count_success, count_fail = @count_fail
+          count_success = @count_success, count_fail = @count_fail, count_failing = @count_failing
         WHERE id = @id`),
     };
   }
 
   /** One member moved: write the set's counts, timestamps and status as the rule makes them. */
-  readonly move: MoveCounts = (setId, from, to, at) => {
+  readonly move: MoveCounts = (setId, from, to, at, fails = false) => {
     const row = this.sql.getSet.get(setId) as SetRow;
-    const set = moveSet({ counts: countsOf(row), startedAt: row.started_at }, from, to, at);
+    const set = moveSet({ counts: countsOf(row), failing: row.count_failing, startedAt: row.started_at }, from, to, at, fails);
     this.setRows?.drop(setId);
     this.setMoved(setId);
     this.sql.updateSetProgress.run({
@@ -55,6 +55,7 @@ export class SetMoves {
       count_running: set.counts.RUNNING,
       count_success: set.counts.SUCCESS,
       count_fail: set.counts.FAIL,
+      count_failing: set.failing,
     });
   };
 

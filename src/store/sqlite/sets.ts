@@ -41,11 +41,11 @@ export class SqliteSets implements SetsStore {
         INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection)
         VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels, @suite, @selection)`),
       insertRun: db.prepare(`
-        INSERT INTO test_runs (id, set_id, env, position, name, type, spec, status, batch_key, expected_ms)
-        VALUES (@id, @set_id, @env, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms)`),
+        INSERT INTO test_runs (id, set_id, env, position, name, type, spec, status, batch_key, expected_ms, quarantined, fail_on_flaky)
+        VALUES (@id, @set_id, @env, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms, @quarantined, @fail_on_flaky)`),
       getSet: db.prepare(`SELECT ${SET_COLUMNS} FROM test_run_sets WHERE id = ?`),
       listRuns: db.prepare(`
-        SELECT id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, expected_ms, skipped
+        SELECT id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, expected_ms, skipped, quarantined
         FROM test_runs WHERE set_id = ? ORDER BY position`),
       overrides: db.prepare('SELECT overrides FROM test_run_sets WHERE id = ?'),
       labels: db.prepare('SELECT labels FROM test_run_sets WHERE id = ?'),
@@ -173,6 +173,8 @@ export class SqliteSets implements SetsStore {
         spec: JSON.stringify(run.spec),
         batch_key: batchKeyOf(run.spec),
         expected_ms: Math.round(run.expectedMs),
+        quarantined: run.quarantined ? 1 : 0,
+        fail_on_flaky: run.failOnFlaky ? 1 : 0,
       });
     }
   }

@@ -10,7 +10,7 @@ export type SetRow = rows.SetRow<string>;
 export type RunRow = rows.RunRow<string>;
 export type KeyRow = rows.KeyRow<string>;
 
-export const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail';
+export const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail, count_failing';
 export const KEY_COLUMNS = 'id, name, role, envs, expires_at, created_at, last_used_at, revoked_at';
 
 /**

@@ -4,7 +4,7 @@
  * one. The navigation shows this page only to a key that may list keys.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { KEY_ROLES, type KeyRole } from '../../../core/types.js';
+import { KEY_ROLES, type KeyRole } from '../../../core/keys.js';
 import type { EnvironmentView } from '../../../core/wire-dashboard.js';
 import type { KeyView } from '../../../core/wire-keys.js';
 import { api } from '../api.js';

@@ -1,7 +1,7 @@
 /** `/sets/:id/runs/:runId` — one member: status, error, artifacts (screenshots inline, traces in Playwright's viewer, text to open, all to download) and output. */
 import { useState } from 'preact/hooks';
 import { api, artifactUrl, setLoadError, type Artifact, type Member } from '../api.js';
-import { Alert, FlakyBadge, formatBytes, formatDuration, isFinal, shortId, SkippedBadge, StatusBadge, Time } from '../components.js';
+import { Alert, FlakyBadge, formatBytes, formatDuration, isFinal, QuarantinedBadge, shortId, SkippedBadge, StatusBadge, Time } from '../components.js';
 import { usePoll } from '../live.js';
 
 export function MemberPage({ setId, runId }: { setId: string; runId: string }) {
@@ -45,6 +45,7 @@ function MemberBody({ member }: { member: Member }) {
         <StatusBadge status={member.status} />
         {member.flaky && <FlakyBadge />}
         {member.skipped && <SkippedBadge />}
+        {member.quarantined && <QuarantinedBadge />}
       </p>
       <dl class="facts">
         <dt>Type</dt>

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import type { TestRunSetDetails } from '../../../core/wire-dashboard.js';
 import { api, setLoadError, type Member, type SetStatus } from '../api.js';
-import { Alert, CountsBar, FlakyBadge, formatDuration, isFinal, shortId, SkippedBadge, spanMs, StatusBadge, Time } from '../components.js';
+import { Alert, CountsBar, FlakyBadge, formatDuration, isFinal, QuarantinedBadge, shortId, SkippedBadge, spanMs, StatusBadge, Time } from '../components.js';
 import { usePoll } from '../live.js';
 import { navigate } from '../router.js';
 import { Timeline } from '../timeline.js';
@@ -95,6 +95,7 @@ export function SetPage({ id }: { id: string }) {
         <section aria-label="Status">
           <p class="set-status" aria-live="polite">
             <StatusBadge status={status.status} /> <CountsBar counts={status.progress.counts} />
+            <RuleNote status={status.status} members={members} />
           </p>
           <dl class="facts">
             <dt>Id</dt>
@@ -201,6 +202,7 @@ function MembersTable({ setId, members }: { setId: string; members: Member[] }) 
             <td data-label="Status">
               <StatusBadge status={m.status} />
               {m.skipped && <SkippedBadge />}
+              {m.quarantined && <QuarantinedBadge />}
             </td>
             <td data-label="Duration">{formatDuration(m.durationMs ?? (m.status === 'RUNNING' ? spanMs(m.startedAt, null) : null))}</td>
             <td data-label="Attempts">{m.attempts}</td>
@@ -213,4 +215,19 @@ function MembersTable({ setId, members }: { setId: string; members: Member[] }) 
       </tbody>
     </table>
   );
+}
+
+/**
+ * What the status rule did beside the seed's, so a pass is never misread: a
+ * SUCCESS with quarantined members in FAIL, or a FAIL that only a pass after a
+ * retry explains (the environment's failOnFlaky).
+ */
+function RuleNote({ status, members }: { status: string; members: Member[] }) {
+  const quarantined = members.filter((m) => m.quarantined && m.status === 'FAIL').length;
+  const failing = members.filter((m) => !m.quarantined && m.status === 'FAIL').length;
+  const flaky = members.filter((m) => m.flaky && !m.quarantined).length;
+  const tests = (n: number) => `${n} test${n === 1 ? '' : 's'}`;
+  if (status === 'SUCCESS' && quarantined > 0) return <span class="rule-note" data-rule="quarantine"> — {tests(quarantined)} quarantined failed</span>;
+  if (status === 'FAIL' && failing === 0 && flaky > 0) return <span class="rule-note" data-rule="flaky"> — {tests(flaky)} passed only after a retry (failOnFlaky)</span>;
+  return null;
 }

@@ -1,10 +1,11 @@
-/** `/test?env=&name=` — one test in one environment: its duration over time as a chart, its recent failures, its runs. */
+/** `/test?env=&name=` — one test in one environment: its quarantine, its duration over time as a chart, its recent failures, its runs. */
 import { useEffect, useState } from 'preact/hooks';
 import { firstLine } from '../../failure-groups.js';
 import { passedAfterRetry } from '../../../core/states.js';
 import { api, type TestHistoryRun } from '../api.js';
 import { Chart, type Shape } from '../chart.js';
 import { Alert, formatDuration, shortId, Time } from '../components.js';
+import { QuarantineSection } from '../quarantine.js';
 
 /** Runs read: pages of the history, newest first, up to this many. */
 const MAX_RUNS = 200;
@@ -48,6 +49,7 @@ export function TestPage({ search }: { search: URLSearchParams }) {
         <a href={`/tests?env=${encodeURIComponent(env)}`}>Tests in {env}</a> / {name}
       </p>
       <h1 tabIndex={-1}>{name}</h1>
+      <QuarantineSection env={env} name={name} />
       {error && <Alert>Could not load its history: {error}</Alert>}
       {runs === undefined ? (
         !error && <p class="muted">Loading…</p>
