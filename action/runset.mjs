@@ -75339,13 +75339,14 @@ var init_outbound = __esm({
 });
 
 // src/core/webhooks.ts
-var SET_EVENTS, WEBHOOK_OUTBOUND_POLICY, WEBHOOK_FORMATS;
+var SET_EVENTS, WEBHOOK_OUTBOUND_POLICY, WEBHOOK_FORMATS, WEBHOOK_WHEN;
 var init_webhooks = __esm({
   "src/core/webhooks.ts"() {
     "use strict";
     SET_EVENTS = Object.freeze(["set.started", "set.finished"]);
     WEBHOOK_OUTBOUND_POLICY = Object.freeze({ allowPrivateTargets: true });
     WEBHOOK_FORMATS = Object.freeze(["json", "slack"]);
+    WEBHOOK_WHEN = Object.freeze(["always", "failure", "change"]);
   }
 });
 
@@ -75381,9 +75382,12 @@ var init_suite_webhooks = __esm({
         environments: typebox_exports.Optional(
           typebox_exports.Array(typebox_exports.String({ minLength: 1, description: "an environment name" }), { minItems: 1, description: "a list of environment names such as [production]" })
         ),
-        format: typebox_exports.Optional(typebox_exports.Union(WEBHOOK_FORMATS.map((format) => typebox_exports.Literal(format)), { description: `one of ${quoted(WEBHOOK_FORMATS)}` }))
+        format: typebox_exports.Optional(typebox_exports.Union(WEBHOOK_FORMATS.map((format) => typebox_exports.Literal(format)), { description: `one of ${quoted(WEBHOOK_FORMATS)}` })),
+        when: typebox_exports.Optional(
+          typebox_exports.Union(WEBHOOK_WHEN.map((when) => typebox_exports.Literal(when)), { description: `one of ${quoted(WEBHOOK_WHEN)} (failure: only sets that FAIL; change: only a result that differs from the environment's previous set's)` })
+        )
       },
-      { additionalProperties: false, description: "a webhook: a mapping with url, secret, events, environments and format" }
+      { additionalProperties: false, description: "a webhook: a mapping with url, secret, events, environments, format and when" }
     );
     WEBHOOKS_TEXT = "a list of webhooks, each a mapping with url and secret";
     WebhooksSchema = typebox_exports.Union([typebox_exports.Null(), typebox_exports.Array(WebhookSchema, { description: WEBHOOKS_TEXT })], { description: WEBHOOKS_TEXT });
@@ -80702,7 +80706,11 @@ async function main(env = process.env, io2 = processIo) {
   const { argv, env: clientEnv } = triggerInvocation(env);
   const code = await runTriggerCommand(argv, { ...env, ...clientEnv }, io2, {
     userAgent: USER_AGENT,
-    onCreated: (id) => saveState(env, { [SET_ID_STATE]: id })
+    // Without the id the post step cannot clean up after a killed main step; the set itself is fine, so the step goes on.
+    onCreated: (id) => saveState(env, { [SET_ID_STATE]: id }).catch((error) => {
+      io2.stderr.write(`runset: warning: could not save the set's id for the post step (${error instanceof Error ? error.message : String(error)}); a job killed now leaves the set running
+`);
+    })
   });
   await saveState(env, { [ENDED_STATE]: "true" }).catch(() => void 0);
   return code;

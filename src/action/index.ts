@@ -40,7 +40,11 @@ export async function main(env: Env = process.env, io: TriggerIo = processIo): P
   const { argv, env: clientEnv } = triggerInvocation(env);
   const code = await runTriggerCommand(argv, { ...env, ...clientEnv }, io, {
     userAgent: USER_AGENT,
-    onCreated: (id) => saveState(env, { [SET_ID_STATE]: id }),
+    // Without the id the post step cannot clean up after a killed main step; the set itself is fine, so the step goes on.
+    onCreated: (id) =>
+      saveState(env, { [SET_ID_STATE]: id }).catch((error: unknown) => {
+        io.stderr.write(`runset: warning: could not save the set's id for the post step (${error instanceof Error ? error.message : String(error)}); a job killed now leaves the set running\n`);
+      }),
   });
   await saveState(env, { [ENDED_STATE]: 'true' }).catch(() => undefined);
   return code;
