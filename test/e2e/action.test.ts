@@ -18,6 +18,8 @@ environments:
   staging:
     variables:
       GREETING: hello
+  preview:
+    allowSuiteUploads: true
 tests:
   - name: greets
     type: command
@@ -145,6 +147,22 @@ describe('the GitHub Action bundle under a runner\'s environment', () => {
     const post = await runStep('post.mjs', postEnv(env, files), files.dir).done;
     assert.equal(post.code, 0, post.stderr);
     assert.match(post.stderr, /saw test run set .* to its end; nothing to clean up/);
+  });
+
+  test('suite: the bundled packer uploads the workspace folder, and the set runs its tests under suite-name', async () => {
+    const files = stepFiles();
+    const suiteDir = path.join(files.dir, 'e2e');
+    mkdirSync(suiteDir);
+    writeFileSync(path.join(suiteDir, 'runset.config.yaml'), 'tests:\n  - { name: from the upload, type: command, run: [node, check.js] }\n');
+    writeFileSync(path.join(suiteDir, 'check.js'), "console.log('uploaded file ran')\n");
+    const env = runnerEnv(server, files, { env: 'preview', interval: '100ms', suite: 'e2e', 'suite-name': 'pr-7' });
+    const main = await runStep('main.mjs', env, files.dir).done;
+    assert.equal(main.code, 0, main.stderr);
+    const id = readCommandFile(files.GITHUB_OUTPUT)['test-run-set-id']!;
+    const runs = await api<{ testRuns: Array<{ name: string; status: string }> }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`);
+    assert.deepEqual(runs.body.testRuns.map((r) => [r.name, r.status]), [['from the upload', 'SUCCESS']]);
+    const suites = await api<{ versions: Array<{ names: string[] }> }>(server, 'GET', '/v0/suites');
+    assert.ok(suites.body.versions.some((v) => v.names.includes('pr-7')), 'published under the suite-name');
   });
 
   test('a failing set: exit 1, status FAIL, an ::error annotation', async () => {
