@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'examples/**/node_modules/', '.runset/', 'coverage/'] },
+  { ignores: ['dist/', 'action/runset.mjs', 'node_modules/', 'examples/**/node_modules/', '.runset/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

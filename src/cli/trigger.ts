@@ -166,7 +166,7 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
       },
       env,
       io,
-      { fetch: deps.fetch, userAgent: deps.userAgent ?? `runset-cli/${VERSION}`, signals: deps.signals },
+      { fetch: deps.fetch, userAgent: deps.userAgent ?? `runset-cli/${VERSION}`, signals: deps.signals, onCreated: deps.onCreated },
     );
     if (deps.onExit) deps.onExit(code);
     else process.exitCode = code;

@@ -7,6 +7,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { formatDuration } from '../core/duration.js';
 import type { RunsetClient } from './client.js';
+import { setPageUrl } from './links.js';
 import { summaryLines } from './progress.js';
 import { redact } from './redact.js';
 import { annotations, outputLines, stepSummaryMarkdown } from './reports/github.js';
@@ -24,7 +25,16 @@ export async function finish(client: RunsetClient, id: string, outcome: Outcome,
   ctx.progress.stop();
   const members = await fetchMembers(client, id, last, ctx);
   const suite = await fetchSuite(client, id, ctx);
-  const input: ReportInput = { env: ctx.options.env, setId: id, outcome, status: last, members, elapsedMs: Date.now() - ctx.started, ...(suite ? { suite } : {}) };
+  const input: ReportInput = {
+    env: ctx.options.env,
+    setId: id,
+    outcome,
+    status: last,
+    members,
+    elapsedMs: Date.now() - ctx.started,
+    dashboardUrl: setPageUrl(client.url, id),
+    ...(suite ? { suite } : {}),
+  };
   for (const line of summaryLines(input)) ctx.stderr.write(`${line}\n`);
   await writeReports(input, ctx);
   // Only the status object, so `runset trigger --wait --json | jq .status` works.

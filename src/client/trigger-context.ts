@@ -48,6 +48,8 @@ export interface TriggerDeps {
   userAgent?: string;
   /** Where SIGINT/SIGTERM come from while waiting. Default: the process. */
   signals?: SignalSource;
+  /** Told the new set's id as soon as it exists (the GitHub Action saves it for its post step). */
+  onCreated?: (id: string) => Promise<void> | void;
 }
 
 /** A reason to stop with a given exit code; its message is the last line on stderr. */

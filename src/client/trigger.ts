@@ -22,6 +22,7 @@ import { ProgressReporter } from './progress.js';
 import { redactingSink } from './redact.js';
 import type { Outcome } from './reports/model.js';
 import { withRetry } from './retry.js';
+import { setPageUrl } from './links.js';
 import { EXIT_CODES, TriggerFailure, type ExitCode, type TriggerContext, type TriggerDeps, type TriggerEnv, type TriggerIo, type TriggerOptions } from './trigger-context.js';
 import type { TestRunSetStatus } from './types.js';
 
@@ -38,7 +39,8 @@ export async function runTrigger(options: TriggerOptions, env: TriggerEnv, io: T
   try {
     const client = connectFromEnv(env, deps);
     const id = options.rerunFailed !== undefined ? await rerunFailures(client, options.rerunFailed, ctx) : await createSet(client, ctx);
-    await writeGithubOutputs(ctx, { 'test-run-set-id': id });
+    await deps.onCreated?.(id);
+    await writeGithubOutputs(ctx, { 'test-run-set-id': id, 'dashboard-url': setPageUrl(client.url, id) });
     if (!options.wait) {
       stdout.write(options.json ? `${JSON.stringify({ testRunSetId: id })}\n` : `${id}\n`);
       stderr.write(`runset: created test run set ${id} (env ${options.env}); not waiting (add --wait to follow it to the end)\n`);

@@ -6,7 +6,7 @@
 import { type Static, Type } from 'typebox';
 import type { VariableValue } from '../core/types.js';
 import { checkHost } from '../net/outbound.js';
-import { SET_EVENTS, WEBHOOK_FORMATS, WEBHOOK_OUTBOUND_POLICY, type SetEventName, type WebhookConfig, type WebhookFormat } from '../core/webhooks.js';
+import { SET_EVENTS, WEBHOOK_FORMATS, WEBHOOK_OUTBOUND_POLICY, WEBHOOK_WHEN, type SetEventName, type WebhookConfig, type WebhookFormat, type WebhookWhen } from '../core/webhooks.js';
 import { describeValue, fail, type DocPath } from './suite-error.js';
 import { ENV_REFERENCE } from '../secrets/index.js';
 
@@ -27,8 +27,11 @@ export const WebhookSchema = Type.Object(
       Type.Array(Type.String({ minLength: 1, description: 'an environment name' }), { minItems: 1, description: 'a list of environment names such as [production]' }),
     ),
     format: Type.Optional(Type.Union(WEBHOOK_FORMATS.map((format) => Type.Literal(format)), { description: `one of ${quoted(WEBHOOK_FORMATS)}` })),
+    when: Type.Optional(
+      Type.Union(WEBHOOK_WHEN.map((when) => Type.Literal(when)), { description: `one of ${quoted(WEBHOOK_WHEN)} (failure: only sets that FAIL; change: only a result that differs from the environment's previous set's)` }),
+    ),
   },
-  { additionalProperties: false, description: 'a webhook: a mapping with url, secret, events, environments and format' },
+  { additionalProperties: false, description: 'a webhook: a mapping with url, secret, events, environments, format and when' },
 );
 
 const WEBHOOKS_TEXT = 'a list of webhooks, each a mapping with url and secret';
@@ -47,7 +50,12 @@ export function buildWebhooks(raw: Static<typeof WebhooksSchema> | null | undefi
     hook.environments?.forEach((env, i) => {
       if (!declared.has(env)) fail([...at, 'environments', i], `unknown environment ${JSON.stringify(env)}`, `one of the declared environments: ${[...declared].join(', ')}`);
     });
-    return { name, url: urlOf(hook.url, [...at, 'url']), secret, events: [...new Set((hook.events ?? ['set.finished']) as SetEventName[])], environments: hook.environments ?? null, format };
+    const events = [...new Set((hook.events ?? ['set.finished']) as SetEventName[])];
+    const when = (hook.when ?? 'always') as WebhookWhen;
+    if (when !== 'always' && events.includes('set.started')) {
+      fail([...at, 'when'], `when: ${when} sends only set ends, but events lists set.started`, 'events: [set.finished] with when: failure or change, or when: always to be told of starts too');
+    }
+    return { name, url: urlOf(hook.url, [...at, 'url']), secret, events, environments: hook.environments ?? null, format, when };
   });
 }
 

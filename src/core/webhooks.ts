@@ -13,6 +13,15 @@ export const WEBHOOK_OUTBOUND_POLICY = Object.freeze({ allowPrivateTargets: true
 export const WEBHOOK_FORMATS = Object.freeze(['json', 'slack'] as const);
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
+/**
+ * Which ends a webhook is told of: `always` every one; `failure` only a set
+ * that ended FAIL; `change` only a set whose result differs from the previous
+ * ended set of its environment (or that has none: the first result is news).
+ * `failure` and `change` concern ends only: such a webhook takes no `set.started`.
+ */
+export const WEBHOOK_WHEN = Object.freeze(['always', 'failure', 'change'] as const);
+export type WebhookWhen = (typeof WEBHOOK_WHEN)[number];
+
 export interface WebhookConfig {
   /** Names the webhook in deliveries; unique in the file (default `webhook-<position>`). */
   name: string;
@@ -24,6 +33,7 @@ export interface WebhookConfig {
   /** Only sets of these environments; null: every environment. */
   environments: readonly string[] | null;
   format: WebhookFormat;
+  when: WebhookWhen;
 }
 
 /** A set's start or end, written by the store in the transaction that made it. */
@@ -32,6 +42,19 @@ export interface SetEvent {
   setId: string;
   env: string;
   event: SetEventName;
+  /** The set's status when the event is fanned out (for `set.finished`: its result). */
+  status: string;
+  /** The result of the newest set of the same environment that ended and was created before this one; null: none. */
+  previousStatus: string | null;
+}
+
+/** Whether a webhook takes an event: its events, its environments, and its `when`. The one place this rule lives. */
+export function webhookWants(hook: Pick<WebhookConfig, 'events' | 'environments' | 'when'>, event: SetEvent): boolean {
+  if (!hook.events.includes(event.event)) return false;
+  if (hook.environments !== null && !hook.environments.includes(event.env)) return false;
+  if (hook.when === 'always') return true;
+  if (event.event !== 'set.finished') return false;
+  return hook.when === 'failure' ? event.status === 'FAIL' : event.status !== event.previousStatus;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';

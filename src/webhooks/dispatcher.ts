@@ -19,7 +19,7 @@ import { DEFAULT_RETRY, nextRetryMs, type RetryPolicy } from './retry.js';
 import { signatureHeader } from './signature.js';
 import { fetch } from 'undici';
 import { outboundDispatcher, outboundRefusalIn, type OutboundOptions } from '../net/outbound.js';
-import { WEBHOOK_OUTBOUND_POLICY } from '../core/webhooks.js';
+import { WEBHOOK_OUTBOUND_POLICY, webhookWants } from '../core/webhooks.js';
 
 /** Posts a delivery; the default is fetch (through the outbound address rules, see main.ts). */
 export type PostWebhook = (url: string, init: { body: string; headers: Record<string, string>; signal: AbortSignal }) => Promise<{ status: number }>;
@@ -110,7 +110,7 @@ export class WebhookDispatcher {
   private route(event: SetEvent): string[] {
     return this.opts
       .webhooks()
-      .filter((hook) => hook.events.includes(event.event) && (hook.environments === null || hook.environments.includes(event.env)))
+      .filter((hook) => webhookWants(hook, event))
       .map((hook) => hook.name);
   }
 

@@ -139,7 +139,9 @@ test('GitHub: step summary table, escaped ::error annotations on stderr, outputs
 
   assert.match(r.err, /^::error title=runset%3A checkout::expected status 200, got 500%0Asecond line$/m);
   assert.match(r.err, /^::warning title=runset flaky%3A login::passed after 2 attempts$/m);
-  assert.equal(readFileSync(output, 'utf8'), `test-run-set-id=${SET_ID}\nstatus=FAIL\n`);
+  const page = `${r.server.url.replace(/\/api$/, '')}/sets/${SET_ID}`;
+  assert.equal(readFileSync(output, 'utf8'), `test-run-set-id=${SET_ID}\ndashboard-url=${page}\nstatus=FAIL\n`);
+  assert.ok(md.includes(`[Test Run Set \`${SET_ID}\`](${page})`), 'the summary links the set\'s dashboard page');
 });
 
 test('GitHub outputs without --wait: only the id', async () => {
@@ -147,7 +149,7 @@ test('GitHub outputs without --wait: only the id', async () => {
   const output = path.join(dir, 'output');
   const r = await run({}, ['--env', 'staging'], { GITHUB_OUTPUT: output });
   assert.equal(r.code, 0);
-  assert.equal(readFileSync(output, 'utf8'), `test-run-set-id=${SET_ID}\n`);
+  assert.equal(readFileSync(output, 'utf8'), `test-run-set-id=${SET_ID}\ndashboard-url=${r.server.url.replace(/\/api$/, '')}/sets/${SET_ID}\n`);
 });
 
 test('the API key appears in no output and no file, even when the server echoes it back', async () => {

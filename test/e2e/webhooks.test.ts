@@ -229,6 +229,37 @@ describe('webhooks', () => {
     assert.match(attempt?.error ?? '', /^refused: 169\.254\.169\.254 is a cloud metadata address; runset never sends requests there/);
   });
 
+  test('when: failure skips a passing set; when: change posts only a result unlike the environment\'s previous one', async () => {
+    const team = await receiver();
+    const failures = await receiver();
+    const changes = await receiver();
+    const extra = `
+  - name: failures
+    url: ${failures.url}
+    secret: \${env:HOOK_SECRET}
+    when: failure
+  - name: changes
+    url: ${changes.url}
+    secret: \${env:HOOK_SECRET}
+    when: change
+`;
+    const server = await start({ config: config(team.url, extra), env: { HOOK_SECRET: SECRET } });
+    const ended: string[] = [];
+    for (const env of ['staging', 'production', 'production']) {
+      const id = await create(server, env);
+      await waitForSet(server, id);
+      ended.push(id);
+    }
+    const [passing, firstFail, secondFail] = ended as [string, string, string];
+    await team.until('every end', () => team.delivered('set.finished').length === 3);
+    await failures.until('both failing sets', () => failures.delivered().length === 2);
+    await changes.until('the first result of each environment', () => changes.delivered().length === 2);
+    assert.deepEqual(failures.delivered().map((r) => hookBody(r.body).testRunSet.id).sort(), [firstFail, secondFail].sort());
+    assert.deepEqual(changes.delivered().map((r) => hookBody(r.body).testRunSet.id).sort(), [passing, firstFail].sort());
+    assert.deepEqual((await deliveries(server, passing)).map((d) => d.webhook).sort(), ['changes', 'team', 'team'], 'no delivery is made for a hook that skips the set');
+    assert.deepEqual((await deliveries(server, secondFail)).map((d) => d.webhook).sort(), ['failures', 'team', 'team'], 'FAIL after FAIL is no change');
+  });
+
   test('serve killed mid-delivery delivers after restart, once', async () => {
     const slow = await receiver();
     slow.answer = 'hang';

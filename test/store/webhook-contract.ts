@@ -77,6 +77,33 @@ export function runWebhookContract(name: string, makeStore: () => Promise<Store>
       assert.equal(await store.webhooks.fanOut(router(seen, { 'set.finished': ['x'] }), 10), 0);
     });
 
+    test("an event carries its set's status and the result of the environment's previous ended set (for webhooks' when)", async () => {
+      // Created a second apart, in this order (the previous set is the newest earlier one by creation time).
+      const base = Date.now() - 60_000;
+      let made = 0;
+      const next = (env: string) => ({ ...newSet(1, env), createdAt: new Date(base + 1000 * made++).toISOString() });
+      const pass = next('prod');
+      await store.sets.create(pass);
+      const [run] = await store.claims.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
+      assert.ok(await store.claims.finishRun(leaseOf(run!), passed));
+      const cancelled = { byKeyId: null, byKeyName: null, error: 'cancelled' };
+      const running = next('prod');
+      await store.sets.create(running); // never ends: not anyone's previous set
+      const [failA, failB, elsewhere] = [next('prod'), next('prod'), next('other')];
+      for (const set of [failA, failB, elsewhere]) {
+        await store.sets.create(set);
+        await store.sets.cancel(set.id, cancelled);
+      }
+      const seen: SetEvent[] = [];
+      await store.webhooks.fanOut(router(seen, {}), 20);
+      const ends = new Map(seen.filter((e) => e.event === 'set.finished').map((e) => [e.setId, [e.status, e.previousStatus]]));
+      assert.deepEqual(ends.get(pass.id), ['SUCCESS', null], 'the first of its environment has no previous');
+      assert.deepEqual(ends.get(failA.id), ['FAIL', 'SUCCESS'], 'the set still running is skipped');
+      assert.deepEqual(ends.get(failB.id), ['FAIL', 'FAIL']);
+      assert.deepEqual(ends.get(elsewhere.id), ['FAIL', null], 'another environment is not a previous set');
+      assert.deepEqual(seen.find((e) => e.event === 'set.started' && e.setId === pass.id)?.status, 'SUCCESS', 'the status when fanned out');
+    });
+
     test('two fan-outs at once take each event once', async () => {
       const sets = [newSet(1), newSet(1), newSet(1), newSet(1)];
       for (const set of sets) {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { ConfigError, parseSuiteConfig } from '../../src/config/suite.js';
 import type { TestRunRecord, TestRunSetRecord } from '../../src/core/types.js';
+import { webhookWants, type SetEvent, type WebhookConfig, type WebhookWhen } from '../../src/core/webhooks.js';
 import { failedTests, MAX_FAILED_LISTED, renderBody } from '../../src/webhooks/payload.js';
 import { DEFAULT_RETRY, nextRetryMs } from '../../src/webhooks/retry.js';
 import { signatureHeader, verifySignature } from '../../src/webhooks/signature.js';
@@ -117,7 +118,7 @@ describe('webhooks in runset.config.yaml', () => {
   test('defaults: named by position, set.finished, every environment, JSON', () => {
     const { webhooks } = load('  - url: https://hooks.example.com/a\n    secret: ${env:HOOK_SECRET}\n');
     assert.deepEqual(webhooks, [
-      { name: 'webhook-1', url: { kind: 'plain', value: 'https://hooks.example.com/a' }, secret: { kind: 'env', name: 'HOOK_SECRET' }, events: ['set.finished'], environments: null, format: 'json' },
+      { name: 'webhook-1', url: { kind: 'plain', value: 'https://hooks.example.com/a' }, secret: { kind: 'env', name: 'HOOK_SECRET' }, events: ['set.finished'], environments: null, format: 'json', when: 'always' },
     ]);
     assert.deepEqual(parseSuiteConfig('environments:\n  staging:\ntests: []\n', FILE).webhooks, []);
   });
@@ -125,9 +126,17 @@ describe('webhooks in runset.config.yaml', () => {
     const { webhooks } = load(
       '  - name: alerts\n    url: ${env:SLACK_URL}\n    format: slack\n    events: [set.started, set.finished]\n    environments: [production]\n',
     );
-    assert.deepEqual(webhooks[0], { name: 'alerts', url: { kind: 'env', name: 'SLACK_URL' }, secret: null, events: ['set.started', 'set.finished'], environments: ['production'], format: 'slack' });
+    assert.deepEqual(webhooks[0], { name: 'alerts', url: { kind: 'env', name: 'SLACK_URL' }, secret: null, events: ['set.started', 'set.finished'], environments: ['production'], format: 'slack', when: 'always' });
   });
-  test('a secret in clear is refused without being echoed', () => {
+  test('when: failure or change takes set ends only; an unknown value or set.started with it is refused', () => {
+    const { webhooks } = load('  - url: ${env:SLACK_URL}\n    format: slack\n    when: failure\n');
+    assert.equal(webhooks[0]!.when, 'failure');
+    assert.match(failure('  - url: ${env:SLACK_URL}\n    format: slack\n    when: sometimes\n').message, /webhooks\[0\]\.when/);
+    const started = failure('  - url: ${env:SLACK_URL}\n    format: slack\n    when: change\n    events: [set.started, set.finished]\n');
+    assert.equal(started.path, 'webhooks[0].when');
+    assert.match(started.message, /sends only set ends, but events lists set\.started/);
+  });
+    test('a secret in clear is refused without being echoed', () => {
     const err = failure('  - url: https://hooks.example.com/a\n    secret: hunter2-very-secret\n');
     assert.equal(err.path, 'webhooks[0].secret');
     assert.match(err.expected, /\$\{env:NAME\}/);
@@ -151,5 +160,33 @@ describe('webhooks in runset.config.yaml', () => {
       failure('  - { name: a, url: "https://h.example/a", secret: "${env:S}" }\n  - { name: a, url: "https://h.example/b", secret: "${env:S}" }\n').message,
       /duplicate webhook name "a"/,
     );
+  });
+});
+
+describe('which events a webhook takes (webhookWants)', () => {
+  const hook = (when: WebhookWhen, more: Partial<Pick<WebhookConfig, 'events' | 'environments'>> = {}) => ({ events: ['set.finished'] as const, environments: null, when, ...more });
+  const end = (status: string, previousStatus: string | null, env = 'staging'): SetEvent => ({ id: 1, setId: 's', env, event: 'set.finished', status, previousStatus });
+
+  test('always: every end; failure: only FAIL (a passing set is skipped); change: a result unlike the previous, or the first', () => {
+    const table: Array<[WebhookWhen, string, string | null, boolean]> = [
+      ['always', 'SUCCESS', 'SUCCESS', true],
+      ['always', 'FAIL', null, true],
+      ['failure', 'SUCCESS', 'FAIL', false],
+      ['failure', 'FAIL', 'FAIL', true],
+      ['change', 'SUCCESS', 'SUCCESS', false],
+      ['change', 'FAIL', 'FAIL', false],
+      ['change', 'FAIL', 'SUCCESS', true],
+      ['change', 'SUCCESS', 'FAIL', true],
+      ['change', 'SUCCESS', null, true],
+    ];
+    for (const [when, status, previous, wanted] of table) assert.equal(webhookWants(hook(when), end(status, previous)), wanted, `${when} ${status} after ${previous}`);
+  });
+
+  test('events and environments still come first; a start reaches only when: always', () => {
+    const start: SetEvent = { ...end('RUNNING', null), event: 'set.started' };
+    assert.equal(webhookWants(hook('always', { events: ['set.started', 'set.finished'] }), start), true);
+    assert.equal(webhookWants(hook('failure', { events: ['set.started', 'set.finished'] }), start), false);
+    assert.equal(webhookWants(hook('always'), start), false, 'not among its events');
+    assert.equal(webhookWants(hook('failure', { environments: ['production'] }), end('FAIL', null)), false, 'another environment');
   });
 });

@@ -61,7 +61,8 @@ export function stepSummaryMarkdown(input: ReportInput): string {
   const title = `## ${ICON[input.outcome] ?? ''} runset: ${input.outcome === 'TIMEOUT' ? 'timed out' : input.outcome} — env \`${cell(input.env)}\``;
   const parts = [`${counts.total} tests`, passedText(counts), failedText(counts)];
   if (counts.unfinished > 0) parts.push(`${counts.unfinished} not finished`);
-  const lines = [title, '', `Test Run Set \`${input.setId}\` · ${parts.join(' · ')} · ${formatDuration(setDurationMs(input))}`, ''];
+  const set = input.dashboardUrl ? `[Test Run Set \`${input.setId}\`](${input.dashboardUrl})` : `Test Run Set \`${input.setId}\``;
+  const lines = [title, '', `${set} · ${parts.join(' · ')} · ${formatDuration(setDurationMs(input))}`, ''];
   const members = input.members;
   if (!members) {
     lines.push('_This server does not list the members of a set._', '');

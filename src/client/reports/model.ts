@@ -20,6 +20,8 @@ export interface ReportInput {
   elapsedMs: number;
   /** The uploaded suite version the set ran (`trigger --suite`/`--suite-name`); absent: the server's own tests. */
   suite?: { id: string; name: string | null; commit: string | null };
+  /** The set's dashboard page (./links.ts), linked from the step summary. */
+  dashboardUrl?: string;
 }
 
 // Matching escape sequences is the point here, so control characters are expected.

@@ -26,7 +26,13 @@ export class SqliteWebhooks implements WebhookOutbox {
   ) {
     if (owner) db.prepare('UPDATE webhook_deliveries SET lease_expires_at = NULL, lease_token = NULL WHERE lease_expires_at IS NOT NULL').run();
     this.sql = {
-      events: db.prepare('SELECT e.id, e.set_id AS setId, s.env, e.event FROM set_events AS e JOIN test_run_sets AS s ON s.id = e.set_id ORDER BY e.id LIMIT ?'),
+      // previousStatus: the newest earlier set of the environment that ended (ties on created_at broken by id, as ids grow with time).
+      events: db.prepare(`
+        SELECT e.id, e.set_id AS setId, s.env, e.event, s.status,
+          (SELECT p.status FROM test_run_sets AS p
+           WHERE p.env = s.env AND p.status IN ('SUCCESS', 'FAIL') AND (p.created_at < s.created_at OR (p.created_at = s.created_at AND p.id < s.id))
+           ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS previousStatus
+        FROM set_events AS e JOIN test_run_sets AS s ON s.id = e.set_id ORDER BY e.id LIMIT ?`),
       waiting: db.prepare('SELECT count(*) AS n FROM set_events WHERE set_id = ?'),
       dropEvents: db.prepare('DELETE FROM set_events WHERE id <= ?'),
       insertDelivery: db.prepare(`
