@@ -145,7 +145,7 @@ function buildEnvironments(raw: Static<typeof SuiteSchema>['environments']): Map
     }
     const allowPrivateTargets = declared?.allowPrivateTargets ?? false;
     const allowSuiteUploads = declared?.allowSuiteUploads ?? false;
-    environments.set(name, deepFreeze({ name, variables, maxFailures: declared?.maxFailures ?? null, allowPrivateTargets, allowSuiteUploads, overrideRules }));
+    environments.set(name, deepFreeze({ name, variables, maxFailures: declared?.maxFailures ?? null, maxConcurrentSets: declared?.maxConcurrentSets ?? null, allowPrivateTargets, allowSuiteUploads, overrideRules }));
   }
   return environments;
 }

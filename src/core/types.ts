@@ -132,6 +132,8 @@ export interface EnvironmentConfig {
   variables: Record<string, VariableValue>;
   /** Fail fast: once this many members failed, the rest of the set is cancelled. Null: off. */
   maxFailures: number | null;
+  /** How many of its sets may run at once; later ones wait (WAITING, members unclaimed) in creation order. Null: no limit. */
+  maxConcurrentSets: number | null;
   /** Its http tests may reach private addresses (never link-local or metadata ones). */
   allowPrivateTargets: boolean;
   /** A set of it may run an uploaded suite version (src/core/suites.ts) rather than the config's own tests. */
@@ -163,6 +165,19 @@ export interface Cancellation {
 export interface SetControl {
   maxFailures: number | null;
   cancellation: Cancellation | null;
+}
+
+/**
+ * Where a queued set stands: its environment's maxConcurrentSets is taken by
+ * unfinished sets created before it (src/store/queue.ts).
+ */
+export interface QueuePlace {
+  /** How many sets must end before this one starts (1: it is next). */
+  ahead: number;
+  /** The environment's maxConcurrentSets when the set was created. */
+  limit: number;
+  /** The sets holding the environment's places now, oldest first. */
+  holders: string[];
 }
 
 export interface TestRunSetRecord {
@@ -224,6 +239,8 @@ export interface NewTestRunSet {
   createdAt: string;
   /** The environment's maxFailures when the set was created (a later config change does not move it). */
   maxFailures: number | null;
+  /** The environment's maxConcurrentSets when the set was created; null or absent: it never waits for other sets. */
+  maxConcurrentSets?: number | null;
   /** CI context the client sent (commit, branch, pipeline…); `{}` when none. */
   labels: Record<string, string>;
   /** The suite version the set runs (src/core/suites.ts); null or absent: the server's own config. */

@@ -67,6 +67,7 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
     keyId: opts.keyId,
     createdAt: new Date().toISOString(),
     maxFailures: environment.maxFailures,
+    maxConcurrentSets: environment.maxConcurrentSets,
     labels: { ...body.labels },
     select,
     runs: membersInClaimOrder(tests, opts.history ?? new Map()),

@@ -4,7 +4,7 @@
  * A set's status, timestamps and counts are never written here by hand: every
  * member move carries them (src/core/moves.ts, src/core/states.ts).
  */
-import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../core/types.js';
+import type { NewTestRunSet, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../core/types.js';
 import type { ListSetsQuery, SetPage } from './browse.js';
 
 /** An Idempotency-Key on create, scoped to the API key that sent it. */
@@ -77,6 +77,13 @@ export interface SetsStore {
   suite(id: string): Promise<string | null | undefined>;
   /** The selection the set was created with (src/sets/select.ts); null: every test of its environment; undefined when there is no such set. */
   selection(id: string): Promise<TestSelection | null | undefined>;
+
+  // ── queues (src/store/queue.ts) ──
+  /**
+   * Where the set stands in its environment's queue; null when it is not
+   * queued (no limit, among the first maxConcurrentSets, ended, or no such set).
+   */
+  queuePlace(setId: string): Promise<QueuePlace | null>;
 
   // ── cancel and fail fast ──
   /**

@@ -20,6 +20,7 @@ import { runHistoryContract } from './history-contract.js';
 import { runQueueStatsContract } from './queue-stats-contract.js';
 import { runStatusPropertyContract } from './status-property-contract.js';
 import { runSuitesContract } from './suites-contract.js';
+import { runQueueContract } from './queue-contract.js';
 import { formatCases, leaseCases } from './record-cases.js';
 import { newSet } from './fixtures.js';
 
@@ -41,6 +42,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runQueueStatsContract(name, makeStore, newSet);
   runStatusPropertyContract(name, makeStore);
   runSuitesContract(name, makeStore, newSet);
+  runQueueContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

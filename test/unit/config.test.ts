@@ -113,6 +113,7 @@ describe('parseSuiteConfig: a valid file', () => {
         API_TOKEN: { kind: 'env', name: 'STAGING_API_TOKEN' },
       },
       maxFailures: null,
+      maxConcurrentSets: null,
       allowPrivateTargets: false,
       allowSuiteUploads: false,
       overrideRules: {},
@@ -121,8 +122,8 @@ describe('parseSuiteConfig: a valid file', () => {
 
   test('accepts an environment without variables', () => {
     const config = parseSuiteConfig('environments:\n  preview:\n  local: { variables: {} }\ntests: []\n', FILE);
-    assert.deepEqual(config.environments.get('preview'), { name: 'preview', variables: {}, maxFailures: null, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
-    assert.deepEqual(config.environments.get('local'), { name: 'local', variables: {}, maxFailures: null, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
+    assert.deepEqual(config.environments.get('preview'), { name: 'preview', variables: {}, maxFailures: null, maxConcurrentSets: null, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
+    assert.deepEqual(config.environments.get('local'), { name: 'local', variables: {}, maxFailures: null, maxConcurrentSets: null, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
   });
 
   test('maxFailures: a whole number from 1 on an environment; anything else is refused, saying what is accepted', () => {

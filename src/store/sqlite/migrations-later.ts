@@ -37,4 +37,15 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       ALTER TABLE test_runs ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0 CHECK (skipped IN (0, 1));
     `,
   },
+  {
+    version: 20,
+    name: 'queues per environment',
+    sql: `
+      -- The environment's maxConcurrentSets when the set was created (NULL: no limit). A set's
+      -- place in its environment's queue is its rowid: creation order (one writer).
+      ALTER TABLE test_run_sets ADD COLUMN max_concurrent INTEGER CHECK (max_concurrent > 0);
+      CREATE INDEX test_run_sets_open ON test_run_sets (env) WHERE status IN ('WAITING', 'RUNNING');
+      CREATE INDEX test_run_sets_limited ON test_run_sets (env) WHERE max_concurrent IS NOT NULL AND status IN ('WAITING', 'RUNNING');
+    `,
+  },
 ];
