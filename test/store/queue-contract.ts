@@ -117,7 +117,7 @@ export function runQueueContract(name: string, makeStore: () => Promise<Store>, 
       let woken = 0;
       const off = store.claims.onRunsWaiting(() => woken++);
       try {
-        assert.ok(await store.claims.finishRun(leaseOf(run!), passed));
+        assert.ok(await store.claims.finishRun(leaseOf(run), passed));
         const deadline = Date.now() + 5000;
         while (woken === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         assert.ok(woken > 0, 'the end of the set woke the claimers');
