@@ -19,6 +19,7 @@ import { RunsetApiError } from './errors.js';
 import { finish, writeGithubOutputs } from './finish.js';
 import { lastEndedSetOfPipeline } from './last-set.js';
 import { ProgressReporter } from './progress.js';
+import { watchQueue } from './queue-watch.js';
 import { redactingSink } from './redact.js';
 import type { Outcome } from './reports/model.js';
 import { withRetry } from './retry.js';
@@ -172,6 +173,9 @@ function createFailure(error: unknown): TriggerFailure {
 async function follow(client: RunsetClient, id: string, ctx: TriggerContext, signal: AbortSignal): Promise<{ outcome: Outcome; last: TestRunSetStatus | null }> {
   // A holder, not a `let`: the callback's writes are invisible to TypeScript's narrowing.
   const seen: { last: TestRunSetStatus | null } = { last: null };
+  // Alongside the wait, ended with it: "queued: N sets ahead" while the set waits for its environment's places.
+  const queueWatch = new AbortController();
+  const queued = watchQueue(client, id, { intervalMs: ctx.options.intervalMs, signal: AbortSignal.any([signal, queueWatch.signal]), note: (line) => ctx.progress.note(line) });
   try {
     const final = await client.waitForTestRunSet(id, {
       interval: ctx.options.intervalMs,
@@ -193,6 +197,9 @@ async function follow(client: RunsetClient, id: string, ctx: TriggerContext, sig
       throw new TriggerFailure(EXIT_CODES.error, `could not read test run set ${id}: ${describe(error)}${hint(error, 'poll')}`, { cause: error });
     }
     throw new TriggerFailure(EXIT_CODES.error, `could not read test run set ${id}: ${String(error)}`, { cause: error });
+  } finally {
+    queueWatch.abort();
+    await queued;
   }
 }
 

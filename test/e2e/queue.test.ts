@@ -1,0 +1,81 @@
+/**
+ * Queues per environment through the real server (SQLite) and the real CLI:
+ * with `maxConcurrentSets: 1`, later sets wait WAITING with their members
+ * unclaimed; their details say how many sets are ahead and which hold the
+ * place; `runset trigger --wait` prints "queued: N sets ahead" as the queue
+ * moves; cancelling a queued set takes it out of the queue.
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { api, assertNoLeakedServers, CLI, startRunset, tempDir, waitForSet } from '../helpers/server.js';
+
+after(() => assertNoLeakedServers());
+
+interface Details {
+  queue: { ahead: number; limit: number; holders: string[] } | null;
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, withinMs = 15_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${withinMs}ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test('maxConcurrentSets 1: later sets queue in order, trigger --wait says how many are ahead, a cancelled queued set leaves the queue', { timeout: 60_000 }, async (t) => {
+  const gate = path.join(tempDir('runset-queue-'), 'open');
+  const server = await startRunset({
+    config: `
+environments:
+  shared:
+    maxConcurrentSets: 1
+    variables: { GATE: "${gate}" }
+tests:
+  - { name: waits for the gate, type: command, run: [sh, -c, 'while [ ! -e "$GATE" ]; do sleep 0.05; done'], timeoutSeconds: 60 }
+`,
+    args: ['--workers', '2'],
+  });
+  t.after(() => server.stop());
+  const create = async () => (await api<{ testRunSetId: string }>(server, 'POST', '/v0/test-run-sets', { body: { env: 'shared' } })).body.testRunSetId;
+  const details = async (id: string) => (await api<Details>(server, 'GET', `/v0/test-run-sets/${id}/details`)).body;
+  const status = async (id: string) => (await api<{ status: string }>(server, 'GET', `/v0/test-run-sets/${id}`)).body.status;
+
+  const first = await create();
+  const second = await create();
+  await until('the first set running', async () => (await status(first)) === 'RUNNING');
+  assert.equal((await details(first)).queue, null);
+  assert.deepEqual((await details(second)).queue, { ahead: 1, limit: 1, holders: [first] });
+
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RUNSET_') && !k.startsWith('GITHUB_')));
+  const child = spawn(process.execPath, [CLI, 'trigger', '--env', 'shared', '--wait', '--interval', '100ms', '--timeout', '40s', '--no-ci-labels'], {
+    env: { ...env, RUNSET_URL: server.url, RUNSET_API_KEY: server.apiKey },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  t.after(() => child.kill('SIGKILL'));
+
+  await until('"queued: 2 sets ahead"', () => err.includes('runset: queued: 2 sets ahead (the environment runs 1 set at a time)'));
+  assert.equal(await status(second), 'WAITING');
+  assert.deepEqual(
+    (await api<{ testRuns: { startedAt: string | null; workerId: string | null }[] }>(server, 'GET', `/v0/test-run-sets/${second}/test-runs`)).body.testRuns.map((r) => [r.startedAt, r.workerId]),
+    [[null, null]],
+    'the queued set\'s member was never claimed',
+  );
+
+  // Cancelling the queued set takes it out of the queue: the triggered set is next.
+  assert.equal((await api(server, 'POST', `/v0/test-run-sets/${second}/cancel`)).status, 200);
+  await until('"queued: 1 set ahead"', () => err.includes('runset: queued: 1 set ahead'));
+  const cancelled = await api<{ testRuns: { status: string; error: string; startedAt: string | null }[] }>(server, 'GET', `/v0/test-run-sets/${second}/test-runs`);
+  assert.deepEqual(cancelled.body.testRuns.map((r) => [r.status, r.error, r.startedAt]), [['FAIL', 'cancelled', null]]);
+
+  writeFileSync(gate, '');
+  assert.equal(await exited, 0, err);
+  assert.match(err, /its turn came/);
+  assert.equal((await waitForSet(server, first)).status, 'SUCCESS');
+});
