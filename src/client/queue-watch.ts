@@ -34,10 +34,7 @@ export async function watchQueue(client: RunsetClient, id: string, opts: QueueWa
     } catch {
       return;
     }
-    if (place === null) {
-      if (shown !== undefined) opts.note('its turn came: the set may start');
-      return;
-    }
+    if (place === null) return; // its turn came: the status lines say the rest
     if (place.ahead !== shown) opts.note(queuedText(place.ahead, place.limit));
     shown = place.ahead;
     try {

@@ -134,6 +134,8 @@ export interface EnvironmentConfig {
   maxFailures: number | null;
   /** How many of its sets may run at once; later ones wait (WAITING, members unclaimed) in creation order. Null: no limit. */
   maxConcurrentSets: number | null;
+  /** How long a set may take from its creation (queue time included) before it is cancelled (src/core/deadlines.ts). */
+  setTimeoutSeconds: number;
   /** Its http tests may reach private addresses (never link-local or metadata ones). */
   allowPrivateTargets: boolean;
   /** A set of it may run an uploaded suite version (src/core/suites.ts) rather than the config's own tests. */
@@ -241,6 +243,8 @@ export interface NewTestRunSet {
   maxFailures: number | null;
   /** The environment's maxConcurrentSets when the set was created; null or absent: it never waits for other sets. */
   maxConcurrentSets?: number | null;
+  /** Its deadline, counted from createdAt (src/core/deadlines.ts); null or absent: none (a set stored before deadlines). */
+  timeoutSeconds?: number | null;
   /** CI context the client sent (commit, branch, pipeline…); `{}` when none. */
   labels: Record<string, string>;
   /** The suite version the set runs (src/core/suites.ts); null or absent: the server's own config. */

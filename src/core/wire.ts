@@ -108,6 +108,14 @@ export const CreateTestRunSetBody = Type.Object(
       }),
     ),
     select: Type.Optional(refTo(TestSelectionSchema, { description: "Extension: run only some of the environment's tests (by tag, name pattern, exact name, Playwright project)." })),
+    timeoutSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 604_800,
+        description:
+          "Extension: the set's deadline in seconds from its creation, queue time included; at most the environment's setTimeout (default 60m, which is also the default here). A set not ended by then is cancelled, its unfinished members ending FAIL with `set timeout 60m reached`.",
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'CreateTestRunSetBody' },
 );

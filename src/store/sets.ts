@@ -85,6 +85,13 @@ export interface SetsStore {
    */
   queuePlace(setId: string): Promise<QueuePlace | null>;
 
+  // ── deadlines (src/sets/deadlines.ts) ──
+  /**
+   * Up to `limit` unfinished sets whose deadline has passed by the store's
+   * clock, earliest deadline first, with their timeouts (for the error).
+   */
+  overdue(limit: number): Promise<Array<{ id: string; timeoutSeconds: number }>>;
+
   // ── cancel and fail fast ──
   /**
    * Ends a set early, in one transaction: every member still WAITING or RUNNING

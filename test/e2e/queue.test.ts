@@ -5,12 +5,12 @@
  * place; `runset trigger --wait` prints "queued: N sets ahead" as the queue
  * moves; cancelling a queued set takes it out of the queue.
  */
-import { after, test } from 'node:test';
+import { after, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { api, assertNoLeakedServers, CLI, startRunset, tempDir, waitForSet } from '../helpers/server.js';
+import { api, assertNoLeakedServers, CLI, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
 
 after(() => assertNoLeakedServers());
 
@@ -26,13 +26,15 @@ async function until(what: string, check: () => boolean | Promise<boolean>, with
   }
 }
 
-test('maxConcurrentSets 1: later sets queue in order, trigger --wait says how many are ahead, a cancelled queued set leaves the queue', { timeout: 60_000 }, async (t) => {
+/** A server whose environment `shared` runs one set at a time, of one test that runs until the file `gate` exists. */
+async function gatedServer(t: TestContext, extra: string): Promise<{ gate: string; server: RunningServer }> {
   const gate = path.join(tempDir('runset-queue-'), 'open');
   const server = await startRunset({
     config: `
 environments:
   shared:
     maxConcurrentSets: 1
+    ${extra}
     variables: { GATE: "${gate}" }
 tests:
   - { name: waits for the gate, type: command, run: [sh, -c, 'while [ ! -e "$GATE" ]; do sleep 0.05; done'], timeoutSeconds: 60 }
@@ -40,6 +42,11 @@ tests:
     args: ['--workers', '2'],
   });
   t.after(() => server.stop());
+  return { gate, server };
+}
+
+test('maxConcurrentSets 1: later sets queue in order, trigger --wait says how many are ahead, a cancelled queued set leaves the queue', { timeout: 60_000 }, async (t) => {
+  const { gate, server } = await gatedServer(t, '');
   const create = async () => (await api<{ testRunSetId: string }>(server, 'POST', '/v0/test-run-sets', { body: { env: 'shared' } })).body.testRunSetId;
   const details = async (id: string) => (await api<Details>(server, 'GET', `/v0/test-run-sets/${id}/details`)).body;
   const status = async (id: string) => (await api<{ status: string }>(server, 'GET', `/v0/test-run-sets/${id}`)).body.status;
@@ -76,6 +83,27 @@ tests:
 
   writeFileSync(gate, '');
   assert.equal(await exited, 0, err);
-  assert.match(err, /its turn came/);
+  assert.match(err, /queued: 2 sets ahead[\s\S]*queued: 1 set ahead[\s\S]*SUCCESS/, 'the queue lines come before the end');
   assert.equal((await waitForSet(server, first)).status, 'SUCCESS');
+});
+
+test('setTimeout: a running set and a queued one end FAIL at their deadline; timeoutSeconds may only shorten it', { timeout: 60_000 }, async (t) => {
+  const { server } = await gatedServer(t, 'setTimeout: 3s');
+  const create = (body: Record<string, unknown>) => api<{ testRunSetId: string; code?: string; detail?: string }>(server, 'POST', '/v0/test-run-sets', { body: { env: 'shared', ...body } });
+
+  const tooLong = await create({ timeoutSeconds: 4 });
+  assert.equal(tooLong.status, 400);
+  assert.equal(tooLong.body.code, 'set_timeout_too_long');
+  assert.match(tooLong.body.detail ?? '', /timeoutSeconds 4 is over environment "shared"'s setTimeout of 3s \(3 seconds\); send at most 3/);
+
+  const running = (await create({})).body.testRunSetId;
+  const queued = (await create({ timeoutSeconds: 2 })).body.testRunSetId;
+  const started = Date.now();
+  const [first, second] = await Promise.all([waitForSet(server, running, 15_000), waitForSet(server, queued, 15_000)]);
+  assert.equal(first.status, 'FAIL');
+  assert.equal(second.status, 'FAIL');
+  assert.ok(Date.now() - started >= 1500, 'not before the deadline');
+  const errors = async (id: string) => (await api<{ testRuns: { error: string; startedAt: string | null }[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
+  assert.deepEqual((await errors(running)).map((r) => r.error), ['set timeout 3s reached']);
+  assert.deepEqual((await errors(queued)).map((r) => [r.error, r.startedAt]), [['set timeout 2s reached', null]], 'the queued set never ran');
 });

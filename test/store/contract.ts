@@ -21,6 +21,7 @@ import { runQueueStatsContract } from './queue-stats-contract.js';
 import { runStatusPropertyContract } from './status-property-contract.js';
 import { runSuitesContract } from './suites-contract.js';
 import { runQueueContract } from './queue-contract.js';
+import { runDeadlineContract } from './deadline-contract.js';
 import { formatCases, leaseCases } from './record-cases.js';
 import { newSet } from './fixtures.js';
 
@@ -43,6 +44,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runStatusPropertyContract(name, makeStore);
   runSuitesContract(name, makeStore, newSet);
   runQueueContract(name, makeStore, newSet);
+  runDeadlineContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

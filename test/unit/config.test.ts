@@ -114,6 +114,7 @@ describe('parseSuiteConfig: a valid file', () => {
       },
       maxFailures: null,
       maxConcurrentSets: null,
+      setTimeoutSeconds: 3600,
       allowPrivateTargets: false,
       allowSuiteUploads: false,
       overrideRules: {},
@@ -122,8 +123,8 @@ describe('parseSuiteConfig: a valid file', () => {
 
   test('accepts an environment without variables', () => {
     const config = parseSuiteConfig('environments:\n  preview:\n  local: { variables: {} }\ntests: []\n', FILE);
-    assert.deepEqual(config.environments.get('preview'), { name: 'preview', variables: {}, maxFailures: null, maxConcurrentSets: null, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
-    assert.deepEqual(config.environments.get('local'), { name: 'local', variables: {}, maxFailures: null, maxConcurrentSets: null, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
+    assert.deepEqual(config.environments.get('preview'), { name: 'preview', variables: {}, maxFailures: null, maxConcurrentSets: null, setTimeoutSeconds: 3600, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
+    assert.deepEqual(config.environments.get('local'), { name: 'local', variables: {}, maxFailures: null, maxConcurrentSets: null, setTimeoutSeconds: 3600, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
   });
 
   test('maxFailures: a whole number from 1 on an environment; anything else is refused, saying what is accepted', () => {

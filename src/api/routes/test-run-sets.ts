@@ -55,7 +55,9 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         summary: 'Create a Test Run Set',
         description:
           'The seed operation: plans one member (Test Run) per test of the environment and answers its id at once; ' +
-          'poll GET /v0/test-run-sets/{id} until SUCCESS or FAIL. Send `Idempotency-Key` to make retries safe.',
+          'poll GET /v0/test-run-sets/{id} until SUCCESS or FAIL. Send `Idempotency-Key` to make retries safe. ' +
+          'A set of an environment with `maxConcurrentSets` may wait WAITING in its queue (see its details). ' +
+          'Extension `timeoutSeconds`: the set\'s deadline, at most the environment\'s `setTimeout` (400 `set_timeout_too_long` beyond it).',
         tags: ['Test Run Sets'],
         operationId: 'createTestRunSet',
         security: SECURED,

@@ -94,4 +94,15 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
         EXECUTE FUNCTION ${s}.wake_queue();
     `,
   },
+  {
+    version: 22,
+    name: 'set deadlines',
+    sql: (s: string) => `
+      -- A set not ended by deadline_at (created_at + timeout_seconds) is cancelled
+      -- (src/sets/deadlines.ts); NULL for sets stored before deadlines: they have none.
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN timeout_seconds integer CHECK (timeout_seconds > 0);
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN deadline_at timestamptz;
+      CREATE INDEX test_run_sets_deadline ON ${s}.test_run_sets (deadline_at) WHERE status IN ('WAITING', 'RUNNING') AND deadline_at IS NOT NULL;
+    `,
+  },
 ];

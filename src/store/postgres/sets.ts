@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import type { NewTestRunSet, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
+import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
 import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
 import { rowMappers } from '../rows.js';
@@ -100,6 +101,20 @@ export class PostgresSets implements SetsStore {
     return withClient(this.pool, (q) => cancels.setControl(q, this.n, setId));
   }
 
+  async overdue(limit: number): Promise<Array<{ id: string; timeoutSeconds: number }>> {
+    const { rows } = await withClient(this.pool, (q) =>
+      q.query<{ id: string; timeout_seconds: number }>({
+        name: 'runset.overdueSets',
+        text: `
+          SELECT id, timeout_seconds FROM ${this.n.sets}
+          WHERE status IN ('WAITING', 'RUNNING') AND deadline_at IS NOT NULL AND deadline_at <= now()
+          ORDER BY deadline_at LIMIT $1`,
+        values: [limit],
+      }),
+    );
+    return rows.map((r) => ({ id: r.id, timeoutSeconds: r.timeout_seconds }));
+  }
+
   queuePlace(setId: string): Promise<QueuePlace | null> {
     return withClient(this.pool, (q) => readQueuePlace(q, this.n, setId));
   }
@@ -109,11 +124,13 @@ async function insertSet(q: Queryable, n: Names, set: NewTestRunSet): Promise<vo
   await q.query({
     name: 'runset.insertSet',
     text: `
-      INSERT INTO ${n.sets} (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection, max_concurrent)
-      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb, $10, $11::jsonb, $12)`,
+      INSERT INTO ${n.sets} (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection, max_concurrent,
+        timeout_seconds, deadline_at)
+      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13, $14)`,
     values: [
       set.id, set.env, set.createdAt, set.runs.length, JSON.stringify(set.variables), JSON.stringify(set.overrides), set.keyId, set.maxFailures, JSON.stringify(set.labels),
       set.suite ?? null, set.select ? JSON.stringify(set.select) : null, set.maxConcurrentSets ?? null,
+      set.timeoutSeconds ?? null, set.timeoutSeconds ? deadlineOf(set.createdAt, set.timeoutSeconds) : null,
     ],
   });
 }

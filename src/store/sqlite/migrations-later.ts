@@ -48,4 +48,15 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       CREATE INDEX test_run_sets_limited ON test_run_sets (env) WHERE max_concurrent IS NOT NULL AND status IN ('WAITING', 'RUNNING');
     `,
   },
+  {
+    version: 21,
+    name: 'set deadlines',
+    sql: `
+      -- A set not ended by deadline_at (created_at + timeout_seconds, ISO) is cancelled
+      -- (src/sets/deadlines.ts); NULL for sets stored before deadlines: they have none.
+      ALTER TABLE test_run_sets ADD COLUMN timeout_seconds INTEGER CHECK (timeout_seconds > 0);
+      ALTER TABLE test_run_sets ADD COLUMN deadline_at TEXT;
+      CREATE INDEX test_run_sets_deadline ON test_run_sets (deadline_at) WHERE status IN ('WAITING', 'RUNNING') AND deadline_at IS NOT NULL;
+    `,
+  },
 ];

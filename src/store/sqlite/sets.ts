@@ -8,6 +8,7 @@ import type { EventEmitter } from 'node:events';
 import type Database from 'better-sqlite3';
 import type { NewTestRunSet, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
+import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
 import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
 import { rowMappers } from '../rows.js';
@@ -23,7 +24,7 @@ import { SET_COLUMNS, type RunRow, type SetRow } from './statements.js';
 /** SQLite returns timestamps as the ISO strings they were written as. */
 const { toSet, toRun } = rowMappers<string>((value) => value);
 
-type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders';
+type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders' | 'overdue';
 
 export class SqliteSets implements SetsStore {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -39,8 +40,10 @@ export class SqliteSets implements SetsStore {
   ) {
     this.sql = {
       insertSet: db.prepare(`
-        INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection, max_concurrent)
-        VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels, @suite, @selection, @max_concurrent)`),
+        INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection, max_concurrent,
+          timeout_seconds, deadline_at)
+        VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels, @suite, @selection, @max_concurrent,
+          @timeout_seconds, @deadline_at)`),
       insertRun: db.prepare(`
         INSERT INTO test_runs (id, set_id, env, position, name, type, spec, status, batch_key, expected_ms)
         VALUES (@id, @set_id, @env, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms)`),
@@ -60,6 +63,10 @@ export class SqliteSets implements SetsStore {
         VALUES (@key_id, @key, @body_hash, @set_id, @expires_at)`),
       queuePlace: db.prepare(queuePlaceSql('test_run_sets', 'rowid', '@id')),
       placeHolders: db.prepare(placeHoldersSql('test_run_sets', 'rowid', '@env', '@limit')),
+      overdue: db.prepare(`
+        SELECT id, timeout_seconds AS timeoutSeconds FROM test_run_sets
+        WHERE status IN ('WAITING', 'RUNNING') AND deadline_at IS NOT NULL AND deadline_at <= ?
+        ORDER BY deadline_at LIMIT ?`),
     };
     this.listing = new SetListing(db, toSet);
     this.cancels = new SqliteCancels(db, moveSet);
@@ -151,6 +158,10 @@ export class SqliteSets implements SetsStore {
     return settle(() => this.cancels.control(setId));
   }
 
+  overdue(limit: number): Promise<Array<{ id: string; timeoutSeconds: number }>> {
+    return settle(() => this.sql.overdue.all(new Date().toISOString(), limit) as Array<{ id: string; timeoutSeconds: number }>);
+  }
+
   queuePlace(setId: string): Promise<QueuePlace | null> {
     // One read transaction: the place and its holders agree.
     const read = this.db.transaction((): QueuePlace | null => {
@@ -176,6 +187,8 @@ export class SqliteSets implements SetsStore {
       suite: set.suite ?? null,
       selection: set.select ? JSON.stringify(set.select) : null,
       max_concurrent: set.maxConcurrentSets ?? null,
+      timeout_seconds: set.timeoutSeconds ?? null,
+      deadline_at: set.timeoutSeconds ? deadlineOf(set.createdAt, set.timeoutSeconds) : null,
     });
     for (const run of set.runs) {
       this.sql.insertRun.run({
