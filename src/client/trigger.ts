@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { formatDuration } from '../core/duration.js';
 import type { RunsetClient } from './client.js';
-import { ciLabels, LABEL_RULES, LabelError, parseLabel } from './ci-labels.js';
+import { ciConcurrencyGroup, ciLabels, LABEL_RULES, LabelError, parseLabel } from './ci-labels.js';
 import { connectFromEnv } from './connect.js';
 import { watchInterrupts, type Interrupted, type InterruptWatch } from './interrupt.js';
 import { RunsetApiError } from './errors.js';
@@ -84,12 +84,14 @@ async function createSet(client: RunsetClient, ctx: TriggerContext): Promise<str
   const { options } = ctx;
   const idempotencyKey = randomUUID();
   const labels = setLabels(ctx);
+  const group = options.group ?? (options.ciGroup === false ? undefined : ciConcurrencyGroup(ctx.env));
   let body = {
     env: options.env,
     ...(Object.keys(options.overrides).length > 0 ? { envOverride: options.overrides } : {}),
     ...(Object.keys(labels).length > 0 ? { labels } : {}),
     ...(options.suite !== undefined ? { suite: options.suite } : {}),
     ...(options.select !== undefined ? { select: options.select } : {}),
+    ...(group !== undefined ? { concurrencyGroup: group } : {}),
   };
   const giveUp = () => new TriggerFailure(EXIT_CODES.error, `could not create the test run set: no answer from the server within --timeout ${formatDuration(options.timeoutMs)}`);
   const { signal, dispose } = deadlineSignal(ctx.deadline, giveUp);
@@ -98,8 +100,13 @@ async function createSet(client: RunsetClient, ctx: TriggerContext): Promise<str
       try {
         return await client.createTestRunSet(body, { idempotencyKey, signal });
       } catch (error) {
-        if (!labelsRefused(error) || Object.keys(options.labels ?? {}).length > 0) throw error;
-        // A server from before labels: the CI context is a nicety, the set is what matters.
+        // A server from before labels or groups: what the CI gave by default is a nicety, the set is what matters.
+        if (fieldRefused(error, 'concurrencyGroup') && options.group === undefined) {
+          ctx.progress.note('the server does not take concurrency groups (it is older than this client); creating the set without the CI\'s default group');
+          body = { ...body, concurrencyGroup: undefined };
+          return client.createTestRunSet(body, { idempotencyKey: randomUUID(), signal });
+        }
+        if (!fieldRefused(error, 'labels') || Object.keys(options.labels ?? {}).length > 0) throw error;
         ctx.progress.note('the server does not take labels (it is older than this client); creating the set without the CI context');
         body = { ...body, labels: undefined };
         return client.createTestRunSet(body, { idempotencyKey: randomUUID(), signal });
@@ -157,9 +164,9 @@ function setLabels(ctx: TriggerContext): Record<string, string> {
   return { ...Object.fromEntries(room), ...given };
 }
 
-/** A 400 that refuses the labels field itself: the server predates labels. */
-function labelsRefused(error: unknown): boolean {
-  return error instanceof RunsetApiError && error.status === 400 && error.code === 'unknown_field' && error.message.includes('body: unknown field "labels"');
+/** A 400 that refuses this field of the body itself: the server predates it. */
+function fieldRefused(error: unknown, field: 'labels' | 'concurrencyGroup'): boolean {
+  return error instanceof RunsetApiError && error.status === 400 && error.code === 'unknown_field' && error.message.includes(`body: unknown field "${field}"`);
 }
 
 function createFailure(error: unknown): TriggerFailure {

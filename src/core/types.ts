@@ -245,6 +245,8 @@ export interface NewTestRunSet {
   maxConcurrentSets?: number | null;
   /** Its deadline, counted from createdAt (src/core/deadlines.ts); null or absent: none (a set stored before deadlines). */
   timeoutSeconds?: number | null;
+  /** Its concurrency group: once created, it supersedes the group's older unfinished sets of its environment (src/sets/supersede.ts). */
+  concurrencyGroup?: string | null;
   /** CI context the client sent (commit, branch, pipeline…); `{}` when none. */
   labels: Record<string, string>;
   /** The suite version the set runs (src/core/suites.ts); null or absent: the server's own config. */

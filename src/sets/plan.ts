@@ -76,6 +76,7 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
     maxFailures: environment.maxFailures,
     maxConcurrentSets: environment.maxConcurrentSets,
     timeoutSeconds: body.timeoutSeconds ?? environment.setTimeoutSeconds,
+    concurrencyGroup: body.concurrencyGroup ?? null,
     labels: { ...body.labels },
     select,
     runs: membersInClaimOrder(tests, opts.history ?? new Map()),

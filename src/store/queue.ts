@@ -59,3 +59,15 @@ export function queuePlaceOf(row: QueuePlaceRow | undefined): { env: string; lim
   const ahead = Number(row.before_n) + 1 - row.limit_n;
   return ahead > 0 ? { env: row.env, limit: row.limit_n, ahead } : null;
 }
+
+/**
+ * The unfinished sets created before set `id` in its environment with its
+ * concurrency group, oldest first: what it supersedes (src/sets/supersede.ts).
+ * Creation order is the same lock-guarded order as the queue's.
+ */
+export function olderInGroupSql(sets: string, order: string, id: string): string {
+  return `SELECT o.id FROM ${sets} s JOIN ${sets} o
+          ON o.env = s.env AND o.concurrency_group = s.concurrency_group AND o.${order} < s.${order}
+        WHERE s.id = ${id} AND o.status IN ('WAITING', 'RUNNING')
+        ORDER BY o.${order}`;
+}

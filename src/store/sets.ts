@@ -85,6 +85,9 @@ export interface SetsStore {
    */
   queuePlace(setId: string): Promise<QueuePlace | null>;
 
+  /** The unfinished sets of the set's environment and concurrency group created before it, oldest first (src/sets/supersede.ts); none when it has no group. */
+  olderInGroup(setId: string): Promise<string[]>;
+
   // ── deadlines (src/sets/deadlines.ts) ──
   /**
    * Up to `limit` unfinished sets whose deadline has passed by the store's

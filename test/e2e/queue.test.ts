@@ -107,3 +107,30 @@ test('setTimeout: a running set and a queued one end FAIL at their deadline; tim
   assert.deepEqual((await errors(running)).map((r) => r.error), ['set timeout 3s reached']);
   assert.deepEqual((await errors(queued)).map((r) => [r.error, r.startedAt]), [['set timeout 2s reached', null]], 'the queued set never ran');
 });
+
+test('concurrencyGroup: a new set cancels the older unfinished sets of its group and environment, and only those', { timeout: 60_000 }, async (t) => {
+  const { gate, server } = await gatedServer(t, 'maxFailures: 100');
+  const create = async (body: Record<string, unknown>) => (await api<{ testRunSetId: string }>(server, 'POST', '/v0/test-run-sets', { body: { env: 'shared', ...body } })).body.testRunSetId;
+  const status = async (id: string) => (await api<{ status: string }>(server, 'GET', `/v0/test-run-sets/${id}`)).body.status;
+
+  const running = await create({ concurrencyGroup: 'pr-42' });
+  await until('the first set running', async () => (await status(running)) === 'RUNNING');
+  const queued = await create({ concurrencyGroup: 'pr-42' });
+  const otherGroup = await create({ concurrencyGroup: 'pr-43' });
+  const newest = await create({ concurrencyGroup: 'pr-42' });
+
+  // Each new set of pr-42 superseded the one before it: the running one went when the queued one came.
+  for (const [id, by] of [[running, queued], [queued, newest]] as const) {
+    assert.equal((await waitForSet(server, id, 10_000)).status, 'FAIL');
+    const runs = (await api<{ testRuns: { error: string }[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
+    assert.deepEqual(runs.map((r) => r.error), [`superseded by ${by}`]);
+    const details = (await api<{ cancellation: { error: string; byKeyId: string | null } }>(server, 'GET', `/v0/test-run-sets/${id}/details`)).body;
+    assert.deepEqual([details.cancellation.error, details.cancellation.byKeyId], [`superseded by ${by}`, null]);
+  }
+  // The place the running set held goes to the next in the queue: the other group's set, then the newest.
+  await until('the other group\'s set running', async () => (await status(otherGroup)) === 'RUNNING');
+  assert.deepEqual((await api<Details>(server, 'GET', `/v0/test-run-sets/${newest}/details`)).body.queue, { ahead: 1, limit: 1, holders: [otherGroup] });
+  writeFileSync(gate, '');
+  assert.equal((await waitForSet(server, otherGroup)).status, 'SUCCESS');
+  assert.equal((await waitForSet(server, newest)).status, 'SUCCESS');
+});

@@ -22,6 +22,7 @@ import { runStatusPropertyContract } from './status-property-contract.js';
 import { runSuitesContract } from './suites-contract.js';
 import { runQueueContract } from './queue-contract.js';
 import { runDeadlineContract } from './deadline-contract.js';
+import { runSupersedeContract } from './supersede-contract.js';
 import { formatCases, leaseCases } from './record-cases.js';
 import { newSet } from './fixtures.js';
 
@@ -45,6 +46,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
   runSuitesContract(name, makeStore, newSet);
   runQueueContract(name, makeStore, newSet);
   runDeadlineContract(name, makeStore, newSet);
+  runSupersedeContract(name, makeStore, newSet);
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {

@@ -96,13 +96,17 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
   },
   {
     version: 22,
-    name: 'set deadlines',
+    name: 'set deadlines and concurrency groups',
     sql: (s: string) => `
       -- A set not ended by deadline_at (created_at + timeout_seconds) is cancelled
       -- (src/sets/deadlines.ts); NULL for sets stored before deadlines: they have none.
       ALTER TABLE ${s}.test_run_sets ADD COLUMN timeout_seconds integer CHECK (timeout_seconds > 0);
       ALTER TABLE ${s}.test_run_sets ADD COLUMN deadline_at timestamptz;
       CREATE INDEX test_run_sets_deadline ON ${s}.test_run_sets (deadline_at) WHERE status IN ('WAITING', 'RUNNING') AND deadline_at IS NOT NULL;
+      -- A new set of a group cancels the group's older unfinished sets of its environment (src/sets/supersede.ts).
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN concurrency_group text;
+      CREATE INDEX test_run_sets_group ON ${s}.test_run_sets (env, concurrency_group, queue_seq)
+        WHERE status IN ('WAITING', 'RUNNING') AND concurrency_group IS NOT NULL;
     `,
   },
 ];

@@ -10,7 +10,7 @@ import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
 import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
 import { rowMappers } from '../rows.js';
-import { placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
+import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
 import { withClient, withTransaction, type Queryable } from './connection.js';
 import * as cancels from './cancel.js';
 import { listSetsPage } from './set-listing.js';
@@ -101,6 +101,11 @@ export class PostgresSets implements SetsStore {
     return withClient(this.pool, (q) => cancels.setControl(q, this.n, setId));
   }
 
+  async olderInGroup(setId: string): Promise<string[]> {
+    const { rows } = await withClient(this.pool, (q) => q.query<{ id: string }>({ name: 'runset.olderInGroup', text: olderInGroupSql(this.n.sets, 'queue_seq', '$1'), values: [setId] }));
+    return rows.map((r) => r.id);
+  }
+
   async overdue(limit: number): Promise<Array<{ id: string; timeoutSeconds: number }>> {
     const { rows } = await withClient(this.pool, (q) =>
       q.query<{ id: string; timeout_seconds: number }>({
@@ -125,12 +130,12 @@ async function insertSet(q: Queryable, n: Names, set: NewTestRunSet): Promise<vo
     name: 'runset.insertSet',
     text: `
       INSERT INTO ${n.sets} (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection, max_concurrent,
-        timeout_seconds, deadline_at)
-      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13, $14)`,
+        timeout_seconds, deadline_at, concurrency_group)
+      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13, $14, $15)`,
     values: [
       set.id, set.env, set.createdAt, set.runs.length, JSON.stringify(set.variables), JSON.stringify(set.overrides), set.keyId, set.maxFailures, JSON.stringify(set.labels),
       set.suite ?? null, set.select ? JSON.stringify(set.select) : null, set.maxConcurrentSets ?? null,
-      set.timeoutSeconds ?? null, set.timeoutSeconds ? deadlineOf(set.createdAt, set.timeoutSeconds) : null,
+      set.timeoutSeconds ?? null, set.timeoutSeconds ? deadlineOf(set.createdAt, set.timeoutSeconds) : null, set.concurrencyGroup ?? null,
     ],
   });
 }
@@ -162,13 +167,14 @@ async function insertRuns(q: Queryable, n: Names, set: NewTestRunSet): Promise<v
 
 /**
  * A new set and its members (inside the caller's transaction). A set of an
- * environment with a limit takes the environment's queue lock first, held to
- * the commit: its queue number (queue_seq, given by the insert) is then never
- * below that of a set committed after it, which keeps every place a claim saw
- * (src/store/queue.ts).
+ * environment with a limit, or with a concurrency group, takes the
+ * environment's queue lock first, held to the commit: its queue number
+ * (queue_seq, given by the insert) is then never below that of a set committed
+ * after it, which keeps every place a claim saw and lets the newest set of a
+ * group see every older one (src/store/queue.ts).
  */
 async function insertSetWithRuns(q: Queryable, n: Names, set: NewTestRunSet): Promise<void> {
-  if (set.maxConcurrentSets != null) {
+  if (set.maxConcurrentSets != null || set.concurrencyGroup != null) {
     await q.query({ name: 'runset.queueLock', text: 'SELECT pg_advisory_xact_lock(hashtext($1))', values: [`${n.sets} queue ${set.env}`] });
   }
   await insertSet(q, n, set);

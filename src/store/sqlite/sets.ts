@@ -12,7 +12,7 @@ import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
 import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
 import { rowMappers } from '../rows.js';
-import { placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
+import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
 import { SqliteCancels } from './cancel.js';
 import { SET_CANCELLED } from './claims.js';
 import { SetListing } from './set-listing.js';
@@ -24,7 +24,7 @@ import { SET_COLUMNS, type RunRow, type SetRow } from './statements.js';
 /** SQLite returns timestamps as the ISO strings they were written as. */
 const { toSet, toRun } = rowMappers<string>((value) => value);
 
-type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders' | 'overdue';
+type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders' | 'overdue' | 'olderInGroup';
 
 export class SqliteSets implements SetsStore {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -41,9 +41,9 @@ export class SqliteSets implements SetsStore {
     this.sql = {
       insertSet: db.prepare(`
         INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection, max_concurrent,
-          timeout_seconds, deadline_at)
+          timeout_seconds, deadline_at, concurrency_group)
         VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels, @suite, @selection, @max_concurrent,
-          @timeout_seconds, @deadline_at)`),
+          @timeout_seconds, @deadline_at, @concurrency_group)`),
       insertRun: db.prepare(`
         INSERT INTO test_runs (id, set_id, env, position, name, type, spec, status, batch_key, expected_ms)
         VALUES (@id, @set_id, @env, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms)`),
@@ -63,6 +63,7 @@ export class SqliteSets implements SetsStore {
         VALUES (@key_id, @key, @body_hash, @set_id, @expires_at)`),
       queuePlace: db.prepare(queuePlaceSql('test_run_sets', 'rowid', '@id')),
       placeHolders: db.prepare(placeHoldersSql('test_run_sets', 'rowid', '@env', '@limit')),
+      olderInGroup: db.prepare(olderInGroupSql('test_run_sets', 'rowid', '@id')),
       overdue: db.prepare(`
         SELECT id, timeout_seconds AS timeoutSeconds FROM test_run_sets
         WHERE status IN ('WAITING', 'RUNNING') AND deadline_at IS NOT NULL AND deadline_at <= ?
@@ -158,6 +159,10 @@ export class SqliteSets implements SetsStore {
     return settle(() => this.cancels.control(setId));
   }
 
+  olderInGroup(setId: string): Promise<string[]> {
+    return settle(() => (this.sql.olderInGroup.all({ id: setId }) as { id: string }[]).map((r) => r.id));
+  }
+
   overdue(limit: number): Promise<Array<{ id: string; timeoutSeconds: number }>> {
     return settle(() => this.sql.overdue.all(new Date().toISOString(), limit) as Array<{ id: string; timeoutSeconds: number }>);
   }
@@ -189,6 +194,7 @@ export class SqliteSets implements SetsStore {
       max_concurrent: set.maxConcurrentSets ?? null,
       timeout_seconds: set.timeoutSeconds ?? null,
       deadline_at: set.timeoutSeconds ? deadlineOf(set.createdAt, set.timeoutSeconds) : null,
+      concurrency_group: set.concurrencyGroup ?? null,
     });
     for (const run of set.runs) {
       this.sql.insertRun.run({
