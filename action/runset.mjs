@@ -156,6 +156,11 @@ function readProblem(body) {
   if (!isRecord(body)) return { code: null, title: null, detail: null };
   return { code: stringOrNull(body.code), title: stringOrNull(body.title), detail: stringOrNull(body.detail) };
 }
+function readQueuePlace(details) {
+  const queue = isRecord(details) ? details.queue : void 0;
+  if (!isRecord(queue) || typeof queue.ahead !== "number" || typeof queue.limit !== "number") return null;
+  return { ahead: queue.ahead, limit: queue.limit, holders: Array.isArray(queue.holders) ? queue.holders.filter((h) => typeof h === "string") : [] };
+}
 var init_parse = __esm({
   "src/client/parse.ts"() {
     "use strict";
@@ -655,6 +660,10 @@ var init_client = __esm({
         return this.#call({ method: "GET", path: `${setPath(id)}/details`, signal: options.signal, read: (body) => ({ env: isRecord(body) && typeof body.env === "string" ? body.env : null }) }).then(
           (details) => details.env
         );
+      }
+      /** Extension: where the set waits in its environment's queue, from its details; null when it is not queued (or the server does not say). */
+      async getQueuePlace(id, options = {}) {
+        return this.#call({ method: "GET", path: `${setPath(id)}/details`, signal: options.signal, read: (body) => ({ queue: readQueuePlace(body) }) }).then((d) => d.queue);
       }
       /**
        * Extension: cancels the set — its unfinished members end FAIL with the error
@@ -9133,7 +9142,21 @@ var init_wire = __esm({
             description: "Extension: run an uploaded suite version (its id, or a name published with `runset suites push --name`) instead of the server's own tests. The environment must set allowSuiteUploads: true."
           })
         ),
-        select: typebox_exports.Optional(refTo(TestSelectionSchema, { description: "Extension: run only some of the environment's tests (by tag, name pattern, exact name, Playwright project)." }))
+        select: typebox_exports.Optional(refTo(TestSelectionSchema, { description: "Extension: run only some of the environment's tests (by tag, name pattern, exact name, Playwright project)." })),
+        concurrencyGroup: typebox_exports.Optional(
+          typebox_exports.String({
+            minLength: 1,
+            maxLength: LIMITS.labelValueLength,
+            description: "Extension: a new set of a group cancels the group's older unfinished sets of the same environment (queued or running), whose unfinished members end FAIL with `superseded by <new id>` (GitHub Actions' cancel-in-progress). Any text of 1-256 characters, as a label value."
+          })
+        ),
+        timeoutSeconds: typebox_exports.Optional(
+          typebox_exports.Integer({
+            minimum: 1,
+            maximum: 604800,
+            description: "Extension: the set's deadline in seconds from its creation, queue time included; at most the environment's setTimeout (default 60m, which is also the default here). A set not ended by then is cancelled, its unfinished members ending FAIL with `set timeout 60m reached`."
+          })
+        )
       },
       { additionalProperties: false, $id: "CreateTestRunSetBody" }
     );
@@ -9240,6 +9263,12 @@ function ciLabels(env) {
     return labels;
   }
   return {};
+}
+function ciConcurrencyGroup(env) {
+  if (env.GITHUB_ACTIONS !== "true") return void 0;
+  const [repo, workflow, ref] = [given(env.GITHUB_REPOSITORY), given(env.GITHUB_WORKFLOW), given(env.GITHUB_REF)];
+  if (repo === void 0 || workflow === void 0 || ref === void 0) return void 0;
+  return `${repo}/${workflow}@${ref}`.slice(0, LABEL_RULES.maxValueLength);
 }
 function parseLabel(text) {
   const at2 = text.indexOf("=");
@@ -29779,6 +29808,36 @@ var init_last_set = __esm({
   }
 });
 
+// src/client/queue-watch.ts
+function queuedText(ahead, limit) {
+  return `queued: ${ahead} set${ahead === 1 ? "" : "s"} ahead (the environment runs ${limit} set${limit === 1 ? "" : "s"} at a time)`;
+}
+async function watchQueue(client, id, opts) {
+  let shown;
+  for (; ; ) {
+    let place;
+    try {
+      place = await client.getQueuePlace(id, { signal: opts.signal });
+    } catch {
+      return;
+    }
+    if (place === null) return;
+    if (place.ahead !== shown) opts.note(queuedText(place.ahead, place.limit));
+    shown = place.ahead;
+    try {
+      await sleep(opts.intervalMs, opts.signal);
+    } catch {
+      return;
+    }
+  }
+}
+var init_queue_watch = __esm({
+  "src/client/queue-watch.ts"() {
+    "use strict";
+    init_retry();
+  }
+});
+
 // src/client/trigger.ts
 var trigger_exports = {};
 __export(trigger_exports, {
@@ -29842,12 +29901,14 @@ async function createSet(client, ctx) {
   const { options } = ctx;
   const idempotencyKey = randomUUID2();
   const labels = setLabels(ctx);
+  const group = options.group ?? (options.ciGroup === false ? void 0 : ciConcurrencyGroup(ctx.env));
   let body = {
     env: options.env,
     ...Object.keys(options.overrides).length > 0 ? { envOverride: options.overrides } : {},
     ...Object.keys(labels).length > 0 ? { labels } : {},
     ...options.suite !== void 0 ? { suite: options.suite } : {},
-    ...options.select !== void 0 ? { select: options.select } : {}
+    ...options.select !== void 0 ? { select: options.select } : {},
+    ...group !== void 0 ? { concurrencyGroup: group } : {}
   };
   const giveUp = () => new TriggerFailure(EXIT_CODES.error, `could not create the test run set: no answer from the server within --timeout ${formatDuration(options.timeoutMs)}`);
   const { signal, dispose } = deadlineSignal(ctx.deadline, giveUp);
@@ -29856,7 +29917,12 @@ async function createSet(client, ctx) {
       try {
         return await client.createTestRunSet(body, { idempotencyKey, signal });
       } catch (error) {
-        if (!labelsRefused(error) || Object.keys(options.labels ?? {}).length > 0) throw error;
+        if (fieldRefused(error, "concurrencyGroup") && options.group === void 0) {
+          ctx.progress.note("the server does not take concurrency groups (it is older than this client); creating the set without the CI's default group");
+          body = { ...body, concurrencyGroup: void 0 };
+          return client.createTestRunSet(body, { idempotencyKey: randomUUID2(), signal });
+        }
+        if (!fieldRefused(error, "labels") || Object.keys(options.labels ?? {}).length > 0) throw error;
         ctx.progress.note("the server does not take labels (it is older than this client); creating the set without the CI context");
         body = { ...body, labels: void 0 };
         return client.createTestRunSet(body, { idempotencyKey: randomUUID2(), signal });
@@ -29909,8 +29975,8 @@ function setLabels(ctx) {
   const room = Object.entries(fromCi).filter(([key]) => !(key in given2)).slice(0, Math.max(0, LABEL_RULES.maxLabels - Object.keys(given2).length));
   return { ...Object.fromEntries(room), ...given2 };
 }
-function labelsRefused(error) {
-  return error instanceof RunsetApiError && error.status === 400 && error.code === "unknown_field" && error.message.includes('body: unknown field "labels"');
+function fieldRefused(error, field) {
+  return error instanceof RunsetApiError && error.status === 400 && error.code === "unknown_field" && error.message.includes(`body: unknown field "${field}"`);
 }
 function createFailure(error) {
   if (error instanceof TriggerFailure) return error;
@@ -29920,6 +29986,8 @@ function createFailure(error) {
 }
 async function follow(client, id, ctx, signal) {
   const seen = { last: null };
+  const queueWatch = new AbortController();
+  const queued = watchQueue(client, id, { intervalMs: ctx.options.intervalMs, signal: AbortSignal.any([signal, queueWatch.signal]), note: (line) => ctx.progress.note(line) });
   try {
     const final = await client.waitForTestRunSet(id, {
       interval: ctx.options.intervalMs,
@@ -29941,6 +30009,9 @@ async function follow(client, id, ctx, signal) {
       throw new TriggerFailure(EXIT_CODES.error, `could not read test run set ${id}: ${describe(error)}${hint(error, "poll")}`, { cause: error });
     }
     throw new TriggerFailure(EXIT_CODES.error, `could not read test run set ${id}: ${String(error)}`, { cause: error });
+  } finally {
+    queueWatch.abort();
+    await queued;
   }
 }
 async function interrupted(client, id, ctx, watch) {
@@ -29983,6 +30054,7 @@ var init_trigger = __esm({
     init_finish();
     init_last_set();
     init_progress();
+    init_queue_watch();
     init_redact();
     init_retry();
     init_links();
@@ -75496,7 +75568,7 @@ var init_suite_schema = __esm({
     init_suite_webhooks();
     ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
     VARIABLE_NAME_TEXT = "a variable name such as BASE_URL (letters, digits and _, not starting with a digit)";
-    ENVIRONMENT_TEXT = 'a mapping with "variables", "maxFailures", "failOnFlaky", "allowPrivateTargets" and "allowSuiteUploads"';
+    ENVIRONMENT_TEXT = 'a mapping with "variables", "maxFailures", "failOnFlaky", "maxConcurrentSets", "setTimeout", "allowPrivateTargets" and "allowSuiteUploads"';
     VARIABLES_TEXT = 'a mapping of variable names to string values, such as {BASE_URL: "https://staging.example.com"}';
     VALUE_TEXT = 'a string value, or "${env:NAME}" to read it from the server\'s environment';
     ConstrainedVariableSchema = typebox_exports.Object(
@@ -75534,6 +75606,12 @@ var init_suite_schema = __esm({
               typebox_exports.Integer({ minimum: 1, maximum: 1e5, description: "a whole number of failures from 1, after which the rest of a set is cancelled" })
             ),
             failOnFlaky: typebox_exports.Optional(typebox_exports.Boolean({ description: "true or false: whether a test that passed only after a retry fails its set" })),
+            maxConcurrentSets: typebox_exports.Optional(
+              typebox_exports.Integer({ minimum: 1, maximum: 1e3, description: "a whole number of sets from 1 to 1000 that may run at once; later sets wait their turn in order" })
+            ),
+            setTimeout: typebox_exports.Optional(
+              typebox_exports.String({ minLength: 1, description: "a duration from 1s to 7d such as 60m or 2h: how long a set may take from its creation, queue time included, before it is cancelled" })
+            ),
             allowPrivateTargets: typebox_exports.Optional(
               typebox_exports.Boolean({ description: "true or false: whether http tests may reach private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)" })
             ),
@@ -75589,6 +75667,15 @@ var init_suite_schema = __esm({
       retries: typebox_exports.Optional(typebox_exports.Integer({ minimum: 0, maximum: 10, description: "a whole number of extra tries from 0 to 10" }))
     };
     TEST_DEFAULTS = Object.freeze({ timeoutSeconds: 120, retries: 0 });
+  }
+});
+
+// src/core/deadlines.ts
+var MAX_SET_TIMEOUT_SECONDS;
+var init_deadlines = __esm({
+  "src/core/deadlines.ts"() {
+    "use strict";
+    MAX_SET_TIMEOUT_SECONDS = 7 * 86400;
   }
 });
 
@@ -75974,6 +76061,8 @@ var init_suite = __esm({
     init_suite_schema();
     init_suite_webhooks();
     init_secrets();
+    init_deadlines();
+    init_duration();
     init_suite_test_types();
     init_suite_error();
     validators = /* @__PURE__ */ new Map();
@@ -80596,6 +80685,10 @@ init_duration();
 init_trigger_context();
 init_version();
 init_suite_name();
+function parseGroup(value) {
+  if (value.length < 1 || value.length > 256) throw new InvalidArgumentError(`a group of 1-256 characters, such as pr-42; got ${value.length} characters`);
+  return value;
+}
 function collect(value, previous) {
   return [...previous ?? [], value];
 }
@@ -80641,7 +80734,7 @@ Exit codes:
 Without --wait, stdout holds only the id:  ID=$(runset trigger --env staging)
 Durations: 250ms, 0.5s, 10s, 10m, 1h, or a plain number of seconds.`;
 function registerTriggerCommand(program2, deps = {}) {
-  const command3 = program2.command("trigger").description("create a Test Run Set for an environment and, with --wait, wait for its result").addOption(new Option("--env <name>", "environment to run the tests of").env("RUNSET_ENV").makeOptionMandatory()).addOption(new Option("--override <K=V>", "replace a variable of the environment (repeatable), e.g. BASE_URL=https://pr-42.example.com").argParser(parseOverride)).addOption(new Option("--label <k=v>", "a label of the set (repeatable), e.g. release=2026.11; shown and filterable in the dashboard").argParser(collectLabel)).option("--no-ci-labels", "do not send the CI's context (commit, branch, pr, pipeline, actor, repo) as labels").option("--wait", "wait until the set is SUCCESS or FAIL, and exit accordingly").addOption(new Option("--interval <duration>", "time between status polls").env("RUNSET_INTERVAL").argParser(parsePositiveDuration).default(1e4, "10s")).addOption(new Option("--timeout <duration>", "give up after this long, counted from the create").env("RUNSET_TIMEOUT").argParser(parsePositiveDuration).default(6e5, "10m")).addOption(new Option("--junit <file>", "write a JUnit XML report (needs --wait)").env("RUNSET_JUNIT")).option("--json", "print the final status object as JSON on stdout instead of the id").option("--no-cancel-on-exit", "with --wait: on SIGINT/SIGTERM, leave the set running (default: cancel it, then exit 3)").addOption(new Option("--suite <dir>", "run the suite in this folder (of a runset.config.yaml): packed, listed and uploaded first unless the server has it; the environment must allow suite uploads").env("RUNSET_SUITE")).addOption(new Option("--suite-name <name>", "run the version published under this name (`runset suites push DIR --name NAME`); with --suite, publish the uploaded one under it").env("RUNSET_SUITE_NAME").argParser(parseSuiteName)).addOption(new Option("--tag <tag>", "run only tests with this tag (repeatable: any of them); a Playwright case's @tags count").argParser(collect)).option("--grep <regex>", "run only tests whose name matches this regular expression (a Playwright case's name is file \u203A describe \u203A title)").option("--grep-invert <regex>", "leave out tests whose name matches this regular expression").addOption(new Option("--test <name>", "run only the test of this exact name (repeatable)").argParser(collect)).addOption(new Option("--project <name>", "run only the Playwright cases of this project (repeatable); leaves out http and command tests").argParser(collect)).option("--rerun-failed <id>", `instead of a new set, run again only the tests that ended FAIL (cancelled ones included) in set <id> (or "last": the newest ended set of --env with this CI run's pipeline label), with its environment, overrides, labels and selection`).addHelpText("after", ENV_HELP2);
+  const command3 = program2.command("trigger").description("create a Test Run Set for an environment and, with --wait, wait for its result").addOption(new Option("--env <name>", "environment to run the tests of").env("RUNSET_ENV").makeOptionMandatory()).addOption(new Option("--override <K=V>", "replace a variable of the environment (repeatable), e.g. BASE_URL=https://pr-42.example.com").argParser(parseOverride)).addOption(new Option("--label <k=v>", "a label of the set (repeatable), e.g. release=2026.11; shown and filterable in the dashboard").argParser(collectLabel)).option("--no-ci-labels", "do not send the CI's context (commit, branch, pr, pipeline, actor, repo) as labels").addOption(new Option("--group <name>", `the set's concurrency group: it cancels the group's older unfinished sets of --env ("superseded by <id>"); default in GitHub Actions: repository/workflow@ref`).env("RUNSET_GROUP").argParser(parseGroup)).option("--no-ci-group", "in GitHub Actions without --group: no concurrency group (older sets of this workflow and ref run on)").option("--wait", "wait until the set is SUCCESS or FAIL, and exit accordingly").addOption(new Option("--interval <duration>", "time between status polls").env("RUNSET_INTERVAL").argParser(parsePositiveDuration).default(1e4, "10s")).addOption(new Option("--timeout <duration>", "give up after this long, counted from the create").env("RUNSET_TIMEOUT").argParser(parsePositiveDuration).default(6e5, "10m")).addOption(new Option("--junit <file>", "write a JUnit XML report (needs --wait)").env("RUNSET_JUNIT")).option("--json", "print the final status object as JSON on stdout instead of the id").option("--no-cancel-on-exit", "with --wait: on SIGINT/SIGTERM, leave the set running (default: cancel it, then exit 3)").addOption(new Option("--suite <dir>", "run the suite in this folder (of a runset.config.yaml): packed, listed and uploaded first unless the server has it; the environment must allow suite uploads").env("RUNSET_SUITE")).addOption(new Option("--suite-name <name>", "run the version published under this name (`runset suites push DIR --name NAME`); with --suite, publish the uploaded one under it").env("RUNSET_SUITE_NAME").argParser(parseSuiteName)).addOption(new Option("--tag <tag>", "run only tests with this tag (repeatable: any of them); a Playwright case's @tags count").argParser(collect)).option("--grep <regex>", "run only tests whose name matches this regular expression (a Playwright case's name is file \u203A describe \u203A title)").option("--grep-invert <regex>", "leave out tests whose name matches this regular expression").addOption(new Option("--test <name>", "run only the test of this exact name (repeatable)").argParser(collect)).addOption(new Option("--project <name>", "run only the Playwright cases of this project (repeatable); leaves out http and command tests").argParser(collect)).option("--rerun-failed <id>", `instead of a new set, run again only the tests that ended FAIL (cancelled ones included) in set <id> (or "last": the newest ended set of --env with this CI run's pipeline label), with its environment, overrides, labels and selection`).addHelpText("after", ENV_HELP2);
   command3.exitOverride((error) => {
     if (deps.onUsageExit) deps.onUsageExit(error);
     else process.exit(error.exitCode === 0 ? 0 : EXIT_CODES.error);
@@ -80670,6 +80763,8 @@ function registerTriggerCommand(program2, deps = {}) {
         overrides: Object.fromEntries(raw.override ?? []),
         labels: Object.fromEntries(raw.label ?? []),
         ciLabels: raw.ciLabels,
+        group: raw.group,
+        ciGroup: raw.ciGroup,
         wait: raw.wait === true,
         intervalMs: raw.interval,
         timeoutMs: raw.timeout,
@@ -80692,6 +80787,7 @@ function rerunConflicts(raw) {
   const given2 = [
     ["--override", (raw.override ?? []).length > 0],
     ["--label", (raw.label ?? []).length > 0],
+    ["--group", raw.group !== void 0],
     ["--suite", raw.suite !== void 0],
     ["--suite-name", raw.suiteName !== void 0],
     ["--tag/--grep/--grep-invert/--test/--project", selectionOf(raw) !== void 0]
@@ -80731,18 +80827,21 @@ var ACTION_INPUTS = Object.freeze([
   { name: "url", map: { env: "RUNSET_URL" }, required: true },
   { name: "api-key", map: { env: "RUNSET_API_KEY" }, required: true },
   { name: "env", map: { flag: "--env" }, required: true },
-  { name: "overrides", map: { flag: "--override", lines: true } },
+  { name: "overrides", map: { flag: "--override", lines: true }, newSetOnly: true },
   { name: "interval", map: { flag: "--interval" } },
   { name: "timeout", map: { flag: "--timeout" } },
   { name: "junit", map: { flag: "--junit" } },
-  { name: "suite", map: { flag: "--suite" } },
-  { name: "suite-name", map: { flag: "--suite-name" } },
-  { name: "tags", map: { flag: "--tag", each: COMMAS_OR_LINES } },
-  { name: "grep", map: { flag: "--grep" } },
-  { name: "grep-invert", map: { flag: "--grep-invert" } },
+  { name: "suite", map: { flag: "--suite" }, newSetOnly: true },
+  { name: "suite-name", map: { flag: "--suite-name" }, newSetOnly: true },
+  { name: "tags", map: { flag: "--tag", each: COMMAS_OR_LINES }, newSetOnly: true },
+  { name: "grep", map: { flag: "--grep" }, newSetOnly: true },
+  { name: "grep-invert", map: { flag: "--grep-invert" }, newSetOnly: true },
   // Lines only: a Playwright case's name may hold a comma.
-  { name: "tests", map: { flag: "--test", each: /\n/ } },
-  { name: "projects", map: { flag: "--project", each: COMMAS_OR_LINES } }
+  { name: "tests", map: { flag: "--test", each: /\n/ }, newSetOnly: true },
+  { name: "projects", map: { flag: "--project", each: COMMAS_OR_LINES }, newSetOnly: true },
+  { name: "group", map: { flag: "--group" }, newSetOnly: true },
+  { name: "cancel-superseded", map: { flag: "--no-ci-group", when: "false" }, newSetOnly: true },
+  { name: "rerun-failed", map: { rerunOnRetry: true } }
 ]);
 function inputVariable(name) {
   return `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
@@ -80756,11 +80855,16 @@ function missingInputs(env) {
 function triggerInvocation(env) {
   const argv = ["--wait"];
   const clientEnv = {};
-  for (const { name, map } of ACTION_INPUTS) {
+  const rerun = readInput(env, "rerun-failed") === "true" && Number(env.GITHUB_RUN_ATTEMPT ?? "1") > 1;
+  for (const { name, map, newSetOnly } of ACTION_INPUTS) {
     const text = readInput(env, name);
-    if (text === "") continue;
+    if (text === "" || rerun && newSetOnly) continue;
     if ("env" in map) clientEnv[map.env] = text;
-    else if ("lines" in map) {
+    else if ("rerunOnRetry" in map) {
+      if (rerun) argv.push("--rerun-failed", "last");
+    } else if ("when" in map) {
+      if (text === map.when) argv.push(map.flag);
+    } else if ("lines" in map) {
       const raw = (env[inputVariable(name)] ?? "").replace(/\r/g, "");
       for (const line of raw.split("\n").map((l) => l.trimStart())) if (line !== "" && !line.startsWith("#")) argv.push(map.flag, line);
     } else if ("each" in map) {

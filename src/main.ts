@@ -36,6 +36,7 @@ import { attachedReaper } from './worker-link/reaper.js';
 import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './retention/artifacts.js';
 import { parseDuration } from './core/duration.js';
 import { startSetRetention } from './retention/sets.js';
+import { startDeadlineSweep } from './sets/deadlines.js';
 import { outboundPost, WebhookDispatcher } from './webhooks/dispatcher.js';
 import { DEFAULT_RETRY } from './webhooks/retry.js';
 
@@ -242,6 +243,8 @@ export async function start(options: ServeOptions, logger = createLogger(options
       });
       webhooks.start();
       teardown.push(() => webhooks.stop());
+      // API processes cancel sets past their deadline (any number of them may: a second cancel changes nothing).
+      teardown.push(startDeadlineSweep({ store, logger: logger.child({ component: 'deadlines' }) }));
       // API processes sweep old sets (any number of them may, see src/store/postgres/retention.ts); workers only run tests.
       teardown.push(await startSetRetention({ store, blobs, suiteArchives, givenMs: options.retentionMs, logger: logger.child({ component: 'retention' }) }));
     }

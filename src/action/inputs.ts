@@ -20,13 +20,19 @@ type Mapping =
   /** One `FLAG item` per item: split at any of the separators, items trimmed, empty ones dropped. */
   | { flag: string; each: RegExp }
   /** One `FLAG line` per line: leading blanks trimmed, blank lines and `#` comments dropped (overrides keep trailing blanks: a value may end in one). */
-  | { flag: string; lines: true };
+  | { flag: string; lines: true }
+  /** The switch `FLAG` alone when the input is exactly `when` (`true`/`false` inputs). */
+  | { flag: string; when: string }
+  /** `--rerun-failed last` when the input is `true` on a re-run attempt of the workflow run. */
+  | { rerunOnRetry: true };
 
 export interface ActionInput {
   name: string;
   map: Mapping;
   /** The step cannot run without it (action.yml says `required: true`; the runner only warns). */
   required?: true;
+  /** It says what a new set holds: a rerun of failures takes that from the earlier set, so it is left out then. */
+  newSetOnly?: true;
 }
 
 const COMMAS_OR_LINES = /[,\n]/;
@@ -35,18 +41,21 @@ export const ACTION_INPUTS: readonly ActionInput[] = Object.freeze([
   { name: 'url', map: { env: 'RUNSET_URL' }, required: true },
   { name: 'api-key', map: { env: 'RUNSET_API_KEY' }, required: true },
   { name: 'env', map: { flag: '--env' }, required: true },
-  { name: 'overrides', map: { flag: '--override', lines: true } },
+  { name: 'overrides', map: { flag: '--override', lines: true }, newSetOnly: true },
   { name: 'interval', map: { flag: '--interval' } },
   { name: 'timeout', map: { flag: '--timeout' } },
   { name: 'junit', map: { flag: '--junit' } },
-  { name: 'suite', map: { flag: '--suite' } },
-  { name: 'suite-name', map: { flag: '--suite-name' } },
-  { name: 'tags', map: { flag: '--tag', each: COMMAS_OR_LINES } },
-  { name: 'grep', map: { flag: '--grep' } },
-  { name: 'grep-invert', map: { flag: '--grep-invert' } },
+  { name: 'suite', map: { flag: '--suite' }, newSetOnly: true },
+  { name: 'suite-name', map: { flag: '--suite-name' }, newSetOnly: true },
+  { name: 'tags', map: { flag: '--tag', each: COMMAS_OR_LINES }, newSetOnly: true },
+  { name: 'grep', map: { flag: '--grep' }, newSetOnly: true },
+  { name: 'grep-invert', map: { flag: '--grep-invert' }, newSetOnly: true },
   // Lines only: a Playwright case's name may hold a comma.
-  { name: 'tests', map: { flag: '--test', each: /\n/ } },
-  { name: 'projects', map: { flag: '--project', each: COMMAS_OR_LINES } },
+  { name: 'tests', map: { flag: '--test', each: /\n/ }, newSetOnly: true },
+  { name: 'projects', map: { flag: '--project', each: COMMAS_OR_LINES }, newSetOnly: true },
+  { name: 'group', map: { flag: '--group' }, newSetOnly: true },
+  { name: 'cancel-superseded', map: { flag: '--no-ci-group', when: 'false' }, newSetOnly: true },
+  { name: 'rerun-failed', map: { rerunOnRetry: true } },
 ]);
 
 /** The variable the runner sets for an input (the same rule as @actions/core's getInput). */
@@ -75,10 +84,16 @@ export function missingInputs(env: Readonly<Record<string, string | undefined>>)
 export function triggerInvocation(env: Readonly<Record<string, string | undefined>>): TriggerInvocation {
   const argv = ['--wait'];
   const clientEnv: Record<string, string> = {};
-  for (const { name, map } of ACTION_INPUTS) {
+  const rerun = readInput(env, 'rerun-failed') === 'true' && Number(env.GITHUB_RUN_ATTEMPT ?? '1') > 1;
+  for (const { name, map, newSetOnly } of ACTION_INPUTS) {
     const text = readInput(env, name);
-    if (text === '') continue;
+    if (text === '' || (rerun && newSetOnly)) continue;
     if ('env' in map) clientEnv[map.env] = text;
+    else if ('rerunOnRetry' in map) {
+      if (rerun) argv.push('--rerun-failed', 'last');
+    } else if ('when' in map) {
+      if (text === map.when) argv.push(map.flag);
+    }
     else if ('lines' in map) {
       const raw = (env[inputVariable(name)] ?? '').replace(/\r/g, '');
       for (const line of raw.split('\n').map((l) => l.trimStart())) if (line !== '' && !line.startsWith('#')) argv.push(map.flag, line);

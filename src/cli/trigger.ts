@@ -28,6 +28,8 @@ interface RawOptions {
   override?: Array<[string, string]>;
   label?: Array<[string, string]>;
   ciLabels: boolean;
+  group?: string;
+  ciGroup: boolean;
   wait?: boolean;
   interval: number;
   timeout: number;
@@ -42,6 +44,12 @@ interface RawOptions {
   test?: string[];
   project?: string[];
   rerunFailed?: string;
+}
+
+/** `--group NAME`: 1-256 characters, as the server takes it. */
+function parseGroup(value: string): string {
+  if (value.length < 1 || value.length > 256) throw new InvalidArgumentError(`a group of 1-256 characters, such as pr-42; got ${value.length} characters`);
+  return value;
 }
 
 /** A repeatable flag's values, in the order given. */
@@ -106,6 +114,8 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
     .addOption(new Option('--override <K=V>', "replace a variable of the environment (repeatable), e.g. BASE_URL=https://pr-42.example.com").argParser(parseOverride))
     .addOption(new Option('--label <k=v>', 'a label of the set (repeatable), e.g. release=2026.11; shown and filterable in the dashboard').argParser(collectLabel))
     .option('--no-ci-labels', "do not send the CI's context (commit, branch, pr, pipeline, actor, repo) as labels")
+    .addOption(new Option('--group <name>', "the set's concurrency group: it cancels the group's older unfinished sets of --env (\"superseded by <id>\"); default in GitHub Actions: repository/workflow@ref").env('RUNSET_GROUP').argParser(parseGroup))
+    .option('--no-ci-group', 'in GitHub Actions without --group: no concurrency group (older sets of this workflow and ref run on)')
     .option('--wait', 'wait until the set is SUCCESS or FAIL, and exit accordingly')
     .addOption(new Option('--interval <duration>', 'time between status polls').env('RUNSET_INTERVAL').argParser(parsePositiveDuration).default(10_000, '10s'))
     .addOption(new Option('--timeout <duration>', 'give up after this long, counted from the create').env('RUNSET_TIMEOUT').argParser(parsePositiveDuration).default(600_000, '10m'))
@@ -154,6 +164,8 @@ export function registerTriggerCommand(program: Command, deps: TriggerCommandDep
         overrides: Object.fromEntries(raw.override ?? []),
         labels: Object.fromEntries(raw.label ?? []),
         ciLabels: raw.ciLabels,
+        group: raw.group,
+        ciGroup: raw.ciGroup,
         wait: raw.wait === true,
         intervalMs: raw.interval,
         timeoutMs: raw.timeout,
@@ -178,6 +190,7 @@ function rerunConflicts(raw: RawOptions): string | undefined {
   const given: Array<[string, boolean]> = [
     ['--override', (raw.override ?? []).length > 0],
     ['--label', (raw.label ?? []).length > 0],
+    ['--group', raw.group !== undefined],
     ['--suite', raw.suite !== undefined],
     ['--suite-name', raw.suiteName !== undefined],
     ['--tag/--grep/--grep-invert/--test/--project', selectionOf(raw) !== undefined],

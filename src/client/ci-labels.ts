@@ -112,6 +112,19 @@ export function ciLabels(env: Env): Record<string, string> {
   return {};
 }
 
+/**
+ * The concurrency group a set gets by default in GitHub Actions: its repository,
+ * workflow and ref (`owner/repo/CI@refs/pull/42/merge`), so a new push to a
+ * pull request supersedes the set of the previous one, as the workflow's own
+ * `concurrency: cancel-in-progress` would. Undefined elsewhere (no default).
+ */
+export function ciConcurrencyGroup(env: Env): string | undefined {
+  if (env.GITHUB_ACTIONS !== 'true') return undefined;
+  const [repo, workflow, ref] = [given(env.GITHUB_REPOSITORY), given(env.GITHUB_WORKFLOW), given(env.GITHUB_REF)];
+  if (repo === undefined || workflow === undefined || ref === undefined) return undefined;
+  return `${repo}/${workflow}@${ref}`.slice(0, LABEL_RULES.maxValueLength);
+}
+
 export class LabelError extends Error {}
 
 /** `--label k=v`: checked as the server would, so a typo fails before anything is created. */

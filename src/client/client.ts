@@ -7,11 +7,11 @@ import type { QuarantineAdded } from '../core/wire-quarantine.js';
 import { readQuarantineAdded, readQuarantineList, type QuarantineEntry, type QuarantineResult } from './quarantine.js';
 import { parseDuration } from '../core/duration.js';
 import { parseRetryAfter, RunsetApiError } from './errors.js';
-import { isRecord, readCancelResult, readCreateResult, readProblem, readSetPage, readStatus, readTestRuns, readWorkers } from './parse.js';
+import { isRecord, readCancelResult, readCreateResult, readProblem, readQueuePlace, readSetPage, readStatus, readTestRuns, readWorkers } from './parse.js';
 import { redact } from './redact.js';
 import { abortReason } from './retry.js';
 import { readSetSuite, readSuiteVersion, readSuiteVersionList, type SetSuite, type SuiteUpload, type SuiteVersion } from './suites.js';
-import type { CancelResult, ConditionalStatus, CreateTestRunSetBody, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
+import type { CancelResult, ConditionalStatus, CreateTestRunSetBody, CreateTestRunSetResult, QueuePlace, TestRun, TestRunSetStatus, Worker } from './types.js';
 import { pollUntilFinal, type WaitOptions } from './wait.js';
 
 export interface RunsetClientOptions {
@@ -147,6 +147,11 @@ export class RunsetClient {
     return this.#call({ method: 'GET', path: `${setPath(id)}/details`, signal: options.signal, read: (body) => ({ env: isRecord(body) && typeof body.env === 'string' ? body.env : null }) }).then(
       (details) => details.env,
     );
+  }
+
+  /** Extension: where the set waits in its environment's queue, from its details; null when it is not queued (or the server does not say). */
+  async getQueuePlace(id: string, options: RequestOptions = {}): Promise<QueuePlace | null> {
+    return this.#call({ method: 'GET', path: `${setPath(id)}/details`, signal: options.signal, read: (body) => ({ queue: readQueuePlace(body) }) }).then((d) => d.queue);
   }
 
   /**

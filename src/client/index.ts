@@ -37,5 +37,6 @@ export {
   type TestRun,
   type TestRunSetStatus,
   type Worker,
+  type QueuePlace,
 } from './types.js';
 export { formatDuration, parseDuration, DurationError } from '../core/duration.js';

@@ -5,7 +5,7 @@
  * keep polling on any status they do not recognise. A body that lacks what the
  * client needs yields null, which the caller turns into `invalid_response`.
  */
-import type { CancelResult, Counts, CreateTestRunSetResult, TestRun, TestRunSetStatus, Worker } from './types.js';
+import type { CancelResult, Counts, CreateTestRunSetResult, QueuePlace, TestRun, TestRunSetStatus, Worker } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -129,4 +129,11 @@ export function readWorkers(body: unknown): Worker[] | null {
 export function readProblem(body: unknown): { code: string | null; title: string | null; detail: string | null } {
   if (!isRecord(body)) return { code: null, title: null, detail: null };
   return { code: stringOrNull(body.code), title: stringOrNull(body.title), detail: stringOrNull(body.detail) };
+}
+
+/** A set's details' `queue`: null when the set is not queued, or the server does not say (one older than queues). */
+export function readQueuePlace(details: unknown): QueuePlace | null {
+  const queue = isRecord(details) ? details.queue : undefined;
+  if (!isRecord(queue) || typeof queue.ahead !== 'number' || typeof queue.limit !== 'number') return null;
+  return { ahead: queue.ahead, limit: queue.limit, holders: Array.isArray(queue.holders) ? queue.holders.filter((h): h is string => typeof h === 'string') : [] };
 }

@@ -19,6 +19,10 @@ export interface TriggerOptions {
   labels?: Record<string, string>;
   /** Read the CI's variables into labels (default; --no-ci-labels turns it off). */
   ciLabels?: boolean;
+  /** `--group`: the set's concurrency group; a new set of a group supersedes the group's older unfinished sets of its environment. */
+  group?: string | undefined;
+  /** Without --group, in GitHub Actions: the repository, workflow and ref as the group (default; --no-ci-group turns it off). */
+  ciGroup?: boolean;
   wait: boolean;
   intervalMs: number;
   /** Counted from the start of the create. */

@@ -12,13 +12,14 @@
 import { randomUUID } from 'node:crypto';
 import { formatDuration } from '../core/duration.js';
 import type { RunsetClient } from './client.js';
-import { ciLabels, LABEL_RULES, LabelError, parseLabel } from './ci-labels.js';
+import { ciConcurrencyGroup, ciLabels, LABEL_RULES, LabelError, parseLabel } from './ci-labels.js';
 import { connectFromEnv } from './connect.js';
 import { watchInterrupts, type Interrupted, type InterruptWatch } from './interrupt.js';
 import { RunsetApiError } from './errors.js';
 import { finish, writeGithubOutputs } from './finish.js';
 import { lastEndedSetOfPipeline } from './last-set.js';
 import { ProgressReporter } from './progress.js';
+import { watchQueue } from './queue-watch.js';
 import { redactingSink } from './redact.js';
 import type { Outcome } from './reports/model.js';
 import { withRetry } from './retry.js';
@@ -85,12 +86,14 @@ async function createSet(client: RunsetClient, ctx: TriggerContext): Promise<str
   const { options } = ctx;
   const idempotencyKey = randomUUID();
   const labels = setLabels(ctx);
+  const group = options.group ?? (options.ciGroup === false ? undefined : ciConcurrencyGroup(ctx.env));
   let body = {
     env: options.env,
     ...(Object.keys(options.overrides).length > 0 ? { envOverride: options.overrides } : {}),
     ...(Object.keys(labels).length > 0 ? { labels } : {}),
     ...(options.suite !== undefined ? { suite: options.suite } : {}),
     ...(options.select !== undefined ? { select: options.select } : {}),
+    ...(group !== undefined ? { concurrencyGroup: group } : {}),
   };
   const giveUp = () => new TriggerFailure(EXIT_CODES.error, `could not create the test run set: no answer from the server within --timeout ${formatDuration(options.timeoutMs)}`);
   const { signal, dispose } = deadlineSignal(ctx.deadline, giveUp);
@@ -99,8 +102,13 @@ async function createSet(client: RunsetClient, ctx: TriggerContext): Promise<str
       try {
         return await client.createTestRunSet(body, { idempotencyKey, signal });
       } catch (error) {
-        if (!labelsRefused(error) || Object.keys(options.labels ?? {}).length > 0) throw error;
-        // A server from before labels: the CI context is a nicety, the set is what matters.
+        // A server from before labels or groups: what the CI gave by default is a nicety, the set is what matters.
+        if (fieldRefused(error, 'concurrencyGroup') && options.group === undefined) {
+          ctx.progress.note('the server does not take concurrency groups (it is older than this client); creating the set without the CI\'s default group');
+          body = { ...body, concurrencyGroup: undefined };
+          return client.createTestRunSet(body, { idempotencyKey: randomUUID(), signal });
+        }
+        if (!fieldRefused(error, 'labels') || Object.keys(options.labels ?? {}).length > 0) throw error;
         ctx.progress.note('the server does not take labels (it is older than this client); creating the set without the CI context');
         body = { ...body, labels: undefined };
         return client.createTestRunSet(body, { idempotencyKey: randomUUID(), signal });
@@ -163,9 +171,9 @@ function setLabels(ctx: TriggerContext): Record<string, string> {
   return { ...Object.fromEntries(room), ...given };
 }
 
-/** A 400 that refuses the labels field itself: the server predates labels. */
-function labelsRefused(error: unknown): boolean {
-  return error instanceof RunsetApiError && error.status === 400 && error.code === 'unknown_field' && error.message.includes('body: unknown field "labels"');
+/** A 400 that refuses this field of the body itself: the server predates it. */
+function fieldRefused(error: unknown, field: 'labels' | 'concurrencyGroup'): boolean {
+  return error instanceof RunsetApiError && error.status === 400 && error.code === 'unknown_field' && error.message.includes(`body: unknown field "${field}"`);
 }
 
 function createFailure(error: unknown): TriggerFailure {
@@ -179,6 +187,9 @@ function createFailure(error: unknown): TriggerFailure {
 async function follow(client: RunsetClient, id: string, ctx: TriggerContext, signal: AbortSignal): Promise<{ outcome: Outcome; last: TestRunSetStatus | null }> {
   // A holder, not a `let`: the callback's writes are invisible to TypeScript's narrowing.
   const seen: { last: TestRunSetStatus | null } = { last: null };
+  // Alongside the wait, ended with it: "queued: N sets ahead" while the set waits for its environment's places.
+  const queueWatch = new AbortController();
+  const queued = watchQueue(client, id, { intervalMs: ctx.options.intervalMs, signal: AbortSignal.any([signal, queueWatch.signal]), note: (line) => ctx.progress.note(line) });
   try {
     const final = await client.waitForTestRunSet(id, {
       interval: ctx.options.intervalMs,
@@ -200,6 +211,9 @@ async function follow(client: RunsetClient, id: string, ctx: TriggerContext, sig
       throw new TriggerFailure(EXIT_CODES.error, `could not read test run set ${id}: ${describe(error)}${hint(error, 'poll')}`, { cause: error });
     }
     throw new TriggerFailure(EXIT_CODES.error, `could not read test run set ${id}: ${String(error)}`, { cause: error });
+  } finally {
+    queueWatch.abort();
+    await queued;
   }
 }
 

@@ -15,7 +15,7 @@ import type {
   TestRunSetStatus as WireStatus,
   TestSelectionBody as WireSelection,
 } from '../core/wire.js';
-import type { WorkerView as WireWorker } from '../core/wire-dashboard.js';
+import type { QueueView as WireQueue, WorkerView as WireWorker } from '../core/wire-dashboard.js';
 import { passedAfterRetry, type RunState } from '../core/states.js';
 
 /** A known state, or a string from a newer server; keeps editor completion for the known ones. */
@@ -62,6 +62,9 @@ export type CancelResult = TestRunSetStatus & { cancelled: boolean };
 
 /** Extension: a live worker process (GET /api/v0/workers) and the members it runs. */
 export type Worker = WireWorker;
+
+/** Where a queued set waits (its environment's maxConcurrentSets is taken): sets ahead, the limit, the sets holding the places. */
+export type QueuePlace = WireQueue;
 
 export function isFinalStatus(status: StatusValue): status is 'SUCCESS' | 'FAIL' {
   return status === 'SUCCESS' || status === 'FAIL';

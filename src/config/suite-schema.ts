@@ -13,7 +13,7 @@ import { WebhooksSchema } from './suite-webhooks.js';
 export const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 const VARIABLE_NAME_TEXT = 'a variable name such as BASE_URL (letters, digits and _, not starting with a digit)';
-const ENVIRONMENT_TEXT = 'a mapping with "variables", "maxFailures", "failOnFlaky", "allowPrivateTargets" and "allowSuiteUploads"';
+const ENVIRONMENT_TEXT = 'a mapping with "variables", "maxFailures", "failOnFlaky", "maxConcurrentSets", "setTimeout", "allowPrivateTargets" and "allowSuiteUploads"';
 const VARIABLES_TEXT = 'a mapping of variable names to string values, such as {BASE_URL: "https://staging.example.com"}';
 
 const VALUE_TEXT = 'a string value, or "${env:NAME}" to read it from the server\'s environment';
@@ -56,6 +56,12 @@ export const EnvironmentSchema = Type.Union(
           Type.Integer({ minimum: 1, maximum: 100_000, description: 'a whole number of failures from 1, after which the rest of a set is cancelled' }),
         ),
         failOnFlaky: Type.Optional(Type.Boolean({ description: 'true or false: whether a test that passed only after a retry fails its set' })),
+        maxConcurrentSets: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: 1000, description: 'a whole number of sets from 1 to 1000 that may run at once; later sets wait their turn in order' }),
+        ),
+        setTimeout: Type.Optional(
+          Type.String({ minLength: 1, description: 'a duration from 1s to 7d such as 60m or 2h: how long a set may take from its creation, queue time included, before it is cancelled' }),
+        ),
         allowPrivateTargets: Type.Optional(
           Type.Boolean({ description: 'true or false: whether http tests may reach private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)' }),
         ),

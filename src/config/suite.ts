@@ -25,6 +25,8 @@ import { explain, isMapping } from './suite-explain.js';
 import { CommonTestProperties, SuiteSchema, TEST_DEFAULTS } from './suite-schema.js';
 import { buildWebhooks } from './suite-webhooks.js';
 import { ENV_REFERENCE } from '../secrets/index.js';
+import { DEFAULT_SET_TIMEOUT_SECONDS, MAX_SET_TIMEOUT_SECONDS, setTimeoutText } from '../core/deadlines.js';
+import { DurationError, parseDuration } from '../core/duration.js';
 import type { WebhookConfig } from '../core/webhooks.js';
 import { isTestType, TEST_TYPE_NAMES, TEST_TYPES } from './suite-test-types.js';
 import type { BuildContext, TestTypeDefinition } from './test-type.js';
@@ -145,10 +147,25 @@ function buildEnvironments(raw: Static<typeof SuiteSchema>['environments']): Map
     }
     const allowPrivateTargets = declared?.allowPrivateTargets ?? false;
     const allowSuiteUploads = declared?.allowSuiteUploads ?? false;
-    const failOnFlaky = declared?.failOnFlaky ?? false;
-    environments.set(name, deepFreeze({ name, variables, maxFailures: declared?.maxFailures ?? null, failOnFlaky, allowPrivateTargets, allowSuiteUploads, overrideRules }));
+    const setTimeoutSeconds = declared?.setTimeout === undefined ? DEFAULT_SET_TIMEOUT_SECONDS : setTimeoutOf(declared.setTimeout, ['environments', name, 'setTimeout']);
+    const limits = { maxFailures: declared?.maxFailures ?? null, maxConcurrentSets: declared?.maxConcurrentSets ?? null, setTimeoutSeconds, failOnFlaky: declared?.failOnFlaky ?? false };
+    environments.set(name, deepFreeze({ name, variables, ...limits, allowPrivateTargets, allowSuiteUploads, overrideRules }));
   }
   return environments;
+}
+
+/** An environment's setTimeout in whole seconds, from 1s to 7d. */
+function setTimeoutOf(text: string, at: DocPath): number {
+  const expected = `a duration from 1s to ${setTimeoutText(MAX_SET_TIMEOUT_SECONDS)} (7d) in whole seconds, such as 60m or 2h`;
+  let ms: number;
+  try {
+    ms = parseDuration(text, Number.MAX_SAFE_INTEGER);
+  } catch (error) {
+    if (error instanceof DurationError) fail(at, `${JSON.stringify(text)} is not a duration`, expected);
+    throw error;
+  }
+  if (ms < 1000 || ms > MAX_SET_TIMEOUT_SECONDS * 1000 || ms % 1000 !== 0) fail(at, `${JSON.stringify(text)} is out of range`, expected);
+  return ms / 1000;
 }
 
 /** A variable read by a loader, runtime or shell would let an override run code on the workers (dangerous-variables.ts). */

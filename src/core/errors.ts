@@ -12,6 +12,7 @@ export const ERRORS = Object.freeze({
   unknown_environment: { status: 400, title: 'No such environment' },
   undeclared_variable: { status: 400, title: 'Override names a variable the environment does not declare' },
   override_not_allowed: { status: 400, title: 'Override value is not one the variable allows' },
+  set_timeout_too_long: { status: 400, title: "timeoutSeconds is over the environment's setTimeout" },
   invalid_id: { status: 400, title: 'Malformed id' },
   invalid_query: { status: 400, title: 'Query parameters do not match the schema' },
   invalid_header: { status: 400, title: 'A request header is malformed' },

@@ -135,6 +135,10 @@ export interface EnvironmentConfig {
   maxFailures: number | null;
   /** A member that passed only after a retry fails the set (failsSet, src/core/moves.ts). */
   failOnFlaky: boolean;
+  /** How many of its sets may run at once; later ones wait (WAITING, members unclaimed) in creation order. Null: no limit. */
+  maxConcurrentSets: number | null;
+  /** How long a set may take from its creation (queue time included) before it is cancelled (src/core/deadlines.ts). */
+  setTimeoutSeconds: number;
   /** Its http tests may reach private addresses (never link-local or metadata ones). */
   allowPrivateTargets: boolean;
   /** A set of it may run an uploaded suite version (src/core/suites.ts) rather than the config's own tests. */
@@ -166,6 +170,19 @@ export interface Cancellation {
 export interface SetControl {
   maxFailures: number | null;
   cancellation: Cancellation | null;
+}
+
+/**
+ * Where a queued set stands: its environment's maxConcurrentSets is taken by
+ * unfinished sets created before it (src/store/queue.ts).
+ */
+export interface QueuePlace {
+  /** How many sets must end before this one starts (1: it is next). */
+  ahead: number;
+  /** The environment's maxConcurrentSets when the set was created. */
+  limit: number;
+  /** The sets holding the environment's places now, oldest first. */
+  holders: string[];
 }
 
 export interface TestRunSetRecord {
@@ -232,6 +249,12 @@ export interface NewTestRunSet {
   createdAt: string;
   /** The environment's maxFailures when the set was created (a later config change does not move it). */
   maxFailures: number | null;
+  /** The environment's maxConcurrentSets when the set was created; null or absent: it never waits for other sets. */
+  maxConcurrentSets?: number | null;
+  /** Its deadline, counted from createdAt (src/core/deadlines.ts); null or absent: none (a set stored before deadlines). */
+  timeoutSeconds?: number | null;
+  /** Its concurrency group: once created, it supersedes the group's older unfinished sets of its environment (src/sets/supersede.ts). */
+  concurrencyGroup?: string | null;
   /** CI context the client sent (commit, branch, pipeline…); `{}` when none. */
   labels: Record<string, string>;
   /** The suite version the set runs (src/core/suites.ts); null or absent: the server's own config. */

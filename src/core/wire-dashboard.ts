@@ -63,6 +63,17 @@ export const OverrideView = Type.Object(
 );
 export type OverrideView = Static<typeof OverrideView>;
 
+/** Where a set waits in its environment's queue (maxConcurrentSets). */
+export const QueueView = Type.Object(
+  {
+    ahead: Type.Integer({ minimum: 1, description: 'How many sets must end before this one starts (1: it is next).' }),
+    limit: Type.Integer({ minimum: 1, description: "The environment's maxConcurrentSets when the set was created." }),
+    holders: Type.Array(Uuid, { description: "The sets holding the environment's places now (running, or about to), oldest first: what the set waits for." }),
+  },
+  { additionalProperties: false, $id: 'QueuePlace' },
+);
+export type QueueView = Static<typeof QueueView>;
+
 export const TestRunSetDetails = Type.Object(
   {
     id: Uuid,
@@ -73,6 +84,9 @@ export const TestRunSetDetails = Type.Object(
     labels: Type.Record(Type.String(), Type.String(), { description: 'The labels the set was created with (CI context); {} when none.' }),
     suite: Type.Union([refTo(SetSuiteView), Type.Null()], { description: 'The uploaded suite version the set runs (its id, the names pointing at it now, its commit); null: the server\'s own tests.' }),
     select: Type.Union([refTo(TestSelectionSchema), Type.Null()], { description: 'The selection the set was created with (and run again with); null: every test of its environment.' }),
+    queue: Type.Union([refTo(QueueView), Type.Null()], {
+      description: "Where the set waits in its environment's queue (the environment's maxConcurrentSets is taken by sets created before it); null when it is not queued: it may run, or it has ended.",
+    }),
   },
   { additionalProperties: false, $id: 'TestRunSetDetails' },
 );

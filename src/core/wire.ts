@@ -108,6 +108,22 @@ export const CreateTestRunSetBody = Type.Object(
       }),
     ),
     select: Type.Optional(refTo(TestSelectionSchema, { description: "Extension: run only some of the environment's tests (by tag, name pattern, exact name, Playwright project)." })),
+    concurrencyGroup: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: LIMITS.labelValueLength,
+        description:
+          "Extension: a new set of a group cancels the group's older unfinished sets of the same environment (queued or running), whose unfinished members end FAIL with `superseded by <new id>` (GitHub Actions' cancel-in-progress). Any text of 1-256 characters, as a label value.",
+      }),
+    ),
+    timeoutSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 604_800,
+        description:
+          "Extension: the set's deadline in seconds from its creation, queue time included; at most the environment's setTimeout (default 60m, which is also the default here). A set not ended by then is cancelled, its unfinished members ending FAIL with `set timeout 60m reached`.",
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'CreateTestRunSetBody' },
 );

@@ -18,6 +18,7 @@ import { overrideRefusal } from '../config/override-rules.js';
 import { isSecret, seal } from '../secrets/index.js';
 import { claimOrder, expectedDurations } from '../core/expected.js';
 import { newRecordId } from '../core/ids.js';
+import { setTimeoutText } from '../core/deadlines.js';
 import { isSelecting, selectTests } from './select.js';
 
 export interface PlanOptions {
@@ -60,6 +61,12 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
   if (declaredTests.length === 0) {
     throw new RunsetError('no_tests', `environment "${body.env}" has no tests: every test's "environments" list leaves it out, so the set could only pass empty`);
   }
+  if (body.timeoutSeconds !== undefined && body.timeoutSeconds > environment.setTimeoutSeconds) {
+    throw new RunsetError(
+      'set_timeout_too_long',
+      `timeoutSeconds ${body.timeoutSeconds} is over environment "${body.env}"'s setTimeout of ${setTimeoutText(environment.setTimeoutSeconds)} (${environment.setTimeoutSeconds} seconds); send at most ${environment.setTimeoutSeconds}, or leave it out for the environment's own`,
+    );
+  }
   const select = body.select && isSelecting(body.select) ? body.select : null;
   const tests = selectTests(declaredTests, select, body.env);
   return {
@@ -70,6 +77,9 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
     keyId: opts.keyId,
     createdAt: new Date().toISOString(),
     maxFailures: environment.maxFailures,
+    maxConcurrentSets: environment.maxConcurrentSets,
+    timeoutSeconds: body.timeoutSeconds ?? environment.setTimeoutSeconds,
+    concurrencyGroup: body.concurrencyGroup ?? null,
     labels: { ...body.labels },
     select,
     runs: membersInClaimOrder(tests, opts.history ?? new Map(), rulesFor(environment, opts.quarantined)),

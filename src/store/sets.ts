@@ -4,7 +4,7 @@
  * A set's status, timestamps and counts are never written here by hand: every
  * member move carries them (src/core/moves.ts, src/core/states.ts).
  */
-import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../core/types.js';
+import type { NewTestRunSet, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../core/types.js';
 import type { ListSetsQuery, SetPage } from './browse.js';
 
 /** An Idempotency-Key on create, scoped to the API key that sent it. */
@@ -77,6 +77,23 @@ export interface SetsStore {
   suite(id: string): Promise<string | null | undefined>;
   /** The selection the set was created with (src/sets/select.ts); null: every test of its environment; undefined when there is no such set. */
   selection(id: string): Promise<TestSelection | null | undefined>;
+
+  // ── queues (src/store/queue.ts) ──
+  /**
+   * Where the set stands in its environment's queue; null when it is not
+   * queued (no limit, among the first maxConcurrentSets, ended, or no such set).
+   */
+  queuePlace(setId: string): Promise<QueuePlace | null>;
+
+  /** The unfinished sets of the set's environment and concurrency group created before it, oldest first (src/sets/supersede.ts); none when it has no group. */
+  olderInGroup(setId: string): Promise<string[]>;
+
+  // ── deadlines (src/sets/deadlines.ts) ──
+  /**
+   * Up to `limit` unfinished sets whose deadline has passed by the store's
+   * clock, earliest deadline first, with their timeouts (for the error).
+   */
+  overdue(limit: number): Promise<Array<{ id: string; timeoutSeconds: number }>>;
 
   // ── cancel and fail fast ──
   /**

@@ -153,9 +153,11 @@ export class WebhookDispatcher {
   }
 
   private async render(delivery: DueDelivery, hook: WebhookConfig): Promise<string> {
-    const [set, members] = await Promise.all([this.opts.store.sets.get(delivery.setId), this.opts.store.sets.listRuns(delivery.setId)]);
+    const { store } = this.opts;
+    const [set, members, control] = await Promise.all([store.sets.get(delivery.setId), store.sets.listRuns(delivery.setId), store.sets.control(delivery.setId)]);
     if (!set) throw new DeliveryProblem(`test run set ${delivery.setId} no longer exists`);
-    return renderBody(hook.format, { event: delivery.event, deliveryId: delivery.id, set, members, dashboardUrl: this.opts.setUrl(set.id) });
+    const cancelled = control?.cancellation?.error ?? null;
+    return renderBody(hook.format, { event: delivery.event, deliveryId: delivery.id, set, members, cancelled, dashboardUrl: this.opts.setUrl(set.id) });
   }
 
   /** A webhook's url or secret in clear, read from this process's environment when it is a reference. */

@@ -23,6 +23,8 @@ export interface SetReport {
   set: TestRunSetRecord;
   members: readonly TestRunRecord[];
   dashboardUrl: string;
+  /** Why the set was ended early (`cancelled`, `superseded by <id>`, `set timeout 60m reached`, …); null or absent: it was not. */
+  cancelled?: string | null;
 }
 
 /** The failed members in set order, each with its error's first line. */
@@ -45,6 +47,7 @@ function jsonBody(report: SetReport) {
     testRunSet: statusDocument(report.set),
     failedTests: failed.slice(0, MAX_FAILED_LISTED),
     failedTestsNotListed: Math.max(0, failed.length - MAX_FAILED_LISTED),
+    cancelled: report.cancelled ?? null,
     url: report.dashboardUrl,
   };
 }
@@ -62,7 +65,7 @@ function slackMessage(report: SetReport) {
   const headline =
     report.event === 'set.started'
       ? `:hourglass_flowing_sand: *${env}*: a test run set started (${c.WAITING + c.RUNNING} tests) · ${link}`
-      : `${set.status === 'SUCCESS' ? ':white_check_mark:' : ':x:'} *${env}*: ${set.status} · ${c.FAIL} failed, ${c.SUCCESS} passed · ${link}`;
+      : `${set.status === 'SUCCESS' ? ':white_check_mark:' : ':x:'} *${env}*: ${set.status}${report.cancelled ? ` (${escapeSlack(report.cancelled)})` : ''} · ${c.FAIL} failed, ${c.SUCCESS} passed · ${link}`;
   const failed = failedTests(report.members);
   const lines = failed.slice(0, SLACK_FAILED_LISTED).map((t) => `• *${escapeSlack(t.name)}*${t.error ? ` — ${escapeSlack(t.error)}` : ''}`);
   if (failed.length > SLACK_FAILED_LISTED) lines.push(`…and ${failed.length - SLACK_FAILED_LISTED} more`);

@@ -40,6 +40,11 @@ async function withServer<T>(routes: Routes, body: (server: FakeServer) => Promi
 
 const FAST = ['--interval', '50ms'];
 
+/** The status reads of a wait: not its members' list at the end, nor the details it reads for a queue place. */
+function statusReads(server: FakeServer) {
+  return server.requests.filter((req) => req.method === 'GET' && !req.path.endsWith('/test-runs') && !req.path.endsWith('/details'));
+}
+
 test('without --wait: stdout holds only the id, and the request carries key, body and Idempotency-Key', async () => {
   await withServer({}, async (server) => {
     const r = await trigger(server, ['--env', 'staging', '--override', 'BASE_URL=https://pr-1.example.com/?a=b', '--override', 'X=']);
@@ -146,7 +151,7 @@ test('--wait keeps polling through unknown status values until SUCCESS: exit 0',
     const r = await trigger(server, ['--env', 'staging', '--wait', ...FAST]);
     assert.equal(r.code, 0, r.err);
     assert.equal(r.out, '', 'stdout stays empty with --wait and without --json');
-    assert.equal(server.requests.filter((req) => req.method === 'GET' && !req.path.endsWith('/test-runs')).length, 4);
+    assert.equal(statusReads(server).length, 4);
     assert.match(r.err, /QUEUED_FOR_GPU/);
     assert.match(r.err, /SUCCESS: 2 of 2 tests passed \(exit 0\)\n$/);
   });
@@ -178,7 +183,7 @@ test('503s and a 429 with Retry-After while polling are retried; Retry-After is 
   await withServer(routes, async (server) => {
     const r = await trigger(server, ['--env', 'staging', '--wait', ...FAST]);
     assert.equal(r.code, 0, r.err);
-    const polls = server.requests.filter((req) => req.method === 'GET' && !req.path.endsWith('/test-runs'));
+    const polls = statusReads(server);
     assert.equal(polls.length, 4);
     const gap = (polls[3]?.at ?? 0) - (polls[2]?.at ?? 0);
     assert.ok(gap >= 380, `waited ${gap}ms after Retry-After: 0.4`);
@@ -222,7 +227,7 @@ test('404, 401 and 403 while polling are final: exit 3', async () => {
     await withServer(routes, async (server) => {
       const r = await trigger(server, ['--env', 'staging', '--wait', ...FAST]);
       assert.equal(r.code, 3, String(status));
-      assert.equal(server.requests.filter((req) => req.method === 'GET').length, 2, 'no retry after a final error');
+      assert.equal(server.requests.filter((req) => req.method === 'GET' && !req.path.endsWith('/details')).length, 2, 'no retry after a final error');
       assert.match(r.err, new RegExp(`could not read test run set ${SET_ID}: ${status} `));
     });
   }

@@ -181,7 +181,7 @@ describe('Test Run Set API', () => {
     // Named schemas are components, referenced by the operations.
     const named = (schema: Schema & { $ref?: string }): Schema => (schema.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')]! : schema);
     const body = named(doc.paths['/v0/test-run-sets'].post.requestBody!.content['application/json']!.schema);
-    assert.deepEqual(Object.keys(body.properties).sort(), ['env', 'envOverride', 'labels', 'select', 'suite'], "the seed's two fields and the labels, select and suite extensions");
+    assert.deepEqual(Object.keys(body.properties).sort(), ['concurrencyGroup', 'env', 'envOverride', 'labels', 'select', 'suite', 'timeoutSeconds'], "the seed's two fields and the labels, select, suite, timeoutSeconds and concurrencyGroup extensions");
     assert.deepEqual(body.required, ['env'], 'labels are optional: a seed body is still whole');
     assert.equal(body.additionalProperties, false);
     const status = named(doc.paths['/v0/test-run-sets/{id}'].get.responses['200']!.content['application/json']!.schema);

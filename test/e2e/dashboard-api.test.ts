@@ -105,6 +105,7 @@ describe('dashboard API', () => {
       labels: {},
       suite: null,
       select: null,
+      queue: null,
     });
     assert.ok(!res.text.includes(OVERRIDE_SECRET));
     const plain = await api(server, 'GET', `/v0/test-run-sets/${created[1]!.id}/details`);

@@ -21,6 +21,9 @@ import { runQueueStatsContract } from './queue-stats-contract.js';
 import { runStatusPropertyContract } from './status-property-contract.js';
 import { runSuitesContract } from './suites-contract.js';
 import { runQuarantineContract } from './quarantine-contract.js';
+import { runQueueContract } from './queue-contract.js';
+import { runDeadlineContract } from './deadline-contract.js';
+import { runSupersedeContract } from './supersede-contract.js';
 import { formatCases, leaseCases } from './record-cases.js';
 import { newSet } from './fixtures.js';
 
@@ -32,6 +35,7 @@ const bad = { status: 'FAIL' as const, attempts: 2, error: 'exited with code 1',
 export function runStoreContract(name: string, makeStore: StoreFactory): void {
   const parts = [runIdempotencyContract, runBrowseContract, runBatchContract, runFanoutContract, runCancelContract, runWatchContract, runKeysContract];
   for (const part of [...parts, runWebhookContract, runHistoryContract, runQueueStatsContract, runSuitesContract, runQuarantineContract]) part(name, makeStore, newSet);
+  for (const part of [runQueueContract, runDeadlineContract, runSupersedeContract]) part(name, makeStore, newSet);
   runStatusPropertyContract(name, makeStore);
   describe(`Store contract: ${name}`, () => {
     let store: Store;

@@ -113,6 +113,8 @@ describe('parseSuiteConfig: a valid file', () => {
         API_TOKEN: { kind: 'env', name: 'STAGING_API_TOKEN' },
       },
       maxFailures: null,
+      maxConcurrentSets: null,
+      setTimeoutSeconds: 3600,
       failOnFlaky: false,
       allowPrivateTargets: false,
       allowSuiteUploads: false,
@@ -122,8 +124,8 @@ describe('parseSuiteConfig: a valid file', () => {
 
   test('accepts an environment without variables', () => {
     const config = parseSuiteConfig('environments:\n  preview:\n  local: { variables: {} }\ntests: []\n', FILE);
-    assert.deepEqual(config.environments.get('preview'), { name: 'preview', variables: {}, maxFailures: null, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
-    assert.deepEqual(config.environments.get('local'), { name: 'local', variables: {}, maxFailures: null, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
+    assert.deepEqual(config.environments.get('preview'), { name: 'preview', variables: {}, maxFailures: null, maxConcurrentSets: null, setTimeoutSeconds: 3600, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
+    assert.deepEqual(config.environments.get('local'), { name: 'local', variables: {}, maxFailures: null, maxConcurrentSets: null, setTimeoutSeconds: 3600, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} });
   });
 
   test('maxFailures: a whole number from 1 on an environment; anything else is refused, saying what is accepted', () => {

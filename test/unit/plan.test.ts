@@ -24,9 +24,9 @@ const suite: SuiteConfig = {
   file: '/x/runset.config.yaml',
   dir: '/x',
   environments: new Map<string, EnvironmentConfig>([
-    ['staging', { name: 'staging', variables: { BASE_URL: { kind: 'plain', value: 'https://staging' }, TOKEN: { kind: 'env', name: 'STAGING_TOKEN' } }, maxFailures: 3, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }],
-    ['preview', { name: 'preview', variables: {}, maxFailures: null, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }],
-    ['empty', { name: 'empty', variables: {}, maxFailures: null, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }],
+    ['staging', { name: 'staging', variables: { BASE_URL: { kind: 'plain', value: 'https://staging' }, TOKEN: { kind: 'env', name: 'STAGING_TOKEN' } }, maxFailures: 3, maxConcurrentSets: null, setTimeoutSeconds: 3600, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }],
+    ['preview', { name: 'preview', variables: {}, maxFailures: null, maxConcurrentSets: null, setTimeoutSeconds: 3600, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }],
+    ['empty', { name: 'empty', variables: {}, maxFailures: null, maxConcurrentSets: null, setTimeoutSeconds: 3600, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }],
   ]),
   tests: [cmd('everywhere'), cmd('staging only', ['staging']), cmd('preview only', ['preview'])],
   webhooks: [],

@@ -13,7 +13,7 @@ const cmd = (name: string): TestSpec => ({ name, type: 'command', run: ['true'],
 const suite = (names: string[]): SuiteConfig => ({
   file: '/x/runset.config.yaml',
   dir: '/x',
-  environments: new Map([['staging', { name: 'staging', variables: {}, maxFailures: null, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }]]),
+  environments: new Map([['staging', { name: 'staging', variables: {}, maxFailures: null, maxConcurrentSets: null, setTimeoutSeconds: 3600, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }]]),
   tests: names.map(cmd),
   webhooks: [],
 });

@@ -80,8 +80,16 @@ describe('webhook payload', () => {
         { name: 'd', error: null },
       ],
       failedTestsNotListed: 0,
+      cancelled: null,
       url: 'https://r.example/sets/x',
     });
+  });
+
+  test('a set ended early says why: JSON `cancelled`, and the Slack headline', () => {
+    const superseded = { ...report, cancelled: 'superseded by 0190-new' };
+    assert.equal((JSON.parse(renderBody('json', superseded)) as { cancelled: string }).cancelled, 'superseded by 0190-new');
+    const slack = JSON.parse(renderBody('slack', superseded)) as { blocks: Array<{ text: { text: string } }> };
+    assert.match(slack.blocks[0]!.text.text, /FAIL \(superseded by 0190-new\) · 2 failed/);
   });
   test('a long list is cut, and says how many are left out', () => {
     const many = Array.from({ length: MAX_FAILED_LISTED + 7 }, (_, i) => member(`t${i}`, 'FAIL', 'x'));

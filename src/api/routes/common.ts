@@ -6,7 +6,7 @@
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { CreateTestRunSetBody, CreateTestRunSetResult, HealthSchema, ProblemSchema, refTo, TestRunList, TestRunSchema, TestRunSetStatus, TestSelectionSchema } from '../../core/wire.js';
 import { NameSuiteBody, SetSuiteView, SuiteVersionList, SuiteVersionView } from '../../core/wire-suites.js';
-import { EnvironmentList, RerunTestRunSetBody, SessionInfo, SignInBody, TestRunSetDetails, TestRunSetPage, TestRunSetSummary, WorkerList, WorkerView } from '../../core/wire-dashboard.js';
+import { EnvironmentList, QueueView, RerunTestRunSetBody, SessionInfo, SignInBody, TestRunSetDetails, TestRunSetPage, TestRunSetSummary, WorkerList, WorkerView } from '../../core/wire-dashboard.js';
 import { CancellationView, CancelTestRunSetResult } from '../../core/wire-control.js';
 import { CreateKeyBody, CreatedKey, KeyList, KeyView } from '../../core/wire-keys.js';
 import { WebhookAttemptView, WebhookDeliveryList, WebhookDeliveryView } from '../../core/wire-webhooks.js';
@@ -70,6 +70,7 @@ export const SHARED_SCHEMAS: readonly Named[] = [
   QuarantineEntryView,
   QuarantineList,
   QuarantineAdded,
+  QueueView,
   ...WORKER_SCHEMAS,
 ] as TSchema[] as Named[];
 

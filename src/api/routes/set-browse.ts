@@ -53,7 +53,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     {
       schema: {
         summary: "A set's environment and overrides (secret values masked)",
-        description: 'What the set was created with, its fail-fast limit, and who cancelled it, if anyone.',
+        description: 'What the set was created with, its fail-fast limit, who cancelled it, if anyone, and where it waits in its environment\'s queue (`queue`), if it does.',
         tags: ['Test Run Sets'],
         operationId: 'getTestRunSetDetails',
         security: SECURED,
@@ -63,8 +63,9 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     },
     async (request) => {
       const set = await findSet(deps, request.params.id, request.apiKey);
-      const [overrides, control, labels, version, select] = await Promise.all([
+      const [overrides, control, labels, version, select, queue] = await Promise.all([
         deps.store.sets.overrides(set.id), deps.store.sets.control(set.id), deps.store.sets.labels(set.id), deps.store.sets.suite(set.id), deps.store.sets.selection(set.id),
+        deps.store.sets.queuePlace(set.id),
       ]);
       const suite = version ? await deps.store.suites.get(version) : undefined;
       return {
@@ -78,6 +79,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
         labels: labels ?? {},
         suite: version ? { id: version, names: suite?.names ?? [], commit: suite?.commit ?? null } : null,
         select: select ?? null,
+        queue,
       };
     },
   );

@@ -25,6 +25,7 @@ import { artifactsByRun } from './artifacts.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
 import { noneMatchHits, preferredWait, statusEtag } from '../conditional.js';
 import { DEFAULT_STATUS_WATCH, StatusWatch } from '../status-watch.js';
+import { supersedeOlder } from '../../sets/supersede.js';
 
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IdempotencyHeaders = Type.Object({
@@ -56,7 +57,10 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         summary: 'Create a Test Run Set',
         description:
           'The seed operation: plans one member (Test Run) per test of the environment and answers its id at once; ' +
-          'poll GET /v0/test-run-sets/{id} until SUCCESS or FAIL. Send `Idempotency-Key` to make retries safe.',
+          'poll GET /v0/test-run-sets/{id} until SUCCESS or FAIL. Send `Idempotency-Key` to make retries safe. ' +
+          'A set of an environment with `maxConcurrentSets` may wait WAITING in its queue (see its details). ' +
+          'Extension `timeoutSeconds`: the set\'s deadline, at most the environment\'s `setTimeout` (400 `set_timeout_too_long` beyond it). ' +
+          'Extension `concurrencyGroup`: the new set cancels the older unfinished sets of its environment in that group (`superseded by <id>`).',
         tags: ['Test Run Sets'],
         operationId: 'createTestRunSet',
         security: SECURED,
@@ -90,6 +94,13 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       }
       await deps.store.claims.notifyRunsWaiting();
       request.log.info({ set: set.id, env: set.env, members: set.runs.length }, 'test run set created');
+      if (set.concurrencyGroup) {
+        // The set exists: a failure here is logged, not answered (the older sets then run on, as without a group).
+        await supersedeOlder(deps.store, set.id).then(
+          (superseded) => superseded.length > 0 && request.log.info({ set: set.id, superseded }, 'older sets of its concurrency group were cancelled'),
+          (err: unknown) => request.log.warn({ err, set: set.id }, 'cancelling the older sets of its concurrency group failed; they run on'),
+        );
+      }
       return { testRunSetId: set.id };
     },
   );

@@ -86,4 +86,43 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
         created_at timestamptz NOT NULL DEFAULT now(), created_by_key_id text, created_by_name text, PRIMARY KEY (env, name));
     `,
   },
+  {
+    version: 21,
+    name: 'queues per environment',
+    sql: (s: string) => `
+      -- The environment's maxConcurrentSets when the set was created (NULL: no limit), and
+      -- its place in its environment's queue: creation order, numbered under a lock per
+      -- environment (postgres/sets.ts), so a set numbered later is never committed earlier.
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN max_concurrent integer CHECK (max_concurrent > 0);
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN queue_seq bigint GENERATED ALWAYS AS IDENTITY;
+      -- Which sets are queued is read from the unfinished sets of the environments with a limit.
+      CREATE INDEX test_run_sets_open ON ${s}.test_run_sets (env, queue_seq) WHERE status IN ('WAITING', 'RUNNING');
+      CREATE INDEX test_run_sets_limited ON ${s}.test_run_sets (env) WHERE max_concurrent IS NOT NULL AND status IN ('WAITING', 'RUNNING');
+      -- A set with a limit that ends may let the next one start: wake the claimers, whichever
+      -- move ended it (the channel is statements.ts channelOf).
+      CREATE FUNCTION ${s}.wake_queue() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('runset_' || TG_TABLE_SCHEMA || '_waiting', '');
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER wake_queue AFTER UPDATE ON ${s}.test_run_sets FOR EACH ROW
+        WHEN (NEW.max_concurrent IS NOT NULL AND NEW.status IN ('SUCCESS', 'FAIL') AND OLD.status NOT IN ('SUCCESS', 'FAIL'))
+        EXECUTE FUNCTION ${s}.wake_queue();
+    `,
+  },
+  {
+    version: 22,
+    name: 'set deadlines and concurrency groups',
+    sql: (s: string) => `
+      -- A set not ended by deadline_at (created_at + timeout_seconds) is cancelled
+      -- (src/sets/deadlines.ts); NULL for sets stored before deadlines: they have none.
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN timeout_seconds integer CHECK (timeout_seconds > 0);
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN deadline_at timestamptz;
+      CREATE INDEX test_run_sets_deadline ON ${s}.test_run_sets (deadline_at) WHERE status IN ('WAITING', 'RUNNING') AND deadline_at IS NOT NULL;
+      -- A new set of a group cancels the group's older unfinished sets of its environment (src/sets/supersede.ts).
+      ALTER TABLE ${s}.test_run_sets ADD COLUMN concurrency_group text;
+      CREATE INDEX test_run_sets_group ON ${s}.test_run_sets (env, concurrency_group, queue_seq)
+        WHERE status IN ('WAITING', 'RUNNING') AND concurrency_group IS NOT NULL;
+    `,
+  },
 ];

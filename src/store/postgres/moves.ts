@@ -19,6 +19,7 @@ import { skippedOf, type BatchClaimRequest, type ClaimRequest, type LeaseRef, ty
 import { toClaimed as claimedFrom } from '../rows.js';
 import type { Queryable } from './connection.js';
 import { carryToSets, FAILS_NOTHING, failsSetSql } from './set-moves.js';
+import { queuedSetsSql } from '../queue.js';
 import { msFromNow, NOW, type Names } from './statements.js';
 
 // worker_id is set only on leased members, so this matches RUNNING and reserved ones alike.
@@ -43,8 +44,9 @@ export interface ClaimRow {
  * until the database's now() + leaseMs. The first `limit − reserve` of them start
  * (RUNNING) unless they have a batch key; the others are reserved rather than
  * started: they stay WAITING. (`ranked` numbers the picked rows: PostgreSQL
- * allows no window function beside FOR UPDATE.) Arguments are the statement's
- * placeholders.
+ * allows no window function beside FOR UPDATE.) Members of a set queued behind
+ * its environment's limit are left alone (../queue.ts). Arguments are the
+ * statement's placeholders.
  */
 function claimCtes(n: Names, p: { worker: string; limit: string; reserve: string; leaseMs: string; skip: string; set: string; envs: string }): string {
   return `
@@ -52,6 +54,7 @@ function claimCtes(n: Names, p: { worker: string; limit: string; reserve: string
         SELECT id, seq FROM ${n.runs} WHERE status = 'WAITING' AND worker_id IS NULL
           AND (batch_key IS NULL OR batch_key <> ALL (${p.skip}::text[]))
           AND (${p.set}::text IS NULL OR set_id = ${p.set}::text) AND (${p.envs}::text[] IS NULL OR env = ANY (${p.envs}::text[]))
+          AND set_id NOT IN (${queuedSetsSql(n.sets, 'queue_seq')})
         ORDER BY seq LIMIT ${p.limit} FOR UPDATE SKIP LOCKED
       ), ranked AS (
         SELECT id, row_number() OVER (ORDER BY seq) <= ${p.limit} - ${p.reserve} AS starts FROM picked

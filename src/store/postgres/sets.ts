@@ -4,11 +4,13 @@
  * (./set-listing.ts), and cancelled (./cancel.ts). The rules of ./statements.ts hold.
  */
 import type pg from 'pg';
-import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../../core/types.js';
+import type { NewTestRunSet, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
+import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
 import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
 import { rowMappers } from '../rows.js';
+import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
 import { withClient, withTransaction, type Queryable } from './connection.js';
 import * as cancels from './cancel.js';
 import { listSetsPage } from './set-listing.js';
@@ -98,17 +100,42 @@ export class PostgresSets implements SetsStore {
   control(setId: string): Promise<SetControl | null> {
     return withClient(this.pool, (q) => cancels.setControl(q, this.n, setId));
   }
+
+  async olderInGroup(setId: string): Promise<string[]> {
+    const { rows } = await withClient(this.pool, (q) => q.query<{ id: string }>({ name: 'runset.olderInGroup', text: olderInGroupSql(this.n.sets, 'queue_seq', '$1'), values: [setId] }));
+    return rows.map((r) => r.id);
+  }
+
+  async overdue(limit: number): Promise<Array<{ id: string; timeoutSeconds: number }>> {
+    const { rows } = await withClient(this.pool, (q) =>
+      q.query<{ id: string; timeout_seconds: number }>({
+        name: 'runset.overdueSets',
+        text: `
+          SELECT id, timeout_seconds FROM ${this.n.sets}
+          WHERE status IN ('WAITING', 'RUNNING') AND deadline_at IS NOT NULL AND deadline_at <= now()
+          ORDER BY deadline_at LIMIT $1`,
+        values: [limit],
+      }),
+    );
+    return rows.map((r) => ({ id: r.id, timeoutSeconds: r.timeout_seconds }));
+  }
+
+  queuePlace(setId: string): Promise<QueuePlace | null> {
+    return withClient(this.pool, (q) => readQueuePlace(q, this.n, setId));
+  }
 }
 
 async function insertSet(q: Queryable, n: Names, set: NewTestRunSet): Promise<void> {
   await q.query({
     name: 'runset.insertSet',
     text: `
-      INSERT INTO ${n.sets} (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection)
-      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb, $10, $11::jsonb)`,
+      INSERT INTO ${n.sets} (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection, max_concurrent,
+        timeout_seconds, deadline_at, concurrency_group)
+      VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13, $14, $15)`,
     values: [
       set.id, set.env, set.createdAt, set.runs.length, JSON.stringify(set.variables), JSON.stringify(set.overrides), set.keyId, set.maxFailures, JSON.stringify(set.labels),
-      set.suite ?? null, set.select ? JSON.stringify(set.select) : null,
+      set.suite ?? null, set.select ? JSON.stringify(set.select) : null, set.maxConcurrentSets ?? null,
+      set.timeoutSeconds ?? null, set.timeoutSeconds ? deadlineOf(set.createdAt, set.timeoutSeconds) : null, set.concurrencyGroup ?? null,
     ],
   });
 }
@@ -140,8 +167,18 @@ async function insertRuns(q: Queryable, n: Names, set: NewTestRunSet): Promise<v
   });
 }
 
-/** A new set and its members (inside the caller's transaction). */
+/**
+ * A new set and its members (inside the caller's transaction). A set of an
+ * environment with a limit, or with a concurrency group, takes the
+ * environment's queue lock first, held to the commit: its queue number
+ * (queue_seq, given by the insert) is then never below that of a set committed
+ * after it, which keeps every place a claim saw and lets the newest set of a
+ * group see every older one (src/store/queue.ts).
+ */
 async function insertSetWithRuns(q: Queryable, n: Names, set: NewTestRunSet): Promise<void> {
+  if (set.maxConcurrentSets != null || set.concurrencyGroup != null) {
+    await q.query({ name: 'runset.queueLock', text: 'SELECT pg_advisory_xact_lock(hashtext($1))', values: [`${n.sets} queue ${set.env}`] });
+  }
   await insertSet(q, n, set);
   if (set.runs.length > 0) await insertRuns(q, n, set);
 }
@@ -182,6 +219,15 @@ async function setColumn(q: Queryable, n: Names, id: string, column: 'overrides'
     values: [id],
   });
   return rows[0]?.[column];
+}
+
+/** A set's queue place, then the sets holding its environment's places: two reads for a display (a set ending between them only shortens the list). */
+async function readQueuePlace(q: Queryable, n: Names, setId: string): Promise<QueuePlace | null> {
+  const { rows } = await q.query<QueuePlaceRow>({ name: 'runset.queuePlace', text: queuePlaceSql(n.sets, 'queue_seq', '$1'), values: [setId] });
+  const place = queuePlaceOf(rows[0]);
+  if (!place) return null;
+  const held = await q.query<{ id: string }>({ name: 'runset.placeHolders', text: placeHoldersSql(n.sets, 'queue_seq', '$1', '$2'), values: [place.env, place.limit] });
+  return { ahead: place.ahead, limit: place.limit, holders: held.rows.map((r) => r.id) };
 }
 
 // ── Idempotency-Key on create ──

@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import type { BatchClaimRequest, ClaimRequest, ClaimsStore, FinishedAndClaimed, LeaseRef, NextClaim, ReapResult } from '../claims.js';
 import type { SqliteMoves } from './moves.js';
+import { SET_CHANGED } from './set-moves.js';
 import { settle } from './settle.js';
 
 /** The events of the store's wake-up emitter that claims tell and hear. */
@@ -16,6 +17,7 @@ export const SET_CANCELLED = 'cancelled';
 
 export class SqliteClaims implements ClaimsStore {
   private readonly waitingWorkOf: Database.Statement;
+  private readonly endedWithLimit: Database.Statement;
 
   constructor(
     private readonly db: Database.Database,
@@ -26,6 +28,7 @@ export class SqliteClaims implements ClaimsStore {
       SELECT expected_ms FROM test_runs
       WHERE set_id = ? AND batch_key = ? AND status = 'WAITING' AND worker_id IS NULL
       ORDER BY rowid LIMIT ?`);
+    this.endedWithLimit = db.prepare("SELECT 1 FROM test_run_sets WHERE id = ? AND max_concurrent IS NOT NULL AND status IN ('SUCCESS', 'FAIL')");
   }
 
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
@@ -86,8 +89,16 @@ export class SqliteClaims implements ClaimsStore {
   }
 
   onRunsWaiting(listener: () => void): () => void {
+    // A set with a limit that ended (however it ended) may let the next of its environment's queue start.
+    const onSetChanged = (setId: string) => {
+      if (this.db.open && this.endedWithLimit.get(setId) !== undefined) listener();
+    };
     this.wake.on(RUNS_WAITING, listener);
-    return () => this.wake.off(RUNS_WAITING, listener);
+    this.wake.on(SET_CHANGED, onSetChanged);
+    return () => {
+      this.wake.off(RUNS_WAITING, listener);
+      this.wake.off(SET_CHANGED, onSetChanged);
+    };
   }
 
   onSetCancelled(listener: (setId: string) => void): () => void {

@@ -53,4 +53,29 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
         created_at TEXT NOT NULL, created_by_key_id TEXT, created_by_name TEXT, PRIMARY KEY (env, name));
     `,
   },
+  {
+    version: 20,
+    name: 'queues per environment',
+    sql: `
+      -- The environment's maxConcurrentSets when the set was created (NULL: no limit). A set's
+      -- place in its environment's queue is its rowid: creation order (one writer).
+      ALTER TABLE test_run_sets ADD COLUMN max_concurrent INTEGER CHECK (max_concurrent > 0);
+      CREATE INDEX test_run_sets_open ON test_run_sets (env) WHERE status IN ('WAITING', 'RUNNING');
+      CREATE INDEX test_run_sets_limited ON test_run_sets (env) WHERE max_concurrent IS NOT NULL AND status IN ('WAITING', 'RUNNING');
+    `,
+  },
+  {
+    version: 21,
+    name: 'set deadlines and concurrency groups',
+    sql: `
+      -- A set not ended by deadline_at (created_at + timeout_seconds, ISO) is cancelled
+      -- (src/sets/deadlines.ts); NULL for sets stored before deadlines: they have none.
+      ALTER TABLE test_run_sets ADD COLUMN timeout_seconds INTEGER CHECK (timeout_seconds > 0);
+      ALTER TABLE test_run_sets ADD COLUMN deadline_at TEXT;
+      CREATE INDEX test_run_sets_deadline ON test_run_sets (deadline_at) WHERE status IN ('WAITING', 'RUNNING') AND deadline_at IS NOT NULL;
+      -- A new set of a group cancels the group's older unfinished sets of its environment (src/sets/supersede.ts).
+      ALTER TABLE test_run_sets ADD COLUMN concurrency_group TEXT;
+      CREATE INDEX test_run_sets_group ON test_run_sets (env, concurrency_group) WHERE status IN ('WAITING', 'RUNNING') AND concurrency_group IS NOT NULL;
+    `,
+  },
 ];

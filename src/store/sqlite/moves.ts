@@ -21,6 +21,10 @@ import { toClaimed } from '../rows.js';
 import type { SqliteArtifacts } from './artifacts.js';
 import type { MoveCounts } from './set-moves.js';
 import { FENCED, now } from './statements.js';
+import { queuedSetsSql } from '../queue.js';
+
+/** Members of a set queued behind its environment's limit are never claimed (../queue.ts). */
+const NOT_QUEUED = `set_id NOT IN (${queuedSetsSql('test_run_sets', 'rowid')})`;
 
 /** A leased member as a finish or the reaper reads it: its state, its set and its rules (SQLite's 0 or 1). */
 interface HeldRow {
@@ -62,13 +66,14 @@ export class SqliteMoves {
     private readonly artifacts: SqliteArtifacts,
   ) {
     this.sql = {
-      waitingRuns: db.prepare("SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL ORDER BY rowid LIMIT ?"),
+      waitingRuns: db.prepare(`SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL AND ${NOT_QUEUED} ORDER BY rowid LIMIT ?`),
       // The same, leaving out the batch keys of a JSON array (ClaimRequest.skipBatchKeys), and
       // only of one set and of some environments when asked; apart so the usual claim stays as simple.
       waitingRunsSkipping: db.prepare(`
         SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL
           AND (batch_key IS NULL OR batch_key NOT IN (SELECT value FROM json_each(@skip)))
           AND (@set_id IS NULL OR set_id = @set_id) AND (@envs IS NULL OR env IN (SELECT value FROM json_each(@envs)))
+          AND ${NOT_QUEUED}
         ORDER BY rowid LIMIT @limit`),
       batchRuns: db.prepare(`
         SELECT id FROM test_runs

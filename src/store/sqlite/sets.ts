@@ -6,11 +6,13 @@
  */
 import type { EventEmitter } from 'node:events';
 import type Database from 'better-sqlite3';
-import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../../core/types.js';
+import type { NewTestRunSet, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
+import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
 import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
 import { rowMappers } from '../rows.js';
+import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
 import { SqliteCancels } from './cancel.js';
 import { SET_CANCELLED } from './claims.js';
 import { SetListing } from './set-listing.js';
@@ -22,7 +24,7 @@ import { SET_COLUMNS, type RunRow, type SetRow } from './statements.js';
 /** SQLite returns timestamps as the ISO strings they were written as. */
 const { toSet, toRun } = rowMappers<string>((value) => value);
 
-type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert';
+type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders' | 'overdue' | 'olderInGroup';
 
 export class SqliteSets implements SetsStore {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -38,8 +40,10 @@ export class SqliteSets implements SetsStore {
   ) {
     this.sql = {
       insertSet: db.prepare(`
-        INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection)
-        VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels, @suite, @selection)`),
+        INSERT INTO test_run_sets (id, env, status, created_at, count_waiting, variables, overrides, key_id, max_failures, labels, suite, selection, max_concurrent,
+          timeout_seconds, deadline_at, concurrency_group)
+        VALUES (@id, @env, 'WAITING', @created_at, @count_waiting, @variables, @overrides, @key_id, @max_failures, @labels, @suite, @selection, @max_concurrent,
+          @timeout_seconds, @deadline_at, @concurrency_group)`),
       insertRun: db.prepare(`
         INSERT INTO test_runs (id, set_id, env, position, name, type, spec, status, batch_key, expected_ms, quarantined, fail_on_flaky)
         VALUES (@id, @set_id, @env, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms, @quarantined, @fail_on_flaky)`),
@@ -57,6 +61,13 @@ export class SqliteSets implements SetsStore {
       idemInsert: db.prepare(`
         INSERT INTO idempotency_keys (key_id, key, body_hash, set_id, expires_at)
         VALUES (@key_id, @key, @body_hash, @set_id, @expires_at)`),
+      queuePlace: db.prepare(queuePlaceSql('test_run_sets', 'rowid', '@id')),
+      placeHolders: db.prepare(placeHoldersSql('test_run_sets', 'rowid', '@env', '@limit')),
+      olderInGroup: db.prepare(olderInGroupSql('test_run_sets', 'rowid', '@id')),
+      overdue: db.prepare(`
+        SELECT id, timeout_seconds AS timeoutSeconds FROM test_run_sets
+        WHERE status IN ('WAITING', 'RUNNING') AND deadline_at IS NOT NULL AND deadline_at <= ?
+        ORDER BY deadline_at LIMIT ?`),
     };
     this.listing = new SetListing(db, toSet);
     this.cancels = new SqliteCancels(db, moveSet);
@@ -148,6 +159,25 @@ export class SqliteSets implements SetsStore {
     return settle(() => this.cancels.control(setId));
   }
 
+  olderInGroup(setId: string): Promise<string[]> {
+    return settle(() => (this.sql.olderInGroup.all({ id: setId }) as { id: string }[]).map((r) => r.id));
+  }
+
+  overdue(limit: number): Promise<Array<{ id: string; timeoutSeconds: number }>> {
+    return settle(() => this.sql.overdue.all(new Date().toISOString(), limit) as Array<{ id: string; timeoutSeconds: number }>);
+  }
+
+  queuePlace(setId: string): Promise<QueuePlace | null> {
+    // One read transaction: the place and its holders agree.
+    const read = this.db.transaction((): QueuePlace | null => {
+      const place = queuePlaceOf(this.sql.queuePlace.get({ id: setId }) as QueuePlaceRow | undefined);
+      if (!place) return null;
+      const holders = (this.sql.placeHolders.all({ env: place.env, limit: place.limit }) as { id: string }[]).map((r) => r.id);
+      return { ahead: place.ahead, limit: place.limit, holders };
+    });
+    return settle(() => read.deferred());
+  }
+
   private insertSetRows(set: NewTestRunSet): void {
     this.sql.insertSet.run({
       id: set.id,
@@ -161,6 +191,10 @@ export class SqliteSets implements SetsStore {
       labels: JSON.stringify(set.labels),
       suite: set.suite ?? null,
       selection: set.select ? JSON.stringify(set.select) : null,
+      max_concurrent: set.maxConcurrentSets ?? null,
+      timeout_seconds: set.timeoutSeconds ?? null,
+      deadline_at: set.timeoutSeconds ? deadlineOf(set.createdAt, set.timeoutSeconds) : null,
+      concurrency_group: set.concurrencyGroup ?? null,
     });
     for (const run of set.runs) {
       this.sql.insertRun.run({

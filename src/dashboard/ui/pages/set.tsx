@@ -25,9 +25,10 @@ export function SetPage({ id }: { id: string }) {
   usePoll(
     async () => {
       try {
-        // Details change once more when the set ends (who cancelled it): read them again then.
+        // Details change once more when the set ends (who cancelled it), and while it is queued (its place): read them again then.
         const ended = status !== undefined && isFinal(status.status);
-        const [s, m, d] = await Promise.all([api.getSet(id), api.listMembers(id), details && !ended ? Promise.resolve(details) : api.getDetails(id)]);
+        const fresh = !details || ended || details.queue !== null;
+        const [s, m, d] = await Promise.all([api.getSet(id), api.listMembers(id), fresh ? api.getDetails(id) : Promise.resolve(details)]);
         setStatus(s);
         setMembers(m);
         setDetails(d);
@@ -124,6 +125,7 @@ export function SetPage({ id }: { id: string }) {
             <dd><Time iso={status.endedAt} /></dd>
             <dt>Duration</dt>
             <dd>{formatDuration(spanMs(status.startedAt, status.endedAt))}</dd>
+            {details?.queue && <QueueFacts queue={details.queue} env={details.env} />}
             {details?.cancellation && (
               <>
                 <dt>Cancelled</dt>
@@ -150,6 +152,24 @@ export function SetPage({ id }: { id: string }) {
       <MembersTable setId={id} members={members} />
       <h2>Webhooks</h2>
       <WebhookDeliveries setId={id} setEnded={done} />
+    </>
+  );
+}
+
+/** A queued set: how many sets must end before it starts, and which sets hold its environment's places. */
+function QueueFacts({ queue, env }: { queue: NonNullable<TestRunSetDetails['queue']>; env: string }) {
+  return (
+    <>
+      <dt>Queued</dt>
+      <dd data-queue={queue.ahead}>
+        {queue.ahead === 1 ? 'next' : `${queue.ahead} sets ahead`}: {env} runs {queue.limit} set{queue.limit === 1 ? '' : 's'} at a time; waiting for{' '}
+        {queue.holders.map((holder, i) => (
+          <span key={holder}>
+            {i > 0 && ', '}
+            <a class="mono" href={`/sets/${holder}`}>{shortId(holder)}</a>
+          </span>
+        ))}
+      </dd>
     </>
   );
 }
