@@ -2,7 +2,8 @@
  * The table of test types: for each `type:` value, the keys it accepts beyond
  * the common ones, how a validated entry becomes a TestSpec, and which of its
  * strings may hold `{{NAME}}` placeholders. Adding a kind of test (playwright)
- * is one entry here plus its member in the TestSpec union — the mapped type
+ * is one entry here plus its member in the TestSpec union (a framework: its
+ * name in FRAMEWORKS and its adapter) — the mapped type
  * below makes the compiler ask for the entry.
  */
 import { Type, type Static, type TObject } from 'typebox';
@@ -10,6 +11,7 @@ import type { CommandTestSpec, HttpTestSpec, TestSpec, TestType } from '../core/
 import { fail, type DocPath } from './suite-error.js';
 import { HTTP_METHODS } from './suite-schema.js';
 import { playwrightTestType } from './suite-playwright.js';
+import { frameworkTestType } from './suite-frameworks.js';
 import { resolveTestPath, type TemplatedText, type TestTypeDefinition } from './test-type.js';
 
 // ── http ────────────────────────────────────────────────────────────────────
@@ -148,6 +150,8 @@ export const TEST_TYPES: { readonly [T in TestType]: TestTypeDefinition<Extract<
   http,
   command,
   playwright: playwrightTestType,
+  vitest: frameworkTestType('vitest'),
+  jest: frameworkTestType('jest'),
 });
 
 export const TEST_TYPE_NAMES: readonly string[] = Object.freeze(Object.keys(TEST_TYPES));
