@@ -184,7 +184,7 @@ export const TestRunSchema = Type.Object(
     output: Type.Union([Type.String(), Type.Null()], { description: 'Captured output tail, secrets masked.' }),
     flaky: Type.Boolean({ description: 'Passed, but only after a retry.' }),
     skipped: Type.Boolean({
-      description: 'Passed because Playwright skipped it (test.skip, test.fixme, declared or called in the test): its status is SUCCESS, but nothing of it ran. Always false for http and command tests.',
+      description: 'Passed because its framework skipped it (Playwright test.skip or test.fixme, Vitest or Jest test.skip or test.todo): its status is SUCCESS, but nothing of it ran. Always false for http and command tests.',
     }),
     workerId: Type.Union([Type.String(), Type.Null()], {
       description: 'The worker process that started its last attempt (see GET /api/v0/workers); null until it starts.',
