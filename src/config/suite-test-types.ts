@@ -8,6 +8,7 @@
  */
 import { Type, type Static, type TObject } from 'typebox';
 import type { CommandTestSpec, HttpTestSpec, TestSpec, TestType } from '../core/types.js';
+import path from 'node:path';
 import { fail, type DocPath } from './suite-error.js';
 import { HTTP_METHODS } from './suite-schema.js';
 import { playwrightTestType } from './suite-playwright.js';
@@ -117,6 +118,7 @@ const CommandProperties = {
     description: 'an argv list such as [npm, run, contract]',
   }),
   cwd: Type.Optional(Type.String({ minLength: 1, description: "a folder, relative to the config file's folder" })),
+  junit: Type.Optional(Type.String({ minLength: 1, description: 'a JUnit XML file or glob the command writes, relative to its cwd, such as "reports/*.xml"' })),
 };
 
 type CommandRaw = Static<TObject<typeof CommandProperties>>;
@@ -137,10 +139,14 @@ const command: TestTypeDefinition<CommandTestSpec> = {
     );
   },
   build(raw, common, ctx) {
-    const { run, cwd } = raw as CommandRaw; // validated against CommandProperties by the caller
+    const { run, cwd, junit } = raw as CommandRaw; // validated against CommandProperties by the caller
     if (run[0] === '') fail([...ctx.path, 'run', 0], 'empty program name', 'a program such as npm or ./scripts/check.sh');
     const { name, ...rest } = common;
-    return { name, type: 'command', run: [...run], cwd: resolveTestPath(ctx, [...ctx.path, 'cwd'], cwd ?? '.'), ...rest };
+    const folder = resolveTestPath(ctx, [...ctx.path, 'cwd'], cwd ?? '.');
+    if (junit !== undefined && (path.isAbsolute(junit) || junit.split(/[\\/]/).includes('..'))) {
+      fail([...ctx.path, 'junit'], `${JSON.stringify(junit)} leaves the command's folder`, 'a path or glob relative to the command\'s cwd, without "..", such as "reports/junit.xml"');
+    }
+    return { name, type: 'command', run: [...run], cwd: folder, ...(junit !== undefined ? { junit } : {}), ...rest };
   },
 };
 

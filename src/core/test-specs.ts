@@ -41,6 +41,8 @@ export interface CommandTestSpec extends TestCommon {
   run: string[];
   /** Absolute working directory (resolved from the config file's folder at load). */
   cwd: string;
+  /** A JUnit XML file or glob the command writes, relative to `cwd`: its `<testcase>`s become cases of the member's result. */
+  junit?: string;
 }
 
 /**

@@ -107,6 +107,18 @@ export interface TestRunRecord {
   skipped: boolean;
   /** How long it was expected to take when the set was created (see src/scheduler/shares.ts). */
   expectedMs: number | null;
+  /** The cases its result holds (a command's JUnit report, `junit:`), in report order; none for other tests. */
+  cases: ResultCase[];
+}
+
+/** One case inside a member's result, as a report the test wrote tells it (a `<testcase>` of JUnit XML). */
+export interface ResultCase {
+  /** `classname › name`, or the name alone when the report gives no class. */
+  name: string;
+  status: 'passed' | 'failed' | 'skipped';
+  durationMs: number;
+  /** The first lines of its failure or error message; null when it did not fail. */
+  error: string | null;
 }
 
 export interface NewTestRun {
@@ -194,6 +206,8 @@ export interface RunOutcome {
   skipped?: boolean;
   /** Artifacts whose bytes are already stored; recorded with the outcome, under the same lease. */
   artifacts?: NewArtifact[];
+  /** The cases of its result (a command's JUnit report); absent: none. */
+  cases?: ResultCase[];
 }
 
 /** An artifact about to be recorded: its bytes are at `location` in the artifact blob store. */
@@ -261,6 +275,8 @@ export interface ExecutionResult {
   output: string;
   /** Passed without running: the executor skipped it (only Playwright does: test.skip, test.fixme). Absent: false. */
   skipped?: boolean;
+  /** The cases a report the test wrote holds (a command's `junit:` files); absent: none. */
+  cases?: ResultCase[];
 }
 
 export interface Executor<S extends TestSpec = TestSpec> {

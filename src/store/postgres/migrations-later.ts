@@ -70,4 +70,13 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       ALTER TABLE ${s}.test_runs ADD COLUMN skipped boolean NOT NULL DEFAULT false;
     `,
   },
+  {
+    version: 22,
+    name: 'result cases',
+    sql: (s: string) => `
+      -- The cases of a member's result (a command's JUnit report, junit:), a list of
+      -- {name, status, durationMs, error} written with its outcome; NULL: none.
+      ALTER TABLE ${s}.test_runs ADD COLUMN result_cases jsonb;
+    `,
+  },
 ];

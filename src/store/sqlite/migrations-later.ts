@@ -37,4 +37,13 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       ALTER TABLE test_runs ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0 CHECK (skipped IN (0, 1));
     `,
   },
+  {
+    version: 21,
+    name: 'result cases',
+    sql: `
+      -- The cases of a member's result (a command's JUnit report, junit:), a JSON list of
+      -- {name, status, durationMs, error} written with its outcome; NULL: none.
+      ALTER TABLE test_runs ADD COLUMN result_cases TEXT;
+    `,
+  },
 ];
