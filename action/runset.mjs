@@ -624,8 +624,8 @@ var init_client = __esm({
         if (filter.env !== void 0) query.set("env", filter.env);
         for (const [key, value] of Object.entries(filter.labels ?? {})) query.append("label", `${key}:${value}`);
         if (filter.limit !== void 0) query.set("limit", String(filter.limit));
-        const path10 = `/v0/test-run-sets${query.size > 0 ? `?${query.toString()}` : ""}`;
-        return this.#call({ method: "GET", path: path10, signal: options.signal, read: readSetPage });
+        const path14 = `/v0/test-run-sets${query.size > 0 ? `?${query.toString()}` : ""}`;
+        return this.#call({ method: "GET", path: path14, signal: options.signal, read: readSetPage });
       }
       /** Seed 4.2. `status` may be a value this client does not know: treat it as "not finished". */
       getTestRunSet(id, options = {}) {
@@ -699,8 +699,8 @@ var init_client = __esm({
         const query = new URLSearchParams();
         if (options.commit !== void 0) query.set("commit", options.commit);
         if (options.name !== void 0) query.set("name", options.name);
-        const path10 = `${suitePath(id)}${query.size > 0 ? `?${query.toString()}` : ""}`;
-        const call = { method: "PUT", path: path10, raw: { bytes: archive, contentType: "application/gzip" }, signal: options.signal, read: readSuiteVersion };
+        const path14 = `${suitePath(id)}${query.size > 0 ? `?${query.toString()}` : ""}`;
+        const call = { method: "PUT", path: path14, raw: { bytes: archive, contentType: "application/gzip" }, signal: options.signal, read: readSuiteVersion };
         const request = `PUT ${suitePath(id)}`;
         const { response, text } = await this.#exchange(call, request, UPLOAD_EXTRA_MS);
         return { created: response.status === 201, version: this.#read(call, response, text, request) };
@@ -711,8 +711,8 @@ var init_client = __esm({
       }
       /** Extension: the quarantines in force, of one environment or of every one this key sees. */
       listQuarantine(env, options = {}) {
-        const path10 = env === void 0 ? "/v0/quarantine" : `/v0/quarantine?${new URLSearchParams({ env }).toString()}`;
-        return this.#call({ method: "GET", path: path10, signal: options.signal, read: readQuarantineList });
+        const path14 = env === void 0 ? "/v0/quarantine" : `/v0/quarantine?${new URLSearchParams({ env }).toString()}`;
+        return this.#call({ method: "GET", path: path14, signal: options.signal, read: readQuarantineList });
       }
       /** Extension: quarantines a test (or replaces its quarantine); `until` an ISO time, absent for the server's default. */
       async addQuarantine(entry, options = {}) {
@@ -9208,7 +9208,7 @@ var init_wire = __esm({
         output: typebox_exports.Union([typebox_exports.String(), typebox_exports.Null()], { description: "Captured output tail, secrets masked." }),
         flaky: typebox_exports.Boolean({ description: "Passed, but only after a retry." }),
         skipped: typebox_exports.Boolean({
-          description: "Passed because Playwright skipped it (test.skip, test.fixme, declared or called in the test): its status is SUCCESS, but nothing of it ran. Always false for http and command tests."
+          description: "Passed because its framework skipped it (Playwright test.skip or test.fixme, Vitest or Jest test.skip or test.todo): its status is SUCCESS, but nothing of it ran. Always false for http and command tests."
         }),
         quarantined: typebox_exports.Boolean({
           description: "Its test was quarantined in the environment when the set was created (runset quarantine add): it ran, its status is its real one, but its failure (or a pass after a retry under failOnFlaky) does not fail the set."
@@ -9222,7 +9222,19 @@ var init_wire = __esm({
         cancelledBy: typebox_exports.Union([typebox_exports.Object({ keyId: typebox_exports.String(), keyName: typebox_exports.String() }, { additionalProperties: false }), typebox_exports.Null()], {
           description: "The key whose cancel ended this member; null when none did (it ran to its end, or fail fast stopped it: see error)."
         }),
-        artifacts: typebox_exports.Array(ArtifactSchema, { description: "Files kept for this member: screenshot, trace and video of a failure." })
+        artifacts: typebox_exports.Array(ArtifactSchema, { description: "Files kept for this member: screenshot, trace and video of a failure." }),
+        cases: typebox_exports.Array(
+          typebox_exports.Object(
+            {
+              name: typebox_exports.String({ description: "`classname \u203A name` of a JUnit <testcase>, or its name alone." }),
+              status: typebox_exports.Union([typebox_exports.Literal("passed"), typebox_exports.Literal("failed"), typebox_exports.Literal("skipped")]),
+              durationMs: typebox_exports.Integer({ minimum: 0 }),
+              error: typebox_exports.Union([typebox_exports.String(), typebox_exports.Null()], { description: "The first lines of its failure; null unless it failed." })
+            },
+            { additionalProperties: false }
+          ),
+          { description: "The cases of its result: each <testcase> of the JUnit XML a command entry with junit: wrote, in report order. Empty for other tests." }
+        )
       },
       { additionalProperties: false, $id: "TestRun" }
     );
@@ -9966,7 +9978,7 @@ var require_lib = __commonJS({
     exports.isNumber = isNumber;
     exports.isString = isString;
     exports.isFunction = isFunction;
-    exports.isObject = isObject2;
+    exports.isObject = isObject3;
     exports.isArray = isArray;
     exports.isSet = isSet;
     exports.isMap = isMap;
@@ -10099,7 +10111,7 @@ var require_lib = __commonJS({
     function isFunction(x) {
       return !!x && typeof x === "function";
     }
-    function isObject2(x) {
+    function isObject3(x) {
       const type = typeof x;
       return !!x && (type === "function" || type === "object");
     }
@@ -10119,7 +10131,7 @@ var require_lib = __commonJS({
         return !x.size;
       } else if (isMap(x)) {
         return !x.size;
-      } else if (isObject2(x)) {
+      } else if (isObject3(x)) {
         for (const key in x) {
           if (x.hasOwnProperty(key)) {
             return false;
@@ -10130,7 +10142,7 @@ var require_lib = __commonJS({
       return false;
     }
     function isPlainObject(x) {
-      if (isObject2(x)) {
+      if (isObject3(x)) {
         const proto = Object.getPrototypeOf(x);
         const ctor = proto.constructor;
         return proto && ctor && typeof ctor === "function" && ctor instanceof ctor && Function.prototype.toString.call(ctor) === Function.prototype.toString.call(Object);
@@ -12879,10 +12891,10 @@ var require_URLAlgorithm = __commonJS({
       return lowerStr === ".." || lowerStr === ".%2e" || lowerStr === "%2e." || lowerStr === "%2e%2e";
     }
     function shorten(url) {
-      const path10 = url.path;
-      if (path10.length === 0)
+      const path14 = url.path;
+      if (path14.length === 0)
         return;
-      if (url.scheme === "file" && path10.length === 1 && isNormalizedWindowsDriveLetter(path10[0]))
+      if (url.scheme === "file" && path14.length === 1 && isNormalizedWindowsDriveLetter(path14[0]))
         return;
       url.path.splice(url.path.length - 1, 1);
     }
@@ -16870,8 +16882,8 @@ var require_EventImpl = __commonJS({
       /** @inheritdoc */
       composedPath() {
         const composedPath = [];
-        const path10 = this._path;
-        if (path10.length === 0)
+        const path14 = this._path;
+        if (path14.length === 0)
           return composedPath;
         const currentTarget = this._currentTarget;
         if (currentTarget === null) {
@@ -16880,16 +16892,16 @@ var require_EventImpl = __commonJS({
         composedPath.push(currentTarget);
         let currentTargetIndex = 0;
         let currentTargetHiddenSubtreeLevel = 0;
-        let index3 = path10.length - 1;
+        let index3 = path14.length - 1;
         while (index3 >= 0) {
-          if (path10[index3].rootOfClosedTree) {
+          if (path14[index3].rootOfClosedTree) {
             currentTargetHiddenSubtreeLevel++;
           }
-          if (path10[index3].invocationTarget === currentTarget) {
+          if (path14[index3].invocationTarget === currentTarget) {
             currentTargetIndex = index3;
             break;
           }
-          if (path10[index3].slotInClosedTree) {
+          if (path14[index3].slotInClosedTree) {
             currentTargetHiddenSubtreeLevel--;
           }
           index3--;
@@ -16898,13 +16910,13 @@ var require_EventImpl = __commonJS({
         let maxHiddenLevel = currentTargetHiddenSubtreeLevel;
         index3 = currentTargetIndex - 1;
         while (index3 >= 0) {
-          if (path10[index3].rootOfClosedTree) {
+          if (path14[index3].rootOfClosedTree) {
             currentHiddenLevel++;
           }
           if (currentHiddenLevel <= maxHiddenLevel) {
-            composedPath.unshift(path10[index3].invocationTarget);
+            composedPath.unshift(path14[index3].invocationTarget);
           }
-          if (path10[index3].slotInClosedTree) {
+          if (path14[index3].slotInClosedTree) {
             currentHiddenLevel--;
             if (currentHiddenLevel < maxHiddenLevel) {
               maxHiddenLevel = currentHiddenLevel;
@@ -16915,14 +16927,14 @@ var require_EventImpl = __commonJS({
         currentHiddenLevel = currentTargetHiddenSubtreeLevel;
         maxHiddenLevel = currentTargetHiddenSubtreeLevel;
         index3 = currentTargetIndex + 1;
-        while (index3 < path10.length) {
-          if (path10[index3].slotInClosedTree) {
+        while (index3 < path14.length) {
+          if (path14[index3].slotInClosedTree) {
             currentHiddenLevel++;
           }
           if (currentHiddenLevel <= maxHiddenLevel) {
-            composedPath.push(path10[index3].invocationTarget);
+            composedPath.push(path14[index3].invocationTarget);
           }
-          if (path10[index3].rootOfClosedTree) {
+          if (path14[index3].rootOfClosedTree) {
             currentHiddenLevel--;
             if (currentHiddenLevel < maxHiddenLevel) {
               maxHiddenLevel = currentHiddenLevel;
@@ -17955,9 +17967,9 @@ var require_EventAlgorithm = __commonJS({
           slotInClosedTree = false;
         }
         let clearTargetsStruct = null;
-        const path10 = event._path;
-        for (let i = path10.length - 1; i >= 0; i--) {
-          const struct = path10[i];
+        const path14 = event._path;
+        for (let i = path14.length - 1; i >= 0; i--) {
+          const struct = path14[i];
           if (struct.shadowAdjustedTarget !== null) {
             clearTargetsStruct = struct;
             break;
@@ -17981,8 +17993,8 @@ var require_EventAlgorithm = __commonJS({
         if (activationTarget !== null && activationTarget._legacyPreActivationBehavior !== void 0) {
           activationTarget._legacyPreActivationBehavior(event);
         }
-        for (let i = path10.length - 1; i >= 0; i--) {
-          const struct = path10[i];
+        for (let i = path14.length - 1; i >= 0; i--) {
+          const struct = path14[i];
           if (struct.shadowAdjustedTarget !== null) {
             event._eventPhase = interfaces_1.EventPhase.AtTarget;
           } else {
@@ -17990,8 +18002,8 @@ var require_EventAlgorithm = __commonJS({
           }
           event_invoke(struct, event, "capturing", legacyOutputDidListenersThrowFlag);
         }
-        for (let i = 0; i < path10.length; i++) {
-          const struct = path10[i];
+        for (let i = 0; i < path14.length; i++) {
+          const struct = path14[i];
           if (struct.shadowAdjustedTarget !== null) {
             event._eventPhase = interfaces_1.EventPhase.AtTarget;
           } else {
@@ -18042,20 +18054,20 @@ var require_EventAlgorithm = __commonJS({
       });
     }
     function event_invoke(struct, event, phase, legacyOutputDidListenersThrowFlag = { value: false }) {
-      const path10 = event._path;
+      const path14 = event._path;
       let index3 = -1;
-      for (let i = 0; i < path10.length; i++) {
-        if (path10[i] === struct) {
+      for (let i = 0; i < path14.length; i++) {
+        if (path14[i] === struct) {
           index3 = i;
           break;
         }
       }
       if (index3 !== -1) {
-        let item = path10[index3];
+        let item = path14[index3];
         if (item.shadowAdjustedTarget !== null) {
           event._target = item.shadowAdjustedTarget;
         } else if (index3 > 0) {
-          item = path10[index3 - 1];
+          item = path14[index3 - 1];
           if (item.shadowAdjustedTarget !== null) {
             event._target = item.shadowAdjustedTarget;
           }
@@ -24604,7 +24616,7 @@ var require_common = __commonJS({
     function isNothing(subject) {
       return typeof subject === "undefined" || subject === null;
     }
-    function isObject2(subject) {
+    function isObject3(subject) {
       return typeof subject === "object" && subject !== null;
     }
     function toArray(sequence) {
@@ -24633,7 +24645,7 @@ var require_common = __commonJS({
       return number === 0 && Number.NEGATIVE_INFINITY === 1 / number;
     }
     module.exports.isNothing = isNothing;
-    module.exports.isObject = isObject2;
+    module.exports.isObject = isObject3;
     module.exports.toArray = toArray;
     module.exports.repeat = repeat;
     module.exports.isNegativeZero = isNegativeZero;
@@ -24683,7 +24695,7 @@ var require_exception = __commonJS({
 var require_snippet = __commonJS({
   "node_modules/js-yaml/lib/snippet.js"(exports, module) {
     "use strict";
-    var common = require_common();
+    var common3 = require_common();
     function getLine(buffer, lineStart, lineEnd, position, maxLineLength) {
       let head = "";
       let tail = "";
@@ -24703,7 +24715,7 @@ var require_snippet = __commonJS({
       };
     }
     function padStart(string, max) {
-      return common.repeat(" ", max - string.length) + string;
+      return common3.repeat(" ", max - string.length) + string;
     }
     function makeSnippet(mark, options) {
       options = Object.create(options || null);
@@ -24737,11 +24749,11 @@ var require_snippet = __commonJS({
           mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo - i]),
           maxLineLength
         );
-        result = common.repeat(" ", options.indent) + padStart((mark.line - i + 1).toString(), lineNoLength) + " | " + line2.str + "\n" + result;
+        result = common3.repeat(" ", options.indent) + padStart((mark.line - i + 1).toString(), lineNoLength) + " | " + line2.str + "\n" + result;
       }
       const line = getLine(mark.buffer, lineStarts[foundLineNo], lineEnds[foundLineNo], mark.position, maxLineLength);
-      result += common.repeat(" ", options.indent) + padStart((mark.line + 1).toString(), lineNoLength) + " | " + line.str + "\n";
-      result += common.repeat("-", options.indent + lineNoLength + 3 + line.pos) + "^\n";
+      result += common3.repeat(" ", options.indent) + padStart((mark.line + 1).toString(), lineNoLength) + " | " + line.str + "\n";
+      result += common3.repeat("-", options.indent + lineNoLength + 3 + line.pos) + "^\n";
       for (let i = 1; i <= options.linesAfter; i++) {
         if (foundLineNo + i >= lineEnds.length) break;
         const line2 = getLine(
@@ -24751,7 +24763,7 @@ var require_snippet = __commonJS({
           mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo + i]),
           maxLineLength
         );
-        result += common.repeat(" ", options.indent) + padStart((mark.line + i + 1).toString(), lineNoLength) + " | " + line2.str + "\n";
+        result += common3.repeat(" ", options.indent) + padStart((mark.line + i + 1).toString(), lineNoLength) + " | " + line2.str + "\n";
       }
       return result.replace(/\n$/, "");
     }
@@ -25053,7 +25065,7 @@ var require_bool = __commonJS({
 var require_int = __commonJS({
   "node_modules/js-yaml/lib/type/int.js"(exports, module) {
     "use strict";
-    var common = require_common();
+    var common3 = require_common();
     var Type2 = require_type();
     function isHexCode(c) {
       return c >= 48 && c <= 57 || c >= 65 && c <= 70 || c >= 97 && c <= 102;
@@ -25133,7 +25145,7 @@ var require_int = __commonJS({
       return parseYamlInteger(data);
     }
     function isInteger(object) {
-      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 === 0 && !common.isNegativeZero(object));
+      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 === 0 && !common3.isNegativeZero(object));
     }
     module.exports = new Type2("tag:yaml.org,2002:int", {
       kind: "scalar",
@@ -25169,7 +25181,7 @@ var require_int = __commonJS({
 var require_float = __commonJS({
   "node_modules/js-yaml/lib/type/float.js"(exports, module) {
     "use strict";
-    var common = require_common();
+    var common3 = require_common();
     var Type2 = require_type();
     var YAML_FLOAT_PATTERN = new RegExp(
       // 2.5e4, 2.5 and integers
@@ -25230,14 +25242,14 @@ var require_float = __commonJS({
           case "camelcase":
             return "-.Inf";
         }
-      } else if (common.isNegativeZero(object)) {
+      } else if (common3.isNegativeZero(object)) {
         return "-0.0";
       }
       const res = object.toString(10);
       return SCIENTIFIC_WITHOUT_DOT.test(res) ? res.replace("e", ".e") : res;
     }
     function isFloat(object) {
-      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 !== 0 || common.isNegativeZero(object));
+      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 !== 0 || common3.isNegativeZero(object));
     }
     module.exports = new Type2("tag:yaml.org,2002:float", {
       kind: "scalar",
@@ -25569,7 +25581,7 @@ var require_default = __commonJS({
 var require_loader = __commonJS({
   "node_modules/js-yaml/lib/loader.js"(exports, module) {
     "use strict";
-    var common = require_common();
+    var common3 = require_common();
     var YAMLException = require_exception();
     var makeSnippet = require_snippet();
     var DEFAULT_SCHEMA = require_default();
@@ -25876,7 +25888,7 @@ var require_loader = __commonJS({
       }
     }
     function mergeMappings(state2, destination, source, overridableKeys) {
-      if (!common.isObject(source)) {
+      if (!common3.isObject(source)) {
         throwError(state2, "cannot merge mappings; the provided source object is unacceptable");
       }
       chargeMergeWork(state2);
@@ -25997,7 +26009,7 @@ var require_loader = __commonJS({
       if (count2 === 1) {
         state2.result += " ";
       } else if (count2 > 1) {
-        state2.result += common.repeat("\n", count2 - 1);
+        state2.result += common3.repeat("\n", count2 - 1);
       }
     }
     function readPlainScalar(state2, nodeIndent, withinFlowCollection) {
@@ -26326,7 +26338,7 @@ var require_loader = __commonJS({
         }
         if (state2.lineIndent < textIndent) {
           if (chomping === CHOMPING_KEEP) {
-            state2.result += common.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+            state2.result += common3.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
           } else if (chomping === CHOMPING_CLIP) {
             if (didReadContent) {
               state2.result += "\n";
@@ -26337,19 +26349,19 @@ var require_loader = __commonJS({
         if (folding) {
           if (isWhiteSpace(ch)) {
             atMoreIndented = true;
-            state2.result += common.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+            state2.result += common3.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
           } else if (atMoreIndented) {
             atMoreIndented = false;
-            state2.result += common.repeat("\n", emptyLines + 1);
+            state2.result += common3.repeat("\n", emptyLines + 1);
           } else if (emptyLines === 0) {
             if (didReadContent) {
               state2.result += " ";
             }
           } else {
-            state2.result += common.repeat("\n", emptyLines);
+            state2.result += common3.repeat("\n", emptyLines);
           }
         } else {
-          state2.result += common.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+          state2.result += common3.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
         }
         didReadContent = true;
         detectedIndent = true;
@@ -26949,7 +26961,7 @@ var require_loader = __commonJS({
 var require_dumper = __commonJS({
   "node_modules/js-yaml/lib/dumper.js"(exports, module) {
     "use strict";
-    var common = require_common();
+    var common3 = require_common();
     var YAMLException = require_exception();
     var DEFAULT_SCHEMA = require_default();
     var _toString = Object.prototype.toString;
@@ -27048,7 +27060,7 @@ var require_dumper = __commonJS({
       } else {
         throw new YAMLException("code point within a string may not be greater than 0xFFFFFFFF");
       }
-      return "\\" + handle + common.repeat("0", length - string.length) + string;
+      return "\\" + handle + common3.repeat("0", length - string.length) + string;
     }
     var QUOTING_TYPE_SINGLE = 1;
     var QUOTING_TYPE_DOUBLE = 2;
@@ -27057,7 +27069,7 @@ var require_dumper = __commonJS({
       this.indent = Math.max(1, options["indent"] || 2);
       this.noArrayIndent = options["noArrayIndent"] || false;
       this.skipInvalid = options["skipInvalid"] || false;
-      this.flowLevel = common.isNothing(options["flowLevel"]) ? -1 : options["flowLevel"];
+      this.flowLevel = common3.isNothing(options["flowLevel"]) ? -1 : options["flowLevel"];
       this.styleMap = compileStyleMap(this.schema, options["styles"] || null);
       this.sortKeys = options["sortKeys"] || false;
       this.lineWidth = options["lineWidth"] || 80;
@@ -27075,7 +27087,7 @@ var require_dumper = __commonJS({
       this.usedDuplicates = null;
     }
     function indentString(string, spaces) {
-      const ind = common.repeat(" ", spaces);
+      const ind = common3.repeat(" ", spaces);
       let position = 0;
       let result = "";
       const length = string.length;
@@ -27095,7 +27107,7 @@ var require_dumper = __commonJS({
       return result;
     }
     function generateNextLine(state2, level) {
-      return "\n" + common.repeat(" ", state2.indent * level);
+      return "\n" + common3.repeat(" ", state2.indent * level);
     }
     function testImplicitResolving(state2, str) {
       for (let index3 = 0, length = state2.implicitTypes.length; index3 < length; index3 += 1) {
@@ -31226,7 +31238,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports) {
     var EventEmitter = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
-    var path10 = __require("node:path");
+    var path14 = __require("node:path");
     var fs2 = __require("node:fs");
     var process2 = __require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -32239,9 +32251,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path10.resolve(baseDir, baseName);
+          const localBin = path14.resolve(baseDir, baseName);
           if (fs2.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path10.extname(baseName))) return void 0;
+          if (sourceExt.includes(path14.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs2.existsSync(`${localBin}${ext}`)
           );
@@ -32259,17 +32271,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path10.resolve(
-            path10.dirname(resolvedScriptPath),
+          executableDir = path14.resolve(
+            path14.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path10.basename(
+            const legacyName = path14.basename(
               this._scriptPath,
-              path10.extname(this._scriptPath)
+              path14.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -32280,7 +32292,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path10.extname(executableFile));
+        launchWithNode = sourceExt.includes(path14.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -33195,7 +33207,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path10.basename(filename, path10.extname(filename));
+        this._name = path14.basename(filename, path14.extname(filename));
         return this;
       }
       /**
@@ -33209,9 +33221,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path11) {
-        if (path11 === void 0) return this._executableDir;
-        this._executableDir = path11;
+      executableDir(path15) {
+        if (path15 === void 0) return this._executableDir;
+        this._executableDir = path15;
         return this;
       }
       /**
@@ -39712,23 +39724,23 @@ var init_parse4 = __esm({
 });
 
 // node_modules/typebox/build/value/delta/diff.mjs
-function CreateUpdate(path10, value) {
-  return { type: "update", path: path10, value };
+function CreateUpdate(path14, value) {
+  return { type: "update", path: path14, value };
 }
-function CreateInsert(path10, value) {
-  return { type: "insert", path: path10, value };
+function CreateInsert(path14, value) {
+  return { type: "insert", path: path14, value };
 }
-function CreateDelete(path10) {
-  return { type: "delete", path: path10 };
+function CreateDelete(path14) {
+  return { type: "delete", path: path14 };
 }
 function AssertCanDiffObject(value) {
   if (guard_exports.IsObject(value) && guard_exports.IsEqual(guard_exports.Symbols(value).length, 0))
     return;
   throw new Error("Cannot create diffs for objects with symbols keys");
 }
-function* FromObject16(path10, left, right) {
+function* FromObject16(path14, left, right) {
   if (!guard_exports.IsObject(right) || guard_exports.IsArray(right))
-    return yield CreateUpdate(path10, right);
+    return yield CreateUpdate(path14, right);
   AssertCanDiffObject(left);
   AssertCanDiffObject(right);
   const leftKeys = guard_exports.Keys(left);
@@ -39738,7 +39750,7 @@ function* FromObject16(path10, left, right) {
       continue;
     if (guard_exports.IsUnsafePropertyKey(key))
       continue;
-    yield CreateInsert(`${path10}/${key}`, right[key]);
+    yield CreateInsert(`${path14}/${key}`, right[key]);
   }
   for (const key of leftKeys) {
     if (!guard_exports.HasPropertyKey(right, key))
@@ -39747,52 +39759,52 @@ function* FromObject16(path10, left, right) {
       continue;
     if (Equal(left, right))
       continue;
-    yield* FromValue3(`${path10}/${key}`, left[key], right[key]);
+    yield* FromValue3(`${path14}/${key}`, left[key], right[key]);
   }
   for (const key of leftKeys) {
     if (guard_exports.HasPropertyKey(right, key))
       continue;
     if (guard_exports.IsUnsafePropertyKey(key))
       continue;
-    yield CreateDelete(`${path10}/${key}`);
+    yield CreateDelete(`${path14}/${key}`);
   }
 }
-function* FromArray12(path10, left, right) {
+function* FromArray12(path14, left, right) {
   if (!guard_exports.IsArray(right))
-    return yield CreateUpdate(path10, right);
+    return yield CreateUpdate(path14, right);
   for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    yield* FromValue3(`${path10}/${i}`, left[i], right[i]);
+    yield* FromValue3(`${path14}/${i}`, left[i], right[i]);
   }
   for (let i = 0; i < right.length; i++) {
     if (i < left.length)
       continue;
-    yield CreateInsert(`${path10}/${i}`, right[i]);
+    yield CreateInsert(`${path14}/${i}`, right[i]);
   }
   for (let i = left.length - 1; i >= 0; i--) {
     if (i < right.length)
       continue;
-    yield CreateDelete(`${path10}/${i}`);
+    yield CreateDelete(`${path14}/${i}`);
   }
 }
-function* FromTypedArray2(path10, left, right) {
+function* FromTypedArray2(path14, left, right) {
   const typeLeft = globalThis.Object.getPrototypeOf(left).constructor.name;
   const typeRight = globalThis.Object.getPrototypeOf(right).constructor.name;
   const predicate = globals_exports.IsTypeArray(right) && guard_exports.IsEqual(left.length, right.length) && guard_exports.IsEqual(typeLeft, typeRight);
   if (predicate) {
     for (let index3 = 0; index3 < Math.min(left.length, right.length); index3++) {
-      yield* FromValue3(`${path10}/${index3}`, left[index3], right[index3]);
+      yield* FromValue3(`${path14}/${index3}`, left[index3], right[index3]);
     }
   } else {
-    return yield CreateUpdate(path10, right);
+    return yield CreateUpdate(path14, right);
   }
 }
-function* FromUnknown(path10, left, right) {
+function* FromUnknown(path14, left, right) {
   if (left === right)
     return;
-  yield CreateUpdate(path10, right);
+  yield CreateUpdate(path14, right);
 }
-function* FromValue3(path10, left, right) {
-  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path10, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path10, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path10, left, right) : yield* FromUnknown(path10, left, right);
+function* FromValue3(path14, left, right) {
+  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path14, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path14, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path14, left, right) : yield* FromUnknown(path14, left, right);
 }
 function Diff(current, next) {
   return [...FromValue3("", current, next)];
@@ -40500,17 +40512,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path10) {
-      const ctrl = callVisitor(key, node, visitor, path10);
+    function visit_(key, node, visitor, path14) {
+      const ctrl = callVisitor(key, node, visitor, path14);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path10, ctrl);
-        return visit_(key, ctrl, visitor, path10);
+        replaceNode(key, path14, ctrl);
+        return visit_(key, ctrl, visitor, path14);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path10 = Object.freeze(path10.concat(node));
+          path14 = Object.freeze(path14.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci2 = visit_(i, node.items[i], visitor, path10);
+            const ci2 = visit_(i, node.items[i], visitor, path14);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -40521,13 +40533,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path10 = Object.freeze(path10.concat(node));
-          const ck = visit_("key", node.key, visitor, path10);
+          path14 = Object.freeze(path14.concat(node));
+          const ck = visit_("key", node.key, visitor, path14);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path10);
+          const cv = visit_("value", node.value, visitor, path14);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -40548,17 +40560,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path10) {
-      const ctrl = await callVisitor(key, node, visitor, path10);
+    async function visitAsync_(key, node, visitor, path14) {
+      const ctrl = await callVisitor(key, node, visitor, path14);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path10, ctrl);
-        return visitAsync_(key, ctrl, visitor, path10);
+        replaceNode(key, path14, ctrl);
+        return visitAsync_(key, ctrl, visitor, path14);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path10 = Object.freeze(path10.concat(node));
+          path14 = Object.freeze(path14.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci2 = await visitAsync_(i, node.items[i], visitor, path10);
+            const ci2 = await visitAsync_(i, node.items[i], visitor, path14);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -40569,13 +40581,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path10 = Object.freeze(path10.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path10);
+          path14 = Object.freeze(path14.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path14);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path10);
+          const cv = await visitAsync_("value", node.value, visitor, path14);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -40602,23 +40614,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path10) {
+    function callVisitor(key, node, visitor, path14) {
       if (typeof visitor === "function")
-        return visitor(key, node, path10);
+        return visitor(key, node, path14);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path10);
+        return visitor.Map?.(key, node, path14);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path10);
+        return visitor.Seq?.(key, node, path14);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path10);
+        return visitor.Pair?.(key, node, path14);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path10);
+        return visitor.Scalar?.(key, node, path14);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path10);
+        return visitor.Alias?.(key, node, path14);
       return void 0;
     }
-    function replaceNode(key, path10, node) {
-      const parent = path10[path10.length - 1];
+    function replaceNode(key, path14, node) {
+      const parent = path14[path14.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -41230,10 +41242,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path10, value) {
+    function collectionFromPath(schema, path14, value) {
       let v2 = value;
-      for (let i = path10.length - 1; i >= 0; --i) {
-        const k2 = path10[i];
+      for (let i = path14.length - 1; i >= 0; --i) {
+        const k2 = path14[i];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v2;
@@ -41252,7 +41264,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path10) => path10 == null || typeof path10 === "object" && !!path10[Symbol.iterator]().next().done;
+    var isEmptyPath = (path14) => path14 == null || typeof path14 === "object" && !!path14[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -41282,11 +41294,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path10, value) {
-        if (isEmptyPath(path10))
+      addIn(path14, value) {
+        if (isEmptyPath(path14))
           this.add(value);
         else {
-          const [key, ...rest] = path10;
+          const [key, ...rest] = path14;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -41300,8 +41312,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path10) {
-        const [key, ...rest] = path10;
+      deleteIn(path14) {
+        const [key, ...rest] = path14;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -41315,8 +41327,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path10, keepScalar) {
-        const [key, ...rest] = path10;
+      getIn(path14, keepScalar) {
+        const [key, ...rest] = path14;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -41334,8 +41346,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path10) {
-        const [key, ...rest] = path10;
+      hasIn(path14) {
+        const [key, ...rest] = path14;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -41345,8 +41357,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path10, value) {
-        const [key, ...rest] = path10;
+      setIn(path14, value) {
+        const [key, ...rest] = path14;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -43861,9 +43873,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path10, value) {
+      addIn(path14, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path10, value);
+          this.contents.addIn(path14, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -43938,14 +43950,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path10) {
-        if (Collection.isEmptyPath(path10)) {
+      deleteIn(path14) {
+        if (Collection.isEmptyPath(path14)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path10) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path14) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -43960,10 +43972,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path10, keepScalar) {
-        if (Collection.isEmptyPath(path10))
+      getIn(path14, keepScalar) {
+        if (Collection.isEmptyPath(path14))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path10, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path14, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -43974,10 +43986,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path10) {
-        if (Collection.isEmptyPath(path10))
+      hasIn(path14) {
+        if (Collection.isEmptyPath(path14))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path10) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path14) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -43994,13 +44006,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path10, value) {
-        if (Collection.isEmptyPath(path10)) {
+      setIn(path14, value) {
+        if (Collection.isEmptyPath(path14)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path10), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path14), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path10, value);
+          this.contents.setIn(path14, value);
         }
       }
       /**
@@ -45961,9 +45973,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path10) => {
+    visit.itemAtPath = (cst, path14) => {
       let item = cst;
-      for (const [field, index3] of path10) {
+      for (const [field, index3] of path14) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index3];
@@ -45972,23 +45984,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path10) => {
-      const parent = visit.itemAtPath(cst, path10.slice(0, -1));
-      const field = path10[path10.length - 1][0];
+    visit.parentCollection = (cst, path14) => {
+      const parent = visit.itemAtPath(cst, path14.slice(0, -1));
+      const field = path14[path14.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path10, item, visitor) {
-      let ctrl = visitor(item, path10);
+    function _visit(path14, item, visitor) {
+      let ctrl = visitor(item, path14);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci2 = _visit(Object.freeze(path10.concat([[field, i]])), token.items[i], visitor);
+            const ci2 = _visit(Object.freeze(path14.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -45999,10 +46011,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path10);
+            ctrl = ctrl(item, path14);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path10) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path14) : ctrl;
     }
     exports.visit = visit;
   }
@@ -47786,18 +47798,18 @@ var init_dangerous_variables = __esm({
 });
 
 // src/config/suite-error.ts
-function formatPath(path10) {
-  if (path10.length === 0) return "(top level)";
+function formatPath(path14) {
+  if (path14.length === 0) return "(top level)";
   let out = "";
-  for (const segment of path10) {
+  for (const segment of path14) {
     if (typeof segment === "number") out += `[${segment}]`;
     else if (PLAIN_KEY.test(segment)) out += out === "" ? segment : `.${segment}`;
     else out += `[${JSON.stringify(segment)}]`;
   }
   return out;
 }
-function fail(path10, problem, expected) {
-  throw new FailureSignal({ path: path10, problem, expected });
+function fail(path14, problem, expected) {
+  throw new FailureSignal({ path: path14, problem, expected });
 }
 function describeValue(value) {
   if (value === null || value === void 0) return "an empty value";
@@ -47843,78 +47855,78 @@ var init_suite_error = __esm({
 });
 
 // src/config/suite-explain.ts
-function explain(schema, value, path10 = []) {
-  return walk(schema, value, path10);
+function explain(schema, value, path14 = []) {
+  return walk(schema, value, path14);
 }
-function walk(node, value, path10) {
-  if (node.anyOf) return walkUnion(node, value, path10);
+function walk(node, value, path14) {
+  if (node.anyOf) return walkUnion(node, value, path14);
   if (node.const !== void 0 && value !== node.const) {
-    return { path: path10, problem: `got ${describeValue(value)}`, expected: expectedOf(node) };
+    return { path: path14, problem: `got ${describeValue(value)}`, expected: expectedOf(node) };
   }
-  if (node.type !== void 0 && !hasType(node.type, value)) return typeFailure(node, value, path10);
-  if (typeof value === "string") return walkString(node, value, path10);
-  if (typeof value === "number") return walkNumber(node, value, path10);
-  if (Array.isArray(value)) return walkArray(node, value, path10);
-  if (isMapping(value)) return walkObject(node, value, path10);
+  if (node.type !== void 0 && !hasType(node.type, value)) return typeFailure(node, value, path14);
+  if (typeof value === "string") return walkString(node, value, path14);
+  if (typeof value === "number") return walkNumber(node, value, path14);
+  if (Array.isArray(value)) return walkArray(node, value, path14);
+  if (isMapping(value)) return walkObject(node, value, path14);
   return void 0;
 }
-function walkUnion(node, value, path10) {
+function walkUnion(node, value, path14) {
   const branches = node.anyOf ?? [];
   if (branches.some((branch) => value_exports.Check(branch, value))) return void 0;
   if (branches.every((branch) => branch.const !== void 0)) {
     const allowed = branches.map((branch) => JSON.stringify(branch.const)).join(", ");
-    return { path: path10, problem: `got ${describeValue(value)}`, expected: node.description ?? `one of ${allowed}` };
+    return { path: path14, problem: `got ${describeValue(value)}`, expected: node.description ?? `one of ${allowed}` };
   }
   const sameKind = branches.find((branch) => branch.type !== void 0 && hasType(branch.type, value));
-  if (sameKind) return walk({ ...sameKind, description: sameKind.description ?? node.description }, value, path10);
-  return typeFailure(node, value, path10);
+  if (sameKind) return walk({ ...sameKind, description: sameKind.description ?? node.description }, value, path14);
+  return typeFailure(node, value, path14);
 }
-function walkString(node, value, path10) {
+function walkString(node, value, path14) {
   const expected = expectedOf(node);
   if (node.minLength !== void 0 && value.length < node.minLength) {
-    return { path: path10, problem: value === "" ? "empty" : `too short (${value.length} characters)`, expected };
+    return { path: path14, problem: value === "" ? "empty" : `too short (${value.length} characters)`, expected };
   }
   if (node.maxLength !== void 0 && value.length > node.maxLength) {
-    return { path: path10, problem: `too long (${value.length} characters, at most ${node.maxLength})`, expected };
+    return { path: path14, problem: `too long (${value.length} characters, at most ${node.maxLength})`, expected };
   }
   if (node.pattern !== void 0 && !new RegExp(node.pattern, "u").test(value)) {
-    return { path: path10, problem: `got ${describeValue(value)}`, expected };
+    return { path: path14, problem: `got ${describeValue(value)}`, expected };
   }
   return void 0;
 }
-function walkNumber(node, value, path10) {
+function walkNumber(node, value, path14) {
   const tooSmall = node.minimum !== void 0 && value < node.minimum || node.exclusiveMinimum !== void 0 && value <= node.exclusiveMinimum;
   const tooLarge = node.maximum !== void 0 && value > node.maximum;
-  if (tooSmall || tooLarge) return { path: path10, problem: `got ${value}, out of range`, expected: expectedOf(node) };
+  if (tooSmall || tooLarge) return { path: path14, problem: `got ${value}, out of range`, expected: expectedOf(node) };
   return void 0;
 }
-function walkArray(node, value, path10) {
+function walkArray(node, value, path14) {
   if (node.minItems !== void 0 && value.length < node.minItems) {
-    return { path: path10, problem: value.length === 0 ? "empty list" : `only ${value.length} items`, expected: expectedOf(node) };
+    return { path: path14, problem: value.length === 0 ? "empty list" : `only ${value.length} items`, expected: expectedOf(node) };
   }
   if (!node.items) return void 0;
   for (const [index3, item] of value.entries()) {
-    const failure = walk(node.items, item, [...path10, index3]);
+    const failure = walk(node.items, item, [...path14, index3]);
     if (failure) return failure;
   }
   return void 0;
 }
-function walkObject(node, value, path10) {
+function walkObject(node, value, path14) {
   for (const [key, item] of Object.entries(value)) {
     const child = childSchema(node, key);
-    if (child === "unknown") return unknownKey(node, key, [...path10, key]);
+    if (child === "unknown") return unknownKey(node, key, [...path14, key]);
     if (child) {
-      const failure = walk(child, item, [...path10, key]);
+      const failure = walk(child, item, [...path14, key]);
       if (failure) return failure;
     }
   }
   for (const key of node.required ?? []) {
     if (!Object.hasOwn(value, key)) {
-      return { path: [...path10, key], problem: "missing", expected: expectedOf(node.properties?.[key] ?? {}) };
+      return { path: [...path14, key], problem: "missing", expected: expectedOf(node.properties?.[key] ?? {}) };
     }
   }
   if (node.minProperties !== void 0 && Object.keys(value).length < node.minProperties) {
-    return { path: path10, problem: "empty", expected: expectedOf(node) };
+    return { path: path14, problem: "empty", expected: expectedOf(node) };
   }
   return void 0;
 }
@@ -47927,25 +47939,25 @@ function childSchema(node, key) {
   if (node.additionalProperties === false) return "unknown";
   return typeof node.additionalProperties === "object" ? node.additionalProperties : void 0;
 }
-function unknownKey(node, key, path10) {
+function unknownKey(node, key, path14) {
   if (node.patternProperties && !node.properties) {
-    return { path: path10, problem: `invalid name ${JSON.stringify(key)}`, expected: node.keyDescription ?? "a valid name" };
+    return { path: path14, problem: `invalid name ${JSON.stringify(key)}`, expected: node.keyDescription ?? "a valid name" };
   }
   const accepted = Object.keys(node.properties ?? {});
   const guess = closest(key, accepted);
   return {
-    path: path10,
+    path: path14,
     problem: `unknown key ${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ""}`,
     expected: accepted.length > 0 ? `one of the keys ${accepted.join(", ")}${node.keyDescription ? ` (${node.keyDescription})` : ""}` : "no keys here"
   };
 }
-function typeFailure(node, value, path10) {
+function typeFailure(node, value, path14) {
   let expected = expectedOf(node);
   const wantsString = node.type === "string" || (node.anyOf ?? []).some((branch) => branch.type === "string");
   if (wantsString && (typeof value === "number" || typeof value === "boolean")) {
     expected += ` (put it in quotes: "${String(value)}")`;
   }
-  return { path: path10, problem: `got ${describeValue(value)}`, expected };
+  return { path: path14, problem: `got ${describeValue(value)}`, expected };
 }
 function expectedOf(node) {
   if (node.description) return node.description;
@@ -49130,14 +49142,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path10 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path14 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path10 && path10[0] !== "/") {
-          path10 = `/${path10}`;
+        if (path14 && path14[0] !== "/") {
+          path14 = `/${path14}`;
         }
-        return new URL(`${origin}${path10}`);
+        return new URL(`${origin}${path14}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -49972,9 +49984,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path10, origin }
+            request: { method, path: path14, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path10);
+          debugLog("sending request to %s %s%s", method, origin, path14);
         }
       );
     }
@@ -49992,14 +50004,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path10, origin },
+            request: { method, path: path14, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path10,
+            path14,
             statusCode
           );
         }
@@ -50008,23 +50020,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path10, origin }
+            request: { method, path: path14, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path10);
+          debugLog("trailers received from %s %s%s", method, origin, path14);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path10, origin },
+            request: { method, path: path14, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path10,
+            path14,
             error.message
           );
         }
@@ -50139,7 +50151,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path10,
+        path: path14,
         method,
         body,
         headers,
@@ -50156,11 +50168,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path10 !== "string") {
+        if (typeof path14 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path10[0] !== "/" && !(path10.startsWith("http://") || path10.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path14[0] !== "/" && !(path14.startsWith("http://") || path14.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path10)) {
+        } else if (invalidPathRegex.test(path14)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -50235,7 +50247,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path10, query) : path10;
+        this.path = query ? serializePathWithQuery(path14, query) : path14;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -55479,7 +55491,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path10, host, upgrade, blocking, reset } = request;
+      const { method, path: path14, host, upgrade, blocking, reset } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -55555,7 +55567,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path10} HTTP/1.1\r
+      let header = `${method} ${path14} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -56232,7 +56244,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path10, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path14, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -56301,7 +56313,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path10;
+          headers[HTTP2_HEADER_PATH] = path14;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -56353,7 +56365,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path10;
+      headers[HTTP2_HEADER_PATH] = path14;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -58709,10 +58721,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path10 = "/",
+          path: path14 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path10;
+        opts.path = origin + path14;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -60872,20 +60884,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path10) {
-      if (typeof path10 !== "string") {
-        return path10;
+    function safeUrl(path14) {
+      if (typeof path14 !== "string") {
+        return path14;
       }
-      const pathSegments = path10.split("?", 3);
+      const pathSegments = path14.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path10;
+        return path14;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path10, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path10);
+    function matchKey(mockDispatch2, { path: path14, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path14);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -60910,8 +60922,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path10, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path10)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path10), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path14, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path14)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path14), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -60950,19 +60962,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index3, 1);
       }
     }
-    function removeTrailingSlash(path10) {
-      while (path10.endsWith("/")) {
-        path10 = path10.slice(0, -1);
+    function removeTrailingSlash(path14) {
+      while (path14.endsWith("/")) {
+        path14 = path14.slice(0, -1);
       }
-      if (path10.length === 0) {
-        path10 = "/";
+      if (path14.length === 0) {
+        path14 = "/";
       }
-      return path10;
+      return path14;
     }
     function buildKey(opts) {
-      const { path: path10, method, body, headers, query } = opts;
+      const { path: path14, method, body, headers, query } = opts;
       return {
-        path: path10,
+        path: path14,
         method,
         body,
         headers,
@@ -61652,10 +61664,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path10, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path14, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path10,
+            Path: path14,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -61737,9 +61749,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path10, searchParams] = dispatchOpts.path.split("?");
+          const [path14, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path10}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path14}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -62140,12 +62152,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path10 = filePath || this.#snapshotPath;
-        if (!path10) {
+        const path14 = filePath || this.#snapshotPath;
+        if (!path14) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile4(resolve2(path10), "utf8");
+          const data = await readFile4(resolve2(path14), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -62159,7 +62171,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path10}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path14}`, { cause: error });
           }
         }
       }
@@ -62170,11 +62182,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path10 = filePath || this.#snapshotPath;
-        if (!path10) {
+        const path14 = filePath || this.#snapshotPath;
+        if (!path14) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve2(path10);
+        const resolvedPath = resolve2(path14);
         await mkdir2(dirname2(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -62815,15 +62827,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path10 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path10}`;
+        const path14 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path14}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path10;
+        this.opts.path = path14;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -64640,10 +64652,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path10) {
+    function deleteCachedUri(store, cacheKey, path14) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path10
+        path: path14
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -64651,7 +64663,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path10
+            path: path14
           });
         }
       }
@@ -64662,9 +64674,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i = 0; i < values.length; i++) {
-        const path10 = getSameOriginPath(cacheKey, values[i]);
-        if (path10 !== void 0) {
-          deleteCachedUri(store, cacheKey, path10);
+        const path14 = getSameOriginPath(cacheKey, values[i]);
+        if (path14 !== void 0) {
+          deleteCachedUri(store, cacheKey, path14);
         }
       }
     }
@@ -70152,11 +70164,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path10 = url.pathname + url.search;
+        const path14 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve2, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path10}?` : path10,
+            path: hasTrailingQuestionMark ? `${path14}?` : path14,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -71103,9 +71115,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path10) {
-      for (let i = 0; i < path10.length; ++i) {
-        const code = path10.charCodeAt(i);
+    function validateCookiePath(path14) {
+      for (let i = 0; i < path14.length; ++i) {
+        const code = path14.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -74541,11 +74553,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path10 = opts.path;
+          let path14 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path10 = `/${path10}`;
+            path14 = `/${path14}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path10);
+          url = new URL(util.parseOrigin(url).origin + path14);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -75736,7 +75748,7 @@ var init_suite_playwright = __esm({
     };
     playwrightTestType = {
       properties: PlaywrightProperties,
-      build(raw, common, ctx) {
+      build(raw, common3, ctx) {
         const { dir, grep, project, workers } = raw;
         const at2 = [...ctx.path, "dir"];
         const files = ctx.files ?? DISK_FILES;
@@ -75749,7 +75761,7 @@ var init_suite_playwright = __esm({
           fail(at2, `no playwright.config.* in ${folder}`, `a folder holding one of ${PLAYWRIGHT_CONFIG_NAMES.join(", ")}`);
         }
         if (grep !== void 0) checkRegExp(grep, [...ctx.path, "grep"]);
-        const { name, ...rest } = common;
+        const { name, ...rest } = common3;
         const spec = {
           name,
           type: "playwright",
@@ -75768,7 +75780,201 @@ var init_suite_playwright = __esm({
   }
 });
 
+// src/executors/frameworks/jest-json.ts
+import path3 from "node:path";
+function readJestJson(text, dir, attemptsOf) {
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`the report is not JSON (${error.message})`);
+  }
+  if (!isObject(raw) || !Array.isArray(raw.testResults)) throw new Error('the report has no "testResults" list');
+  const cases = [];
+  const fileErrors = /* @__PURE__ */ new Map();
+  for (const [i, item] of raw.testResults.entries()) {
+    if (!isObject(item) || typeof item.name !== "string" || !Array.isArray(item.assertionResults)) throw new Error(`testResults[${i}] is not a file's results (name, assertionResults)`);
+    const result = item;
+    const file = relativeFile(dir, result.name);
+    if (result.status === "failed" && typeof result.message === "string" && result.message.trim() !== "") fileErrors.set(file, result.message);
+    for (const [j2, a] of result.assertionResults.entries()) {
+      if (!isObject(a) || typeof a.title !== "string" || !Array.isArray(a.ancestorTitles) || typeof a.status !== "string") {
+        throw new Error(`testResults[${i}].assertionResults[${j2}] is not a case (ancestorTitles, title, status)`);
+      }
+      cases.push(caseOf(file, a, attemptsOf));
+    }
+  }
+  return { cases, fileErrors };
+}
+function caseOf(file, a, attemptsOf) {
+  const status = a.status === "passed" ? "passed" : SKIPPED.has(a.status) ? "skipped" : "failed";
+  const messages = (a.failureMessages ?? []).filter((m2) => typeof m2 === "string");
+  const last = messages[messages.length - 1];
+  const reported = {
+    file,
+    titles: [...a.ancestorTitles.map(String), a.title],
+    status,
+    durationMs: Math.max(0, Math.round(typeof a.duration === "number" ? a.duration : 0)),
+    attempts: attemptsOf(a, status),
+    error: status === "failed" ? errorSummary(last ?? `${a.status} (the report gives no message)`, false) || a.status : null,
+    output: messages.join("\n\n")
+  };
+  if (Array.isArray(a.tags) && a.tags.length > 0) reported.tags = a.tags.map(String);
+  return reported;
+}
+function relativeFile(dir, name) {
+  const rel = path3.isAbsolute(name) ? path3.relative(dir, name) : name;
+  return rel.split(path3.sep).join("/");
+}
+var SKIPPED, isObject;
+var init_jest_json = __esm({
+  "src/executors/frameworks/jest-json.ts"() {
+    "use strict";
+    init_error_text();
+    SKIPPED = /* @__PURE__ */ new Set(["pending", "skipped", "todo", "disabled"]);
+    isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+  }
+});
+
+// src/executors/frameworks/adapter.ts
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+var init_adapter = __esm({
+  "src/executors/frameworks/adapter.ts"() {
+    "use strict";
+  }
+});
+
+// src/executors/frameworks/vitest.ts
+import path4 from "node:path";
+function common(spec, report) {
+  const args = ["run", ...spec.args, "--reporter=json", `--outputFile=${report}`];
+  if (spec.timeoutOverride) args.push(`--testTimeout=${Math.round(spec.timeoutSeconds * 1e3)}`);
+  if (spec.retriesOverride) args.push(`--retry=${spec.retries}`);
+  return args;
+}
+function fullNamePattern(cases) {
+  const names2 = [...new Set(cases.map((c) => escapeRegExp(c.titles.join(" "))))];
+  return `^(?:${names2.join("|")})$`;
+}
+var NO_NAME, vitestAdapter;
+var init_vitest = __esm({
+  "src/executors/frameworks/vitest.ts"() {
+    "use strict";
+    init_adapter();
+    init_jest_json();
+    NO_NAME = "(?!)";
+    vitestAdapter = Object.freeze({
+      type: "vitest",
+      title: "Vitest",
+      packageName: "vitest",
+      retriesFlag: true,
+      listArgs: (spec, report) => [...common(spec, report), `--testNamePattern=${NO_NAME}`, "--passWithNoTests"],
+      runArgs(spec, cases, plan) {
+        const files = [...new Set(cases.map((c) => path4.resolve(spec.dir, c.file)))];
+        return [...common(spec, plan.report), `--maxWorkers=${plan.workers}`, `--testNamePattern=${fullNamePattern(cases)}`, "--passWithNoTests", ...files];
+      },
+      read: (text, dir) => readJestJson(text, dir, (a, status) => {
+        const failures = a.failureMessages?.length ?? 0;
+        return status === "skipped" ? 0 : status === "passed" ? failures + 1 : Math.max(1, failures);
+      })
+    });
+  }
+});
+
+// src/executors/frameworks/jest.ts
+import path5 from "node:path";
+function common2(spec, report) {
+  const args = [...spec.args, "--ci", "--json", `--outputFile=${report}`];
+  if (spec.timeoutOverride) args.push(`--testTimeout=${Math.round(spec.timeoutSeconds * 1e3)}`);
+  return args;
+}
+var jestAdapter;
+var init_jest = __esm({
+  "src/executors/frameworks/jest.ts"() {
+    "use strict";
+    init_jest_json();
+    init_vitest();
+    jestAdapter = Object.freeze({
+      type: "jest",
+      title: "Jest",
+      packageName: "jest",
+      retriesFlag: false,
+      listArgs: (spec, report) => [...common2(spec, report), `--testNamePattern=${NO_NAME}`, "--passWithNoTests"],
+      runArgs(spec, cases, plan) {
+        const files = [...new Set(cases.map((c) => path5.resolve(spec.dir, c.file)))];
+        return [...common2(spec, plan.report), `--maxWorkers=${plan.workers}`, `--testNamePattern=${fullNamePattern(cases)}`, "--runTestsByPath", ...files];
+      },
+      read: (text, dir) => readJestJson(text, dir, (a, status) => status === "skipped" ? 0 : Math.max(1, a.invocations ?? 1))
+    });
+  }
+});
+
+// src/executors/frameworks/registry.ts
+var FRAMEWORK_ADAPTERS;
+var init_registry2 = __esm({
+  "src/executors/frameworks/registry.ts"() {
+    "use strict";
+    init_jest();
+    init_vitest();
+    FRAMEWORK_ADAPTERS = Object.freeze({
+      vitest: vitestAdapter,
+      jest: jestAdapter
+    });
+  }
+});
+
+// src/config/suite-frameworks.ts
+function frameworkTestType(type) {
+  const adapter = FRAMEWORK_ADAPTERS[type];
+  return {
+    properties: FrameworkProperties,
+    build(raw, common3, ctx) {
+      const { dir, args, workers } = raw;
+      const at2 = [...ctx.path, "dir"];
+      const folder = resolveTestPath(ctx, at2, dir);
+      if (!(ctx.files ?? DISK_FILES).isFolder(folder)) fail(at2, `${JSON.stringify(dir)} is not a folder (${folder})`, `the folder of a ${adapter.title} suite`);
+      if (raw.retries !== void 0 && !adapter.retriesFlag) {
+        fail([...ctx.path, "retries"], `${adapter.title} takes no retries from its command line`, `no "retries" here: set them in the suite itself (${type === "jest" ? "jest.retryTimes(n)" : "its own config"})`);
+      }
+      const { name, ...rest } = common3;
+      const spec = {
+        name,
+        type,
+        dir: folder,
+        args: [...args ?? []],
+        ...rest,
+        timeoutOverride: raw.timeoutSeconds !== void 0,
+        retriesOverride: raw.retries !== void 0
+      };
+      if (workers !== void 0) spec.workers = workers;
+      return spec;
+    }
+  };
+}
+var FrameworkProperties;
+var init_suite_frameworks = __esm({
+  "src/config/suite-frameworks.ts"() {
+    "use strict";
+    init_build();
+    init_registry2();
+    init_suite_error();
+    init_test_type();
+    FrameworkProperties = {
+      dir: typebox_exports.String({ minLength: 1, description: "the suite's folder (where the framework is run, its node_modules in it or above it), relative to the config file's folder" }),
+      args: typebox_exports.Optional(
+        typebox_exports.Array(typebox_exports.String({ description: "an argument string" }), {
+          description: "extra arguments for the framework, given to its listing and its runs, such as [--config, vitest.e2e.config.ts]"
+        })
+      ),
+      workers: typebox_exports.Optional(typebox_exports.Integer({ minimum: 1, maximum: 64, description: "a whole number of framework workers from 1 to 64" }))
+    };
+  }
+});
+
 // src/config/suite-test-types.ts
+import path6 from "node:path";
 function checkUrlShape(url, at2) {
   if (url.trimStart().startsWith("{{")) return;
   let protocol = "";
@@ -75799,6 +76005,7 @@ var init_suite_test_types = __esm({
     init_suite_error();
     init_suite_schema();
     init_suite_playwright();
+    init_suite_frameworks();
     init_test_type();
     HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
     HttpProperties = {
@@ -75834,7 +76041,7 @@ var init_suite_test_types = __esm({
     };
     http = {
       properties: HttpProperties,
-      build(raw, common, ctx) {
+      build(raw, common3, ctx) {
         const { request, expect } = raw;
         const method = (request.method ?? "GET").toUpperCase();
         const at2 = [...ctx.path, "request"];
@@ -75845,7 +76052,7 @@ var init_suite_test_types = __esm({
         if (request.body !== void 0 && (method === "GET" || method === "HEAD")) {
           fail([...at2, "body"], `a body cannot be sent with ${method}`, "no body, or a method such as POST, PUT or PATCH");
         }
-        const { name, ...rest } = common;
+        const { name, ...rest } = common3;
         const spec = { name, type: "http", request: { method, url: request.url }, expect: {}, ...rest };
         if (request.headers !== void 0) spec.request.headers = { ...request.headers };
         if (request.body !== void 0) spec.request.body = request.body;
@@ -75868,7 +76075,8 @@ var init_suite_test_types = __esm({
         minItems: 1,
         description: "an argv list such as [npm, run, contract]"
       }),
-      cwd: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: "a folder, relative to the config file's folder" }))
+      cwd: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: "a folder, relative to the config file's folder" })),
+      junit: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: 'a JUnit XML file or glob the command writes, relative to its cwd, such as "reports/*.xml"' }))
     };
     command2 = {
       properties: CommandProperties,
@@ -75882,26 +76090,32 @@ var init_suite_test_types = __esm({
           shelly ? 'an argv list such as [sh, -c, "\u2026"] if you need shell features (variables arrive as environment variables)' : `an argv list such as [${words.join(", ")}]`
         );
       },
-      build(raw, common, ctx) {
-        const { run, cwd } = raw;
+      build(raw, common3, ctx) {
+        const { run, cwd, junit } = raw;
         if (run[0] === "") fail([...ctx.path, "run", 0], "empty program name", "a program such as npm or ./scripts/check.sh");
-        const { name, ...rest } = common;
-        return { name, type: "command", run: [...run], cwd: resolveTestPath(ctx, [...ctx.path, "cwd"], cwd ?? "."), ...rest };
+        const { name, ...rest } = common3;
+        const folder = resolveTestPath(ctx, [...ctx.path, "cwd"], cwd ?? ".");
+        if (junit !== void 0 && (path6.isAbsolute(junit) || junit.split(/[\\/]/).includes(".."))) {
+          fail([...ctx.path, "junit"], `${JSON.stringify(junit)} leaves the command's folder`, `a path or glob relative to the command's cwd, without "..", such as "reports/junit.xml"`);
+        }
+        return { name, type: "command", run: [...run], cwd: folder, ...junit !== void 0 ? { junit } : {}, ...rest };
       }
     };
     TEST_TYPES = Object.freeze({
       http,
       command: command2,
-      playwright: playwrightTestType
+      playwright: playwrightTestType,
+      vitest: frameworkTestType("vitest"),
+      jest: frameworkTestType("jest")
     });
     TEST_TYPE_NAMES = Object.freeze(Object.keys(TEST_TYPES));
   }
 });
 
 // src/config/suite.ts
-import path3 from "node:path";
+import path7 from "node:path";
 function parseSuiteYaml(text, file, build) {
-  const absolute = path3.resolve(file);
+  const absolute = path7.resolve(file);
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, merge: true });
   const syntaxError = doc.errors[0];
@@ -75950,14 +76164,14 @@ function buildTest(raw, ctx, environments) {
   return spec;
 }
 function commonOf(raw) {
-  const common = {
+  const common3 = {
     name: raw.name,
     tags: [...raw.tags ?? []],
     timeoutSeconds: raw.timeoutSeconds ?? TEST_DEFAULTS.timeoutSeconds,
     retries: raw.retries ?? TEST_DEFAULTS.retries
   };
-  if (raw.environments !== void 0) common.environments = [...raw.environments];
-  return common;
+  if (raw.environments !== void 0) common3.environments = [...raw.environments];
+  return common3;
 }
 function checkEnvironmentNames(spec, at2, environments) {
   const declared = [...environments.keys()];
@@ -75976,11 +76190,11 @@ function checkPlaceholders(definition, spec, at2, environments) {
       if (name === void 0) fail(where, `malformed placeholder ${placeholder.raw}`, "{{NAME}} with NAME made of letters, digits and _");
       const lacking = runsIn.filter((env) => !Object.hasOwn(env.variables, name)).map((env) => env.name);
       if (lacking.length === 0) continue;
-      const common = Object.keys(runsIn[0]?.variables ?? {}).filter((key) => runsIn.every((env) => Object.hasOwn(env.variables, key)));
+      const common3 = Object.keys(runsIn[0]?.variables ?? {}).filter((key) => runsIn.every((env) => Object.hasOwn(env.variables, key)));
       fail(
         where,
         `${placeholder.raw} is not declared in environment ${lacking.map((env) => JSON.stringify(env)).join(", ")}`,
-        `a variable declared in every environment the test runs in (${common.length > 0 ? `declared in all: ${common.join(", ")}` : "none is declared in all"}); declare ${name} in ${lacking.join(", ")}` + (lacking.length < runsIn.length ? `, or give the test an "environments:" list without ${lacking.join(", ")}` : "")
+        `a variable declared in every environment the test runs in (${common3.length > 0 ? `declared in all: ${common3.join(", ")}` : "none is declared in all"}); declare ${name} in ${lacking.join(", ")}` + (lacking.length < runsIn.length ? `, or give the test an "environments:" list without ${lacking.join(", ")}` : "")
       );
     }
   }
@@ -76070,10 +76284,18 @@ var init_suite = __esm({
   }
 });
 
+// src/core/batch.ts
+var init_batch = __esm({
+  "src/core/batch.ts"() {
+    "use strict";
+  }
+});
+
 // src/config/case-names.ts
 var init_case_names = __esm({
   "src/config/case-names.ts"() {
     "use strict";
+    init_batch();
     init_suite();
   }
 });
@@ -76113,10 +76335,10 @@ var init_environment3 = __esm({
 
 // src/executors/playwright/locate.ts
 import { createRequire } from "node:module";
-import path4 from "node:path";
+import path8 from "node:path";
 import { pathToFileURL } from "node:url";
 function locatePlaywright(suiteDir) {
-  const fromSuite = tryResolve(createRequire(path4.join(suiteDir, "runset-resolve.js")));
+  const fromSuite = tryResolve(createRequire(path8.join(suiteDir, "runset-resolve.js")));
   if (fromSuite) return { ...fromSuite, own: true };
   const fromRunset = tryResolve(createRequire(import.meta.url));
   if (!fromRunset) throw new Error("@playwright/test is installed neither in the suite nor with runset");
@@ -76126,7 +76348,7 @@ function tryResolve(req) {
   try {
     const manifest = req.resolve("@playwright/test/package.json");
     const { version } = req(manifest);
-    return { cli: path4.join(path4.dirname(manifest), "cli.js"), version };
+    return { cli: path8.join(path8.dirname(manifest), "cli.js"), version };
   } catch {
     return void 0;
   }
@@ -76134,8 +76356,8 @@ function tryResolve(req) {
 function playwrightEnvironment(install, extra, policy = {}) {
   const env = testEnvironment(extra, policy);
   if (!install.own) {
-    const modules = path4.resolve(path4.dirname(install.cli), "..", "..");
-    env.NODE_PATH = [modules, env.NODE_PATH].filter(Boolean).join(path4.delimiter);
+    const modules = path8.resolve(path8.dirname(install.cli), "..", "..");
+    env.NODE_PATH = [modules, env.NODE_PATH].filter(Boolean).join(path8.delimiter);
     env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${ESM_FALLBACK}`].filter(Boolean).join(" ");
   }
   return env;
@@ -76266,15 +76488,15 @@ var init_playwright_listing = __esm({
 
 // src/config/playwright-report.ts
 function reportShapeProblem(value) {
-  if (!isObject(value)) return "not a JSON object";
+  if (!isObject2(value)) return "not a JSON object";
   const config = value.config;
   if (config !== void 0) {
-    if (!isObject(config)) return '"config" is not an object';
+    if (!isObject2(config)) return '"config" is not an object';
     for (const key of ["projects", "filteredProjects"]) {
       const projects = config[key];
       if (projects === void 0) continue;
       if (!Array.isArray(projects)) return `"config.${key}" is not a list`;
-      const bad = projects.findIndex((p2) => !isObject(p2) || !optional(p2.name, "string") || !optional(p2.timeout, "number") || !optional(p2.retries, "number") || !(p2.use === void 0 || isObject(p2.use)));
+      const bad = projects.findIndex((p2) => !isObject2(p2) || !optional(p2.name, "string") || !optional(p2.timeout, "number") || !optional(p2.retries, "number") || !(p2.use === void 0 || isObject2(p2.use)));
       if (bad >= 0) return `"config.${key}[${bad}]" is not a project (name, timeout, retries, use)`;
       const retries = projects.findIndex((p2) => p2.retries !== void 0 && !(Number.isInteger(p2.retries) && p2.retries >= 0 && p2.retries <= MAX_RETRIES));
       if (retries >= 0) return `"config.${key}[${retries}].retries" is not a whole number from 0 to ${MAX_RETRIES}`;
@@ -76282,7 +76504,7 @@ function reportShapeProblem(value) {
   }
   if (value.errors !== void 0) {
     if (!Array.isArray(value.errors)) return '"errors" is not a list';
-    if (value.errors.some((e) => !isObject(e) || !optional(e.message, "string") || !optional(e.stack, "string"))) return '"errors" holds something other than { message, stack }';
+    if (value.errors.some((e) => !isObject2(e) || !optional(e.message, "string") || !optional(e.stack, "string"))) return '"errors" holds something other than { message, stack }';
   }
   if (value.suites === void 0) return null;
   if (!Array.isArray(value.suites)) return '"suites" is not a list';
@@ -76293,7 +76515,7 @@ function suitesProblem(roots) {
   while (stack.length > 0) {
     const { suite, at: at2, depth } = stack.pop();
     if (depth > MAX_SUITE_DEPTH) return `${at2} is nested deeper than ${MAX_SUITE_DEPTH} levels`;
-    if (!isObject(suite) || typeof suite.title !== "string" || !optional(suite.file, "string")) return `${at2} is not a suite (title, file, specs, suites)`;
+    if (!isObject2(suite) || typeof suite.title !== "string" || !optional(suite.file, "string")) return `${at2} is not a suite (title, file, specs, suites)`;
     if (suite.specs !== void 0) {
       if (!Array.isArray(suite.specs)) return `${at2}.specs is not a list`;
       const bad = suite.specs.findIndex((spec) => !isSpec(spec));
@@ -76307,7 +76529,7 @@ function suitesProblem(roots) {
   return null;
 }
 function isSpec(spec) {
-  return isObject(spec) && typeof spec.title === "string" && typeof spec.file === "string" && isCount(spec.line) && optional(spec.column, "number") && (spec.tags === void 0 || Array.isArray(spec.tags) && spec.tags.length <= MAX_TAGS && spec.tags.every((t) => typeof t === "string" && t.length <= MAX_TAG_LENGTH)) && Array.isArray(spec.tests) && spec.tests.every((t) => isObject(t) && typeof t.projectName === "string" && (t.timeout === void 0 || isCount(t.timeout) && t.timeout <= MAX_TIMEOUT_MS));
+  return isObject2(spec) && typeof spec.title === "string" && typeof spec.file === "string" && isCount(spec.line) && optional(spec.column, "number") && (spec.tags === void 0 || Array.isArray(spec.tags) && spec.tags.length <= MAX_TAGS && spec.tags.every((t) => typeof t === "string" && t.length <= MAX_TAG_LENGTH)) && Array.isArray(spec.tests) && spec.tests.every((t) => isObject2(t) && typeof t.projectName === "string" && (t.timeout === void 0 || isCount(t.timeout) && t.timeout <= MAX_TIMEOUT_MS));
 }
 function optional(value, type) {
   return value === void 0 || (type === "number" ? isCount(value) : typeof value === type);
@@ -76330,7 +76552,7 @@ function reportForUpload(report) {
     errors: report.errors
   };
 }
-var MAX_RETRIES, MAX_TIMEOUT_MS, MAX_TAGS, MAX_TAG_LENGTH, MAX_SUITE_DEPTH, isObject, isCount;
+var MAX_RETRIES, MAX_TIMEOUT_MS, MAX_TAGS, MAX_TAG_LENGTH, MAX_SUITE_DEPTH, isObject2, isCount;
 var init_playwright_report = __esm({
   "src/config/playwright-report.ts"() {
     "use strict";
@@ -76339,7 +76561,7 @@ var init_playwright_report = __esm({
     MAX_TAGS = 100;
     MAX_TAG_LENGTH = 256;
     MAX_SUITE_DEPTH = 64;
-    isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+    isObject2 = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
     isCount = (value) => typeof value === "number" && Number.isFinite(value);
   }
 });
@@ -76463,17 +76685,38 @@ var init_playwright_discovery = __esm({
   }
 });
 
+// src/core/test-specs.ts
+var FRAMEWORKS;
+var init_test_specs = __esm({
+  "src/core/test-specs.ts"() {
+    "use strict";
+    FRAMEWORKS = Object.freeze(["vitest", "jest"]);
+  }
+});
+
+// src/core/types.ts
+var init_types4 = __esm({
+  "src/core/types.ts"() {
+    "use strict";
+    init_test_specs();
+  }
+});
+
 // src/config/suite-tests.ts
-import path5 from "node:path";
+import path9 from "node:path";
 function parseSuiteTests(text, file, environments, files) {
   return parseSuiteYaml(text, file, (value, absolute) => {
     if (value === null || value === void 0) fail([], "the file is empty", 'a mapping with "tests"');
     validate(TestsOnlySchema, value, []);
     const top = value;
     const ignored2 = ["environments", "webhooks"].filter((key) => Object.hasOwn(top, key));
-    const dir = path5.dirname(absolute);
+    const dir = path9.dirname(absolute);
     const lookup = files === "disk" ? void 0 : archiveFiles(dir, files);
     const tests2 = buildTests(top.tests, { dir, root: dir, ...lookup ? { files: lookup } : {} }, environments);
+    const framework = tests2.findIndex((t) => FRAMEWORKS.includes(t.type));
+    if (framework >= 0) {
+      fail(["tests", framework, "type"], `a ${tests2[framework]?.type} entry cannot be in an uploaded suite version yet`, "http, command and playwright entries; declare framework entries in the server's runset.config.yaml");
+    }
     return Object.freeze({
       file: absolute,
       dir,
@@ -76490,10 +76733,10 @@ function archiveFiles(root, relative) {
   for (const entry of relative) {
     const clean = entry.replace(/^\.\//, "").replace(/\/+$/, "");
     if (clean === "" || clean === ".") continue;
-    const absolute = path5.posix.join(root, clean);
+    const absolute = path9.posix.join(root, clean);
     if (entry.endsWith("/")) folders.add(absolute);
     else files.add(absolute);
-    for (let parent = path5.posix.dirname(absolute); parent.startsWith(root) && parent !== root; parent = path5.posix.dirname(parent)) folders.add(parent);
+    for (let parent = path9.posix.dirname(absolute); parent.startsWith(root) && parent !== root; parent = path9.posix.dirname(parent)) folders.add(parent);
   }
   return { isFolder: (absolute) => folders.has(absolute), isFile: (absolute) => files.has(absolute) };
 }
@@ -76502,6 +76745,7 @@ var init_suite_tests = __esm({
   "src/config/suite-tests.ts"() {
     "use strict";
     init_build();
+    init_types4();
     init_suite();
     init_suite_error();
     TestsOnlySchema = typebox_exports.Object(
@@ -79495,15 +79739,15 @@ var init_index_min = __esm({
 });
 
 // src/suites/entries.ts
-import path6 from "node:path";
+import path10 from "node:path";
 function entryRefusal(entry) {
   const name = JSON.stringify(entry.path);
   if (!PLAIN_FILE.has(entry.type) && entry.type !== "Directory") {
     return `${name} is a ${entry.type === "SymbolicLink" || entry.type === "Link" ? "link" : entry.type}; a suite holds plain files and folders only (copy what a link points at into the folder instead)`;
   }
   if (entry.path.includes("\0") || entry.path.includes("\\")) return `${name} is not a portable path (no NUL or backslash)`;
-  if (path6.posix.isAbsolute(entry.path)) return `${name} is an absolute path; paths are relative to the suite's folder`;
-  const normal = path6.posix.normalize(entry.path);
+  if (path10.posix.isAbsolute(entry.path)) return `${name} is an absolute path; paths are relative to the suite's folder`;
+  const normal = path10.posix.normalize(entry.path);
   if (normal === ".." || normal.startsWith("../") || entry.path.split("/").includes("..")) return `${name} escapes the suite's folder`;
   return null;
 }
@@ -80021,26 +80265,26 @@ var require_ignore = __commonJS({
       const index3 = body.indexOf(SLASH);
       return index3 < 0 || index3 === body.length - 1;
     };
-    var basenameOf = (path10) => {
-      const end = path10.length - 1;
-      const index3 = path10.lastIndexOf(
+    var basenameOf = (path14) => {
+      const end = path14.length - 1;
+      const index3 = path14.lastIndexOf(
         SLASH,
-        path10[end] === SLASH ? end - 1 : end
+        path14[end] === SLASH ? end - 1 : end
       );
-      return index3 < 0 ? path10 : path10.slice(index3 + 1);
+      return index3 < 0 ? path14 : path14.slice(index3 + 1);
     };
-    var parentOf = (path10) => {
-      if (path10.charCodeAt(0) === SLASH_CODE || path10.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path10.split(SLASH).filter(Boolean);
+    var parentOf = (path14) => {
+      if (path14.charCodeAt(0) === SLASH_CODE || path14.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path14.split(SLASH).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH) + SLASH : EMPTY;
       }
-      const end = path10.length - 1;
-      const cut = path10.lastIndexOf(
+      const end = path14.length - 1;
+      const cut = path14.lastIndexOf(
         SLASH,
-        path10.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path14.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY : path10.slice(0, cut + 1);
+      return cut < 0 ? EMPTY : path14.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -80190,7 +80434,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path10) {
+      testLiteral(path14) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH ? 2 : 1)] === "*"
         ));
@@ -80199,7 +80443,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index3 = rules.length - 1; index3 >= 0; index3--) {
           const rule = rules[index3];
-          if (rule.checkRegex.test(path10)) {
+          if (rule.checkRegex.test(path14)) {
             ignored2 = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -80219,15 +80463,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path10, mode) {
+      test(path14, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename = shortcut ? basenameOf(path10) : path10;
+        const basename = shortcut ? basenameOf(path14) : path14;
         for (let index3 = length - 1; index3 >= 0; index3--) {
           const rule = rules[index3];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename : path10
+            shortcut && rule._basenameOnly ? basename : path14
           )) {
             const { negative } = rule;
             const ret = {
@@ -80249,17 +80493,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path10, originalPath, doThrow) => {
-      if (!isString(path10)) {
+    var checkPath = (path14, originalPath, doThrow) => {
+      if (!isString(path14)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path10) {
+      if (!path14) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path10)) {
+      if (checkPath.isNotRelative(path14)) {
         const r = "`path.relative()`d";
         return doThrow(
           `path should be a ${r} string, but got "${originalPath}"`,
@@ -80268,25 +80512,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path10) => {
-      const first = path10.charCodeAt(0);
+    var isNotRelative = (path14) => {
+      const first = path14.charCodeAt(0);
       if (first === SLASH_CODE) {
         return true;
       }
       if (first !== DOT_CODE) {
         return false;
       }
-      if (path10.length === 1) {
+      if (path14.length === 1) {
         return true;
       }
-      const second = path10.charCodeAt(1);
+      const second = path14.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path10.length === 2 || path10.charCodeAt(2) === SLASH_CODE;
+      return path14.length === 2 || path14.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -80317,58 +80561,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path10) {
+      _test(originalPath, cache, path14) {
         checkPath(
-          path10,
+          path14,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path10 ? this._t(path10, cache) : {
+        return path14 ? this._t(path14, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path10 = convertPath(target);
-        if (!path10 || path10.charCodeAt(path10.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path10);
+        const path14 = convertPath(target);
+        if (!path14 || path14.charCodeAt(path14.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path14);
         }
-        const dir = this._t(path10, this._testCache);
+        const dir = this._t(path14, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path10);
+        const literal = this._rules.testLiteral(path14);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path10, cache) {
-        if (path10 in cache) {
-          return cache[path10];
+      _t(path14, cache) {
+        if (path14 in cache) {
+          return cache[path14];
         }
-        const parentPath = parentOf(path10);
+        const parentPath = parentOf(path14);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path10] = parent && parent.ignored ? parent : this._rules.test(path10, MODE_IGNORE);
+        return cache[path14] = parent && parent.ignored ? parent : this._rules.test(path14, MODE_IGNORE);
       }
-      ignores(path10) {
-        return this._test(path10, this._ignoreCache, convertPath(path10)).ignored;
+      ignores(path14) {
+        return this._test(path14, this._ignoreCache, convertPath(path14)).ignored;
       }
       createFilter() {
-        return (path10) => !this.ignores(path10);
+        return (path14) => !this.ignores(path14);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path10) {
-        return this._test(path10, this._testCache, convertPath(path10));
+      test(path14) {
+        return this._test(path14, this._testCache, convertPath(path14));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path10) => checkPath(convertPath(path10), path10, RETURN_FALSE);
+    var isPathValid = (path14) => checkPath(convertPath(path14), path14, RETURN_FALSE);
     var setupWindows = () => {
       const makePosix = (str) => /^\\\\\?\\/.test(str) || /["<>|\u0000-\u001F]+/u.test(str) ? str : str.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path10) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path10) || isNotRelative(path10);
+      checkPath.isNotRelative = (path14) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path14) || isNotRelative(path14);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -80385,7 +80629,7 @@ var require_ignore = __commonJS({
 
 // src/suites/walk.ts
 import { lstat, readdir, readFile } from "node:fs/promises";
-import path7 from "node:path";
+import path11 from "node:path";
 async function walkSuite(root) {
   const out = [];
   await walkFolder(root, "", [], out);
@@ -80393,19 +80637,19 @@ async function walkSuite(root) {
   return out;
 }
 async function walkFolder(root, relative, inherited, out) {
-  const folder = path7.join(root, relative);
+  const folder = path11.join(root, relative);
   const names2 = (await readdir(folder)).sort();
   const rules = [...inherited];
   for (const file of IGNORE_FILES) {
     if (!names2.includes(file)) continue;
-    const text = await readFile(path7.join(folder, file), "utf8");
+    const text = await readFile(path11.join(folder, file), "utf8");
     rules.push({ base: relative, rules: (0, import_ignore.default)().add(text) });
   }
   for (const name of names2) {
     if (NEVER.has(name)) continue;
     const inside = relative === "" ? name : `${relative}/${name}`;
     if (inside === LISTING_FILE) continue;
-    const absolute = path7.join(folder, name);
+    const absolute = path11.join(folder, name);
     const stat = await lstat(absolute);
     if (ignored(rules, inside, stat.isDirectory())) continue;
     if (stat.isSymbolicLink()) throw new SuitePackError(`${absolute} is a symbolic link; a suite holds plain files and folders only: copy what it points at into the folder, or list it in .runsetignore`);
@@ -80455,18 +80699,18 @@ var init_walk = __esm({
 import { createHash } from "node:crypto";
 import { readFile as readFile2 } from "node:fs/promises";
 import { existsSync as existsSync2 } from "node:fs";
-import path8 from "node:path";
+import path12 from "node:path";
 import { Readable } from "node:stream";
 import { createGzip } from "node:zlib";
 async function packSuite(dir, options = {}) {
-  const root = path8.resolve(dir);
+  const root = path12.resolve(dir);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_SUITE_BYTES;
-  if (!existsSync2(path8.join(root, SUITE_CONFIG_FILE))) {
+  if (!existsSync2(path12.join(root, SUITE_CONFIG_FILE))) {
     throw new SuitePackError(`${root} has no ${SUITE_CONFIG_FILE}; pass the folder of the suite's ${SUITE_CONFIG_FILE}`);
   }
   const entries = await walkSuite(root);
   if (!entries.some((e) => e.path === SUITE_CONFIG_FILE)) {
-    throw new SuitePackError(`${path8.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
+    throw new SuitePackError(`${path12.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
   }
   const extra = options.listing === void 0 ? [] : listingEntries(options.listing, entries);
   const all = [...entries, ...extra].sort((a, b2) => a.path < b2.path ? -1 : a.path > b2.path ? 1 : 0);
@@ -80481,7 +80725,7 @@ function listingEntries(listing, walked) {
   if (content.length > MAX_LISTING_BYTES) {
     throw new SuitePackError(`the Playwright listing is ${content.length} bytes, more than ${MAX_LISTING_BYTES}; narrow the suite's entries (grep, project) or split it`);
   }
-  const folder = `${path8.posix.dirname(LISTING_FILE)}/`;
+  const folder = `${path12.posix.dirname(LISTING_FILE)}/`;
   const out = [{ path: LISTING_FILE, type: "File", size: content.length, executable: false, content }];
   if (!walked.some((e) => e.path === folder)) out.push({ path: folder, type: "Directory", size: 0, executable: true, content: Buffer.alloc(0) });
   return out;
@@ -80553,10 +80797,10 @@ __export(suite_push_exports, {
   pushSuite: () => pushSuite
 });
 import { readFile as readFile3 } from "node:fs/promises";
-import path9 from "node:path";
+import path13 from "node:path";
 async function pushSuite(client, options, env, stderr) {
-  const root = path9.resolve(options.dir);
-  const file = path9.join(root, SUITE_CONFIG_FILE);
+  const root = path13.resolve(options.dir);
+  const file = path13.join(root, SUITE_CONFIG_FILE);
   let text;
   try {
     text = await readFile3(file, "utf8");

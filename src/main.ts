@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import type { Executor, TestType } from './core/types.js';
+import { FRAMEWORKS, type Executor, type TestType } from './core/types.js';
 import { DEFAULTS, kernelSomaxconn, listenBacklog, urlHost, type ServeOptions, type SuiteCacheSettings } from './config/options.js';
 import type { SuiteConfig } from './config/suite.js';
 import { loadSuite } from './config/load.js';
@@ -28,6 +28,7 @@ import { SuiteCache, type FetchArchive } from './suites/cache.js';
 import { DEFAULT_SUITE_CACHE_BYTES, defaultSuiteCacheDir } from './config/suite-cache.js';
 import type { RunAsUser } from './executors/run-as.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
+import { createFrameworkExecutor } from './executors/frameworks/index.js';
 import { FileBlobStore, type ArtifactBlobStore, type SuiteArchiveStore } from './artifacts/blobs.js';
 import { DEFAULT_MAX_SUITE_BYTES } from './core/suites.js';
 import { artifactSaver } from './artifacts/save.js';
@@ -90,7 +91,12 @@ export async function openStore(
 }
 
 export function executorRegistry(options: { chromium?: string; policy?: TestProcessPolicy } = {}): ReadonlyMap<TestType, Executor> {
-  const list: Executor[] = [httpExecutor, createCommandExecutor(options.policy), createPlaywrightExecutor({ chromium: options.chromium, policy: options.policy })];
+  const list: Executor[] = [
+    httpExecutor,
+    createCommandExecutor(options.policy),
+    createPlaywrightExecutor({ chromium: options.chromium, policy: options.policy }),
+    ...FRAMEWORKS.map((type) => createFrameworkExecutor(type, { policy: options.policy }) as Executor),
+  ];
   return new Map(list.map((e) => [e.type, e]));
 }
 

@@ -29,8 +29,10 @@ export type CreateTestRunSetResult = WireCreateResult;
 export type TestRunSetStatus = Omit<WireStatus, 'status'> & { status: StatusValue };
 export type Counts = WireStatus['progress']['counts'];
 
-export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'skipped' | 'quarantined' | 'artifacts' | 'workerId' | 'expectedMs' | 'cancelledBy'> & {
+export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'skipped' | 'quarantined' | 'artifacts' | 'workerId' | 'expectedMs' | 'cancelledBy' | 'cases'> & {
   status: StatusValue;
+  /** Extension: the cases of its result (a command's junit:). Older servers omit it. */
+  cases?: WireTestRun['cases'];
   /** Extension: the key whose cancel ended it. Older servers omit it. */
   cancelledBy?: { keyId: string; keyName: string } | null;
   /** Extension: the worker that started its last attempt. Older servers omit it. */

@@ -17,10 +17,11 @@
  *   staging's full run show one test under one name.
  *
  * `http` and `command` tests are named by their entry, unique in the file, so
- * only Playwright cases ever take a prefix. What still clashes (two cases of one
+ * only listed cases (Playwright's, a framework entry's) ever take a prefix. What still clashes (two cases of one
  * entry, or a prefixed name someone also gave an http test) is a config error.
  */
 import path from 'node:path';
+import { listedEntryOf } from '../core/batch.js';
 import type { TestSpec } from '../core/types.js';
 import { ConfigError, testsForEnvironment, type SuiteConfig } from './suite.js';
 
@@ -30,9 +31,10 @@ const SEPARATOR = ' › ';
 /** `tests` with the clashing entries' cases prefixed by their entry name; throws a ConfigError if names still clash. */
 export function nameCases(config: SuiteConfig, tests: readonly TestSpec[]): TestSpec[] {
   const prefixed = clashingEntries(tests);
-  const named = tests.map((test) =>
-    test.type === 'playwright' && test.case !== undefined && prefixed.has(test.case.entry) ? { ...test, name: `${test.case.entry}${SEPARATOR}${test.name}` } : test,
-  );
+  const named = tests.map((test) => {
+    const entry = listedEntryOf(test);
+    return entry !== undefined && prefixed.has(entry) ? { ...test, name: `${entry}${SEPARATOR}${test.name}` } : test;
+  });
   checkUniquePerEnvironment({ ...config, tests: named });
   return named;
 }
@@ -46,7 +48,10 @@ function clashingEntries(tests: readonly TestSpec[]): Set<string> {
     same.forEach((a, i) =>
       same.slice(i + 1).forEach((b) => {
         if (!shareEnvironment(a, b) || entryOf(a) === entryOf(b)) return;
-        for (const test of [a, b]) if (test.type === 'playwright' && test.case !== undefined) entries.add(test.case.entry);
+        for (const test of [a, b]) {
+          const entry = listedEntryOf(test);
+          if (entry !== undefined) entries.add(entry);
+        }
       }),
     );
   }
@@ -55,7 +60,7 @@ function clashingEntries(tests: readonly TestSpec[]): Set<string> {
 
 /** The config entry a test comes from: its listing entry for a case, else its own name. */
 function entryOf(test: TestSpec): string {
-  return test.type === 'playwright' && test.case !== undefined ? test.case.entry : test.name;
+  return listedEntryOf(test) ?? test.name;
 }
 
 /** No `environments` means every environment. */
@@ -74,8 +79,8 @@ function checkUniquePerEnvironment(config: SuiteConfig): void {
       throw new ConfigError({
         file: config.file,
         path: `tests (${path.basename(config.file)})`,
-        problem: `two tests of environment ${JSON.stringify(env)} are both named ${JSON.stringify(test.name)} once the Playwright suites are listed`,
-        expected: 'unique names in each environment: rename the test, or narrow a Playwright entry with grep or project',
+        problem: `two tests of environment ${JSON.stringify(env)} are both named ${JSON.stringify(test.name)} once the suites are listed into their cases`,
+        expected: 'unique names in each environment: rename the test, or narrow a Playwright entry with grep or project, a framework entry with its args',
       });
     }
   }

@@ -58,8 +58,8 @@ export function playwrightEntries(config: SuiteConfig): Array<{ test: Playwright
 }
 
 /** The config with each listed entry replaced by its cases (`listed[i]` for `entries[i]`), names made unique. */
-export function withCases(config: SuiteConfig, entries: ReadonlyArray<{ index: number }>, listed: readonly PlaywrightTestSpec[][]): SuiteConfig {
-  const byIndex = new Map(entries.map(({ index }, i) => [index, listed[i] as PlaywrightTestSpec[]]));
+export function withCases(config: SuiteConfig, entries: ReadonlyArray<{ index: number }>, listed: readonly TestSpec[][]): SuiteConfig {
+  const byIndex = new Map(entries.map(({ index }, i) => [index, listed[i] as TestSpec[]]));
   const tests: TestSpec[] = config.tests.flatMap((test, index) => byIndex.get(index) ?? [test]);
   return Object.freeze({ ...config, tests: Object.freeze(nameCases(config, tests).map((t) => deepFreeze(t))) });
 }
@@ -211,7 +211,7 @@ function caseSpec(entry: PlaywrightTestSpec, listed: ListedCase, showProject: bo
 }
 
 /** `fn` over `items`, at most `limit` at a time, results in order; the first failure rejects. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {

@@ -2,14 +2,17 @@
  * The table of test types: for each `type:` value, the keys it accepts beyond
  * the common ones, how a validated entry becomes a TestSpec, and which of its
  * strings may hold `{{NAME}}` placeholders. Adding a kind of test (playwright)
- * is one entry here plus its member in the TestSpec union — the mapped type
+ * is one entry here plus its member in the TestSpec union (a framework: its
+ * name in FRAMEWORKS and its adapter) — the mapped type
  * below makes the compiler ask for the entry.
  */
 import { Type, type Static, type TObject } from 'typebox';
 import type { CommandTestSpec, HttpTestSpec, TestSpec, TestType } from '../core/types.js';
+import path from 'node:path';
 import { fail, type DocPath } from './suite-error.js';
 import { HTTP_METHODS } from './suite-schema.js';
 import { playwrightTestType } from './suite-playwright.js';
+import { frameworkTestType } from './suite-frameworks.js';
 import { resolveTestPath, type TemplatedText, type TestTypeDefinition } from './test-type.js';
 
 // ── http ────────────────────────────────────────────────────────────────────
@@ -115,6 +118,7 @@ const CommandProperties = {
     description: 'an argv list such as [npm, run, contract]',
   }),
   cwd: Type.Optional(Type.String({ minLength: 1, description: "a folder, relative to the config file's folder" })),
+  junit: Type.Optional(Type.String({ minLength: 1, description: 'a JUnit XML file or glob the command writes, relative to its cwd, such as "reports/*.xml"' })),
 };
 
 type CommandRaw = Static<TObject<typeof CommandProperties>>;
@@ -135,10 +139,14 @@ const command: TestTypeDefinition<CommandTestSpec> = {
     );
   },
   build(raw, common, ctx) {
-    const { run, cwd } = raw as CommandRaw; // validated against CommandProperties by the caller
+    const { run, cwd, junit } = raw as CommandRaw; // validated against CommandProperties by the caller
     if (run[0] === '') fail([...ctx.path, 'run', 0], 'empty program name', 'a program such as npm or ./scripts/check.sh');
     const { name, ...rest } = common;
-    return { name, type: 'command', run: [...run], cwd: resolveTestPath(ctx, [...ctx.path, 'cwd'], cwd ?? '.'), ...rest };
+    const folder = resolveTestPath(ctx, [...ctx.path, 'cwd'], cwd ?? '.');
+    if (junit !== undefined && (path.isAbsolute(junit) || junit.split(/[\\/]/).includes('..'))) {
+      fail([...ctx.path, 'junit'], `${JSON.stringify(junit)} leaves the command's folder`, 'a path or glob relative to the command\'s cwd, without "..", such as "reports/junit.xml"');
+    }
+    return { name, type: 'command', run: [...run], cwd: folder, ...(junit !== undefined ? { junit } : {}), ...rest };
   },
 };
 
@@ -148,6 +156,8 @@ export const TEST_TYPES: { readonly [T in TestType]: TestTypeDefinition<Extract<
   http,
   command,
   playwright: playwrightTestType,
+  vitest: frameworkTestType('vitest'),
+  jest: frameworkTestType('jest'),
 });
 
 export const TEST_TYPE_NAMES: readonly string[] = Object.freeze(Object.keys(TEST_TYPES));

@@ -3,7 +3,8 @@
  * compute the key from the member's spec when the set is created, so the
  * scheduler can claim a member together with its batch-mates.
  *
- * Only Playwright cases batch: starting Playwright, a browser and the suite's
+ * Only listed cases batch (Playwright's, and a framework entry's: Vitest,
+ * Jest, …, keyed by their type and entry): starting Playwright, a browser and the suite's
  * webServer costs a second or more, so one process per test case would never
  * get near the speed of one `npx playwright test` (bench/README.md, the
  * budgets). The cases of one config entry share its settings (config file,
@@ -17,6 +18,11 @@
 import type { TestSpec } from './types.js';
 
 export function batchKeyOf(spec: TestSpec): string | null {
-  if (spec.type !== 'playwright' || spec.case === undefined) return null;
-  return `playwright:${JSON.stringify([spec.case.entry])}`;
+  const entry = listedEntryOf(spec);
+  return entry === undefined ? null : `${spec.type}:${JSON.stringify([entry])}`;
+}
+
+/** The config entry a listed case comes from (a Playwright or framework case); undefined for any other test. */
+export function listedEntryOf(spec: TestSpec): string | undefined {
+  return spec.type === 'http' || spec.type === 'command' ? undefined : spec.case?.entry;
 }

@@ -20,99 +20,11 @@
 import type { Counts, RunState } from './states.js';
 import type { MemberRules } from './moves.js';
 
-// ── Tests, as declared in runset.config.yaml and frozen into each member ──────
+// ── Tests, as declared in runset.config.yaml and frozen into each member (./test-specs.ts) ──
 
-export interface TestCommon {
-  /** Unique in the config. */
-  name: string;
-  /** Environments this test runs in; `undefined` = every environment. */
-  environments?: string[];
-  tags: string[];
-  timeoutSeconds: number;
-  /** Extra tries after a failed one (0 = run once). */
-  retries: number;
-}
-
-export interface HttpTestSpec extends TestCommon {
-  type: 'http';
-  request: {
-    method: string;
-    /** May hold `{{NAME}}` placeholders, substituted from the set's variables. */
-    url: string;
-    headers?: Record<string, string>;
-    body?: string | Record<string, unknown> | unknown[];
-  };
-  expect: {
-    /** Expected status; undefined = any 2xx. */
-    status?: number;
-    bodyContains?: string;
-    /** The response body must be JSON containing this value (objects match as subsets). */
-    json?: unknown;
-  };
-}
-
-export interface CommandTestSpec extends TestCommon {
-  type: 'command';
-  /** argv — never a shell string. */
-  run: string[];
-  /** Absolute working directory (resolved from the config file's folder at load). */
-  cwd: string;
-}
-
-/**
- * A Playwright suite entry, and — once discovery has listed the suite — one of
- * its test cases. The config entry becomes one member per case; the cases of a
- * set that share an entry run batched in one Playwright process, whatever their project.
- */
-export interface PlaywrightTestSpec extends TestCommon {
-  type: 'playwright';
-  /** Absolute folder of the suite (the entry's `dir`). */
-  dir: string;
-  /** Absolute path of its playwright.config.* file. */
-  config: string;
-  /** Only cases matching this regular expression (Playwright's --grep). */
-  grep?: string;
-  /** Only this Playwright project. */
-  project?: string;
-  /** Most Playwright workers one batch of this entry may use; unset: half the worker's cores, as Playwright does. */
-  workers?: number;
-  /** True when runset's config set timeoutSeconds: Playwright is told to use it (--timeout). */
-  timeoutOverride: boolean;
-  /** True when runset's config set retries: Playwright is told to use them (--retries). */
-  retriesOverride: boolean;
-  /** The one test case this member runs; absent on the entry itself, before discovery. */
-  case?: PlaywrightCase;
-}
-
-/** One Playwright test case, as `playwright test --list` reports it. */
-export interface PlaywrightCase {
-  /** Name of the config entry it was listed from. */
-  entry: string;
-  /** Playwright project name ('' when the config has no named project). */
-  project: string;
-  /** Browser of that project (chromium unless the project says otherwise). */
-  browser: string;
-  /** Spec file relative to Playwright's rootDir, with / separators. */
-  file: string;
-  line: number;
-  /** describe titles, then the test's own title. */
-  titles: string[];
-  /**
-   * Its Playwright tags without the `@` (from `@tag` in its and its describes'
-   * titles, and `tag:` annotations), as the listing reports them. Absent: none,
-   * or listed before runset read them.
-   */
-  tags?: string[];
-  /**
-   * Fixed TCP ports the suite's `webServer` listens on (its `port`, or the port
-   * of its `url`), as listed: a host runs one batch of the suite at a time.
-   * Absent: none.
-   */
-  webServerPorts?: number[];
-}
-
-export type TestSpec = HttpTestSpec | CommandTestSpec | PlaywrightTestSpec;
-export type TestType = TestSpec['type'];
+import type { TestSpec, TestType } from './test-specs.js';
+export type { CommandTestSpec, FrameworkCase, FrameworkName, FrameworkTestSpec, HttpTestSpec, PlaywrightCase, PlaywrightTestSpec, TestCommon, TestSpec, TestType } from './test-specs.js';
+export { FRAMEWORKS } from './test-specs.js';
 
 // ── Environments and their variables ────────────────────────────────────────
 
@@ -219,6 +131,18 @@ export interface TestRunRecord {
   quarantined: boolean;
   /** How long it was expected to take when the set was created (see src/scheduler/shares.ts). */
   expectedMs: number | null;
+  /** The cases its result holds (a command's JUnit report, `junit:`), in report order; none for other tests. */
+  cases: ResultCase[];
+}
+
+/** One case inside a member's result, as a report the test wrote tells it (a `<testcase>` of JUnit XML). */
+export interface ResultCase {
+  /** `classname › name`, or the name alone when the report gives no class. */
+  name: string;
+  status: 'passed' | 'failed' | 'skipped';
+  durationMs: number;
+  /** The first lines of its failure or error message; null when it did not fail. */
+  error: string | null;
 }
 
 /** A member to store; its rules (MemberRules) decide whether its end fails the set. */
@@ -313,6 +237,8 @@ export interface RunOutcome {
   skipped?: boolean;
   /** Artifacts whose bytes are already stored; recorded with the outcome, under the same lease. */
   artifacts?: NewArtifact[];
+  /** The cases of its result (a command's JUnit report); absent: none. */
+  cases?: ResultCase[];
 }
 
 /** An artifact about to be recorded: its bytes are at `location` in the artifact blob store. */
@@ -355,6 +281,8 @@ export interface ExecutionResult {
   output: string;
   /** Passed without running: the executor skipped it (only Playwright does: test.skip, test.fixme). Absent: false. */
   skipped?: boolean;
+  /** The cases a report the test wrote holds (a command's `junit:` files); absent: none. */
+  cases?: ResultCase[];
 }
 
 export interface Executor<S extends TestSpec = TestSpec> {

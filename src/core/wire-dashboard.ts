@@ -154,7 +154,7 @@ export const RunningMemberView = Type.Object(
     setId: Uuid,
     runId: Uuid,
     name: Type.String(),
-    type: Type.String({ description: 'Executor kind: http, command, playwright.' }),
+    type: Type.String({ description: 'Executor kind: http, command, playwright, vitest, jest.' }),
     startedAt: NullableDateTime,
   },
   { additionalProperties: false },

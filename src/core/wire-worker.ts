@@ -106,7 +106,7 @@ export const VariableWire = Type.Object({ value: Type.String(), secret: Type.Boo
 const SpecWire: TUnsafe<TestSpec> = Type.Unsafe<TestSpec>({
   type: 'object',
   additionalProperties: true,
-  description: 'The test as runset.config.yaml declared it, frozen into the member (type http, command or playwright).',
+  description: 'The test as runset.config.yaml declared it, frozen into the member (type http, command, playwright, vitest or jest).',
 });
 
 export const ClaimedRunWire = Type.Object(
@@ -148,7 +148,21 @@ const OutcomeWire = Type.Object(
     error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]),
     output: Type.String({ maxLength: 256 * 1024 }),
     durationMs: Type.Number({ minimum: 0 }),
-    skipped: Type.Optional(Type.Boolean({ description: 'Passed because Playwright skipped it (test.skip, test.fixme); absent: false. Only with SUCCESS.' })),
+    skipped: Type.Optional(Type.Boolean({ description: 'Passed because its framework skipped it (test.skip, test.fixme, test.todo); absent: false. Only with SUCCESS.' })),
+    cases: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({ maxLength: 4096 }),
+            status: Type.Union([Type.Literal('passed'), Type.Literal('failed'), Type.Literal('skipped')]),
+            durationMs: Type.Number({ minimum: 0 }),
+            error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 5000, description: "The cases of a report the test wrote (a command's junit:), in report order; absent: none." },
+      ),
+    ),
     artifacts: Type.Optional(
       Type.Array(
         Type.Object(

@@ -200,7 +200,7 @@ export const TestRunSchema = Type.Object(
     output: Type.Union([Type.String(), Type.Null()], { description: 'Captured output tail, secrets masked.' }),
     flaky: Type.Boolean({ description: 'Passed, but only after a retry.' }),
     skipped: Type.Boolean({
-      description: 'Passed because Playwright skipped it (test.skip, test.fixme, declared or called in the test): its status is SUCCESS, but nothing of it ran. Always false for http and command tests.',
+      description: 'Passed because its framework skipped it (Playwright test.skip or test.fixme, Vitest or Jest test.skip or test.todo): its status is SUCCESS, but nothing of it ran. Always false for http and command tests.',
     }),
     quarantined: Type.Boolean({
       description:
@@ -216,6 +216,18 @@ export const TestRunSchema = Type.Object(
       description: 'The key whose cancel ended this member; null when none did (it ran to its end, or fail fast stopped it: see error).',
     }),
     artifacts: Type.Array(ArtifactSchema, { description: 'Files kept for this member: screenshot, trace and video of a failure.' }),
+    cases: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ description: '`classname › name` of a JUnit <testcase>, or its name alone.' }),
+          status: Type.Union([Type.Literal('passed'), Type.Literal('failed'), Type.Literal('skipped')]),
+          durationMs: Type.Integer({ minimum: 0 }),
+          error: Type.Union([Type.String(), Type.Null()], { description: 'The first lines of its failure; null unless it failed.' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: "The cases of its result: each <testcase> of the JUnit XML a command entry with junit: wrote, in report order. Empty for other tests." },
+    ),
   },
   { additionalProperties: false, $id: 'TestRun' },
 );

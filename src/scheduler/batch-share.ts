@@ -17,7 +17,7 @@ const MAX_BATCH = 256;
 
 /** The slots one process of a batch uses at most: a suite's `workers`, default half the cores, as Playwright does. */
 export function wantedSlots(spec: TestSpec): number {
-  return spec.type === 'playwright' ? (spec.workers ?? Math.max(1, Math.floor(availableParallelism() / 2))) : 1;
+  return spec.type === 'http' || spec.type === 'command' ? 1 : (spec.workers ?? Math.max(1, Math.floor(availableParallelism() / 2)));
 }
 
 export interface ShareContext {

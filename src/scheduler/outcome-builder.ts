@@ -41,6 +41,10 @@ export async function buildOutcome(ended: EndedMember, ctx: OutcomeContext): Pro
     // Only a pass can be a skip: a case that failed and was skipped on its retry still failed.
     ...(ended.passed && ended.skipped === true ? { skipped: true } : {}),
     artifacts: saved?.artifacts ?? [],
+    // The cases of a report it wrote (a command's junit:), secrets masked like its output.
+    ...(ended.cases && ended.cases.length > 0
+      ? { cases: ended.cases.map((c) => ({ ...c, name: redact(c.name, secrets), error: c.error === null ? null : redact(c.error, secrets) })) }
+      : {}),
   };
 }
 

@@ -70,9 +70,9 @@ export function describeSelection(select: TestSelection): string {
   return parts.join('; ') || '(none)';
 }
 
-/** A test's tags without `@`: its config tags, and a Playwright case's own. */
+/** A test's tags without `@`: its config tags, and a listed case's own (Playwright's, Vitest's). */
 export function testTags(test: TestSpec): string[] {
-  const own = test.type === 'playwright' ? (test.case?.tags ?? []) : [];
+  const own = test.type === 'http' || test.type === 'command' ? [] : (test.case?.tags ?? []);
   return [...test.tags, ...own].map(bareTag);
 }
 

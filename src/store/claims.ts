@@ -10,6 +10,11 @@ import type { ClaimedRun, RunOutcome } from '../core/types.js';
 /** The error of a member whose workers kept disappearing. */
 export const WORKER_LOST = 'worker lost: its lease expired and it ran out of attempts';
 
+/** The cases a finish writes, as JSON text; null when the outcome has none. */
+export function casesOf(outcome: RunOutcome): string | null {
+  return outcome.cases && outcome.cases.length > 0 ? JSON.stringify(outcome.cases) : null;
+}
+
 /** The skipped mark a finish writes: only a SUCCESS carries it, whatever a worker sent. */
 export function skippedOf(outcome: RunOutcome): boolean {
   return outcome.status === 'SUCCESS' && outcome.skipped === true;

@@ -5,7 +5,7 @@
  * each backend builds its mappers with its own `stamp`.
  */
 import type { Counts, RunState } from '../core/states.js';
-import { type ArtifactRecord, type ClaimedRun, type SetControl, type TestRunRecord, type TestRunSetRecord, type TestType } from '../core/types.js';
+import { type ArtifactRecord, type ClaimedRun, type SetControl, type TestRunRecord, type ResultCase, type TestRunSetRecord, type TestType } from '../core/types.js';
 import { isKeyRole, type ApiKeyRecord } from '../core/keys.js';
 import type { SuiteVersionInfo } from '../core/suites.js';
 import type { WorkerInfo } from './workers.js';
@@ -43,6 +43,8 @@ export interface RunRow<T> {
   skipped: number | boolean;
   /** SQLite: 0 or 1; PostgreSQL: a boolean. */
   quarantined: number | boolean;
+  /** SQLite: a JSON list as text; PostgreSQL: the list (jsonb); null: none. */
+  result_cases: string | ResultCase[] | null;
 }
 
 export interface KeyRow<T> {
@@ -140,6 +142,7 @@ export function rowMappers<T>(stamp: (value: T) => string) {
       expectedMs: row.expected_ms,
       skipped: row.skipped === true || row.skipped === 1,
       quarantined: row.quarantined === true || row.quarantined === 1,
+      cases: row.result_cases === null || row.result_cases === undefined ? [] : typeof row.result_cases === 'string' ? (JSON.parse(row.result_cases) as ResultCase[]) : row.result_cases,
     }),
     toKey: (row: KeyRow<T>): ApiKeyRecord => ({
       id: row.id,

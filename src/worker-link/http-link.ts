@@ -175,11 +175,11 @@ function leaseWire(lease: LeaseRef): LeaseRef {
 }
 
 function finishBody(lease: LeaseRef, outcome: RunOutcome, run: FinishedRunRef) {
-  const { status, attempts, error, output, durationMs, skipped, artifacts } = outcome;
+  const { status, attempts, error, output, durationMs, skipped, artifacts, cases } = outcome;
   return {
     lease: leaseWire(lease),
     // `skipped` only when true: an API older than the mark refuses a field it does not know.
-    outcome: { status, attempts, error, output, durationMs, ...(skipped ? { skipped } : {}), ...(artifacts?.length ? { artifacts } : {}) },
+    outcome: { status, attempts, error, output, durationMs, ...(skipped ? { skipped } : {}), ...(artifacts?.length ? { artifacts } : {}), ...(cases?.length ? { cases } : {}) },
     run: { setId: run.setId, env: run.env, name: run.spec.name },
   };
 }

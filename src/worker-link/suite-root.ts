@@ -1,7 +1,7 @@
 /**
  * Where a worker over HTTP finds the suite. A member's spec names its files by
  * absolute path on the API's machine (a Playwright entry's `dir` and `config`, a
- * command's `cwd`), under the folder of the API's runset.config.yaml. A runner
+ * framework entry's `dir`, a command's `cwd`), under the folder of the API's runset.config.yaml. A runner
  * whose checkout lies elsewhere (a CI job's workspace) says where with
  * `--suite-root DIR`: every path under the API's folder is read under DIR
  * instead. Paths outside that folder are left as they are: the config chose them.
@@ -24,7 +24,9 @@ export function relocateSpec(spec: TestSpec, from: string, to: string): TestSpec
       return { ...spec, dir: moved(spec.dir, from, to), config: moved(spec.config, from, to) };
     case 'command':
       return { ...spec, cwd: moved(spec.cwd, from, to) };
-    default:
+    case 'http':
       return spec;
+    default: // a framework entry's case
+      return { ...spec, dir: moved(spec.dir, from, to) };
   }
 }

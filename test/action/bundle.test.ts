@@ -76,3 +76,18 @@ test('inputs become trigger flags as the composite action made them', () => {
     '--project', 'chromium', '--project', 'firefox',
   ]);
 });
+
+test('rerun-failed: true reruns the last set on a re-run attempt, without the inputs that describe a new set; cancel-superseded: false turns the CI group off', () => {
+  const inputs = {
+    [inputVariable('url')]: 'http://runset.test/api',
+    [inputVariable('api-key')]: 'k',
+    [inputVariable('env')]: 'staging',
+    [inputVariable('overrides')]: 'A=1',
+    [inputVariable('tags')]: '@smoke',
+    [inputVariable('junit')]: 'junit.xml',
+    [inputVariable('rerun-failed')]: 'true',
+    [inputVariable('cancel-superseded')]: 'false',
+  };
+  assert.deepEqual(triggerInvocation({ ...inputs, GITHUB_RUN_ATTEMPT: '2' }).argv, ['--wait', '--env', 'staging', '--junit', 'junit.xml', '--rerun-failed', 'last']);
+  assert.deepEqual(triggerInvocation({ ...inputs, GITHUB_RUN_ATTEMPT: '1' }).argv, ['--wait', '--env', 'staging', '--override', 'A=1', '--junit', 'junit.xml', '--tag', '@smoke', '--no-ci-group'], 'the first attempt creates a new set');
+});

@@ -46,7 +46,7 @@ describe('Test Run Set API', () => {
     const members = await api<{ testRuns: Array<Record<string, unknown>> }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`);
     assert.equal(members.status, 200);
     const [pass, fail] = members.body.testRuns;
-    assert.deepEqual(Object.keys(pass!).sort(), ['artifacts', 'attempts', 'cancelledBy', 'durationMs', 'endedAt', 'error', 'expectedMs', 'flaky', 'id', 'name', 'output', 'quarantined', 'skipped', 'startedAt', 'status', 'type', 'workerId']);
+    assert.deepEqual(Object.keys(pass!).sort(), ['artifacts', 'attempts', 'cancelledBy', 'cases', 'durationMs', 'endedAt', 'error', 'expectedMs', 'flaky', 'id', 'name', 'output', 'quarantined', 'skipped', 'startedAt', 'status', 'type', 'workerId']);
     assert.equal(pass!.flaky, false);
     assert.equal(pass!.skipped, false, 'a command never skips');
     assert.equal(fail!.skipped, false);

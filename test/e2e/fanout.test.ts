@@ -15,7 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/server.js';
 import { Fleet } from '../helpers/fleet.js';
-import { fleetOnFreshSchema, NO_DATABASE, query, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { fleetOnFreshSchema, NO_DATABASE, TEST_DATABASE_URL, workersRegistered } from '../helpers/postgres.js';
 import { createSet, listMembers, until, waitForSets, type Member } from '../helpers/scale.js';
 
 const SKIP = TEST_DATABASE_URL ? false : NO_DATABASE;
@@ -43,13 +43,6 @@ function setUp(t: TestContext, cases: number, ms: number): Suite {
   return { fleet, marker, schema };
 }
 
-/** Waits until `n` workers are in the registry: shares are sized from the live ones. */
-async function registered(schema: string, n: number): Promise<void> {
-  await until(`${n} workers registered`, async () => {
-    const [row] = await query<{ n: number }>(TEST_DATABASE_URL!, `SELECT count(*)::integer AS n FROM "${schema}".workers`);
-    return row?.n === n;
-  });
-}
 
 /** How many times each case ran (from the marker), and how many distinct Playwright runners ran them. */
 function ran(marker: string): { times: Map<string, number>; runners: number } {
@@ -72,7 +65,7 @@ test('four worker processes share one 200-case suite: each case runs exactly onc
   const { fleet, marker, schema } = setUp(t, 200, 20);
   const api = await fleet.api();
   const workers = await Promise.all([1, 2, 3, 4].map(() => fleet.worker(2)));
-  await registered(schema, 4);
+  await workersRegistered(schema, 4);
   const id = await createSet(api, 'e2e');
   const [status] = (await waitForSets(api, [id], 90_000)).values();
   assert.equal(status!.status, 'SUCCESS');
@@ -94,7 +87,7 @@ test('a worker killed mid-share loses nothing: its cases run on the other worker
   const fast = ['--lease', '1s', '--poll', '200ms', '--max-share', '3s'];
   const doomed = await fleet.worker(2, { args: fast });
   const survivor = await fleet.worker(2, { args: fast });
-  await registered(schema, 2);
+  await workersRegistered(schema, 2);
   const id = await createSet(api, 'e2e');
   // Once the doomed worker runs cases of its share, it dies without a word.
   await until('the doomed worker runs a case', async () => (await listMembers(api, id)).some((m) => m.status === 'RUNNING' && m.workerId === doomed.workerId), 30_000);
@@ -115,7 +108,7 @@ test('a worker that joins mid-set takes part in what is still waiting', { skip: 
   // Shares of about 2 s a slot while others can help: the first two workers cannot take the whole suite at once.
   const args = ['--max-share', '2s', '--poll', '200ms'];
   const first = [await fleet.worker(2, { args }), await fleet.worker(2, { args })];
-  await registered(schema, 2);
+  await workersRegistered(schema, 2);
   const id = await createSet(api, 'e2e');
   await until('the first workers run a case', async () => (await listMembers(api, id)).some((m) => m.status === 'RUNNING'), 30_000);
   const late = await fleet.worker(2, { args });
@@ -132,7 +125,7 @@ test('a worker alone takes the whole suite in one Playwright process, past --max
   const { fleet, marker, schema } = setUp(t, 40, 50);
   const api = await fleet.api();
   const worker = await fleet.worker(2, { args: ['--max-share', '1s'] });
-  await registered(schema, 1);
+  await workersRegistered(schema, 1);
   const id = await createSet(api, 'e2e');
   const [status] = (await waitForSets(api, [id], 90_000)).values();
   assert.equal(status!.status, 'SUCCESS');

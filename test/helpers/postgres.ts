@@ -14,6 +14,7 @@ import pg from 'pg';
 import type { RunState } from '../../src/core/states.js';
 import { newToken } from '../../src/auth/keys.js';
 import { Fleet, pidAlive } from './fleet.js';
+import { until } from './scale.js';
 
 export const TEST_DATABASE_URL = process.env.RUNSET_TEST_DATABASE_URL || undefined;
 export const NO_DATABASE = 'RUNSET_TEST_DATABASE_URL is not set';
@@ -247,4 +248,12 @@ export function fleetOnFreshSchema(t: TestContext, prefix: string, configPath: s
     }
   });
   return { fleet, schema };
+}
+
+/** Waits until `n` workers are in the registry of `schema`: shares are sized from the live ones. */
+export async function workersRegistered(schema: string, n: number): Promise<void> {
+  await until(`${n} workers registered`, async () => {
+    const [row] = await query<{ n: number }>(TEST_DATABASE_URL!, `SELECT count(*)::integer AS n FROM "${schema}".workers`);
+    return row?.n === n;
+  });
 }

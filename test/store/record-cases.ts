@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../src/store/store.js';
-import type { NewTestRunSet, TestSpec } from '../../src/core/types.js';
+import type { NewTestRunSet, ResultCase, TestSpec } from '../../src/core/types.js';
 
 type NewSet = (members: number) => NewTestRunSet;
 
@@ -41,6 +41,28 @@ export function formatCases(current: () => Store, newSet: NewSet): void {
     ];
     for (const stamp of stamps) assert.match(String(stamp), ISO_UTC_MS);
     assert.ok(runs.every((r) => r.startedAt! >= s!.startedAt! && r.endedAt! <= s!.endedAt!));
+  });
+
+  test("a result's cases (a command's JUnit report) come back with its member, in order; a member without any reads none", async () => {
+    const store = current();
+    const set = newSet(3);
+    await store.sets.create(set);
+    const cases: ResultCase[] = [
+      { name: 'api.Users › creates a user', status: 'passed', durationMs: 12, error: null },
+      { name: 'api.Users › rejects a duplicate', status: 'failed', durationMs: 7, error: 'expected 409, got 200' },
+      { name: 'api.Users › é skipped', status: 'skipped', durationMs: 0, error: null },
+    ];
+    const [a] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+    assert.ok(await store.claims.finishRun({ runId: a!.id, workerId: 'w', claim: a!.claim }, { ...ok, status: 'FAIL', error: 'exit 1', cases }));
+    const [b] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+    const next = await store.claims.finishAndClaim({ runId: b!.id, workerId: 'w', claim: b!.claim }, { ...ok, cases: cases.slice(0, 1) }, { workerId: 'w', limit: 1, leaseMs: 10_000 });
+    assert.ok(next.finished);
+    const [c] = next.claimed;
+    assert.ok(await store.claims.finishRun({ runId: c!.id, workerId: 'w', claim: c!.claim }, ok));
+    const byId = new Map((await store.sets.listRuns(set.id)).map((r) => [r.id, r]));
+    assert.deepEqual(byId.get(a!.id)?.cases, cases);
+    assert.deepEqual(byId.get(b!.id)?.cases, cases.slice(0, 1));
+    assert.deepEqual(byId.get(c!.id)?.cases, []);
   });
 
   test('specs and variables come back exactly as stored, key order included', async () => {

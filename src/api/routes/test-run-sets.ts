@@ -185,6 +185,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
           expectedMs: r.expectedMs,
           cancelledBy: byKey && r.status === 'FAIL' && r.error === cancel?.error ? byKey : null,
           artifacts: byRun.get(r.id) ?? [],
+          cases: r.cases,
         })),
       };
     },

@@ -20,6 +20,7 @@ import { testEnvironment, type TestProcessPolicy } from '../environment.js';
 import { killQuietly } from '../process-tree.js';
 import { spawnAs } from '../run-as.js';
 import { CommandLauncher } from './launcher.js';
+import { readJunitReports } from './junit.js';
 
 /**
  * After the command exits, how long to wait for its pipes to close. They stay
@@ -33,11 +34,21 @@ export function createCommandExecutor(policy: TestProcessPolicy = {}): Executor<
   const launcher = new CommandLauncher(policy, (spec, ctx) => runCommand(spec, ctx, policy));
   return Object.freeze({
     type: 'command' as const,
-    run: (spec: CommandTestSpec, ctx: ExecutionContext) => launcher.run(spec, ctx),
+    run: (spec: CommandTestSpec, ctx: ExecutionContext) => (spec.junit === undefined ? launcher.run(spec, ctx) : withJunit(spec, spec.junit, ctx, launcher)),
   });
 }
 
 export const commandExecutor = createCommandExecutor();
+
+/** The command's result with the cases of the JUnit reports it wrote (./junit.ts); what cannot be read is noted in its output. */
+async function withJunit(spec: CommandTestSpec, pattern: string, ctx: ExecutionContext, launcher: CommandLauncher): Promise<ExecutionResult> {
+  const since = Date.now();
+  const result = await launcher.run(spec, ctx);
+  if (ctx.signal.aborted) return result;
+  const { cases, notes } = await readJunitReports(pattern, spec.cwd, since);
+  const output = notes.length > 0 ? `${result.output}${result.output.endsWith('\n') || result.output === '' ? '' : '\n'}${notes.join('\n')}\n` : result.output;
+  return { ...result, output, ...(cases.length > 0 ? { cases } : {}) };
+}
 
 type Verdict = [passed: boolean, error: string | null];
 

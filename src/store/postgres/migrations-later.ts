@@ -125,4 +125,13 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
         WHERE status IN ('WAITING', 'RUNNING') AND concurrency_group IS NOT NULL;
     `,
   },
+  {
+    version: 23,
+    name: 'result cases',
+    sql: (s: string) => `
+      -- The cases of a member's result (a command's JUnit report, junit:), a list of
+      -- {name, status, durationMs, error} written with its outcome; NULL: none.
+      ALTER TABLE ${s}.test_runs ADD COLUMN result_cases jsonb;
+    `,
+  },
 ];

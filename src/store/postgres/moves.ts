@@ -15,7 +15,7 @@
  *   statement runs, never across a client's round trips.
  */
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
-import { skippedOf, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type NextClaim } from '../claims.js';
+import { casesOf, skippedOf, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type NextClaim } from '../claims.js';
 import { toClaimed as claimedFrom } from '../rows.js';
 import type { Queryable } from './connection.js';
 import { carryToSets, FAILS_NOTHING, failsSetSql } from './set-moves.js';
@@ -118,8 +118,8 @@ export async function heartbeat(q: Queryable, n: Names, lease: LeaseRef, leaseMs
 
 /**
  * The CTEs `held` and `finished` (and `kept` when the outcome has artifacts):
- * end the member leased by ($1, $2, $3) with the outcome in $4–$8, recording its
- * artifacts ($9–$13) with it. Nothing matches when the lease is not ours. A
+ * end the member leased by ($1, $2, $3) with the outcome in $4–$10, recording its
+ * artifacts ($11–$15) with it. Nothing matches when the lease is not ours. A
  * reserved member (still WAITING) never began, so it may only end FAIL: a
  * SUCCESS for it is refused, and the whole statement rolls back.
  */
@@ -132,7 +132,7 @@ function finishCtes(n: Names, withArtifacts: boolean): string {
           status = CASE WHEN held.status = 'WAITING' AND $4 = 'SUCCESS'
             THEN ${n.refuseMove}('illegal member move WAITING → SUCCESS: a reserved member never began, so it can only FAIL')
             ELSE $4 END,
-          attempts = $5, error = $6, output = $7, duration_ms = $8, skipped = $9,
+          attempts = $5, error = $6, output = $7, duration_ms = $8, skipped = $9, result_cases = $10::jsonb,
           ended_at = ${NOW}, worker_id = NULL, lease_expires_at = NULL
         FROM held WHERE r.id = held.id
         RETURNING r.id, r.set_id, held.status AS previous, r.status AS next, ${failsSetSql('outcome', 'r', 'r.status', 'r.attempts')} AS fails
@@ -142,7 +142,7 @@ function finishCtes(n: Names, withArtifacts: boolean): string {
         INSERT INTO ${n.artifacts} (id, run_id, set_id, name, content_type, size, location, created_at)
         SELECT u.id, f.id, f.set_id, u.name, u.content_type, u.size, u.location, ${NOW}
         FROM finished AS f,
-          unnest($10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[]) AS u(id, name, content_type, size, location)
+          unnest($11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[]) AS u(id, name, content_type, size, location)
         RETURNING id
       )`;
 }
@@ -152,7 +152,7 @@ function finishParams(lease: LeaseRef, outcome: RunOutcome): { values: unknown[]
   const artifacts = outcome.artifacts ?? [];
   const values: unknown[] = [
     lease.runId, lease.workerId, lease.claim,
-    outcome.status, outcome.attempts, outcome.error, outcome.output, Math.round(outcome.durationMs), skippedOf(outcome),
+    outcome.status, outcome.attempts, outcome.error, outcome.output, Math.round(outcome.durationMs), skippedOf(outcome), casesOf(outcome),
   ];
   if (artifacts.length === 0) return { values, withArtifacts: false, suffix: '' };
   values.push(

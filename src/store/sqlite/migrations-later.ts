@@ -78,4 +78,13 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       CREATE INDEX test_run_sets_group ON test_run_sets (env, concurrency_group) WHERE status IN ('WAITING', 'RUNNING') AND concurrency_group IS NOT NULL;
     `,
   },
+  {
+    version: 22,
+    name: 'result cases',
+    sql: `
+      -- The cases of a member's result (a command's JUnit report, junit:), a JSON list of
+      -- {name, status, durationMs, error} written with its outcome; NULL: none.
+      ALTER TABLE test_runs ADD COLUMN result_cases TEXT;
+    `,
+  },
 ];

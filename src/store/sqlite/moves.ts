@@ -16,7 +16,7 @@ import type Database from 'better-sqlite3';
 import type { RunState } from '../../core/states.js';
 import { failsSet, reapedTo, type MemberRules } from '../../core/moves.js';
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
-import { skippedOf, WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type ReapResult } from '../claims.js';
+import { casesOf, skippedOf, WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type ReapResult } from '../claims.js';
 import { toClaimed } from '../rows.js';
 import type { SqliteArtifacts } from './artifacts.js';
 import type { MoveCounts } from './set-moves.js';
@@ -101,7 +101,7 @@ export class SqliteMoves {
       leaseStatus: db.prepare(`SELECT status, set_id, quarantined, fail_on_flaky FROM test_runs WHERE ${FENCED}`),
       finishRun: db.prepare(`
         UPDATE test_runs SET status = @status, attempts = @attempts, error = @error, output = @output,
-          duration_ms = @duration_ms, skipped = @skipped, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
+          duration_ms = @duration_ms, skipped = @skipped, result_cases = @result_cases, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
         WHERE ${FENCED}`),
       // A finish retried after its first answer was lost: did that one write this outcome under this claim?
       // (A member the reaper failed under the same claim holds the reaper's outcome, not ours.)
@@ -206,7 +206,7 @@ export class SqliteMoves {
     const held = this.sql.leaseStatus.get(fence) as HeldRow | undefined;
     if (!held) return this.sql.holdsOutcome.get({ id: lease.runId, claims: lease.claim, ...written }) !== undefined;
     // Read under the same fence inside this write transaction: the update matches.
-    this.sql.finishRun.run({ ...fence, ...written, output: outcome.output, skipped: skippedOf(outcome) ? 1 : 0, at });
+    this.sql.finishRun.run({ ...fence, ...written, output: outcome.output, skipped: skippedOf(outcome) ? 1 : 0, result_cases: casesOf(outcome), at });
     this.moveSet(held.set_id, held.status, outcome.status, at, failsSet(rulesOf(held), outcome.status, outcome.attempts, 'outcome'));
     this.artifacts.insert(lease.runId, held.set_id, outcome.artifacts ?? [], at);
     return true;

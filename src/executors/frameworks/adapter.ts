@@ -1,0 +1,64 @@
+/**
+ * What runset needs of a test framework to run its suite case by case, the
+ * same way for every framework: how to ask it for its cases, how to ask it to
+ * run some of them in one process, and how to read its machine-readable report
+ * (never its human output). Each framework is one adapter (./vitest.ts,
+ * ./jest.ts); listing (./listing.ts) and the executor (./index.ts) are shared.
+ */
+import type { FrameworkCase, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
+
+/** One case as a framework's report tells of it. */
+export interface ReportedCase {
+  /** Relative to the entry's folder, with / separators. */
+  file: string;
+  /** describe titles, then the test's own. */
+  titles: string[];
+  status: 'passed' | 'failed' | 'skipped';
+  durationMs: number;
+  /** Executions, retries included (0 for a skipped case). */
+  attempts: number;
+  /** The framework's own first lines of the (last) failure; null when it passed. */
+  error: string | null;
+  /** What the report says of it: every failure message in full. */
+  output: string;
+  /** The case's own tags, where the framework has them (Vitest). */
+  tags?: string[];
+}
+
+export interface FrameworkReport {
+  cases: ReportedCase[];
+  /** Files that failed as a whole (a syntax error, a hook that threw), with the framework's message: their cases have no result. */
+  fileErrors: Map<string, string>;
+}
+
+/** Where a share's process writes its report, and how many workers it may use. */
+export interface RunPlan {
+  report: string;
+  workers: number;
+}
+
+export interface FrameworkAdapter {
+  readonly type: FrameworkName;
+  /** The framework's name as people write it (Vitest). */
+  readonly title: string;
+  /** The npm package whose `bin` runs it, resolved from the suite's folder. */
+  readonly packageName: string;
+  /** Whether runset's `retries` can be handed to it on its command line. */
+  readonly retriesFlag: boolean;
+  /** Arguments that make it report every case without running any, into `report`. */
+  listArgs(spec: FrameworkTestSpec, report: string): string[];
+  /** Arguments that run `cases` (and perhaps a few more, whose results are ignored) in one process. */
+  runArgs(spec: FrameworkTestSpec, cases: readonly FrameworkCase[], plan: RunPlan): string[];
+  /** Its report's text read; throws an Error saying what is wrong with it. */
+  read(text: string, dir: string): FrameworkReport;
+}
+
+/** The key a case is matched by between the listing, the members and a report. */
+export function caseKey(file: string, titles: readonly string[]): string {
+  return JSON.stringify([file, ...titles]);
+}
+
+/** `text` as a literal inside a regular expression. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

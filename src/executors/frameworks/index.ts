@@ -1,0 +1,108 @@
+/**
+ * The executor of every framework entry (`type: vitest`, `jest`, …): the
+ * members a worker claims together (one entry's cases, one set) run in ONE
+ * framework process, never one per test, with the suite's own framework
+ * (./locate.ts); each case's outcome, duration, retries and skip are read from
+ * the framework's machine-readable report (its adapter, ./adapter.ts). Cases
+ * begin together when the process starts and end when its report is read.
+ * A case the report lacks fails with the framework's own first lines.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
+import { testEnvironment, type TestProcessPolicy } from '../environment.js';
+import { errorSummary } from '../playwright/error-text.js';
+import { handOver } from '../run-as.js';
+import { caseKey, type FrameworkAdapter, type FrameworkReport, type ReportedCase } from './adapter.js';
+import { locateFramework, type FrameworkInstall } from './locate.js';
+import { runFramework, type FrameworkExit } from './process.js';
+import { FRAMEWORK_ADAPTERS } from './registry.js';
+
+/** Time a share's process may take beyond its cases' own timeouts: starting up, collecting files. */
+const START_MS = 60_000;
+
+export function createFrameworkExecutor(type: FrameworkName, options: { policy?: TestProcessPolicy } = {}): Executor<FrameworkTestSpec> {
+  const adapter = FRAMEWORK_ADAPTERS[type];
+  const policy = options.policy ?? {};
+  return Object.freeze({
+    type,
+    run: (spec: FrameworkTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, adapter, policy),
+    runBatch: (specs: FrameworkTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, adapter, policy),
+  });
+}
+
+async function runAlone(spec: FrameworkTestSpec, ctx: ExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy): Promise<ExecutionResult> {
+  const workDir = await mkdtemp(path.join(tmpdir(), `runset-${adapter.type}-`));
+  let result: CaseResult | undefined;
+  try {
+    await runBatch([spec], { ...ctx, workDir, parallelism: 1, onBegin: () => undefined, onEnd: (_, r) => (result = r) }, adapter, policy);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+  return result ?? { passed: false, error: 'aborted', output: '' };
+}
+
+async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy): Promise<void> {
+  const first = specs[0];
+  if (first === undefined) return;
+  const cases = specs.map((s) => s.case);
+  if (cases.some((c) => c === undefined)) return failAll(specs, ctx, `not a listed ${adapter.title} case (the config entry was never listed)`);
+  let install: FrameworkInstall;
+  try {
+    install = locateFramework(adapter, first.dir);
+  } catch (error) {
+    return failAll(specs, ctx, (error as Error).message);
+  }
+  const report = path.join(ctx.workDir, 'report.json');
+  const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], { report, workers: Math.max(1, ctx.parallelism) });
+  handOver(ctx.workDir, policy.runAs);
+  specs.forEach((_, index) => ctx.onBegin(index, 1));
+  const deadlineMs = START_MS + specs.reduce((sum, s) => sum + s.timeoutSeconds * 1000 * (s.retries + 1), 0);
+  const exit = await runFramework(install.cli, args, { cwd: first.dir, env: testEnvironment(ctx.variables, policy), runAs: policy.runAs, signal: ctx.signal, deadlineMs });
+  if (exit.stopped === 'aborted') return;
+  const read = await readReport(adapter, report, first.dir);
+  const byKey = new Map((read instanceof Error ? [] : read.cases).map((c) => [caseKey(c.file, c.titles), c]));
+  specs.forEach((spec, index) => {
+    const c = spec.case as NonNullable<FrameworkTestSpec['case']>;
+    const found = byKey.get(caseKey(c.file, c.titles));
+    ctx.onEnd(index, found ? resultOf(found) : missing(adapter, install, exit, read, c.file, deadlineMs));
+  });
+}
+
+async function readReport(adapter: FrameworkAdapter, file: string, dir: string): Promise<FrameworkReport | Error> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return new Error('without writing its report');
+  }
+  try {
+    return adapter.read(text, dir);
+  } catch (error) {
+    return new Error(`with a report runset cannot read (${(error as Error).message})`);
+  }
+}
+
+function resultOf(c: ReportedCase): CaseResult {
+  const result: CaseResult = { passed: c.status !== 'failed', error: c.error, output: c.output, attempts: c.attempts, durationMs: c.durationMs, artifacts: [] };
+  if (c.status === 'skipped') result.skipped = true;
+  return result;
+}
+
+/** Why a case has no result, in the framework's own words where it gave any. */
+function missing(adapter: FrameworkAdapter, install: FrameworkInstall, exit: FrameworkExit, read: FrameworkReport | Error, file: string, deadlineMs: number): CaseResult {
+  const said = errorSummary(exit.log);
+  const fileError = read instanceof Error ? undefined : read.fileErrors.get(file);
+  let error: string;
+  if (exit.stopped === 'deadline') error = `${adapter.title} was stopped after ${Math.round(deadlineMs / 1000)}s (its cases' timeoutSeconds and a minute to start)`;
+  else if (fileError !== undefined) error = `${file}: ${errorSummary(fileError, false) || fileError.trim()}`;
+  else if (read instanceof Error) error = `${adapter.title} ${install.version} exited with code ${exit.code ?? exit.signal} ${read.message}`;
+  else error = `the ${adapter.title} report has no result for this test (exit code ${exit.code ?? exit.signal})`;
+  if (said && fileError === undefined) error += `: ${said}`;
+  return { passed: false, error, output: exit.log, attempts: 1, durationMs: 0, artifacts: [] };
+}
+
+function failAll(specs: readonly FrameworkTestSpec[], ctx: BatchExecutionContext, error: string): void {
+  specs.forEach((_, index) => ctx.onEnd(index, { passed: false, error, output: '', attempts: 0, durationMs: 0, artifacts: [] }));
+}

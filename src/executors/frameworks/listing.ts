@@ -1,0 +1,42 @@
+/**
+ * A framework's own listing of one entry's cases: the adapter's listing run
+ * (every case reported, none run) in the entry's folder, with the suite's own
+ * installed framework, its report read by the adapter. What fails (no
+ * framework, a config error, a file that does not load) is an Error carrying
+ * the framework's own first lines.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FrameworkTestSpec } from '../../core/types.js';
+import { testEnvironment } from '../environment.js';
+import { errorSummary } from '../playwright/error-text.js';
+import type { ReportedCase } from './adapter.js';
+import { locateFramework } from './locate.js';
+import { runFramework } from './process.js';
+import { FRAMEWORK_ADAPTERS } from './registry.js';
+
+/** A listing that takes longer is stuck (a config waiting on something). */
+export const LIST_TIMEOUT_MS = 120_000;
+
+export async function listFrameworkEntry(spec: FrameworkTestSpec): Promise<ReportedCase[]> {
+  const adapter = FRAMEWORK_ADAPTERS[spec.type];
+  const install = locateFramework(adapter, spec.dir);
+  const dir = await mkdtemp(path.join(tmpdir(), 'runset-list-'));
+  try {
+    const report = path.join(dir, 'report.json');
+    const exit = await runFramework(install.cli, adapter.listArgs(spec, report), { cwd: spec.dir, env: testEnvironment({}), deadlineMs: LIST_TIMEOUT_MS });
+    const said = errorSummary(exit.log);
+    const text = await readFile(report, 'utf8').catch(() => undefined);
+    if (text === undefined) {
+      const why = exit.stopped ? `was stopped after ${LIST_TIMEOUT_MS / 1000}s` : `exited with code ${exit.code ?? exit.signal} without writing its report`;
+      throw new Error(`${adapter.title} ${install.version} ${why}${said ? `: ${said}` : ''}`);
+    }
+    const { cases, fileErrors } = adapter.read(text, spec.dir);
+    const [broken] = fileErrors;
+    if (broken) throw new Error(`${broken[0]}: ${errorSummary(broken[1], false) || said}`);
+    return cases;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

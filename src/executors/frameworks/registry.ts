@@ -1,0 +1,10 @@
+/** Every framework adapter, by its `type:`: adding a framework is one adapter and one line here (and its name in FRAMEWORKS). */
+import type { FrameworkName } from '../../core/types.js';
+import type { FrameworkAdapter } from './adapter.js';
+import { jestAdapter } from './jest.js';
+import { vitestAdapter } from './vitest.js';
+
+export const FRAMEWORK_ADAPTERS: { readonly [F in FrameworkName]: FrameworkAdapter } = Object.freeze({
+  vitest: vitestAdapter,
+  jest: jestAdapter,
+});

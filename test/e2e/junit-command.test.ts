@@ -1,0 +1,71 @@
+/**
+ * `junit:` on a command entry: the command keeps its one member and its exit
+ * code's verdict, and each `<testcase>` of the JUnit XML it wrote becomes a
+ * case of that member's result, in the members list. A report left from an
+ * earlier run (older than the command's start) is not read, and the member's
+ * output says so.
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet } from '../helpers/server.js';
+
+after(() => assertNoLeakedServers());
+
+const REPORT = `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites>
+  <testsuite name="api" tests="3" failures="1" skipped="1">
+    <testcase classname="api.Users" name="creates a user" time="0.012"/>
+    <testcase classname="api.Users" name="rejects a duplicate" time="0.4"><failure message="expected 409, got 200 for token {{TOKEN}}">AssertionError: expected 409
+    at users.test.js:12</failure></testcase>
+    <testcase classname="api.Users" name="is pending" time="0"><skipped/></testcase>
+  </testsuite>
+</testsuites>`;
+
+interface Member {
+  name: string;
+  status: string;
+  output: string | null;
+  cases: Array<{ name: string; status: string; durationMs: number; error: string | null }>;
+}
+
+test('a junit: command keeps one member, its exit code decides, and its report\'s three <testcase>s are its cases', async () => {
+  const dir = tempDir('runset-junit-');
+  mkdirSync(path.join(dir, 'stale', 'reports'), { recursive: true });
+  const stale = path.join(dir, 'stale', 'reports', 'old.xml');
+  writeFileSync(stale, REPORT);
+  utimesSync(stale, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+  const write = `const fs = require('node:fs'); fs.mkdirSync('reports', { recursive: true }); fs.writeFileSync('reports/junit.xml', ${JSON.stringify(REPORT)}.replace('{{TOKEN}}', process.env.TOKEN)); process.exit(1);`;
+  const server = await startRunset({
+    config: [
+      'environments:',
+      '  e2e: { variables: { TOKEN: "${env:JUNIT_TEST_TOKEN}" } }',
+      'tests:',
+      `  - { name: api, type: command, run: [${JSON.stringify(process.execPath)}, -e, ${JSON.stringify(write)}], cwd: ${JSON.stringify(dir)}, junit: "reports/*.xml" }`,
+      `  - { name: stale, type: command, run: [${JSON.stringify(process.execPath)}, -e, "0"], cwd: ${JSON.stringify(path.join(dir, 'stale'))}, junit: reports/old.xml }`,
+      '',
+    ].join('\n'),
+    env: { JUNIT_TEST_TOKEN: 's3cret-value' },
+  });
+  try {
+    const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'e2e' } });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const id = created.body.testRunSetId as string;
+    await waitForSet(server, id, 60_000);
+    const members = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
+    const apiMember = members.find((m) => m.name === 'api')!;
+    assert.equal(apiMember.status, 'FAIL', 'the exit code decides');
+    assert.deepEqual(apiMember.cases, [
+      { name: 'api.Users › creates a user', status: 'passed', durationMs: 12, error: null },
+      { name: 'api.Users › rejects a duplicate', status: 'failed', durationMs: 400, error: 'expected 409, got 200 for token ***' },
+      { name: 'api.Users › is pending', status: 'skipped', durationMs: 0, error: null },
+    ]);
+    const staleMember = members.find((m) => m.name === 'stale')!;
+    assert.equal(staleMember.status, 'SUCCESS');
+    assert.deepEqual(staleMember.cases, []);
+    assert.match(staleMember.output ?? '', /junit: no file matching "reports\/old\.xml" .* was written by this run/);
+  } finally {
+    await server.stop();
+  }
+});
