@@ -9,7 +9,7 @@
  * - this process's state, read at scrape time: its worker slots;
  * - the whole store's state, read at scrape time in one cheap query
  *   (WorkersStore.queueStats): members waiting, webhook deliveries pending, live
- *   workers. Every process shows the same values: aggregate them with max().
+ *   workers, sets queued by environment. Every process shows the same values: aggregate them with max().
  */
 import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -21,6 +21,8 @@ import type { WorkerMetrics } from '../scheduler/worker-metrics.js';
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 /** Seconds, from an HTTP check to a long Playwright case. */
 const MEMBER_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
+/** Seconds a set waits before its first member starts: a free fleet's dispatch to a long queue. */
+const SET_WAIT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
 /** Seconds, from a store round trip to a Playwright process starting its first test. */
 const CLAIM_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -31,6 +33,7 @@ export class RunsetMetrics implements WorkerMetrics {
   readonly setsEnded: Counter<'env' | 'status'>;
   readonly storeErrors: Counter<'operation'>;
   readonly leasesLost: Counter<'outcome'>;
+  readonly setWait: Histogram<'env'>;
   private readonly members: Counter<'type' | 'outcome'>;
   private readonly memberDuration: Histogram<'type'>;
   private readonly claimToStart: Histogram<'type'>;
@@ -52,6 +55,13 @@ export class RunsetMetrics implements WorkerMetrics {
       name: 'runset_sets_ended_total',
       help: 'Test Run Sets ended (SUCCESS or FAIL), by environment and status; each set is counted once across API processes, by the one that fans out its webhook event',
       labelNames: ['env', 'status'],
+      registers,
+    });
+    this.setWait = new Histogram({
+      name: 'runset_set_wait_seconds',
+      help: 'From a set\'s creation to its first member\'s start (to its end when it ended without starting), by environment: its time queued plus its dispatch; observed once across the fleet when the set ends',
+      labelNames: ['env'],
+      buckets: SET_WAIT_BUCKETS,
       registers,
     });
     this.members = new Counter({ name: 'runset_members_total', help: 'Members whose outcome this process wrote, by test type and outcome (SUCCESS, FAIL)', labelNames: ['type', 'outcome'], registers });
@@ -131,6 +141,17 @@ export class RunsetMetrics implements WorkerMetrics {
       });
     gauge('runset_members_waiting', 'Members WAITING in unfinished sets across the store (the queue); the same on every process', (s) => s.waitingMembers);
     gauge('runset_webhook_deliveries_pending', 'Webhook deliveries not yet delivered nor given up, across the store', (s) => s.pendingDeliveries);
+    new Gauge({
+      name: 'runset_sets_queued',
+      help: 'Sets queued past their environment\'s maxConcurrentSets, by environment (environments with none show no series); the same on every process',
+      labelNames: ['env'],
+      registers: [this.registry],
+      async collect() {
+        const stats = await read();
+        this.reset();
+        for (const [env, n] of Object.entries(stats?.queuedSets ?? {})) this.set({ env }, n);
+      },
+    });
     gauge('runset_workers_live', 'Worker processes that heartbeat recently, across the store', (s) => s.liveWorkers);
   }
 

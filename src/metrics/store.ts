@@ -10,7 +10,8 @@
  * - expired leases reaped count as lost, requeued or failed;
  * - set events fanned out to webhooks count ended sets by environment and
  *   status: the outbox hands each event to exactly one process (see
- *   src/store/webhook-outbox.ts), so each set counts once across the fleet.
+ *   src/store/webhook-outbox.ts), so each set counts once across the fleet;
+ *   the same read observes each ended set's wait, creation to first start.
  *
  * Without metrics the store is used as it is: no Proxy, no cost.
  */
@@ -136,7 +137,12 @@ function countEndedSets(store: Store, metrics: RunsetMetrics, outbox: WebhookOut
         metrics.storeErrors.inc({ operation: 'sets.getMany' });
         return [];
       });
-      for (const set of sets) metrics.setsEnded.inc({ env: set.env, status: set.status });
+      for (const set of sets) {
+        metrics.setsEnded.inc({ env: set.env, status: set.status });
+        // A set cancelled (or timed out) while queued never started: it waited until it ended.
+        const waitedUntil = set.startedAt ?? set.endedAt;
+        if (waitedUntil) metrics.setWait.observe({ env: set.env }, Math.max(0, Date.parse(waitedUntil) - Date.parse(set.createdAt)) / 1000);
+      }
     }
     return taken;
   };

@@ -27,6 +27,11 @@ export function queuedSetsSql(sets: string, order: string): string {
         ) o WHERE o.max_concurrent IS NOT NULL AND o.place > o.max_concurrent`;
 }
 
+/** Queued sets counted by environment (`env`, `n`): what the metrics' queue gauge shows (WorkersStore.queueStats). */
+export function queuedByEnvSql(sets: string, order: string): string {
+  return `SELECT env, count(*) AS n FROM ${sets} WHERE id IN (${queuedSetsSql(sets, order)}) GROUP BY env`;
+}
+
 /**
  * A queued set's limit, environment and how many unfinished sets of its
  * environment are ahead of it; no row when the set is not unfinished with a

@@ -51,6 +51,8 @@ export interface QueueStats {
   pendingDeliveries: number;
   /** Worker processes that heartbeat within the staleness window. */
   liveWorkers: number;
+  /** Sets queued past their environment's maxConcurrentSets, by environment; environments with none are left out. */
+  queuedSets: Record<string, number>;
 }
 
 export interface WorkersStore {

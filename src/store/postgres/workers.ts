@@ -9,6 +9,7 @@ import type { BatchWorker, NewWorker, QueueStats, WorkerInfo, WorkersStore } fro
 import { assembleWorkers, type LeasedRunRow, type WorkerRow } from '../rows.js';
 import { withClient, type Queryable } from './connection.js';
 import type { Names } from './statements.js';
+import { queuedByEnvSql } from '../queue.js';
 
 export class PostgresWorkers implements WorkersStore {
   constructor(
@@ -113,7 +114,8 @@ async function queueStats(q: Queryable, n: Names, staleMs: number): Promise<Queu
       SELECT
         (SELECT COALESCE(sum(count_waiting), 0)::integer FROM ${n.sets} WHERE status IN ('WAITING', 'RUNNING')) AS "waitingMembers",
         (SELECT count(*)::integer FROM ${n.deliveries} WHERE state = 'pending') AS "pendingDeliveries",
-        (SELECT count(*)::integer FROM ${n.workers} WHERE heartbeat_at >= now() - make_interval(secs => $1::double precision / 1000)) AS "liveWorkers"`,
+        (SELECT count(*)::integer FROM ${n.workers} WHERE heartbeat_at >= now() - make_interval(secs => $1::double precision / 1000)) AS "liveWorkers",
+        (SELECT COALESCE(json_object_agg(q.env, q.n::integer), '{}') FROM (${queuedByEnvSql(n.sets, 'queue_seq')}) q) AS "queuedSets"`,
     values: [staleMs],
   });
   return rows[0] as QueueStats;

@@ -8,8 +8,9 @@ import type Database from 'better-sqlite3';
 import type { BatchWorker, NewWorker, QueueStats, WorkerInfo, WorkersStore } from '../workers.js';
 import { assembleWorkers, type LeasedRunRow, type WorkerRow } from '../rows.js';
 import { settle } from './settle.js';
+import { queuedByEnvSql } from '../queue.js';
 
-type Statement = 'register' | 'heartbeat' | 'remove' | 'dropStale' | 'batch' | 'list' | 'leased' | 'waitingMembers' | 'pendingDeliveries' | 'liveWorkers';
+type Statement = 'register' | 'heartbeat' | 'remove' | 'dropStale' | 'batch' | 'list' | 'leased' | 'waitingMembers' | 'pendingDeliveries' | 'liveWorkers' | 'queuedSets';
 
 export class SqliteWorkers implements WorkersStore {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -37,6 +38,7 @@ export class SqliteWorkers implements WorkersStore {
       waitingMembers: db.prepare("SELECT COALESCE(sum(count_waiting), 0) AS n FROM test_run_sets WHERE status IN ('WAITING', 'RUNNING')").pluck(),
       pendingDeliveries: db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending'").pluck(),
       liveWorkers: db.prepare('SELECT count(*) AS n FROM workers WHERE heartbeat_at >= ?').pluck(),
+      queuedSets: db.prepare(queuedByEnvSql('test_run_sets', 'rowid')),
     };
   }
 
@@ -73,6 +75,7 @@ export class SqliteWorkers implements WorkersStore {
       waitingMembers: this.sql.waitingMembers.get() as number,
       pendingDeliveries: this.sql.pendingDeliveries.get() as number,
       liveWorkers: this.sql.liveWorkers.get(Date.now() - staleMs) as number,
+      queuedSets: Object.fromEntries((this.sql.queuedSets.all() as Array<{ env: string; n: number }>).map((r) => [r.env, r.n])),
     }));
   }
 }
