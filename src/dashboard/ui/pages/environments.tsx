@@ -1,6 +1,7 @@
 /**
  * `/environments` — every environment with its latest set; `/environments/:env`
- * — one environment: its pass rate per day as a chart, and its last sets.
+ * — one environment: its running and queued sets, its pass rate per day as a
+ * chart, and its last sets.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { EnvironmentView, TestRunSetSummary } from '../../../core/wire-dashboard.js';
@@ -9,6 +10,7 @@ import { api } from '../api.js';
 import { Chart } from '../chart.js';
 import { Alert, StatusBadge, Time } from '../components.js';
 import { SetsTable } from './sets.js';
+import { EnvironmentQueue } from './environment-queue.js';
 
 /** How far back the chart looks, and how many sets it reads at most to get there. */
 const DAYS = 30;
@@ -94,6 +96,7 @@ export function EnvironmentPage({ env }: { env: string }) {
           </a>
         </div>
       </div>
+      <EnvironmentQueue env={env} />
       {error && <Alert>Could not load its sets: {error}</Alert>}
       {recent === undefined ? (
         !error && <p class="muted">Loading…</p>
