@@ -51,10 +51,11 @@ test('a hung test is killed by its timeout with its browsers; its batch-mate run
     const done = await waitForSet(server, id, 90_000);
     assert.equal(done.status, 'FAIL');
     assert.deepEqual(done.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 1, FAIL: 1 });
-    assert.ok(Date.now() - started < 60_000, 'killed soon after 3 × 1 s + 10 s, not left hanging');
+    assert.ok(Date.now() - started < 60_000, 'killed soon after 3 × 3 s + 10 s, not left hanging');
     const runs = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
     const hung = runs.find((r) => r.name.includes('spins forever'));
-    assert.match(hung?.error ?? '', /^timed out after 1s \(timeoutSeconds\)/);
+    // 3 s, not 1: Playwright's timeout covers fixture setup, and a browser launch on a loaded machine can take over a second.
+    assert.match(hung?.error ?? '', /^timed out after 3s \(timeoutSeconds\)/);
     assert.equal(runs.find((r) => r.name.includes('waits its turn'))?.status, 'SUCCESS');
     const worker = Number(readFileSync(fixture.pidFile, 'utf8'));
     assert.equal(pidAlive(worker), false, 'the Playwright worker is gone');

@@ -125,7 +125,7 @@ tests:
   - { name: main, type: playwright, dir: suite, grep: "@main", environments: [main], workers: 2 }
   - { name: flaky, type: playwright, dir: suite, grep: "@flaky", environments: [flaky], retries: 1 }
   - { name: live, type: playwright, dir: suite, grep: "@live", environments: [live], workers: 1 }
-  - { name: hang, type: playwright, dir: suite, grep: "@hang", environments: [hang], workers: 1, timeoutSeconds: 1 }
+  - { name: hang, type: playwright, dir: suite, grep: "@hang", environments: [hang], workers: 1, timeoutSeconds: 3 }
   - { name: reload, type: playwright, dir: suite, grep: "@reload", environments: [reload] }
 `;
   return { dir, suiteDir, releaseFile, pidFile, marker, config };

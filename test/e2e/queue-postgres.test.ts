@@ -24,6 +24,9 @@ tests:
   - { name: third, type: command, run: [sh, -c, 'sleep 0.1'] }
 `;
 
+/** How far two transactions' now() stamps may disagree with their commit order (see below). */
+const STAMP_SKEW_MS = 25;
+
 /** A set's running span, from its members: first start to last end (ISO strings compare as times). */
 function spanOf(members: readonly Member[]): { start: string; end: string } {
   const starts = members.map((m) => m.startedAt).filter((s): s is string => s !== null);
@@ -52,17 +55,23 @@ test(`20 concurrent creates on two API processes: never more than ${LIMIT} sets 
   const spans = await Promise.all(order.map(async (id) => ({ id, ...spanOf(await listMembers(one, id)) })));
 
   // The most sets running at once: at each start, the sets that started before and had not ended.
+  // Stamps are PostgreSQL's now(), the time each transaction began: a claim whose
+  // transaction began a moment before the previous set's last finish committed is
+  // stamped a few ms before that end, though it could only see the place free after it.
+  const later = (end: string, start: string) => Date.parse(end) - Date.parse(start) > STAMP_SKEW_MS;
   let most = 0;
+  let worst = '';
   for (const s of spans) {
-    const running = spans.filter((o) => o.start <= s.start && o.end > s.start).length;
-    most = Math.max(most, running);
+    const overlapping = spans.filter((o) => o.start <= s.start && later(o.end, s.start));
+    if (overlapping.length > most) worst = overlapping.map((o) => `${o.start}…${o.end}`).join(', ');
+    most = Math.max(most, overlapping.length);
   }
-  assert.ok(most <= LIMIT, `at most ${LIMIT} sets ran at once; saw ${most}`);
+  assert.ok(most <= LIMIT, `at most ${LIMIT} sets ran at once; saw ${most}: ${worst}`);
   assert.equal(most, LIMIT, 'the limit was used: sets did run side by side');
 
   // In creation order: no set jumped the queue, so when a set started fewer than LIMIT of the sets created before it still ran.
   spans.forEach((s, i) => {
-    const aheadRunning = spans.slice(0, i).filter((o) => o.end > s.start).length;
+    const aheadRunning = spans.slice(0, i).filter((o) => later(o.end, s.start)).length;
     assert.ok(aheadRunning < LIMIT, `set #${i} started while ${aheadRunning} sets created before it still ran`);
   });
   for (const p of [...workers, one, two]) assert.deepEqual(await p.stop(), { code: 0, signal: null });
