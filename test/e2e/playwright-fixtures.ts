@@ -130,3 +130,10 @@ tests:
 `;
   return { dir, suiteDir, releaseFile, pidFile, marker, config };
 }
+
+/** A one-project Playwright suite in `dir`/suite whose only spec file, tests/shop.spec.ts, is `spec`. */
+export function writeShopSuite(dir: string, spec: string): void {
+  mkdirSync(path.join(dir, 'suite', 'tests'), { recursive: true });
+  writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "export default { testDir: 'tests', projects: [{ name: 'chromium' }] };\n");
+  writeFileSync(path.join(dir, 'suite', 'tests', 'shop.spec.ts'), spec);
+}

@@ -7,11 +7,11 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
-import { chromiumMissing } from './playwright-fixtures.js';
+import { chromiumMissing, writeShopSuite } from './playwright-fixtures.js';
 
 const skip = chromiumMissing();
 
@@ -23,9 +23,7 @@ test('checkout pays', async () => { expect('declined').toBe('paid'); });
 
 function writeSuite(): string {
   const dir = tempDir('runset-rerun-pw-');
-  mkdirSync(path.join(dir, 'suite', 'tests'), { recursive: true });
-  writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "export default { testDir: 'tests', projects: [{ name: 'chromium' }] };\n");
-  writeFileSync(path.join(dir, 'suite', 'tests', 'shop.spec.ts'), SPEC);
+  writeShopSuite(dir, SPEC);
   const configPath = path.join(dir, 'runset.config.yaml');
   writeFileSync(
     configPath,

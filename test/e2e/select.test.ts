@@ -8,11 +8,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, tempDir, type RunningServer } from '../helpers/server.js';
 import { runTriggerCommand } from '../../src/cli/trigger.js';
-import { chromiumMissing } from './playwright-fixtures.js';
+import { chromiumMissing, writeShopSuite } from './playwright-fixtures.js';
 
 const withPlaywright = chromiumMissing() === false;
 
@@ -27,11 +27,7 @@ test('search finds', { tag: '@slow' }, async () => {});
 
 function writeConfig(): string {
   const dir = tempDir('runset-select-e2e-');
-  if (withPlaywright) {
-    mkdirSync(path.join(dir, 'suite', 'tests'), { recursive: true });
-    writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "export default { testDir: 'tests', projects: [{ name: 'chromium' }] };\n");
-    writeFileSync(path.join(dir, 'suite', 'tests', 'shop.spec.ts'), SPEC);
-  }
+  if (withPlaywright) writeShopSuite(dir, SPEC);
   const configPath = path.join(dir, 'runset.config.yaml');
   writeFileSync(
     configPath,
