@@ -47,7 +47,8 @@ export function frameworkTestType<F extends FrameworkName>(type: F): TestTypeDef
         timeoutOverride: raw.timeoutSeconds !== undefined,
         retriesOverride: raw.retries !== undefined,
       };
-      if (workers !== undefined) spec.workers = workers;
+      const framework = workers ?? adapter.defaultWorkers;
+      if (framework !== undefined) spec.workers = framework;
       return spec as Extract<TestSpec, { type: F }>;
     },
   };

@@ -3,7 +3,7 @@
  * same way for every framework: how to ask it for its cases, how to ask it to
  * run some of them in one process, and how to read its machine-readable report
  * (never its human output). Each framework is one adapter (./vitest.ts,
- * ./jest.ts); listing (./listing.ts) and the executor (./index.ts) are shared.
+ * ./jest.ts, ./mocha.ts, ./cucumber.ts); listing (./listing.ts) and the executor (./index.ts) are shared.
  */
 import type { FrameworkCase, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
 
@@ -23,6 +23,8 @@ export interface ReportedCase {
   output: string;
   /** The case's own tags, where the framework has them (Vitest). */
   tags?: string[];
+  /** Its line in the file, where the framework selects cases by line (Cucumber). */
+  line?: number;
 }
 
 export interface FrameworkReport {
@@ -43,6 +45,10 @@ export interface FrameworkAdapter {
   readonly title: string;
   /** The npm package whose `bin` runs it, resolved from the suite's folder. */
   readonly packageName: string;
+  /** Its program's name in that `bin`, when not the package's name (cucumber-js). */
+  readonly bin?: string;
+  /** Framework workers of an entry that sets no `workers:`, for a framework that runs one test at a time unless told otherwise (Mocha); unset: half the cores. */
+  readonly defaultWorkers?: number;
   /** Whether runset's `retries` can be handed to it on its command line. */
   readonly retriesFlag: boolean;
   /** Arguments that make it report every case without running any, into `report`. */

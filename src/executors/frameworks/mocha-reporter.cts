@@ -1,0 +1,90 @@
+/**
+ * The Mocha reporter runset passes with `--reporter <this file>`, for listing
+ * (`--dry-run`) and runs alike. Mocha's own `json` reporter gives a test's
+ * full title only (its describe titles and its own joined by spaces), which
+ * cannot be split back into describes; this one writes each test's title path
+ * (`titlePath()`), file, outcome, duration, retries (`currentRetry()`) and
+ * every failed attempt's message, as JSON, into the file named by
+ * `--reporter-option output=FILE` when the run ends. It uses only Mocha's
+ * runner events and the test fields Mocha also hands reporters in parallel
+ * mode (serialized), so it works in both.
+ *
+ * A failure that is no test's (a hook, an error outside any test) is written
+ * as its file's error: the file's tests that then have no result carry it.
+ *
+ * A CommonJS module (.cts → .cjs): Mocha loads reporters with require().
+ */
+import { writeFileSync } from 'node:fs';
+
+interface MochaRunnable {
+  title: string;
+  file?: string;
+  type?: string;
+  duration?: number;
+  titlePath(): string[];
+  currentRetry?(): number;
+}
+
+interface MochaRunner {
+  on(event: string, listener: (runnable: MochaRunnable, error?: unknown) => void): void;
+  once(event: string, listener: () => void): void;
+}
+
+interface MochaCase {
+  file: string;
+  titles: string[];
+  status: 'passed' | 'failed' | 'skipped';
+  durationMs: number;
+  attempts: number;
+  /** Every failed attempt's message, the last one last. */
+  errors: string[];
+}
+
+interface MochaHookError {
+  file: string;
+  title: string;
+  error: string;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
+    const e = error as { stack?: unknown; message?: unknown };
+    const stack = typeof e.stack === 'string' ? e.stack : '';
+    const message = typeof e.message === 'string' ? e.message : String(e.message);
+    // A stack begins with the message; an error without one gets both.
+    return stack.includes(message) ? stack : `${message}\n${stack}`.trim();
+  }
+  return String(error);
+}
+
+function RunsetMochaReporter(runner: MochaRunner, options: { reporterOptions?: Record<string, unknown>; reporterOption?: Record<string, unknown> }): void {
+  const output = (options.reporterOptions ?? options.reporterOption ?? {}).output;
+  if (typeof output !== 'string' || output === '') throw new Error("runset's Mocha reporter needs --reporter-option output=FILE: the file it writes its report to");
+  const cases: MochaCase[] = [];
+  const hookErrors: MochaHookError[] = [];
+  const retried = new Map<string, string[]>();
+  const keyOf = (test: MochaRunnable) => JSON.stringify([test.file ?? '', ...test.titlePath()]);
+  const record = (test: MochaRunnable, status: MochaCase['status'], error?: unknown) => {
+    const errors = [...(retried.get(keyOf(test)) ?? [])];
+    if (error !== undefined) errors.push(messageOf(error));
+    const retries = typeof test.currentRetry === 'function' ? test.currentRetry() : 0;
+    cases.push({
+      file: test.file ?? '',
+      titles: test.titlePath(),
+      status,
+      durationMs: typeof test.duration === 'number' ? test.duration : 0,
+      attempts: status === 'skipped' ? 0 : retries + 1,
+      errors,
+    });
+  };
+  runner.on('retry', (test, error) => retried.set(keyOf(test), [...(retried.get(keyOf(test)) ?? []), messageOf(error)]));
+  runner.on('pass', (test) => record(test, 'passed'));
+  runner.on('pending', (test) => record(test, 'skipped'));
+  runner.on('fail', (runnable, error) => {
+    if (runnable.type === 'test') record(runnable, 'failed', error);
+    else hookErrors.push({ file: runnable.file ?? '', title: runnable.title, error: messageOf(error) });
+  });
+  runner.once('end', () => writeFileSync(output, JSON.stringify({ cases, hookErrors })));
+}
+
+export = RunsetMochaReporter;
