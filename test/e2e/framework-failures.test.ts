@@ -140,3 +140,15 @@ test('Cucumber: not installed, support code that throws, a feature that does not
   writeFileSync(path.join(entry.dir, 'features/support/steps.js'), `${STEPS}require('@cucumber/cucumber').BeforeAll(function () { throw new Error('BeforeAll breaks on purpose'); });\n`);
   for (const r of await runShare(cases.slice(0, 1), 'cucumber')) assert.match(r.error ?? '', /exit code 1\): Error: a BeforeAll hook errored.*\n.*BeforeAll breaks on purpose/, r.error ?? '');
 });
+
+test('Cucumber: pending and ambiguous steps fail (as in its strict mode), saying which step and why', async (t) => {
+  if (unreachable) return t.skip(unreachable);
+  const feature = 'Feature: f\n  Scenario: later\n    Given a step to write later\n  Scenario: twice\n    Given a step defined twice\n';
+  const steps = "const { Given } = require('@cucumber/cucumber');\nGiven('a step to write later', function () { return 'pending'; });\nGiven('a step defined twice', function () {});\nGiven(/^a step defined tw.ce$/, function () {});\n";
+  const entry = suite({ 'features/a.feature': feature, 'features/support/steps.js': steps }, true, 'cucumber');
+  const [later, twice] = await runShare(await listed(entry), 'cucumber');
+  assert.equal(later?.passed, false);
+  assert.equal(later?.error, 'Pending step: Given a step to write later');
+  assert.equal(twice?.passed, false);
+  assert.match(twice?.error ?? '', /^Multiple step definitions match:\n.*a step defined twice/);
+});
