@@ -45,10 +45,10 @@ function suite(files: Record<string, string>, linked = true, type: Kind = 'vites
   return { name: 'suite', type, dir, args: [], tags: [], timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false };
 }
 
-async function runShare(specs: FrameworkTestSpec[], type: FrameworkName = 'vitest'): Promise<CaseResult[]> {
+async function runShare(specs: FrameworkTestSpec[], type: FrameworkName = 'vitest', parallelism = 1): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   const workDir = tempDir('runset-fw-work-');
-  await createFrameworkExecutor(type).runBatch!(specs, { variables: {}, signal: new AbortController().signal, workDir, parallelism: 1, onBegin: () => undefined, onEnd: (i, r) => (results[i] = r) });
+  await createFrameworkExecutor(type).runBatch!(specs, { variables: {}, signal: new AbortController().signal, workDir, parallelism, onBegin: () => undefined, onEnd: (i, r) => (results[i] = r) });
   return results;
 }
 
@@ -114,7 +114,11 @@ test('Mocha: not installed, a file that throws at import, a renamed test, a hook
   assert.equal(renamed[0]?.passed, true, renamed[0]?.error ?? '');
   assert.match(renamed[1]?.error ?? '', /^the Mocha report has no result for this test/);
   writeFileSync(path.join(entry.dir, 'a.test.js'), MOCHA_PASSING.replace("describe('a', function () {", "describe('a', function () {\n  before(function () { throw new Error('the hook breaks on purpose'); });"));
-  for (const r of await runShare(cases, 'mocha')) assert.match(r.error ?? '', /^a\.test\.js: "before all" hook for "one": Error: the hook breaks on purpose/, r.error ?? '');
+  for (const r of await runShare(cases, 'mocha')) assert.match(r.error ?? '', /^"before all" hook for "one": Error: the hook breaks on purpose/, r.error ?? '');
+  // In parallel mode Mocha's reporter sees no suite's tests: the file's error reaches the tests without a result.
+  for (const r of await runShare(cases.map((c) => ({ ...c, workers: 2 })), 'mocha', 2)) {
+    assert.match(r.error ?? '', /^a\.test\.js: "before all" hook for "one": Error: the hook breaks on purpose/, r.error ?? '');
+  }
 });
 
 // ── Cucumber ────────────────────────────────────────────────────────────────

@@ -9,8 +9,11 @@
  * runner events and the test fields Mocha also hands reporters in parallel
  * mode (serialized), so it works in both.
  *
- * A failure that is no test's (a hook, an error outside any test) is written
- * as its file's error: the file's tests that then have no result carry it.
+ * A hook that fails keeps the tests under it from running: each of them that
+ * has no result yet fails with the hook's words (its suite's tests are known
+ * in a serial run; in parallel mode, or for an error outside any test, the
+ * failure is written as its file's error, which the file's tests without a
+ * result then carry).
  *
  * A CommonJS module (.cts → .cjs): Mocha loads reporters with require().
  */
@@ -23,6 +26,13 @@ interface MochaRunnable {
   duration?: number;
   titlePath(): string[];
   currentRetry?(): number;
+  /** Its suite: in a serial run with its tests and child suites. */
+  parent?: MochaSuite;
+}
+
+interface MochaSuite {
+  tests?: MochaRunnable[];
+  suites?: MochaSuite[];
 }
 
 interface MochaRunner {
@@ -63,10 +73,12 @@ function RunsetMochaReporter(runner: MochaRunner, options: { reporterOptions?: R
   const cases: MochaCase[] = [];
   const hookErrors: MochaHookError[] = [];
   const retried = new Map<string, string[]>();
+  const recorded = new Set<string>();
   const keyOf = (test: MochaRunnable) => JSON.stringify([test.file ?? '', ...test.titlePath()]);
-  const record = (test: MochaRunnable, status: MochaCase['status'], error?: unknown) => {
+  const record = (test: MochaRunnable, status: MochaCase['status'], error?: unknown, said = error === undefined ? undefined : messageOf(error)) => {
+    recorded.add(keyOf(test));
     const errors = [...(retried.get(keyOf(test)) ?? [])];
-    if (error !== undefined) errors.push(messageOf(error));
+    if (said !== undefined) errors.push(said);
     const retries = typeof test.currentRetry === 'function' ? test.currentRetry() : 0;
     cases.push({
       file: test.file ?? '',
@@ -80,9 +92,14 @@ function RunsetMochaReporter(runner: MochaRunner, options: { reporterOptions?: R
   runner.on('retry', (test, error) => retried.set(keyOf(test), [...(retried.get(keyOf(test)) ?? []), messageOf(error)]));
   runner.on('pass', (test) => record(test, 'passed'));
   runner.on('pending', (test) => record(test, 'skipped'));
+  const keptFromRunning = (suite: MochaSuite | undefined, said: string): void => {
+    for (const test of suite?.tests ?? []) if (!recorded.has(keyOf(test))) record(test, 'failed', undefined, said);
+    for (const child of suite?.suites ?? []) keptFromRunning(child, said);
+  };
   runner.on('fail', (runnable, error) => {
-    if (runnable.type === 'test') record(runnable, 'failed', error);
-    else hookErrors.push({ file: runnable.file ?? '', title: runnable.title, error: messageOf(error) });
+    if (runnable.type === 'test') return record(runnable, 'failed', error);
+    hookErrors.push({ file: runnable.file ?? '', title: runnable.title, error: messageOf(error) });
+    if (runnable.type === 'hook') keptFromRunning(runnable.parent, `${runnable.title}: ${messageOf(error)}`);
   });
   runner.once('end', () => writeFileSync(output, JSON.stringify({ cases, hookErrors })));
 }
