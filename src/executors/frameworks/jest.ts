@@ -3,7 +3,7 @@
  * `pending`, none run; Jest itself has no listing of cases), run with
  * `--json --outputFile`, the files given by path. Jest counts executions
  * itself (`invocations`); `jest.retryTimes` in the suite sets retries: its
- * command line has no flag for them. Jest 28 and later report live
+ * command line has no flag for them. Jest 29 and later report live
  * (./jest-reporter.ts), each case's start from 29.6 (onTestCaseStart).
  */
 import path from 'node:path';
@@ -33,9 +33,9 @@ export const jestAdapter = Object.freeze<FrameworkAdapter>({
   },
   read: (text, dir) => readJestJson(text, dir, (a, status) => (status === 'skipped' ? 0 : Math.max(1, a.invocations ?? 1))),
   liveReporter(version) {
-    // Jest 28 loads an ES module reporter (requireOrImportModule); `default` keeps its own terminal output for failures runset quotes.
+    // Jest 29 loads an ES module reporter (requireOrImportModule; older ones are not tried); `default` keeps its own terminal output for failures runset quotes.
     const [major, minor] = majorMinor(version);
-    if (major < 28) return undefined;
+    if (major < 29) return undefined;
     return { args: ['--reporters=default', `--reporters=${REPORTER}`], caseStarts: major > 29 || (major === 29 && minor >= 6) };
   },
 });
