@@ -6,6 +6,7 @@
  * ./jest.ts, ./mocha.ts, ./cucumber.ts); listing (./listing.ts) and the executor (./index.ts) are shared.
  */
 import type { FrameworkCase, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
+import type { LiveReporting } from './live-events.js';
 
 /** One case as a framework's report tells of it. */
 export interface ReportedCase {
@@ -57,6 +58,12 @@ export interface FrameworkAdapter {
   runArgs(spec: FrameworkTestSpec, cases: readonly FrameworkCase[], plan: RunPlan): string[];
   /** Its report's text read; throws an Error saying what is wrong with it. */
   read(text: string, dir: string): FrameworkReport;
+  /**
+   * Optional: how `version` of the framework reports cases as they begin and
+   * end (./live.ts), its events' results being fragments `read` reads; without
+   * it (or undefined for a version), members move when the share's process ends.
+   */
+  liveReporter?(version: string): LiveReporting | undefined;
 }
 
 /** The key a case is matched by between the listing, the members and a report. */
@@ -67,4 +74,10 @@ export function caseKey(file: string, titles: readonly string[]): string {
 /** `text` as a literal inside a regular expression. */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A version's major and minor numbers (0 where it has none). */
+export function majorMinor(version: string): [number, number] {
+  const [major = 0, minor = 0] = version.split('.').map((n) => Number.parseInt(n, 10) || 0);
+  return [major, minor];
 }
