@@ -29633,6 +29633,43 @@ ${tail}` : ""].filter(Boolean).join("\n\n");
     testcase.ele("error", { message: `${why} (status ${oneLine(run.status)})`, type: "unfinished" });
   }
 }
+function caseCounts(cases) {
+  return {
+    tests: cases.length,
+    failures: cases.filter((c) => c.status === "failed").length,
+    skipped: cases.filter((c) => c.status === "skipped").length,
+    ms: cases.reduce((sum, c) => sum + c.durationMs, 0)
+  };
+}
+function withCaseTotals(totals, withCases) {
+  const sum = { tests: Number(totals.tests), failures: Number(totals.failures), skipped: Number(totals.skipped) };
+  for (const run of withCases) {
+    const c = caseCounts(run.cases ?? []);
+    sum.tests += c.tests;
+    sum.failures += c.failures;
+    sum.skipped += c.skipped;
+  }
+  return { ...totals, tests: String(sum.tests), failures: String(sum.failures), skipped: String(sum.skipped) };
+}
+function addCases(root, run, input, timestamp) {
+  const cases = run.cases ?? [];
+  const c = caseCounts(cases);
+  const suite = root.ele("testsuite", {
+    name: cleanText(run.name),
+    tests: String(c.tests),
+    failures: String(c.failures),
+    errors: "0",
+    skipped: String(c.skipped),
+    time: seconds(c.ms),
+    timestamp
+  });
+  suite.ele("properties").ele("property", { name: "runset.testRunId", value: run.id });
+  for (const kase of cases) {
+    const testcase = suite.ele("testcase", { name: cleanText(kase.name), classname: `runset.${input.env}.${cleanText(run.name)}`, time: seconds(kase.durationMs) });
+    if (kase.status === "failed") testcase.ele("failure", { message: oneLine(kase.error ?? "failed"), type: "FAIL" }).txt(cleanText(kase.error ?? "failed"));
+    else if (kase.status === "skipped") testcase.ele("skipped");
+  }
+}
 function addWholeSet(suite, input) {
   const counts = countsOf(input);
   const testcase = suite.ele("testcase", { name: `test run set ${input.setId} (env ${input.env})`, classname: `runset.${input.env}`, time: seconds(setDurationMs(input)) });
@@ -29651,8 +29688,9 @@ function buildJunit(input) {
   const time = seconds(setDurationMs(input));
   const timestamp = input.status?.startedAt ?? input.status?.createdAt ?? (/* @__PURE__ */ new Date()).toISOString();
   const totals = { tests: String(tests2), failures: String(failures), errors: String(errors), skipped: String(skipped), time };
+  const withCases = (members ?? []).filter((run) => (run.cases ?? []).length > 0);
   const doc = (0, import_xmlbuilder2.create)({ version: "1.0", encoding: "UTF-8" });
-  const root = doc.ele("testsuites", { name: "runset", ...totals });
+  const root = doc.ele("testsuites", { name: "runset", ...withCases.length === 0 ? totals : withCaseTotals(totals, withCases) });
   const suite = root.ele("testsuite", { name: `runset ${input.env}`, ...totals, timestamp, id: input.setId });
   const properties = suite.ele("properties");
   properties.ele("property", { name: "runset.testRunSetId", value: input.setId });
@@ -29665,6 +29703,7 @@ function buildJunit(input) {
   }
   if (members) for (const run of members) addMember(suite, run, input);
   else addWholeSet(suite, input);
+  for (const run of withCases) addCases(root, run, input, timestamp);
   return doc.end({ prettyPrint: true });
 }
 var import_xmlbuilder2;
