@@ -158,6 +158,8 @@ export const TEST_TYPES: { readonly [T in TestType]: TestTypeDefinition<Extract<
   playwright: playwrightTestType,
   vitest: frameworkTestType('vitest'),
   jest: frameworkTestType('jest'),
+  pytest: frameworkTestType('pytest'),
+  newman: frameworkTestType('newman'),
 });
 
 export const TEST_TYPE_NAMES: readonly string[] = Object.freeze(Object.keys(TEST_TYPES));

@@ -50,16 +50,16 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   if (cases.some((c) => c === undefined)) return failAll(specs, ctx, `not a listed ${adapter.title} case (the config entry was never listed)`);
   let install: FrameworkInstall;
   try {
-    install = locateFramework(adapter, first.dir);
+    install = locateFramework(adapter, first);
   } catch (error) {
     return failAll(specs, ctx, (error as Error).message);
   }
   const report = path.join(ctx.workDir, 'report.json');
-  const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], { report, workers: Math.max(1, ctx.parallelism) });
+  const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], { report, workers: Math.max(1, ctx.parallelism), variables: ctx.variables });
   handOver(ctx.workDir, policy.runAs);
   specs.forEach((_, index) => ctx.onBegin(index, 1));
   const deadlineMs = START_MS + specs.reduce((sum, s) => sum + s.timeoutSeconds * 1000 * (s.retries + 1), 0);
-  const exit = await runFramework(install.cli, args, { cwd: first.dir, env: testEnvironment(ctx.variables, policy), runAs: policy.runAs, signal: ctx.signal, deadlineMs });
+  const exit = await runFramework(install, args, { cwd: first.dir, env: testEnvironment(ctx.variables, policy), runAs: policy.runAs, signal: ctx.signal, deadlineMs });
   if (exit.stopped === 'aborted') return;
   const read = await readReport(adapter, report, first.dir);
   const byKey = new Map((read instanceof Error ? [] : read.cases).map((c) => [caseKey(c.file, c.titles), c]));

@@ -2,9 +2,13 @@
 import type { FrameworkName } from '../../core/types.js';
 import type { FrameworkAdapter } from './adapter.js';
 import { jestAdapter } from './jest.js';
+import { newmanAdapter } from './newman.js';
+import { pytestAdapter } from './pytest.js';
 import { vitestAdapter } from './vitest.js';
 
 export const FRAMEWORK_ADAPTERS: { readonly [F in FrameworkName]: FrameworkAdapter } = Object.freeze({
   vitest: vitestAdapter,
   jest: jestAdapter,
+  pytest: pytestAdapter,
+  newman: newmanAdapter,
 });
