@@ -10,7 +10,11 @@
  *   text]]} (a file that fails to import is an error with pytest's own text).
  *   A usage or internal error (exit 3, 4) writes nothing: runset then shows
  *   pytest's own first lines.
- * - `run`: pytest writes its JUnit XML (--junitxml in ARGS); the plugin adds to
+ * - `run`: ARGS name the cases' files; OUT.cases.json lists the ids to run,
+ *   the others collected are deselected (so a case renamed since the listing
+ *   is missing from the report alone, where an unknown node id as an argument
+ *   would stop pytest before it runs anything).
+ *   pytest writes its JUnit XML (--junitxml in ARGS); the plugin adds to
  *   each case's `<properties>` its id (`runset.id`) and its executions
  *   (`runset.attempts`: pytest-rerunfailures marks its final report with the
  *   reruns before it, which its JUnit output does not say).
@@ -20,6 +24,10 @@ import json, os, sys
 import pytest
 
 MODE, OUT, ARGS = sys.argv[1], sys.argv[2], sys.argv[3:]
+WANTED = None
+if MODE == 'run':
+    with open(OUT + '.cases.json', encoding='utf-8') as wanted:
+        WANTED = set(json.load(wanted))
 
 class Runset:
     def __init__(self):
@@ -34,6 +42,15 @@ class Runset:
         file, sep, rest = nodeid.partition('::')
         full = os.path.join(str(self.config.rootpath), file)
         return os.path.relpath(full, str(self.config.invocation_params.dir)).replace(os.sep, '/') + sep + rest
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        if WANTED is None:
+            return
+        keep = [item for item in items if self.case_id(item.nodeid) in WANTED]
+        dropped = [item for item in items if self.case_id(item.nodeid) not in WANTED]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
 
     def pytest_collection_finish(self, session):
         self.cases = [self.case_id(item.nodeid) for item in session.items]

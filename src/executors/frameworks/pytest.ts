@@ -9,6 +9,7 @@
  * `--reruns`. Cases are named by node id: `file::Class::test[param]`.
  */
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from 'typebox';
 import type { FrameworkTestSpec } from '../../core/types.js';
@@ -80,7 +81,11 @@ export const pytestAdapter = Object.freeze<FrameworkAdapter>({
   locate: locatePytest,
   caseName: nodeIdOf,
   listArgs: (spec, report) => ['-c', PYTEST_DRIVER, 'list', report, ...common(spec), '--collect-only', '-q'],
-  runArgs: (spec, cases, plan) => ['-c', PYTEST_DRIVER, 'run', plan.report, ...common(spec), '-o', 'junit_family=xunit1', `--junitxml=${plan.report}`, ...cases.map(nodeIdOf)],
+  runArgs(spec, cases, plan) {
+    writeFileSync(`${plan.report}.cases.json`, JSON.stringify(cases.map(nodeIdOf)));
+    const files = [...new Set(cases.map((c) => c.file))];
+    return ['-c', PYTEST_DRIVER, 'run', plan.report, ...common(spec), '-o', 'junit_family=xunit1', '--continue-on-collection-errors', `--junitxml=${plan.report}`, ...files];
+  },
   readListing: readPytestListing,
   read: readPytestJunit,
 });
