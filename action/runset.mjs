@@ -624,8 +624,8 @@ var init_client = __esm({
         if (filter.env !== void 0) query.set("env", filter.env);
         for (const [key, value] of Object.entries(filter.labels ?? {})) query.append("label", `${key}:${value}`);
         if (filter.limit !== void 0) query.set("limit", String(filter.limit));
-        const path14 = `/v0/test-run-sets${query.size > 0 ? `?${query.toString()}` : ""}`;
-        return this.#call({ method: "GET", path: path14, signal: options.signal, read: readSetPage });
+        const path15 = `/v0/test-run-sets${query.size > 0 ? `?${query.toString()}` : ""}`;
+        return this.#call({ method: "GET", path: path15, signal: options.signal, read: readSetPage });
       }
       /** Seed 4.2. `status` may be a value this client does not know: treat it as "not finished". */
       getTestRunSet(id, options = {}) {
@@ -699,8 +699,8 @@ var init_client = __esm({
         const query = new URLSearchParams();
         if (options.commit !== void 0) query.set("commit", options.commit);
         if (options.name !== void 0) query.set("name", options.name);
-        const path14 = `${suitePath(id)}${query.size > 0 ? `?${query.toString()}` : ""}`;
-        const call = { method: "PUT", path: path14, raw: { bytes: archive, contentType: "application/gzip" }, signal: options.signal, read: readSuiteVersion };
+        const path15 = `${suitePath(id)}${query.size > 0 ? `?${query.toString()}` : ""}`;
+        const call = { method: "PUT", path: path15, raw: { bytes: archive, contentType: "application/gzip" }, signal: options.signal, read: readSuiteVersion };
         const request = `PUT ${suitePath(id)}`;
         const { response, text } = await this.#exchange(call, request, UPLOAD_EXTRA_MS);
         return { created: response.status === 201, version: this.#read(call, response, text, request) };
@@ -711,8 +711,8 @@ var init_client = __esm({
       }
       /** Extension: the quarantines in force, of one environment or of every one this key sees. */
       listQuarantine(env, options = {}) {
-        const path14 = env === void 0 ? "/v0/quarantine" : `/v0/quarantine?${new URLSearchParams({ env }).toString()}`;
-        return this.#call({ method: "GET", path: path14, signal: options.signal, read: readQuarantineList });
+        const path15 = env === void 0 ? "/v0/quarantine" : `/v0/quarantine?${new URLSearchParams({ env }).toString()}`;
+        return this.#call({ method: "GET", path: path15, signal: options.signal, read: readQuarantineList });
       }
       /** Extension: quarantines a test (or replaces its quarantine); `until` an ISO time, absent for the server's default. */
       async addQuarantine(entry, options = {}) {
@@ -9978,7 +9978,7 @@ var require_lib = __commonJS({
     exports.isNumber = isNumber;
     exports.isString = isString;
     exports.isFunction = isFunction;
-    exports.isObject = isObject3;
+    exports.isObject = isObject5;
     exports.isArray = isArray;
     exports.isSet = isSet;
     exports.isMap = isMap;
@@ -10111,7 +10111,7 @@ var require_lib = __commonJS({
     function isFunction(x) {
       return !!x && typeof x === "function";
     }
-    function isObject3(x) {
+    function isObject5(x) {
       const type = typeof x;
       return !!x && (type === "function" || type === "object");
     }
@@ -10131,7 +10131,7 @@ var require_lib = __commonJS({
         return !x.size;
       } else if (isMap(x)) {
         return !x.size;
-      } else if (isObject3(x)) {
+      } else if (isObject5(x)) {
         for (const key in x) {
           if (x.hasOwnProperty(key)) {
             return false;
@@ -10142,7 +10142,7 @@ var require_lib = __commonJS({
       return false;
     }
     function isPlainObject(x) {
-      if (isObject3(x)) {
+      if (isObject5(x)) {
         const proto = Object.getPrototypeOf(x);
         const ctor = proto.constructor;
         return proto && ctor && typeof ctor === "function" && ctor instanceof ctor && Function.prototype.toString.call(ctor) === Function.prototype.toString.call(Object);
@@ -10520,22 +10520,22 @@ var require_ByteSequence = __commonJS({
     exports.startsWith = startsWith;
     exports.byteLessThan = byteLessThan;
     exports.isomorphicDecode = isomorphicDecode;
-    function length(list) {
-      return list.length;
+    function length(list2) {
+      return list2.length;
     }
-    function byteLowercase(list) {
-      for (let i = 0; i < list.length; i++) {
-        const c = list[i];
+    function byteLowercase(list2) {
+      for (let i = 0; i < list2.length; i++) {
+        const c = list2[i];
         if (c >= 65 && c <= 90) {
-          list[i] = c + 32;
+          list2[i] = c + 32;
         }
       }
     }
-    function byteUppercase(list) {
-      for (let i = 0; i < list.length; i++) {
-        const c = list[i];
+    function byteUppercase(list2) {
+      for (let i = 0; i < list2.length; i++) {
+        const c = list2[i];
         if (c >= 97 && c <= 122) {
-          list[i] = c - 32;
+          list2[i] = c - 32;
         }
       }
     }
@@ -10582,8 +10582,8 @@ var require_ByteSequence = __commonJS({
         i++;
       }
     }
-    function isomorphicDecode(list) {
-      return String.fromCodePoint(...list);
+    function isomorphicDecode(list2) {
+      return String.fromCodePoint(...list2);
     }
   }
 });
@@ -10654,51 +10654,51 @@ var require_List = __commonJS({
     exports.sortInAscendingOrder = sortInAscendingOrder;
     exports.sortInDescendingOrder = sortInDescendingOrder;
     var util_1 = require_lib();
-    function append(list, item) {
-      list.push(item);
+    function append(list2, item) {
+      list2.push(item);
     }
     function extend(listA, listB) {
       listA.push(...listB);
     }
-    function prepend(list, item) {
-      list.unshift(item);
+    function prepend(list2, item) {
+      list2.unshift(item);
     }
-    function replace(list, conditionOrItem, newItem) {
+    function replace(list2, conditionOrItem, newItem) {
       let i = 0;
-      for (const oldItem of list) {
+      for (const oldItem of list2) {
         if ((0, util_1.isFunction)(conditionOrItem)) {
           if (!!conditionOrItem.call(null, oldItem)) {
-            list[i] = newItem;
+            list2[i] = newItem;
           }
         } else if (oldItem === conditionOrItem) {
-          list[i] = newItem;
+          list2[i] = newItem;
           return;
         }
         i++;
       }
     }
-    function insert(list, item, index3) {
-      list.splice(index3, 0, item);
+    function insert(list2, item, index3) {
+      list2.splice(index3, 0, item);
     }
-    function remove(list, conditionOrItem) {
-      let i = list.length;
+    function remove(list2, conditionOrItem) {
+      let i = list2.length;
       while (i--) {
-        const oldItem = list[i];
+        const oldItem = list2[i];
         if ((0, util_1.isFunction)(conditionOrItem)) {
           if (!!conditionOrItem.call(null, oldItem)) {
-            list.splice(i, 1);
+            list2.splice(i, 1);
           }
         } else if (oldItem === conditionOrItem) {
-          list.splice(i, 1);
+          list2.splice(i, 1);
           return;
         }
       }
     }
-    function empty(list) {
-      list.length = 0;
+    function empty(list2) {
+      list2.length = 0;
     }
-    function contains(list, conditionOrItem) {
-      for (const oldItem of list) {
+    function contains(list2, conditionOrItem) {
+      for (const oldItem of list2) {
         if ((0, util_1.isFunction)(conditionOrItem)) {
           if (!!conditionOrItem.call(null, oldItem)) {
             return true;
@@ -10709,12 +10709,12 @@ var require_List = __commonJS({
       }
       return false;
     }
-    function size(list, condition) {
+    function size(list2, condition) {
       if (condition === void 0) {
-        return list.length;
+        return list2.length;
       } else {
         let count2 = 0;
-        for (const item of list) {
+        for (const item of list2) {
           if (!!condition.call(null, item)) {
             count2++;
           }
@@ -10722,28 +10722,28 @@ var require_List = __commonJS({
         return count2;
       }
     }
-    function isEmpty(list) {
-      return list.length === 0;
+    function isEmpty(list2) {
+      return list2.length === 0;
     }
-    function* forEach(list, condition) {
+    function* forEach(list2, condition) {
       if (condition === void 0) {
-        yield* list;
+        yield* list2;
       } else {
-        for (const item of list) {
+        for (const item of list2) {
           if (!!condition.call(null, item)) {
             yield item;
           }
         }
       }
     }
-    function clone(list) {
-      return new Array(...list);
+    function clone(list2) {
+      return new Array(...list2);
     }
-    function sortInAscendingOrder(list, lessThanAlgo) {
-      return list.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? -1 : 1);
+    function sortInAscendingOrder(list2, lessThanAlgo) {
+      return list2.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? -1 : 1);
     }
-    function sortInDescendingOrder(list, lessThanAlgo) {
-      return list.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? 1 : -1);
+    function sortInDescendingOrder(list2, lessThanAlgo) {
+      return list2.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? 1 : -1);
     }
   }
 });
@@ -10836,14 +10836,14 @@ var require_Map = __commonJS({
       return new Map(map);
     }
     function sortInAscendingOrder(map, lessThanAlgo) {
-      const list = new Array(...map);
-      list.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? -1 : 1);
-      return new Map(list);
+      const list2 = new Array(...map);
+      list2.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? -1 : 1);
+      return new Map(list2);
     }
     function sortInDescendingOrder(map, lessThanAlgo) {
-      const list = new Array(...map);
-      list.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? 1 : -1);
-      return new Map(list);
+      const list2 = new Array(...map);
+      list2.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? 1 : -1);
+      return new Map(list2);
     }
   }
 });
@@ -10870,11 +10870,11 @@ var require_Queue = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.enqueue = enqueue;
     exports.dequeue = dequeue;
-    function enqueue(list, item) {
-      list.push(item);
+    function enqueue(list2, item) {
+      list2.push(item);
     }
-    function dequeue(list) {
-      return list.shift() || null;
+    function dequeue(list2) {
+      return list2.shift() || null;
     }
   }
 });
@@ -11007,14 +11007,14 @@ var require_Set = __commonJS({
       return new Set(set);
     }
     function sortInAscendingOrder(set, lessThanAlgo) {
-      const list = new Array(...set);
-      list.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? -1 : 1);
-      return new Set(list);
+      const list2 = new Array(...set);
+      list2.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? -1 : 1);
+      return new Set(list2);
     }
     function sortInDescendingOrder(set, lessThanAlgo) {
-      const list = new Array(...set);
-      list.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? 1 : -1);
-      return new Set(list);
+      const list2 = new Array(...set);
+      list2.sort((itemA, itemB) => lessThanAlgo.call(null, itemA, itemB) ? 1 : -1);
+      return new Set(list2);
     }
     function isSubsetOf(subset, superset) {
       for (const item of subset) {
@@ -11056,11 +11056,11 @@ var require_Stack = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.push = push;
     exports.pop = pop;
-    function push(list, item) {
-      list.push(item);
+    function push(list2, item) {
+      list2.push(item);
     }
-    function pop(list) {
-      return list.pop() || null;
+    function pop(list2) {
+      return list2.pop() || null;
     }
   }
 });
@@ -11119,11 +11119,11 @@ var require_String = __commonJS({
       }
       return false;
     }
-    function isomorphicEncode(str) {
-      const codePoints = Array.from(str);
+    function isomorphicEncode(str2) {
+      const codePoints = Array.from(str2);
       const bytes = new Uint8Array(codePoints.length);
       let i = 0;
-      for (const codePoint of str) {
+      for (const codePoint of str2) {
         const byte = codePoint.codePointAt(0);
         console.assert(byte !== void 0 && byte <= 255, "isomorphicEncode requires string bytes to be less than or equal to 0x00FF.");
         if (byte !== void 0 && byte <= 255) {
@@ -11132,12 +11132,12 @@ var require_String = __commonJS({
       }
       return bytes;
     }
-    function isASCIIString(str) {
-      return /^[\u0000-\u007F]*$/.test(str);
+    function isASCIIString(str2) {
+      return /^[\u0000-\u007F]*$/.test(str2);
     }
-    function asciiLowercase(str) {
+    function asciiLowercase(str2) {
       let result = "";
-      for (const c of str) {
+      for (const c of str2) {
         const code = c.codePointAt(0);
         if (code !== void 0 && code >= 65 && code <= 90) {
           result += String.fromCodePoint(code + 32);
@@ -11147,9 +11147,9 @@ var require_String = __commonJS({
       }
       return result;
     }
-    function asciiUppercase(str) {
+    function asciiUppercase(str2) {
       let result = "";
-      for (const c of str) {
+      for (const c of str2) {
         const code = c.codePointAt(0);
         if (code !== void 0 && code >= 97 && code <= 122) {
           result += String.fromCodePoint(code - 32);
@@ -11162,9 +11162,9 @@ var require_String = __commonJS({
     function asciiCaseInsensitiveMatch(a, b2) {
       return asciiLowercase(a) === asciiLowercase(b2);
     }
-    function asciiEncode(str) {
-      console.assert(isASCIIString(str), "asciiEncode requires an ASCII string.");
-      return isomorphicEncode(str);
+    function asciiEncode(str2) {
+      console.assert(isASCIIString(str2), "asciiEncode requires an ASCII string.");
+      return isomorphicEncode(str2);
     }
     function asciiDecode(bytes) {
       for (const byte of bytes) {
@@ -11172,17 +11172,17 @@ var require_String = __commonJS({
       }
       return (0, ByteSequence_1.isomorphicDecode)(bytes);
     }
-    function stripNewlines(str) {
-      return str.replace(/[\n\r]/g, "");
+    function stripNewlines(str2) {
+      return str2.replace(/[\n\r]/g, "");
     }
-    function normalizeNewlines(str) {
-      return str.replace(/\r\n/g, "\n").replace(/\r/g, "\n");
+    function normalizeNewlines(str2) {
+      return str2.replace(/\r\n/g, "\n").replace(/\r/g, "\n");
     }
-    function stripLeadingAndTrailingASCIIWhitespace(str) {
-      return str.replace(/^[\t\n\f\r ]+/, "").replace(/[\t\n\f\r ]+$/, "");
+    function stripLeadingAndTrailingASCIIWhitespace(str2) {
+      return str2.replace(/^[\t\n\f\r ]+/, "").replace(/[\t\n\f\r ]+$/, "");
     }
-    function stripAndCollapseASCIIWhitespace(str) {
-      return stripLeadingAndTrailingASCIIWhitespace(str.replace(/[\t\n\f\r ]{2,}/g, " "));
+    function stripAndCollapseASCIIWhitespace(str2) {
+      return stripLeadingAndTrailingASCIIWhitespace(str2.replace(/[\t\n\f\r ]{2,}/g, " "));
     }
     function collectASequenceOfCodePoints(condition, input, options) {
       if (!(0, util_1.isArray)(input))
@@ -11195,19 +11195,19 @@ var require_String = __commonJS({
       return result;
     }
     function skipASCIIWhitespace(input, options) {
-      collectASequenceOfCodePoints((str) => CodePoints_1.ASCIIWhiteSpace.test(str), input, options);
+      collectASequenceOfCodePoints((str2) => CodePoints_1.ASCIIWhiteSpace.test(str2), input, options);
     }
     function strictlySplit(input, delimiter) {
       if (!(0, util_1.isArray)(input))
         return strictlySplit(Array.from(input), delimiter);
       const options = { position: 0 };
       const tokens = [];
-      let token = collectASequenceOfCodePoints((str) => delimiter !== str, input, options);
+      let token = collectASequenceOfCodePoints((str2) => delimiter !== str2, input, options);
       tokens.push(token);
       while (options.position < input.length) {
         console.assert(input[options.position] === delimiter, "strictlySplit found no delimiter in input string.");
         options.position++;
-        token = collectASequenceOfCodePoints((str) => delimiter !== str, input, options);
+        token = collectASequenceOfCodePoints((str2) => delimiter !== str2, input, options);
         tokens.push(token);
       }
       return tokens;
@@ -11219,7 +11219,7 @@ var require_String = __commonJS({
       const tokens = [];
       skipASCIIWhitespace(input, options);
       while (options.position < input.length) {
-        const token = collectASequenceOfCodePoints((str) => !CodePoints_1.ASCIIWhiteSpace.test(str), input, options);
+        const token = collectASequenceOfCodePoints((str2) => !CodePoints_1.ASCIIWhiteSpace.test(str2), input, options);
         tokens.push(token);
         skipASCIIWhitespace(input, options);
       }
@@ -11231,7 +11231,7 @@ var require_String = __commonJS({
       const options = { position: 0 };
       const tokens = [];
       while (options.position < input.length) {
-        const token = collectASequenceOfCodePoints((str) => str !== ",", input, options);
+        const token = collectASequenceOfCodePoints((str2) => str2 !== ",", input, options);
         tokens.push(stripLeadingAndTrailingASCIIWhitespace(token));
         if (options.position < input.length) {
           console.assert(input[options.position] === ",", "splitAStringOnCommas found no delimiter in input string.");
@@ -11240,10 +11240,10 @@ var require_String = __commonJS({
       }
       return tokens;
     }
-    function concatenate(list, separator = "") {
-      if (list.length === 0)
+    function concatenate(list2, separator = "") {
+      if (list2.length === 0)
         return "";
-      return list.join(separator);
+      return list2.join(separator);
     }
   }
 });
@@ -11301,8 +11301,8 @@ var require_lib2 = __commonJS({
     exports.codePoint = codePoint;
     var json = __importStar(require_JSON());
     exports.json = json;
-    var list = __importStar(require_List());
-    exports.list = list;
+    var list2 = __importStar(require_List());
+    exports.list = list2;
     var map = __importStar(require_Map());
     exports.map = map;
     var namespace = __importStar(require_Namespace());
@@ -12235,8 +12235,8 @@ var require_URLAlgorithm = __commonJS({
       if (url._cannotBeABaseURLFlag) {
         output += url.path[0];
       } else {
-        for (const str of url.path) {
-          output += "/" + str;
+        for (const str2 of url.path) {
+          output += "/" + str2;
         }
       }
       if (url.query !== null) {
@@ -12883,29 +12883,29 @@ var require_URLAlgorithm = __commonJS({
       }
       url.password = result;
     }
-    function isSingleDotPathSegment(str) {
-      return str === "." || str.toLowerCase() === "%2e";
+    function isSingleDotPathSegment(str2) {
+      return str2 === "." || str2.toLowerCase() === "%2e";
     }
-    function isDoubleDotPathSegment(str) {
-      const lowerStr = str.toLowerCase();
+    function isDoubleDotPathSegment(str2) {
+      const lowerStr = str2.toLowerCase();
       return lowerStr === ".." || lowerStr === ".%2e" || lowerStr === "%2e." || lowerStr === "%2e%2e";
     }
     function shorten(url) {
-      const path14 = url.path;
-      if (path14.length === 0)
+      const path15 = url.path;
+      if (path15.length === 0)
         return;
-      if (url.scheme === "file" && path14.length === 1 && isNormalizedWindowsDriveLetter(path14[0]))
+      if (url.scheme === "file" && path15.length === 1 && isNormalizedWindowsDriveLetter(path15[0]))
         return;
       url.path.splice(url.path.length - 1, 1);
     }
-    function isNormalizedWindowsDriveLetter(str) {
-      return str.length >= 2 && infra_1.codePoint.ASCIIAlpha.test(str[0]) && str[1] === ":";
+    function isNormalizedWindowsDriveLetter(str2) {
+      return str2.length >= 2 && infra_1.codePoint.ASCIIAlpha.test(str2[0]) && str2[1] === ":";
     }
-    function isWindowsDriveLetter(str) {
-      return str.length >= 2 && infra_1.codePoint.ASCIIAlpha.test(str[0]) && (str[1] === ":" || str[1] === "|");
+    function isWindowsDriveLetter(str2) {
+      return str2.length >= 2 && infra_1.codePoint.ASCIIAlpha.test(str2[0]) && (str2[1] === ":" || str2[1] === "|");
     }
-    function startsWithAWindowsDriveLetter(str) {
-      return str.length >= 2 && isWindowsDriveLetter(str) && (str.length === 2 || (str[2] === "/" || str[2] === "\\" || str[2] === "?" || str[2] === "#"));
+    function startsWithAWindowsDriveLetter(str2) {
+      return str2.length >= 2 && isWindowsDriveLetter(str2) && (str2.length === 2 || (str2[2] === "/" || str2[2] === "\\" || str2[2] === "?" || str2[2] === "#"));
     }
     function hostParser(input, isNotSpecial = false) {
       if (input.startsWith("[")) {
@@ -15577,9 +15577,9 @@ var require_NodeListStaticImpl = __commonJS({
        * @param items - a list of items to initialize the list
        */
       static _create(root, items) {
-        const list = new _NodeListStaticImpl(root);
-        list._items = items;
-        return list;
+        const list2 = new _NodeListStaticImpl(root);
+        list2._items = items;
+        return list2;
       }
     };
     exports.NodeListStaticImpl = NodeListStaticImpl;
@@ -16882,8 +16882,8 @@ var require_EventImpl = __commonJS({
       /** @inheritdoc */
       composedPath() {
         const composedPath = [];
-        const path14 = this._path;
-        if (path14.length === 0)
+        const path15 = this._path;
+        if (path15.length === 0)
           return composedPath;
         const currentTarget = this._currentTarget;
         if (currentTarget === null) {
@@ -16892,16 +16892,16 @@ var require_EventImpl = __commonJS({
         composedPath.push(currentTarget);
         let currentTargetIndex = 0;
         let currentTargetHiddenSubtreeLevel = 0;
-        let index3 = path14.length - 1;
+        let index3 = path15.length - 1;
         while (index3 >= 0) {
-          if (path14[index3].rootOfClosedTree) {
+          if (path15[index3].rootOfClosedTree) {
             currentTargetHiddenSubtreeLevel++;
           }
-          if (path14[index3].invocationTarget === currentTarget) {
+          if (path15[index3].invocationTarget === currentTarget) {
             currentTargetIndex = index3;
             break;
           }
-          if (path14[index3].slotInClosedTree) {
+          if (path15[index3].slotInClosedTree) {
             currentTargetHiddenSubtreeLevel--;
           }
           index3--;
@@ -16910,13 +16910,13 @@ var require_EventImpl = __commonJS({
         let maxHiddenLevel = currentTargetHiddenSubtreeLevel;
         index3 = currentTargetIndex - 1;
         while (index3 >= 0) {
-          if (path14[index3].rootOfClosedTree) {
+          if (path15[index3].rootOfClosedTree) {
             currentHiddenLevel++;
           }
           if (currentHiddenLevel <= maxHiddenLevel) {
-            composedPath.unshift(path14[index3].invocationTarget);
+            composedPath.unshift(path15[index3].invocationTarget);
           }
-          if (path14[index3].slotInClosedTree) {
+          if (path15[index3].slotInClosedTree) {
             currentHiddenLevel--;
             if (currentHiddenLevel < maxHiddenLevel) {
               maxHiddenLevel = currentHiddenLevel;
@@ -16927,14 +16927,14 @@ var require_EventImpl = __commonJS({
         currentHiddenLevel = currentTargetHiddenSubtreeLevel;
         maxHiddenLevel = currentTargetHiddenSubtreeLevel;
         index3 = currentTargetIndex + 1;
-        while (index3 < path14.length) {
-          if (path14[index3].slotInClosedTree) {
+        while (index3 < path15.length) {
+          if (path15[index3].slotInClosedTree) {
             currentHiddenLevel++;
           }
           if (currentHiddenLevel <= maxHiddenLevel) {
-            composedPath.push(path14[index3].invocationTarget);
+            composedPath.push(path15[index3].invocationTarget);
           }
-          if (path14[index3].rootOfClosedTree) {
+          if (path15[index3].rootOfClosedTree) {
             currentHiddenLevel--;
             if (currentHiddenLevel < maxHiddenLevel) {
               maxHiddenLevel = currentHiddenLevel;
@@ -17967,9 +17967,9 @@ var require_EventAlgorithm = __commonJS({
           slotInClosedTree = false;
         }
         let clearTargetsStruct = null;
-        const path14 = event._path;
-        for (let i = path14.length - 1; i >= 0; i--) {
-          const struct = path14[i];
+        const path15 = event._path;
+        for (let i = path15.length - 1; i >= 0; i--) {
+          const struct = path15[i];
           if (struct.shadowAdjustedTarget !== null) {
             clearTargetsStruct = struct;
             break;
@@ -17993,8 +17993,8 @@ var require_EventAlgorithm = __commonJS({
         if (activationTarget !== null && activationTarget._legacyPreActivationBehavior !== void 0) {
           activationTarget._legacyPreActivationBehavior(event);
         }
-        for (let i = path14.length - 1; i >= 0; i--) {
-          const struct = path14[i];
+        for (let i = path15.length - 1; i >= 0; i--) {
+          const struct = path15[i];
           if (struct.shadowAdjustedTarget !== null) {
             event._eventPhase = interfaces_1.EventPhase.AtTarget;
           } else {
@@ -18002,8 +18002,8 @@ var require_EventAlgorithm = __commonJS({
           }
           event_invoke(struct, event, "capturing", legacyOutputDidListenersThrowFlag);
         }
-        for (let i = 0; i < path14.length; i++) {
-          const struct = path14[i];
+        for (let i = 0; i < path15.length; i++) {
+          const struct = path15[i];
           if (struct.shadowAdjustedTarget !== null) {
             event._eventPhase = interfaces_1.EventPhase.AtTarget;
           } else {
@@ -18054,20 +18054,20 @@ var require_EventAlgorithm = __commonJS({
       });
     }
     function event_invoke(struct, event, phase, legacyOutputDidListenersThrowFlag = { value: false }) {
-      const path14 = event._path;
+      const path15 = event._path;
       let index3 = -1;
-      for (let i = 0; i < path14.length; i++) {
-        if (path14[i] === struct) {
+      for (let i = 0; i < path15.length; i++) {
+        if (path15[i] === struct) {
           index3 = i;
           break;
         }
       }
       if (index3 !== -1) {
-        let item = path14[index3];
+        let item = path15[index3];
         if (item.shadowAdjustedTarget !== null) {
           event._target = item.shadowAdjustedTarget;
         } else if (index3 > 0) {
-          item = path14[index3 - 1];
+          item = path15[index3 - 1];
           if (item.shadowAdjustedTarget !== null) {
             event._target = item.shadowAdjustedTarget;
           }
@@ -19749,10 +19749,10 @@ var require_NodeAlgorithm = __commonJS({
     var DOMAlgorithm_1 = require_DOMAlgorithm();
     var MutationAlgorithm_1 = require_MutationAlgorithm();
     var ElementAlgorithm_1 = require_ElementAlgorithm();
-    function node_stringReplaceAll(str, parent) {
+    function node_stringReplaceAll(str2, parent) {
       let node = null;
-      if (str !== "") {
-        node = (0, CreateAlgorithm_1.create_text)(parent._nodeDocument, str);
+      if (str2 !== "") {
+        node = (0, CreateAlgorithm_1.create_text)(parent._nodeDocument, str2);
       }
       (0, MutationAlgorithm_1.mutation_replaceAll)(node, parent);
     }
@@ -21877,13 +21877,13 @@ var require_XMLWriter = __commonJS({
       }
       /** @inheritdoc */
       attribute(name, value) {
-        const str = name + '="' + value + '"';
-        if (this._writerOptions.prettyPrint && this._writerOptions.width > 0 && this._refs.markup.length - this._lengthToLastNewline + 1 + str.length > this._writerOptions.width) {
+        const str2 = name + '="' + value + '"';
+        if (this._writerOptions.prettyPrint && this._writerOptions.width > 0 && this._refs.markup.length - this._lengthToLastNewline + 1 + str2.length > this._writerOptions.width) {
           this._endLine();
           this._beginLine();
-          this._refs.markup += this._indent(1) + str;
+          this._refs.markup += this._indent(1) + str2;
         } else {
-          this._refs.markup += " " + str;
+          this._refs.markup += " " + str2;
         }
       }
       /** @inheritdoc */
@@ -21944,9 +21944,9 @@ var require_XMLWriter = __commonJS({
         } else if (this._indentation[level] !== void 0) {
           return this._indentation[level];
         } else {
-          const str = this._writerOptions.indent.repeat(level);
-          this._indentation[level] = str;
-          return str;
+          const str2 = this._writerOptions.indent.repeat(level);
+          this._indentation[level] = str2;
+          return str2;
         }
       }
     };
@@ -22880,10 +22880,10 @@ var require_XMLStringLexer = __commonJS({
        * @param str - the string to tokenize and lex
        * @param options - lexer options
        */
-      constructor(str, options) {
-        this._str = str;
+      constructor(str2, options) {
+        this._str = str2;
         this._index = 0;
-        this._length = str.length;
+        this._length = str2.length;
         if (options) {
           this._options.skipWhitespaceOnlyText = options.skipWhitespaceOnlyText || false;
         }
@@ -23116,10 +23116,10 @@ var require_XMLStringLexer = __commonJS({
        *
        * @param str - the string to match
        */
-      skipIfStartsWith(str) {
-        const strLength = str.length;
+      skipIfStartsWith(str2) {
+        const strLength = str2.length;
         if (strLength === 1) {
-          if (this._str[this._index] === str) {
+          if (this._str[this._index] === str2) {
             this._index++;
             return true;
           } else {
@@ -23127,7 +23127,7 @@ var require_XMLStringLexer = __commonJS({
           }
         }
         for (let i = 0; i < strLength; i++) {
-          if (this._str[this._index + i] !== str[i])
+          if (this._str[this._index + i] !== str2[i])
             return false;
         }
         this._index += strLength;
@@ -23209,14 +23209,14 @@ var require_XMLStringLexer = __commonJS({
        * @param str - a string to match
        * @param space - whether a space character stops iteration
        */
-      takeUntilStartsWith(str, space = false) {
+      takeUntilStartsWith(str2, space = false) {
         const startIndex = this._index;
-        const strLength = str.length;
+        const strLength = str2.length;
         while (this._index < this._length) {
           let match = true;
           for (let i = 0; i < strLength; i++) {
             const c = this._str[this._index + i];
-            const char = str[i];
+            const char = str2[i];
             if (space && _XMLStringLexer.isSpace(c)) {
               return this._str.slice(startIndex, this._index);
             } else if (c !== char) {
@@ -23252,9 +23252,9 @@ var require_XMLStringLexer = __commonJS({
        * @param token - the token to check
        */
       static isWhiteSpaceToken(token) {
-        const str = token.data;
-        for (let i = 0; i < str.length; i++) {
-          const c = str[i];
+        const str2 = token.data;
+        for (let i = 0; i < str2.length; i++) {
+          const c = str2[i];
           if (c !== " " && c !== "\n" && c !== "\r" && c !== "	" && c !== "\f")
             return false;
         }
@@ -24149,29 +24149,29 @@ var require_dom2 = __commonJS({
       }
       return doc;
     }
-    function sanitizeInput(str, replacement) {
-      if (str == null) {
-        return str;
+    function sanitizeInput(str2, replacement) {
+      if (str2 == null) {
+        return str2;
       } else if (replacement === void 0) {
-        return str + "";
+        return str2 + "";
       } else {
         let result = "";
-        str = str + "";
-        for (let i = 0; i < str.length; i++) {
-          let n = str.charCodeAt(i);
+        str2 = str2 + "";
+        for (let i = 0; i < str2.length; i++) {
+          let n = str2.charCodeAt(i);
           if (n === 9 || n === 10 || n === 13 || n >= 32 && n <= 55295 || n >= 57344 && n <= 65533) {
-            result += str.charAt(i);
-          } else if (n >= 55296 && n <= 56319 && i < str.length - 1) {
-            const n2 = str.charCodeAt(i + 1);
+            result += str2.charAt(i);
+          } else if (n >= 55296 && n <= 56319 && i < str2.length - 1) {
+            const n2 = str2.charCodeAt(i + 1);
             if (n2 >= 56320 && n2 <= 57343) {
               n = (n - 55296) * 1024 + n2 - 56320 + 65536;
               result += String.fromCodePoint(n);
               i++;
             } else {
-              result += (0, util_1.isString)(replacement) ? replacement : replacement(str.charAt(i), i, str);
+              result += (0, util_1.isString)(replacement) ? replacement : replacement(str2.charAt(i), i, str2);
             }
           } else {
-            result += (0, util_1.isString)(replacement) ? replacement : replacement(str.charAt(i), i, str);
+            result += (0, util_1.isString)(replacement) ? replacement : replacement(str2.charAt(i), i, str2);
           }
         }
         return result;
@@ -24228,8 +24228,8 @@ var require_BaseReader = __commonJS({
       _attribute(parent, namespace, name, value) {
         return namespace === void 0 ? parent.att(name, value) : parent.att(namespace, name, value);
       }
-      _sanitize(str) {
-        return (0, dom_1.sanitizeInput)(str, this._builderOptions.invalidCharReplacement);
+      _sanitize(str2) {
+        return (0, dom_1.sanitizeInput)(str2, this._builderOptions.invalidCharReplacement);
       }
       /**
        * Decodes serialized text.
@@ -24338,8 +24338,8 @@ var require_BaseReader = __commonJS({
        *
        * @param str - input string
        */
-      sanitize(str) {
-        return this._sanitize(str);
+      sanitize(str2) {
+        return this._sanitize(str2);
       }
     };
     exports.BaseReader = BaseReader;
@@ -24365,8 +24365,8 @@ var require_XMLReader = __commonJS({
        * @param node - node receive parsed XML nodes
        * @param str - XML document string to parse
        */
-      _parse(node, str) {
-        const lexer = new XMLStringLexer_1.XMLStringLexer(str, { skipWhitespaceOnlyText: this._builderOptions.skipWhitespaceOnlyText });
+      _parse(node, str2) {
+        const lexer = new XMLStringLexer_1.XMLStringLexer(str2, { skipWhitespaceOnlyText: this._builderOptions.skipWhitespaceOnlyText });
         let lastChild = node;
         let context = node;
         let token = lexer.nextToken();
@@ -24601,8 +24601,8 @@ var require_JSONReader = __commonJS({
        * @param node - node receive parsed XML nodes
        * @param str - JSON string to parse
        */
-      _parse(node, str) {
-        return new ObjectReader_1.ObjectReader(this._builderOptions).parse(node, JSON.parse(str));
+      _parse(node, str2) {
+        return new ObjectReader_1.ObjectReader(this._builderOptions).parse(node, JSON.parse(str2));
       }
     };
     exports.JSONReader = JSONReader;
@@ -24616,7 +24616,7 @@ var require_common = __commonJS({
     function isNothing(subject) {
       return typeof subject === "undefined" || subject === null;
     }
-    function isObject3(subject) {
+    function isObject5(subject) {
       return typeof subject === "object" && subject !== null;
     }
     function toArray(sequence) {
@@ -24645,7 +24645,7 @@ var require_common = __commonJS({
       return number === 0 && Number.NEGATIVE_INFINITY === 1 / number;
     }
     module.exports.isNothing = isNothing;
-    module.exports.isObject = isObject3;
+    module.exports.isObject = isObject5;
     module.exports.toArray = toArray;
     module.exports.repeat = repeat;
     module.exports.isNegativeZero = isNegativeZero;
@@ -24695,7 +24695,7 @@ var require_exception = __commonJS({
 var require_snippet = __commonJS({
   "node_modules/js-yaml/lib/snippet.js"(exports, module) {
     "use strict";
-    var common3 = require_common();
+    var common5 = require_common();
     function getLine(buffer, lineStart, lineEnd, position, maxLineLength) {
       let head = "";
       let tail = "";
@@ -24715,7 +24715,7 @@ var require_snippet = __commonJS({
       };
     }
     function padStart(string, max) {
-      return common3.repeat(" ", max - string.length) + string;
+      return common5.repeat(" ", max - string.length) + string;
     }
     function makeSnippet(mark, options) {
       options = Object.create(options || null);
@@ -24749,11 +24749,11 @@ var require_snippet = __commonJS({
           mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo - i]),
           maxLineLength
         );
-        result = common3.repeat(" ", options.indent) + padStart((mark.line - i + 1).toString(), lineNoLength) + " | " + line2.str + "\n" + result;
+        result = common5.repeat(" ", options.indent) + padStart((mark.line - i + 1).toString(), lineNoLength) + " | " + line2.str + "\n" + result;
       }
       const line = getLine(mark.buffer, lineStarts[foundLineNo], lineEnds[foundLineNo], mark.position, maxLineLength);
-      result += common3.repeat(" ", options.indent) + padStart((mark.line + 1).toString(), lineNoLength) + " | " + line.str + "\n";
-      result += common3.repeat("-", options.indent + lineNoLength + 3 + line.pos) + "^\n";
+      result += common5.repeat(" ", options.indent) + padStart((mark.line + 1).toString(), lineNoLength) + " | " + line.str + "\n";
+      result += common5.repeat("-", options.indent + lineNoLength + 3 + line.pos) + "^\n";
       for (let i = 1; i <= options.linesAfter; i++) {
         if (foundLineNo + i >= lineEnds.length) break;
         const line2 = getLine(
@@ -24763,7 +24763,7 @@ var require_snippet = __commonJS({
           mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo + i]),
           maxLineLength
         );
-        result += common3.repeat(" ", options.indent) + padStart((mark.line + i + 1).toString(), lineNoLength) + " | " + line2.str + "\n";
+        result += common5.repeat(" ", options.indent) + padStart((mark.line + i + 1).toString(), lineNoLength) + " | " + line2.str + "\n";
       }
       return result.replace(/\n$/, "");
     }
@@ -25065,7 +25065,7 @@ var require_bool = __commonJS({
 var require_int = __commonJS({
   "node_modules/js-yaml/lib/type/int.js"(exports, module) {
     "use strict";
-    var common3 = require_common();
+    var common5 = require_common();
     var Type2 = require_type();
     function isHexCode(c) {
       return c >= 48 && c <= 57 || c >= 65 && c <= 70 || c >= 97 && c <= 102;
@@ -25145,7 +25145,7 @@ var require_int = __commonJS({
       return parseYamlInteger(data);
     }
     function isInteger(object) {
-      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 === 0 && !common3.isNegativeZero(object));
+      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 === 0 && !common5.isNegativeZero(object));
     }
     module.exports = new Type2("tag:yaml.org,2002:int", {
       kind: "scalar",
@@ -25181,7 +25181,7 @@ var require_int = __commonJS({
 var require_float = __commonJS({
   "node_modules/js-yaml/lib/type/float.js"(exports, module) {
     "use strict";
-    var common3 = require_common();
+    var common5 = require_common();
     var Type2 = require_type();
     var YAML_FLOAT_PATTERN = new RegExp(
       // 2.5e4, 2.5 and integers
@@ -25242,14 +25242,14 @@ var require_float = __commonJS({
           case "camelcase":
             return "-.Inf";
         }
-      } else if (common3.isNegativeZero(object)) {
+      } else if (common5.isNegativeZero(object)) {
         return "-0.0";
       }
       const res = object.toString(10);
       return SCIENTIFIC_WITHOUT_DOT.test(res) ? res.replace("e", ".e") : res;
     }
     function isFloat(object) {
-      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 !== 0 || common3.isNegativeZero(object));
+      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 !== 0 || common5.isNegativeZero(object));
     }
     module.exports = new Type2("tag:yaml.org,2002:float", {
       kind: "scalar",
@@ -25581,7 +25581,7 @@ var require_default = __commonJS({
 var require_loader = __commonJS({
   "node_modules/js-yaml/lib/loader.js"(exports, module) {
     "use strict";
-    var common3 = require_common();
+    var common5 = require_common();
     var YAMLException = require_exception();
     var makeSnippet = require_snippet();
     var DEFAULT_SCHEMA = require_default();
@@ -25888,7 +25888,7 @@ var require_loader = __commonJS({
       }
     }
     function mergeMappings(state2, destination, source, overridableKeys) {
-      if (!common3.isObject(source)) {
+      if (!common5.isObject(source)) {
         throwError(state2, "cannot merge mappings; the provided source object is unacceptable");
       }
       chargeMergeWork(state2);
@@ -26009,7 +26009,7 @@ var require_loader = __commonJS({
       if (count2 === 1) {
         state2.result += " ";
       } else if (count2 > 1) {
-        state2.result += common3.repeat("\n", count2 - 1);
+        state2.result += common5.repeat("\n", count2 - 1);
       }
     }
     function readPlainScalar(state2, nodeIndent, withinFlowCollection) {
@@ -26338,7 +26338,7 @@ var require_loader = __commonJS({
         }
         if (state2.lineIndent < textIndent) {
           if (chomping === CHOMPING_KEEP) {
-            state2.result += common3.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+            state2.result += common5.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
           } else if (chomping === CHOMPING_CLIP) {
             if (didReadContent) {
               state2.result += "\n";
@@ -26349,19 +26349,19 @@ var require_loader = __commonJS({
         if (folding) {
           if (isWhiteSpace(ch)) {
             atMoreIndented = true;
-            state2.result += common3.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+            state2.result += common5.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
           } else if (atMoreIndented) {
             atMoreIndented = false;
-            state2.result += common3.repeat("\n", emptyLines + 1);
+            state2.result += common5.repeat("\n", emptyLines + 1);
           } else if (emptyLines === 0) {
             if (didReadContent) {
               state2.result += " ";
             }
           } else {
-            state2.result += common3.repeat("\n", emptyLines);
+            state2.result += common5.repeat("\n", emptyLines);
           }
         } else {
-          state2.result += common3.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+          state2.result += common5.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
         }
         didReadContent = true;
         detectedIndent = true;
@@ -26961,7 +26961,7 @@ var require_loader = __commonJS({
 var require_dumper = __commonJS({
   "node_modules/js-yaml/lib/dumper.js"(exports, module) {
     "use strict";
-    var common3 = require_common();
+    var common5 = require_common();
     var YAMLException = require_exception();
     var DEFAULT_SCHEMA = require_default();
     var _toString = Object.prototype.toString;
@@ -27060,7 +27060,7 @@ var require_dumper = __commonJS({
       } else {
         throw new YAMLException("code point within a string may not be greater than 0xFFFFFFFF");
       }
-      return "\\" + handle + common3.repeat("0", length - string.length) + string;
+      return "\\" + handle + common5.repeat("0", length - string.length) + string;
     }
     var QUOTING_TYPE_SINGLE = 1;
     var QUOTING_TYPE_DOUBLE = 2;
@@ -27069,7 +27069,7 @@ var require_dumper = __commonJS({
       this.indent = Math.max(1, options["indent"] || 2);
       this.noArrayIndent = options["noArrayIndent"] || false;
       this.skipInvalid = options["skipInvalid"] || false;
-      this.flowLevel = common3.isNothing(options["flowLevel"]) ? -1 : options["flowLevel"];
+      this.flowLevel = common5.isNothing(options["flowLevel"]) ? -1 : options["flowLevel"];
       this.styleMap = compileStyleMap(this.schema, options["styles"] || null);
       this.sortKeys = options["sortKeys"] || false;
       this.lineWidth = options["lineWidth"] || 80;
@@ -27087,7 +27087,7 @@ var require_dumper = __commonJS({
       this.usedDuplicates = null;
     }
     function indentString(string, spaces) {
-      const ind = common3.repeat(" ", spaces);
+      const ind = common5.repeat(" ", spaces);
       let position = 0;
       let result = "";
       const length = string.length;
@@ -27107,12 +27107,12 @@ var require_dumper = __commonJS({
       return result;
     }
     function generateNextLine(state2, level) {
-      return "\n" + common3.repeat(" ", state2.indent * level);
+      return "\n" + common5.repeat(" ", state2.indent * level);
     }
-    function testImplicitResolving(state2, str) {
+    function testImplicitResolving(state2, str2) {
       for (let index3 = 0, length = state2.implicitTypes.length; index3 < length; index3 += 1) {
         const type = state2.implicitTypes[index3];
-        if (type.resolve(str)) {
+        if (type.resolve(str2)) {
           return true;
         }
       }
@@ -27668,8 +27668,8 @@ var require_YAMLReader = __commonJS({
        * @param node - node receive parsed XML nodes
        * @param str - YAML string to parse
        */
-      _parse(node, str) {
-        const result = (0, js_yaml_1.load)(str);
+      _parse(node, str2) {
+        const result = (0, js_yaml_1.load)(str2);
         if (result === void 0) {
           throw new Error("Unable to parse YAML document.");
         }
@@ -28586,14 +28586,14 @@ var require_XMLCBWriter = __commonJS({
       }
       /** @inheritdoc */
       attribute(name, value) {
-        let str = name + '="' + value + '"';
-        if (this._writerOptions.prettyPrint && this._writerOptions.width > 0 && this._lineLength + 1 + str.length > this._writerOptions.width) {
-          str = this._beginLine() + this._indent(1) + str;
-          this._lineLength = str.length;
-          return str;
+        let str2 = name + '="' + value + '"';
+        if (this._writerOptions.prettyPrint && this._writerOptions.width > 0 && this._lineLength + 1 + str2.length > this._writerOptions.width) {
+          str2 = this._beginLine() + this._indent(1) + str2;
+          this._lineLength = str2.length;
+          return str2;
         } else {
-          this._lineLength += 1 + str.length;
-          return " " + str;
+          this._lineLength += 1 + str2.length;
+          return " " + str2;
         }
       }
       /** @inheritdoc */
@@ -28608,9 +28608,9 @@ var require_XMLCBWriter = __commonJS({
        */
       _beginLine() {
         if (this._writerOptions.prettyPrint) {
-          const str = (this.hasData ? this._writerOptions.newline : "") + this._indent(this._writerOptions.offset + this.level);
-          this._lineLength = str.length;
-          return str;
+          const str2 = (this.hasData ? this._writerOptions.newline : "") + this._indent(this._writerOptions.offset + this.level);
+          this._lineLength = str2.length;
+          return str2;
         } else {
           return "";
         }
@@ -28684,30 +28684,30 @@ var require_JSONCBWriter = __commonJS({
       }
       /** @inheritdoc */
       openTagBegin(name) {
-        let str = this._comma() + this._beginLine() + "{" + this._sep() + this._key(name) + this._sep() + "{";
+        let str2 = this._comma() + this._beginLine() + "{" + this._sep() + this._key(name) + this._sep() + "{";
         this._additionalLevel++;
         this.hasData = true;
-        str += this._beginLine() + this._key(this._builderOptions.convert.text) + this._sep() + "[";
+        str2 += this._beginLine() + this._key(this._builderOptions.convert.text) + this._sep() + "[";
         this._hasChildren.push(false);
-        return str;
+        return str2;
       }
       /** @inheritdoc */
       openTagEnd(name, selfClosing, voidElement) {
         if (selfClosing) {
-          let str = this._sep() + "]";
+          let str2 = this._sep() + "]";
           this._additionalLevel--;
-          str += this._beginLine() + "}" + this._sep() + "}";
-          return str;
+          str2 += this._beginLine() + "}" + this._sep() + "}";
+          return str2;
         } else {
           return "";
         }
       }
       /** @inheritdoc */
       closeTag(name) {
-        let str = this._beginLine() + "]";
+        let str2 = this._beginLine() + "]";
         this._additionalLevel--;
-        str += this._beginLine() + "}" + this._sep() + "}";
-        return str;
+        str2 += this._beginLine() + "}" + this._sep() + "}";
+        return str2;
       }
       /** @inheritdoc */
       beginElement(name) {
@@ -28743,11 +28743,11 @@ var require_JSONCBWriter = __commonJS({
        * Produces a comma before a child node if it has previous siblings.
        */
       _comma() {
-        const str = this._hasChildren[this._hasChildren.length - 1] ? "," : "";
+        const str2 = this._hasChildren[this._hasChildren.length - 1] ? "," : "";
         if (this._hasChildren.length > 0) {
           this._hasChildren[this._hasChildren.length - 1] = true;
         }
-        return str;
+        return str2;
       }
       /**
        * Produces a separator string.
@@ -28827,20 +28827,20 @@ var require_YAMLCBWriter = __commonJS({
       /** @inheritdoc */
       attribute(name, value) {
         this._additionalLevel++;
-        const str = this._beginLine() + this._key(this._builderOptions.convert.att + name) + " " + this._val(value);
+        const str2 = this._beginLine() + this._key(this._builderOptions.convert.att + name) + " " + this._val(value);
         this._additionalLevel--;
-        return str;
+        return str2;
       }
       /** @inheritdoc */
       openTagBegin(name) {
-        let str = this._beginLine() + this._key(name);
+        let str2 = this._beginLine() + this._key(name);
         if (!this._rootWritten) {
           this._rootWritten = true;
         }
         this.hasData = true;
         this._additionalLevel++;
-        str += this._beginLine(true) + this._key(this._builderOptions.convert.text);
-        return str;
+        str2 += this._beginLine(true) + this._key(this._builderOptions.convert.text);
+        return str2;
       }
       /** @inheritdoc */
       openTagEnd(name, selfClosing, voidElement) {
@@ -30671,8 +30671,8 @@ var require_help = __commonJS({
        * @param {string} str
        * @returns {number}
        */
-      displayWidth(str) {
-        return stripColor(str).length;
+      displayWidth(str2) {
+        return stripColor(str2).length;
       }
       /**
        * Style the title for displaying in the help. Called with 'Usage:', 'Options:', etc.
@@ -30680,11 +30680,11 @@ var require_help = __commonJS({
        * @param {string} str
        * @returns {string}
        */
-      styleTitle(str) {
-        return str;
+      styleTitle(str2) {
+        return str2;
       }
-      styleUsage(str) {
-        return str.split(" ").map((word) => {
+      styleUsage(str2) {
+        return str2.split(" ").map((word) => {
           if (word === "[options]") return this.styleOptionText(word);
           if (word === "[command]") return this.styleSubcommandText(word);
           if (word[0] === "[" || word[0] === "<")
@@ -30692,46 +30692,46 @@ var require_help = __commonJS({
           return this.styleCommandText(word);
         }).join(" ");
       }
-      styleCommandDescription(str) {
-        return this.styleDescriptionText(str);
+      styleCommandDescription(str2) {
+        return this.styleDescriptionText(str2);
       }
-      styleOptionDescription(str) {
-        return this.styleDescriptionText(str);
+      styleOptionDescription(str2) {
+        return this.styleDescriptionText(str2);
       }
-      styleSubcommandDescription(str) {
-        return this.styleDescriptionText(str);
+      styleSubcommandDescription(str2) {
+        return this.styleDescriptionText(str2);
       }
-      styleArgumentDescription(str) {
-        return this.styleDescriptionText(str);
+      styleArgumentDescription(str2) {
+        return this.styleDescriptionText(str2);
       }
-      styleDescriptionText(str) {
-        return str;
+      styleDescriptionText(str2) {
+        return str2;
       }
-      styleOptionTerm(str) {
-        return this.styleOptionText(str);
+      styleOptionTerm(str2) {
+        return this.styleOptionText(str2);
       }
-      styleSubcommandTerm(str) {
-        return str.split(" ").map((word) => {
+      styleSubcommandTerm(str2) {
+        return str2.split(" ").map((word) => {
           if (word === "[options]") return this.styleOptionText(word);
           if (word[0] === "[" || word[0] === "<")
             return this.styleArgumentText(word);
           return this.styleSubcommandText(word);
         }).join(" ");
       }
-      styleArgumentTerm(str) {
-        return this.styleArgumentText(str);
+      styleArgumentTerm(str2) {
+        return this.styleArgumentText(str2);
       }
-      styleOptionText(str) {
-        return str;
+      styleOptionText(str2) {
+        return str2;
       }
-      styleArgumentText(str) {
-        return str;
+      styleArgumentText(str2) {
+        return str2;
       }
-      styleSubcommandText(str) {
-        return str;
+      styleSubcommandText(str2) {
+        return str2;
       }
-      styleCommandText(str) {
-        return str;
+      styleCommandText(str2) {
+        return str2;
       }
       /**
        * Calculate the pad width from the maximum term length.
@@ -30754,8 +30754,8 @@ var require_help = __commonJS({
        * @param {string} str
        * @returns {boolean}
        */
-      preformatted(str) {
-        return /\n[^\S\r\n]/.test(str);
+      preformatted(str2) {
+        return /\n[^\S\r\n]/.test(str2);
       }
       /**
        * Format the "item", which consists of a term and description. Pad the term and wrap the description, indenting the following lines.
@@ -30801,9 +30801,9 @@ ${itemIndentStr}`);
        * @param {number} width
        * @returns {string}
        */
-      boxWrap(str, width) {
-        if (width < this.minWidthToWrap) return str;
-        const rawLines = str.split(/\r\n|\n/);
+      boxWrap(str2, width) {
+        if (width < this.minWidthToWrap) return str2;
+        const rawLines = str2.split(/\r\n|\n/);
         const chunkPattern = /[\s]*[^\s]+/g;
         const wrappedLines = [];
         rawLines.forEach((line) => {
@@ -30831,9 +30831,9 @@ ${itemIndentStr}`);
         return wrappedLines.join("\n");
       }
     };
-    function stripColor(str) {
+    function stripColor(str2) {
       const sgrPattern = /\x1b\[\d*(;\d*)*m/g;
-      return str.replace(sgrPattern, "");
+      return str2.replace(sgrPattern, "");
     }
     exports.Help = Help2;
     exports.stripColor = stripColor;
@@ -31104,9 +31104,9 @@ var require_option = __commonJS({
         return option.negate === (negativeValue === value);
       }
     };
-    function camelcase(str) {
-      return str.split("-").reduce((str2, word) => {
-        return str2 + word[0].toUpperCase() + word.slice(1);
+    function camelcase(str2) {
+      return str2.split("-").reduce((str3, word) => {
+        return str3 + word[0].toUpperCase() + word.slice(1);
       });
     }
     function splitOptionFlags(flags) {
@@ -31238,7 +31238,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports) {
     var EventEmitter = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
-    var path14 = __require("node:path");
+    var path15 = __require("node:path");
     var fs2 = __require("node:fs");
     var process2 = __require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -31287,14 +31287,14 @@ var require_command = __commonJS({
         this._showSuggestionAfterError = true;
         this._savedState = null;
         this._outputConfiguration = {
-          writeOut: (str) => process2.stdout.write(str),
-          writeErr: (str) => process2.stderr.write(str),
-          outputError: (str, write) => write(str),
+          writeOut: (str2) => process2.stdout.write(str2),
+          writeErr: (str2) => process2.stderr.write(str2),
+          outputError: (str2, write) => write(str2),
           getOutHelpWidth: () => process2.stdout.isTTY ? process2.stdout.columns : void 0,
           getErrHelpWidth: () => process2.stderr.isTTY ? process2.stderr.columns : void 0,
           getOutHasColors: () => useColor() ?? (process2.stdout.isTTY && process2.stdout.hasColors?.()),
           getErrHasColors: () => useColor() ?? (process2.stderr.isTTY && process2.stderr.hasColors?.()),
-          stripColor: (str) => stripColor(str)
+          stripColor: (str2) => stripColor(str2)
         };
         this._hidden = false;
         this._helpOption = void 0;
@@ -32251,9 +32251,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path14.resolve(baseDir, baseName);
+          const localBin = path15.resolve(baseDir, baseName);
           if (fs2.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path14.extname(baseName))) return void 0;
+          if (sourceExt.includes(path15.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs2.existsSync(`${localBin}${ext}`)
           );
@@ -32271,17 +32271,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path14.resolve(
-            path14.dirname(resolvedScriptPath),
+          executableDir = path15.resolve(
+            path15.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path14.basename(
+            const legacyName = path15.basename(
               this._scriptPath,
-              path14.extname(this._scriptPath)
+              path15.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -32292,7 +32292,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path14.extname(executableFile));
+        launchWithNode = sourceExt.includes(path15.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -33018,18 +33018,18 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [description]
        * @return {(this | string | undefined)} `this` command for chaining, or version string if no arguments
        */
-      version(str, flags, description) {
-        if (str === void 0) return this._version;
-        this._version = str;
+      version(str2, flags, description) {
+        if (str2 === void 0) return this._version;
+        this._version = str2;
         flags = flags || "-V, --version";
         description = description || "output the version number";
         const versionOption = this.createOption(flags, description);
         this._versionOptionName = versionOption.attributeName();
         this._registerOption(versionOption);
         this.on("option:" + versionOption.name(), () => {
-          this._outputConfiguration.writeOut(`${str}
+          this._outputConfiguration.writeOut(`${str2}
 `);
-          this._exit(0, "commander.version", str);
+          this._exit(0, "commander.version", str2);
         });
         return this;
       }
@@ -33040,10 +33040,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {object} [argsDescription]
        * @return {(string|Command)}
        */
-      description(str, argsDescription) {
-        if (str === void 0 && argsDescription === void 0)
+      description(str2, argsDescription) {
+        if (str2 === void 0 && argsDescription === void 0)
           return this._description;
-        this._description = str;
+        this._description = str2;
         if (argsDescription) {
           this._argsDescription = argsDescription;
         }
@@ -33055,9 +33055,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [str]
        * @return {(string|Command)}
        */
-      summary(str) {
-        if (str === void 0) return this._summary;
-        this._summary = str;
+      summary(str2) {
+        if (str2 === void 0) return this._summary;
+        this._summary = str2;
         return this;
       }
       /**
@@ -33105,8 +33105,8 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [str]
        * @return {(string|Command)}
        */
-      usage(str) {
-        if (str === void 0) {
+      usage(str2) {
+        if (str2 === void 0) {
           if (this._usage) return this._usage;
           const args = this.registeredArguments.map((arg) => {
             return humanReadableArgName(arg);
@@ -33117,7 +33117,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
             this.registeredArguments.length ? args : []
           ).join(" ");
         }
-        this._usage = str;
+        this._usage = str2;
         return this;
       }
       /**
@@ -33126,9 +33126,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [str]
        * @return {(string|Command)}
        */
-      name(str) {
-        if (str === void 0) return this._name;
-        this._name = str;
+      name(str2) {
+        if (str2 === void 0) return this._name;
+        this._name = str2;
         return this;
       }
       /**
@@ -33207,7 +33207,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path14.basename(filename, path14.extname(filename));
+        this._name = path15.basename(filename, path15.extname(filename));
         return this;
       }
       /**
@@ -33221,9 +33221,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path15) {
-        if (path15 === void 0) return this._executableDir;
-        this._executableDir = path15;
+      executableDir(path16) {
+        if (path16 === void 0) return this._executableDir;
+        this._executableDir = path16;
         return this;
       }
       /**
@@ -33262,17 +33262,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let hasColors;
         let helpWidth;
         if (error) {
-          baseWrite = (str) => this._outputConfiguration.writeErr(str);
+          baseWrite = (str2) => this._outputConfiguration.writeErr(str2);
           hasColors = this._outputConfiguration.getErrHasColors();
           helpWidth = this._outputConfiguration.getErrHelpWidth();
         } else {
-          baseWrite = (str) => this._outputConfiguration.writeOut(str);
+          baseWrite = (str2) => this._outputConfiguration.writeOut(str2);
           hasColors = this._outputConfiguration.getOutHasColors();
           helpWidth = this._outputConfiguration.getOutHelpWidth();
         }
-        const write = (str) => {
-          if (!hasColors) str = this._outputConfiguration.stripColor(str);
-          return baseWrite(str);
+        const write = (str2) => {
+          if (!hasColors) str2 = this._outputConfiguration.stripColor(str2);
+          return baseWrite(str2);
         };
         return { error, write, hasColors, helpWidth };
       }
@@ -39724,23 +39724,23 @@ var init_parse4 = __esm({
 });
 
 // node_modules/typebox/build/value/delta/diff.mjs
-function CreateUpdate(path14, value) {
-  return { type: "update", path: path14, value };
+function CreateUpdate(path15, value) {
+  return { type: "update", path: path15, value };
 }
-function CreateInsert(path14, value) {
-  return { type: "insert", path: path14, value };
+function CreateInsert(path15, value) {
+  return { type: "insert", path: path15, value };
 }
-function CreateDelete(path14) {
-  return { type: "delete", path: path14 };
+function CreateDelete(path15) {
+  return { type: "delete", path: path15 };
 }
 function AssertCanDiffObject(value) {
   if (guard_exports.IsObject(value) && guard_exports.IsEqual(guard_exports.Symbols(value).length, 0))
     return;
   throw new Error("Cannot create diffs for objects with symbols keys");
 }
-function* FromObject16(path14, left, right) {
+function* FromObject16(path15, left, right) {
   if (!guard_exports.IsObject(right) || guard_exports.IsArray(right))
-    return yield CreateUpdate(path14, right);
+    return yield CreateUpdate(path15, right);
   AssertCanDiffObject(left);
   AssertCanDiffObject(right);
   const leftKeys = guard_exports.Keys(left);
@@ -39750,7 +39750,7 @@ function* FromObject16(path14, left, right) {
       continue;
     if (guard_exports.IsUnsafePropertyKey(key))
       continue;
-    yield CreateInsert(`${path14}/${key}`, right[key]);
+    yield CreateInsert(`${path15}/${key}`, right[key]);
   }
   for (const key of leftKeys) {
     if (!guard_exports.HasPropertyKey(right, key))
@@ -39759,52 +39759,52 @@ function* FromObject16(path14, left, right) {
       continue;
     if (Equal(left, right))
       continue;
-    yield* FromValue3(`${path14}/${key}`, left[key], right[key]);
+    yield* FromValue3(`${path15}/${key}`, left[key], right[key]);
   }
   for (const key of leftKeys) {
     if (guard_exports.HasPropertyKey(right, key))
       continue;
     if (guard_exports.IsUnsafePropertyKey(key))
       continue;
-    yield CreateDelete(`${path14}/${key}`);
+    yield CreateDelete(`${path15}/${key}`);
   }
 }
-function* FromArray12(path14, left, right) {
+function* FromArray12(path15, left, right) {
   if (!guard_exports.IsArray(right))
-    return yield CreateUpdate(path14, right);
+    return yield CreateUpdate(path15, right);
   for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    yield* FromValue3(`${path14}/${i}`, left[i], right[i]);
+    yield* FromValue3(`${path15}/${i}`, left[i], right[i]);
   }
   for (let i = 0; i < right.length; i++) {
     if (i < left.length)
       continue;
-    yield CreateInsert(`${path14}/${i}`, right[i]);
+    yield CreateInsert(`${path15}/${i}`, right[i]);
   }
   for (let i = left.length - 1; i >= 0; i--) {
     if (i < right.length)
       continue;
-    yield CreateDelete(`${path14}/${i}`);
+    yield CreateDelete(`${path15}/${i}`);
   }
 }
-function* FromTypedArray2(path14, left, right) {
+function* FromTypedArray2(path15, left, right) {
   const typeLeft = globalThis.Object.getPrototypeOf(left).constructor.name;
   const typeRight = globalThis.Object.getPrototypeOf(right).constructor.name;
   const predicate = globals_exports.IsTypeArray(right) && guard_exports.IsEqual(left.length, right.length) && guard_exports.IsEqual(typeLeft, typeRight);
   if (predicate) {
     for (let index3 = 0; index3 < Math.min(left.length, right.length); index3++) {
-      yield* FromValue3(`${path14}/${index3}`, left[index3], right[index3]);
+      yield* FromValue3(`${path15}/${index3}`, left[index3], right[index3]);
     }
   } else {
-    return yield CreateUpdate(path14, right);
+    return yield CreateUpdate(path15, right);
   }
 }
-function* FromUnknown(path14, left, right) {
+function* FromUnknown(path15, left, right) {
   if (left === right)
     return;
-  yield CreateUpdate(path14, right);
+  yield CreateUpdate(path15, right);
 }
-function* FromValue3(path14, left, right) {
-  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path14, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path14, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path14, left, right) : yield* FromUnknown(path14, left, right);
+function* FromValue3(path15, left, right) {
+  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path15, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path15, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path15, left, right) : yield* FromUnknown(path15, left, right);
 }
 function Diff(current, next) {
   return [...FromValue3("", current, next)];
@@ -40512,17 +40512,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path14) {
-      const ctrl = callVisitor(key, node, visitor, path14);
+    function visit_(key, node, visitor, path15) {
+      const ctrl = callVisitor(key, node, visitor, path15);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path14, ctrl);
-        return visit_(key, ctrl, visitor, path14);
+        replaceNode(key, path15, ctrl);
+        return visit_(key, ctrl, visitor, path15);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path14 = Object.freeze(path14.concat(node));
+          path15 = Object.freeze(path15.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci2 = visit_(i, node.items[i], visitor, path14);
+            const ci2 = visit_(i, node.items[i], visitor, path15);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -40533,13 +40533,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          const ck = visit_("key", node.key, visitor, path14);
+          path15 = Object.freeze(path15.concat(node));
+          const ck = visit_("key", node.key, visitor, path15);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path14);
+          const cv = visit_("value", node.value, visitor, path15);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -40560,17 +40560,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path14) {
-      const ctrl = await callVisitor(key, node, visitor, path14);
+    async function visitAsync_(key, node, visitor, path15) {
+      const ctrl = await callVisitor(key, node, visitor, path15);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path14, ctrl);
-        return visitAsync_(key, ctrl, visitor, path14);
+        replaceNode(key, path15, ctrl);
+        return visitAsync_(key, ctrl, visitor, path15);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path14 = Object.freeze(path14.concat(node));
+          path15 = Object.freeze(path15.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci2 = await visitAsync_(i, node.items[i], visitor, path14);
+            const ci2 = await visitAsync_(i, node.items[i], visitor, path15);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -40581,13 +40581,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path14);
+          path15 = Object.freeze(path15.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path15);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path14);
+          const cv = await visitAsync_("value", node.value, visitor, path15);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -40614,23 +40614,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path14) {
+    function callVisitor(key, node, visitor, path15) {
       if (typeof visitor === "function")
-        return visitor(key, node, path14);
+        return visitor(key, node, path15);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path14);
+        return visitor.Map?.(key, node, path15);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path14);
+        return visitor.Seq?.(key, node, path15);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path14);
+        return visitor.Pair?.(key, node, path15);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path14);
+        return visitor.Scalar?.(key, node, path15);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path14);
+        return visitor.Alias?.(key, node, path15);
       return void 0;
     }
-    function replaceNode(key, path14, node) {
-      const parent = path14[path14.length - 1];
+    function replaceNode(key, path15, node) {
+      const parent = path15[path15.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -41242,10 +41242,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path14, value) {
+    function collectionFromPath(schema, path15, value) {
       let v2 = value;
-      for (let i = path14.length - 1; i >= 0; --i) {
-        const k2 = path14[i];
+      for (let i = path15.length - 1; i >= 0; --i) {
+        const k2 = path15[i];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v2;
@@ -41264,7 +41264,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path14) => path14 == null || typeof path14 === "object" && !!path14[Symbol.iterator]().next().done;
+    var isEmptyPath = (path15) => path15 == null || typeof path15 === "object" && !!path15[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -41294,11 +41294,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path14, value) {
-        if (isEmptyPath(path14))
+      addIn(path15, value) {
+        if (isEmptyPath(path15))
           this.add(value);
         else {
-          const [key, ...rest] = path14;
+          const [key, ...rest] = path15;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -41312,8 +41312,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path14) {
-        const [key, ...rest] = path14;
+      deleteIn(path15) {
+        const [key, ...rest] = path15;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -41327,8 +41327,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path14, keepScalar) {
-        const [key, ...rest] = path14;
+      getIn(path15, keepScalar) {
+        const [key, ...rest] = path15;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -41346,8 +41346,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path14) {
-        const [key, ...rest] = path14;
+      hasIn(path15) {
+        const [key, ...rest] = path15;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -41357,8 +41357,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path14, value) {
-        const [key, ...rest] = path14;
+      setIn(path15, value) {
+        const [key, ...rest] = path15;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -41382,13 +41382,13 @@ var require_Collection = __commonJS({
 var require_stringifyComment = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
-    var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
+    var stringifyComment = (str2) => str2.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
       if (/^\n+$/.test(comment))
         return comment.substring(1);
       return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
     }
-    var lineComment = (str, indent, comment) => str.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str.endsWith(" ") ? "" : " ") + comment;
+    var lineComment = (str2, indent, comment) => str2.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str2.endsWith(" ") ? "" : " ") + comment;
     exports.indentComment = indentComment;
     exports.lineComment = lineComment;
     exports.stringifyComment = stringifyComment;
@@ -41542,16 +41542,16 @@ var require_stringifyString = __commonJS({
       lineWidth: ctx.options.lineWidth,
       minContentWidth: ctx.options.minContentWidth
     });
-    var containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
-    function lineLengthOverLimit(str, lineWidth, indentLength) {
+    var containsDocumentMarker = (str2) => /^(%|---|\.\.\.)/m.test(str2);
+    function lineLengthOverLimit(str2, lineWidth, indentLength) {
       if (!lineWidth || lineWidth < 0)
         return false;
       const limit = lineWidth - indentLength;
-      const strLen = str.length;
+      const strLen = str2.length;
       if (strLen <= limit)
         return false;
       for (let i = 0, start = 0; i < strLen; ++i) {
-        if (str[i] === "\n") {
+        if (str2[i] === "\n") {
           if (i - start > limit)
             return true;
           start = i + 1;
@@ -41568,11 +41568,11 @@ var require_stringifyString = __commonJS({
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      let str = "";
+      let str2 = "";
       let start = 0;
       for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
         if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
-          str += json.slice(start, i) + "\\ ";
+          str2 += json.slice(start, i) + "\\ ";
           i += 1;
           start = i;
           ch = "\\";
@@ -41581,38 +41581,38 @@ var require_stringifyString = __commonJS({
           switch (json[i + 1]) {
             case "u":
               {
-                str += json.slice(start, i);
+                str2 += json.slice(start, i);
                 const code = json.substr(i + 2, 4);
                 switch (code) {
                   case "0000":
-                    str += "\\0";
+                    str2 += "\\0";
                     break;
                   case "0007":
-                    str += "\\a";
+                    str2 += "\\a";
                     break;
                   case "000b":
-                    str += "\\v";
+                    str2 += "\\v";
                     break;
                   case "001b":
-                    str += "\\e";
+                    str2 += "\\e";
                     break;
                   case "0085":
-                    str += "\\N";
+                    str2 += "\\N";
                     break;
                   case "00a0":
-                    str += "\\_";
+                    str2 += "\\_";
                     break;
                   case "2028":
-                    str += "\\L";
+                    str2 += "\\L";
                     break;
                   case "2029":
-                    str += "\\P";
+                    str2 += "\\P";
                     break;
                   default:
                     if (code.substr(0, 2) === "00")
-                      str += "\\x" + code.substr(2);
+                      str2 += "\\x" + code.substr(2);
                     else
-                      str += json.substr(i, 6);
+                      str2 += json.substr(i, 6);
                 }
                 i += 5;
                 start = i + 1;
@@ -41622,14 +41622,14 @@ var require_stringifyString = __commonJS({
               if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str += json.slice(start, i) + "\n\n";
+                str2 += json.slice(start, i) + "\n\n";
                 while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
-                  str += "\n";
+                  str2 += "\n";
                   i += 2;
                 }
-                str += indent;
+                str2 += indent;
                 if (json[i + 2] === " ")
-                  str += "\\";
+                  str2 += "\\";
                 i += 1;
                 start = i + 1;
               }
@@ -41638,8 +41638,8 @@ var require_stringifyString = __commonJS({
               i += 1;
           }
       }
-      str = start ? str + json.slice(start) : json;
-      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+      str2 = start ? str2 + json.slice(start) : json;
+      return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value, ctx) {
       if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
@@ -41767,15 +41767,15 @@ ${indent}${start}${value}${end}`;
           return quotedString(value, ctx);
         }
       }
-      const str = value.replace(/\n+/g, `$&
+      const str2 = value.replace(/\n+/g, `$&
 ${indent}`);
       if (actualString) {
-        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str);
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str2);
         const { compat, tags } = ctx.doc.schema;
         if (tags.some(test) || compat?.some(test))
           return quotedString(value, ctx);
       }
-      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+      return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
     function stringifyString(item, ctx, onComment, onChompKeep) {
       const { implicitKey, inFlow } = ctx;
@@ -41927,11 +41927,11 @@ var require_stringify = __commonJS({
       const props = stringifyProps(node, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      const str2 = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
       if (!props)
-        return str;
-      return identity.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
-${ctx.indent}${str}`;
+        return str2;
+      return identity.isScalar(node) || str2[0] === "{" || str2[0] === "[" ? `${props} ${str2}` : `${props}
+${ctx.indent}${str2}`;
     }
     exports.createStringifyContext = createStringifyContext;
     exports.stringify = stringify;
@@ -41966,8 +41966,8 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
-      if (!explicitKey && !ctx.inFlow && str.length > 1024) {
+      let str2 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str2.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
         explicitKey = true;
@@ -41976,27 +41976,27 @@ var require_stringifyPair = __commonJS({
         if (allNullValues || value == null) {
           if (keyCommentDone && onComment)
             onComment();
-          return str === "" ? "?" : explicitKey ? `? ${str}` : str;
+          return str2 === "" ? "?" : explicitKey ? `? ${str2}` : str2;
         }
       } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
-        str = `? ${str}`;
+        str2 = `? ${str2}`;
         if (keyComment && !keyCommentDone) {
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
         } else if (chompKeep && onChompKeep)
           onChompKeep();
-        return str;
+        return str2;
       }
       if (keyCommentDone)
         keyComment = null;
       if (explicitKey) {
         if (keyComment)
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
-        str = `? ${str}
+          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
+        str2 = `? ${str2}
 ${indent}:`;
       } else {
-        str = `${str}:`;
+        str2 = `${str2}:`;
         if (keyComment)
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
       if (identity.isNode(value)) {
@@ -42012,7 +42012,7 @@ ${indent}:`;
       }
       ctx.implicitKey = false;
       if (!explicitKey && !keyComment && identity.isScalar(value))
-        ctx.indentAtStart = str.length + 1;
+        ctx.indentAtStart = str2.length + 1;
       chompKeep = false;
       if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
@@ -42056,16 +42056,16 @@ ${ctx.indent}`;
       } else if (valueStr === "" || valueStr[0] === "\n") {
         ws2 = "";
       }
-      str += ws2 + valueStr;
+      str2 += ws2 + valueStr;
       if (ctx.inFlow) {
         if (valueCommentDone && onComment)
           onComment();
       } else if (valueComment && !valueCommentDone) {
-        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
+        str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(valueComment));
       } else if (chompKeep && onChompKeep) {
         onChompKeep();
       }
-      return str;
+      return str2;
     }
     exports.stringifyPair = stringifyPair;
   }
@@ -42292,31 +42292,31 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str2 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str3 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
-          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
+          str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
           chompKeep = false;
-        lines.push(blockItemPrefix + str2);
+        lines.push(blockItemPrefix + str3);
       }
-      let str;
+      let str2;
       if (lines.length === 0) {
-        str = flowChars.start + flowChars.end;
+        str2 = flowChars.start + flowChars.end;
       } else {
-        str = lines[0];
+        str2 = lines[0];
         for (let i = 1; i < lines.length; ++i) {
           const line = lines[i];
-          str += line ? `
+          str2 += line ? `
 ${indent}${line}` : "\n";
         }
       }
       if (comment) {
-        str += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+        str2 += "\n" + stringifyComment.indentComment(commentString(comment), indent);
         if (onComment)
           onComment();
       } else if (chompKeep && onChompKeep)
         onChompKeep();
-      return str;
+      return str2;
     }
     function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
       const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
@@ -42359,21 +42359,21 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str = stringify.stringify(item, itemCtx, () => comment = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
+        let str2 = stringify.stringify(item, itemCtx, () => comment = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str2.includes("\n"));
         if (i < items.length - 1) {
-          str += ",";
+          str2 += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str2.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
-            str += ",";
+            str2 += ",";
           }
         }
         if (comment)
-          str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
-        lines.push(str);
+          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment));
+        lines.push(str2);
         linesAtValue = lines.length;
       }
       const { start, end } = flowChars;
@@ -42385,11 +42385,11 @@ ${indent}${line}` : "\n";
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
-          let str = start;
+          let str2 = start;
           for (const line of lines)
-            str += line ? `
+            str2 += line ? `
 ${indentStep}${indent}${line}` : "\n";
-          return `${str}
+          return `${str2}
 ${indent}${end}`;
         } else {
           return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
@@ -42721,7 +42721,7 @@ var require_string = __commonJS({
       identify: (value) => typeof value === "string",
       default: true,
       tag: "tag:yaml.org,2002:str",
-      resolve: (str) => str,
+      resolve: (str2) => str2,
       stringify(item, ctx, onComment, onChompKeep) {
         ctx = Object.assign({ actualString: true }, ctx);
         return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
@@ -42759,7 +42759,7 @@ var require_bool2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-      resolve: (str) => new Scalar.Scalar(str[0] === "t" || str[0] === "T"),
+      resolve: (str2) => new Scalar.Scalar(str2[0] === "t" || str2[0] === "T"),
       stringify({ source, value }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
@@ -42811,7 +42811,7 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str2) => str2.slice(-3).toLowerCase() === "nan" ? NaN : str2[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -42820,7 +42820,7 @@ var require_float2 = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
-      resolve: (str) => parseFloat(str),
+      resolve: (str2) => parseFloat(str2),
       stringify(node) {
         const num = Number(node.value);
         return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
@@ -42831,11 +42831,11 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
-      resolve(str) {
-        const node = new Scalar.Scalar(parseFloat(str));
-        const dot = str.indexOf(".");
-        if (dot !== -1 && str[str.length - 1] === "0")
-          node.minFractionDigits = str.length - dot - 1;
+      resolve(str2) {
+        const node = new Scalar.Scalar(parseFloat(str2));
+        const dot = str2.indexOf(".");
+        if (dot !== -1 && str2[str2.length - 1] === "0")
+          node.minFractionDigits = str2.length - dot - 1;
         return node;
       },
       stringify: stringifyNumber.stringifyNumber
@@ -42852,7 +42852,7 @@ var require_int2 = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
+    var intResolve = (str2, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2.substring(offset), radix);
     function intStringify(node, radix, prefix) {
       const { value } = node;
       if (intIdentify(value) && value >= 0)
@@ -42865,7 +42865,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^0o[0-7]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 8, opt),
       stringify: (node) => intStringify(node, 8, "0o")
     };
     var int = {
@@ -42873,7 +42873,7 @@ var require_int2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -42882,7 +42882,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^0x[0-9a-fA-F]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
     exports.int = int;
@@ -42935,7 +42935,7 @@ var require_schema3 = __commonJS({
         identify: (value) => typeof value === "string",
         default: true,
         tag: "tag:yaml.org,2002:str",
-        resolve: (str) => str,
+        resolve: (str2) => str2,
         stringify: stringifyJSON
       },
       {
@@ -42952,7 +42952,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:bool",
         test: /^true$|^false$/,
-        resolve: (str) => str === "true",
+        resolve: (str2) => str2 === "true",
         stringify: stringifyJSON
       },
       {
@@ -42960,7 +42960,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:int",
         test: /^-?(?:0|[1-9][0-9]*)$/,
-        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
+        resolve: (str2, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2, 10),
         stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
       },
       {
@@ -42968,7 +42968,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:float",
         test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
-        resolve: (str) => parseFloat(str),
+        resolve: (str2) => parseFloat(str2),
         stringify: stringifyJSON
       }
     ];
@@ -42976,9 +42976,9 @@ var require_schema3 = __commonJS({
       default: true,
       tag: "",
       test: /^/,
-      resolve(str, onError) {
-        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
-        return str;
+      resolve(str2, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str2)}`);
+        return str2;
       }
     };
     var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
@@ -43010,10 +43010,10 @@ var require_binary2 = __commonJS({
         if (typeof node_buffer.Buffer === "function") {
           return node_buffer.Buffer.from(src, "base64");
         } else if (typeof atob === "function") {
-          const str = atob(src.replace(/[\n\r]/g, ""));
-          const buffer = new Uint8Array(str.length);
-          for (let i = 0; i < str.length; ++i)
-            buffer[i] = str.charCodeAt(i);
+          const str2 = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str2.length);
+          for (let i = 0; i < str2.length; ++i)
+            buffer[i] = str2.charCodeAt(i);
           return buffer;
         } else {
           onError("This environment does not support reading binary tags; either Buffer or atob is required");
@@ -43024,28 +43024,28 @@ var require_binary2 = __commonJS({
         if (!value)
           return "";
         const buf = value;
-        let str;
+        let str2;
         if (typeof node_buffer.Buffer === "function") {
-          str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+          str2 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
         } else if (typeof btoa === "function") {
           let s3 = "";
           for (let i = 0; i < buf.length; ++i)
             s3 += String.fromCharCode(buf[i]);
-          str = btoa(s3);
+          str2 = btoa(s3);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
         }
         type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
         if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
-          const n = Math.ceil(str.length / lineWidth);
+          const n = Math.ceil(str2.length / lineWidth);
           const lines = new Array(n);
           for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str.substr(o, lineWidth);
+            lines[i] = str2.substr(o, lineWidth);
           }
-          str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+          str2 = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
-        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
+        return stringifyString.stringifyString({ comment, type, value: str2 }, ctx, onComment, onChompKeep);
       }
     };
     exports.binary = binary;
@@ -43251,7 +43251,7 @@ var require_float3 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str2) => str2.slice(-3).toLowerCase() === "nan" ? NaN : str2[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -43260,7 +43260,7 @@ var require_float3 = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
-      resolve: (str) => parseFloat(str.replace(/_/g, "")),
+      resolve: (str2) => parseFloat(str2.replace(/_/g, "")),
       stringify(node) {
         const num = Number(node.value);
         return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
@@ -43271,11 +43271,11 @@ var require_float3 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
-      resolve(str) {
-        const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, "")));
-        const dot = str.indexOf(".");
+      resolve(str2) {
+        const node = new Scalar.Scalar(parseFloat(str2.replace(/_/g, "")));
+        const dot = str2.indexOf(".");
         if (dot !== -1) {
-          const f2 = str.substring(dot + 1).replace(/_/g, "");
+          const f2 = str2.substring(dot + 1).replace(/_/g, "");
           if (f2[f2.length - 1] === "0")
             node.minFractionDigits = f2.length;
         }
@@ -43295,34 +43295,34 @@ var require_int3 = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    function intResolve(str, offset, radix, { intAsBigInt }) {
-      const sign = str[0];
+    function intResolve(str2, offset, radix, { intAsBigInt }) {
+      const sign = str2[0];
       if (sign === "-" || sign === "+")
         offset += 1;
-      str = str.substring(offset).replace(/_/g, "");
+      str2 = str2.substring(offset).replace(/_/g, "");
       if (intAsBigInt) {
         switch (radix) {
           case 2:
-            str = `0b${str}`;
+            str2 = `0b${str2}`;
             break;
           case 8:
-            str = `0o${str}`;
+            str2 = `0o${str2}`;
             break;
           case 16:
-            str = `0x${str}`;
+            str2 = `0x${str2}`;
             break;
         }
-        const n2 = BigInt(str);
+        const n2 = BigInt(str2);
         return sign === "-" ? BigInt(-1) * n2 : n2;
       }
-      const n = parseInt(str, radix);
+      const n = parseInt(str2, radix);
       return sign === "-" ? -1 * n : n;
     }
     function intStringify(node, radix, prefix) {
       const { value } = node;
       if (intIdentify(value)) {
-        const str = value.toString(radix);
-        return value < 0 ? "-" + prefix + str.substr(1) : prefix + str;
+        const str2 = value.toString(radix);
+        return value < 0 ? "-" + prefix + str2.substr(1) : prefix + str2;
       }
       return stringifyNumber.stringifyNumber(node);
     }
@@ -43332,7 +43332,7 @@ var require_int3 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "BIN",
       test: /^[-+]?0b[0-1_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 2, opt),
       stringify: (node) => intStringify(node, 2, "0b")
     };
     var intOct = {
@@ -43341,7 +43341,7 @@ var require_int3 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^[-+]?0[0-7_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 1, 8, opt),
       stringify: (node) => intStringify(node, 8, "0")
     };
     var int = {
@@ -43349,7 +43349,7 @@ var require_int3 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9][0-9_]*$/,
-      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -43358,7 +43358,7 @@ var require_int3 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^[-+]?0x[0-9a-fA-F_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
     exports.int = int;
@@ -43462,9 +43462,9 @@ var require_timestamp2 = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    function parseSexagesimal(str, asBigInt) {
-      const sign = str[0];
-      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
+    function parseSexagesimal(str2, asBigInt) {
+      const sign = str2[0];
+      const parts = sign === "-" || sign === "+" ? str2.substring(1) : str2;
       const num = (n) => asBigInt ? BigInt(n) : Number(n);
       const res = parts.replace(/_/g, "").split(":").reduce((res2, p2) => res2 * num(60) + num(p2), num(0));
       return sign === "-" ? num(-1) * res : res;
@@ -43501,7 +43501,7 @@ var require_timestamp2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
-      resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
+      resolve: (str2, _onError, { intAsBigInt }) => parseSexagesimal(str2, intAsBigInt),
       stringify: stringifySexagesimal
     };
     var floatTime = {
@@ -43510,7 +43510,7 @@ var require_timestamp2 = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
-      resolve: (str) => parseSexagesimal(str, false),
+      resolve: (str2) => parseSexagesimal(str2, false),
       stringify: stringifySexagesimal
     };
     var timestamp = {
@@ -43521,8 +43521,8 @@ var require_timestamp2 = __commonJS({
       // may be omitted altogether, resulting in a date format. In such a case, the time part is
       // assumed to be 00:00:00Z (start of day, UTC).
       test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
-      resolve(str) {
-        const match = str.match(timestamp.test);
+      resolve(str2) {
+        const match = str2.match(timestamp.test);
         if (!match)
           throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
         const [, year, month, day, hour, minute, second] = match.map(Number);
@@ -43873,9 +43873,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path14, value) {
+      addIn(path15, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path14, value);
+          this.contents.addIn(path15, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -43950,14 +43950,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path14) {
-        if (Collection.isEmptyPath(path14)) {
+      deleteIn(path15) {
+        if (Collection.isEmptyPath(path15)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path14) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path15) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -43972,10 +43972,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path14, keepScalar) {
-        if (Collection.isEmptyPath(path14))
+      getIn(path15, keepScalar) {
+        if (Collection.isEmptyPath(path15))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path14, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path15, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -43986,10 +43986,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path14) {
-        if (Collection.isEmptyPath(path14))
+      hasIn(path15) {
+        if (Collection.isEmptyPath(path15))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path14) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path15) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -44006,13 +44006,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path14, value) {
-        if (Collection.isEmptyPath(path14)) {
+      setIn(path15, value) {
+        if (Collection.isEmptyPath(path15)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path14), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path15), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path14, value);
+          this.contents.setIn(path15, value);
         }
       }
       /**
@@ -45973,9 +45973,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path14) => {
+    visit.itemAtPath = (cst, path15) => {
       let item = cst;
-      for (const [field, index3] of path14) {
+      for (const [field, index3] of path15) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index3];
@@ -45984,23 +45984,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path14) => {
-      const parent = visit.itemAtPath(cst, path14.slice(0, -1));
-      const field = path14[path14.length - 1][0];
+    visit.parentCollection = (cst, path15) => {
+      const parent = visit.itemAtPath(cst, path15.slice(0, -1));
+      const field = path15[path15.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path14, item, visitor) {
-      let ctrl = visitor(item, path14);
+    function _visit(path15, item, visitor) {
+      let ctrl = visitor(item, path15);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci2 = _visit(Object.freeze(path14.concat([[field, i]])), token.items[i], visitor);
+            const ci2 = _visit(Object.freeze(path15.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -46011,10 +46011,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path14);
+            ctrl = ctrl(item, path15);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path14) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path15) : ctrl;
     }
     exports.visit = visit;
   }
@@ -46749,15 +46749,15 @@ var require_parser2 = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list, type) {
-      for (let i = 0; i < list.length; ++i)
-        if (list[i].type === type)
+    function includesToken(list2, type) {
+      for (let i = 0; i < list2.length; ++i)
+        if (list2[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list) {
-      for (let i = 0; i < list.length; ++i) {
-        switch (list[i].type) {
+    function findNonEmptyIndex(list2) {
+      for (let i = 0; i < list2.length; ++i) {
+        switch (list2[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -47798,18 +47798,18 @@ var init_dangerous_variables = __esm({
 });
 
 // src/config/suite-error.ts
-function formatPath(path14) {
-  if (path14.length === 0) return "(top level)";
+function formatPath(path15) {
+  if (path15.length === 0) return "(top level)";
   let out = "";
-  for (const segment of path14) {
+  for (const segment of path15) {
     if (typeof segment === "number") out += `[${segment}]`;
     else if (PLAIN_KEY.test(segment)) out += out === "" ? segment : `.${segment}`;
     else out += `[${JSON.stringify(segment)}]`;
   }
   return out;
 }
-function fail(path14, problem, expected) {
-  throw new FailureSignal({ path: path14, problem, expected });
+function fail(path15, problem, expected) {
+  throw new FailureSignal({ path: path15, problem, expected });
 }
 function describeValue(value) {
   if (value === null || value === void 0) return "an empty value";
@@ -47855,78 +47855,78 @@ var init_suite_error = __esm({
 });
 
 // src/config/suite-explain.ts
-function explain(schema, value, path14 = []) {
-  return walk(schema, value, path14);
+function explain(schema, value, path15 = []) {
+  return walk(schema, value, path15);
 }
-function walk(node, value, path14) {
-  if (node.anyOf) return walkUnion(node, value, path14);
+function walk(node, value, path15) {
+  if (node.anyOf) return walkUnion(node, value, path15);
   if (node.const !== void 0 && value !== node.const) {
-    return { path: path14, problem: `got ${describeValue(value)}`, expected: expectedOf(node) };
+    return { path: path15, problem: `got ${describeValue(value)}`, expected: expectedOf(node) };
   }
-  if (node.type !== void 0 && !hasType(node.type, value)) return typeFailure(node, value, path14);
-  if (typeof value === "string") return walkString(node, value, path14);
-  if (typeof value === "number") return walkNumber(node, value, path14);
-  if (Array.isArray(value)) return walkArray(node, value, path14);
-  if (isMapping(value)) return walkObject(node, value, path14);
+  if (node.type !== void 0 && !hasType(node.type, value)) return typeFailure(node, value, path15);
+  if (typeof value === "string") return walkString(node, value, path15);
+  if (typeof value === "number") return walkNumber(node, value, path15);
+  if (Array.isArray(value)) return walkArray(node, value, path15);
+  if (isMapping(value)) return walkObject(node, value, path15);
   return void 0;
 }
-function walkUnion(node, value, path14) {
+function walkUnion(node, value, path15) {
   const branches = node.anyOf ?? [];
   if (branches.some((branch) => value_exports.Check(branch, value))) return void 0;
   if (branches.every((branch) => branch.const !== void 0)) {
     const allowed = branches.map((branch) => JSON.stringify(branch.const)).join(", ");
-    return { path: path14, problem: `got ${describeValue(value)}`, expected: node.description ?? `one of ${allowed}` };
+    return { path: path15, problem: `got ${describeValue(value)}`, expected: node.description ?? `one of ${allowed}` };
   }
   const sameKind = branches.find((branch) => branch.type !== void 0 && hasType(branch.type, value));
-  if (sameKind) return walk({ ...sameKind, description: sameKind.description ?? node.description }, value, path14);
-  return typeFailure(node, value, path14);
+  if (sameKind) return walk({ ...sameKind, description: sameKind.description ?? node.description }, value, path15);
+  return typeFailure(node, value, path15);
 }
-function walkString(node, value, path14) {
+function walkString(node, value, path15) {
   const expected = expectedOf(node);
   if (node.minLength !== void 0 && value.length < node.minLength) {
-    return { path: path14, problem: value === "" ? "empty" : `too short (${value.length} characters)`, expected };
+    return { path: path15, problem: value === "" ? "empty" : `too short (${value.length} characters)`, expected };
   }
   if (node.maxLength !== void 0 && value.length > node.maxLength) {
-    return { path: path14, problem: `too long (${value.length} characters, at most ${node.maxLength})`, expected };
+    return { path: path15, problem: `too long (${value.length} characters, at most ${node.maxLength})`, expected };
   }
   if (node.pattern !== void 0 && !new RegExp(node.pattern, "u").test(value)) {
-    return { path: path14, problem: `got ${describeValue(value)}`, expected };
+    return { path: path15, problem: `got ${describeValue(value)}`, expected };
   }
   return void 0;
 }
-function walkNumber(node, value, path14) {
+function walkNumber(node, value, path15) {
   const tooSmall = node.minimum !== void 0 && value < node.minimum || node.exclusiveMinimum !== void 0 && value <= node.exclusiveMinimum;
   const tooLarge = node.maximum !== void 0 && value > node.maximum;
-  if (tooSmall || tooLarge) return { path: path14, problem: `got ${value}, out of range`, expected: expectedOf(node) };
+  if (tooSmall || tooLarge) return { path: path15, problem: `got ${value}, out of range`, expected: expectedOf(node) };
   return void 0;
 }
-function walkArray(node, value, path14) {
+function walkArray(node, value, path15) {
   if (node.minItems !== void 0 && value.length < node.minItems) {
-    return { path: path14, problem: value.length === 0 ? "empty list" : `only ${value.length} items`, expected: expectedOf(node) };
+    return { path: path15, problem: value.length === 0 ? "empty list" : `only ${value.length} items`, expected: expectedOf(node) };
   }
   if (!node.items) return void 0;
   for (const [index3, item] of value.entries()) {
-    const failure = walk(node.items, item, [...path14, index3]);
+    const failure = walk(node.items, item, [...path15, index3]);
     if (failure) return failure;
   }
   return void 0;
 }
-function walkObject(node, value, path14) {
+function walkObject(node, value, path15) {
   for (const [key, item] of Object.entries(value)) {
     const child = childSchema(node, key);
-    if (child === "unknown") return unknownKey(node, key, [...path14, key]);
+    if (child === "unknown") return unknownKey(node, key, [...path15, key]);
     if (child) {
-      const failure = walk(child, item, [...path14, key]);
+      const failure = walk(child, item, [...path15, key]);
       if (failure) return failure;
     }
   }
   for (const key of node.required ?? []) {
     if (!Object.hasOwn(value, key)) {
-      return { path: [...path14, key], problem: "missing", expected: expectedOf(node.properties?.[key] ?? {}) };
+      return { path: [...path15, key], problem: "missing", expected: expectedOf(node.properties?.[key] ?? {}) };
     }
   }
   if (node.minProperties !== void 0 && Object.keys(value).length < node.minProperties) {
-    return { path: path14, problem: "empty", expected: expectedOf(node) };
+    return { path: path15, problem: "empty", expected: expectedOf(node) };
   }
   return void 0;
 }
@@ -47939,25 +47939,25 @@ function childSchema(node, key) {
   if (node.additionalProperties === false) return "unknown";
   return typeof node.additionalProperties === "object" ? node.additionalProperties : void 0;
 }
-function unknownKey(node, key, path14) {
+function unknownKey(node, key, path15) {
   if (node.patternProperties && !node.properties) {
-    return { path: path14, problem: `invalid name ${JSON.stringify(key)}`, expected: node.keyDescription ?? "a valid name" };
+    return { path: path15, problem: `invalid name ${JSON.stringify(key)}`, expected: node.keyDescription ?? "a valid name" };
   }
   const accepted = Object.keys(node.properties ?? {});
   const guess = closest(key, accepted);
   return {
-    path: path14,
+    path: path15,
     problem: `unknown key ${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ""}`,
     expected: accepted.length > 0 ? `one of the keys ${accepted.join(", ")}${node.keyDescription ? ` (${node.keyDescription})` : ""}` : "no keys here"
   };
 }
-function typeFailure(node, value, path14) {
+function typeFailure(node, value, path15) {
   let expected = expectedOf(node);
   const wantsString = node.type === "string" || (node.anyOf ?? []).some((branch) => branch.type === "string");
   if (wantsString && (typeof value === "number" || typeof value === "boolean")) {
     expected += ` (put it in quotes: "${String(value)}")`;
   }
-  return { path: path14, problem: `got ${describeValue(value)}`, expected };
+  return { path: path15, problem: `got ${describeValue(value)}`, expected };
 }
 function expectedOf(node) {
   if (node.description) return node.description;
@@ -49142,14 +49142,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path14 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path15 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path14 && path14[0] !== "/") {
-          path14 = `/${path14}`;
+        if (path15 && path15[0] !== "/") {
+          path15 = `/${path15}`;
         }
-        return new URL(`${origin}${path14}`);
+        return new URL(`${origin}${path15}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -49984,9 +49984,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path14, origin }
+            request: { method, path: path15, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path14);
+          debugLog("sending request to %s %s%s", method, origin, path15);
         }
       );
     }
@@ -50004,14 +50004,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path14, origin },
+            request: { method, path: path15, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path14,
+            path15,
             statusCode
           );
         }
@@ -50020,23 +50020,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path14, origin }
+            request: { method, path: path15, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path14);
+          debugLog("trailers received from %s %s%s", method, origin, path15);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path14, origin },
+            request: { method, path: path15, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path14,
+            path15,
             error.message
           );
         }
@@ -50151,7 +50151,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path14,
+        path: path15,
         method,
         body,
         headers,
@@ -50168,11 +50168,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path14 !== "string") {
+        if (typeof path15 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path14[0] !== "/" && !(path14.startsWith("http://") || path14.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path14)) {
+        } else if (invalidPathRegex.test(path15)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -50247,7 +50247,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path14, query) : path14;
+        this.path = query ? serializePathWithQuery(path15, query) : path15;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -50439,11 +50439,11 @@ var require_request = __commonJS({
           } else if (typeof val[i] === "object") {
             throw new InvalidArgumentError2(`invalid ${key} header`);
           } else {
-            const str = `${val[i]}`;
-            if (!isValidHeaderValue(str)) {
+            const str2 = `${val[i]}`;
+            if (!isValidHeaderValue(str2)) {
               throw new InvalidArgumentError2(`invalid ${key} header`);
             }
-            arr.push(str);
+            arr.push(str2);
           }
         }
         val = arr;
@@ -51986,8 +51986,8 @@ var require_infra = __commonJS({
     }
     var ASCII_WHITESPACE_REPLACE_REGEX = /[\u0009\u000A\u000C\u000D\u0020]/g;
     var nonASCIIRegex = /[^\x00-\x7F]/;
-    function asciiLowercase(str) {
-      return nonASCIIRegex.test(str) ? str.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : str.toLowerCase();
+    function asciiLowercase(str2) {
+      return nonASCIIRegex.test(str2) ? str2.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : str2.toLowerCase();
     }
     function forgivingBase64(data) {
       data = data.replace(ASCII_WHITESPACE_REPLACE_REGEX, "");
@@ -52040,19 +52040,19 @@ var require_infra = __commonJS({
     function parseJSONFromBytes(bytes) {
       return JSON.parse(utf8DecodeBytes(bytes));
     }
-    function removeASCIIWhitespace(str, leading = true, trailing = true) {
-      return removeChars(str, leading, trailing, isASCIIWhitespace);
+    function removeASCIIWhitespace(str2, leading = true, trailing = true) {
+      return removeChars(str2, leading, trailing, isASCIIWhitespace);
     }
-    function removeChars(str, leading, trailing, predicate) {
+    function removeChars(str2, leading, trailing, predicate) {
       let lead = 0;
-      let trail = str.length - 1;
+      let trail = str2.length - 1;
       if (leading) {
-        while (lead < str.length && predicate(str.charCodeAt(lead))) lead++;
+        while (lead < str2.length && predicate(str2.charCodeAt(lead))) lead++;
       }
       if (trailing) {
-        while (trail > 0 && predicate(str.charCodeAt(trail))) trail--;
+        while (trail > 0 && predicate(str2.charCodeAt(trail))) trail--;
       }
-      return lead === 0 && trail === str.length - 1 ? str : str.slice(lead, trail + 1);
+      return lead === 0 && trail === str2.length - 1 ? str2 : str2.slice(lead, trail + 1);
     }
     function serializeJavascriptValueToJSONString(value) {
       const result = JSON.stringify(value);
@@ -52304,8 +52304,8 @@ var require_data_url = __commonJS({
     function isHTTPWhiteSpace(char) {
       return char === 13 || char === 10 || char === 9 || char === 32;
     }
-    function removeHTTPWhitespace(str, leading = true, trailing = true) {
-      return removeChars(str, leading, trailing, isHTTPWhiteSpace);
+    function removeHTTPWhitespace(str2, leading = true, trailing = true) {
+      return removeChars(str2, leading, trailing, isHTTPWhiteSpace);
     }
     function minimizeSupportedMimeType(mimeType) {
       switch (mimeType.essence) {
@@ -53747,8 +53747,8 @@ var require_util3 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list) {
-      const value = list.get(name, true);
+    function getDecodeSplit(name, list2) {
+      const value = list2.get(name, true);
       if (value === null) {
         return null;
       }
@@ -54426,7 +54426,7 @@ var require_body = __commonJS({
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
-        const formdataEscape = (str) => str.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
+        const formdataEscape = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
         const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn2 = new Uint8Array([13, 10]);
@@ -55491,7 +55491,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path14, host, upgrade, blocking, reset } = request;
+      const { method, path: path15, host, upgrade, blocking, reset } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -55567,7 +55567,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path14} HTTP/1.1\r
+      let header = `${method} ${path15} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -56244,7 +56244,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path14, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path15, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -56313,7 +56313,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path14;
+          headers[HTTP2_HEADER_PATH] = path15;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -56365,7 +56365,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path14;
+      headers[HTTP2_HEADER_PATH] = path15;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -58721,10 +58721,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path14 = "/",
+          path: path15 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path14;
+        opts.path = origin + path15;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -60884,20 +60884,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path14) {
-      if (typeof path14 !== "string") {
-        return path14;
+    function safeUrl(path15) {
+      if (typeof path15 !== "string") {
+        return path15;
       }
-      const pathSegments = path14.split("?", 3);
+      const pathSegments = path15.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path14;
+        return path15;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path14, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path14);
+    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path15);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -60922,8 +60922,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path14, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path14)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path14), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path15)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path15), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -60962,19 +60962,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index3, 1);
       }
     }
-    function removeTrailingSlash(path14) {
-      while (path14.endsWith("/")) {
-        path14 = path14.slice(0, -1);
+    function removeTrailingSlash(path15) {
+      while (path15.endsWith("/")) {
+        path15 = path15.slice(0, -1);
       }
-      if (path14.length === 0) {
-        path14 = "/";
+      if (path15.length === 0) {
+        path15 = "/";
       }
-      return path14;
+      return path15;
     }
     function buildKey(opts) {
-      const { path: path14, method, body, headers, query } = opts;
+      const { path: path15, method, body, headers, query } = opts;
       return {
-        path: path14,
+        path: path15,
         method,
         body,
         headers,
@@ -61664,10 +61664,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path14, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path14,
+            Path: path15,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -61749,9 +61749,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path14, searchParams] = dispatchOpts.path.split("?");
+          const [path15, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path14}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path15}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -62152,12 +62152,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path14 = filePath || this.#snapshotPath;
-        if (!path14) {
+        const path15 = filePath || this.#snapshotPath;
+        if (!path15) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile4(resolve2(path14), "utf8");
+          const data = await readFile4(resolve2(path15), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -62171,7 +62171,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path14}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path15}`, { cause: error });
           }
         }
       }
@@ -62182,11 +62182,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path14 = filePath || this.#snapshotPath;
-        if (!path14) {
+        const path15 = filePath || this.#snapshotPath;
+        if (!path15) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve2(path14);
+        const resolvedPath = resolve2(path15);
         await mkdir2(dirname2(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -62827,15 +62827,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path14 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path14}`;
+        const path15 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path15}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path14;
+        this.opts.path = path15;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -64652,10 +64652,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path14) {
+    function deleteCachedUri(store, cacheKey, path15) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path14
+        path: path15
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -64663,7 +64663,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path14
+            path: path15
           });
         }
       }
@@ -64674,9 +64674,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i = 0; i < values.length; i++) {
-        const path14 = getSameOriginPath(cacheKey, values[i]);
-        if (path14 !== void 0) {
-          deleteCachedUri(store, cacheKey, path14);
+        const path15 = getSameOriginPath(cacheKey, values[i]);
+        if (path15 !== void 0) {
+          deleteCachedUri(store, cacheKey, path15);
         }
       }
     }
@@ -67807,9 +67807,9 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list = this.#headersList.cookies;
-        if (list) {
-          return [...list];
+        const list2 = this.#headersList.cookies;
+        if (list2) {
+          return [...list2];
         }
         return [];
       }
@@ -67833,8 +67833,8 @@ var require_headers = __commonJS({
        * @param {Headers} target
        * @param {HeadersList} list
        */
-      static setHeadersList(target, list) {
-        target.#headersList = list;
+      static setHeadersList(target, list2) {
+        target.#headersList = list2;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers;
@@ -68785,13 +68785,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list = dependentControllerMap.get(this.signal);
-          if (list === void 0) {
-            list = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list);
+          let list2 = dependentControllerMap.get(this.signal);
+          if (list2 === void 0) {
+            list2 = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list2);
           }
           const acRef = new WeakRef(ac);
-          list.add(acRef);
+          list2.add(acRef);
           util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -70164,11 +70164,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path14 = url.pathname + url.search;
+        const path15 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve2, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path14}?` : path14,
+            path: hasTrailingQuestionMark ? `${path15}?` : path15,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -71115,9 +71115,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path14) {
-      for (let i = 0; i < path14.length; ++i) {
-        const code = path14.charCodeAt(i);
+    function validateCookiePath(path15) {
+      for (let i = 0; i < path15.length; ++i) {
+        const code = path15.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -71456,9 +71456,9 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       brandChecks(headers);
       cookie = webidl.converters.Cookie(cookie);
-      const str = stringify(cookie);
-      if (str) {
-        headers.append("set-cookie", str, true);
+      const str2 = stringify(cookie);
+      if (str2) {
+        headers.append("set-cookie", str2, true);
       }
     }
     webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
@@ -74553,11 +74553,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path14 = opts.path;
+          let path15 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path14 = `/${path14}`;
+            path15 = `/${path15}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path14);
+          url = new URL(util.parseOrigin(url).origin + path15);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -75542,7 +75542,7 @@ var init_suite_webhooks = __esm({
     init_webhooks();
     init_suite_error();
     init_secrets();
-    quoted = (list) => list.map((item) => JSON.stringify(item)).join(", ");
+    quoted = (list2) => list2.map((item) => JSON.stringify(item)).join(", ");
     WebhookSchema = typebox_exports.Object(
       {
         name: typebox_exports.Optional(typebox_exports.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description: 'a name such as team-alerts (letters, digits, "_", "." and "-", at most 64)' })),
@@ -75748,7 +75748,7 @@ var init_suite_playwright = __esm({
     };
     playwrightTestType = {
       properties: PlaywrightProperties,
-      build(raw, common3, ctx) {
+      build(raw, common5, ctx) {
         const { dir, grep, project, workers } = raw;
         const at2 = [...ctx.path, "dir"];
         const files = ctx.files ?? DISK_FILES;
@@ -75761,7 +75761,7 @@ var init_suite_playwright = __esm({
           fail(at2, `no playwright.config.* in ${folder}`, `a folder holding one of ${PLAYWRIGHT_CONFIG_NAMES.join(", ")}`);
         }
         if (grep !== void 0) checkRegExp(grep, [...ctx.path, "grep"]);
-        const { name, ...rest } = common3;
+        const { name, ...rest } = common5;
         const spec = {
           name,
           type: "playwright",
@@ -75780,6 +75780,218 @@ var init_suite_playwright = __esm({
   }
 });
 
+// src/executors/frameworks/adapter.ts
+function caseKey(file, titles) {
+  return JSON.stringify([file, ...titles]);
+}
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+var init_adapter = __esm({
+  "src/executors/frameworks/adapter.ts"() {
+    "use strict";
+  }
+});
+
+// src/executors/frameworks/cucumber-messages.ts
+function millis(timestamp) {
+  if (!isObject(timestamp)) return 0;
+  return Number(timestamp.seconds ?? 0) * 1e3 + Number(timestamp.nanos ?? 0) / 1e6;
+}
+function lineOf(node) {
+  return isObject(node.location) && typeof node.location.line === "number" ? node.location.line : 0;
+}
+function readCucumberMessages(text) {
+  const envelopes = [];
+  for (const [i, line] of text.split("\n").entries()) {
+    if (line.trim() === "") continue;
+    let envelope;
+    try {
+      envelope = JSON.parse(line);
+    } catch (error) {
+      throw new Error(`line ${i + 1} of the message stream is not JSON (${error.message})`);
+    }
+    if (!isObject(envelope)) throw new Error(`line ${i + 1} of the message stream is not an envelope`);
+    envelopes.push(envelope);
+  }
+  const nodes = /* @__PURE__ */ new Map();
+  const keywords = /* @__PURE__ */ new Map();
+  const pickles = /* @__PURE__ */ new Map();
+  const testCases = /* @__PURE__ */ new Map();
+  const attempts = /* @__PURE__ */ new Map();
+  const fileErrors = /* @__PURE__ */ new Map();
+  let runError = "";
+  for (const e of envelopes) {
+    if (isObject(e.gherkinDocument)) indexDocument(e.gherkinDocument, nodes, keywords);
+    else if (isObject(e.pickle)) pickles.set(str(e.pickle.id), e.pickle);
+    else if (isObject(e.testCase)) testCases.set(str(e.testCase.id), e.testCase);
+    else if (isObject(e.testCaseStarted)) {
+      const s3 = e.testCaseStarted;
+      attempts.set(str(s3.id), { testCaseId: str(s3.testCaseId), attempt: Number(s3.attempt ?? 0), startedMs: millis(s3.timestamp), steps: [] });
+    } else if (isObject(e.testStepFinished)) {
+      const f2 = e.testStepFinished;
+      const result = isObject(f2.testStepResult) ? f2.testStepResult : {};
+      const exception = isObject(result.exception) ? result.exception : {};
+      attempts.get(str(f2.testCaseStartedId))?.steps.push({ testStepId: str(f2.testStepId), status: str(result.status), message: str(result.message) || str(exception.message) });
+    } else if (isObject(e.testCaseFinished)) {
+      const a = attempts.get(str(e.testCaseFinished.testCaseStartedId));
+      if (a) a.finishedMs = millis(e.testCaseFinished.timestamp);
+    } else if (isObject(e.parseError)) {
+      const uri = isObject(e.parseError.source) ? str(e.parseError.source.uri) : "";
+      fileErrors.set(uri, str(e.parseError.message));
+    } else if (isObject(e.testRunHookFinished) && isObject(e.testRunHookFinished.result) && e.testRunHookFinished.result.status === "FAILED") {
+      runError ||= `a BeforeAll or AfterAll hook failed: ${str(e.testRunHookFinished.result.message)}`;
+    } else if (isObject(e.testRunFinished)) {
+      const exception = isObject(e.testRunFinished.exception) ? e.testRunFinished.exception : {};
+      runError ||= str(e.testRunFinished.message) || str(exception.message);
+    }
+  }
+  const byCase = /* @__PURE__ */ new Map();
+  for (const a of attempts.values()) byCase.set(a.testCaseId, [...byCase.get(a.testCaseId) ?? [], a]);
+  const cases = [];
+  for (const testCase of testCases.values()) {
+    const pickle = pickles.get(str(testCase.pickleId));
+    if (!pickle) throw new Error(`test case ${str(testCase.id)} names a pickle the stream does not hold`);
+    const finished = (byCase.get(str(testCase.id)) ?? []).filter((a) => a.finishedMs !== void 0).sort((a, b2) => a.attempt - b2.attempt);
+    const reported = caseOf(pickle, testCase, finished, nodes, keywords);
+    if (reported) cases.push(reported);
+  }
+  if (runError) {
+    for (const uri of new Set([...pickles.values()].map((p2) => str(p2.uri)))) if (!fileErrors.has(uri)) fileErrors.set(uri, runError);
+  }
+  return { cases, fileErrors };
+}
+function indexDocument(doc, nodes, keywords) {
+  const feature = isObject(doc.feature) ? doc.feature : void 0;
+  if (!feature) return;
+  const walk2 = (children, above) => {
+    for (const child of children) {
+      if (isObject(child.rule)) walk2(list(child.rule.children), [...above, str(child.rule.name)]);
+      const scenario = isObject(child.scenario) ? child.scenario : isObject(child.background) ? child.background : void 0;
+      if (!scenario) continue;
+      for (const step of list(scenario.steps)) keywords.set(str(step.id), str(step.keyword));
+      const titles = [...above, str(scenario.name)];
+      nodes.set(str(scenario.id), { titles, line: lineOf(scenario) });
+      for (const [i, examples] of list(scenario.examples).entries()) {
+        for (const [j2, row] of list(examples.tableBody).entries()) {
+          nodes.set(str(row.id), { titles: [...titles, str(examples.name), `#${i + 1}.${j2 + 1}`], line: lineOf(row) });
+        }
+      }
+    }
+  };
+  walk2(list(feature.children), [str(feature.name)]);
+}
+function caseOf(pickle, testCase, finished, nodes, keywords) {
+  const ids = Array.isArray(pickle.astNodeIds) ? pickle.astNodeIds.map(String) : [];
+  const scenario = nodes.get(ids[0] ?? "");
+  const row = ids.length > 1 ? nodes.get(ids[ids.length - 1] ?? "") : void 0;
+  const name = str(pickle.name);
+  let titles;
+  if (row) {
+    const label = row.titles[row.titles.length - 1];
+    const outline = row.titles[row.titles.length - 3];
+    titles = [...row.titles.slice(0, -1), outline === name ? label : `${label}: ${name}`];
+  } else titles = scenario ? [...scenario.titles.slice(0, -1), scenario.titles[scenario.titles.length - 1] || name] : [name];
+  const reported = {
+    file: str(pickle.uri),
+    titles: titles.filter((t) => t !== ""),
+    status: "passed",
+    durationMs: Math.round(finished.reduce((sum, a) => sum + Math.max(0, (a.finishedMs ?? a.startedMs) - a.startedMs), 0)),
+    attempts: finished.length,
+    error: null,
+    output: "",
+    line: (row ?? scenario)?.line ?? 0
+  };
+  const tags = list(pickle.tags).map((t) => str(t.name).replace(/^@/, "")).filter((t) => t !== "");
+  if (tags.length > 0) reported.tags = tags;
+  const last = finished[finished.length - 1];
+  if (!last) return void 0;
+  const steps = stepsOf(testCase, pickle, keywords);
+  const failures = finished.map((a) => failureOf(a, steps)).filter((f2) => f2 !== void 0);
+  const worst = worstStatus(last);
+  reported.output = failures.map((f2) => f2.message).join("\n\n");
+  if (worst === "SKIPPED") return { ...reported, status: "skipped", attempts: 0 };
+  if (worst === "PASSED") return reported;
+  const said = failureOf(last, steps)?.message ?? `${worst.toLowerCase()} (the report gives no message)`;
+  return { ...reported, status: "failed", error: errorSummary(said, false) || said };
+}
+function stepsOf(testCase, pickle, keywords) {
+  const texts = new Map(list(pickle.steps).map((s3) => [str(s3.id), `${keywords.get(Array.isArray(s3.astNodeIds) ? String(s3.astNodeIds[0]) : "") ?? ""}${str(s3.text)}`]));
+  return new Map(list(testCase.testSteps).map((s3) => [str(s3.id), texts.get(str(s3.pickleStepId)) ?? ""]));
+}
+function worstStatus(attempt2) {
+  return attempt2.steps.reduce((worst, s3) => SEVERITY.indexOf(s3.status) > SEVERITY.indexOf(worst) ? s3.status : worst, "PASSED");
+}
+function failureOf(attempt2, steps) {
+  const worst = worstStatus(attempt2);
+  if (worst === "PASSED" || worst === "SKIPPED") return void 0;
+  const step = attempt2.steps.find((s3) => s3.status === worst);
+  if (step.message) return { message: step.message };
+  const text = steps.get(step.testStepId);
+  return { message: `${worst.charAt(0)}${worst.slice(1).toLowerCase()} ${text ? `step: ${text}` : "hook"}` };
+}
+var EXAMPLE_LABEL, SEVERITY, isObject, str, list;
+var init_cucumber_messages = __esm({
+  "src/executors/frameworks/cucumber-messages.ts"() {
+    "use strict";
+    init_error_text();
+    EXAMPLE_LABEL = /^#\d+\.\d+(?:: ([\s\S]*))?$/;
+    SEVERITY = ["UNKNOWN", "PASSED", "SKIPPED", "PENDING", "UNDEFINED", "AMBIGUOUS", "FAILED"];
+    isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+    str = (value) => typeof value === "string" ? value : "";
+    list = (value) => Array.isArray(value) ? value.filter(isObject) : [];
+  }
+});
+
+// src/executors/frameworks/cucumber.ts
+function common(spec, report) {
+  const args = [...spec.args, "--format", `message:${report}`];
+  if (spec.retriesOverride) args.push("--retry", String(spec.retries));
+  return args;
+}
+function scenarioPaths(cases) {
+  const lines = /* @__PURE__ */ new Map();
+  const whole = /* @__PURE__ */ new Set();
+  for (const c of cases) {
+    if (c.line === void 0) whole.add(c.file);
+    else lines.set(c.file, (lines.get(c.file) ?? /* @__PURE__ */ new Set()).add(c.line));
+  }
+  return [.../* @__PURE__ */ new Set([...lines.keys(), ...whole])].map((file) => whole.has(file) ? file : [file, ...[...lines.get(file) ?? []].sort((a, b2) => a - b2)].join(":"));
+}
+function namePattern(cases) {
+  const names2 = /* @__PURE__ */ new Set();
+  for (const { titles } of cases) {
+    const last = titles[titles.length - 1] ?? "";
+    const row = EXAMPLE_LABEL.exec(last);
+    if (!row) names2.add(last);
+    else if (row[1] !== void 0) names2.add(row[1]);
+    else titles.slice(-3, -1).forEach((t) => names2.add(t));
+  }
+  return `^(?:${[...names2].map(escapeRegExp).join("|")})$`;
+}
+var cucumberAdapter;
+var init_cucumber = __esm({
+  "src/executors/frameworks/cucumber.ts"() {
+    "use strict";
+    init_adapter();
+    init_cucumber_messages();
+    cucumberAdapter = Object.freeze({
+      type: "cucumber",
+      title: "Cucumber",
+      packageName: "@cucumber/cucumber",
+      bin: "cucumber-js",
+      retriesFlag: true,
+      defaultWorkers: 1,
+      listArgs: (spec, report) => [...common(spec, report), "--dry-run"],
+      runArgs(spec, cases, plan) {
+        const parallel = plan.workers > 1 ? ["--parallel", String(plan.workers)] : [];
+        return [...common(spec, plan.report), ...parallel, "--name", namePattern(cases), ...scenarioPaths(cases)];
+      },
+      read: readCucumberMessages
+    });
+  }
+});
+
 // src/executors/frameworks/jest-json.ts
 import path3 from "node:path";
 function readJestJson(text, dir, attemptsOf) {
@@ -75789,24 +76001,24 @@ function readJestJson(text, dir, attemptsOf) {
   } catch (error) {
     throw new Error(`the report is not JSON (${error.message})`);
   }
-  if (!isObject(raw) || !Array.isArray(raw.testResults)) throw new Error('the report has no "testResults" list');
+  if (!isObject2(raw) || !Array.isArray(raw.testResults)) throw new Error('the report has no "testResults" list');
   const cases = [];
   const fileErrors = /* @__PURE__ */ new Map();
   for (const [i, item] of raw.testResults.entries()) {
-    if (!isObject(item) || typeof item.name !== "string" || !Array.isArray(item.assertionResults)) throw new Error(`testResults[${i}] is not a file's results (name, assertionResults)`);
+    if (!isObject2(item) || typeof item.name !== "string" || !Array.isArray(item.assertionResults)) throw new Error(`testResults[${i}] is not a file's results (name, assertionResults)`);
     const result = item;
     const file = relativeFile(dir, result.name);
     if (result.status === "failed" && typeof result.message === "string" && result.message.trim() !== "") fileErrors.set(file, result.message);
     for (const [j2, a] of result.assertionResults.entries()) {
-      if (!isObject(a) || typeof a.title !== "string" || !Array.isArray(a.ancestorTitles) || typeof a.status !== "string") {
+      if (!isObject2(a) || typeof a.title !== "string" || !Array.isArray(a.ancestorTitles) || typeof a.status !== "string") {
         throw new Error(`testResults[${i}].assertionResults[${j2}] is not a case (ancestorTitles, title, status)`);
       }
-      cases.push(caseOf(file, a, attemptsOf));
+      cases.push(caseOf2(file, a, attemptsOf));
     }
   }
   return { cases, fileErrors };
 }
-function caseOf(file, a, attemptsOf) {
+function caseOf2(file, a, attemptsOf) {
   const status = a.status === "passed" ? "passed" : SKIPPED.has(a.status) ? "skipped" : "failed";
   const messages = (a.failureMessages ?? []).filter((m2) => typeof m2 === "string");
   const last = messages[messages.length - 1];
@@ -75826,29 +76038,19 @@ function relativeFile(dir, name) {
   const rel = path3.isAbsolute(name) ? path3.relative(dir, name) : name;
   return rel.split(path3.sep).join("/");
 }
-var SKIPPED, isObject;
+var SKIPPED, isObject2;
 var init_jest_json = __esm({
   "src/executors/frameworks/jest-json.ts"() {
     "use strict";
     init_error_text();
     SKIPPED = /* @__PURE__ */ new Set(["pending", "skipped", "todo", "disabled"]);
-    isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-  }
-});
-
-// src/executors/frameworks/adapter.ts
-function escapeRegExp(text) {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-var init_adapter = __esm({
-  "src/executors/frameworks/adapter.ts"() {
-    "use strict";
+    isObject2 = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
   }
 });
 
 // src/executors/frameworks/vitest.ts
 import path4 from "node:path";
-function common(spec, report) {
+function common2(spec, report) {
   const args = ["run", ...spec.args, "--reporter=json", `--outputFile=${report}`];
   if (spec.timeoutOverride) args.push(`--testTimeout=${Math.round(spec.timeoutSeconds * 1e3)}`);
   if (spec.retriesOverride) args.push(`--retry=${spec.retries}`);
@@ -75870,10 +76072,10 @@ var init_vitest = __esm({
       title: "Vitest",
       packageName: "vitest",
       retriesFlag: true,
-      listArgs: (spec, report) => [...common(spec, report), `--testNamePattern=${NO_NAME}`, "--passWithNoTests"],
+      listArgs: (spec, report) => [...common2(spec, report), `--testNamePattern=${NO_NAME}`, "--passWithNoTests"],
       runArgs(spec, cases, plan) {
         const files = [...new Set(cases.map((c) => path4.resolve(spec.dir, c.file)))];
-        return [...common(spec, plan.report), `--maxWorkers=${plan.workers}`, `--testNamePattern=${fullNamePattern(cases)}`, "--passWithNoTests", ...files];
+        return [...common2(spec, plan.report), `--maxWorkers=${plan.workers}`, `--testNamePattern=${fullNamePattern(cases)}`, "--passWithNoTests", ...files];
       },
       read: (text, dir) => readJestJson(text, dir, (a, status) => {
         const failures = a.failureMessages?.length ?? 0;
@@ -75885,7 +76087,7 @@ var init_vitest = __esm({
 
 // src/executors/frameworks/jest.ts
 import path5 from "node:path";
-function common2(spec, report) {
+function common3(spec, report) {
   const args = [...spec.args, "--ci", "--json", `--outputFile=${report}`];
   if (spec.timeoutOverride) args.push(`--testTimeout=${Math.round(spec.timeoutSeconds * 1e3)}`);
   return args;
@@ -75901,13 +76103,88 @@ var init_jest = __esm({
       title: "Jest",
       packageName: "jest",
       retriesFlag: false,
-      listArgs: (spec, report) => [...common2(spec, report), `--testNamePattern=${NO_NAME}`, "--passWithNoTests"],
+      listArgs: (spec, report) => [...common3(spec, report), `--testNamePattern=${NO_NAME}`, "--passWithNoTests"],
       runArgs(spec, cases, plan) {
         const files = [...new Set(cases.map((c) => path5.resolve(spec.dir, c.file)))];
-        return [...common2(spec, plan.report), `--maxWorkers=${plan.workers}`, `--testNamePattern=${fullNamePattern(cases)}`, "--runTestsByPath", ...files];
+        return [...common3(spec, plan.report), `--maxWorkers=${plan.workers}`, `--testNamePattern=${fullNamePattern(cases)}`, "--runTestsByPath", ...files];
       },
       read: (text, dir) => readJestJson(text, dir, (a, status) => status === "skipped" ? 0 : Math.max(1, a.invocations ?? 1))
     });
+  }
+});
+
+// src/executors/frameworks/mocha.ts
+import { fileURLToPath } from "node:url";
+import path6 from "node:path";
+function common4(spec, report) {
+  const args = [...spec.args, "--reporter", REPORTER, "--reporter-option", `output=${report}`];
+  if (spec.timeoutOverride) args.push("--timeout", String(Math.round(spec.timeoutSeconds * 1e3)));
+  if (spec.retriesOverride) args.push("--retries", String(spec.retries));
+  return args;
+}
+function readMochaReport(text, dir) {
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`the report is not JSON (${error.message})`);
+  }
+  if (!isObject3(raw) || !Array.isArray(raw.cases) || !Array.isArray(raw.hookErrors)) throw new Error('the report has no "cases" and "hookErrors" lists');
+  const byKey = /* @__PURE__ */ new Map();
+  for (const [i, item] of raw.cases.entries()) {
+    if (!isObject3(item) || typeof item.file !== "string" || !Array.isArray(item.titles) || typeof item.status !== "string" || !Array.isArray(item.errors)) {
+      throw new Error(`cases[${i}] is not a test (file, titles, status, errors)`);
+    }
+    const c = caseOf3(item, dir);
+    byKey.set(caseKey(c.file, c.titles), c);
+  }
+  const fileErrors = /* @__PURE__ */ new Map();
+  for (const item of raw.hookErrors) {
+    if (!isObject3(item) || typeof item.error !== "string") continue;
+    const file = typeof item.file === "string" && item.file !== "" ? relativeFile(dir, item.file) : "";
+    const said = `${typeof item.title === "string" ? `${item.title}: ` : ""}${item.error}`;
+    if (!fileErrors.has(file)) fileErrors.set(file, said);
+  }
+  return { cases: [...byKey.values()], fileErrors };
+}
+function caseOf3(c, dir) {
+  const status = c.status === "passed" ? "passed" : c.status === "skipped" ? "skipped" : "failed";
+  const errors = c.errors.filter((e) => typeof e === "string");
+  const last = errors[errors.length - 1];
+  return {
+    file: relativeFile(dir, c.file),
+    titles: c.titles.map(String),
+    status,
+    durationMs: Math.max(0, Math.round(typeof c.durationMs === "number" ? c.durationMs : 0)),
+    attempts: typeof c.attempts === "number" ? c.attempts : status === "skipped" ? 0 : 1,
+    error: status === "failed" ? errorSummary(last ?? "failed (the report gives no message)", false) || "failed" : null,
+    output: errors.join("\n\n")
+  };
+}
+var REPORTER, mochaAdapter, isObject3;
+var init_mocha = __esm({
+  "src/executors/frameworks/mocha.ts"() {
+    "use strict";
+    init_error_text();
+    init_adapter();
+    init_jest_json();
+    REPORTER = fileURLToPath(new URL("./mocha-reporter.cjs", import.meta.url));
+    mochaAdapter = Object.freeze({
+      type: "mocha",
+      title: "Mocha",
+      packageName: "mocha",
+      retriesFlag: true,
+      defaultWorkers: 1,
+      listArgs: (spec, report) => [...common4(spec, report), "--dry-run"],
+      runArgs(spec, cases, plan) {
+        const files = [...new Set(cases.map((c) => path6.resolve(spec.dir, c.file)))];
+        const names2 = [...new Set(cases.map((c) => escapeRegExp(c.titles.join(" "))))];
+        const parallel = plan.workers > 1 ? ["--parallel", "--jobs", String(plan.workers)] : [];
+        return [...common4(spec, plan.report), ...parallel, "--grep", `^(?:${names2.join("|")})$`, ...files];
+      },
+      read: readMochaReport
+    });
+    isObject3 = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
   }
 });
 
@@ -75916,11 +76193,15 @@ var FRAMEWORK_ADAPTERS;
 var init_registry2 = __esm({
   "src/executors/frameworks/registry.ts"() {
     "use strict";
+    init_cucumber();
     init_jest();
+    init_mocha();
     init_vitest();
     FRAMEWORK_ADAPTERS = Object.freeze({
       vitest: vitestAdapter,
-      jest: jestAdapter
+      jest: jestAdapter,
+      mocha: mochaAdapter,
+      cucumber: cucumberAdapter
     });
   }
 });
@@ -75930,7 +76211,7 @@ function frameworkTestType(type) {
   const adapter = FRAMEWORK_ADAPTERS[type];
   return {
     properties: FrameworkProperties,
-    build(raw, common3, ctx) {
+    build(raw, common5, ctx) {
       const { dir, args, workers } = raw;
       const at2 = [...ctx.path, "dir"];
       const folder = resolveTestPath(ctx, at2, dir);
@@ -75938,7 +76219,7 @@ function frameworkTestType(type) {
       if (raw.retries !== void 0 && !adapter.retriesFlag) {
         fail([...ctx.path, "retries"], `${adapter.title} takes no retries from its command line`, `no "retries" here: set them in the suite itself (${type === "jest" ? "jest.retryTimes(n)" : "its own config"})`);
       }
-      const { name, ...rest } = common3;
+      const { name, ...rest } = common5;
       const spec = {
         name,
         type,
@@ -75948,7 +76229,8 @@ function frameworkTestType(type) {
         timeoutOverride: raw.timeoutSeconds !== void 0,
         retriesOverride: raw.retries !== void 0
       };
-      if (workers !== void 0) spec.workers = workers;
+      const framework = workers ?? adapter.defaultWorkers;
+      if (framework !== void 0) spec.workers = framework;
       return spec;
     }
   };
@@ -75974,7 +76256,7 @@ var init_suite_frameworks = __esm({
 });
 
 // src/config/suite-test-types.ts
-import path6 from "node:path";
+import path7 from "node:path";
 function checkUrlShape(url, at2) {
   if (url.trimStart().startsWith("{{")) return;
   let protocol = "";
@@ -76041,7 +76323,7 @@ var init_suite_test_types = __esm({
     };
     http = {
       properties: HttpProperties,
-      build(raw, common3, ctx) {
+      build(raw, common5, ctx) {
         const { request, expect } = raw;
         const method = (request.method ?? "GET").toUpperCase();
         const at2 = [...ctx.path, "request"];
@@ -76052,7 +76334,7 @@ var init_suite_test_types = __esm({
         if (request.body !== void 0 && (method === "GET" || method === "HEAD")) {
           fail([...at2, "body"], `a body cannot be sent with ${method}`, "no body, or a method such as POST, PUT or PATCH");
         }
-        const { name, ...rest } = common3;
+        const { name, ...rest } = common5;
         const spec = { name, type: "http", request: { method, url: request.url }, expect: {}, ...rest };
         if (request.headers !== void 0) spec.request.headers = { ...request.headers };
         if (request.body !== void 0) spec.request.body = request.body;
@@ -76090,12 +76372,12 @@ var init_suite_test_types = __esm({
           shelly ? 'an argv list such as [sh, -c, "\u2026"] if you need shell features (variables arrive as environment variables)' : `an argv list such as [${words.join(", ")}]`
         );
       },
-      build(raw, common3, ctx) {
+      build(raw, common5, ctx) {
         const { run, cwd, junit } = raw;
         if (run[0] === "") fail([...ctx.path, "run", 0], "empty program name", "a program such as npm or ./scripts/check.sh");
-        const { name, ...rest } = common3;
+        const { name, ...rest } = common5;
         const folder = resolveTestPath(ctx, [...ctx.path, "cwd"], cwd ?? ".");
-        if (junit !== void 0 && (path6.isAbsolute(junit) || junit.split(/[\\/]/).includes(".."))) {
+        if (junit !== void 0 && (path7.isAbsolute(junit) || junit.split(/[\\/]/).includes(".."))) {
           fail([...ctx.path, "junit"], `${JSON.stringify(junit)} leaves the command's folder`, `a path or glob relative to the command's cwd, without "..", such as "reports/junit.xml"`);
         }
         return { name, type: "command", run: [...run], cwd: folder, ...junit !== void 0 ? { junit } : {}, ...rest };
@@ -76106,16 +76388,18 @@ var init_suite_test_types = __esm({
       command: command2,
       playwright: playwrightTestType,
       vitest: frameworkTestType("vitest"),
-      jest: frameworkTestType("jest")
+      jest: frameworkTestType("jest"),
+      mocha: frameworkTestType("mocha"),
+      cucumber: frameworkTestType("cucumber")
     });
     TEST_TYPE_NAMES = Object.freeze(Object.keys(TEST_TYPES));
   }
 });
 
 // src/config/suite.ts
-import path7 from "node:path";
+import path8 from "node:path";
 function parseSuiteYaml(text, file, build) {
-  const absolute = path7.resolve(file);
+  const absolute = path8.resolve(file);
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, merge: true });
   const syntaxError = doc.errors[0];
@@ -76164,14 +76448,14 @@ function buildTest(raw, ctx, environments) {
   return spec;
 }
 function commonOf(raw) {
-  const common3 = {
+  const common5 = {
     name: raw.name,
     tags: [...raw.tags ?? []],
     timeoutSeconds: raw.timeoutSeconds ?? TEST_DEFAULTS.timeoutSeconds,
     retries: raw.retries ?? TEST_DEFAULTS.retries
   };
-  if (raw.environments !== void 0) common3.environments = [...raw.environments];
-  return common3;
+  if (raw.environments !== void 0) common5.environments = [...raw.environments];
+  return common5;
 }
 function checkEnvironmentNames(spec, at2, environments) {
   const declared = [...environments.keys()];
@@ -76190,11 +76474,11 @@ function checkPlaceholders(definition, spec, at2, environments) {
       if (name === void 0) fail(where, `malformed placeholder ${placeholder.raw}`, "{{NAME}} with NAME made of letters, digits and _");
       const lacking = runsIn.filter((env) => !Object.hasOwn(env.variables, name)).map((env) => env.name);
       if (lacking.length === 0) continue;
-      const common3 = Object.keys(runsIn[0]?.variables ?? {}).filter((key) => runsIn.every((env) => Object.hasOwn(env.variables, key)));
+      const common5 = Object.keys(runsIn[0]?.variables ?? {}).filter((key) => runsIn.every((env) => Object.hasOwn(env.variables, key)));
       fail(
         where,
         `${placeholder.raw} is not declared in environment ${lacking.map((env) => JSON.stringify(env)).join(", ")}`,
-        `a variable declared in every environment the test runs in (${common3.length > 0 ? `declared in all: ${common3.join(", ")}` : "none is declared in all"}); declare ${name} in ${lacking.join(", ")}` + (lacking.length < runsIn.length ? `, or give the test an "environments:" list without ${lacking.join(", ")}` : "")
+        `a variable declared in every environment the test runs in (${common5.length > 0 ? `declared in all: ${common5.join(", ")}` : "none is declared in all"}); declare ${name} in ${lacking.join(", ")}` + (lacking.length < runsIn.length ? `, or give the test an "environments:" list without ${lacking.join(", ")}` : "")
       );
     }
   }
@@ -76244,9 +76528,9 @@ function yamlSyntaxError(error, file) {
 }
 function toConfigError(failure, file, doc, lineCounter) {
   const { path: at2, problem, expected } = failure;
-  return new ConfigError({ file, path: formatPath(at2), problem, expected, line: lineOf(at2, doc, lineCounter) });
+  return new ConfigError({ file, path: formatPath(at2), problem, expected, line: lineOf2(at2, doc, lineCounter) });
 }
-function lineOf(at2, doc, lineCounter) {
+function lineOf2(at2, doc, lineCounter) {
   for (let length = at2.length; length >= 0; length--) {
     const node = length === 0 ? doc.contents : doc.getIn(at2.slice(0, length), true);
     if ((0, import_yaml.isNode)(node) && node.range) return lineCounter.linePos(node.range[0]).line;
@@ -76335,10 +76619,10 @@ var init_environment3 = __esm({
 
 // src/executors/playwright/locate.ts
 import { createRequire } from "node:module";
-import path8 from "node:path";
+import path9 from "node:path";
 import { pathToFileURL } from "node:url";
 function locatePlaywright(suiteDir) {
-  const fromSuite = tryResolve(createRequire(path8.join(suiteDir, "runset-resolve.js")));
+  const fromSuite = tryResolve(createRequire(path9.join(suiteDir, "runset-resolve.js")));
   if (fromSuite) return { ...fromSuite, own: true };
   const fromRunset = tryResolve(createRequire(import.meta.url));
   if (!fromRunset) throw new Error("@playwright/test is installed neither in the suite nor with runset");
@@ -76348,7 +76632,7 @@ function tryResolve(req) {
   try {
     const manifest = req.resolve("@playwright/test/package.json");
     const { version } = req(manifest);
-    return { cli: path8.join(path8.dirname(manifest), "cli.js"), version };
+    return { cli: path9.join(path9.dirname(manifest), "cli.js"), version };
   } catch {
     return void 0;
   }
@@ -76356,8 +76640,8 @@ function tryResolve(req) {
 function playwrightEnvironment(install, extra, policy = {}) {
   const env = testEnvironment(extra, policy);
   if (!install.own) {
-    const modules = path8.resolve(path8.dirname(install.cli), "..", "..");
-    env.NODE_PATH = [modules, env.NODE_PATH].filter(Boolean).join(path8.delimiter);
+    const modules = path9.resolve(path9.dirname(install.cli), "..", "..");
+    env.NODE_PATH = [modules, env.NODE_PATH].filter(Boolean).join(path9.delimiter);
     env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${ESM_FALLBACK}`].filter(Boolean).join(" ");
   }
   return env;
@@ -76488,15 +76772,15 @@ var init_playwright_listing = __esm({
 
 // src/config/playwright-report.ts
 function reportShapeProblem(value) {
-  if (!isObject2(value)) return "not a JSON object";
+  if (!isObject4(value)) return "not a JSON object";
   const config = value.config;
   if (config !== void 0) {
-    if (!isObject2(config)) return '"config" is not an object';
+    if (!isObject4(config)) return '"config" is not an object';
     for (const key of ["projects", "filteredProjects"]) {
       const projects = config[key];
       if (projects === void 0) continue;
       if (!Array.isArray(projects)) return `"config.${key}" is not a list`;
-      const bad = projects.findIndex((p2) => !isObject2(p2) || !optional(p2.name, "string") || !optional(p2.timeout, "number") || !optional(p2.retries, "number") || !(p2.use === void 0 || isObject2(p2.use)));
+      const bad = projects.findIndex((p2) => !isObject4(p2) || !optional(p2.name, "string") || !optional(p2.timeout, "number") || !optional(p2.retries, "number") || !(p2.use === void 0 || isObject4(p2.use)));
       if (bad >= 0) return `"config.${key}[${bad}]" is not a project (name, timeout, retries, use)`;
       const retries = projects.findIndex((p2) => p2.retries !== void 0 && !(Number.isInteger(p2.retries) && p2.retries >= 0 && p2.retries <= MAX_RETRIES));
       if (retries >= 0) return `"config.${key}[${retries}].retries" is not a whole number from 0 to ${MAX_RETRIES}`;
@@ -76504,7 +76788,7 @@ function reportShapeProblem(value) {
   }
   if (value.errors !== void 0) {
     if (!Array.isArray(value.errors)) return '"errors" is not a list';
-    if (value.errors.some((e) => !isObject2(e) || !optional(e.message, "string") || !optional(e.stack, "string"))) return '"errors" holds something other than { message, stack }';
+    if (value.errors.some((e) => !isObject4(e) || !optional(e.message, "string") || !optional(e.stack, "string"))) return '"errors" holds something other than { message, stack }';
   }
   if (value.suites === void 0) return null;
   if (!Array.isArray(value.suites)) return '"suites" is not a list';
@@ -76515,7 +76799,7 @@ function suitesProblem(roots) {
   while (stack.length > 0) {
     const { suite, at: at2, depth } = stack.pop();
     if (depth > MAX_SUITE_DEPTH) return `${at2} is nested deeper than ${MAX_SUITE_DEPTH} levels`;
-    if (!isObject2(suite) || typeof suite.title !== "string" || !optional(suite.file, "string")) return `${at2} is not a suite (title, file, specs, suites)`;
+    if (!isObject4(suite) || typeof suite.title !== "string" || !optional(suite.file, "string")) return `${at2} is not a suite (title, file, specs, suites)`;
     if (suite.specs !== void 0) {
       if (!Array.isArray(suite.specs)) return `${at2}.specs is not a list`;
       const bad = suite.specs.findIndex((spec) => !isSpec(spec));
@@ -76529,7 +76813,7 @@ function suitesProblem(roots) {
   return null;
 }
 function isSpec(spec) {
-  return isObject2(spec) && typeof spec.title === "string" && typeof spec.file === "string" && isCount(spec.line) && optional(spec.column, "number") && (spec.tags === void 0 || Array.isArray(spec.tags) && spec.tags.length <= MAX_TAGS && spec.tags.every((t) => typeof t === "string" && t.length <= MAX_TAG_LENGTH)) && Array.isArray(spec.tests) && spec.tests.every((t) => isObject2(t) && typeof t.projectName === "string" && (t.timeout === void 0 || isCount(t.timeout) && t.timeout <= MAX_TIMEOUT_MS));
+  return isObject4(spec) && typeof spec.title === "string" && typeof spec.file === "string" && isCount(spec.line) && optional(spec.column, "number") && (spec.tags === void 0 || Array.isArray(spec.tags) && spec.tags.length <= MAX_TAGS && spec.tags.every((t) => typeof t === "string" && t.length <= MAX_TAG_LENGTH)) && Array.isArray(spec.tests) && spec.tests.every((t) => isObject4(t) && typeof t.projectName === "string" && (t.timeout === void 0 || isCount(t.timeout) && t.timeout <= MAX_TIMEOUT_MS));
 }
 function optional(value, type) {
   return value === void 0 || (type === "number" ? isCount(value) : typeof value === type);
@@ -76552,7 +76836,7 @@ function reportForUpload(report) {
     errors: report.errors
   };
 }
-var MAX_RETRIES, MAX_TIMEOUT_MS, MAX_TAGS, MAX_TAG_LENGTH, MAX_SUITE_DEPTH, isObject2, isCount;
+var MAX_RETRIES, MAX_TIMEOUT_MS, MAX_TAGS, MAX_TAG_LENGTH, MAX_SUITE_DEPTH, isObject4, isCount;
 var init_playwright_report = __esm({
   "src/config/playwright-report.ts"() {
     "use strict";
@@ -76561,7 +76845,7 @@ var init_playwright_report = __esm({
     MAX_TAGS = 100;
     MAX_TAG_LENGTH = 256;
     MAX_SUITE_DEPTH = 64;
-    isObject2 = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+    isObject4 = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
     isCount = (value) => typeof value === "number" && Number.isFinite(value);
   }
 });
@@ -76690,7 +76974,7 @@ var FRAMEWORKS;
 var init_test_specs = __esm({
   "src/core/test-specs.ts"() {
     "use strict";
-    FRAMEWORKS = Object.freeze(["vitest", "jest"]);
+    FRAMEWORKS = Object.freeze(["vitest", "jest", "mocha", "cucumber"]);
   }
 });
 
@@ -76703,14 +76987,14 @@ var init_types4 = __esm({
 });
 
 // src/config/suite-tests.ts
-import path9 from "node:path";
+import path10 from "node:path";
 function parseSuiteTests(text, file, environments, files) {
   return parseSuiteYaml(text, file, (value, absolute) => {
     if (value === null || value === void 0) fail([], "the file is empty", 'a mapping with "tests"');
     validate(TestsOnlySchema, value, []);
     const top = value;
     const ignored2 = ["environments", "webhooks"].filter((key) => Object.hasOwn(top, key));
-    const dir = path9.dirname(absolute);
+    const dir = path10.dirname(absolute);
     const lookup = files === "disk" ? void 0 : archiveFiles(dir, files);
     const tests2 = buildTests(top.tests, { dir, root: dir, ...lookup ? { files: lookup } : {} }, environments);
     const framework = tests2.findIndex((t) => FRAMEWORKS.includes(t.type));
@@ -76733,10 +77017,10 @@ function archiveFiles(root, relative) {
   for (const entry of relative) {
     const clean = entry.replace(/^\.\//, "").replace(/\/+$/, "");
     if (clean === "" || clean === ".") continue;
-    const absolute = path9.posix.join(root, clean);
+    const absolute = path10.posix.join(root, clean);
     if (entry.endsWith("/")) folders.add(absolute);
     else files.add(absolute);
-    for (let parent = path9.posix.dirname(absolute); parent.startsWith(root) && parent !== root; parent = path9.posix.dirname(parent)) folders.add(parent);
+    for (let parent = path10.posix.dirname(absolute); parent.startsWith(root) && parent !== root; parent = path10.posix.dirname(parent)) folders.add(parent);
   }
   return { isFolder: (absolute) => folders.has(absolute), isFile: (absolute) => files.has(absolute) };
 }
@@ -79739,15 +80023,15 @@ var init_index_min = __esm({
 });
 
 // src/suites/entries.ts
-import path10 from "node:path";
+import path11 from "node:path";
 function entryRefusal(entry) {
   const name = JSON.stringify(entry.path);
   if (!PLAIN_FILE.has(entry.type) && entry.type !== "Directory") {
     return `${name} is a ${entry.type === "SymbolicLink" || entry.type === "Link" ? "link" : entry.type}; a suite holds plain files and folders only (copy what a link points at into the folder instead)`;
   }
   if (entry.path.includes("\0") || entry.path.includes("\\")) return `${name} is not a portable path (no NUL or backslash)`;
-  if (path10.posix.isAbsolute(entry.path)) return `${name} is an absolute path; paths are relative to the suite's folder`;
-  const normal = path10.posix.normalize(entry.path);
+  if (path11.posix.isAbsolute(entry.path)) return `${name} is an absolute path; paths are relative to the suite's folder`;
+  const normal = path11.posix.normalize(entry.path);
   if (normal === ".." || normal.startsWith("../") || entry.path.split("/").includes("..")) return `${name} escapes the suite's folder`;
   return null;
 }
@@ -80042,7 +80326,7 @@ var require_ignore = __commonJS({
         // Zero, one or several directories
         // should not use '*', or it will be replaced by the next replacer
         // Check if it is not the last `'/**'`
-        (_2, index3, str) => index3 + 6 < str.length ? str.slice(index3 + 6) === "\\/" ? "(?:\\/[^\\/]+)+" : "(?:\\/[^\\/]+)*" : `\\/${TRAILING_DOUBLESTAR}`,
+        (_2, index3, str2) => index3 + 6 < str2.length ? str2.slice(index3 + 6) === "\\/" ? "(?:\\/[^\\/]+)+" : "(?:\\/[^\\/]+)*" : `\\/${TRAILING_DOUBLESTAR}`,
         "*"
       ],
       // normal intermediate wildcards
@@ -80265,26 +80549,26 @@ var require_ignore = __commonJS({
       const index3 = body.indexOf(SLASH);
       return index3 < 0 || index3 === body.length - 1;
     };
-    var basenameOf = (path14) => {
-      const end = path14.length - 1;
-      const index3 = path14.lastIndexOf(
+    var basenameOf = (path15) => {
+      const end = path15.length - 1;
+      const index3 = path15.lastIndexOf(
         SLASH,
-        path14[end] === SLASH ? end - 1 : end
+        path15[end] === SLASH ? end - 1 : end
       );
-      return index3 < 0 ? path14 : path14.slice(index3 + 1);
+      return index3 < 0 ? path15 : path15.slice(index3 + 1);
     };
-    var parentOf = (path14) => {
-      if (path14.charCodeAt(0) === SLASH_CODE || path14.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path14.split(SLASH).filter(Boolean);
+    var parentOf = (path15) => {
+      if (path15.charCodeAt(0) === SLASH_CODE || path15.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path15.split(SLASH).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH) + SLASH : EMPTY;
       }
-      const end = path14.length - 1;
-      const cut = path14.lastIndexOf(
+      const end = path15.length - 1;
+      const cut = path15.lastIndexOf(
         SLASH,
-        path14.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path15.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY : path14.slice(0, cut + 1);
+      return cut < 0 ? EMPTY : path15.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -80321,16 +80605,16 @@ var require_ignore = __commonJS({
         return this._make(MODE_CHECK_IGNORE, key);
       }
       _make(mode, key) {
-        const str = pinWildcards(
+        const str2 = pinWildcards(
           mode === MODE_IGNORE ? this.regexPrefix.replace(REGEX_REPLACE_TRAILING_WILDCARD, replaceTrailingWildcard).replace(REGEX_REPLACE_TRAILING_DOUBLESTAR, replaceTrailingDoublestar) : checkSourceOf(this.body, this.regexPrefix)
         );
-        const regex = this.ignoreCase ? new RegExp(str, "i") : new RegExp(str);
+        const regex = this.ignoreCase ? new RegExp(str2, "i") : new RegExp(str2);
         return define(this, key, regex);
       }
     };
-    var hasTrailingBackslash = (str) => {
+    var hasTrailingBackslash = (str2) => {
       let count2 = 0;
-      while (str[str.length - count2 - 1] === ESCAPE) {
+      while (str2[str2.length - count2 - 1] === ESCAPE) {
         count2++;
       }
       return count2 % 2 === 1;
@@ -80434,7 +80718,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path14) {
+      testLiteral(path15) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH ? 2 : 1)] === "*"
         ));
@@ -80443,7 +80727,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index3 = rules.length - 1; index3 >= 0; index3--) {
           const rule = rules[index3];
-          if (rule.checkRegex.test(path14)) {
+          if (rule.checkRegex.test(path15)) {
             ignored2 = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -80463,15 +80747,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path14, mode) {
+      test(path15, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename = shortcut ? basenameOf(path14) : path14;
+        const basename = shortcut ? basenameOf(path15) : path15;
         for (let index3 = length - 1; index3 >= 0; index3--) {
           const rule = rules[index3];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename : path14
+            shortcut && rule._basenameOnly ? basename : path15
           )) {
             const { negative } = rule;
             const ret = {
@@ -80493,17 +80777,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path14, originalPath, doThrow) => {
-      if (!isString(path14)) {
+    var checkPath = (path15, originalPath, doThrow) => {
+      if (!isString(path15)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path14) {
+      if (!path15) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path14)) {
+      if (checkPath.isNotRelative(path15)) {
         const r = "`path.relative()`d";
         return doThrow(
           `path should be a ${r} string, but got "${originalPath}"`,
@@ -80512,25 +80796,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path14) => {
-      const first = path14.charCodeAt(0);
+    var isNotRelative = (path15) => {
+      const first = path15.charCodeAt(0);
       if (first === SLASH_CODE) {
         return true;
       }
       if (first !== DOT_CODE) {
         return false;
       }
-      if (path14.length === 1) {
+      if (path15.length === 1) {
         return true;
       }
-      const second = path14.charCodeAt(1);
+      const second = path15.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path14.length === 2 || path14.charCodeAt(2) === SLASH_CODE;
+      return path15.length === 2 || path15.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -80561,58 +80845,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path14) {
+      _test(originalPath, cache, path15) {
         checkPath(
-          path14,
+          path15,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path14 ? this._t(path14, cache) : {
+        return path15 ? this._t(path15, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path14 = convertPath(target);
-        if (!path14 || path14.charCodeAt(path14.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path14);
+        const path15 = convertPath(target);
+        if (!path15 || path15.charCodeAt(path15.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path15);
         }
-        const dir = this._t(path14, this._testCache);
+        const dir = this._t(path15, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path14);
+        const literal = this._rules.testLiteral(path15);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path14, cache) {
-        if (path14 in cache) {
-          return cache[path14];
+      _t(path15, cache) {
+        if (path15 in cache) {
+          return cache[path15];
         }
-        const parentPath = parentOf(path14);
+        const parentPath = parentOf(path15);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path14] = parent && parent.ignored ? parent : this._rules.test(path14, MODE_IGNORE);
+        return cache[path15] = parent && parent.ignored ? parent : this._rules.test(path15, MODE_IGNORE);
       }
-      ignores(path14) {
-        return this._test(path14, this._ignoreCache, convertPath(path14)).ignored;
+      ignores(path15) {
+        return this._test(path15, this._ignoreCache, convertPath(path15)).ignored;
       }
       createFilter() {
-        return (path14) => !this.ignores(path14);
+        return (path15) => !this.ignores(path15);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path14) {
-        return this._test(path14, this._testCache, convertPath(path14));
+      test(path15) {
+        return this._test(path15, this._testCache, convertPath(path15));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path14) => checkPath(convertPath(path14), path14, RETURN_FALSE);
+    var isPathValid = (path15) => checkPath(convertPath(path15), path15, RETURN_FALSE);
     var setupWindows = () => {
-      const makePosix = (str) => /^\\\\\?\\/.test(str) || /["<>|\u0000-\u001F]+/u.test(str) ? str : str.replace(/\\/g, "/");
+      const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path14) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path14) || isNotRelative(path14);
+      checkPath.isNotRelative = (path15) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path15) || isNotRelative(path15);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -80629,7 +80913,7 @@ var require_ignore = __commonJS({
 
 // src/suites/walk.ts
 import { lstat, readdir, readFile } from "node:fs/promises";
-import path11 from "node:path";
+import path12 from "node:path";
 async function walkSuite(root) {
   const out = [];
   await walkFolder(root, "", [], out);
@@ -80637,19 +80921,19 @@ async function walkSuite(root) {
   return out;
 }
 async function walkFolder(root, relative, inherited, out) {
-  const folder = path11.join(root, relative);
+  const folder = path12.join(root, relative);
   const names2 = (await readdir(folder)).sort();
   const rules = [...inherited];
   for (const file of IGNORE_FILES) {
     if (!names2.includes(file)) continue;
-    const text = await readFile(path11.join(folder, file), "utf8");
+    const text = await readFile(path12.join(folder, file), "utf8");
     rules.push({ base: relative, rules: (0, import_ignore.default)().add(text) });
   }
   for (const name of names2) {
     if (NEVER.has(name)) continue;
     const inside = relative === "" ? name : `${relative}/${name}`;
     if (inside === LISTING_FILE) continue;
-    const absolute = path11.join(folder, name);
+    const absolute = path12.join(folder, name);
     const stat = await lstat(absolute);
     if (ignored(rules, inside, stat.isDirectory())) continue;
     if (stat.isSymbolicLink()) throw new SuitePackError(`${absolute} is a symbolic link; a suite holds plain files and folders only: copy what it points at into the folder, or list it in .runsetignore`);
@@ -80699,18 +80983,18 @@ var init_walk = __esm({
 import { createHash } from "node:crypto";
 import { readFile as readFile2 } from "node:fs/promises";
 import { existsSync as existsSync2 } from "node:fs";
-import path12 from "node:path";
+import path13 from "node:path";
 import { Readable } from "node:stream";
 import { createGzip } from "node:zlib";
 async function packSuite(dir, options = {}) {
-  const root = path12.resolve(dir);
+  const root = path13.resolve(dir);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_SUITE_BYTES;
-  if (!existsSync2(path12.join(root, SUITE_CONFIG_FILE))) {
+  if (!existsSync2(path13.join(root, SUITE_CONFIG_FILE))) {
     throw new SuitePackError(`${root} has no ${SUITE_CONFIG_FILE}; pass the folder of the suite's ${SUITE_CONFIG_FILE}`);
   }
   const entries = await walkSuite(root);
   if (!entries.some((e) => e.path === SUITE_CONFIG_FILE)) {
-    throw new SuitePackError(`${path12.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
+    throw new SuitePackError(`${path13.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
   }
   const extra = options.listing === void 0 ? [] : listingEntries(options.listing, entries);
   const all = [...entries, ...extra].sort((a, b2) => a.path < b2.path ? -1 : a.path > b2.path ? 1 : 0);
@@ -80725,7 +81009,7 @@ function listingEntries(listing, walked) {
   if (content.length > MAX_LISTING_BYTES) {
     throw new SuitePackError(`the Playwright listing is ${content.length} bytes, more than ${MAX_LISTING_BYTES}; narrow the suite's entries (grep, project) or split it`);
   }
-  const folder = `${path12.posix.dirname(LISTING_FILE)}/`;
+  const folder = `${path13.posix.dirname(LISTING_FILE)}/`;
   const out = [{ path: LISTING_FILE, type: "File", size: content.length, executable: false, content }];
   if (!walked.some((e) => e.path === folder)) out.push({ path: folder, type: "Directory", size: 0, executable: true, content: Buffer.alloc(0) });
   return out;
@@ -80797,10 +81081,10 @@ __export(suite_push_exports, {
   pushSuite: () => pushSuite
 });
 import { readFile as readFile3 } from "node:fs/promises";
-import path13 from "node:path";
+import path14 from "node:path";
 async function pushSuite(client, options, env, stderr) {
-  const root = path13.resolve(options.dir);
-  const file = path13.join(root, SUITE_CONFIG_FILE);
+  const root = path14.resolve(options.dir);
+  const file = path14.join(root, SUITE_CONFIG_FILE);
   let text;
   try {
     text = await readFile3(file, "utf8");

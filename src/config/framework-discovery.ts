@@ -53,7 +53,7 @@ export function frameworkCases(file: string, entry: FrameworkTestSpec, index: nu
       name: adapter.caseName ? adapter.caseName(c) : [c.file, ...c.titles].join(' › '),
       // Unset in runset's config: the suite's own retries, which the framework applies (and reports as attempts).
       retries: entry.retriesOverride ? entry.retries : 0,
-      case: { entry: entry.name, file: c.file, titles: [...c.titles], ...(c.tags ? { tags: [...new Set(c.tags)] } : {}) },
+      case: { entry: entry.name, file: c.file, titles: [...c.titles], ...(c.tags ? { tags: [...new Set(c.tags)] } : {}), ...(c.line ? { line: c.line } : {}) },
     };
     return spec;
   });

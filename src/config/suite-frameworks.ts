@@ -48,7 +48,8 @@ export function frameworkTestType<F extends FrameworkName>(type: F): TestTypeDef
         timeoutOverride: raw.timeoutSeconds !== undefined,
         retriesOverride: raw.retries !== undefined,
       };
-      if (workers !== undefined) spec.workers = workers;
+      const framework = workers ?? adapter.defaultWorkers;
+      if (framework !== undefined) spec.workers = framework;
       if (python !== undefined) spec.python = python;
       if (collection !== undefined) {
         const file = resolveTestPath(ctx, [...ctx.path, 'collection'], path.join(dir, collection));

@@ -158,6 +158,8 @@ export const TEST_TYPES: { readonly [T in TestType]: TestTypeDefinition<Extract<
   playwright: playwrightTestType,
   vitest: frameworkTestType('vitest'),
   jest: frameworkTestType('jest'),
+  mocha: frameworkTestType('mocha'),
+  cucumber: frameworkTestType('cucumber'),
   pytest: frameworkTestType('pytest'),
   newman: frameworkTestType('newman'),
 });

@@ -98,7 +98,7 @@ export interface PlaywrightCase {
 }
 
 /** The test frameworks runset lists and runs case by case besides Playwright (src/executors/frameworks/). */
-export const FRAMEWORKS = Object.freeze(['vitest', 'jest', 'pytest', 'newman'] as const);
+export const FRAMEWORKS = Object.freeze(['vitest', 'jest', 'mocha', 'cucumber', 'pytest', 'newman'] as const);
 export type FrameworkName = (typeof FRAMEWORKS)[number];
 
 /**
@@ -131,6 +131,8 @@ export interface FrameworkCase {
   file: string;
   titles: string[];
   tags?: string[];
+  /** Its line in the file, where its framework selects cases by line (Cucumber's scenario or example row). */
+  line?: number;
 }
 
 export type TestSpec = HttpTestSpec | CommandTestSpec | PlaywrightTestSpec | { [F in FrameworkName]: FrameworkTestSpec<F> }[FrameworkName];

@@ -57,6 +57,11 @@ export function isSelecting(select: TestSelection): boolean {
   return [select.tags, select.grep, select.grepInvert, select.names, select.projects].some((field) => field !== undefined);
 }
 
+/** True when the selection holds a regular expression: matching it costs time on the API's event loop (see above). */
+export function hasPatterns(select: TestSelection | null | undefined): boolean {
+  return select?.grep !== undefined || select?.grepInvert !== undefined;
+}
+
 /** The selection in a few words, for messages and pages: `tags smoke, fast; grep "checkout"`. */
 export function describeSelection(select: TestSelection): string {
   const parts: string[] = [];

@@ -3,15 +3,15 @@
  * listing that fails, a run whose framework cannot start and a case missing
  * from the report each give the affected entry or members the framework's own
  * first lines (or runset's exact reason), never a generic sentence. Runs the
- * listing and the executor directly on a real Vitest installed from npm
- * (cached, see ../helpers/framework-versions.ts), on Debian's pytest and on
- * a real Newman 6.
+ * listing and the executor directly on a real Vitest, Mocha, Cucumber and
+ * Newman installed from npm (cached, see ../helpers/framework-versions.ts),
+ * and on Debian's pytest.
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CaseResult, FrameworkTestSpec } from '../../src/core/types.js';
+import type { CaseResult, FrameworkName, FrameworkTestSpec } from '../../src/core/types.js';
 import { createFrameworkExecutor } from '../../src/executors/frameworks/index.js';
 import { listFrameworkEntry } from '../../src/executors/frameworks/listing.js';
 import { frameworkCases } from '../../src/config/framework-discovery.js';
@@ -20,34 +20,44 @@ import { frameworkModules, NEWMAN_VERSIONS, RegistryUnreachable } from '../helpe
 import { PYTHON, pytestVersion } from './framework-fixtures-pytest.js';
 import { COLLECTION_FILE, writeNewmanSuite } from './framework-fixtures-newman.js';
 
-let modules: string | undefined;
-let newman: string | undefined;
+/** The version of each framework these failures are shown on, and its npm package. */
+const VERSIONS = { vitest: ['vitest', '4.1.12'], mocha: ['mocha', '12.0.3'], cucumber: ['@cucumber/cucumber', '12.9.0'], newman: ['newman', NEWMAN_VERSIONS[1]] } as const;
+type Kind = keyof typeof VERSIONS;
+
+const modules = new Map<Kind, string>();
 let unreachable: string | undefined;
 
 before(async () => {
   try {
-    modules = await frameworkModules('vitest', '4.1.12');
-    newman = await frameworkModules('newman', NEWMAN_VERSIONS[1]);
+    for (const [kind, [pkg, version]] of Object.entries(VERSIONS)) modules.set(kind as Kind, await frameworkModules(pkg, version));
   } catch (error) {
     if (!(error instanceof RegistryUnreachable)) throw error;
     unreachable = error.message;
   }
 });
 
-function suite(files: Record<string, string>, linked = true): FrameworkTestSpec {
+function suite(files: Record<string, string>, linked = true, type: Kind = 'vitest'): FrameworkTestSpec {
   const dir = tempDir('runset-fw-fail-');
   mkdirSync(dir, { recursive: true });
-  if (linked) symlinkSync(modules!, path.join(dir, 'node_modules'), 'dir');
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'broken', private: true, type: 'module' }));
-  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
-  return { name: 'suite', type: 'vitest', dir, args: [], tags: [], timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false };
+  if (linked) symlinkSync(modules.get(type)!, path.join(dir, 'node_modules'), 'dir');
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'broken', private: true, type: type === 'vitest' ? 'module' : 'commonjs' }));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), text);
+  }
+  return { name: 'suite', type, dir, args: [], tags: [], timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false };
 }
 
-async function runShare(specs: FrameworkTestSpec[]): Promise<CaseResult[]> {
+async function runShare(specs: FrameworkTestSpec[], type: FrameworkName = 'vitest', parallelism = 1): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   const workDir = tempDir('runset-fw-work-');
-  await createFrameworkExecutor(specs[0]!.type).runBatch!(specs, { variables: {}, signal: new AbortController().signal, workDir, parallelism: 1, onBegin: () => undefined, onEnd: (i, r) => (results[i] = r) });
+  await createFrameworkExecutor(type).runBatch!(specs, { variables: {}, signal: new AbortController().signal, workDir, parallelism, onBegin: () => undefined, onEnd: (i, r) => (results[i] = r) });
   return results;
+}
+
+/** The entry's listed cases, as discovery makes them. */
+async function listed(entry: FrameworkTestSpec): Promise<FrameworkTestSpec[]> {
+  return frameworkCases('runset.config.yaml', entry, 0, await listFrameworkEntry(entry));
 }
 
 const PASSING = "import { test } from 'vitest';\ntest('one', () => {});\ntest('two', () => {});\n";
@@ -86,6 +96,70 @@ test('a case missing from the report fails alone, saying so; the others keep the
   assert.match(results[1]?.error ?? '', /^the Vitest report has no result for this test/);
 });
 
+// ── Mocha ───────────────────────────────────────────────────────────────────
+
+const MOCHA_SPEC = '.mocharc.json';
+const MOCHA_PASSING = "describe('a', function () {\n  it('one', function () {});\n  it('two', function () {});\n});\n";
+
+test('Mocha: not installed, a file that throws at import, a renamed test, a hook that fails', async (t) => {
+  if (unreachable) return t.skip(unreachable);
+  const rc = JSON.stringify({ spec: ['*.test.js'] });
+  await assert.rejects(listFrameworkEntry(suite({ [MOCHA_SPEC]: rc, 'a.test.js': MOCHA_PASSING }, false, 'mocha')), /Mocha is not installed for .*npm install --save-dev mocha/);
+  await assert.rejects(
+    listFrameworkEntry(suite({ [MOCHA_SPEC]: rc, 'a.test.js': MOCHA_PASSING, 'b.test.js': "throw new Error('b breaks on purpose at import');\n" }, true, 'mocha')),
+    /^Error: Mocha 12\.0\.3 exited with code 1 without writing its report: .*b breaks on purpose at import/,
+  );
+  const entry = suite({ [MOCHA_SPEC]: rc, 'a.test.js': MOCHA_PASSING }, true, 'mocha');
+  const cases = await listed(entry);
+  assert.deepEqual(cases.map((c) => c.name), ['a.test.js › a › one', 'a.test.js › a › two']);
+  writeFileSync(path.join(entry.dir, 'a.test.js'), MOCHA_PASSING.replace("'two'", "'two renamed'"));
+  const renamed = await runShare(cases, 'mocha');
+  assert.equal(renamed[0]?.passed, true, renamed[0]?.error ?? '');
+  assert.match(renamed[1]?.error ?? '', /^the Mocha report has no result for this test/);
+  writeFileSync(path.join(entry.dir, 'a.test.js'), MOCHA_PASSING.replace("describe('a', function () {", "describe('a', function () {\n  before(function () { throw new Error('the hook breaks on purpose'); });"));
+  for (const r of await runShare(cases, 'mocha')) assert.match(r.error ?? '', /^"before all" hook for "one": Error: the hook breaks on purpose/, r.error ?? '');
+  // In parallel mode Mocha's reporter sees no suite's tests: the file's error reaches the tests without a result.
+  for (const r of await runShare(cases.map((c) => ({ ...c, workers: 2 })), 'mocha', 2)) {
+    assert.match(r.error ?? '', /^a\.test\.js: "before all" hook for "one": Error: the hook breaks on purpose/, r.error ?? '');
+  }
+});
+
+// ── Cucumber ────────────────────────────────────────────────────────────────
+
+const FEATURE = 'Feature: f\n  Scenario: one\n    Given ok\n  Scenario: two\n    Given ok\n';
+const STEPS = "const { Given } = require('@cucumber/cucumber');\nGiven('ok', function () {});\n";
+
+test('Cucumber: not installed, support code that throws, a feature that does not parse, a removed scenario, a failing BeforeAll', async (t) => {
+  if (unreachable) return t.skip(unreachable);
+  const files = { 'features/a.feature': FEATURE, 'features/support/steps.js': STEPS };
+  await assert.rejects(listFrameworkEntry(suite(files, false, 'cucumber')), /Cucumber is not installed for .*npm install --save-dev @cucumber\/cucumber/);
+  const throwing = { ...files, 'features/support/broken.js': "throw new Error('support breaks on purpose at import');\n" };
+  await assert.rejects(listFrameworkEntry(suite(throwing, true, 'cucumber')), /Cucumber 12\.9\.0 exited with code 1 without writing its report: Error: support breaks on purpose at import/);
+  const unparsable = { ...files, 'features/bad.feature': 'Feature: bad\n  Scenario: a\n    Given ok\n  Scenaro: typo\n' };
+  await assert.rejects(listFrameworkEntry(suite(unparsable, true, 'cucumber')), /^Error: features\/bad\.feature: \(4:3\): expected: .*got 'Scenaro: typo'/);
+  const entry = suite(files, true, 'cucumber');
+  const cases = await listed(entry);
+  assert.deepEqual(cases.map((c) => [c.name, c.case?.line]), [['features/a.feature › f › one', 2], ['features/a.feature › f › two', 4]]);
+  writeFileSync(path.join(entry.dir, 'features/a.feature'), 'Feature: f\n  Scenario: one\n    Given ok\n');
+  const removed = await runShare(cases, 'cucumber');
+  assert.equal(removed[0]?.passed, true, removed[0]?.error ?? '');
+  assert.match(removed[1]?.error ?? '', /^the Cucumber report has no result for this test/);
+  writeFileSync(path.join(entry.dir, 'features/support/steps.js'), `${STEPS}require('@cucumber/cucumber').BeforeAll(function () { throw new Error('BeforeAll breaks on purpose'); });\n`);
+  for (const r of await runShare(cases.slice(0, 1), 'cucumber')) assert.match(r.error ?? '', /exit code 1\): Error: a BeforeAll hook errored.*\n.*BeforeAll breaks on purpose/, r.error ?? '');
+});
+
+test('Cucumber: pending and ambiguous steps fail (as in its strict mode), saying which step and why', async (t) => {
+  if (unreachable) return t.skip(unreachable);
+  const feature = 'Feature: f\n  Scenario: later\n    Given a step to write later\n  Scenario: twice\n    Given a step defined twice\n';
+  const steps = "const { Given } = require('@cucumber/cucumber');\nGiven('a step to write later', function () { return 'pending'; });\nGiven('a step defined twice', function () {});\nGiven(/^a step defined tw.ce$/, function () {});\n";
+  const entry = suite({ 'features/a.feature': feature, 'features/support/steps.js': steps }, true, 'cucumber');
+  const [later, twice] = await runShare(await listed(entry), 'cucumber');
+  assert.equal(later?.passed, false);
+  assert.equal(later?.error, 'Pending step: Given a step to write later');
+  assert.equal(twice?.passed, false);
+  assert.match(twice?.error ?? '', /^Multiple step definitions match:\n.*a step defined twice/);
+});
+
 const pytest = pytestVersion();
 
 function pytestSuite(files: Record<string, string>, python = PYTHON): FrameworkTestSpec {
@@ -122,7 +196,7 @@ test('pytest: a case missing from the report fails alone, saying so; a file brok
   assert.deepEqual(cases.map((c) => c.name), ['test_a.py::test_one', 'test_a.py::test_two', 'test_b.py::test_one', 'test_b.py::test_two']);
   writeFileSync(path.join(entry.dir, 'test_a.py'), 'def test_one():\n    pass\n\ndef test_two_renamed():\n    pass\n');
   writeFileSync(path.join(entry.dir, 'test_b.py'), 'import no_such_module_here\n');
-  const results = await runShare(cases);
+  const results = await runShare(cases, cases[0]!.type);
   assert.equal(results[0]?.passed, true, JSON.stringify(results[0]));
   assert.match(results[1]?.error ?? '', /^the pytest report has no result for this test/);
   for (const r of results.slice(2)) assert.match(r.error ?? '', /^test_b\.py: .*No module named 'no_such_module_here'/s, r.error ?? '');
@@ -131,13 +205,13 @@ test('pytest: a case missing from the report fails alone, saying so; a file brok
 test('Newman: a request removed since the listing fails alone; the others keep their outcomes', async (t) => {
   if (unreachable) return t.skip(unreachable);
   const dir = tempDir('runset-newman-fail-');
-  writeNewmanSuite(dir, 'shop', newman!);
+  writeNewmanSuite(dir, 'shop', modules.get('newman')!);
   const entry: FrameworkTestSpec = { name: 'api', type: 'newman', dir, args: [], collection: COLLECTION_FILE, tags: [], timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false };
   const cases = frameworkCases('runset.config.yaml', entry, 0, await listFrameworkEntry(entry)).filter((c) => /› (top level|cannot connect)$/.test(c.name));
   const collection = JSON.parse(readFileSync(path.join(dir, COLLECTION_FILE), 'utf8')) as { item: Array<{ name: string }> };
   collection.item = collection.item.filter((i) => i.name !== 'top level');
   writeFileSync(path.join(dir, COLLECTION_FILE), JSON.stringify(collection));
-  const results = await runShare(cases);
+  const results = await runShare(cases, cases[0]!.type);
   assert.equal(cases.length, 2);
   const byName = new Map(cases.map((c, i) => [c.name, results[i]]));
   assert.match(byName.get('shop › group › cannot connect')?.error ?? '', /^request: Error: connect ECONNREFUSED 127\.0\.0\.1:1$/, JSON.stringify(results));
@@ -147,7 +221,7 @@ test('Newman: a request removed since the listing fails alone; the others keep t
 test('Newman: a collection that is not one fails the listing, naming the file', async (t) => {
   if (unreachable) return t.skip(unreachable);
   const dir = tempDir('runset-newman-fail-');
-  writeNewmanSuite(dir, 'shop', newman!);
+  writeNewmanSuite(dir, 'shop', modules.get('newman')!);
   writeFileSync(path.join(dir, COLLECTION_FILE), '{"info": {"name": "shop"}, "requests": []}');
   const entry: FrameworkTestSpec = { name: 'api', type: 'newman', dir, args: [], collection: COLLECTION_FILE, tags: [], timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false };
   await assert.rejects(listFrameworkEntry(entry), /shop\.postman_collection\.json: not a Postman collection \(v2\.0 or v2\.1\): it has no "item" list/);

@@ -1,5 +1,6 @@
 /**
- * A small suite per framework for the version matrix: a pass that prints, a
+ * A small suite per framework for the version matrix (Mocha's and Cucumber's
+ * in ./framework-fixtures-mocha.ts and ./framework-fixtures-cucumber.ts): a pass that prints, a
  * failure, a skip, a case that passes on its retry (flaky) and a top-level
  * case. Its node_modules is a link to one installed version of the framework,
  * so the suite runs its own framework. `runDirectly` runs it as a person
@@ -9,8 +10,23 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { runCucumberDirectly, writeCucumberSuite } from './framework-fixtures-cucumber.js';
+import { runMochaDirectly, writeMochaSuite } from './framework-fixtures-mocha.js';
 
-export type FrameworkKind = 'vitest' | 'jest';
+export type FrameworkKind = 'vitest' | 'jest' | 'mocha' | 'cucumber';
+
+/** The npm package of each framework, where it is not the framework's `type:`. */
+const PACKAGES: Partial<Record<FrameworkKind, { name: string; bin: string }>> = { cucumber: { name: '@cucumber/cucumber', bin: 'cucumber-js' } };
+
+/** The npm package that installs `kind`. */
+export function frameworkPackage(kind: FrameworkKind): string {
+  return PACKAGES[kind]?.name ?? kind;
+}
+
+/** How many cases the suite of `kind` has, and how many of them fail (Cucumber's adds an outline of two rows and an undefined step). */
+export function suiteShape(kind: FrameworkKind): { cases: number; failed: number } {
+  return kind === 'cucumber' ? { cases: 8, failed: 2 } : { cases: 5, failed: 1 };
+}
 
 /** Vitest: ES modules, retries per test. */
 const VITEST = `import { describe, test, expect } from 'vitest';
@@ -58,6 +74,8 @@ test('top level', () => {});
 export function writeFrameworkSuite(dir: string, kind: FrameworkKind, tag: string, modules: string): string {
   mkdirSync(dir, { recursive: true });
   symlinkSync(modules, path.join(dir, 'node_modules'), 'dir');
+  if (kind === 'mocha') return writeMochaSuite(dir, tag);
+  if (kind === 'cucumber') return writeCucumberSuite(dir, tag);
   const file = `${tag}.test.js`;
   if (kind === 'vitest') {
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: tag, private: true, type: 'module' }));
@@ -78,6 +96,8 @@ export interface DirectCase {
 
 /** Runs the suite with `cli` (the framework's own program) and its JSON report; its cases by `file › describe › title`. */
 export async function runDirectly(kind: FrameworkKind, dir: string, cli: string): Promise<Map<string, DirectCase>> {
+  if (kind === 'mocha') return runMochaDirectly(dir, cli);
+  if (kind === 'cucumber') return runCucumberDirectly(dir, cli);
   const report = path.join(dir, 'direct-report.json');
   const args = kind === 'vitest' ? ['run', '--reporter=json', `--outputFile=${report}`] : ['--ci', '--json', `--outputFile=${report}`];
   await new Promise<void>((resolve) => execFile(process.execPath, [cli, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } }, () => resolve()));
@@ -98,6 +118,7 @@ export async function runDirectly(kind: FrameworkKind, dir: string, cli: string)
 
 /** The framework's program inside `modules`, from its package's `bin`. */
 export function frameworkCli(kind: FrameworkKind, modules: string): string {
-  const pkg = JSON.parse(readFileSync(path.join(modules, kind, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
-  return path.join(modules, kind, typeof pkg.bin === 'string' ? pkg.bin : (pkg.bin[kind] as string));
+  const name = frameworkPackage(kind);
+  const pkg = JSON.parse(readFileSync(path.join(modules, name, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
+  return path.join(modules, name, typeof pkg.bin === 'string' ? pkg.bin : (pkg.bin[PACKAGES[kind]?.bin ?? kind] as string));
 }

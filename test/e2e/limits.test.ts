@@ -36,6 +36,25 @@ test('a key over its sets-per-minute limit gets 429 with Retry-After; refused cr
   }
 });
 
+test('a create whose selection holds a pattern spends the budget before the pattern runs, even when refused', async () => {
+  const server = await startRunset({
+    config: 'environments:\n  local: { variables: {} }\ntests:\n  - { name: ok, type: command, run: ["true"] }\n',
+    args: ['--sets-per-minute', '2'],
+  });
+  try {
+    const patterned = (grep: string) => api(server, 'POST', '/v0/test-run-sets', { body: { env: 'local', select: { grep } } });
+    const unmatched = await patterned('^nothing-is-named-so$');
+    assert.equal((unmatched.body as { code: string }).code, 'no_tests_selected');
+    const matching = await patterned('^ok$');
+    assert.equal(matching.status, 200, 'the second request is within the budget');
+    const third = await patterned('ok');
+    assert.equal(third.status, 429, 'the refused patterned request spent its budget');
+    assert.equal((third.body as { code: string }).code, 'rate_limited');
+  } finally {
+    await server.stop();
+  }
+});
+
 test('an Idempotency-Key replay gets its set back without spending the budget, even after the config changed', async () => {
   const server = await startRunset({
     config: 'environments:\n  local: { variables: {} }\ntests:\n  - { name: ok, type: command, run: ["true"] }\n',

@@ -11,10 +11,16 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from './server.js';
 
-/** For each framework: an older major still in wide use, and the newest this Node runs (Vitest 5 needs Node 22). */
+/**
+ * For each framework: an older major still in wide use, and the newest this
+ * Node runs (Vitest 5 and Cucumber 13 need Node 22). Keys are `type:` names;
+ * Cucumber's package is @cucumber/cucumber.
+ */
 export const FRAMEWORK_VERSIONS = Object.freeze({
   vitest: ['3.2.4', '4.1.12'],
   jest: ['29.7.0', '30.5.2'],
+  mocha: ['10.8.2', '12.0.3'],
+  cucumber: ['11.3.0', '12.9.0'],
 } as const);
 
 /** Newman (Postman collections): the last 5.x and the newest 6.x. pytest is Debian's python3-pytest, not from npm. */

@@ -3,14 +3,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { EventLog } from '../../src/executors/playwright/event-log.js';
+import { EventLog } from '../../src/executors/event-log.js';
 import type { ReporterEvent } from '../../src/executors/playwright/reporter.js';
 import { tempDir } from '../helpers/server.js';
 
 test('events written synchronously arrive in order, the last ones at close; a torn line waits for its end', async () => {
   const file = path.join(tempDir('runset-events-'), 'events.jsonl');
   const got: ReporterEvent[] = [];
-  const log = new EventLog(file, (e) => got.push(e));
+  const log = new EventLog<ReporterEvent>(file, (e) => got.push(e));
   const fd = openSync(file, 'a');
   const line = (i: number) => JSON.stringify({ type: 'output', key: null, text: `line ${i} ${'é'.repeat(i % 50)}` }) + '\n';
   for (let i = 0; i < 500; i++) writeSync(fd, line(i));

@@ -20,6 +20,7 @@ import { createRefusal } from '../../auth/policy.js';
 import { seesSetEnv, setNotFound } from '../permission.js';
 import { planTestRunSet } from '../../sets/plan.js';
 import { setSource } from '../../sets/suite-source.js';
+import { hasPatterns } from '../../sets/select.js';
 import type { AppDeps } from '../deps.js';
 import { artifactsByRun } from './artifacts.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
@@ -81,10 +82,17 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
         const earlier = await deps.store.sets.findCreatedOnce(keyId ?? '', idem.key);
         if (earlier) return replay(earlier, idem.key, idem.bodyHash);
       }
+      // A selection's patterns may hold the event loop up to MATCH_DEADLINE_MS:
+      // a request carrying them spends the budget before they run, refused or
+      // not, so a key cannot stall the server with patterns faster than its
+      // sets-per-minute. Any other request spends it once judged (a refused one
+      // creates no set, so spends nothing).
+      const patterned = hasPatterns(request.body.select);
+      if (patterned) deps.setLimit.take(keyId, reply);
       const source = await setSource(deps.suite(), request.body, deps.store.suites);
       const [history, quarantined] = await Promise.all([deps.store.durations.history(request.body.env), deps.store.quarantine.activeNames(request.body.env)]);
       const set = { ...planTestRunSet(source.suite, request.body, { secretKey: deps.secretKey, keyId, history, quarantined }), suite: source.version };
-      deps.setLimit.take(keyId, reply); // after the request is judged: a refused one creates no set, so spends nothing
+      if (!patterned) deps.setLimit.take(keyId, reply);
       if (idem) {
         // Two first tries racing: the store lets exactly one create.
         const once = await deps.store.sets.createOnce(set, { keyId: keyId ?? '', ...idem, ttlMs: IDEMPOTENCY_TTL_MS });

@@ -3,10 +3,11 @@
  * same way for every framework: how to ask it for its cases, how to ask it to
  * run some of them in one process, and how to read its machine-readable report
  * (never its human output). Each framework is one adapter (./vitest.ts,
- * ./jest.ts); listing (./listing.ts) and the executor (./index.ts) are shared.
+ * ./jest.ts, ./mocha.ts, ./cucumber.ts, ./pytest.ts, ./newman.ts); listing (./listing.ts) and the executor (./index.ts) are shared.
  */
 import type { TProperties } from 'typebox';
 import type { FrameworkCase, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
+import type { LiveReporting } from './live-events.js';
 
 /** One case as a framework's report tells of it. */
 export interface ReportedCase {
@@ -24,6 +25,8 @@ export interface ReportedCase {
   output: string;
   /** The case's own tags, where the framework has them (Vitest). */
   tags?: string[];
+  /** Its line in the file, where the framework selects cases by line (Cucumber). */
+  line?: number;
 }
 
 export interface FrameworkReport {
@@ -54,6 +57,10 @@ export interface FrameworkAdapter {
   readonly title: string;
   /** The npm package whose `bin` runs it, resolved from the suite's folder. */
   readonly packageName: string;
+  /** Its program's name in that `bin`, when not the package's name (cucumber-js). */
+  readonly bin?: string;
+  /** Framework workers of an entry that sets no `workers:`, for a framework that runs one test at a time unless told otherwise (Mocha); unset: half the cores. */
+  readonly defaultWorkers?: number;
   /** Whether runset's `retries` can be handed to it on its command line. */
   readonly retriesFlag: boolean;
   /** Arguments that make it report every case without running any, into `report`. */
@@ -62,6 +69,12 @@ export interface FrameworkAdapter {
   runArgs(spec: FrameworkTestSpec, cases: readonly FrameworkCase[], plan: RunPlan): string[];
   /** Its report's text read; throws an Error saying what is wrong with it. */
   read(text: string, dir: string): FrameworkReport;
+  /**
+   * Optional: how `version` of the framework reports cases as they begin and
+   * end (./live.ts), its events' results being fragments `read` reads; without
+   * it (or undefined for a version), members move when the share's process ends.
+   */
+  liveReporter?(version: string): LiveReporting | undefined;
 
   // What a framework that is not an npm package's Node program, or that lists without a run, says instead (all optional).
 
@@ -87,4 +100,10 @@ export function caseKey(file: string, titles: readonly string[]): string {
 /** `text` as a literal inside a regular expression. */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A version's major and minor numbers (0 where it has none). */
+export function majorMinor(version: string): [number, number] {
+  const [major = 0, minor = 0] = version.split('.').map((n) => Number.parseInt(n, 10) || 0);
+  return [major, minor];
 }

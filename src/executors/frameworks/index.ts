@@ -3,9 +3,11 @@
  * members a worker claims together (one entry's cases, one set) run in ONE
  * framework process, never one per test, with the suite's own framework
  * (./locate.ts); each case's outcome, duration, retries and skip are read from
- * the framework's machine-readable report (its adapter, ./adapter.ts). Cases
- * begin together when the process starts and end when its report is read.
- * A case the report lacks fails with the framework's own first lines.
+ * the framework's machine-readable report (its adapter, ./adapter.ts). Where
+ * the adapter has a live reporter, members begin and end as the framework
+ * tells (./live.ts); otherwise, and for every case the stream did not end,
+ * cases begin together when the process starts and end when its report is
+ * read. A case the report lacks fails with the framework's own first lines.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,8 +15,12 @@ import path from 'node:path';
 import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
 import { testEnvironment, type TestProcessPolicy } from '../environment.js';
 import { errorSummary } from '../playwright/error-text.js';
+import { EventLog } from '../event-log.js';
+import { REPORTER_FILE_ENV } from '../playwright/reporter.js';
 import { handOver } from '../run-as.js';
-import { caseKey, type FrameworkAdapter, type FrameworkReport, type ReportedCase } from './adapter.js';
+import { caseKey, type FrameworkAdapter, type FrameworkReport } from './adapter.js';
+import type { LiveEvent } from './live-events.js';
+import { LiveTracker, resultOf } from './live.js';
 import { locateFramework, type FrameworkInstall } from './locate.js';
 import { runFramework, type FrameworkExit } from './process.js';
 import { FRAMEWORK_ADAPTERS } from './registry.js';
@@ -56,18 +62,43 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   }
   const report = path.join(ctx.workDir, 'report.json');
   const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], { report, workers: Math.max(1, ctx.parallelism), variables: ctx.variables });
+  const env = testEnvironment(ctx.variables, policy);
+  const live = startLive(specs, ctx, adapter, install);
+  if (live) {
+    args.push(...live.args);
+    env[REPORTER_FILE_ENV] = live.events.file;
+  } else specs.forEach((_, index) => ctx.onBegin(index, 1));
   handOver(ctx.workDir, policy.runAs);
-  specs.forEach((_, index) => ctx.onBegin(index, 1));
   const deadlineMs = START_MS + specs.reduce((sum, s) => sum + s.timeoutSeconds * 1000 * (s.retries + 1), 0);
-  const exit = await runFramework(install, args, { cwd: first.dir, env: testEnvironment(ctx.variables, policy), runAs: policy.runAs, signal: ctx.signal, deadlineMs });
+  let exit: FrameworkExit;
+  try {
+    exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, signal: ctx.signal, deadlineMs });
+  } finally {
+    live?.events.close(); // every event written before the exit is handed on first
+  }
   if (exit.stopped === 'aborted') return;
   const read = await readReport(adapter, report, first.dir);
   const byKey = new Map((read instanceof Error ? [] : read.cases).map((c) => [caseKey(c.file, c.titles), c]));
   specs.forEach((spec, index) => {
+    if (live?.tracker.ended(index)) return;
     const c = spec.case as NonNullable<FrameworkTestSpec['case']>;
     const found = byKey.get(caseKey(c.file, c.titles));
     ctx.onEnd(index, found ? resultOf(found) : missing(adapter, install, exit, read, c.file, deadlineMs));
   });
+}
+
+/** The live channel of this share, when its adapter has one for this version: its reporter's arguments, the followed event file. */
+function startLive(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, install: FrameworkInstall) {
+  const reporting = adapter.liveReporter?.(install.version);
+  if (!reporting) return undefined;
+  const first = specs[0] as FrameworkTestSpec;
+  const tracker = new LiveTracker(specs, adapter, first.dir, reporting.caseStarts, ctx);
+  try {
+    const events = new EventLog<LiveEvent>(path.join(ctx.workDir, 'live-events.jsonl'), (event) => tracker.handle(event));
+    return { args: reporting.args, events, tracker };
+  } catch {
+    return undefined; // no event file: the members move at the end, as without a live reporter
+  }
 }
 
 async function readReport(adapter: FrameworkAdapter, file: string, dir: string): Promise<FrameworkReport | Error> {
@@ -82,12 +113,6 @@ async function readReport(adapter: FrameworkAdapter, file: string, dir: string):
   } catch (error) {
     return new Error(`with a report runset cannot read (${(error as Error).message})`);
   }
-}
-
-function resultOf(c: ReportedCase): CaseResult {
-  const result: CaseResult = { passed: c.status !== 'failed', error: c.error, output: c.output, attempts: c.attempts, durationMs: c.durationMs, artifacts: [] };
-  if (c.status === 'skipped') result.skipped = true;
-  return result;
 }
 
 /** Why a case has no result, in the framework's own words where it gave any. */

@@ -20,8 +20,9 @@ function locatePackage(adapter: FrameworkAdapter, dir: string): FrameworkInstall
     const manifest = path.join(at, 'node_modules', adapter.packageName, 'package.json');
     if (existsSync(manifest)) {
       const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string; bin?: string | Record<string, string> };
-      const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin?.[adapter.packageName];
-      if (bin === undefined) throw new Error(`${manifest} names no "${adapter.packageName}" program in its "bin"`);
+      const program = adapter.bin ?? adapter.packageName;
+      const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin?.[program];
+      if (bin === undefined) throw new Error(`${manifest} names no "${program}" program in its "bin"`);
       return { cli: path.join(path.dirname(manifest), bin), version: pkg.version ?? 'unknown' };
     }
     if (path.dirname(at) === at) break;

@@ -3,12 +3,15 @@
  * matching nothing: every case is reported skipped, none runs; `vitest list`
  * leaves out skipped cases), run with its `json` reporter. A case that passed
  * after failing keeps each failed attempt's message, so its attempts are
- * those plus one.
+ * those plus one. Vitest 3 and later report live (./vitest-reporter.ts).
  */
-import type { FrameworkTestSpec } from '../../core/types.js';
-import { escapeRegExp, type FrameworkAdapter } from './adapter.js';
-import { readJestJson } from './jest-json.js';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FrameworkTestSpec } from '../../core/types.js';
+import { escapeRegExp, majorMinor, type FrameworkAdapter } from './adapter.js';
+import { readJestJson } from './jest-json.js';
+
+const REPORTER = fileURLToPath(new URL('./vitest-reporter.js', import.meta.url));
 
 /** A pattern no name matches. */
 export const NO_NAME = '(?!)';
@@ -36,6 +39,8 @@ export const vitestAdapter = Object.freeze<FrameworkAdapter>({
       const failures = a.failureMessages?.length ?? 0;
       return status === 'skipped' ? 0 : status === 'passed' ? failures + 1 : Math.max(1, failures);
     }),
+  // onTestCaseReady and onTestCaseResult came with Vitest 3.0.
+  liveReporter: (version) => (majorMinor(version)[0] >= 3 ? { args: [`--reporter=${REPORTER}`], caseStarts: true } : undefined),
 });
 
 /** Exactly the cases' full names (titles joined by a space), as Vitest and Jest match --testNamePattern. */

@@ -1,6 +1,6 @@
 /**
  * The Playwright runner as a child process: started in its own process group,
- * its reporter's events followed in the event file (./event-log.ts) line by
+ * its reporter's events followed in the event file (../event-log.ts) line by
  * line, its own stdout/stderr kept (last 64 KiB) for when it fails before
  * reporting anything.
  */
@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { killMarked, killTree } from '../process-tree.js';
 import { spawnAs, type RunAsUser } from '../run-as.js';
 import { TailBuffer } from '../tail-buffer.js';
-import { EventLog } from './event-log.js';
+import { EventLog } from '../event-log.js';
 import { REPORTER_FILE_ENV, type ReporterEvent } from './reporter.js';
 
 /** After the runner exits, how long its pipes may stay open (a grandchild holding them) before we stop waiting. */
@@ -47,7 +47,7 @@ export function startRunner(
 ): RunnerProcess {
   const log = new TailBuffer();
   let child: ChildProcess;
-  let events: EventLog;
+  let events: EventLog<ReporterEvent>;
   const mark = randomUUID();
   try {
     events = new EventLog(opts.eventFile, opts.onEvent);

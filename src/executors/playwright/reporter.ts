@@ -1,7 +1,7 @@
 /**
  * The Playwright reporter runset passes with `--reporter=<this file>`. It runs
  * inside the Playwright runner process and appends one JSON line per event to
- * the file named by RUNSET_REPORTER_FILE, which runset tails (./event-log.ts),
+ * the file named by RUNSET_REPORTER_FILE, which runset tails (../event-log.ts),
  * so the worker learns as they happen that a test case began and how it ended,
  * and moves that member's state live.
  *

@@ -1,19 +1,19 @@
 /**
- * runset's side of the reporter channel (see ./reporter.ts for why it is a
- * file): follows the event file the reporter appends to, and hands on each
- * complete JSON line, in order, as soon as it is written — woken by the file
- * system (inotify) and, as a safety net where that is not delivered, by a short
- * poll. `close()` reads whatever is left, so no event written before the
- * Playwright process exited is missed.
+ * runset's side of a reporter channel (see ./playwright/reporter.ts for why it
+ * is a file): follows the event file a reporter inside a test process appends
+ * to (Playwright's, ./frameworks/live-writer.ts for Vitest and Jest), and hands
+ * on each complete JSON line, in order, as soon as it is written — woken by the
+ * file system (inotify) and, as a safety net where that is not delivered, by a
+ * short poll. `close()` reads whatever is left, so no event written before the
+ * test process exited is missed.
  */
 import { closeSync, openSync, readSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import type { ReporterEvent } from './reporter.js';
 
 const POLL_MS = 100;
 const CHUNK_BYTES = 64 * 1024;
 
-export class EventLog {
+export class EventLog<Event> {
   private readonly fd: number;
   private readonly watcher: FSWatcher | undefined;
   private readonly poll: NodeJS.Timeout;
@@ -26,7 +26,7 @@ export class EventLog {
   /** Creates (empties) `file` and starts following it. */
   constructor(
     readonly file: string,
-    private readonly onEvent: (event: ReporterEvent) => void,
+    private readonly onEvent: (event: Event) => void,
   ) {
     writeFileSync(file, '');
     this.fd = openSync(file, 'r');
@@ -67,9 +67,9 @@ export class EventLog {
   }
 
   private emit(line: string): void {
-    let event: ReporterEvent;
+    let event: Event;
     try {
-      event = JSON.parse(line) as ReporterEvent;
+      event = JSON.parse(line) as Event;
     } catch {
       return; // not a line of ours: ignore it rather than fail the batch
     }

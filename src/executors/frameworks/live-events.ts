@@ -1,0 +1,21 @@
+/**
+ * The live channel between runset's reporter inside a framework process
+ * (./vitest-reporter.ts, ./jest-reporter.ts, writing through ./live-writer.ts)
+ * and the executor following it (./live.ts): one JSON line per event.
+ */
+
+export type LiveEvent =
+  /** A case starts running (its first attempt). `file` is absolute, as the framework gives it. */
+  | { type: 'caseBegin'; file: string; titles: string[] }
+  /** A test file starts: every case of it begins, when the framework cannot tell a case's start. */
+  | { type: 'fileBegin'; file: string }
+  /** Final results, as a report in the adapter's own format holding only these cases. */
+  | { type: 'results'; report: unknown };
+
+/** How an adapter lets its framework report live, for one installed version. */
+export interface LiveReporting {
+  /** Arguments added to a run that load runset's reporter beside the framework's report. */
+  args: string[];
+  /** Whether the framework tells each case's start (else a case begins with its file). */
+  caseStarts: boolean;
+}

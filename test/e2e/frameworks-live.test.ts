@@ -1,0 +1,130 @@
+/**
+ * Vitest and Jest members move live, one by one, while their share's framework
+ * process still runs. Each suite (every version of the matrix) has one file of
+ * two cases: `first` ends at once; `second` waits until a file named in its
+ * environment exists. This test creates that file only after it has seen,
+ * through the API, `first` SUCCESS while `second` is RUNNING: a handshake, so
+ * the only way the set can finish is that `first` ended before its process
+ * did. Had members moved only at the share's end, the handshake would never
+ * happen (`second` would wait, and this test would fail saying what it saw).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
+import { FRAMEWORK_VERSIONS, frameworkModules, RegistryUnreachable } from '../helpers/framework-versions.js';
+import type { FrameworkKind } from './framework-fixtures.js';
+
+interface Member {
+  name: string;
+  status: string;
+}
+
+/** Waits for the handshake file (polling: nothing here is timed), then passes. Its own timeout is generous: runset's handshake, not a clock, ends it. */
+const WAIT = `await new Promise((resolve) => {
+    const poll = setInterval(() => { if (existsSync(process.env.GO_FILE)) { clearInterval(poll); resolve(); } }, 20);
+  });`;
+
+/** Each case notes the mark of the framework process runset started (one per process): both must name the same one. */
+const NOTE = (title: string) => `appendFileSync(process.env.MARKS, '${title} ' + process.env.RUNSET_FRAMEWORK_MARK + '\\n');`;
+
+const VITEST = `import { test } from 'vitest';
+import { appendFileSync, existsSync } from 'node:fs';
+test('first', () => {
+  ${NOTE('first')}
+});
+test('second', { timeout: 600000 }, async () => {
+  ${NOTE('second')}
+  ${WAIT}
+});
+`;
+
+const JEST = `const { appendFileSync, existsSync } = require('node:fs');
+test('first', () => {
+  ${NOTE('first')}
+});
+test('second', async () => {
+  ${NOTE('second')}
+  ${WAIT}
+}, 600000);
+`;
+
+/** How long to look for the handshake before giving up (a bound on a wait, never an assertion on time). */
+const HANDSHAKE_LIMIT_MS = 120_000;
+
+after(() => assertNoLeakedServers());
+
+const matrix = Object.entries(FRAMEWORK_VERSIONS).flatMap(([kind, versions]) => versions.map((version) => ({ kind: kind as FrameworkKind, version })));
+
+describe('framework members move live', () => {
+  const envs = new Map<string, { set: string; go: string; marks: string }>();
+  let server: RunningServer | undefined;
+  let unreachable: string | undefined;
+
+  before(async () => {
+    let installed: string[];
+    try {
+      installed = await Promise.all(matrix.map(({ kind, version }) => frameworkModules(kind, version)));
+    } catch (error) {
+      if (!(error instanceof RegistryUnreachable)) throw error;
+      unreachable = error.message;
+      return;
+    }
+    const root = tempDir('runset-frameworks-live-');
+    const environments: string[] = [];
+    const entries: string[] = [];
+    for (const [i, { kind, version }] of matrix.entries()) {
+      const env = `${kind}-${version.replace(/\./g, '-')}`;
+      const dir = path.join(root, env);
+      mkdirSync(dir, { recursive: true });
+      symlinkSync(installed[i] as string, path.join(dir, 'node_modules'), 'dir');
+      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: env, private: true, ...(kind === 'vitest' ? { type: 'module' } : {}) }));
+      writeFileSync(path.join(dir, 'live.test.js'), kind === 'vitest' ? VITEST : JEST);
+      const go = path.join(root, `go-${env}`);
+      const marks = path.join(root, `marks-${env}`);
+      envs.set(env, { set: '', go, marks });
+      environments.push(`  ${env}: { variables: { GO_FILE: "${go}", MARKS: "${marks}" } }`);
+      entries.push(`  - { name: "${env}", type: ${kind}, dir: "${env}", workers: 1, environments: ["${env}"] }`);
+    }
+    const configPath = path.join(root, 'runset.config.yaml');
+    writeFileSync(configPath, `environments:\n${environments.join('\n')}\ntests:\n${entries.join('\n')}\n`);
+    // One worker slot per suite: every suite's share runs at once, each waiting on its own handshake.
+    const started = await startRunset({ configPath, args: ['--workers', String(matrix.length)] });
+    server = started;
+    for (const [env, entry] of envs) {
+      const created = await api(started, 'POST', '/v0/test-run-sets', { body: { env } });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      entry.set = created.body.testRunSetId as string;
+    }
+  });
+  after(async () => {
+    // Whatever happened, no framework process is left waiting on its handshake.
+    for (const { go } of envs.values()) writeFileSync(go, '');
+    await server?.stop();
+  });
+
+  for (const { kind, version } of matrix) {
+    test(`${kind} ${version}: the first case is SUCCESS while the second still RUNNING in the same process`, async (t) => {
+      if (unreachable !== undefined) return t.skip(unreachable);
+      const env = `${kind}-${version.replace(/\./g, '-')}`;
+      const { set, go, marks } = envs.get(env)!;
+      const members = async () => (await api<{ testRuns: Member[] }>(server!, 'GET', `/v0/test-run-sets/${set}/test-runs`)).body.testRuns;
+      const statusOf = (list: Member[], title: string) => list.find((m) => m.name === `live.test.js › ${title}`)?.status;
+      let seen: Member[] = [];
+      const until = Date.now() + HANDSHAKE_LIMIT_MS;
+      while (!(statusOf(seen, 'first') === 'SUCCESS' && statusOf(seen, 'second') === 'RUNNING')) {
+        if (Date.now() > until) assert.fail(`never saw first SUCCESS with second RUNNING; last seen: ${JSON.stringify(seen)}`);
+        await new Promise((r) => setTimeout(r, 50));
+        seen = await members();
+      }
+      writeFileSync(go, ''); // the handshake: only now may `second` end
+      const done = await waitForSet(server!, set, HANDSHAKE_LIMIT_MS);
+      assert.equal(done.status, 'SUCCESS');
+      assert.deepEqual(done.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 2, FAIL: 0 });
+      const noted = readFileSync(marks, 'utf8').trim().split('\n').map((line) => line.split(' '));
+      assert.deepEqual(noted.map(([title]) => title), ['first', 'second'], 'each case ran once');
+      assert.equal(noted[0]?.[1], noted[1]?.[1], 'both cases ran in the one framework process of their share');
+    });
+  }
+});
