@@ -6,12 +6,13 @@
  * Rounds alternate the two on the same machine; the medians and their ratio are
  * printed. Budget (bench/README.md): runset ≤ 1.2 × the framework alone.
  *
- * Table-driven: a framework joins by adding its fixture generator to SUITES
- * (the suite's files and the direct command); an adapter without one is named
- * and skipped. Both sides run one framework worker (`--maxWorkers=1`, what
- * runset gives a share of one slot), so the ratio is runset's own cost. Each
- * framework is installed from npm into node_modules/.cache/runset-frameworks
- * (test/helpers/framework-versions.ts), its newest tested version.
+ * Table-driven: a framework joins by adding its row to SUITES
+ * (./framework-suites.ts: the suite's files, the entry, the direct command); an
+ * adapter without one is named and skipped. Both sides run one framework
+ * worker (what runset gives a share of one slot), so the ratio is runset's own
+ * cost. Each npm framework is installed into node_modules/.cache/runset-frameworks
+ * (test/helpers/framework-versions.ts), its newest tested version; pytest is
+ * Debian's; Newman's requests call a local server answering 200.
  *
  * runset's time also covers its claim, the share's report reading and the 200
  * members' moves; the listing runs when `serve` loads the config, before the
@@ -21,96 +22,55 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { tempDir } from '../test/helpers/server.js';
-import { FRAMEWORK_VERSIONS, frameworkModules } from '../test/helpers/framework-versions.js';
-import { frameworkCli } from '../test/e2e/framework-fixtures.js';
+import { frameworkModules } from '../test/helpers/framework-versions.js';
+import { SUITES, type SuiteFixture } from './framework-suites.js';
 import { newToken } from '../src/auth/keys.js';
 import { FRAMEWORK_ADAPTERS } from '../src/executors/frameworks/registry.js';
 import { runsetRound, startServe } from './runset-serve.js';
 
 const CASES = Number(process.env.BENCH_CASES ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PER_FILE = 10;
 const BUDGET = 1.2;
-
-/** A framework's fixture: its package, the suite's files for `cases` cases, and how its own CLI runs it. */
-interface SuiteFixture {
-  pkg: string;
-  version: string;
-  write(dir: string, cases: number): void;
-  directArgs: string[];
-}
-
-/** Each case awaits a timer and checks a little arithmetic: real framework work, no I/O beyond the files. */
-function body(i: number): string {
-  return `await new Promise((r) => setTimeout(r, 2)); expect(${i} * 2).toBe(${i * 2});`;
-}
-
-function files(cases: number): Array<{ name: string; tests: number[] }> {
-  const out: Array<{ name: string; tests: number[] }> = [];
-  for (let start = 0; start < cases; start += PER_FILE) {
-    out.push({ name: `f${String(out.length).padStart(3, '0')}.test.js`, tests: Array.from({ length: Math.min(PER_FILE, cases - start) }, (_, k) => start + k) });
-  }
-  return out;
-}
-
-const newest = (versions: readonly string[]) => versions[versions.length - 1]!;
-
-const SUITES: Record<string, SuiteFixture> = {
-  vitest: {
-    pkg: 'vitest',
-    version: newest(FRAMEWORK_VERSIONS.vitest),
-    write(dir, cases) {
-      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bench-vitest', private: true, type: 'module' }));
-      for (const f of files(cases)) {
-        const tests = f.tests.map((i) => `  test('case ${i}', async () => { ${body(i)} });`).join('\n');
-        writeFileSync(path.join(dir, f.name), `import { describe, test, expect } from 'vitest';\ndescribe('${f.name}', () => {\n${tests}\n});\n`);
-      }
-    },
-    directArgs: ['run', '--maxWorkers=1'],
-  },
-  jest: {
-    pkg: 'jest',
-    version: newest(FRAMEWORK_VERSIONS.jest),
-    write(dir, cases) {
-      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bench-jest', private: true }));
-      for (const f of files(cases)) {
-        const tests = f.tests.map((i) => `  test('case ${i}', async () => { ${body(i)} });`).join('\n');
-        writeFileSync(path.join(dir, f.name), `describe('${f.name}', () => {\n${tests}\n});\n`);
-      }
-    },
-    directArgs: ['--ci', '--maxWorkers=1'],
-  },
-};
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** Runs the framework's own CLI in `dir`; ms from spawn to exit (it must pass). */
-function direct(cli: string, args: string[], dir: string): Promise<number> {
+/** Runs the framework's own command in `dir`; ms from spawn to exit (it must pass). */
+function direct(command: { command: string; args: string[] }, dir: string): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(command.command, command.args, { cwd: dir, env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${path.basename(cli)} exited ${code}: ${err.slice(-2000)}`))));
+    child.on('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${path.basename(command.args[0] ?? command.command)} exited ${code}: ${err.slice(-2000)}`))));
   });
 }
 
-async function benchOne(type: string, fixture: SuiteFixture): Promise<void> {
-  const modules = await frameworkModules(fixture.pkg, fixture.version);
+/** A server answering 200 on every path: what Newman's requests call. */
+async function startTarget(): Promise<{ url: string; server: Server }> {
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+async function benchOne(type: string, fixture: SuiteFixture, baseUrl: string): Promise<void> {
+  const modules = fixture.pkg ? await frameworkModules(fixture.pkg, fixture.version) : '';
   const root = tempDir(`runset-bench-${type}-`);
   const dir = path.join(root, 'suite');
   mkdirSync(dir, { recursive: true });
-  symlinkSync(modules, path.join(dir, 'node_modules'), 'dir');
+  if (modules) symlinkSync(modules, path.join(dir, 'node_modules'), 'dir');
   fixture.write(dir, CASES);
-  const cli = frameworkCli(fixture.pkg as 'vitest' | 'jest', modules);
+  const command = fixture.direct({ modules, baseUrl });
   const config = path.join(root, 'runset.config.yaml');
-  writeFileSync(config, `environments:\n  bench: {}\ntests:\n  - { name: suite, type: ${type}, dir: suite, workers: 1 }\n`);
+  const entry = [`name: suite`, `type: ${type}`, `dir: suite`, ...(fixture.entry ? [fixture.entry] : [])].join(', ');
+  writeFileSync(config, `environments:\n  bench: { variables: { BASE_URL: "${baseUrl}" } }\ntests:\n  - { ${entry} }\n`);
   const key = newToken();
   const serveStarted = performance.now();
   const { proc, url } = await startServe(config, path.join(root, 'data'), key, 1);
@@ -118,10 +78,10 @@ async function benchOne(type: string, fixture: SuiteFixture): Promise<void> {
   const directMs: number[] = [];
   const runsetMs: number[] = [];
   try {
-    await direct(cli, fixture.directArgs, dir); // warm-up: the first import of a framework fills the OS cache
+    await direct(command, dir); // warm-up: the first import of a framework fills the OS cache
     await runsetRound(url, key);
     for (let round = 0; round < ROUNDS; round++) {
-      directMs.push(await direct(cli, fixture.directArgs, dir));
+      directMs.push(await direct(command, dir));
       runsetMs.push(await runsetRound(url, key));
     }
   } finally {
@@ -140,14 +100,16 @@ async function benchOne(type: string, fixture: SuiteFixture): Promise<void> {
 async function main(): Promise<void> {
   const wanted = process.env.BENCH_FRAMEWORKS?.split(',').map((s) => s.trim()) ?? Object.keys(FRAMEWORK_ADAPTERS);
   console.log(`bench:frameworks — ${CASES} cases, ${ROUNDS} rounds (medians), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the start`);
+  const target = await startTarget();
   for (const type of wanted) {
     const fixture = SUITES[type];
     if (!fixture) {
       console.log(`${type}: no fixture generator in bench/frameworks.ts (SUITES): skipped`);
       continue;
     }
-    await benchOne(type, fixture);
+    await benchOne(type, fixture, target.url);
   }
+  target.server.close();
   console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
 }
 
