@@ -46,6 +46,8 @@ export interface SetEvent {
   status: string;
   /** The result of the newest set of the same environment that ended and was created before this one; null: none. */
   previousStatus: string | null;
+  /** The set's `commit` label (src/core/code-hosts.ts reports on it); null when it has none. */
+  commit: string | null;
 }
 
 /** Whether a webhook takes an event: its events, its environments, and its `when`. The one place this rule lives. */
