@@ -80,7 +80,7 @@ export interface DueDelivery extends WebhookDelivery {
   leaseToken: string;
   /** Time since the delivery was created, by the store's clock (the 24 h retry window). */
   ageMs: number;
-  /** The body every attempt sends: rendered at the first, then kept. */
+  /** A webhook's body, which every attempt sends: rendered at the first, then kept. (A code host's attempt reports the set afresh: src/webhooks/code-hosts/.) */
   body: string | null;
 }
 
