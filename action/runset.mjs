@@ -75571,6 +75571,52 @@ var init_secrets = __esm({
   }
 });
 
+// src/config/suite-code-hosts.ts
+var SECRET_TEXT, ENVIRONMENTS, GitHubSchema, GitLabSchema;
+var init_suite_code_hosts = __esm({
+  "src/config/suite-code-hosts.ts"() {
+    "use strict";
+    init_build();
+    init_outbound();
+    init_webhooks();
+    init_suite_error();
+    init_secrets();
+    SECRET_TEXT = 'a reference "${env:NAME}" to a secret in the server\'s environment';
+    ENVIRONMENTS = typebox_exports.Array(typebox_exports.String({ minLength: 1, description: "an environment name" }), { minItems: 1, description: "a list of environment names such as [staging]" });
+    GitHubSchema = typebox_exports.Object(
+      {
+        repository: typebox_exports.String({ pattern: "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", description: "the repository as owner/name, such as acme/shop" }),
+        token: typebox_exports.Optional(typebox_exports.String({ description: SECRET_TEXT })),
+        app: typebox_exports.Optional(
+          typebox_exports.Object(
+            {
+              id: typebox_exports.Union([typebox_exports.Integer({ minimum: 1 }), typebox_exports.String({ pattern: "^[0-9]+$" })], { description: "the GitHub App's numeric id" }),
+              privateKey: typebox_exports.String({ description: `${SECRET_TEXT} holding the App's private key (PEM)` }),
+              installationId: typebox_exports.Optional(typebox_exports.Integer({ minimum: 1, description: "the App's installation on the repository (default: looked up)" }))
+            },
+            { additionalProperties: false, description: "a GitHub App: a mapping with id, privateKey and optionally installationId" }
+          )
+        ),
+        environments: typebox_exports.Optional(ENVIRONMENTS),
+        apiUrl: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: "the REST API address, such as https://github.example.com/api/v3 (default https://api.github.com)" })),
+        checkName: typebox_exports.Optional(typebox_exports.String({ minLength: 1, maxLength: 100, description: `the check run's name; {env} is the environment (default "runset ({env})")` })),
+        pathPrefix: typebox_exports.Optional(typebox_exports.String({ description: "the folder, in the repository, of Playwright's testDir, such as e2e/tests/ (default: the repository's root)" }))
+      },
+      { additionalProperties: false, description: "a mapping with repository, token (or app), and optionally environments, apiUrl, checkName and pathPrefix" }
+    );
+    GitLabSchema = typebox_exports.Object(
+      {
+        project: typebox_exports.Union([typebox_exports.Integer({ minimum: 1 }), typebox_exports.String({ minLength: 1 })], { description: "the project id, such as 42, or its path, such as group/shop" }),
+        token: typebox_exports.String({ description: SECRET_TEXT }),
+        environments: typebox_exports.Optional(ENVIRONMENTS),
+        apiUrl: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: "the REST API address, such as https://gitlab.example.com/api/v4 (default https://gitlab.com/api/v4)" })),
+        statusName: typebox_exports.Optional(typebox_exports.String({ minLength: 1, maxLength: 255, description: `the status's name; {env} is the environment (default "runset ({env})")` }))
+      },
+      { additionalProperties: false, description: "a mapping with project and token, and optionally environments, apiUrl and statusName" }
+    );
+  }
+});
+
 // src/config/suite-webhooks.ts
 var quoted, WebhookSchema, WEBHOOKS_TEXT, WebhooksSchema;
 var init_suite_webhooks = __esm({
@@ -75581,6 +75627,7 @@ var init_suite_webhooks = __esm({
     init_webhooks();
     init_suite_error();
     init_secrets();
+    init_suite_code_hosts();
     quoted = (list2) => list2.map((item) => JSON.stringify(item)).join(", ");
     WebhookSchema = typebox_exports.Object(
       {
@@ -75617,6 +75664,7 @@ var init_suite_schema = __esm({
     init_wire();
     init_template2();
     init_suite_webhooks();
+    init_suite_code_hosts();
     ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
     VARIABLE_NAME_TEXT = "a variable name such as BASE_URL (letters, digits and _, not starting with a digit)";
     ENVIRONMENT_TEXT = 'a mapping with "variables", "maxFailures", "failOnFlaky", "maxConcurrentSets", "setTimeout", "allowPrivateTargets" and "allowSuiteUploads"';
@@ -75684,14 +75732,16 @@ var init_suite_schema = __esm({
           description: 'a mapping of at least one environment, such as {staging: {variables: {BASE_URL: "https://\u2026"}}}'
         }),
         tests: typebox_exports.Array(typebox_exports.Unknown(), { description: "a list of tests, each a mapping with name and type" }),
-        webhooks: typebox_exports.Optional(WebhooksSchema)
+        webhooks: typebox_exports.Optional(WebhooksSchema),
+        github: typebox_exports.Optional(GitHubSchema),
+        gitlab: typebox_exports.Optional(GitLabSchema)
       },
       {
         additionalProperties: false,
         // `x-…` keys are ignored, as in docker-compose: a place for YAML anchors (`x-defaults: &defaults`).
         patternProperties: { "^x-": typebox_exports.Unknown() },
         keyDescription: "or an x-\u2026 key for your own anchors",
-        description: 'a mapping with "environments" and "tests" (and optionally "webhooks")'
+        description: 'a mapping with "environments" and "tests" (and optionally "webhooks", "github" and "gitlab")'
       }
     );
     HTTP_METHODS = Object.freeze(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -76983,6 +77033,7 @@ var init_suite = __esm({
     init_suite_explain();
     init_suite_schema();
     init_suite_webhooks();
+    init_suite_code_hosts();
     init_secrets();
     init_deadlines();
     init_duration();
@@ -77411,6 +77462,15 @@ var init_types4 = __esm({
   }
 });
 
+// src/core/code-hosts.ts
+var NO_CODE_HOSTS;
+var init_code_hosts = __esm({
+  "src/core/code-hosts.ts"() {
+    "use strict";
+    NO_CODE_HOSTS = Object.freeze({ github: null, gitlab: null });
+  }
+});
+
 // src/config/suite-tests.ts
 import path13 from "node:path";
 function parseSuiteTests(text, file, environments, files) {
@@ -77418,7 +77478,7 @@ function parseSuiteTests(text, file, environments, files) {
     if (value === null || value === void 0) fail([], "the file is empty", 'a mapping with "tests"');
     validate(TestsOnlySchema, value, []);
     const top = value;
-    const ignored2 = ["environments", "webhooks"].filter((key) => Object.hasOwn(top, key));
+    const ignored2 = SERVER_ONLY_KEYS.filter((key) => Object.hasOwn(top, key));
     const dir = path13.dirname(absolute);
     const lookup = files === "disk" ? void 0 : archiveFiles(dir, files);
     const tests2 = buildTests(top.tests, { dir, root: dir, ...lookup ? { files: lookup } : {} }, environments);
@@ -77432,6 +77492,7 @@ function parseSuiteTests(text, file, environments, files) {
       environments: environments ?? /* @__PURE__ */ new Map(),
       tests: Object.freeze(tests2),
       webhooks: deepFreeze([]),
+      codeHosts: NO_CODE_HOSTS,
       ignored: Object.freeze(ignored2)
     });
   });
@@ -77449,7 +77510,7 @@ function archiveFiles(root, relative) {
   }
   return { isFolder: (absolute) => folders.has(absolute), isFile: (absolute) => files.has(absolute) };
 }
-var TestsOnlySchema;
+var TestsOnlySchema, SERVER_ONLY_KEYS;
 var init_suite_tests = __esm({
   "src/config/suite-tests.ts"() {
     "use strict";
@@ -77457,19 +77518,23 @@ var init_suite_tests = __esm({
     init_types4();
     init_suite();
     init_suite_error();
+    init_code_hosts();
     TestsOnlySchema = typebox_exports.Object(
       {
         environments: typebox_exports.Optional(typebox_exports.Unknown()),
         tests: typebox_exports.Array(typebox_exports.Unknown(), { description: "a list of tests, each a mapping with name and type" }),
-        webhooks: typebox_exports.Optional(typebox_exports.Unknown())
+        webhooks: typebox_exports.Optional(typebox_exports.Unknown()),
+        github: typebox_exports.Optional(typebox_exports.Unknown()),
+        gitlab: typebox_exports.Optional(typebox_exports.Unknown())
       },
       {
         additionalProperties: false,
         patternProperties: { "^x-": typebox_exports.Unknown() },
         keyDescription: "or an x-\u2026 key for your own anchors",
-        description: 'a mapping with "tests" (an uploaded suite brings tests only; its "environments" and "webhooks" are ignored)'
+        description: 'a mapping with "tests" (an uploaded suite brings tests only; its "environments", "webhooks", "github" and "gitlab" are ignored)'
       }
     );
+    SERVER_ONLY_KEYS = ["environments", "webhooks", "github", "gitlab"];
   }
 });
 
@@ -81520,7 +81585,7 @@ async function pushSuite(client, options, env, stderr) {
   try {
     const config = parseSuiteTests(text, file, null, "disk");
     if (config.ignored.length > 0) {
-      stderr.write(`runset: note: ${SUITE_CONFIG_FILE}'s ${config.ignored.join(" and ")} ${config.ignored.length > 1 ? "are" : "is"} ignored in an uploaded suite: environments, variables and webhooks come from the server's config
+      stderr.write(`runset: note: ${SUITE_CONFIG_FILE}'s ${config.ignored.join(" and ")} ${config.ignored.length > 1 ? "are" : "is"} ignored in an uploaded suite: environments, variables, webhooks and code hosts come from the server's config
 `);
     }
     const listing = await listSuiteForUpload(config);
