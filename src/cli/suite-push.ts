@@ -1,7 +1,7 @@
 /**
  * Pushing a suite version from a checkout: read its runset.config.yaml (tests
- * only: environments come from the server), list its Playwright entries with
- * the checkout's own @playwright/test, pack the folder with that listing, and
+ * only: environments come from the server), list its Playwright and framework
+ * entries with the checkout's own installed frameworks, pack the folder with that listing, and
  * upload it only when the server lacks that id (the same content uploads
  * nothing). Used by `runset suites push` and `runset trigger --suite`; loaded
  * only when one of them runs (it reaches the config parser and Playwright's
@@ -12,8 +12,8 @@ import path from 'node:path';
 import type { RunsetClient } from '../client/client.js';
 import { ciLabels } from '../client/ci-labels.js';
 import type { TextSink } from '../client/redact.js';
-import { listSuiteForUpload } from '../config/playwright-discovery.js';
 import { ConfigError } from '../config/suite.js';
+import { listSuiteForUpload } from '../config/suite-listing.js';
 import { parseSuiteTests } from '../config/suite-tests.js';
 import { SUITE_CONFIG_FILE } from '../core/suites.js';
 import { packSuite, SuitePackError } from '../suites/pack.js';

@@ -8,14 +8,14 @@
  * reloads.
  *
  * A suite version (src/core/suites.ts) is listed where its dependencies are
- * installed (the uploader's checkout: listSuiteForUpload) and its reports
- * shipped in the archive; the API turns them into cases with the same
- * entryCases (applySuiteListing), never running anything of the upload.
+ * installed (the uploader's checkout: listPlaywrightForUpload) and its reports
+ * shipped in the archive (./suite-listing.ts); the API turns them into cases
+ * with the same entryCases (applyPlaywrightListing), never running anything of
+ * the upload.
  *
  * A suite that cannot be listed (syntax error, unknown project, no cases) is a
  * ConfigError naming the entry, like any other mistake in the file.
  */
-import type { SuiteListing } from '../core/suites.js';
 import type { PlaywrightCase, PlaywrightTestSpec, TestSpec } from '../core/types.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
 import { ConfigError, deepFreeze, type SuiteConfig } from './suite.js';
@@ -101,31 +101,28 @@ export function entryCases(file: string, entry: PlaywrightTestSpec, index: numbe
  * cases here, so a suite that lists no case, or lists with errors, fails before
  * anything is uploaded, with the same ConfigError the server would answer.
  */
-export async function listSuiteForUpload(config: SuiteConfig): Promise<SuiteListing> {
-  const entries = playwrightEntries(config);
-  const reports = await mapLimited(entries, LIST_CONCURRENCY, async ({ test, index }) => {
+export async function listPlaywrightForUpload(config: SuiteConfig): Promise<Array<{ entry: number; report: unknown }>> {
+  return mapLimited(playwrightEntries(config), LIST_CONCURRENCY, async ({ test, index }) => {
     let report: unknown;
     try {
       report = await listPlaywrightEntry(test);
     } catch (error) {
-      return entryFailure(config.file, test, index, `cannot be listed: ${(error as Error).message}`, 'a Playwright suite that `npx playwright test --list` lists without errors');
+      return entryFailure(config.file, test, index, `cannot be listed: ${(error as Error).message}`, LISTABLE);
     }
     entryCases(config.file, test, index, report);
     return { entry: index, report: reportForUpload(report as JsonReport) };
   });
-  return { version: 1, reports };
 }
 
 /**
  * The config with each Playwright entry replaced by the cases its shipped
- * report lists; never spawns. A report missing for an entry, or malformed, is a
- * ConfigError naming the entry; so is `listing` itself when it is not a
- * listing.
+ * report lists (`reports`: by index in `tests`, ./suite-listing.ts reads them
+ * from the upload); never spawns. A report missing for an entry, or malformed,
+ * is a ConfigError naming the entry.
  */
-export function applySuiteListing(config: SuiteConfig, listing: unknown): SuiteConfig {
+export function applyPlaywrightListing(config: SuiteConfig, reports: ReadonlyMap<number, unknown>): SuiteConfig {
   const entries = playwrightEntries(config);
   if (entries.length === 0) return config;
-  const reports = reportsByEntry(config, listing, entries);
   const listed: PlaywrightTestSpec[][] = entries.map(({ test, index }) => {
     if (!reports.has(index)) {
       entryFailure(config.file, test, index, 'the upload has no listing for it', `a report for tests[${index}] in the archive's listing (runset suites push lists every Playwright entry)`);
@@ -133,23 +130,6 @@ export function applySuiteListing(config: SuiteConfig, listing: unknown): SuiteC
     return entryCases(config.file, test, index, reports.get(index));
   });
   return withCases(config, entries, listed);
-}
-
-function reportsByEntry(config: SuiteConfig, listing: unknown, entries: ReadonlyArray<{ test: PlaywrightTestSpec; index: number }>): Map<number, unknown> {
-  const first = entries[0] as { test: PlaywrightTestSpec; index: number };
-  const refuse = (problem: string): never =>
-    entryFailure(config.file, first.test, first.index, `the upload's listing ${problem}`, '{ "version": 1, "reports": [{ "entry": <index in tests>, "report": <playwright test --list --reporter=json> }] }');
-  if (listing === null || listing === undefined) refuse('is missing (the archive has no .runset/listing.json)');
-  const { version, reports } = listing as Partial<SuiteListing>;
-  if (version !== 1) refuse(`has version ${JSON.stringify(version)}; this server reads version 1`);
-  if (!Array.isArray(reports)) refuse('has no "reports" list');
-  const byEntry = new Map<number, unknown>();
-  for (const item of reports as unknown[]) {
-    const entry = (item as { entry?: unknown } | null)?.entry;
-    if (typeof entry !== 'number' || !Number.isInteger(entry)) refuse('holds a report without an integer "entry"');
-    byEntry.set(entry as number, (item as { report?: unknown }).report);
-  }
-  return byEntry;
 }
 
 /** Every (spec, project) pair of the report, in file order then source order. */

@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { Type } from 'typebox';
-import { FRAMEWORKS, type EnvironmentConfig } from '../core/types.js';
+import type { EnvironmentConfig } from '../core/types.js';
 import { buildTests, deepFreeze, parseSuiteYaml, validate, type SuiteConfig } from './suite.js';
 import { fail } from './suite-error.js';
 import type { SuiteFiles } from './test-type.js';
@@ -58,11 +58,6 @@ export function parseSuiteTests(text: string, file: string, environments: Readon
     const dir = path.dirname(absolute);
     const lookup = files === 'disk' ? undefined : archiveFiles(dir, files);
     const tests = buildTests(top.tests, { dir, root: dir, ...(lookup ? { files: lookup } : {}) }, environments);
-    const framework = tests.findIndex((t) => (FRAMEWORKS as readonly string[]).includes(t.type));
-    if (framework >= 0) {
-      // Its listing would have to travel in the archive as Playwright's does; not built yet.
-      fail(['tests', framework, 'type'], `a ${tests[framework]?.type} entry cannot be in an uploaded suite version yet`, "http, command and playwright entries; declare framework entries in the server's runset.config.yaml");
-    }
     return Object.freeze({
       file: absolute,
       dir,

@@ -30,17 +30,26 @@ export const MAX_SUITE_FILES = 20_000;
 /** The config file at the archive's root. */
 export const SUITE_CONFIG_FILE = 'runset.config.yaml';
 /**
- * What the uploader's Playwright listed, one `playwright test --list
- * --reporter=json` report per Playwright entry of the config (by its index in
- * `tests`): the API turns these into members exactly as it turns its own
- * listing into members (src/config/playwright-discovery.ts).
+ * What the uploader's frameworks listed: one `playwright test --list
+ * --reporter=json` report per Playwright entry of the config, and the cases a
+ * framework entry's own listing found (Vitest, Jest, …), each by its index in
+ * `tests`: the API turns these into members exactly as it turns its own
+ * listing into members (src/config/suite-listing.ts).
  */
 export const LISTING_FILE = '.runset/listing.json';
 
 export interface SuiteListing {
   version: 1;
-  /** A report per Playwright entry of the config: `entry` is its index in the config's `tests`. */
-  reports: Array<{ entry: number; report: unknown }>;
+  /** One item per listed entry of the config: `entry` is its index in the config's `tests`. */
+  reports: Array<{ entry: number; report: unknown } | { entry: number; cases: ListedFrameworkCase[] }>;
+}
+
+/** A framework entry's case as its listing named it: what members are named and selected by. */
+export interface ListedFrameworkCase {
+  file: string;
+  titles: string[];
+  tags?: string[];
+  line?: number;
 }
 
 /**

@@ -28,7 +28,7 @@ export { SuitePackError } from './walk.js';
 export interface PackOptions {
   /** Largest archive, bytes (the server's --max-suite-size). Default DEFAULT_MAX_SUITE_BYTES. */
   maxBytes?: number;
-  /** What the uploader's Playwright listed; written at LISTING_FILE. */
+  /** What the uploader's Playwright and frameworks listed; written at LISTING_FILE. */
   listing?: SuiteListing;
 }
 
@@ -73,7 +73,7 @@ type PackEntry = WalkedEntry | (Omit<WalkedEntry, 'absolute'> & { content: Buffe
 function listingEntries(listing: SuiteListing, walked: readonly WalkedEntry[]): PackEntry[] {
   const content = Buffer.from(JSON.stringify(listing));
   if (content.length > MAX_LISTING_BYTES) {
-    throw new SuitePackError(`the Playwright listing is ${content.length} bytes, more than ${MAX_LISTING_BYTES}; narrow the suite's entries (grep, project) or split it`);
+    throw new SuitePackError(`the listing of its Playwright and framework entries is ${content.length} bytes, more than ${MAX_LISTING_BYTES}; narrow the suite's entries (grep, project) or split it`);
   }
   const folder = `${path.posix.dirname(LISTING_FILE)}/`;
   const out: PackEntry[] = [{ path: LISTING_FILE, type: 'File', size: content.length, executable: false, content }];

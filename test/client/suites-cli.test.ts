@@ -19,7 +19,7 @@ import { runSuitesList, runSuitesPush } from '../../src/cli/suites.js';
 import { inspectSuiteArchive } from '../../src/suites/inspect.js';
 import { parseSuiteConfig } from '../../src/config/suite.js';
 import { parseSuiteTests } from '../../src/config/suite-tests.js';
-import { applySuiteListing } from '../../src/config/playwright-discovery.js';
+import { applySuiteListing } from '../../src/config/suite-listing.js';
 import { SUITE_CONFIG_FILE, VERSION_ROOT } from '../../src/core/suites.js';
 import type { TestSpec } from '../../src/core/types.js';
 import { collector } from './fake-server.js';

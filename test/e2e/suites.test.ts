@@ -11,17 +11,15 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { create as tarCreate } from 'tar';
-import { api, assertNoLeakedServers, CLI, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
+import { api, assertNoLeakedServers, CLI, runsetCli as cli, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
 import { dropSchemas, newSchemaName, NO_DATABASE, TEST_DATABASE_URL } from '../helpers/postgres.js';
 import { chromiumMissing } from './playwright-fixtures.js';
 
-const run = promisify(execFile);
 const noBrowser = chromiumMissing();
 
 interface Member { name: string; type: string; status: string; error: string | null; output: string | null }
@@ -59,18 +57,6 @@ ${noBrowser ? '' : '  - { name: pw, type: playwright, dir: ., workers: 1 }'}
 
 async function members(server: RunningServer, setId: string): Promise<Member[]> {
   return (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${setId}/test-runs`)).body.testRuns;
-}
-
-/** `runset <args>` as a CI job runs it, with the server's address and a key in its environment. */
-async function cli(server: RunningServer, args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RUNSET_') && !k.startsWith('GITHUB_'))), RUNSET_URL: server.url, RUNSET_API_KEY: server.apiKey };
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env, timeout: 120_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (err) {
-    const e = err as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
 }
 
 /** A gzipped tar of `dir` as anyone could make it (not runset's packer), its id, and its bytes. */

@@ -2,11 +2,12 @@
  * Test helpers that start the real `runset` CLI as a child process on an
  * ephemeral port with a real SQLite data dir, and talk HTTP to it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { newToken } from '../../src/auth/keys.js';
 
 export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -168,5 +169,17 @@ export function pidAlive(pid: number): boolean {
     return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
+  }
+}
+
+/** `runset <args>` as a CI job runs it, with the server's address and a key in its environment (none of the caller's RUNSET_ or GITHUB_ variables). */
+export async function runsetCli(server: RunningServer, args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RUNSET_') && !k.startsWith('GITHUB_'))), RUNSET_URL: server.url, RUNSET_API_KEY: server.apiKey };
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env, timeout: 120_000 });
+    return { stdout, stderr, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
   }
 }

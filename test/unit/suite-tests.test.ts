@@ -11,7 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseSuiteConfig } from '../../src/config/suite.js';
 import { parseSuiteTests } from '../../src/config/suite-tests.js';
-import { applySuiteListing, discoverPlaywrightTests, listSuiteForUpload } from '../../src/config/playwright-discovery.js';
+import { discoverPlaywrightTests } from '../../src/config/playwright-discovery.js';
+import { applySuiteListing, listSuiteForUpload } from '../../src/config/suite-listing.js';
 import { VERSION_ROOT } from '../../src/core/suites.js';
 import type { CommandTestSpec, PlaywrightTestSpec } from '../../src/core/types.js';
 
@@ -95,4 +96,24 @@ test('a listing missing for an entry, or malformed, is a ConfigError naming the 
   const oneCase = { suites: [{ title: 'a.spec.ts', file: 'a.spec.ts', specs: [{ title: 'works', file: 'a.spec.ts', line: 3, column: 5, tests: [{ projectName: '', timeout: 30000 }] }] }] };
   const expanded = applySuiteListing(config, { version: 1, reports: [{ entry: 1, report: oneCase }] });
   assert.deepEqual(expanded.tests.map((t) => t.name), ['h', 'a.spec.ts › works']);
+});
+
+test("a framework entry's shipped cases become its members; a missing, forged or oversized listing is a ConfigError naming the entry", () => {
+  const files = ['runset.config.yaml', 'e2e/playwright.config.ts', 'unit/', 'unit/a.test.js'];
+  const text = 'tests:\n  - { name: shop, type: playwright, dir: e2e }\n  - { name: unit, type: vitest, dir: unit }\n';
+  const config = parseSuiteTests(text, AT_ROOT, SERVER.environments, files);
+  const pw = { entry: 0, report: { suites: [{ title: 'a.spec.ts', file: 'a.spec.ts', specs: [{ title: 'works', file: 'a.spec.ts', line: 3, column: 5, tests: [{ projectName: '' }] }] }] } };
+  const listing = (cases: unknown): unknown => ({ version: 1, reports: [pw, { entry: 1, cases }] });
+  assert.match(configError(() => applySuiteListing(config, { version: 1, reports: [pw] })).message, /tests\[1\].*Vitest suite "unit".*no listing for it/);
+  assert.match(configError(() => applySuiteListing(config, listing('x'))).message, /tests\[1\].*"unit".*not a list of cases/);
+  assert.match(configError(() => applySuiteListing(config, listing([{ file: 'a.test.js', titles: 'adds' }]))).message, /"unit".*not a list of cases: \/0\/titles/);
+  assert.match(configError(() => applySuiteListing(config, listing([{ file: 'a.test.js', titles: ['adds'], run: 'rm -rf /' }]))).message, /"unit".*not a list of cases/);
+  assert.match(configError(() => applySuiteListing(config, listing([{ file: 'a.test.js', titles: ['x'.repeat(5000)] }]))).message, /"unit".*not a list of cases: \/0\/titles\/0/);
+  assert.match(configError(() => applySuiteListing(config, listing([]))).message, /"unit".*no test cases found/);
+  assert.match(configError(() => applySuiteListing(config, listing([{ file: 'a.test.js', titles: ['adds'] }, { file: 'a.test.js', titles: ['adds'] }]))).message, /both named "a\.test\.js › adds"/);
+
+  const expanded = applySuiteListing(config, listing([{ file: 'a.test.js', titles: ['math', 'adds'], tags: ['fast'] }, { file: 'a.test.js', titles: ['subtracts'] }]));
+  assert.deepEqual(expanded.tests.map((t) => t.name), ['a.spec.ts › works', 'a.test.js › math › adds', 'a.test.js › subtracts']);
+  const adds = expanded.tests[1] as { type: string; dir: string; case?: { entry: string; tags?: string[] } };
+  assert.deepEqual([adds.type, adds.dir, adds.case?.entry, adds.case?.tags], ['vitest', `${VERSION_ROOT}/unit`, 'unit', ['fast']]);
 });

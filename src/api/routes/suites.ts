@@ -19,7 +19,7 @@ import { DEFAULT_MAX_SUITE_BYTES, SUITE_CONFIG_FILE, VERSION_ROOT, type SuiteVer
 import { BlobTooLargeError, type SuiteArchiveStore } from '../../artifacts/blobs.js';
 import { NameSuiteBody, SuiteId, SuiteVersionList, SuiteVersionView, UploadSuiteQuery } from '../../core/wire-suites.js';
 import { ConfigError } from '../../config/suite.js';
-import { applySuiteListing } from '../../config/playwright-discovery.js';
+import { applySuiteListing } from '../../config/suite-listing.js';
 import { parseSuiteTests } from '../../config/suite-tests.js';
 import { inspectSuiteArchive, SuiteRefusal } from '../../suites/inspect.js';
 import type { AppDeps } from '../deps.js';
@@ -129,7 +129,7 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
     return viewOf(found);
   }
 
-  /** The version's tests for this server: its config against this server's environments, its Playwright entries as its listing says. */
+  /** The version's tests for this server: its config against this server's environments, its Playwright and framework entries as its listing says. */
   function testsOf(configText: string, listing: unknown, paths: string[]) {
     const config = parseSuiteTests(configText, path.posix.join(VERSION_ROOT, SUITE_CONFIG_FILE), deps.suite().environments, paths);
     return applySuiteListing(config, listing).tests;
