@@ -52,7 +52,7 @@ for (const [kind, versions] of Object.entries(FRAMEWORK_VERSIONS) as Array<['vit
     const cli = frameworkCli(kind, modules);
     const report = path.join(dir, 'report.json');
     const direct = kind === 'vitest' ? ['run', '--reporter=json', `--outputFile=${report}`, '--maxWorkers=1'] : ['--ci', '--json', `--outputFile=${report}`, '--maxWorkers=1'];
-    const live = [...direct, ...(adapter.liveReporter?.(version)?.args ?? [])];
+    const live = [...direct, ...(adapter.liveReporter?.(version, { report, workers: 1 })?.args ?? [])];
     const events = path.join(dir, 'events.jsonl');
     const plain: number[] = [];
     const withReporter: number[] = [];
