@@ -624,8 +624,8 @@ var init_client = __esm({
         if (filter.env !== void 0) query.set("env", filter.env);
         for (const [key, value] of Object.entries(filter.labels ?? {})) query.append("label", `${key}:${value}`);
         if (filter.limit !== void 0) query.set("limit", String(filter.limit));
-        const path15 = `/v0/test-run-sets${query.size > 0 ? `?${query.toString()}` : ""}`;
-        return this.#call({ method: "GET", path: path15, signal: options.signal, read: readSetPage });
+        const path18 = `/v0/test-run-sets${query.size > 0 ? `?${query.toString()}` : ""}`;
+        return this.#call({ method: "GET", path: path18, signal: options.signal, read: readSetPage });
       }
       /** Seed 4.2. `status` may be a value this client does not know: treat it as "not finished". */
       getTestRunSet(id, options = {}) {
@@ -699,8 +699,8 @@ var init_client = __esm({
         const query = new URLSearchParams();
         if (options.commit !== void 0) query.set("commit", options.commit);
         if (options.name !== void 0) query.set("name", options.name);
-        const path15 = `${suitePath(id)}${query.size > 0 ? `?${query.toString()}` : ""}`;
-        const call = { method: "PUT", path: path15, raw: { bytes: archive, contentType: "application/gzip" }, signal: options.signal, read: readSuiteVersion };
+        const path18 = `${suitePath(id)}${query.size > 0 ? `?${query.toString()}` : ""}`;
+        const call = { method: "PUT", path: path18, raw: { bytes: archive, contentType: "application/gzip" }, signal: options.signal, read: readSuiteVersion };
         const request = `PUT ${suitePath(id)}`;
         const { response, text } = await this.#exchange(call, request, UPLOAD_EXTRA_MS);
         return { created: response.status === 201, version: this.#read(call, response, text, request) };
@@ -711,8 +711,8 @@ var init_client = __esm({
       }
       /** Extension: the quarantines in force, of one environment or of every one this key sees. */
       listQuarantine(env, options = {}) {
-        const path15 = env === void 0 ? "/v0/quarantine" : `/v0/quarantine?${new URLSearchParams({ env }).toString()}`;
-        return this.#call({ method: "GET", path: path15, signal: options.signal, read: readQuarantineList });
+        const path18 = env === void 0 ? "/v0/quarantine" : `/v0/quarantine?${new URLSearchParams({ env }).toString()}`;
+        return this.#call({ method: "GET", path: path18, signal: options.signal, read: readQuarantineList });
       }
       /** Extension: quarantines a test (or replaces its quarantine); `until` an ISO time, absent for the server's default. */
       async addQuarantine(entry, options = {}) {
@@ -12891,10 +12891,10 @@ var require_URLAlgorithm = __commonJS({
       return lowerStr === ".." || lowerStr === ".%2e" || lowerStr === "%2e." || lowerStr === "%2e%2e";
     }
     function shorten(url) {
-      const path15 = url.path;
-      if (path15.length === 0)
+      const path18 = url.path;
+      if (path18.length === 0)
         return;
-      if (url.scheme === "file" && path15.length === 1 && isNormalizedWindowsDriveLetter(path15[0]))
+      if (url.scheme === "file" && path18.length === 1 && isNormalizedWindowsDriveLetter(path18[0]))
         return;
       url.path.splice(url.path.length - 1, 1);
     }
@@ -16882,8 +16882,8 @@ var require_EventImpl = __commonJS({
       /** @inheritdoc */
       composedPath() {
         const composedPath = [];
-        const path15 = this._path;
-        if (path15.length === 0)
+        const path18 = this._path;
+        if (path18.length === 0)
           return composedPath;
         const currentTarget = this._currentTarget;
         if (currentTarget === null) {
@@ -16892,16 +16892,16 @@ var require_EventImpl = __commonJS({
         composedPath.push(currentTarget);
         let currentTargetIndex = 0;
         let currentTargetHiddenSubtreeLevel = 0;
-        let index3 = path15.length - 1;
+        let index3 = path18.length - 1;
         while (index3 >= 0) {
-          if (path15[index3].rootOfClosedTree) {
+          if (path18[index3].rootOfClosedTree) {
             currentTargetHiddenSubtreeLevel++;
           }
-          if (path15[index3].invocationTarget === currentTarget) {
+          if (path18[index3].invocationTarget === currentTarget) {
             currentTargetIndex = index3;
             break;
           }
-          if (path15[index3].slotInClosedTree) {
+          if (path18[index3].slotInClosedTree) {
             currentTargetHiddenSubtreeLevel--;
           }
           index3--;
@@ -16910,13 +16910,13 @@ var require_EventImpl = __commonJS({
         let maxHiddenLevel = currentTargetHiddenSubtreeLevel;
         index3 = currentTargetIndex - 1;
         while (index3 >= 0) {
-          if (path15[index3].rootOfClosedTree) {
+          if (path18[index3].rootOfClosedTree) {
             currentHiddenLevel++;
           }
           if (currentHiddenLevel <= maxHiddenLevel) {
-            composedPath.unshift(path15[index3].invocationTarget);
+            composedPath.unshift(path18[index3].invocationTarget);
           }
-          if (path15[index3].slotInClosedTree) {
+          if (path18[index3].slotInClosedTree) {
             currentHiddenLevel--;
             if (currentHiddenLevel < maxHiddenLevel) {
               maxHiddenLevel = currentHiddenLevel;
@@ -16927,14 +16927,14 @@ var require_EventImpl = __commonJS({
         currentHiddenLevel = currentTargetHiddenSubtreeLevel;
         maxHiddenLevel = currentTargetHiddenSubtreeLevel;
         index3 = currentTargetIndex + 1;
-        while (index3 < path15.length) {
-          if (path15[index3].slotInClosedTree) {
+        while (index3 < path18.length) {
+          if (path18[index3].slotInClosedTree) {
             currentHiddenLevel++;
           }
           if (currentHiddenLevel <= maxHiddenLevel) {
-            composedPath.push(path15[index3].invocationTarget);
+            composedPath.push(path18[index3].invocationTarget);
           }
-          if (path15[index3].rootOfClosedTree) {
+          if (path18[index3].rootOfClosedTree) {
             currentHiddenLevel--;
             if (currentHiddenLevel < maxHiddenLevel) {
               maxHiddenLevel = currentHiddenLevel;
@@ -17967,9 +17967,9 @@ var require_EventAlgorithm = __commonJS({
           slotInClosedTree = false;
         }
         let clearTargetsStruct = null;
-        const path15 = event._path;
-        for (let i = path15.length - 1; i >= 0; i--) {
-          const struct = path15[i];
+        const path18 = event._path;
+        for (let i = path18.length - 1; i >= 0; i--) {
+          const struct = path18[i];
           if (struct.shadowAdjustedTarget !== null) {
             clearTargetsStruct = struct;
             break;
@@ -17993,8 +17993,8 @@ var require_EventAlgorithm = __commonJS({
         if (activationTarget !== null && activationTarget._legacyPreActivationBehavior !== void 0) {
           activationTarget._legacyPreActivationBehavior(event);
         }
-        for (let i = path15.length - 1; i >= 0; i--) {
-          const struct = path15[i];
+        for (let i = path18.length - 1; i >= 0; i--) {
+          const struct = path18[i];
           if (struct.shadowAdjustedTarget !== null) {
             event._eventPhase = interfaces_1.EventPhase.AtTarget;
           } else {
@@ -18002,8 +18002,8 @@ var require_EventAlgorithm = __commonJS({
           }
           event_invoke(struct, event, "capturing", legacyOutputDidListenersThrowFlag);
         }
-        for (let i = 0; i < path15.length; i++) {
-          const struct = path15[i];
+        for (let i = 0; i < path18.length; i++) {
+          const struct = path18[i];
           if (struct.shadowAdjustedTarget !== null) {
             event._eventPhase = interfaces_1.EventPhase.AtTarget;
           } else {
@@ -18054,20 +18054,20 @@ var require_EventAlgorithm = __commonJS({
       });
     }
     function event_invoke(struct, event, phase, legacyOutputDidListenersThrowFlag = { value: false }) {
-      const path15 = event._path;
+      const path18 = event._path;
       let index3 = -1;
-      for (let i = 0; i < path15.length; i++) {
-        if (path15[i] === struct) {
+      for (let i = 0; i < path18.length; i++) {
+        if (path18[i] === struct) {
           index3 = i;
           break;
         }
       }
       if (index3 !== -1) {
-        let item = path15[index3];
+        let item = path18[index3];
         if (item.shadowAdjustedTarget !== null) {
           event._target = item.shadowAdjustedTarget;
         } else if (index3 > 0) {
-          item = path15[index3 - 1];
+          item = path18[index3 - 1];
           if (item.shadowAdjustedTarget !== null) {
             event._target = item.shadowAdjustedTarget;
           }
@@ -24695,7 +24695,7 @@ var require_exception = __commonJS({
 var require_snippet = __commonJS({
   "node_modules/js-yaml/lib/snippet.js"(exports, module) {
     "use strict";
-    var common5 = require_common();
+    var common6 = require_common();
     function getLine(buffer, lineStart, lineEnd, position, maxLineLength) {
       let head = "";
       let tail = "";
@@ -24715,7 +24715,7 @@ var require_snippet = __commonJS({
       };
     }
     function padStart(string, max) {
-      return common5.repeat(" ", max - string.length) + string;
+      return common6.repeat(" ", max - string.length) + string;
     }
     function makeSnippet(mark, options) {
       options = Object.create(options || null);
@@ -24749,11 +24749,11 @@ var require_snippet = __commonJS({
           mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo - i]),
           maxLineLength
         );
-        result = common5.repeat(" ", options.indent) + padStart((mark.line - i + 1).toString(), lineNoLength) + " | " + line2.str + "\n" + result;
+        result = common6.repeat(" ", options.indent) + padStart((mark.line - i + 1).toString(), lineNoLength) + " | " + line2.str + "\n" + result;
       }
       const line = getLine(mark.buffer, lineStarts[foundLineNo], lineEnds[foundLineNo], mark.position, maxLineLength);
-      result += common5.repeat(" ", options.indent) + padStart((mark.line + 1).toString(), lineNoLength) + " | " + line.str + "\n";
-      result += common5.repeat("-", options.indent + lineNoLength + 3 + line.pos) + "^\n";
+      result += common6.repeat(" ", options.indent) + padStart((mark.line + 1).toString(), lineNoLength) + " | " + line.str + "\n";
+      result += common6.repeat("-", options.indent + lineNoLength + 3 + line.pos) + "^\n";
       for (let i = 1; i <= options.linesAfter; i++) {
         if (foundLineNo + i >= lineEnds.length) break;
         const line2 = getLine(
@@ -24763,7 +24763,7 @@ var require_snippet = __commonJS({
           mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo + i]),
           maxLineLength
         );
-        result += common5.repeat(" ", options.indent) + padStart((mark.line + i + 1).toString(), lineNoLength) + " | " + line2.str + "\n";
+        result += common6.repeat(" ", options.indent) + padStart((mark.line + i + 1).toString(), lineNoLength) + " | " + line2.str + "\n";
       }
       return result.replace(/\n$/, "");
     }
@@ -25065,7 +25065,7 @@ var require_bool = __commonJS({
 var require_int = __commonJS({
   "node_modules/js-yaml/lib/type/int.js"(exports, module) {
     "use strict";
-    var common5 = require_common();
+    var common6 = require_common();
     var Type2 = require_type();
     function isHexCode(c) {
       return c >= 48 && c <= 57 || c >= 65 && c <= 70 || c >= 97 && c <= 102;
@@ -25145,7 +25145,7 @@ var require_int = __commonJS({
       return parseYamlInteger(data);
     }
     function isInteger(object) {
-      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 === 0 && !common5.isNegativeZero(object));
+      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 === 0 && !common6.isNegativeZero(object));
     }
     module.exports = new Type2("tag:yaml.org,2002:int", {
       kind: "scalar",
@@ -25181,7 +25181,7 @@ var require_int = __commonJS({
 var require_float = __commonJS({
   "node_modules/js-yaml/lib/type/float.js"(exports, module) {
     "use strict";
-    var common5 = require_common();
+    var common6 = require_common();
     var Type2 = require_type();
     var YAML_FLOAT_PATTERN = new RegExp(
       // 2.5e4, 2.5 and integers
@@ -25242,14 +25242,14 @@ var require_float = __commonJS({
           case "camelcase":
             return "-.Inf";
         }
-      } else if (common5.isNegativeZero(object)) {
+      } else if (common6.isNegativeZero(object)) {
         return "-0.0";
       }
       const res = object.toString(10);
       return SCIENTIFIC_WITHOUT_DOT.test(res) ? res.replace("e", ".e") : res;
     }
     function isFloat(object) {
-      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 !== 0 || common5.isNegativeZero(object));
+      return Object.prototype.toString.call(object) === "[object Number]" && (object % 1 !== 0 || common6.isNegativeZero(object));
     }
     module.exports = new Type2("tag:yaml.org,2002:float", {
       kind: "scalar",
@@ -25581,7 +25581,7 @@ var require_default = __commonJS({
 var require_loader = __commonJS({
   "node_modules/js-yaml/lib/loader.js"(exports, module) {
     "use strict";
-    var common5 = require_common();
+    var common6 = require_common();
     var YAMLException = require_exception();
     var makeSnippet = require_snippet();
     var DEFAULT_SCHEMA = require_default();
@@ -25888,7 +25888,7 @@ var require_loader = __commonJS({
       }
     }
     function mergeMappings(state2, destination, source, overridableKeys) {
-      if (!common5.isObject(source)) {
+      if (!common6.isObject(source)) {
         throwError(state2, "cannot merge mappings; the provided source object is unacceptable");
       }
       chargeMergeWork(state2);
@@ -26009,7 +26009,7 @@ var require_loader = __commonJS({
       if (count2 === 1) {
         state2.result += " ";
       } else if (count2 > 1) {
-        state2.result += common5.repeat("\n", count2 - 1);
+        state2.result += common6.repeat("\n", count2 - 1);
       }
     }
     function readPlainScalar(state2, nodeIndent, withinFlowCollection) {
@@ -26338,7 +26338,7 @@ var require_loader = __commonJS({
         }
         if (state2.lineIndent < textIndent) {
           if (chomping === CHOMPING_KEEP) {
-            state2.result += common5.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+            state2.result += common6.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
           } else if (chomping === CHOMPING_CLIP) {
             if (didReadContent) {
               state2.result += "\n";
@@ -26349,19 +26349,19 @@ var require_loader = __commonJS({
         if (folding) {
           if (isWhiteSpace(ch)) {
             atMoreIndented = true;
-            state2.result += common5.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+            state2.result += common6.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
           } else if (atMoreIndented) {
             atMoreIndented = false;
-            state2.result += common5.repeat("\n", emptyLines + 1);
+            state2.result += common6.repeat("\n", emptyLines + 1);
           } else if (emptyLines === 0) {
             if (didReadContent) {
               state2.result += " ";
             }
           } else {
-            state2.result += common5.repeat("\n", emptyLines);
+            state2.result += common6.repeat("\n", emptyLines);
           }
         } else {
-          state2.result += common5.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+          state2.result += common6.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
         }
         didReadContent = true;
         detectedIndent = true;
@@ -26961,7 +26961,7 @@ var require_loader = __commonJS({
 var require_dumper = __commonJS({
   "node_modules/js-yaml/lib/dumper.js"(exports, module) {
     "use strict";
-    var common5 = require_common();
+    var common6 = require_common();
     var YAMLException = require_exception();
     var DEFAULT_SCHEMA = require_default();
     var _toString = Object.prototype.toString;
@@ -27060,7 +27060,7 @@ var require_dumper = __commonJS({
       } else {
         throw new YAMLException("code point within a string may not be greater than 0xFFFFFFFF");
       }
-      return "\\" + handle + common5.repeat("0", length - string.length) + string;
+      return "\\" + handle + common6.repeat("0", length - string.length) + string;
     }
     var QUOTING_TYPE_SINGLE = 1;
     var QUOTING_TYPE_DOUBLE = 2;
@@ -27069,7 +27069,7 @@ var require_dumper = __commonJS({
       this.indent = Math.max(1, options["indent"] || 2);
       this.noArrayIndent = options["noArrayIndent"] || false;
       this.skipInvalid = options["skipInvalid"] || false;
-      this.flowLevel = common5.isNothing(options["flowLevel"]) ? -1 : options["flowLevel"];
+      this.flowLevel = common6.isNothing(options["flowLevel"]) ? -1 : options["flowLevel"];
       this.styleMap = compileStyleMap(this.schema, options["styles"] || null);
       this.sortKeys = options["sortKeys"] || false;
       this.lineWidth = options["lineWidth"] || 80;
@@ -27087,7 +27087,7 @@ var require_dumper = __commonJS({
       this.usedDuplicates = null;
     }
     function indentString(string, spaces) {
-      const ind = common5.repeat(" ", spaces);
+      const ind = common6.repeat(" ", spaces);
       let position = 0;
       let result = "";
       const length = string.length;
@@ -27107,7 +27107,7 @@ var require_dumper = __commonJS({
       return result;
     }
     function generateNextLine(state2, level) {
-      return "\n" + common5.repeat(" ", state2.indent * level);
+      return "\n" + common6.repeat(" ", state2.indent * level);
     }
     function testImplicitResolving(state2, str2) {
       for (let index3 = 0, length = state2.implicitTypes.length; index3 < length; index3 += 1) {
@@ -28368,7 +28368,7 @@ var require_BuilderFunctions = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.builder = builder;
-    exports.create = create2;
+    exports.create = create3;
     exports.fragment = fragment;
     exports.convert = convert;
     var interfaces_1 = require_interfaces();
@@ -28396,7 +28396,7 @@ var require_BuilderFunctions = __commonJS({
         return builder2;
       }
     }
-    function create2(p1, p2) {
+    function create3(p1, p2) {
       const options = formatBuilderOptions(p1 === void 0 || isXMLBuilderCreateOptions(p1) ? p1 : interfaces_1.DefaultBuilderOptions);
       const contents = isXMLBuilderCreateOptions(p1) ? p2 : p1;
       const doc = (0, dom_1.createDocument)();
@@ -28431,7 +28431,7 @@ var require_BuilderFunctions = __commonJS({
         contents = p1;
         convertOptions = p2 || void 0;
       }
-      return create2(builderOptions, contents).end(convertOptions);
+      return create3(builderOptions, contents).end(convertOptions);
     }
     function isXMLBuilderCreateOptions(obj) {
       if (!(0, util_1.isPlainObject)(obj))
@@ -29633,6 +29633,43 @@ ${tail}` : ""].filter(Boolean).join("\n\n");
     testcase.ele("error", { message: `${why} (status ${oneLine(run.status)})`, type: "unfinished" });
   }
 }
+function caseCounts(cases) {
+  return {
+    tests: cases.length,
+    failures: cases.filter((c) => c.status === "failed").length,
+    skipped: cases.filter((c) => c.status === "skipped").length,
+    ms: cases.reduce((sum, c) => sum + c.durationMs, 0)
+  };
+}
+function withCaseTotals(totals, withCases) {
+  const sum = { tests: Number(totals.tests), failures: Number(totals.failures), skipped: Number(totals.skipped) };
+  for (const run of withCases) {
+    const c = caseCounts(run.cases ?? []);
+    sum.tests += c.tests;
+    sum.failures += c.failures;
+    sum.skipped += c.skipped;
+  }
+  return { ...totals, tests: String(sum.tests), failures: String(sum.failures), skipped: String(sum.skipped) };
+}
+function addCases(root, run, input, timestamp) {
+  const cases = run.cases ?? [];
+  const c = caseCounts(cases);
+  const suite = root.ele("testsuite", {
+    name: cleanText(run.name),
+    tests: String(c.tests),
+    failures: String(c.failures),
+    errors: "0",
+    skipped: String(c.skipped),
+    time: seconds(c.ms),
+    timestamp
+  });
+  suite.ele("properties").ele("property", { name: "runset.testRunId", value: run.id });
+  for (const kase of cases) {
+    const testcase = suite.ele("testcase", { name: cleanText(kase.name), classname: `runset.${input.env}.${cleanText(run.name)}`, time: seconds(kase.durationMs) });
+    if (kase.status === "failed") testcase.ele("failure", { message: oneLine(kase.error ?? "failed"), type: "FAIL" }).txt(cleanText(kase.error ?? "failed"));
+    else if (kase.status === "skipped") testcase.ele("skipped");
+  }
+}
 function addWholeSet(suite, input) {
   const counts = countsOf(input);
   const testcase = suite.ele("testcase", { name: `test run set ${input.setId} (env ${input.env})`, classname: `runset.${input.env}`, time: seconds(setDurationMs(input)) });
@@ -29651,8 +29688,9 @@ function buildJunit(input) {
   const time = seconds(setDurationMs(input));
   const timestamp = input.status?.startedAt ?? input.status?.createdAt ?? (/* @__PURE__ */ new Date()).toISOString();
   const totals = { tests: String(tests2), failures: String(failures), errors: String(errors), skipped: String(skipped), time };
+  const withCases = (members ?? []).filter((run) => (run.cases ?? []).length > 0);
   const doc = (0, import_xmlbuilder2.create)({ version: "1.0", encoding: "UTF-8" });
-  const root = doc.ele("testsuites", { name: "runset", ...totals });
+  const root = doc.ele("testsuites", { name: "runset", ...withCases.length === 0 ? totals : withCaseTotals(totals, withCases) });
   const suite = root.ele("testsuite", { name: `runset ${input.env}`, ...totals, timestamp, id: input.setId });
   const properties = suite.ele("properties");
   properties.ele("property", { name: "runset.testRunSetId", value: input.setId });
@@ -29665,6 +29703,7 @@ function buildJunit(input) {
   }
   if (members) for (const run of members) addMember(suite, run, input);
   else addWholeSet(suite, input);
+  for (const run of withCases) addCases(root, run, input, timestamp);
   return doc.end({ prettyPrint: true });
 }
 var import_xmlbuilder2;
@@ -29925,7 +29964,7 @@ async function createSet(client, ctx) {
   const giveUp = () => new TriggerFailure(EXIT_CODES.error, `could not create the test run set: no answer from the server within --timeout ${formatDuration(options.timeoutMs)}`);
   const { signal, dispose } = deadlineSignal(ctx.deadline, giveUp);
   try {
-    const create2 = async () => {
+    const create3 = async () => {
       try {
         return await client.createTestRunSet(body, { idempotencyKey, signal });
       } catch (error) {
@@ -29940,7 +29979,7 @@ async function createSet(client, ctx) {
         return client.createTestRunSet(body, { idempotencyKey: randomUUID2(), signal });
       }
     };
-    const result = await withRetry(create2, {
+    const result = await withRetry(create3, {
       deadline: ctx.deadline,
       policy: { baseMs: Math.min(1e3, Math.max(50, options.intervalMs)), maxMs: 3e4 },
       signal,
@@ -31238,7 +31277,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports) {
     var EventEmitter = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
-    var path15 = __require("node:path");
+    var path18 = __require("node:path");
     var fs2 = __require("node:fs");
     var process2 = __require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -32251,9 +32290,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path15.resolve(baseDir, baseName);
+          const localBin = path18.resolve(baseDir, baseName);
           if (fs2.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path15.extname(baseName))) return void 0;
+          if (sourceExt.includes(path18.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs2.existsSync(`${localBin}${ext}`)
           );
@@ -32271,17 +32310,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path15.resolve(
-            path15.dirname(resolvedScriptPath),
+          executableDir = path18.resolve(
+            path18.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path15.basename(
+            const legacyName = path18.basename(
               this._scriptPath,
-              path15.extname(this._scriptPath)
+              path18.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -32292,7 +32331,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path15.extname(executableFile));
+        launchWithNode = sourceExt.includes(path18.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -33207,7 +33246,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path15.basename(filename, path15.extname(filename));
+        this._name = path18.basename(filename, path18.extname(filename));
         return this;
       }
       /**
@@ -33221,9 +33260,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path16) {
-        if (path16 === void 0) return this._executableDir;
-        this._executableDir = path16;
+      executableDir(path19) {
+        if (path19 === void 0) return this._executableDir;
+        this._executableDir = path19;
         return this;
       }
       /**
@@ -39724,23 +39763,23 @@ var init_parse4 = __esm({
 });
 
 // node_modules/typebox/build/value/delta/diff.mjs
-function CreateUpdate(path15, value) {
-  return { type: "update", path: path15, value };
+function CreateUpdate(path18, value) {
+  return { type: "update", path: path18, value };
 }
-function CreateInsert(path15, value) {
-  return { type: "insert", path: path15, value };
+function CreateInsert(path18, value) {
+  return { type: "insert", path: path18, value };
 }
-function CreateDelete(path15) {
-  return { type: "delete", path: path15 };
+function CreateDelete(path18) {
+  return { type: "delete", path: path18 };
 }
 function AssertCanDiffObject(value) {
   if (guard_exports.IsObject(value) && guard_exports.IsEqual(guard_exports.Symbols(value).length, 0))
     return;
   throw new Error("Cannot create diffs for objects with symbols keys");
 }
-function* FromObject16(path15, left, right) {
+function* FromObject16(path18, left, right) {
   if (!guard_exports.IsObject(right) || guard_exports.IsArray(right))
-    return yield CreateUpdate(path15, right);
+    return yield CreateUpdate(path18, right);
   AssertCanDiffObject(left);
   AssertCanDiffObject(right);
   const leftKeys = guard_exports.Keys(left);
@@ -39750,7 +39789,7 @@ function* FromObject16(path15, left, right) {
       continue;
     if (guard_exports.IsUnsafePropertyKey(key))
       continue;
-    yield CreateInsert(`${path15}/${key}`, right[key]);
+    yield CreateInsert(`${path18}/${key}`, right[key]);
   }
   for (const key of leftKeys) {
     if (!guard_exports.HasPropertyKey(right, key))
@@ -39759,52 +39798,52 @@ function* FromObject16(path15, left, right) {
       continue;
     if (Equal(left, right))
       continue;
-    yield* FromValue3(`${path15}/${key}`, left[key], right[key]);
+    yield* FromValue3(`${path18}/${key}`, left[key], right[key]);
   }
   for (const key of leftKeys) {
     if (guard_exports.HasPropertyKey(right, key))
       continue;
     if (guard_exports.IsUnsafePropertyKey(key))
       continue;
-    yield CreateDelete(`${path15}/${key}`);
+    yield CreateDelete(`${path18}/${key}`);
   }
 }
-function* FromArray12(path15, left, right) {
+function* FromArray12(path18, left, right) {
   if (!guard_exports.IsArray(right))
-    return yield CreateUpdate(path15, right);
+    return yield CreateUpdate(path18, right);
   for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    yield* FromValue3(`${path15}/${i}`, left[i], right[i]);
+    yield* FromValue3(`${path18}/${i}`, left[i], right[i]);
   }
   for (let i = 0; i < right.length; i++) {
     if (i < left.length)
       continue;
-    yield CreateInsert(`${path15}/${i}`, right[i]);
+    yield CreateInsert(`${path18}/${i}`, right[i]);
   }
   for (let i = left.length - 1; i >= 0; i--) {
     if (i < right.length)
       continue;
-    yield CreateDelete(`${path15}/${i}`);
+    yield CreateDelete(`${path18}/${i}`);
   }
 }
-function* FromTypedArray2(path15, left, right) {
+function* FromTypedArray2(path18, left, right) {
   const typeLeft = globalThis.Object.getPrototypeOf(left).constructor.name;
   const typeRight = globalThis.Object.getPrototypeOf(right).constructor.name;
   const predicate = globals_exports.IsTypeArray(right) && guard_exports.IsEqual(left.length, right.length) && guard_exports.IsEqual(typeLeft, typeRight);
   if (predicate) {
     for (let index3 = 0; index3 < Math.min(left.length, right.length); index3++) {
-      yield* FromValue3(`${path15}/${index3}`, left[index3], right[index3]);
+      yield* FromValue3(`${path18}/${index3}`, left[index3], right[index3]);
     }
   } else {
-    return yield CreateUpdate(path15, right);
+    return yield CreateUpdate(path18, right);
   }
 }
-function* FromUnknown(path15, left, right) {
+function* FromUnknown(path18, left, right) {
   if (left === right)
     return;
-  yield CreateUpdate(path15, right);
+  yield CreateUpdate(path18, right);
 }
-function* FromValue3(path15, left, right) {
-  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path15, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path15, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path15, left, right) : yield* FromUnknown(path15, left, right);
+function* FromValue3(path18, left, right) {
+  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path18, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path18, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path18, left, right) : yield* FromUnknown(path18, left, right);
 }
 function Diff(current, next) {
   return [...FromValue3("", current, next)];
@@ -40512,17 +40551,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path15) {
-      const ctrl = callVisitor(key, node, visitor, path15);
+    function visit_(key, node, visitor, path18) {
+      const ctrl = callVisitor(key, node, visitor, path18);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path15, ctrl);
-        return visit_(key, ctrl, visitor, path15);
+        replaceNode(key, path18, ctrl);
+        return visit_(key, ctrl, visitor, path18);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path15 = Object.freeze(path15.concat(node));
+          path18 = Object.freeze(path18.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci2 = visit_(i, node.items[i], visitor, path15);
+            const ci2 = visit_(i, node.items[i], visitor, path18);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -40533,13 +40572,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path15 = Object.freeze(path15.concat(node));
-          const ck = visit_("key", node.key, visitor, path15);
+          path18 = Object.freeze(path18.concat(node));
+          const ck = visit_("key", node.key, visitor, path18);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path15);
+          const cv = visit_("value", node.value, visitor, path18);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -40560,17 +40599,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path15) {
-      const ctrl = await callVisitor(key, node, visitor, path15);
+    async function visitAsync_(key, node, visitor, path18) {
+      const ctrl = await callVisitor(key, node, visitor, path18);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path15, ctrl);
-        return visitAsync_(key, ctrl, visitor, path15);
+        replaceNode(key, path18, ctrl);
+        return visitAsync_(key, ctrl, visitor, path18);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path15 = Object.freeze(path15.concat(node));
+          path18 = Object.freeze(path18.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci2 = await visitAsync_(i, node.items[i], visitor, path15);
+            const ci2 = await visitAsync_(i, node.items[i], visitor, path18);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -40581,13 +40620,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path15 = Object.freeze(path15.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path15);
+          path18 = Object.freeze(path18.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path18);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path15);
+          const cv = await visitAsync_("value", node.value, visitor, path18);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -40614,23 +40653,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path15) {
+    function callVisitor(key, node, visitor, path18) {
       if (typeof visitor === "function")
-        return visitor(key, node, path15);
+        return visitor(key, node, path18);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path15);
+        return visitor.Map?.(key, node, path18);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path15);
+        return visitor.Seq?.(key, node, path18);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path15);
+        return visitor.Pair?.(key, node, path18);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path15);
+        return visitor.Scalar?.(key, node, path18);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path15);
+        return visitor.Alias?.(key, node, path18);
       return void 0;
     }
-    function replaceNode(key, path15, node) {
-      const parent = path15[path15.length - 1];
+    function replaceNode(key, path18, node) {
+      const parent = path18[path18.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -41242,10 +41281,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path15, value) {
+    function collectionFromPath(schema, path18, value) {
       let v2 = value;
-      for (let i = path15.length - 1; i >= 0; --i) {
-        const k2 = path15[i];
+      for (let i = path18.length - 1; i >= 0; --i) {
+        const k2 = path18[i];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v2;
@@ -41264,7 +41303,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path15) => path15 == null || typeof path15 === "object" && !!path15[Symbol.iterator]().next().done;
+    var isEmptyPath = (path18) => path18 == null || typeof path18 === "object" && !!path18[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -41294,11 +41333,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path15, value) {
-        if (isEmptyPath(path15))
+      addIn(path18, value) {
+        if (isEmptyPath(path18))
           this.add(value);
         else {
-          const [key, ...rest] = path15;
+          const [key, ...rest] = path18;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -41312,8 +41351,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path15) {
-        const [key, ...rest] = path15;
+      deleteIn(path18) {
+        const [key, ...rest] = path18;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -41327,8 +41366,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path15, keepScalar) {
-        const [key, ...rest] = path15;
+      getIn(path18, keepScalar) {
+        const [key, ...rest] = path18;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -41346,8 +41385,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path15) {
-        const [key, ...rest] = path15;
+      hasIn(path18) {
+        const [key, ...rest] = path18;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -41357,8 +41396,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path15, value) {
-        const [key, ...rest] = path15;
+      setIn(path18, value) {
+        const [key, ...rest] = path18;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -43873,9 +43912,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path15, value) {
+      addIn(path18, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path15, value);
+          this.contents.addIn(path18, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -43950,14 +43989,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path15) {
-        if (Collection.isEmptyPath(path15)) {
+      deleteIn(path18) {
+        if (Collection.isEmptyPath(path18)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path15) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path18) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -43972,10 +44011,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path15, keepScalar) {
-        if (Collection.isEmptyPath(path15))
+      getIn(path18, keepScalar) {
+        if (Collection.isEmptyPath(path18))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path15, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path18, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -43986,10 +44025,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path15) {
-        if (Collection.isEmptyPath(path15))
+      hasIn(path18) {
+        if (Collection.isEmptyPath(path18))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path15) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path18) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -44006,13 +44045,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path15, value) {
-        if (Collection.isEmptyPath(path15)) {
+      setIn(path18, value) {
+        if (Collection.isEmptyPath(path18)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path15), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path18), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path15, value);
+          this.contents.setIn(path18, value);
         }
       }
       /**
@@ -45973,9 +46012,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path15) => {
+    visit.itemAtPath = (cst, path18) => {
       let item = cst;
-      for (const [field, index3] of path15) {
+      for (const [field, index3] of path18) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index3];
@@ -45984,23 +46023,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path15) => {
-      const parent = visit.itemAtPath(cst, path15.slice(0, -1));
-      const field = path15[path15.length - 1][0];
+    visit.parentCollection = (cst, path18) => {
+      const parent = visit.itemAtPath(cst, path18.slice(0, -1));
+      const field = path18[path18.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path15, item, visitor) {
-      let ctrl = visitor(item, path15);
+    function _visit(path18, item, visitor) {
+      let ctrl = visitor(item, path18);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci2 = _visit(Object.freeze(path15.concat([[field, i]])), token.items[i], visitor);
+            const ci2 = _visit(Object.freeze(path18.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -46011,10 +46050,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path15);
+            ctrl = ctrl(item, path18);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path15) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path18) : ctrl;
     }
     exports.visit = visit;
   }
@@ -47798,18 +47837,18 @@ var init_dangerous_variables = __esm({
 });
 
 // src/config/suite-error.ts
-function formatPath(path15) {
-  if (path15.length === 0) return "(top level)";
+function formatPath(path18) {
+  if (path18.length === 0) return "(top level)";
   let out = "";
-  for (const segment of path15) {
+  for (const segment of path18) {
     if (typeof segment === "number") out += `[${segment}]`;
     else if (PLAIN_KEY.test(segment)) out += out === "" ? segment : `.${segment}`;
     else out += `[${JSON.stringify(segment)}]`;
   }
   return out;
 }
-function fail(path15, problem, expected) {
-  throw new FailureSignal({ path: path15, problem, expected });
+function fail(path18, problem, expected) {
+  throw new FailureSignal({ path: path18, problem, expected });
 }
 function describeValue(value) {
   if (value === null || value === void 0) return "an empty value";
@@ -47855,78 +47894,78 @@ var init_suite_error = __esm({
 });
 
 // src/config/suite-explain.ts
-function explain(schema, value, path15 = []) {
-  return walk(schema, value, path15);
+function explain(schema, value, path18 = []) {
+  return walk(schema, value, path18);
 }
-function walk(node, value, path15) {
-  if (node.anyOf) return walkUnion(node, value, path15);
+function walk(node, value, path18) {
+  if (node.anyOf) return walkUnion(node, value, path18);
   if (node.const !== void 0 && value !== node.const) {
-    return { path: path15, problem: `got ${describeValue(value)}`, expected: expectedOf(node) };
+    return { path: path18, problem: `got ${describeValue(value)}`, expected: expectedOf(node) };
   }
-  if (node.type !== void 0 && !hasType(node.type, value)) return typeFailure(node, value, path15);
-  if (typeof value === "string") return walkString(node, value, path15);
-  if (typeof value === "number") return walkNumber(node, value, path15);
-  if (Array.isArray(value)) return walkArray(node, value, path15);
-  if (isMapping(value)) return walkObject(node, value, path15);
+  if (node.type !== void 0 && !hasType(node.type, value)) return typeFailure(node, value, path18);
+  if (typeof value === "string") return walkString(node, value, path18);
+  if (typeof value === "number") return walkNumber(node, value, path18);
+  if (Array.isArray(value)) return walkArray(node, value, path18);
+  if (isMapping(value)) return walkObject(node, value, path18);
   return void 0;
 }
-function walkUnion(node, value, path15) {
+function walkUnion(node, value, path18) {
   const branches = node.anyOf ?? [];
   if (branches.some((branch) => value_exports.Check(branch, value))) return void 0;
   if (branches.every((branch) => branch.const !== void 0)) {
     const allowed = branches.map((branch) => JSON.stringify(branch.const)).join(", ");
-    return { path: path15, problem: `got ${describeValue(value)}`, expected: node.description ?? `one of ${allowed}` };
+    return { path: path18, problem: `got ${describeValue(value)}`, expected: node.description ?? `one of ${allowed}` };
   }
   const sameKind = branches.find((branch) => branch.type !== void 0 && hasType(branch.type, value));
-  if (sameKind) return walk({ ...sameKind, description: sameKind.description ?? node.description }, value, path15);
-  return typeFailure(node, value, path15);
+  if (sameKind) return walk({ ...sameKind, description: sameKind.description ?? node.description }, value, path18);
+  return typeFailure(node, value, path18);
 }
-function walkString(node, value, path15) {
+function walkString(node, value, path18) {
   const expected = expectedOf(node);
   if (node.minLength !== void 0 && value.length < node.minLength) {
-    return { path: path15, problem: value === "" ? "empty" : `too short (${value.length} characters)`, expected };
+    return { path: path18, problem: value === "" ? "empty" : `too short (${value.length} characters)`, expected };
   }
   if (node.maxLength !== void 0 && value.length > node.maxLength) {
-    return { path: path15, problem: `too long (${value.length} characters, at most ${node.maxLength})`, expected };
+    return { path: path18, problem: `too long (${value.length} characters, at most ${node.maxLength})`, expected };
   }
   if (node.pattern !== void 0 && !new RegExp(node.pattern, "u").test(value)) {
-    return { path: path15, problem: `got ${describeValue(value)}`, expected };
+    return { path: path18, problem: `got ${describeValue(value)}`, expected };
   }
   return void 0;
 }
-function walkNumber(node, value, path15) {
+function walkNumber(node, value, path18) {
   const tooSmall = node.minimum !== void 0 && value < node.minimum || node.exclusiveMinimum !== void 0 && value <= node.exclusiveMinimum;
   const tooLarge = node.maximum !== void 0 && value > node.maximum;
-  if (tooSmall || tooLarge) return { path: path15, problem: `got ${value}, out of range`, expected: expectedOf(node) };
+  if (tooSmall || tooLarge) return { path: path18, problem: `got ${value}, out of range`, expected: expectedOf(node) };
   return void 0;
 }
-function walkArray(node, value, path15) {
+function walkArray(node, value, path18) {
   if (node.minItems !== void 0 && value.length < node.minItems) {
-    return { path: path15, problem: value.length === 0 ? "empty list" : `only ${value.length} items`, expected: expectedOf(node) };
+    return { path: path18, problem: value.length === 0 ? "empty list" : `only ${value.length} items`, expected: expectedOf(node) };
   }
   if (!node.items) return void 0;
   for (const [index3, item] of value.entries()) {
-    const failure = walk(node.items, item, [...path15, index3]);
+    const failure = walk(node.items, item, [...path18, index3]);
     if (failure) return failure;
   }
   return void 0;
 }
-function walkObject(node, value, path15) {
+function walkObject(node, value, path18) {
   for (const [key, item] of Object.entries(value)) {
     const child = childSchema(node, key);
-    if (child === "unknown") return unknownKey(node, key, [...path15, key]);
+    if (child === "unknown") return unknownKey(node, key, [...path18, key]);
     if (child) {
-      const failure = walk(child, item, [...path15, key]);
+      const failure = walk(child, item, [...path18, key]);
       if (failure) return failure;
     }
   }
   for (const key of node.required ?? []) {
     if (!Object.hasOwn(value, key)) {
-      return { path: [...path15, key], problem: "missing", expected: expectedOf(node.properties?.[key] ?? {}) };
+      return { path: [...path18, key], problem: "missing", expected: expectedOf(node.properties?.[key] ?? {}) };
     }
   }
   if (node.minProperties !== void 0 && Object.keys(value).length < node.minProperties) {
-    return { path: path15, problem: "empty", expected: expectedOf(node) };
+    return { path: path18, problem: "empty", expected: expectedOf(node) };
   }
   return void 0;
 }
@@ -47939,25 +47978,25 @@ function childSchema(node, key) {
   if (node.additionalProperties === false) return "unknown";
   return typeof node.additionalProperties === "object" ? node.additionalProperties : void 0;
 }
-function unknownKey(node, key, path15) {
+function unknownKey(node, key, path18) {
   if (node.patternProperties && !node.properties) {
-    return { path: path15, problem: `invalid name ${JSON.stringify(key)}`, expected: node.keyDescription ?? "a valid name" };
+    return { path: path18, problem: `invalid name ${JSON.stringify(key)}`, expected: node.keyDescription ?? "a valid name" };
   }
   const accepted = Object.keys(node.properties ?? {});
   const guess = closest(key, accepted);
   return {
-    path: path15,
+    path: path18,
     problem: `unknown key ${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ""}`,
     expected: accepted.length > 0 ? `one of the keys ${accepted.join(", ")}${node.keyDescription ? ` (${node.keyDescription})` : ""}` : "no keys here"
   };
 }
-function typeFailure(node, value, path15) {
+function typeFailure(node, value, path18) {
   let expected = expectedOf(node);
   const wantsString = node.type === "string" || (node.anyOf ?? []).some((branch) => branch.type === "string");
   if (wantsString && (typeof value === "number" || typeof value === "boolean")) {
     expected += ` (put it in quotes: "${String(value)}")`;
   }
-  return { path: path15, problem: `got ${describeValue(value)}`, expected };
+  return { path: path18, problem: `got ${describeValue(value)}`, expected };
 }
 function expectedOf(node) {
   if (node.description) return node.description;
@@ -49142,14 +49181,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path15 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path18 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path15 && path15[0] !== "/") {
-          path15 = `/${path15}`;
+        if (path18 && path18[0] !== "/") {
+          path18 = `/${path18}`;
         }
-        return new URL(`${origin}${path15}`);
+        return new URL(`${origin}${path18}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -49984,9 +50023,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path15);
+          debugLog("sending request to %s %s%s", method, origin, path18);
         }
       );
     }
@@ -50004,14 +50043,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path18, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path15,
+            path18,
             statusCode
           );
         }
@@ -50020,23 +50059,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path15);
+          debugLog("trailers received from %s %s%s", method, origin, path18);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path18, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path15,
+            path18,
             error.message
           );
         }
@@ -50151,7 +50190,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path15,
+        path: path18,
         method,
         body,
         headers,
@@ -50168,11 +50207,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path15 !== "string") {
+        if (typeof path18 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path18[0] !== "/" && !(path18.startsWith("http://") || path18.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path15)) {
+        } else if (invalidPathRegex.test(path18)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -50247,7 +50286,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path15, query) : path15;
+        this.path = query ? serializePathWithQuery(path18, query) : path18;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -55491,7 +55530,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path15, host, upgrade, blocking, reset } = request;
+      const { method, path: path18, host, upgrade, blocking, reset } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -55567,7 +55606,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path15} HTTP/1.1\r
+      let header = `${method} ${path18} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -56244,7 +56283,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path15, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path18, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -56313,7 +56352,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path15;
+          headers[HTTP2_HEADER_PATH] = path18;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -56365,7 +56404,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path15;
+      headers[HTTP2_HEADER_PATH] = path18;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -58721,10 +58760,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path15 = "/",
+          path: path18 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path15;
+        opts.path = origin + path18;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -60884,20 +60923,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path15) {
-      if (typeof path15 !== "string") {
-        return path15;
+    function safeUrl(path18) {
+      if (typeof path18 !== "string") {
+        return path18;
       }
-      const pathSegments = path15.split("?", 3);
+      const pathSegments = path18.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path15;
+        return path18;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path15);
+    function matchKey(mockDispatch2, { path: path18, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path18);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -60922,8 +60961,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path15)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path15), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path18, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path18)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path18), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -60962,19 +61001,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index3, 1);
       }
     }
-    function removeTrailingSlash(path15) {
-      while (path15.endsWith("/")) {
-        path15 = path15.slice(0, -1);
+    function removeTrailingSlash(path18) {
+      while (path18.endsWith("/")) {
+        path18 = path18.slice(0, -1);
       }
-      if (path15.length === 0) {
-        path15 = "/";
+      if (path18.length === 0) {
+        path18 = "/";
       }
-      return path15;
+      return path18;
     }
     function buildKey(opts) {
-      const { path: path15, method, body, headers, query } = opts;
+      const { path: path18, method, body, headers, query } = opts;
       return {
-        path: path15,
+        path: path18,
         method,
         body,
         headers,
@@ -61664,10 +61703,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path18, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path15,
+            Path: path18,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -61749,9 +61788,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path15, searchParams] = dispatchOpts.path.split("?");
+          const [path18, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path15}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path18}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -61955,7 +61994,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile2, readFile: readFile4, mkdir: mkdir2 } = __require("node:fs/promises");
+    var { writeFile: writeFile2, readFile: readFile5, mkdir: mkdir2 } = __require("node:fs/promises");
     var { dirname: dirname2, resolve: resolve2 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors2();
@@ -62152,12 +62191,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path18 = filePath || this.#snapshotPath;
+        if (!path18) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile4(resolve2(path15), "utf8");
+          const data = await readFile5(resolve2(path18), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -62171,7 +62210,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path15}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path18}`, { cause: error });
           }
         }
       }
@@ -62182,11 +62221,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path18 = filePath || this.#snapshotPath;
+        if (!path18) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve2(path15);
+        const resolvedPath = resolve2(path18);
         await mkdir2(dirname2(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -62827,15 +62866,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path15 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path15}`;
+        const path18 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path18}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path15;
+        this.opts.path = path18;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -64652,10 +64691,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path15) {
+    function deleteCachedUri(store, cacheKey, path18) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path15
+        path: path18
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -64663,7 +64702,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path15
+            path: path18
           });
         }
       }
@@ -64674,9 +64713,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i = 0; i < values.length; i++) {
-        const path15 = getSameOriginPath(cacheKey, values[i]);
-        if (path15 !== void 0) {
-          deleteCachedUri(store, cacheKey, path15);
+        const path18 = getSameOriginPath(cacheKey, values[i]);
+        if (path18 !== void 0) {
+          deleteCachedUri(store, cacheKey, path18);
         }
       }
     }
@@ -70164,11 +70203,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path15 = url.pathname + url.search;
+        const path18 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve2, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path15}?` : path15,
+            path: hasTrailingQuestionMark ? `${path18}?` : path18,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -71115,9 +71154,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path15) {
-      for (let i = 0; i < path15.length; ++i) {
-        const code = path15.charCodeAt(i);
+    function validateCookiePath(path18) {
+      for (let i = 0; i < path18.length; ++i) {
+        const code = path18.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -74553,11 +74592,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path15 = opts.path;
+          let path18 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path15 = `/${path15}`;
+            path18 = `/${path18}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path15);
+          url = new URL(util.parseOrigin(url).origin + path18);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -75748,7 +75787,7 @@ var init_suite_playwright = __esm({
     };
     playwrightTestType = {
       properties: PlaywrightProperties,
-      build(raw, common5, ctx) {
+      build(raw, common6, ctx) {
         const { dir, grep, project, workers } = raw;
         const at2 = [...ctx.path, "dir"];
         const files = ctx.files ?? DISK_FILES;
@@ -75761,7 +75800,7 @@ var init_suite_playwright = __esm({
           fail(at2, `no playwright.config.* in ${folder}`, `a folder holding one of ${PLAYWRIGHT_CONFIG_NAMES.join(", ")}`);
         }
         if (grep !== void 0) checkRegExp(grep, [...ctx.path, "grep"]);
-        const { name, ...rest } = common5;
+        const { name, ...rest } = common6;
         const spec = {
           name,
           type: "playwright",
@@ -75786,6 +75825,10 @@ function caseKey(file, titles) {
 }
 function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function majorMinor(version) {
+  const [major = 0, minor = 0] = version.split(".").map((n) => Number.parseInt(n, 10) || 0);
+  return [major, minor];
 }
 var init_adapter = __esm({
   "src/executors/frameworks/adapter.ts"() {
@@ -76050,6 +76093,7 @@ var init_jest_json = __esm({
 
 // src/executors/frameworks/vitest.ts
 import path4 from "node:path";
+import { fileURLToPath } from "node:url";
 function common2(spec, report) {
   const args = ["run", ...spec.args, "--reporter=json", `--outputFile=${report}`];
   if (spec.timeoutOverride) args.push(`--testTimeout=${Math.round(spec.timeoutSeconds * 1e3)}`);
@@ -76060,12 +76104,13 @@ function fullNamePattern(cases) {
   const names2 = [...new Set(cases.map((c) => escapeRegExp(c.titles.join(" "))))];
   return `^(?:${names2.join("|")})$`;
 }
-var NO_NAME, vitestAdapter;
+var REPORTER, NO_NAME, vitestAdapter;
 var init_vitest = __esm({
   "src/executors/frameworks/vitest.ts"() {
     "use strict";
     init_adapter();
     init_jest_json();
+    REPORTER = fileURLToPath(new URL("./vitest-reporter.js", import.meta.url));
     NO_NAME = "(?!)";
     vitestAdapter = Object.freeze({
       type: "vitest",
@@ -76080,24 +76125,29 @@ var init_vitest = __esm({
       read: (text, dir) => readJestJson(text, dir, (a, status) => {
         const failures = a.failureMessages?.length ?? 0;
         return status === "skipped" ? 0 : status === "passed" ? failures + 1 : Math.max(1, failures);
-      })
+      }),
+      // onTestCaseReady and onTestCaseResult came with Vitest 3.0.
+      liveReporter: (version) => majorMinor(version)[0] >= 3 ? { args: [`--reporter=${REPORTER}`], caseStarts: true } : void 0
     });
   }
 });
 
 // src/executors/frameworks/jest.ts
 import path5 from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
 function common3(spec, report) {
   const args = [...spec.args, "--ci", "--json", `--outputFile=${report}`];
   if (spec.timeoutOverride) args.push(`--testTimeout=${Math.round(spec.timeoutSeconds * 1e3)}`);
   return args;
 }
-var jestAdapter;
+var REPORTER2, jestAdapter;
 var init_jest = __esm({
   "src/executors/frameworks/jest.ts"() {
     "use strict";
+    init_adapter();
     init_jest_json();
     init_vitest();
+    REPORTER2 = fileURLToPath2(new URL("./jest-reporter.js", import.meta.url));
     jestAdapter = Object.freeze({
       type: "jest",
       title: "Jest",
@@ -76108,16 +76158,378 @@ var init_jest = __esm({
         const files = [...new Set(cases.map((c) => path5.resolve(spec.dir, c.file)))];
         return [...common3(spec, plan.report), `--maxWorkers=${plan.workers}`, `--testNamePattern=${fullNamePattern(cases)}`, "--runTestsByPath", ...files];
       },
-      read: (text, dir) => readJestJson(text, dir, (a, status) => status === "skipped" ? 0 : Math.max(1, a.invocations ?? 1))
+      read: (text, dir) => readJestJson(text, dir, (a, status) => status === "skipped" ? 0 : Math.max(1, a.invocations ?? 1)),
+      liveReporter(version) {
+        const [major, minor] = majorMinor(version);
+        if (major < 29) return void 0;
+        return { args: ["--reporters=default", `--reporters=${REPORTER2}`], caseStarts: major > 29 || major === 29 && minor >= 6 };
+      }
+    });
+  }
+});
+
+// src/executors/frameworks/newman-report.ts
+function readNewmanJson(text, _dir) {
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`the report is not JSON (${error.message})`);
+  }
+  if (!Array.isArray(raw.run?.executions) || !Array.isArray(raw.collection?.item)) throw new Error('the report has no "collection.item" and "run.executions"');
+  const collection = raw.collection?.info?.name ?? "";
+  const paths = /* @__PURE__ */ new Map();
+  const walk2 = (items, folders) => {
+    for (const item of items) {
+      const titles = [...folders, item.name ?? ""];
+      if (Array.isArray(item.item)) walk2(item.item, titles);
+      else if (item.id !== void 0) paths.set(item.id, titles);
+    }
+  };
+  walk2(raw.collection?.item ?? [], []);
+  const failures = raw.run?.failures ?? [];
+  const byItem = /* @__PURE__ */ new Map();
+  for (const e of raw.run?.executions ?? []) {
+    const titles = e.item?.id === void 0 ? void 0 : paths.get(e.item.id);
+    if (titles === void 0) continue;
+    const own = failures.filter((f2) => f2.cursor?.ref !== void 0 && f2.cursor.ref === e.cursor?.ref || f2.cursor?.ref === void 0 && f2.source?.id === e.item?.id);
+    const messages = own.map(failureText);
+    if (e.requestError && !own.some((f2) => f2.at === "request")) messages.push(`request: ${e.requestError.message ?? e.requestError.code ?? "failed"}`);
+    const assertions = e.assertions ?? [];
+    const status = messages.length > 0 ? "failed" : assertions.length > 0 && assertions.every((a) => a.skipped === true) ? "skipped" : "passed";
+    const durationMs = Math.max(0, Math.round(e.response?.responseTime ?? 0));
+    const key = e.item?.id;
+    const before = byItem.get(key);
+    if (before === void 0) {
+      byItem.set(key, { file: collection, titles, status, durationMs, attempts: status === "skipped" ? 0 : 1, error: messages[0] ?? null, output: messages.join("\n") });
+    } else {
+      before.durationMs += durationMs;
+      if (status === "failed" && before.status !== "failed") Object.assign(before, { status, attempts: 1, error: messages[0] ?? null });
+      if (messages.length > 0) before.output = [before.output, ...messages].filter((m2) => m2 !== "").join("\n");
+    }
+  }
+  return { cases: [...byItem.values()], fileErrors: /* @__PURE__ */ new Map() };
+}
+function failureText(f2) {
+  const what = `${f2.error?.name ?? "Error"}: ${f2.error?.message ?? "failed"}`;
+  if (f2.error?.test) return `${f2.error.test}: ${what}`;
+  return f2.at ? `${f2.at}: ${what}` : what;
+}
+var init_newman_report = __esm({
+  "src/executors/frameworks/newman-report.ts"() {
+    "use strict";
+  }
+});
+
+// src/executors/frameworks/newman.ts
+import { readFileSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path6 from "node:path";
+function collectionOf(spec) {
+  if (spec.collection === void 0) throw new Error('the entry names no "collection"');
+  return spec.collection;
+}
+async function listCollection(spec) {
+  const file = collectionOf(spec);
+  let raw;
+  try {
+    raw = JSON.parse(await readFile(path6.resolve(spec.dir, file), "utf8"));
+  } catch (error) {
+    throw new Error(`${file}: not a Postman collection runset can read (${error.message})`);
+  }
+  const root = raw;
+  if (typeof root !== "object" || root === null || !Array.isArray(root.item)) {
+    throw new Error(`${file}: not a Postman collection (v2.0 or v2.1): it has no "item" list`);
+  }
+  const name = root.info?.name;
+  if (typeof name !== "string" || name === "") throw new Error(`${file}: the collection has no "info.name"`);
+  const cases = [];
+  const walk2 = (items, folders, at2) => {
+    items.forEach((value, index3) => {
+      const item = value;
+      const where = `${at2}[${index3}]`;
+      if (typeof item !== "object" || item === null || typeof item.name !== "string") throw new Error(`${file}: ${where} has no "name"`);
+      if (Array.isArray(item.item)) walk2(item.item, [...folders, item.name], `${where}.item`);
+      else cases.push({ file: name, titles: [...folders, item.name], status: "skipped", durationMs: 0, attempts: 0, error: null, output: "" });
+    });
+  };
+  walk2(root.item, [], "item");
+  return cases;
+}
+function itemNames(file) {
+  const names2 = /* @__PURE__ */ new Set();
+  const walk2 = (items) => {
+    if (!Array.isArray(items)) return;
+    for (const item of items) {
+      if (typeof item?.name === "string") names2.add(item.name);
+      walk2(item?.item);
+    }
+  };
+  try {
+    walk2(JSON.parse(readFileSync(file, "utf8")).item);
+  } catch {
+  }
+  return names2;
+}
+function environmentFile(report, variables) {
+  const file = path6.join(path6.dirname(report), "runset-environment.json");
+  const values = Object.entries(variables).map(([key, value]) => ({ key, value, type: "default", enabled: true }));
+  writeFileSync(file, JSON.stringify({ name: "runset", values }), { mode: 384 });
+  return file;
+}
+var newmanAdapter;
+var init_newman = __esm({
+  "src/executors/frameworks/newman.ts"() {
+    "use strict";
+    init_build();
+    init_newman_report();
+    newmanAdapter = Object.freeze({
+      type: "newman",
+      title: "Newman",
+      packageName: "newman",
+      retriesFlag: false,
+      retriesHint: 'no "retries": Newman has none (each request runs once per iteration)',
+      properties: {
+        collection: typebox_exports.String({ minLength: 1, description: "the Postman collection file (v2.0 or v2.1 JSON), relative to dir, such as shop.postman_collection.json" })
+      },
+      list: listCollection,
+      listArgs: () => {
+        throw new Error("Newman is listed from its collection file");
+      },
+      runArgs(spec, cases, plan) {
+        const args = ["run", collectionOf(spec), ...spec.args, "--reporters", "cli,json", "--reporter-json-export", plan.report, "--color", "off"];
+        if (spec.timeoutOverride) args.push("--timeout-request", String(Math.round(spec.timeoutSeconds * 1e3)));
+        if (plan.variables && Object.keys(plan.variables).length > 0) args.push("--environment", environmentFile(plan.report, plan.variables));
+        const wanted = [...new Set(cases.map((c) => c.titles[c.titles.length - 1] ?? ""))];
+        const known = itemNames(path6.resolve(spec.dir, collectionOf(spec)));
+        const present = wanted.filter((name) => known.has(name));
+        for (const name of present.length > 0 ? present : wanted) args.push("--folder", name);
+        return args;
+      },
+      read: (text, dir) => readNewmanJson(text, dir)
+    });
+  }
+});
+
+// src/executors/command/junit.ts
+function readJunitTestcases(xml) {
+  const doc = (0, import_xmlbuilder22.create)(xml);
+  const root = doc.root().node;
+  if (root.nodeName !== "testsuites" && root.nodeName !== "testsuite") throw new Error(`its root element is <${root.nodeName}>, not <testsuites> or <testsuite>`);
+  return Array.from(root.getElementsByTagName("testcase")).map((testcase) => {
+    const children = Array.from(testcase.children);
+    const failure = children.find((c) => c.nodeName === "failure" || c.nodeName === "error");
+    const skipped = children.some((c) => c.nodeName === "skipped");
+    const seconds2 = Number(testcase.getAttribute("time") ?? "0");
+    const properties = /* @__PURE__ */ new Map();
+    for (const holder of children.filter((c) => c.nodeName === "properties")) {
+      for (const p2 of Array.from(holder.children)) {
+        const name = p2.nodeName === "property" ? p2.getAttribute("name") : null;
+        if (name !== null) properties.set(name, p2.getAttribute("value") ?? p2.textContent ?? "");
+      }
+    }
+    const message = failure?.getAttribute("message") ?? "";
+    return {
+      name: testcase.getAttribute("name") ?? "(unnamed)",
+      classname: testcase.getAttribute("classname") || null,
+      status: failure ? "failed" : skipped ? "skipped" : "passed",
+      durationMs: Number.isFinite(seconds2) && seconds2 > 0 ? Math.round(seconds2 * 1e3) : 0,
+      error: failure ? firstLines(message || failure.textContent || failure.nodeName) : null,
+      failureText: failure ? [message, failure.textContent ?? ""].filter((t) => t.trim() !== "").join("\n\n") : "",
+      properties
+    };
+  });
+}
+function firstLines(text) {
+  const lines = text.split("\n").map((l) => l.trimEnd()).filter((l) => l.trim() !== "");
+  return lines.slice(0, 3).join("\n").slice(0, MAX_ERROR);
+}
+var import_xmlbuilder22, MAX_REPORT_BYTES, MAX_ERROR;
+var init_junit2 = __esm({
+  "src/executors/command/junit.ts"() {
+    "use strict";
+    import_xmlbuilder22 = __toESM(require_lib4(), 1);
+    MAX_REPORT_BYTES = 32 * 1024 * 1024;
+    MAX_ERROR = 1e3;
+  }
+});
+
+// src/executors/frameworks/pytest-driver.ts
+var PYTEST_DRIVER, PYTEST_PROBE;
+var init_pytest_driver = __esm({
+  "src/executors/frameworks/pytest-driver.ts"() {
+    "use strict";
+    PYTEST_DRIVER = `
+import json, os, sys
+import pytest
+
+MODE, OUT, ARGS = sys.argv[1], sys.argv[2], sys.argv[3:]
+WANTED = None
+if MODE == 'run':
+    with open(OUT + '.cases.json', encoding='utf-8') as wanted:
+        WANTED = set(json.load(wanted))
+
+class Runset:
+    def __init__(self):
+        self.config = None
+        self.cases = []
+        self.errors = []
+
+    def pytest_configure(self, config):
+        self.config = config
+
+    def case_id(self, nodeid):
+        file, sep, rest = nodeid.partition('::')
+        full = os.path.join(str(self.config.rootpath), file)
+        return os.path.relpath(full, str(self.config.invocation_params.dir)).replace(os.sep, '/') + sep + rest
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        if WANTED is None:
+            return
+        keep = [item for item in items if self.case_id(item.nodeid) in WANTED]
+        dropped = [item for item in items if self.case_id(item.nodeid) not in WANTED]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+    def pytest_collection_finish(self, session):
+        self.cases = [self.case_id(item.nodeid) for item in session.items]
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.errors.append([self.case_id(report.nodeid), report.longreprtext])
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report):
+        if report.when == 'teardown':
+            report.user_properties.append(('runset.id', self.case_id(report.nodeid)))
+            report.user_properties.append(('runset.attempts', getattr(report, 'rerun', 0) + 1))
+
+plugin = Runset()
+code = pytest.main(ARGS, plugins=[plugin])
+if MODE == 'list' and int(code) not in (3, 4):
+    with open(OUT, 'w', encoding='utf-8') as out:
+        json.dump({'version': pytest.__version__, 'cases': plugin.cases, 'errors': plugin.errors}, out)
+sys.exit(int(code))
+`;
+    PYTEST_PROBE = "import sys; print(sys.executable, flush=True); import pytest; print(pytest.__version__)";
+  }
+});
+
+// src/executors/frameworks/pytest.ts
+import { execFileSync } from "node:child_process";
+import { writeFileSync as writeFileSync2 } from "node:fs";
+import path7 from "node:path";
+function splitNodeId(id) {
+  const bracket = id.indexOf("[");
+  const head = bracket === -1 ? id : id.slice(0, bracket);
+  const parts = head.split("::");
+  const file = parts.shift();
+  if (bracket !== -1) parts[parts.length - 1] = `${parts[parts.length - 1] ?? ""}${id.slice(bracket)}`;
+  return { file, titles: parts.length === 0 || parts.length === 1 && parts[0] === "" ? [] : parts };
+}
+function nodeIdOf(c) {
+  return [c.file, ...c.titles].join("::");
+}
+function pytestSummary(text) {
+  const lines = text.split("\n").filter((line) => /^E\s/.test(line)).map((line) => line.slice(1).trim());
+  return lines.length > 0 ? lines.slice(0, 6).join("\n") : errorSummary(text, false);
+}
+function interpreterOf(spec) {
+  const given2 = spec.python ?? "python3";
+  return given2.includes("/") ? path7.resolve(spec.dir, given2) : given2;
+}
+function locatePytest(spec) {
+  const python = interpreterOf(spec);
+  const fix = `install pytest for it (Debian: apt-get install python3-pytest) or set "python:" on the entry to an interpreter that has it, such as /usr/bin/python3`;
+  let out;
+  try {
+    out = execFileSync(python, ["-c", PYTEST_PROBE], { cwd: spec.dir, encoding: "utf8", timeout: PROBE_TIMEOUT_MS, stdio: ["ignore", "pipe", "pipe"] });
+  } catch (error) {
+    const e = error;
+    if (e.code === "ENOENT") throw new Error(`pytest: the Python interpreter ${JSON.stringify(python)} was not found: ${fix}`);
+    const tried = e.stdout?.split("\n")[0]?.trim();
+    const said = (e.stderr ?? "").split("\n").filter((l) => l.trim() !== "").at(-1) ?? e.message;
+    throw new Error(`pytest is not usable with ${JSON.stringify(python)}${tried ? ` (${tried})` : ""}: ${said.trim()}: ${fix}`);
+  }
+  const [executable, version] = out.trim().split("\n").map((l) => l.trim());
+  return { cli: "-m pytest", program: executable || python, version: version ?? "unknown" };
+}
+function common4(spec) {
+  const args = ["-p", "no:cacheprovider", ...spec.args];
+  if (spec.retriesOverride && spec.retries > 0) args.push(`--reruns=${spec.retries}`);
+  return args;
+}
+function readPytestListing(text) {
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`the listing is not JSON (${error.message})`);
+  }
+  if (!Array.isArray(raw.cases) || !Array.isArray(raw.errors)) throw new Error('the listing has no "cases" and "errors" lists');
+  const fileErrors = /* @__PURE__ */ new Map();
+  for (const [id, message] of raw.errors) fileErrors.set(splitNodeId(String(id)).file, pytestSummary(String(message)));
+  const cases = raw.cases.map((id) => ({ ...splitNodeId(String(id)), status: "skipped", durationMs: 0, attempts: 0, error: null, output: "" }));
+  return { cases, fileErrors };
+}
+function readPytestJunit(text) {
+  const cases = [];
+  const fileErrors = /* @__PURE__ */ new Map();
+  for (const c of readJunitTestcases(text)) {
+    const id = c.properties.get("runset.id");
+    if (id === void 0) {
+      if (c.status === "failed") fileErrors.set(`${c.name.replace(/\./g, "/")}.py`, pytestSummary(c.failureText));
+      continue;
+    }
+    const attempts = Number(c.properties.get("runset.attempts") ?? "1");
+    cases.push({
+      ...splitNodeId(id),
+      status: c.status,
+      durationMs: c.durationMs,
+      attempts: c.status === "skipped" ? 0 : Number.isInteger(attempts) && attempts > 0 ? attempts : 1,
+      error: c.status === "failed" ? pytestSummary(c.failureText) || c.error : null,
+      output: c.failureText
+    });
+  }
+  return { cases, fileErrors };
+}
+var PROBE_TIMEOUT_MS, pytestAdapter;
+var init_pytest = __esm({
+  "src/executors/frameworks/pytest.ts"() {
+    "use strict";
+    init_build();
+    init_junit2();
+    init_error_text();
+    init_pytest_driver();
+    PROBE_TIMEOUT_MS = 3e4;
+    pytestAdapter = Object.freeze({
+      type: "pytest",
+      title: "pytest",
+      packageName: "pytest",
+      retriesFlag: true,
+      properties: {
+        python: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: "a Python interpreter with pytest: a name on PATH such as python3 (the default), or a path such as .venv/bin/python, relative to dir" }))
+      },
+      locate: locatePytest,
+      caseName: nodeIdOf,
+      listArgs: (spec, report) => ["-c", PYTEST_DRIVER, "list", report, ...common4(spec), "--collect-only", "-q"],
+      runArgs(spec, cases, plan) {
+        writeFileSync2(`${plan.report}.cases.json`, JSON.stringify(cases.map(nodeIdOf)));
+        const files = [...new Set(cases.map((c) => c.file))];
+        return ["-c", PYTEST_DRIVER, "run", plan.report, ...common4(spec), "-o", "junit_family=xunit1", "--continue-on-collection-errors", `--junitxml=${plan.report}`, ...files];
+      },
+      readListing: readPytestListing,
+      read: readPytestJunit
     });
   }
 });
 
 // src/executors/frameworks/mocha.ts
-import { fileURLToPath } from "node:url";
-import path6 from "node:path";
-function common4(spec, report) {
-  const args = [...spec.args, "--reporter", REPORTER, "--reporter-option", `output=${report}`];
+import { fileURLToPath as fileURLToPath3 } from "node:url";
+import path8 from "node:path";
+function common5(spec, report) {
+  const args = [...spec.args, "--reporter", REPORTER3, "--reporter-option", `output=${report}`];
   if (spec.timeoutOverride) args.push("--timeout", String(Math.round(spec.timeoutSeconds * 1e3)));
   if (spec.retriesOverride) args.push("--retries", String(spec.retries));
   return args;
@@ -76161,26 +76573,26 @@ function caseOf3(c, dir) {
     output: errors.join("\n\n")
   };
 }
-var REPORTER, mochaAdapter, isObject3;
+var REPORTER3, mochaAdapter, isObject3;
 var init_mocha = __esm({
   "src/executors/frameworks/mocha.ts"() {
     "use strict";
     init_error_text();
     init_adapter();
     init_jest_json();
-    REPORTER = fileURLToPath(new URL("./mocha-reporter.cjs", import.meta.url));
+    REPORTER3 = fileURLToPath3(new URL("./mocha-reporter.cjs", import.meta.url));
     mochaAdapter = Object.freeze({
       type: "mocha",
       title: "Mocha",
       packageName: "mocha",
       retriesFlag: true,
       defaultWorkers: 1,
-      listArgs: (spec, report) => [...common4(spec, report), "--dry-run"],
+      listArgs: (spec, report) => [...common5(spec, report), "--dry-run"],
       runArgs(spec, cases, plan) {
-        const files = [...new Set(cases.map((c) => path6.resolve(spec.dir, c.file)))];
+        const files = [...new Set(cases.map((c) => path8.resolve(spec.dir, c.file)))];
         const names2 = [...new Set(cases.map((c) => escapeRegExp(c.titles.join(" "))))];
         const parallel = plan.workers > 1 ? ["--parallel", "--jobs", String(plan.workers)] : [];
-        return [...common4(spec, plan.report), ...parallel, "--grep", `^(?:${names2.join("|")})$`, ...files];
+        return [...common5(spec, plan.report), ...parallel, "--grep", `^(?:${names2.join("|")})$`, ...files];
       },
       read: readMochaReport
     });
@@ -76195,31 +76607,36 @@ var init_registry2 = __esm({
     "use strict";
     init_cucumber();
     init_jest();
+    init_newman();
+    init_pytest();
     init_mocha();
     init_vitest();
     FRAMEWORK_ADAPTERS = Object.freeze({
       vitest: vitestAdapter,
       jest: jestAdapter,
       mocha: mochaAdapter,
-      cucumber: cucumberAdapter
+      cucumber: cucumberAdapter,
+      pytest: pytestAdapter,
+      newman: newmanAdapter
     });
   }
 });
 
 // src/config/suite-frameworks.ts
+import path9 from "node:path";
 function frameworkTestType(type) {
   const adapter = FRAMEWORK_ADAPTERS[type];
   return {
-    properties: FrameworkProperties,
-    build(raw, common5, ctx) {
-      const { dir, args, workers } = raw;
+    properties: { ...FrameworkProperties, ...adapter.properties },
+    build(raw, common6, ctx) {
+      const { dir, args, workers, python, collection } = raw;
       const at2 = [...ctx.path, "dir"];
       const folder = resolveTestPath(ctx, at2, dir);
       if (!(ctx.files ?? DISK_FILES).isFolder(folder)) fail(at2, `${JSON.stringify(dir)} is not a folder (${folder})`, `the folder of a ${adapter.title} suite`);
       if (raw.retries !== void 0 && !adapter.retriesFlag) {
-        fail([...ctx.path, "retries"], `${adapter.title} takes no retries from its command line`, `no "retries" here: set them in the suite itself (${type === "jest" ? "jest.retryTimes(n)" : "its own config"})`);
+        fail([...ctx.path, "retries"], `${adapter.title} takes no retries from its command line`, adapter.retriesHint ?? `no "retries" here: set them in the suite itself (${type === "jest" ? "jest.retryTimes(n)" : "its own config"})`);
       }
-      const { name, ...rest } = common5;
+      const { name, ...rest } = common6;
       const spec = {
         name,
         type,
@@ -76231,6 +76648,12 @@ function frameworkTestType(type) {
       };
       const framework = workers ?? adapter.defaultWorkers;
       if (framework !== void 0) spec.workers = framework;
+      if (python !== void 0) spec.python = python;
+      if (collection !== void 0) {
+        const file = resolveTestPath(ctx, [...ctx.path, "collection"], path9.join(dir, collection));
+        if (!(ctx.files ?? DISK_FILES).isFile(file)) fail([...ctx.path, "collection"], `${JSON.stringify(collection)} is not a file (${file})`, `a Postman collection file, relative to "dir"`);
+        spec.collection = collection;
+      }
       return spec;
     }
   };
@@ -76256,7 +76679,7 @@ var init_suite_frameworks = __esm({
 });
 
 // src/config/suite-test-types.ts
-import path7 from "node:path";
+import path10 from "node:path";
 function checkUrlShape(url, at2) {
   if (url.trimStart().startsWith("{{")) return;
   let protocol = "";
@@ -76323,7 +76746,7 @@ var init_suite_test_types = __esm({
     };
     http = {
       properties: HttpProperties,
-      build(raw, common5, ctx) {
+      build(raw, common6, ctx) {
         const { request, expect } = raw;
         const method = (request.method ?? "GET").toUpperCase();
         const at2 = [...ctx.path, "request"];
@@ -76334,7 +76757,7 @@ var init_suite_test_types = __esm({
         if (request.body !== void 0 && (method === "GET" || method === "HEAD")) {
           fail([...at2, "body"], `a body cannot be sent with ${method}`, "no body, or a method such as POST, PUT or PATCH");
         }
-        const { name, ...rest } = common5;
+        const { name, ...rest } = common6;
         const spec = { name, type: "http", request: { method, url: request.url }, expect: {}, ...rest };
         if (request.headers !== void 0) spec.request.headers = { ...request.headers };
         if (request.body !== void 0) spec.request.body = request.body;
@@ -76372,12 +76795,12 @@ var init_suite_test_types = __esm({
           shelly ? 'an argv list such as [sh, -c, "\u2026"] if you need shell features (variables arrive as environment variables)' : `an argv list such as [${words.join(", ")}]`
         );
       },
-      build(raw, common5, ctx) {
+      build(raw, common6, ctx) {
         const { run, cwd, junit } = raw;
         if (run[0] === "") fail([...ctx.path, "run", 0], "empty program name", "a program such as npm or ./scripts/check.sh");
-        const { name, ...rest } = common5;
+        const { name, ...rest } = common6;
         const folder = resolveTestPath(ctx, [...ctx.path, "cwd"], cwd ?? ".");
-        if (junit !== void 0 && (path7.isAbsolute(junit) || junit.split(/[\\/]/).includes(".."))) {
+        if (junit !== void 0 && (path10.isAbsolute(junit) || junit.split(/[\\/]/).includes(".."))) {
           fail([...ctx.path, "junit"], `${JSON.stringify(junit)} leaves the command's folder`, `a path or glob relative to the command's cwd, without "..", such as "reports/junit.xml"`);
         }
         return { name, type: "command", run: [...run], cwd: folder, ...junit !== void 0 ? { junit } : {}, ...rest };
@@ -76390,16 +76813,18 @@ var init_suite_test_types = __esm({
       vitest: frameworkTestType("vitest"),
       jest: frameworkTestType("jest"),
       mocha: frameworkTestType("mocha"),
-      cucumber: frameworkTestType("cucumber")
+      cucumber: frameworkTestType("cucumber"),
+      pytest: frameworkTestType("pytest"),
+      newman: frameworkTestType("newman")
     });
     TEST_TYPE_NAMES = Object.freeze(Object.keys(TEST_TYPES));
   }
 });
 
 // src/config/suite.ts
-import path8 from "node:path";
+import path11 from "node:path";
 function parseSuiteYaml(text, file, build) {
-  const absolute = path8.resolve(file);
+  const absolute = path11.resolve(file);
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, merge: true });
   const syntaxError = doc.errors[0];
@@ -76448,14 +76873,14 @@ function buildTest(raw, ctx, environments) {
   return spec;
 }
 function commonOf(raw) {
-  const common5 = {
+  const common6 = {
     name: raw.name,
     tags: [...raw.tags ?? []],
     timeoutSeconds: raw.timeoutSeconds ?? TEST_DEFAULTS.timeoutSeconds,
     retries: raw.retries ?? TEST_DEFAULTS.retries
   };
-  if (raw.environments !== void 0) common5.environments = [...raw.environments];
-  return common5;
+  if (raw.environments !== void 0) common6.environments = [...raw.environments];
+  return common6;
 }
 function checkEnvironmentNames(spec, at2, environments) {
   const declared = [...environments.keys()];
@@ -76474,11 +76899,11 @@ function checkPlaceholders(definition, spec, at2, environments) {
       if (name === void 0) fail(where, `malformed placeholder ${placeholder.raw}`, "{{NAME}} with NAME made of letters, digits and _");
       const lacking = runsIn.filter((env) => !Object.hasOwn(env.variables, name)).map((env) => env.name);
       if (lacking.length === 0) continue;
-      const common5 = Object.keys(runsIn[0]?.variables ?? {}).filter((key) => runsIn.every((env) => Object.hasOwn(env.variables, key)));
+      const common6 = Object.keys(runsIn[0]?.variables ?? {}).filter((key) => runsIn.every((env) => Object.hasOwn(env.variables, key)));
       fail(
         where,
         `${placeholder.raw} is not declared in environment ${lacking.map((env) => JSON.stringify(env)).join(", ")}`,
-        `a variable declared in every environment the test runs in (${common5.length > 0 ? `declared in all: ${common5.join(", ")}` : "none is declared in all"}); declare ${name} in ${lacking.join(", ")}` + (lacking.length < runsIn.length ? `, or give the test an "environments:" list without ${lacking.join(", ")}` : "")
+        `a variable declared in every environment the test runs in (${common6.length > 0 ? `declared in all: ${common6.join(", ")}` : "none is declared in all"}); declare ${name} in ${lacking.join(", ")}` + (lacking.length < runsIn.length ? `, or give the test an "environments:" list without ${lacking.join(", ")}` : "")
       );
     }
   }
@@ -76619,10 +77044,10 @@ var init_environment3 = __esm({
 
 // src/executors/playwright/locate.ts
 import { createRequire } from "node:module";
-import path9 from "node:path";
+import path12 from "node:path";
 import { pathToFileURL } from "node:url";
 function locatePlaywright(suiteDir) {
-  const fromSuite = tryResolve(createRequire(path9.join(suiteDir, "runset-resolve.js")));
+  const fromSuite = tryResolve(createRequire(path12.join(suiteDir, "runset-resolve.js")));
   if (fromSuite) return { ...fromSuite, own: true };
   const fromRunset = tryResolve(createRequire(import.meta.url));
   if (!fromRunset) throw new Error("@playwright/test is installed neither in the suite nor with runset");
@@ -76632,7 +77057,7 @@ function tryResolve(req) {
   try {
     const manifest = req.resolve("@playwright/test/package.json");
     const { version } = req(manifest);
-    return { cli: path9.join(path9.dirname(manifest), "cli.js"), version };
+    return { cli: path12.join(path12.dirname(manifest), "cli.js"), version };
   } catch {
     return void 0;
   }
@@ -76640,8 +77065,8 @@ function tryResolve(req) {
 function playwrightEnvironment(install, extra, policy = {}) {
   const env = testEnvironment(extra, policy);
   if (!install.own) {
-    const modules = path9.resolve(path9.dirname(install.cli), "..", "..");
-    env.NODE_PATH = [modules, env.NODE_PATH].filter(Boolean).join(path9.delimiter);
+    const modules = path12.resolve(path12.dirname(install.cli), "..", "..");
+    env.NODE_PATH = [modules, env.NODE_PATH].filter(Boolean).join(path12.delimiter);
     env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${ESM_FALLBACK}`].filter(Boolean).join(" ");
   }
   return env;
@@ -76974,7 +77399,7 @@ var FRAMEWORKS;
 var init_test_specs = __esm({
   "src/core/test-specs.ts"() {
     "use strict";
-    FRAMEWORKS = Object.freeze(["vitest", "jest", "mocha", "cucumber"]);
+    FRAMEWORKS = Object.freeze(["vitest", "jest", "mocha", "cucumber", "pytest", "newman"]);
   }
 });
 
@@ -76987,14 +77412,14 @@ var init_types4 = __esm({
 });
 
 // src/config/suite-tests.ts
-import path10 from "node:path";
+import path13 from "node:path";
 function parseSuiteTests(text, file, environments, files) {
   return parseSuiteYaml(text, file, (value, absolute) => {
     if (value === null || value === void 0) fail([], "the file is empty", 'a mapping with "tests"');
     validate(TestsOnlySchema, value, []);
     const top = value;
     const ignored2 = ["environments", "webhooks"].filter((key) => Object.hasOwn(top, key));
-    const dir = path10.dirname(absolute);
+    const dir = path13.dirname(absolute);
     const lookup = files === "disk" ? void 0 : archiveFiles(dir, files);
     const tests2 = buildTests(top.tests, { dir, root: dir, ...lookup ? { files: lookup } : {} }, environments);
     const framework = tests2.findIndex((t) => FRAMEWORKS.includes(t.type));
@@ -77017,10 +77442,10 @@ function archiveFiles(root, relative) {
   for (const entry of relative) {
     const clean = entry.replace(/^\.\//, "").replace(/\/+$/, "");
     if (clean === "" || clean === ".") continue;
-    const absolute = path10.posix.join(root, clean);
+    const absolute = path13.posix.join(root, clean);
     if (entry.endsWith("/")) folders.add(absolute);
     else files.add(absolute);
-    for (let parent = path10.posix.dirname(absolute); parent.startsWith(root) && parent !== root; parent = path10.posix.dirname(parent)) folders.add(parent);
+    for (let parent = path13.posix.dirname(absolute); parent.startsWith(root) && parent !== root; parent = path13.posix.dirname(parent)) folders.add(parent);
   }
   return { isFolder: (absolute) => folders.has(absolute), isFile: (absolute) => files.has(absolute) };
 }
@@ -80023,15 +80448,15 @@ var init_index_min = __esm({
 });
 
 // src/suites/entries.ts
-import path11 from "node:path";
+import path14 from "node:path";
 function entryRefusal(entry) {
   const name = JSON.stringify(entry.path);
   if (!PLAIN_FILE.has(entry.type) && entry.type !== "Directory") {
     return `${name} is a ${entry.type === "SymbolicLink" || entry.type === "Link" ? "link" : entry.type}; a suite holds plain files and folders only (copy what a link points at into the folder instead)`;
   }
   if (entry.path.includes("\0") || entry.path.includes("\\")) return `${name} is not a portable path (no NUL or backslash)`;
-  if (path11.posix.isAbsolute(entry.path)) return `${name} is an absolute path; paths are relative to the suite's folder`;
-  const normal = path11.posix.normalize(entry.path);
+  if (path14.posix.isAbsolute(entry.path)) return `${name} is an absolute path; paths are relative to the suite's folder`;
+  const normal = path14.posix.normalize(entry.path);
   if (normal === ".." || normal.startsWith("../") || entry.path.split("/").includes("..")) return `${name} escapes the suite's folder`;
   return null;
 }
@@ -80549,26 +80974,26 @@ var require_ignore = __commonJS({
       const index3 = body.indexOf(SLASH);
       return index3 < 0 || index3 === body.length - 1;
     };
-    var basenameOf = (path15) => {
-      const end = path15.length - 1;
-      const index3 = path15.lastIndexOf(
+    var basenameOf = (path18) => {
+      const end = path18.length - 1;
+      const index3 = path18.lastIndexOf(
         SLASH,
-        path15[end] === SLASH ? end - 1 : end
+        path18[end] === SLASH ? end - 1 : end
       );
-      return index3 < 0 ? path15 : path15.slice(index3 + 1);
+      return index3 < 0 ? path18 : path18.slice(index3 + 1);
     };
-    var parentOf = (path15) => {
-      if (path15.charCodeAt(0) === SLASH_CODE || path15.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path15.split(SLASH).filter(Boolean);
+    var parentOf = (path18) => {
+      if (path18.charCodeAt(0) === SLASH_CODE || path18.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path18.split(SLASH).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH) + SLASH : EMPTY;
       }
-      const end = path15.length - 1;
-      const cut = path15.lastIndexOf(
+      const end = path18.length - 1;
+      const cut = path18.lastIndexOf(
         SLASH,
-        path15.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path18.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY : path15.slice(0, cut + 1);
+      return cut < 0 ? EMPTY : path18.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -80718,7 +81143,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path15) {
+      testLiteral(path18) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH ? 2 : 1)] === "*"
         ));
@@ -80727,7 +81152,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index3 = rules.length - 1; index3 >= 0; index3--) {
           const rule = rules[index3];
-          if (rule.checkRegex.test(path15)) {
+          if (rule.checkRegex.test(path18)) {
             ignored2 = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -80747,15 +81172,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path15, mode) {
+      test(path18, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename = shortcut ? basenameOf(path15) : path15;
+        const basename = shortcut ? basenameOf(path18) : path18;
         for (let index3 = length - 1; index3 >= 0; index3--) {
           const rule = rules[index3];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename : path15
+            shortcut && rule._basenameOnly ? basename : path18
           )) {
             const { negative } = rule;
             const ret = {
@@ -80777,17 +81202,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path15, originalPath, doThrow) => {
-      if (!isString(path15)) {
+    var checkPath = (path18, originalPath, doThrow) => {
+      if (!isString(path18)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path15) {
+      if (!path18) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path15)) {
+      if (checkPath.isNotRelative(path18)) {
         const r = "`path.relative()`d";
         return doThrow(
           `path should be a ${r} string, but got "${originalPath}"`,
@@ -80796,25 +81221,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path15) => {
-      const first = path15.charCodeAt(0);
+    var isNotRelative = (path18) => {
+      const first = path18.charCodeAt(0);
       if (first === SLASH_CODE) {
         return true;
       }
       if (first !== DOT_CODE) {
         return false;
       }
-      if (path15.length === 1) {
+      if (path18.length === 1) {
         return true;
       }
-      const second = path15.charCodeAt(1);
+      const second = path18.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path15.length === 2 || path15.charCodeAt(2) === SLASH_CODE;
+      return path18.length === 2 || path18.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -80845,58 +81270,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path15) {
+      _test(originalPath, cache, path18) {
         checkPath(
-          path15,
+          path18,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path15 ? this._t(path15, cache) : {
+        return path18 ? this._t(path18, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path15 = convertPath(target);
-        if (!path15 || path15.charCodeAt(path15.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path15);
+        const path18 = convertPath(target);
+        if (!path18 || path18.charCodeAt(path18.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path18);
         }
-        const dir = this._t(path15, this._testCache);
+        const dir = this._t(path18, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path15);
+        const literal = this._rules.testLiteral(path18);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path15, cache) {
-        if (path15 in cache) {
-          return cache[path15];
+      _t(path18, cache) {
+        if (path18 in cache) {
+          return cache[path18];
         }
-        const parentPath = parentOf(path15);
+        const parentPath = parentOf(path18);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path15] = parent && parent.ignored ? parent : this._rules.test(path15, MODE_IGNORE);
+        return cache[path18] = parent && parent.ignored ? parent : this._rules.test(path18, MODE_IGNORE);
       }
-      ignores(path15) {
-        return this._test(path15, this._ignoreCache, convertPath(path15)).ignored;
+      ignores(path18) {
+        return this._test(path18, this._ignoreCache, convertPath(path18)).ignored;
       }
       createFilter() {
-        return (path15) => !this.ignores(path15);
+        return (path18) => !this.ignores(path18);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path15) {
-        return this._test(path15, this._testCache, convertPath(path15));
+      test(path18) {
+        return this._test(path18, this._testCache, convertPath(path18));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path15) => checkPath(convertPath(path15), path15, RETURN_FALSE);
+    var isPathValid = (path18) => checkPath(convertPath(path18), path18, RETURN_FALSE);
     var setupWindows = () => {
       const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path15) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path15) || isNotRelative(path15);
+      checkPath.isNotRelative = (path18) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path18) || isNotRelative(path18);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -80912,8 +81337,8 @@ var require_ignore = __commonJS({
 });
 
 // src/suites/walk.ts
-import { lstat, readdir, readFile } from "node:fs/promises";
-import path12 from "node:path";
+import { lstat, readdir, readFile as readFile2 } from "node:fs/promises";
+import path15 from "node:path";
 async function walkSuite(root) {
   const out = [];
   await walkFolder(root, "", [], out);
@@ -80921,19 +81346,19 @@ async function walkSuite(root) {
   return out;
 }
 async function walkFolder(root, relative, inherited, out) {
-  const folder = path12.join(root, relative);
+  const folder = path15.join(root, relative);
   const names2 = (await readdir(folder)).sort();
   const rules = [...inherited];
   for (const file of IGNORE_FILES) {
     if (!names2.includes(file)) continue;
-    const text = await readFile(path12.join(folder, file), "utf8");
+    const text = await readFile2(path15.join(folder, file), "utf8");
     rules.push({ base: relative, rules: (0, import_ignore.default)().add(text) });
   }
   for (const name of names2) {
     if (NEVER.has(name)) continue;
     const inside = relative === "" ? name : `${relative}/${name}`;
     if (inside === LISTING_FILE) continue;
-    const absolute = path12.join(folder, name);
+    const absolute = path15.join(folder, name);
     const stat = await lstat(absolute);
     if (ignored(rules, inside, stat.isDirectory())) continue;
     if (stat.isSymbolicLink()) throw new SuitePackError(`${absolute} is a symbolic link; a suite holds plain files and folders only: copy what it points at into the folder, or list it in .runsetignore`);
@@ -80981,20 +81406,20 @@ var init_walk = __esm({
 
 // src/suites/pack.ts
 import { createHash } from "node:crypto";
-import { readFile as readFile2 } from "node:fs/promises";
+import { readFile as readFile3 } from "node:fs/promises";
 import { existsSync as existsSync2 } from "node:fs";
-import path13 from "node:path";
+import path16 from "node:path";
 import { Readable } from "node:stream";
 import { createGzip } from "node:zlib";
 async function packSuite(dir, options = {}) {
-  const root = path13.resolve(dir);
+  const root = path16.resolve(dir);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_SUITE_BYTES;
-  if (!existsSync2(path13.join(root, SUITE_CONFIG_FILE))) {
+  if (!existsSync2(path16.join(root, SUITE_CONFIG_FILE))) {
     throw new SuitePackError(`${root} has no ${SUITE_CONFIG_FILE}; pass the folder of the suite's ${SUITE_CONFIG_FILE}`);
   }
   const entries = await walkSuite(root);
   if (!entries.some((e) => e.path === SUITE_CONFIG_FILE)) {
-    throw new SuitePackError(`${path13.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
+    throw new SuitePackError(`${path16.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
   }
   const extra = options.listing === void 0 ? [] : listingEntries(options.listing, entries);
   const all = [...entries, ...extra].sort((a, b2) => a.path < b2.path ? -1 : a.path > b2.path ? 1 : 0);
@@ -81009,14 +81434,14 @@ function listingEntries(listing, walked) {
   if (content.length > MAX_LISTING_BYTES) {
     throw new SuitePackError(`the Playwright listing is ${content.length} bytes, more than ${MAX_LISTING_BYTES}; narrow the suite's entries (grep, project) or split it`);
   }
-  const folder = `${path13.posix.dirname(LISTING_FILE)}/`;
+  const folder = `${path16.posix.dirname(LISTING_FILE)}/`;
   const out = [{ path: LISTING_FILE, type: "File", size: content.length, executable: false, content }];
   if (!walked.some((e) => e.path === folder)) out.push({ path: folder, type: "Directory", size: 0, executable: true, content: Buffer.alloc(0) });
   return out;
 }
 async function* tarStream(entries) {
   for (const entry of entries) {
-    const content = entry.type === "Directory" ? Buffer.alloc(0) : "content" in entry ? entry.content : await readFile2(entry.absolute);
+    const content = entry.type === "Directory" ? Buffer.alloc(0) : "content" in entry ? entry.content : await readFile3(entry.absolute);
     const fields = {
       path: entry.path,
       mode: entry.type === "Directory" || entry.executable ? 493 : 420,
@@ -81080,14 +81505,14 @@ __export(suite_push_exports, {
   describePush: () => describePush,
   pushSuite: () => pushSuite
 });
-import { readFile as readFile3 } from "node:fs/promises";
-import path14 from "node:path";
+import { readFile as readFile4 } from "node:fs/promises";
+import path17 from "node:path";
 async function pushSuite(client, options, env, stderr) {
-  const root = path14.resolve(options.dir);
-  const file = path14.join(root, SUITE_CONFIG_FILE);
+  const root = path17.resolve(options.dir);
+  const file = path17.join(root, SUITE_CONFIG_FILE);
   let text;
   try {
-    text = await readFile3(file, "utf8");
+    text = await readFile4(file, "utf8");
   } catch (error) {
     throw new PushFailure(`${file} cannot be read (${error.code ?? "error"}); --suite and push take the folder of a suite's ${SUITE_CONFIG_FILE}`);
   }

@@ -104,6 +104,11 @@ function sqlitePlans(file: string, members: number): string[] {
     window: { env: 'staging', name: e.name, limit: HISTORY_WINDOW },
     newest: { env: 'staging', name: e.name, limit: 51 },
     older: { env: 'staging', name: e.name, limit: 51, ended_at: at.endedAt, id: at.id },
+    caseFirstName: { env: 'staging' },
+    caseNextName: { env: 'staging', after: decodeNameCursor(e.testsCursor) },
+    caseWindow: { env: 'staging', name: e.name, limit: HISTORY_WINDOW },
+    caseNewest: { env: 'staging', name: e.name, limit: 51 },
+    caseOlder: { env: 'staging', name: e.name, limit: 51, ended_at: at.endedAt, id: at.id },
   };
   try {
     return Object.entries(HISTORY_SQL).map(([op, sql]) => {

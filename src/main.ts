@@ -40,6 +40,7 @@ import { startSetRetention } from './retention/sets.js';
 import { startDeadlineSweep } from './sets/deadlines.js';
 import { outboundPost, WebhookDispatcher } from './webhooks/dispatcher.js';
 import { DEFAULT_RETRY } from './webhooks/retry.js';
+import { CodeHostReports, outboundRequest } from './webhooks/code-hosts/index.js';
 
 /**
  * How long after the last worker protocol request an API process keeps reaping:
@@ -239,10 +240,12 @@ export async function start(options: ServeOptions, logger = createLogger(options
       const host = urlHost(options.host);
       apiUrl = `http://${host}:${port}/api`;
       const dashboard = options.publicUrl ?? `http://${host}:${port}`;
+      const setUrl = (setId: string) => `${dashboard}/sets/${setId}`;
       const webhooks = new WebhookDispatcher({
         store,
         webhooks: () => suite.webhooks,
-        setUrl: (setId) => `${dashboard}/sets/${setId}`,
+        codeHosts: new CodeHostReports({ store, config: () => suite.codeHosts, request: outboundRequest(), setUrl }),
+        setUrl,
         logger: logger.child({ component: 'webhooks' }),
         post: outboundPost(),
         retry: { ...DEFAULT_RETRY, firstDelayMs: options.webhookRetryMs ?? DEFAULT_RETRY.firstDelayMs },

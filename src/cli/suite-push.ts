@@ -50,7 +50,7 @@ export async function pushSuite(client: RunsetClient, options: PushOptions, env:
   try {
     const config = parseSuiteTests(text, file, null, 'disk');
     if (config.ignored.length > 0) {
-      stderr.write(`runset: note: ${SUITE_CONFIG_FILE}'s ${config.ignored.join(' and ')} ${config.ignored.length > 1 ? 'are' : 'is'} ignored in an uploaded suite: environments, variables and webhooks come from the server's config\n`);
+      stderr.write(`runset: note: ${SUITE_CONFIG_FILE}'s ${config.ignored.join(' and ')} ${config.ignored.length > 1 ? 'are' : 'is'} ignored in an uploaded suite: environments, variables, webhooks and code hosts come from the server's config\n`);
     }
     const listing = await listSuiteForUpload(config);
     packed = await packSuite(root, { listing });

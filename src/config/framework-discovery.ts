@@ -46,10 +46,11 @@ export function frameworkCases(file: string, entry: FrameworkTestSpec, index: nu
   if (cases.length === 0) {
     entryFailure(file, entry, index, 'no test cases found', 'a suite with at least one test case: an empty run must not pass');
   }
+  const adapter = FRAMEWORK_ADAPTERS[entry.type];
   return cases.map((c) => {
     const spec: FrameworkTestSpec = {
       ...entry,
-      name: [c.file, ...c.titles].join(' › '),
+      name: adapter.caseName ? adapter.caseName(c) : [c.file, ...c.titles].join(' › '),
       // Unset in runset's config: the suite's own retries, which the framework applies (and reports as attempts).
       retries: entry.retriesOverride ? entry.retries : 0,
       case: { entry: entry.name, file: c.file, titles: [...c.titles], ...(c.tags ? { tags: [...new Set(c.tags)] } : {}), ...(c.line ? { line: c.line } : {}) },

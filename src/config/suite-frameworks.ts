@@ -6,6 +6,7 @@
  * definition serves every framework: they differ only in their adapter
  * (src/executors/frameworks/).
  */
+import path from 'node:path';
 import { Type, type Static, type TObject } from 'typebox';
 import type { FrameworkName, FrameworkTestSpec, TestSpec } from '../core/types.js';
 import { FRAMEWORK_ADAPTERS } from '../executors/frameworks/registry.js';
@@ -22,19 +23,19 @@ const FrameworkProperties = {
   workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'a whole number of framework workers from 1 to 64' })),
 };
 
-type FrameworkRaw = Static<TObject<typeof FrameworkProperties>>;
+type FrameworkRaw = Static<TObject<typeof FrameworkProperties>> & { python?: string; collection?: string };
 
 export function frameworkTestType<F extends FrameworkName>(type: F): TestTypeDefinition<Extract<TestSpec, { type: F }>> {
   const adapter = FRAMEWORK_ADAPTERS[type];
   return {
-    properties: FrameworkProperties,
+    properties: { ...FrameworkProperties, ...adapter.properties },
     build(raw, common, ctx) {
-      const { dir, args, workers } = raw as FrameworkRaw; // validated by the caller
+      const { dir, args, workers, python, collection } = raw as FrameworkRaw; // validated by the caller
       const at = [...ctx.path, 'dir'];
       const folder = resolveTestPath(ctx, at, dir);
       if (!(ctx.files ?? DISK_FILES).isFolder(folder)) fail(at, `${JSON.stringify(dir)} is not a folder (${folder})`, `the folder of a ${adapter.title} suite`);
       if (raw.retries !== undefined && !adapter.retriesFlag) {
-        fail([...ctx.path, 'retries'], `${adapter.title} takes no retries from its command line`, `no "retries" here: set them in the suite itself (${type === 'jest' ? 'jest.retryTimes(n)' : 'its own config'})`);
+        fail([...ctx.path, 'retries'], `${adapter.title} takes no retries from its command line`, adapter.retriesHint ?? `no "retries" here: set them in the suite itself (${type === 'jest' ? 'jest.retryTimes(n)' : 'its own config'})`);
       }
       const { name, ...rest } = common;
       // Unset timeout and retries are the suite's own: the framework applies them.
@@ -49,6 +50,12 @@ export function frameworkTestType<F extends FrameworkName>(type: F): TestTypeDef
       };
       const framework = workers ?? adapter.defaultWorkers;
       if (framework !== undefined) spec.workers = framework;
+      if (python !== undefined) spec.python = python;
+      if (collection !== undefined) {
+        const file = resolveTestPath(ctx, [...ctx.path, 'collection'], path.join(dir, collection));
+        if (!(ctx.files ?? DISK_FILES).isFile(file)) fail([...ctx.path, 'collection'], `${JSON.stringify(collection)} is not a file (${file})`, `a Postman collection file, relative to "dir"`);
+        spec.collection = collection;
+      }
       return spec as Extract<TestSpec, { type: F }>;
     },
   };

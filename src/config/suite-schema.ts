@@ -9,6 +9,7 @@ import { Type, type TProperties } from 'typebox';
 import { LIMITS } from '../core/wire.js';
 import { VARIABLE_NAME } from '../executors/template.js';
 import { WebhooksSchema } from './suite-webhooks.js';
+import { GitHubSchema, GitLabSchema } from './suite-code-hosts.js';
 
 export const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -85,13 +86,15 @@ export const SuiteSchema = Type.Object(
     }),
     tests: Type.Array(Type.Unknown(), { description: 'a list of tests, each a mapping with name and type' }),
     webhooks: Type.Optional(WebhooksSchema),
+    github: Type.Optional(GitHubSchema),
+    gitlab: Type.Optional(GitLabSchema),
   },
   {
     additionalProperties: false,
     // `x-…` keys are ignored, as in docker-compose: a place for YAML anchors (`x-defaults: &defaults`).
     patternProperties: { '^x-': Type.Unknown() },
     keyDescription: 'or an x-… key for your own anchors',
-    description: 'a mapping with "environments" and "tests" (and optionally "webhooks")',
+    description: 'a mapping with "environments" and "tests" (and optionally "webhooks", "github" and "gitlab")',
   },
 );
 

@@ -160,6 +160,8 @@ export const TEST_TYPES: { readonly [T in TestType]: TestTypeDefinition<Extract<
   jest: frameworkTestType('jest'),
   mocha: frameworkTestType('mocha'),
   cucumber: frameworkTestType('cucumber'),
+  pytest: frameworkTestType('pytest'),
+  newman: frameworkTestType('newman'),
 });
 
 export const TEST_TYPE_NAMES: readonly string[] = Object.freeze(Object.keys(TEST_TYPES));

@@ -13,6 +13,7 @@ import { FRAMEWORKS, type EnvironmentConfig } from '../core/types.js';
 import { buildTests, deepFreeze, parseSuiteYaml, validate, type SuiteConfig } from './suite.js';
 import { fail } from './suite-error.js';
 import type { SuiteFiles } from './test-type.js';
+import { NO_CODE_HOSTS } from '../core/code-hosts.js';
 
 /** The top of an uploaded file: `tests`, and keys read elsewhere or by nobody. */
 const TestsOnlySchema = Type.Object(
@@ -20,19 +21,24 @@ const TestsOnlySchema = Type.Object(
     environments: Type.Optional(Type.Unknown()),
     tests: Type.Array(Type.Unknown(), { description: 'a list of tests, each a mapping with name and type' }),
     webhooks: Type.Optional(Type.Unknown()),
+    github: Type.Optional(Type.Unknown()),
+    gitlab: Type.Optional(Type.Unknown()),
   },
   {
     additionalProperties: false,
     patternProperties: { '^x-': Type.Unknown() },
     keyDescription: 'or an x-… key for your own anchors',
-    description: 'a mapping with "tests" (an uploaded suite brings tests only; its "environments" and "webhooks" are ignored)',
+    description: 'a mapping with "tests" (an uploaded suite brings tests only; its "environments", "webhooks", "github" and "gitlab" are ignored)',
   },
 );
 
-/** Environments: the server's (the map given); webhooks: none; tests: the file's. */
+const SERVER_ONLY_KEYS = ['environments', 'webhooks', 'github', 'gitlab'] as const;
+type ServerOnlyKey = (typeof SERVER_ONLY_KEYS)[number];
+
+/** Environments: the server's (the map given); webhooks and code hosts: none; tests: the file's. */
 export interface SuiteTests extends SuiteConfig {
-  /** Keys of the file that were ignored because they belong to the server (`environments`, `webhooks`), so a caller can say so once. */
-  readonly ignored: ReadonlyArray<'environments' | 'webhooks'>;
+  /** Keys of the file that were ignored because they belong to the server (`environments`, `webhooks`, `github`, `gitlab`), so a caller can say so once. */
+  readonly ignored: ReadonlyArray<ServerOnlyKey>;
 }
 
 /**
@@ -47,8 +53,8 @@ export function parseSuiteTests(text: string, file: string, environments: Readon
   return parseSuiteYaml(text, file, (value, absolute) => {
     if (value === null || value === undefined) fail([], 'the file is empty', 'a mapping with "tests"');
     validate(TestsOnlySchema, value, []);
-    const top = value as { tests: unknown[]; environments?: unknown; webhooks?: unknown };
-    const ignored = (['environments', 'webhooks'] as const).filter((key) => Object.hasOwn(top, key));
+    const top = value as { tests: unknown[] };
+    const ignored = SERVER_ONLY_KEYS.filter((key) => Object.hasOwn(top, key));
     const dir = path.dirname(absolute);
     const lookup = files === 'disk' ? undefined : archiveFiles(dir, files);
     const tests = buildTests(top.tests, { dir, root: dir, ...(lookup ? { files: lookup } : {}) }, environments);
@@ -63,6 +69,7 @@ export function parseSuiteTests(text: string, file: string, environments: Readon
       environments: environments ?? new Map<string, EnvironmentConfig>(),
       tests: Object.freeze(tests),
       webhooks: deepFreeze([]),
+      codeHosts: NO_CODE_HOSTS,
       ignored: Object.freeze(ignored),
     });
   });

@@ -9,6 +9,7 @@ import { checkHost } from '../net/outbound.js';
 import { SET_EVENTS, WEBHOOK_FORMATS, WEBHOOK_OUTBOUND_POLICY, WEBHOOK_WHEN, type SetEventName, type WebhookConfig, type WebhookFormat, type WebhookWhen } from '../core/webhooks.js';
 import { describeValue, fail, type DocPath } from './suite-error.js';
 import { ENV_REFERENCE } from '../secrets/index.js';
+import { envSecret } from './suite-code-hosts.js';
 
 const quoted = (list: readonly string[]) => list.map((item) => JSON.stringify(item)).join(', ');
 
@@ -64,11 +65,7 @@ function secretOf(text: string | undefined, format: string, at: DocPath): Webhoo
     if (format === 'slack') return null; // Slack's incoming webhooks do not check signatures: the URL is the secret
     fail(at, 'missing', 'a reference "${env:NAME}" to the signing secret (receivers check the Runset-Signature header with it)');
   }
-  const ref = ENV_REFERENCE.exec(text);
-  if (!ref) {
-    fail(at, `${text.includes('${env:') ? describeValue(text) : 'a secret written in clear'} is not a reference`, 'exactly "${env:NAME}", read from the server\'s environment (a secret is never written in the file)');
-  }
-  return { kind: 'env', name: ref[1] as string };
+  return envSecret(text, at);
 }
 
 function urlOf(text: string, at: DocPath): VariableValue {

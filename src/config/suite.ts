@@ -24,6 +24,8 @@ import { ConfigError, describeValue, fail, FailureSignal, formatPath, type DocPa
 import { explain, isMapping } from './suite-explain.js';
 import { CommonTestProperties, SuiteSchema, TEST_DEFAULTS } from './suite-schema.js';
 import { buildWebhooks } from './suite-webhooks.js';
+import { buildCodeHosts } from './suite-code-hosts.js';
+import type { CodeHostsConfig } from '../core/code-hosts.js';
 import { ENV_REFERENCE } from '../secrets/index.js';
 import { DEFAULT_SET_TIMEOUT_SECONDS, MAX_SET_TIMEOUT_SECONDS, setTimeoutText } from '../core/deadlines.js';
 import { DurationError, parseDuration } from '../core/duration.js';
@@ -42,6 +44,8 @@ export interface SuiteConfig {
   /** In file order, defaults applied. */
   tests: readonly TestSpec[];
   webhooks: readonly WebhookConfig[];
+  /** Where sets with a commit label are reported (GitHub check runs, GitLab commit statuses). */
+  codeHosts: CodeHostsConfig;
 }
 
 export function loadSuiteConfig(file: string): SuiteConfig {
@@ -109,7 +113,8 @@ function buildSuite(value: unknown, file: string): SuiteConfig {
   const dir = path.dirname(file);
   const tests = buildTests(top.tests, { dir }, environments);
   const webhooks = deepFreeze(buildWebhooks(top.webhooks, new Set(environments.keys())));
-  return Object.freeze({ file, dir, environments: freezeMap(environments), tests: Object.freeze(tests), webhooks });
+  const codeHosts = deepFreeze(buildCodeHosts(top, new Set(environments.keys())));
+  return Object.freeze({ file, dir, environments: freezeMap(environments), tests: Object.freeze(tests), webhooks, codeHosts });
 }
 
 /**

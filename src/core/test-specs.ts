@@ -98,7 +98,7 @@ export interface PlaywrightCase {
 }
 
 /** The test frameworks runset lists and runs case by case besides Playwright (src/executors/frameworks/). */
-export const FRAMEWORKS = Object.freeze(['vitest', 'jest', 'mocha', 'cucumber'] as const);
+export const FRAMEWORKS = Object.freeze(['vitest', 'jest', 'mocha', 'cucumber', 'pytest', 'newman'] as const);
 export type FrameworkName = (typeof FRAMEWORKS)[number];
 
 /**
@@ -117,6 +117,10 @@ export interface FrameworkTestSpec<F extends FrameworkName = FrameworkName> exte
   /** True when runset's config set timeoutSeconds / retries: the framework is told to use them. */
   timeoutOverride: boolean;
   retriesOverride: boolean;
+  /** pytest: the Python interpreter that runs it (`python:`, default python3). */
+  python?: string;
+  /** Newman: the collection file, relative to `dir` (`collection:`). */
+  collection?: string;
   /** The one case this member runs; absent on the entry itself, before listing. */
   case?: FrameworkCase;
 }

@@ -46,6 +46,8 @@ export interface SetEvent {
   status: string;
   /** The result of the newest set of the same environment that ended and was created before this one; null: none. */
   previousStatus: string | null;
+  /** The set's `commit` label (src/core/code-hosts.ts reports on it); null when it has none. */
+  commit: string | null;
 }
 
 /** Whether a webhook takes an event: its events, its environments, and its `when`. The one place this rule lives. */
@@ -78,7 +80,7 @@ export interface DueDelivery extends WebhookDelivery {
   leaseToken: string;
   /** Time since the delivery was created, by the store's clock (the 24 h retry window). */
   ageMs: number;
-  /** The body every attempt sends: rendered at the first, then kept. */
+  /** A webhook's body, which every attempt sends: rendered at the first, then kept. (A code host's attempt reports the set afresh: src/webhooks/code-hosts/.) */
   body: string | null;
 }
 

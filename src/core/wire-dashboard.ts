@@ -154,7 +154,7 @@ export const RunningMemberView = Type.Object(
     setId: Uuid,
     runId: Uuid,
     name: Type.String(),
-    type: Type.String({ description: 'Executor kind: http, command, playwright, vitest, jest.' }),
+    type: Type.String({ description: 'Executor kind: http, command, playwright, vitest, jest, mocha, cucumber, pytest, newman.' }),
     startedAt: NullableDateTime,
   },
   { additionalProperties: false },

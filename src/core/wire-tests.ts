@@ -62,7 +62,7 @@ export const TestOutcome = Type.Object(
 export const TestSummary = Type.Object(
   {
     name: Type.String(),
-    type: Type.String({ description: 'Executor kind of its newest run: http, command, playwright, vitest, jest.' }),
+    type: Type.String({ description: 'Executor kind of its newest run: http, command, playwright, vitest, jest, mocha, cucumber, pytest, newman; junit for a case of a command JUnit report (junit:).' }),
     lastOutcomes: Type.Array(refTo(TestOutcome), { description: 'Its last 50 ended runs in this environment, newest first.' }),
     runs: Type.Integer({ minimum: 0, description: 'How many of lastOutcomes the figures count: all but the cancelled ones.' }),
     passRate: NullableNumber('SUCCESS runs / runs, 0-1; null when runs is 0.'),

@@ -19,7 +19,7 @@ export const WebhookAttemptView = Type.Object(
 export const WebhookDeliveryView = Type.Object(
   {
     id: Type.String({ description: 'Sent as the Runset-Delivery header: receivers deduplicate on it.' }),
-    webhook: Type.String({ description: 'The webhook\'s name in runset.config.yaml.' }),
+    webhook: Type.String({ description: 'The webhook\'s name in runset.config.yaml, or the code host reported to: `github:check-run` or `gitlab:commit-status`.' }),
     setId: Uuid,
     event: Type.Union([Type.Literal('set.started'), Type.Literal('set.finished')]),
     state: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], {

@@ -106,7 +106,7 @@ export const VariableWire = Type.Object({ value: Type.String(), secret: Type.Boo
 const SpecWire: TUnsafe<TestSpec> = Type.Unsafe<TestSpec>({
   type: 'object',
   additionalProperties: true,
-  description: 'The test as runset.config.yaml declared it, frozen into the member (type http, command, playwright, vitest or jest).',
+  description: 'The test as runset.config.yaml declared it, frozen into the member (type http, command, playwright, vitest, jest, mocha, cucumber, pytest or newman).',
 });
 
 export const ClaimedRunWire = Type.Object(

@@ -194,3 +194,37 @@ export function asciiLower(text: string): string {
 export function pageOf<T>(rows: readonly T[], limit: number): { items: T[]; more: boolean } {
   return { items: rows.slice(0, limit), more: rows.length > limit };
 }
+
+/**
+ * Two lists of runs, each newest first (ended time, then member id, both
+ * descending), merged in that order and cut to `limit`: a test's runs as
+ * members and as cases of members' results (src/core/result-cases.ts), for a
+ * store that reads them apart. Ended times are ISO strings of one length.
+ */
+export function mergeNewestFirst<T extends { endedAt: string; testRunId: string }>(a: readonly T[], b: readonly T[], limit: number): T[] {
+  if (b.length === 0) return a.slice(0, limit);
+  const newer = (x: T, y: T) => x.endedAt > y.endedAt || (x.endedAt === y.endedAt && x.testRunId > y.testRunId);
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < limit && (i < a.length || j < b.length)) {
+    const x = a[i];
+    const y = b[j];
+    if (x !== undefined && (y === undefined || newer(x, y))) {
+      out.push(x);
+      i++;
+    } else if (y !== undefined) {
+      out.push(y);
+      j++;
+    }
+  }
+  return out;
+}
+
+/** The first of two names in byte order of their UTF-8 (both stores' name order); undefined when neither is. */
+export function firstName(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b)) <= 0 ? a : b;
+}
+

@@ -5,7 +5,7 @@
  * each backend builds its mappers with its own `stamp`.
  */
 import type { Counts, RunState } from '../core/states.js';
-import { type ArtifactRecord, type ClaimedRun, type SetControl, type TestRunRecord, type ResultCase, type TestRunSetRecord, type TestType } from '../core/types.js';
+import { type ArtifactRecord, type ClaimedRun, type PlaywrightCase, type TestSpec, type SetControl, type TestRunRecord, type ResultCase, type TestRunSetRecord, type TestType } from '../core/types.js';
 import { isKeyRole, type ApiKeyRecord } from '../core/keys.js';
 import type { SuiteVersionInfo } from '../core/suites.js';
 import type { WorkerInfo } from './workers.js';
@@ -234,4 +234,11 @@ export function controlOf<T>(row: ControlRow<T>, stamp: (value: T) => string): S
         ? null
         : { at: stamp(row.cancelled_at), byKeyId: row.cancelled_by, byKeyName: row.cancelled_by_name, error: row.cancel_error ?? 'cancelled' },
   };
+}
+
+/** The members that run a listed Playwright case, by id (rows of test_runs' id and parsed spec). */
+export function playwrightCasesOf(rows: ReadonlyArray<{ id: string; spec: TestSpec }>): Map<string, PlaywrightCase> {
+  const out = new Map<string, PlaywrightCase>();
+  for (const row of rows) if (row.spec.type === 'playwright' && row.spec.case) out.set(row.id, row.spec.case);
+  return out;
 }

@@ -4,7 +4,7 @@
  * A set's status, timestamps and counts are never written here by hand: every
  * member move carries them (src/core/moves.ts, src/core/states.ts).
  */
-import type { NewTestRunSet, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../core/types.js';
+import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../core/types.js';
 import type { ListSetsQuery, SetPage } from './browse.js';
 
 /** An Idempotency-Key on create, scoped to the API key that sent it. */
@@ -65,6 +65,8 @@ export interface SetsStore {
    */
   onChanged?(listener: (setId: string) => void): () => void;
   listRuns(setId: string): Promise<TestRunRecord[]>;
+  /** The Playwright case (file and line) of each member that runs one, by member id: where a failure is annotated (src/webhooks/code-hosts/). */
+  playwrightCases(setId: string): Promise<Map<string, PlaywrightCase>>;
 
   // ── the dashboard's reads ──
   /** Sets newest first (createdAt, then id), filtered, one page at a time. */

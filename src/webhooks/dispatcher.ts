@@ -6,6 +6,12 @@
  * processes on one PostgreSQL deliver once; a delivery whose process died
  * mid-attempt comes back when its lease runs out.
  *
+ * Code hosts (./code-hosts/) are delivery targets too: a set with a commit
+ * label gets a `github:check-run` or `gitlab:commit-status` delivery per event,
+ * through the same leases, retries and records. A set's code-host deliveries
+ * are attempted one after the other (start before end), so two attempts never
+ * race to create its check run.
+ *
  * Delivery is at least once: a receiver that answered but whose answer was
  * never recorded (a crash in between) gets the same `Runset-Delivery` id again,
  * which is what receivers deduplicate on.
@@ -19,7 +25,10 @@ import { DEFAULT_RETRY, nextRetryMs, type RetryPolicy } from './retry.js';
 import { signatureHeader } from './signature.js';
 import { fetch } from 'undici';
 import { outboundDispatcher, outboundRefusalIn, type OutboundOptions } from '../net/outbound.js';
-import { WEBHOOK_OUTBOUND_POLICY, webhookWants } from '../core/webhooks.js';
+import { SET_EVENTS, WEBHOOK_OUTBOUND_POLICY, webhookWants } from '../core/webhooks.js';
+import { isCodeHostTarget, type CodeHostTarget } from '../core/code-hosts.js';
+import type { CodeHostAttempt, CodeHostReports } from './code-hosts/index.js';
+import type { RetryAdvice } from './code-hosts/http.js';
 
 /** Posts a delivery; the default is fetch (through the outbound address rules, see main.ts). */
 export type PostWebhook = (url: string, init: { body: string; headers: Record<string, string>; signal: AbortSignal }) => Promise<{ status: number }>;
@@ -33,6 +42,8 @@ export interface DispatcherOptions {
   logger: Logger;
   post: PostWebhook;
   env?: NodeJS.ProcessEnv;
+  /** Reports sets with a commit label on GitHub or GitLab; absent: none are. */
+  codeHosts?: CodeHostReports;
   retry?: RetryPolicy;
   pollMs?: number;
   timeoutMs?: number;
@@ -60,6 +71,21 @@ const USER_AGENT = 'runset-webhooks/1';
 
 /** A failure the receiver cannot help: retried like any other, but said plainly. */
 class DeliveryProblem extends Error {}
+
+const RETRY_WITH_BACKOFF: RetryAdvice = Object.freeze({ kind: 'backoff', afterMs: 0 });
+
+/**
+ * Due deliveries as turns attempted side by side: a webhook's delivery alone,
+ * a set's deliveries to one code host together, its start before its end.
+ */
+function inTurns(due: readonly DueDelivery[]): DueDelivery[][] {
+  const turns = new Map<string, DueDelivery[]>();
+  for (const delivery of due) {
+    const key = isCodeHostTarget(delivery.webhook) ? `${delivery.webhook} ${delivery.setId}` : delivery.id;
+    turns.set(key, [...(turns.get(key) ?? []), delivery]);
+  }
+  return [...turns.values()].map((turn) => turn.sort((a, b) => SET_EVENTS.indexOf(a.event) - SET_EVENTS.indexOf(b.event)));
+}
 
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
@@ -102,32 +128,45 @@ export class WebhookDispatcher {
     while ((await this.opts.store.webhooks.fanOut(route, FAN_OUT_BATCH)) === FAN_OUT_BATCH);
     for (;;) {
       const due = await this.opts.store.webhooks.claimDue(CLAIM_BATCH, this.timeoutMs + 5_000);
-      await Promise.all(due.map((delivery) => this.attempt(delivery)));
+      await Promise.all(inTurns(due).map(async (turn) => {
+        for (const delivery of turn) await this.attempt(delivery);
+      }));
       if (due.length < CLAIM_BATCH || !this.timer) return;
     }
   }
 
   private route(event: SetEvent): string[] {
-    return this.opts
+    const hooks = this.opts
       .webhooks()
       .filter((hook) => webhookWants(hook, event))
       .map((hook) => hook.name);
+    return [...hooks, ...(this.opts.codeHosts?.targets(event) ?? [])];
   }
 
   private async attempt(delivery: DueDelivery): Promise<void> {
     const { logger } = this.opts;
-    const hook = this.opts.webhooks().find((h) => h.name === delivery.webhook);
     const log = { delivery: delivery.id, webhook: delivery.webhook, set: delivery.setId, event: delivery.event, attempt: delivery.attempts + 1 };
     const started = performance.now();
+    const target = delivery.webhook;
+    const sent = isCodeHostTarget(target) ? await this.reportOnCodeHost(delivery, target) : await this.postWebhook(delivery);
+    const delivered = sent.error === null;
+    const backoff = delivered || sent.retry.kind === 'never' ? null : nextRetryMs(this.retry, delivery.attempts + 1, delivery.ageMs);
+    // A host that names when to come back (a rate limit's retry-after) is not asked sooner.
+    const retryInMs = backoff === null || sent.retry.kind === 'never' ? null : Math.max(backoff, sent.retry.afterMs);
+    const durationMs = Math.round(performance.now() - started);
+    const { statusCode, error, body } = sent;
+    const recorded = await this.opts.store.webhooks.recordAttempt(delivery, { delivered, statusCode, error, durationMs, retryInMs, body });
+    if (!recorded) logger.warn(log, 'webhook attempt outlived its lease; another process may try it again');
+    else if (delivered) logger.info({ ...log, statusCode, durationMs }, 'webhook delivered');
+    else logger.warn({ ...log, statusCode, error, retryInMs }, retryInMs === null ? 'webhook delivery given up' : 'webhook delivery failed; will retry');
+  }
+
+  private async postWebhook(delivery: DueDelivery): Promise<CodeHostAttempt> {
+    const hook = this.opts.webhooks().find((h) => h.name === delivery.webhook);
     let body = delivery.body ?? '';
     let statusCode: number | null = null;
-    let error: string | null = null;
-    let giveUp = false;
     try {
-      if (!hook) {
-        giveUp = true;
-        throw new DeliveryProblem(`webhook "${delivery.webhook}" is no longer in the config`);
-      }
+      if (!hook) return { statusCode, error: `webhook "${delivery.webhook}" is no longer in the config`, retry: { kind: 'never' }, body };
       body = delivery.body ?? (await this.render(delivery, hook));
       const url = this.resolve(hook.url, 'url');
       const headers: Record<string, string> = {
@@ -139,17 +178,21 @@ export class WebhookDispatcher {
       if (hook.secret) headers['runset-signature'] = signatureHeader(this.resolve(hook.secret, 'secret'), body, Math.floor(Date.now() / 1000));
       const response = await this.opts.post(url, { body, headers, signal: AbortSignal.timeout(this.timeoutMs) });
       statusCode = response.status;
-      if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}${statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''}`;
+      const error = statusCode < 200 || statusCode > 299 ? `HTTP ${statusCode}${statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''}` : null;
+      return { statusCode, error, retry: RETRY_WITH_BACKOFF, body };
     } catch (err) {
-      error = describeFailure(err, this.timeoutMs);
+      return { statusCode, error: describeFailure(err, this.timeoutMs), retry: RETRY_WITH_BACKOFF, body };
     }
-    const delivered = error === null;
-    const retryInMs = delivered || giveUp ? null : nextRetryMs(this.retry, delivery.attempts + 1, delivery.ageMs);
-    const durationMs = Math.round(performance.now() - started);
-    const recorded = await this.opts.store.webhooks.recordAttempt(delivery, { delivered, statusCode, error, durationMs, retryInMs, body });
-    if (!recorded) logger.warn(log, 'webhook attempt outlived its lease; another process may try it again');
-    else if (delivered) logger.info({ ...log, statusCode, durationMs }, 'webhook delivered');
-    else logger.warn({ ...log, statusCode, error, retryInMs }, retryInMs === null ? 'webhook delivery given up' : 'webhook delivery failed; will retry');
+  }
+
+  private async reportOnCodeHost(delivery: DueDelivery, target: CodeHostTarget): Promise<CodeHostAttempt> {
+    const reports = this.opts.codeHosts;
+    if (!reports) return { statusCode: null, error: `${target}: no code host is configured in this process`, retry: { kind: 'never' }, body: '' };
+    try {
+      return await reports.deliver(delivery, target, AbortSignal.timeout(this.timeoutMs));
+    } catch (err) {
+      return { statusCode: null, error: describeFailure(err, this.timeoutMs), retry: RETRY_WITH_BACKOFF, body: '' };
+    }
   }
 
   private async render(delivery: DueDelivery, hook: WebhookConfig): Promise<string> {

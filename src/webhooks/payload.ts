@@ -27,11 +27,14 @@ export interface SetReport {
   cancelled?: string | null;
 }
 
+/** An error's first non-blank line, cut at 300 characters; null for none. */
+export function errorLine(error: string | null): string | null {
+  return error === null ? null : (error.split('\n').find((line) => line.trim() !== '') ?? '').slice(0, ERROR_LINE_CHARS);
+}
+
 /** The failed members in set order, each with its error's first line. */
 export function failedTests(members: readonly TestRunRecord[]): FailedTest[] {
-  return members
-    .filter((m) => m.status === 'FAIL')
-    .map((m) => ({ name: m.name, error: m.error === null ? null : (m.error.split('\n').find((line) => line.trim() !== '') ?? '').slice(0, ERROR_LINE_CHARS) }));
+  return members.filter((m) => m.status === 'FAIL').map((m) => ({ name: m.name, error: errorLine(m.error) }));
 }
 
 export function renderBody(format: WebhookFormat, report: SetReport): string {

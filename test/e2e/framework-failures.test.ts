@@ -3,22 +3,25 @@
  * listing that fails, a run whose framework cannot start and a case missing
  * from the report each give the affected entry or members the framework's own
  * first lines (or runset's exact reason), never a generic sentence. Runs the
- * listing and the executor directly on a real Vitest, Mocha and Cucumber
- * installed from npm (cached, see ../helpers/framework-versions.ts).
+ * listing and the executor directly on a real Vitest, Mocha, Cucumber and
+ * Newman installed from npm (cached, see ../helpers/framework-versions.ts),
+ * and on Debian's pytest.
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CaseResult, FrameworkName, FrameworkTestSpec } from '../../src/core/types.js';
 import { createFrameworkExecutor } from '../../src/executors/frameworks/index.js';
 import { listFrameworkEntry } from '../../src/executors/frameworks/listing.js';
 import { frameworkCases } from '../../src/config/framework-discovery.js';
 import { tempDir } from '../helpers/server.js';
-import { frameworkModules, RegistryUnreachable } from '../helpers/framework-versions.js';
+import { frameworkModules, NEWMAN_VERSIONS, RegistryUnreachable } from '../helpers/framework-versions.js';
+import { PYTHON, pytestVersion } from './framework-fixtures-pytest.js';
+import { COLLECTION_FILE, writeNewmanSuite } from './framework-fixtures-newman.js';
 
 /** The version of each framework these failures are shown on, and its npm package. */
-const VERSIONS = { vitest: ['vitest', '4.1.12'], mocha: ['mocha', '12.0.3'], cucumber: ['@cucumber/cucumber', '12.9.0'] } as const;
+const VERSIONS = { vitest: ['vitest', '4.1.12'], mocha: ['mocha', '12.0.3'], cucumber: ['@cucumber/cucumber', '12.9.0'], newman: ['newman', NEWMAN_VERSIONS[1]] } as const;
 type Kind = keyof typeof VERSIONS;
 
 const modules = new Map<Kind, string>();
@@ -155,4 +158,71 @@ test('Cucumber: pending and ambiguous steps fail (as in its strict mode), saying
   assert.equal(later?.error, 'Pending step: Given a step to write later');
   assert.equal(twice?.passed, false);
   assert.match(twice?.error ?? '', /^Multiple step definitions match:\n.*a step defined twice/);
+});
+
+const pytest = pytestVersion();
+
+function pytestSuite(files: Record<string, string>, python = PYTHON): FrameworkTestSpec {
+  const dir = tempDir('runset-pytest-fail-');
+  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+  return { name: 'suite', type: 'pytest', dir, args: [], python, tags: [], timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false };
+}
+
+const PY_PASSING = 'def test_one():\n    pass\n\ndef test_two():\n    pass\n';
+
+test('pytest: an interpreter that is not there is named, with what to do', async () => {
+  await assert.rejects(listFrameworkEntry(pytestSuite({ 'test_a.py': PY_PASSING }, 'no-such-python3')), /the Python interpreter "no-such-python3" was not found: install pytest for it .*set "python:"/);
+});
+
+test('pytest: an interpreter without the pytest module is named with its own words', async (t) => {
+  if ('missing' in pytest) return t.skip(pytest.missing);
+  const entry = pytestSuite({ 'test_a.py': PY_PASSING });
+  // A real interpreter without site-packages: Python itself, told not to load them (-S).
+  const bare = path.join(entry.dir, 'python-without-pytest');
+  writeFileSync(bare, `#!/bin/sh\nexec ${PYTHON} -S "$@"\n`);
+  chmodSync(bare, 0o755);
+  await assert.rejects(listFrameworkEntry({ ...entry, python: './python-without-pytest' }), /pytest is not usable with ".*python-without-pytest" \(\/usr\/bin\/python3\): ModuleNotFoundError: No module named 'pytest'/);
+});
+
+test('pytest: a test file with a syntax error fails the listing with pytest\'s own lines, naming the file', async (t) => {
+  if ('missing' in pytest) return t.skip(pytest.missing);
+  await assert.rejects(listFrameworkEntry(pytestSuite({ 'test_a.py': PY_PASSING, 'test_b.py': 'def broken(:\n    pass\n' })), /test_b\.py: .*SyntaxError: invalid syntax/s);
+});
+
+test('pytest: a case missing from the report fails alone, saying so; a file broken since the listing carries pytest\'s lines', async (t) => {
+  if ('missing' in pytest) return t.skip(pytest.missing);
+  const entry = pytestSuite({ 'test_a.py': PY_PASSING, 'test_b.py': PY_PASSING });
+  const cases = frameworkCases('runset.config.yaml', entry, 0, await listFrameworkEntry(entry));
+  assert.deepEqual(cases.map((c) => c.name), ['test_a.py::test_one', 'test_a.py::test_two', 'test_b.py::test_one', 'test_b.py::test_two']);
+  writeFileSync(path.join(entry.dir, 'test_a.py'), 'def test_one():\n    pass\n\ndef test_two_renamed():\n    pass\n');
+  writeFileSync(path.join(entry.dir, 'test_b.py'), 'import no_such_module_here\n');
+  const results = await runShare(cases, cases[0]!.type);
+  assert.equal(results[0]?.passed, true, JSON.stringify(results[0]));
+  assert.match(results[1]?.error ?? '', /^the pytest report has no result for this test/);
+  for (const r of results.slice(2)) assert.match(r.error ?? '', /^test_b\.py: .*No module named 'no_such_module_here'/s, r.error ?? '');
+});
+
+test('Newman: a request removed since the listing fails alone; the others keep their outcomes', async (t) => {
+  if (unreachable) return t.skip(unreachable);
+  const dir = tempDir('runset-newman-fail-');
+  writeNewmanSuite(dir, 'shop', modules.get('newman')!);
+  const entry: FrameworkTestSpec = { name: 'api', type: 'newman', dir, args: [], collection: COLLECTION_FILE, tags: [], timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false };
+  const cases = frameworkCases('runset.config.yaml', entry, 0, await listFrameworkEntry(entry)).filter((c) => /› (top level|cannot connect)$/.test(c.name));
+  const collection = JSON.parse(readFileSync(path.join(dir, COLLECTION_FILE), 'utf8')) as { item: Array<{ name: string }> };
+  collection.item = collection.item.filter((i) => i.name !== 'top level');
+  writeFileSync(path.join(dir, COLLECTION_FILE), JSON.stringify(collection));
+  const results = await runShare(cases, cases[0]!.type);
+  assert.equal(cases.length, 2);
+  const byName = new Map(cases.map((c, i) => [c.name, results[i]]));
+  assert.match(byName.get('shop › group › cannot connect')?.error ?? '', /^request: Error: connect ECONNREFUSED 127\.0\.0\.1:1$/, JSON.stringify(results));
+  assert.match(byName.get('shop › top level')?.error ?? '', /^the Newman report has no result for this test/);
+});
+
+test('Newman: a collection that is not one fails the listing, naming the file', async (t) => {
+  if (unreachable) return t.skip(unreachable);
+  const dir = tempDir('runset-newman-fail-');
+  writeNewmanSuite(dir, 'shop', modules.get('newman')!);
+  writeFileSync(path.join(dir, COLLECTION_FILE), '{"info": {"name": "shop"}, "requests": []}');
+  const entry: FrameworkTestSpec = { name: 'api', type: 'newman', dir, args: [], collection: COLLECTION_FILE, tags: [], timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false };
+  await assert.rejects(listFrameworkEntry(entry), /shop\.postman_collection\.json: not a Postman collection \(v2\.0 or v2\.1\): it has no "item" list/);
 });

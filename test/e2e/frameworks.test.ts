@@ -1,6 +1,6 @@
 /**
- * The framework versions, proven: for Vitest, Jest, Mocha and Cucumber (an
- * older major and the newest this Node runs), a small suite runs through the
+ * The framework versions, proven: for Vitest, Jest, Mocha, Cucumber and Newman (an
+ * older major and the newest this Node runs) and Debian's pytest, a small suite runs through the
  * real server, one member per case, and its members — names, outcomes, errors,
  * retries, skips — match what the same framework reports when the suite is run
  * directly with its own machine-readable report (JSON; Cucumber's JUnit). Each version is installed from npm once into
@@ -12,8 +12,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
-import { FRAMEWORK_VERSIONS, frameworkModules, RegistryUnreachable } from '../helpers/framework-versions.js';
+import { FRAMEWORK_VERSIONS, frameworkModules, NEWMAN_VERSIONS, RegistryUnreachable } from '../helpers/framework-versions.js';
 import { frameworkCli, frameworkPackage, runDirectly, suiteShape, writeFrameworkSuite, type DirectCase, type FrameworkKind } from './framework-fixtures.js';
+import { COLLECTION_FILE, newmanNames, runNewmanDirectly, startApi, writeNewmanSuite } from './framework-fixtures-newman.js';
+import { PYTHON, pytestNames, pytestVersion, runPytestDirectly, writePytestSuite } from './framework-fixtures-pytest.js';
 
 interface Member {
   name: string;
@@ -33,6 +35,20 @@ interface Suite {
 }
 
 after(() => assertNoLeakedServers());
+
+/** The members are the directly run cases, by name, with the same outcome, skip and first line of error. */
+function assertSameCases(members: readonly Member[], expected: ReadonlyMap<string, DirectCase>, messageless = false): void {
+  assert.deepEqual(members.map((m) => m.name).sort(), [...expected.keys()].sort(), 'the same cases, named as the framework names them');
+  for (const m of members) {
+    const want = expected.get(m.name)!;
+    const why = `${m.name}: runset ${JSON.stringify(m)} vs direct ${JSON.stringify(want)}`;
+    assert.equal(m.status, want.status === 'failed' ? 'FAIL' : 'SUCCESS', why);
+    assert.equal(m.skipped, want.status === 'skipped', why);
+    // Cucumber's JUnit report gives an undefined step no message (`messageless`): runset's own words are checked by its test.
+    if (want.status === 'failed') assert.ok(m.error && (want.firstLine === null ? messageless : m.error.includes(want.firstLine.replace(/^Error: /, ''))), why);
+    else assert.equal(m.error, null, why);
+  }
+}
 
 const matrix = Object.entries(FRAMEWORK_VERSIONS).flatMap(([kind, versions]) => versions.map((version) => ({ kind: kind as FrameworkKind, version })));
 
@@ -86,16 +102,7 @@ describe('framework versions: members match a direct run', () => {
       assert.equal(expected.size, shape.cases, `the direct run reports the suite's ${shape.cases} cases: ${[...expected.keys()].join(', ')}`);
       const done = await waitForSet(server!, sets.get(suite.env)!, 120_000);
       const members = (await api<{ testRuns: Member[] }>(server!, 'GET', `/v0/test-run-sets/${sets.get(suite.env)!}/test-runs`)).body.testRuns;
-      assert.deepEqual(members.map((m) => m.name).sort(), [...expected.keys()].sort(), 'the same cases, named file › describe › title');
-      for (const m of members) {
-        const want = expected.get(m.name)!;
-        const why = `${m.name}: runset ${JSON.stringify(m)} vs direct ${JSON.stringify(want)}`;
-        assert.equal(m.status, want.status === 'failed' ? 'FAIL' : 'SUCCESS', why);
-        assert.equal(m.skipped, want.status === 'skipped', why);
-        // Cucumber's JUnit report gives an undefined step no message: runset's own words are checked below.
-        if (want.status === 'failed') assert.ok(m.error && (want.firstLine === null ? kind === 'cucumber' : m.error.includes(want.firstLine.replace(/^Error: /, ''))), why);
-        else assert.equal(m.error, null, why);
-      }
+      assertSameCases(members, expected, kind === 'cucumber');
       const byTitle = (title: string) => members.find((m) => m.name.endsWith(`group › ${title}`))!;
       assert.equal(byTitle('passes on retry').attempts, 2, 'its retry is counted');
       assert.equal(byTitle('passes on retry').flaky, true, 'a pass after a failed attempt is flaky');
@@ -107,3 +114,100 @@ describe('framework versions: members match a direct run', () => {
     });
   }
 });
+
+/**
+ * pytest (Debian's, by an explicit interpreter) and Newman (two majors), the
+ * same way: one set per suite through one server, compared with the direct
+ * run. pytest's entry sets `retries: 1` (pytest-rerunfailures' --reruns, the
+ * failure rerun too); Newman has no retries, and its failures are a failed
+ * test script and a request that cannot be sent.
+ */
+describe('pytest and Newman: members match a direct run', () => {
+  const pytest = pytestVersion();
+  const runs = [...('version' in pytest ? [{ kind: 'pytest', version: pytest.version }] : []), ...NEWMAN_VERSIONS.map((version) => ({ kind: 'newman', version }))];
+  const direct = new Map<string, Map<string, DirectCase>>();
+  const sets = new Map<string, string>();
+  let server: RunningServer | undefined;
+  let shop: Awaited<ReturnType<typeof startApi>> | undefined;
+  let unreachable: string | undefined;
+  const envOf = (kind: string, version: string) => `${kind}-${version.replace(/\./g, '-')}`;
+
+  before(async () => {
+    const root = tempDir('runset-frameworks-py-pm-');
+    let modules: string[];
+    try {
+      modules = await Promise.all(NEWMAN_VERSIONS.map((version) => frameworkModules('newman', version)));
+    } catch (error) {
+      if (!(error instanceof RegistryUnreachable)) throw error;
+      unreachable = error.message;
+      return;
+    }
+    shop = await startApi();
+    const entries: string[] = [];
+    for (const { kind, version } of runs) {
+      const env = envOf(kind, version);
+      const dir = path.join(root, env);
+      if (kind === 'pytest') {
+        writePytestSuite(dir, env);
+        direct.set(env, await runPytestDirectly(dir));
+        entries.push(`  - { name: "${env}", type: pytest, dir: "${env}", python: "${PYTHON}", retries: 1, environments: ["${env}"] }`);
+      } else {
+        const installed = modules[NEWMAN_VERSIONS.indexOf(version as (typeof NEWMAN_VERSIONS)[number])] as string;
+        writeNewmanSuite(dir, env, installed);
+        direct.set(env, await runNewmanDirectly(dir, installed, shop.url));
+        entries.push(`  - { name: "${env}", type: newman, dir: "${env}", collection: "${COLLECTION_FILE}", environments: ["${env}"] }`);
+      }
+    }
+    const configPath = path.join(root, 'runset.config.yaml');
+    const environments = runs.map(({ kind, version }) => `  ${envOf(kind, version)}: { variables: { BASE_URL: "${shop!.url}" } }`);
+    writeFileSync(configPath, `environments:\n${environments.join('\n')}\ntests:\n${entries.join('\n')}\n`);
+    const started = await startRunset({ configPath, args: ['--workers', '2'] });
+    server = started;
+    for (const { kind, version } of runs) {
+      const created = await api(started, 'POST', '/v0/test-run-sets', { body: { env: envOf(kind, version) } });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      sets.set(envOf(kind, version), created.body.testRunSetId as string);
+    }
+  });
+  after(async () => {
+    await server?.stop();
+    await new Promise((resolve) => (shop ? shop.server.close(resolve) : resolve(undefined)));
+  });
+
+  test('pytest (Debian python3-pytest)', async (t) => {
+    if ('missing' in pytest) return t.skip(pytest.missing);
+    if (unreachable !== undefined) return t.skip(unreachable);
+    const env = envOf('pytest', pytest.version);
+    const members = await finishedMembers(server!, sets.get(env)!, direct.get(env)!, 8, { SUCCESS: 7, FAIL: 1 });
+    const file = `test_${env.replace(/\W/g, '_')}.py`;
+    const named = (name: string) => members.find((m) => m.name === name)!;
+    const roles = pytestNames(file);
+    assert.equal(named(roles.retried).attempts, 2, 'its rerun is counted (pytest-rerunfailures, read by runset\'s plugin)');
+    assert.equal(named(roles.retried).flaky, true, 'a pass after a failed attempt is flaky');
+    assert.equal(named(roles.passes).attempts, 1);
+    assert.equal(named(roles.fails).attempts, 2, '--reruns 1 reruns the failure too');
+    assert.equal(named(`${file}::test_param[a b]`).status, 'SUCCESS', 'a parametrized case is its own member, named by node id');
+  });
+
+  for (const version of NEWMAN_VERSIONS) {
+    test(`newman ${version}`, async (t) => {
+      if (unreachable !== undefined) return t.skip(unreachable);
+      const env = envOf('newman', version);
+      const members = await finishedMembers(server!, sets.get(env)!, direct.get(env)!, 5, { SUCCESS: 3, FAIL: 2 });
+      const roles = newmanNames(env);
+      assert.match(members.find((m) => m.name === roles.fails)!.error ?? '', /status is 200: AssertionError: expected response to have status code 200 but got 500/);
+      for (const m of members.filter((m) => !m.skipped)) assert.equal(m.attempts, 1, `${m.name}: Newman has no retries`);
+    });
+  }
+});
+
+/** The set's members once it is done, checked against the direct run: `cases` of them, with these counts. */
+async function finishedMembers(server: RunningServer, set: string, expected: Map<string, DirectCase>, cases: number, counts: { SUCCESS: number; FAIL: number }): Promise<Member[]> {
+  assert.equal(expected.size, cases, `the direct run reports the suite's ${cases} cases: ${[...expected.keys()].join(', ')}`);
+  const done = await waitForSet(server, set, 120_000);
+  const members = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${set}/test-runs`)).body.testRuns;
+  assertSameCases(members, expected);
+  assert.equal(done.status, 'FAIL');
+  assert.deepEqual(done.progress.counts, { WAITING: 0, RUNNING: 0, ...counts });
+  return members;
+}

@@ -10,18 +10,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet } from '../helpers/server.js';
+import { junitCommandEntry, REPORT } from './junit-fixtures.js';
 
 after(() => assertNoLeakedServers());
 
-const REPORT = `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites>
-  <testsuite name="api" tests="3" failures="1" skipped="1">
-    <testcase classname="api.Users" name="creates a user" time="0.012"/>
-    <testcase classname="api.Users" name="rejects a duplicate" time="0.4"><failure message="expected 409, got 200 for token {{TOKEN}}">AssertionError: expected 409
-    at users.test.js:12</failure></testcase>
-    <testcase classname="api.Users" name="is pending" time="0"><skipped/></testcase>
-  </testsuite>
-</testsuites>`;
 
 interface Member {
   name: string;
@@ -36,13 +28,12 @@ test('a junit: command keeps one member, its exit code decides, and its report\'
   const stale = path.join(dir, 'stale', 'reports', 'old.xml');
   writeFileSync(stale, REPORT);
   utimesSync(stale, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
-  const write = `const fs = require('node:fs'); fs.mkdirSync('reports', { recursive: true }); fs.writeFileSync('reports/junit.xml', ${JSON.stringify(REPORT)}.replace('{{TOKEN}}', process.env.TOKEN)); process.exit(1);`;
   const server = await startRunset({
     config: [
       'environments:',
       '  e2e: { variables: { TOKEN: "${env:JUNIT_TEST_TOKEN}" } }',
       'tests:',
-      `  - { name: api, type: command, run: [${JSON.stringify(process.execPath)}, -e, ${JSON.stringify(write)}], cwd: ${JSON.stringify(dir)}, junit: "reports/*.xml" }`,
+      junitCommandEntry('api', dir),
       `  - { name: stale, type: command, run: [${JSON.stringify(process.execPath)}, -e, "0"], cwd: ${JSON.stringify(path.join(dir, 'stale'))}, junit: reports/old.xml }`,
       '',
     ].join('\n'),

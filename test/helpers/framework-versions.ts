@@ -23,6 +23,9 @@ export const FRAMEWORK_VERSIONS = Object.freeze({
   cucumber: ['11.3.0', '12.9.0'],
 } as const);
 
+/** Newman (Postman collections): the last 5.x and the newest 6.x. pytest is Debian's python3-pytest, not from npm. */
+export const NEWMAN_VERSIONS = Object.freeze(['5.3.2', '6.2.2'] as const);
+
 export const FRAMEWORK_CACHE = path.join(REPO_ROOT, 'node_modules', '.cache', 'runset-frameworks');
 
 const UNREACHABLE = /E(NOTFOUND|AI_AGAIN|CONNREFUSED|CONNRESET|TIMEDOUT|NETUNREACH)|network/;

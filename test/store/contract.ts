@@ -17,6 +17,7 @@ import { runWatchContract } from './watch-contract.js';
 import { runKeysContract } from './keys-contract.js';
 import { runWebhookContract } from './webhook-contract.js';
 import { runHistoryContract } from './history-contract.js';
+import { runHistoryCasesContract } from './history-cases-contract.js';
 import { runQueueStatsContract } from './queue-stats-contract.js';
 import { runStatusPropertyContract } from './status-property-contract.js';
 import { runSuitesContract } from './suites-contract.js';
@@ -34,7 +35,7 @@ const bad = { status: 'FAIL' as const, attempts: 2, error: 'exited with code 1',
 
 export function runStoreContract(name: string, makeStore: StoreFactory): void {
   const parts = [runIdempotencyContract, runBrowseContract, runBatchContract, runFanoutContract, runCancelContract, runWatchContract, runKeysContract];
-  for (const part of [...parts, runWebhookContract, runHistoryContract, runQueueStatsContract, runSuitesContract, runQuarantineContract]) part(name, makeStore, newSet);
+  for (const part of [...parts, runWebhookContract, runHistoryContract, runHistoryCasesContract, runQueueStatsContract, runSuitesContract, runQuarantineContract]) part(name, makeStore, newSet);
   for (const part of [runQueueContract, runDeadlineContract, runSupersedeContract]) part(name, makeStore, newSet);
   runStatusPropertyContract(name, makeStore);
   describe(`Store contract: ${name}`, () => {

@@ -66,6 +66,28 @@ export function runWebhookContract(name: string, makeStore: () => Promise<Store>
       assert.ok(deliveries.every((d) => d.setId === set.id && d.nextAttemptAt !== null && d.deliveredAt === null));
     });
 
+    test("an event carries its set's commit label (what code hosts report on), null without one", async () => {
+      const labelled = { ...newSet(1), labels: { commit: 'a1b2c3d', branch: 'main' } };
+      const plain = newSet(1);
+      await store.sets.create(labelled);
+      await store.sets.create(plain);
+      await store.sets.cancel(labelled.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      await store.sets.cancel(plain.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
+      const seen: SetEvent[] = [];
+      await store.webhooks.fanOut(router(seen, {}), 10);
+      assert.deepEqual(seen.map((e) => [e.setId, e.commit]), [[labelled.id, 'a1b2c3d'], [plain.id, null]]);
+    });
+
+    test("a set's Playwright cases by member id: the file and line a failure is annotated at", async () => {
+      const set = newSet(2);
+      const pw = { ...set.runs[0]!, spec: { type: 'playwright' as const, name: 'shop.spec.ts › pays', tags: [], dir: '/s', config: '/s/playwright.config.ts', timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false,
+        case: { entry: 'ui', project: '', browser: 'chromium', file: 'shop.spec.ts', line: 7, titles: ['pays'] } } };
+      await store.sets.create({ ...set, runs: [pw, set.runs[1]!] });
+      const cases = await store.sets.playwrightCases(set.id);
+      assert.deepEqual([...cases], [[pw.id, pw.spec.case]]);
+      assert.deepEqual([...(await store.sets.playwrightCases('no-such-set'))], []);
+    });
+
     test('a cancelled set ends with its event, and an event no webhook wants is dropped', async () => {
       const set = newSet(3);
       await store.sets.create(set);

@@ -29,7 +29,7 @@ const suite: SuiteConfig = {
     ['empty', { name: 'empty', variables: {}, maxFailures: null, maxConcurrentSets: null, setTimeoutSeconds: 3600, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }],
   ]),
   tests: [cmd('everywhere'), cmd('staging only', ['staging']), cmd('preview only', ['preview'])],
-  webhooks: [],
+  webhooks: [], codeHosts: { github: null, gitlab: null },
 };
 
 function codeOf(fn: () => unknown): string {

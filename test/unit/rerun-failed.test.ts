@@ -15,7 +15,7 @@ const suite = (names: string[]): SuiteConfig => ({
   dir: '/x',
   environments: new Map([['staging', { name: 'staging', variables: {}, maxFailures: null, maxConcurrentSets: null, setTimeoutSeconds: 3600, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} }]]),
   tests: names.map(cmd),
-  webhooks: [],
+  webhooks: [], codeHosts: { github: null, gitlab: null },
 });
 const earlier = { id: 'set-1', env: 'staging', overrides: {}, labels: { pipeline: 'p' } };
 

@@ -116,7 +116,7 @@ test('describeSelection shortens long lists', () => {
 
 test('planning records the selection and plans only what it keeps; run again keeps it', () => {
   const environment: EnvironmentConfig = { name: 'staging', variables: {}, maxFailures: null, maxConcurrentSets: null, setTimeoutSeconds: 3600, failOnFlaky: false, allowPrivateTargets: false, allowSuiteUploads: false, overrideRules: {} };
-  const suite: SuiteConfig = { file: '/x/runset.config.yaml', dir: '/x', environments: new Map([['staging', environment]]), tests, webhooks: [] };
+  const suite: SuiteConfig = { file: '/x/runset.config.yaml', dir: '/x', environments: new Map([['staging', environment]]), tests, webhooks: [], codeHosts: { github: null, gitlab: null } };
   const opts = { secretKey: randomBytes(32), keyId: null };
   const set = planTestRunSet(suite, { env: 'staging', select: { tags: ['smoke'] } }, opts);
   assert.deepEqual(set.select, { tags: ['smoke'] });

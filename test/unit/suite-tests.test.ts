@@ -29,11 +29,12 @@ function configError(run: () => unknown): ConfigError {
   throw new Error('expected a ConfigError');
 }
 
-test("the file's environments and webhooks are ignored and said to be; the server's are used", () => {
-  const text = 'environments:\n  mine: { variables: {} }\nwebhooks: []\ntests:\n  - { name: a, type: http, request: { url: "{{BASE_URL}}/" }, environments: [preview] }\n';
+test("the file's environments, webhooks and code hosts are ignored and said to be; the server's are used", () => {
+  const text = 'environments:\n  mine: { variables: {} }\nwebhooks: []\ngithub: { repository: a/b }\ntests:\n  - { name: a, type: http, request: { url: "{{BASE_URL}}/" }, environments: [preview] }\n';
   const config = parseSuiteTests(text, AT_ROOT, SERVER.environments, []);
 
-  assert.deepEqual(config.ignored, ['environments', 'webhooks']);
+  assert.deepEqual(config.ignored, ['environments', 'webhooks', 'github']);
+  assert.deepEqual(config.codeHosts, { github: null, gitlab: null });
   assert.deepEqual([...config.environments.keys()], ['preview', 'staging']);
   assert.deepEqual(config.webhooks, []);
   assert.deepEqual(config.tests.map((t) => t.name), ['a']);

@@ -173,7 +173,7 @@ describe('webhooks in runset.config.yaml', () => {
 
 describe('which events a webhook takes (webhookWants)', () => {
   const hook = (when: WebhookWhen, more: Partial<Pick<WebhookConfig, 'events' | 'environments'>> = {}) => ({ events: ['set.finished'] as const, environments: null, when, ...more });
-  const end = (status: string, previousStatus: string | null, env = 'staging'): SetEvent => ({ id: 1, setId: 's', env, event: 'set.finished', status, previousStatus });
+  const end = (status: string, previousStatus: string | null, env = 'staging'): SetEvent => ({ id: 1, setId: 's', env, event: 'set.finished', status, previousStatus, commit: null });
 
   test('always: every end; failure: only FAIL (a passing set is skipped); change: a result unlike the previous, or the first', () => {
     const table: Array<[WebhookWhen, string, string | null, boolean]> = [

@@ -9,6 +9,12 @@
  * `<skipped/>`: they passed by runset's states, but nothing of them ran.
  * Members still unfinished at a timeout are errors, not skips, so the report
  * never looks greener than the exit code.
+ *
+ * A member whose result has cases (a command's `junit:` report) also gets a
+ * `<testsuite>` of its own, named after it, with each case a `<testcase>`
+ * (failed cases a `<failure>` with their message, skipped ones `<skipped/>`):
+ * the member's testcase stays the command's verdict, the suite says what its
+ * report held. The root's totals count every suite's testcases.
  */
 import { create } from 'xmlbuilder2';
 import { isFlaky, isQuarantined, isSkipped, type TestRun } from '../types.js';
@@ -50,6 +56,44 @@ function addMember(suite: XMLBuilder, run: TestRun, input: ReportInput): void {
   }
 }
 
+type CaseOf = NonNullable<TestRun['cases']>[number];
+
+function caseCounts(cases: readonly CaseOf[]): { tests: number; failures: number; skipped: number; ms: number } {
+  return {
+    tests: cases.length,
+    failures: cases.filter((c) => c.status === 'failed').length,
+    skipped: cases.filter((c) => c.status === 'skipped').length,
+    ms: cases.reduce((sum, c) => sum + c.durationMs, 0),
+  };
+}
+
+/** The root's totals: the set's suite and every member's suite of cases. */
+function withCaseTotals(totals: Record<'tests' | 'failures' | 'errors' | 'skipped' | 'time', string>, withCases: readonly TestRun[]): Record<string, string> {
+  const sum = { tests: Number(totals.tests), failures: Number(totals.failures), skipped: Number(totals.skipped) };
+  for (const run of withCases) {
+    const c = caseCounts(run.cases ?? []);
+    sum.tests += c.tests;
+    sum.failures += c.failures;
+    sum.skipped += c.skipped;
+  }
+  return { ...totals, tests: String(sum.tests), failures: String(sum.failures), skipped: String(sum.skipped) };
+}
+
+/** A member's cases as a suite of their own (see the file's comment). */
+function addCases(root: XMLBuilder, run: TestRun, input: ReportInput, timestamp: string): void {
+  const cases = run.cases ?? [];
+  const c = caseCounts(cases);
+  const suite = root.ele('testsuite', {
+    name: cleanText(run.name), tests: String(c.tests), failures: String(c.failures), errors: '0', skipped: String(c.skipped), time: seconds(c.ms), timestamp,
+  });
+  suite.ele('properties').ele('property', { name: 'runset.testRunId', value: run.id });
+  for (const kase of cases) {
+    const testcase = suite.ele('testcase', { name: cleanText(kase.name), classname: `runset.${input.env}.${cleanText(run.name)}`, time: seconds(kase.durationMs) });
+    if (kase.status === 'failed') testcase.ele('failure', { message: oneLine(kase.error ?? 'failed'), type: 'FAIL' }).txt(cleanText(kase.error ?? 'failed'));
+    else if (kase.status === 'skipped') testcase.ele('skipped');
+  }
+}
+
 /** Where the server does not list members: the set itself is the one testcase. */
 function addWholeSet(suite: XMLBuilder, input: ReportInput): void {
   const counts = countsOf(input);
@@ -73,8 +117,9 @@ export function buildJunit(input: ReportInput): string {
   const timestamp = input.status?.startedAt ?? input.status?.createdAt ?? new Date().toISOString();
   const totals = { tests: String(tests), failures: String(failures), errors: String(errors), skipped: String(skipped), time };
 
+  const withCases = (members ?? []).filter((run) => (run.cases ?? []).length > 0);
   const doc = create({ version: '1.0', encoding: 'UTF-8' });
-  const root = doc.ele('testsuites', { name: 'runset', ...totals });
+  const root = doc.ele('testsuites', { name: 'runset', ...(withCases.length === 0 ? totals : withCaseTotals(totals, withCases)) });
   const suite = root.ele('testsuite', { name: `runset ${input.env}`, ...totals, timestamp, id: input.setId });
   const properties = suite.ele('properties');
   properties.ele('property', { name: 'runset.testRunSetId', value: input.setId });
@@ -87,5 +132,6 @@ export function buildJunit(input: ReportInput): string {
   }
   if (members) for (const run of members) addMember(suite, run, input);
   else addWholeSet(suite, input);
+  for (const run of withCases) addCases(root, run, input, timestamp);
   return doc.end({ prettyPrint: true });
 }

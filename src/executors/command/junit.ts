@@ -62,23 +62,51 @@ interface XmlElement {
   getElementsByTagName(name: string): ArrayLike<XmlElement>;
 }
 
+/** One `<testcase>` as written, for readers that name cases their own way (pytest's, src/executors/frameworks/pytest.ts). */
+export interface JunitTestcase {
+  name: string;
+  classname: string | null;
+  status: ResultCase['status'];
+  durationMs: number;
+  /** The first lines of its failure or error; null when none. */
+  error: string | null;
+  /** Its failure or error in full (message and text). */
+  failureText: string;
+  /** Its `<properties><property name value>`. */
+  properties: Map<string, string>;
+}
+
 /** Every `<testcase>` of a JUnit XML text, in document order. */
 export function parseJunit(xml: string): ResultCase[] {
+  return readJunitTestcases(xml).map((c) => ({ name: c.classname ? `${c.classname} › ${c.name}` : c.name, status: c.status, durationMs: c.durationMs, error: c.error }));
+}
+
+/** Every `<testcase>` of a JUnit XML text with its properties, in document order; throws when it is not JUnit XML. */
+export function readJunitTestcases(xml: string): JunitTestcase[] {
   const doc = create(xml);
   const root = doc.root().node as unknown as XmlElement;
   if (root.nodeName !== 'testsuites' && root.nodeName !== 'testsuite') throw new Error(`its root element is <${root.nodeName}>, not <testsuites> or <testsuite>`);
-  return Array.from(root.getElementsByTagName('testcase')).map((testcase): ResultCase => {
-    const name = testcase.getAttribute('name') ?? '(unnamed)';
-    const classname = testcase.getAttribute('classname');
+  return Array.from(root.getElementsByTagName('testcase')).map((testcase): JunitTestcase => {
     const children = Array.from(testcase.children);
     const failure = children.find((c) => c.nodeName === 'failure' || c.nodeName === 'error');
     const skipped = children.some((c) => c.nodeName === 'skipped');
     const seconds = Number(testcase.getAttribute('time') ?? '0');
+    const properties = new Map<string, string>();
+    for (const holder of children.filter((c) => c.nodeName === 'properties')) {
+      for (const p of Array.from(holder.children)) {
+        const name = p.nodeName === 'property' ? p.getAttribute('name') : null;
+        if (name !== null) properties.set(name, p.getAttribute('value') ?? p.textContent ?? '');
+      }
+    }
+    const message = failure?.getAttribute('message') ?? '';
     return {
-      name: classname ? `${classname} › ${name}` : name,
+      name: testcase.getAttribute('name') ?? '(unnamed)',
+      classname: testcase.getAttribute('classname') || null,
       status: failure ? 'failed' : skipped ? 'skipped' : 'passed',
       durationMs: Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : 0,
-      error: failure ? firstLines(failure.getAttribute('message') || failure.textContent || failure.nodeName) : null,
+      error: failure ? firstLines(message || failure.textContent || failure.nodeName) : null,
+      failureText: failure ? [message, failure.textContent ?? ''].filter((t) => t.trim() !== '').join('\n\n') : '',
+      properties,
     };
   });
 }

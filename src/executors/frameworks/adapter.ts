@@ -3,8 +3,9 @@
  * same way for every framework: how to ask it for its cases, how to ask it to
  * run some of them in one process, and how to read its machine-readable report
  * (never its human output). Each framework is one adapter (./vitest.ts,
- * ./jest.ts, ./mocha.ts, ./cucumber.ts); listing (./listing.ts) and the executor (./index.ts) are shared.
+ * ./jest.ts, ./mocha.ts, ./cucumber.ts, ./pytest.ts, ./newman.ts); listing (./listing.ts) and the executor (./index.ts) are shared.
  */
+import type { TProperties } from 'typebox';
 import type { FrameworkCase, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
 import type { LiveReporting } from './live-events.js';
 
@@ -34,10 +35,20 @@ export interface FrameworkReport {
   fileErrors: Map<string, string>;
 }
 
+/** Which copy of a framework runs a suite (./locate.ts finds it). */
+export interface FrameworkInstall {
+  cli: string;
+  version: string;
+  /** A program run with the adapter's arguments as they are, instead of Node running `cli` (pytest: the Python interpreter). */
+  program?: string;
+}
+
 /** Where a share's process writes its report, and how many workers it may use. */
 export interface RunPlan {
   report: string;
   workers: number;
+  /** The set's variables, for a framework that takes them as arguments or a file rather than from its environment (Newman). */
+  variables?: Readonly<Record<string, string>>;
 }
 
 export interface FrameworkAdapter {
@@ -65,6 +76,21 @@ export interface FrameworkAdapter {
    * members move when the share's process ends.
    */
   liveReporter?(version: string, plan: RunPlan): LiveReporting | undefined;
+
+  // What a framework that is not an npm package's Node program, or that lists without a run, says instead (all optional).
+
+  /** Config keys of its own beyond dir, args and workers (pytest's `python`), checked by its entry's schema. */
+  readonly properties?: TProperties;
+  /** Where people set retries when `retriesFlag` is false, for the config error. */
+  readonly retriesHint?: string;
+  /** Finds the program itself instead of node_modules/<packageName> (pytest: a Python interpreter); throws saying what was tried. */
+  locate?(spec: FrameworkTestSpec): FrameworkInstall;
+  /** Reads the listing's report when it differs from a run's. */
+  readListing?(text: string, dir: string): FrameworkReport;
+  /** Lists the cases without a framework process (Newman: from the collection file). */
+  list?(spec: FrameworkTestSpec, install: FrameworkInstall): Promise<ReportedCase[]>;
+  /** A case's member name when the framework names cases otherwise than `file › describe › title` (pytest: its node id). */
+  caseName?(c: { file: string; titles: readonly string[] }): string;
 }
 
 /** The key a case is matched by between the listing, the members and a report. */

@@ -56,12 +56,12 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   if (cases.some((c) => c === undefined)) return failAll(specs, ctx, `not a listed ${adapter.title} case (the config entry was never listed)`);
   let install: FrameworkInstall;
   try {
-    install = locateFramework(adapter, first.dir);
+    install = locateFramework(adapter, first);
   } catch (error) {
     return failAll(specs, ctx, (error as Error).message);
   }
   const report = path.join(ctx.workDir, 'report.json');
-  const plan: RunPlan = { report, workers: Math.max(1, ctx.parallelism) };
+  const plan: RunPlan = { report, workers: Math.max(1, ctx.parallelism), variables: ctx.variables };
   const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], plan);
   const env = testEnvironment(ctx.variables, policy);
   const live = startLive(specs, ctx, adapter, install, plan);
@@ -73,7 +73,7 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   const deadlineMs = START_MS + specs.reduce((sum, s) => sum + s.timeoutSeconds * 1000 * (s.retries + 1), 0);
   let exit: FrameworkExit;
   try {
-    exit = await runFramework(install.cli, args, { cwd: first.dir, env, runAs: policy.runAs, signal: ctx.signal, deadlineMs });
+    exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, signal: ctx.signal, deadlineMs });
   } finally {
     live?.events.close(); // every event written before the exit is handed on first
   }

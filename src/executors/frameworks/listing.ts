@@ -21,18 +21,19 @@ export const LIST_TIMEOUT_MS = 120_000;
 
 export async function listFrameworkEntry(spec: FrameworkTestSpec): Promise<ReportedCase[]> {
   const adapter = FRAMEWORK_ADAPTERS[spec.type];
-  const install = locateFramework(adapter, spec.dir);
+  const install = locateFramework(adapter, spec);
+  if (adapter.list) return adapter.list(spec, install);
   const dir = await mkdtemp(path.join(tmpdir(), 'runset-list-'));
   try {
     const report = path.join(dir, 'report.json');
-    const exit = await runFramework(install.cli, adapter.listArgs(spec, report), { cwd: spec.dir, env: testEnvironment({}), deadlineMs: LIST_TIMEOUT_MS });
+    const exit = await runFramework(install, adapter.listArgs(spec, report), { cwd: spec.dir, env: testEnvironment({}), deadlineMs: LIST_TIMEOUT_MS });
     const said = errorSummary(exit.log);
     const text = await readFile(report, 'utf8').catch(() => undefined);
     if (text === undefined) {
       const why = exit.stopped ? `was stopped after ${LIST_TIMEOUT_MS / 1000}s` : `exited with code ${exit.code ?? exit.signal} without writing its report`;
       throw new Error(`${adapter.title} ${install.version} ${why}${said ? `: ${said}` : ''}`);
     }
-    const { cases, fileErrors } = adapter.read(text, spec.dir);
+    const { cases, fileErrors } = (adapter.readListing ?? adapter.read)(text, spec.dir);
     const [broken] = fileErrors;
     if (broken) throw new Error(`${broken[0]}: ${errorSummary(broken[1], false) || said}`);
     return cases;

@@ -5,14 +5,17 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FrameworkAdapter } from './adapter.js';
+import type { FrameworkTestSpec } from '../../core/types.js';
+import type { FrameworkAdapter, FrameworkInstall } from './adapter.js';
 
-export interface FrameworkInstall {
-  cli: string;
-  version: string;
+export type { FrameworkInstall } from './adapter.js';
+
+/** The framework that runs `spec`: the adapter's own way to find it, else the suite's npm package. */
+export function locateFramework(adapter: FrameworkAdapter, spec: FrameworkTestSpec): FrameworkInstall {
+  return adapter.locate ? adapter.locate(spec) : locatePackage(adapter, spec.dir);
 }
 
-export function locateFramework(adapter: FrameworkAdapter, dir: string): FrameworkInstall {
+function locatePackage(adapter: FrameworkAdapter, dir: string): FrameworkInstall {
   for (let at = path.resolve(dir); ; at = path.dirname(at)) {
     const manifest = path.join(at, 'node_modules', adapter.packageName, 'package.json');
     if (existsSync(manifest)) {

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { killMarked, killTree } from '../process-tree.js';
 import { spawnAs, type RunAsUser } from '../run-as.js';
 import { TailBuffer } from '../tail-buffer.js';
+import type { FrameworkInstall } from './locate.js';
 
 const MARK_ENV = 'RUNSET_FRAMEWORK_MARK';
 
@@ -31,10 +32,10 @@ export interface FrameworkProcessOptions {
   deadlineMs: number;
 }
 
-export function runFramework(cli: string, args: readonly string[], opts: FrameworkProcessOptions): Promise<FrameworkExit> {
+export function runFramework(install: FrameworkInstall, args: readonly string[], opts: FrameworkProcessOptions): Promise<FrameworkExit> {
   const log = new TailBuffer();
   const mark = randomUUID();
-  const start = spawnAs(opts.runAs, process.execPath, [cli, ...args]);
+  const start = install.program === undefined ? spawnAs(opts.runAs, process.execPath, [install.cli, ...args]) : spawnAs(opts.runAs, install.program, [...args]);
   return new Promise((resolve) => {
     let stopped: FrameworkExit['stopped'];
     const child = spawn(start.file, start.args, {

@@ -3,6 +3,8 @@ import type { FrameworkName } from '../../core/types.js';
 import type { FrameworkAdapter } from './adapter.js';
 import { cucumberAdapter } from './cucumber.js';
 import { jestAdapter } from './jest.js';
+import { newmanAdapter } from './newman.js';
+import { pytestAdapter } from './pytest.js';
 import { mochaAdapter } from './mocha.js';
 import { vitestAdapter } from './vitest.js';
 
@@ -11,4 +13,6 @@ export const FRAMEWORK_ADAPTERS: { readonly [F in FrameworkName]: FrameworkAdapt
   jest: jestAdapter,
   mocha: mochaAdapter,
   cucumber: cucumberAdapter,
+  pytest: pytestAdapter,
+  newman: newmanAdapter,
 });

@@ -15,16 +15,23 @@ import type pg from 'pg';
 import * as history from '../history.js';
 import type { HistoryPage, HistoryRow, ListTestsQuery, TestHistoryStore, TestRunsQuery, TestsPage, TestWindow, WindowRow } from '../history.js';
 import { withClient } from './connection.js';
+import { CASE_TEST_TYPE } from '../../core/result-cases.js';
 import type { Names } from './statements.js';
 
 const { toWindowRun, toHistoryRun } = history.historyMappers<Date>((value) => value.toISOString());
 
 const ENDED_IN_ENV = 'r.env = $1 AND r.ended_at IS NOT NULL';
 
-/** The next name after `after` (SQL) among the environment's ended members. */
+/**
+ * The next name after `after` (SQL) among the environment's ended members and
+ * the cases their results add to history (src/core/result-cases.ts); LEAST
+ * skips a side that has none.
+ */
 function nextName(n: Names, after: string | null): string {
-  const past = after === null ? '' : `AND r.name COLLATE "C" > ${after}`;
-  return `(SELECT min(r.name COLLATE "C") FROM ${n.runs} r WHERE ${ENDED_IN_ENV} ${past})`;
+  const past = (col: string) => (after === null ? '' : `AND ${col} COLLATE "C" > ${after}`);
+  return `LEAST(
+    (SELECT min(r.name COLLATE "C") FROM ${n.runs} r WHERE ${ENDED_IN_ENV} ${past('r.name')}),
+    (SELECT min(c.name COLLATE "C") FROM ${n.cases} c WHERE c.env = $1 ${past('c.name')}))`;
 }
 
 /** A tests page (exported, as historySql, so that bench:history shows the plan of exactly what runs). */
@@ -45,23 +52,41 @@ export function testsPageSql(n: Names, fromCursor: boolean): string {
       -- (a subquery in CASE runs only when its branch is taken, where a join
       -- looked up every row). The commit is one primary-key read per run, where
       -- a join chose to hash every set.
-      CASE WHEN x.status = 'FAIL' THEN (SELECT e.error FROM ${n.runs} e WHERE e.id = x.id) END AS error,
+      CASE WHEN x.status <> 'FAIL' THEN NULL WHEN x.from_case THEN x.case_error
+        ELSE (SELECT e.error FROM ${n.runs} e WHERE e.id = x.id) END AS error,
       (SELECT s.labels->>'commit' FROM ${n.sets} s WHERE s.id = x.set_id) AS "commit"
     FROM page p CROSS JOIN LATERAL (
-      SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at
-      FROM ${n.runs} r
-      WHERE ${ENDED_IN_ENV} AND r.name COLLATE "C" = p.name
-      ORDER BY r.ended_at DESC, r.id DESC LIMIT $4
+      SELECT * FROM ((
+        SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at, false AS from_case, NULL::text AS case_error
+        FROM ${n.runs} r
+        WHERE ${ENDED_IN_ENV} AND r.name COLLATE "C" = p.name
+        ORDER BY r.ended_at DESC, r.id DESC LIMIT $4
+      ) UNION ALL (
+        -- The runs cases of members' results add (src/core/result-cases.ts): one attempt each, their error at hand.
+        SELECT c.run_id, c.set_id, '${CASE_TEST_TYPE}', c.status, 1, c.duration_ms, c.ended_at, true, c.error
+        FROM ${n.cases} c
+        WHERE c.env = $1 AND c.name COLLATE "C" = p.name
+        ORDER BY c.ended_at DESC, c.run_id DESC LIMIT $4
+      )) u ORDER BY u.ended_at DESC, u.id DESC LIMIT $4
     ) x
     ORDER BY p.name, x.ended_at DESC, x.id DESC`;
 }
 
+/** One test's runs: as members, and as cases of members' results (src/core/result-cases.ts), merged newest first. */
 export function historySql(n: Names, fromCursor: boolean): string {
   return `
-    SELECT r.id, r.set_id, s.labels, r.status, r.attempts, r.duration_ms, r.started_at, r.ended_at, r.error
-    FROM ${n.runs} r JOIN ${n.sets} s ON s.id = r.set_id
-    WHERE ${ENDED_IN_ENV} AND r.name COLLATE "C" = $2 ${fromCursor ? 'AND (r.ended_at, r.id) < ($4::timestamptz, $5)' : ''}
-    ORDER BY r.ended_at DESC, r.id DESC LIMIT $3`;
+    SELECT u.*, s.labels FROM ((
+      SELECT r.id, r.set_id, r.status, r.attempts, r.duration_ms, r.started_at, r.ended_at, r.error
+      FROM ${n.runs} r
+      WHERE ${ENDED_IN_ENV} AND r.name COLLATE "C" = $2 ${fromCursor ? 'AND (r.ended_at, r.id) < ($4::timestamptz, $5)' : ''}
+      ORDER BY r.ended_at DESC, r.id DESC LIMIT $3
+    ) UNION ALL (
+      SELECT c.run_id, c.set_id, c.status, 1, c.duration_ms, r.started_at, c.ended_at, c.error
+      FROM ${n.cases} c JOIN ${n.runs} r ON r.id = c.run_id
+      WHERE c.env = $1 AND c.name COLLATE "C" = $2 ${fromCursor ? 'AND (c.ended_at, c.run_id) < ($4::timestamptz, $5)' : ''}
+      ORDER BY c.ended_at DESC, c.run_id DESC LIMIT $3
+    )) u JOIN ${n.sets} s ON s.id = u.set_id
+    ORDER BY u.ended_at DESC, u.id DESC LIMIT $3`;
 }
 
 export class PostgresHistory implements TestHistoryStore {

@@ -134,4 +134,25 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       ALTER TABLE ${s}.test_runs ADD COLUMN result_cases jsonb;
     `,
   },
+  {
+    version: 25,
+    name: 'result cases in history',
+    sql: (s: string) => `
+      -- Each case of a member's result that ran (src/core/result-cases.ts: not the skipped ones) is a
+      -- run of its own test in history, named "<member> › <case>", written with the member's outcome.
+      CREATE TABLE ${s}.test_run_cases (
+        run_id text NOT NULL REFERENCES ${s}.test_runs(id) ON DELETE CASCADE,
+        position integer NOT NULL,
+        env text NOT NULL,
+        name text NOT NULL,
+        set_id text NOT NULL,
+        status text NOT NULL CHECK (status IN ('SUCCESS', 'FAIL')),
+        duration_ms integer,
+        error text,
+        ended_at timestamptz NOT NULL,
+        PRIMARY KEY (run_id, position)
+      );
+      CREATE INDEX test_run_cases_history ON ${s}.test_run_cases (env, name COLLATE "C", ended_at, run_id);
+    `,
+  },
 ];

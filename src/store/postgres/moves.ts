@@ -17,6 +17,7 @@
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import { casesOf, skippedOf, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type NextClaim } from '../claims.js';
 import { toClaimed as claimedFrom } from '../rows.js';
+import { caseTestNameSql, historyCases } from '../../core/result-cases.js';
 import type { Queryable } from './connection.js';
 import { carryToSets, FAILS_NOTHING, failsSetSql } from './set-moves.js';
 import { queuedSetsSql } from '../queue.js';
@@ -118,8 +119,8 @@ export async function heartbeat(q: Queryable, n: Names, lease: LeaseRef, leaseMs
 
 /**
  * The CTEs `held` and `finished` (and `kept` when the outcome has artifacts):
- * end the member leased by ($1, $2, $3) with the outcome in $4–$10, recording its
- * artifacts ($11–$15) with it. Nothing matches when the lease is not ours. A
+ * end the member leased by ($1, $2, $3) with the outcome in $4–$10 and its cases in
+ * history ($11–$15), recording its artifacts ($16–$20) with it. Nothing matches when the lease is not ours. A
  * reserved member (still WAITING) never began, so it may only end FAIL: a
  * SUCCESS for it is refused, and the whole statement rolls back.
  */
@@ -135,16 +136,28 @@ function finishCtes(n: Names, withArtifacts: boolean): string {
           attempts = $5, error = $6, output = $7, duration_ms = $8, skipped = $9, result_cases = $10::jsonb,
           ended_at = ${NOW}, worker_id = NULL, lease_expires_at = NULL
         FROM held WHERE r.id = held.id
-        RETURNING r.id, r.set_id, held.status AS previous, r.status AS next, ${failsSetSql('outcome', 'r', 'r.status', 'r.attempts')} AS fails
+        RETURNING r.id, r.set_id, r.env, r.name, r.ended_at, held.status AS previous, r.status AS next, ${failsSetSql('outcome', 'r', 'r.status', 'r.attempts')} AS fails
+      ), cased AS (
+        -- The cases of its result that history counts (src/core/result-cases.ts), as runs of their own tests.
+        INSERT INTO ${n.cases} (run_id, position, env, name, set_id, status, duration_ms, error, ended_at)
+        SELECT f.id, u.position, f.env, ${caseTestNameSql('f.name', 'u.name')}, f.set_id, u.status, u.duration_ms, u.error, f.ended_at
+        FROM finished AS f, unnest($11::integer[], $12::text[], $13::text[], $14::integer[], $15::text[]) AS u(position, name, status, duration_ms, error)
+        RETURNING run_id
       )`;
   if (!withArtifacts) return held;
   return `${held}, kept AS (
         INSERT INTO ${n.artifacts} (id, run_id, set_id, name, content_type, size, location, created_at)
         SELECT u.id, f.id, f.set_id, u.name, u.content_type, u.size, u.location, ${NOW}
         FROM finished AS f,
-          unnest($11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[]) AS u(id, name, content_type, size, location)
+          unnest($16::text[], $17::text[], $18::text[], $19::bigint[], $20::text[]) AS u(id, name, content_type, size, location)
         RETURNING id
       )`;
+}
+
+/** $11–$15: the cases history counts, a column each. */
+function caseColumns(outcome: RunOutcome): unknown[] {
+  const cases = historyCases(outcome.cases);
+  return [cases.map((c) => c.position), cases.map((c) => c.name), cases.map((c) => c.result), cases.map((c) => c.durationMs), cases.map((c) => c.error)];
 }
 
 /** The finish's parameters; the statement (and its prepared name) differs with and without artifacts. */
@@ -153,6 +166,7 @@ function finishParams(lease: LeaseRef, outcome: RunOutcome): { values: unknown[]
   const values: unknown[] = [
     lease.runId, lease.workerId, lease.claim,
     outcome.status, outcome.attempts, outcome.error, outcome.output, Math.round(outcome.durationMs), skippedOf(outcome), casesOf(outcome),
+    ...caseColumns(outcome),
   ];
   if (artifacts.length === 0) return { values, withArtifacts: false, suffix: '' };
   values.push(

@@ -4,12 +4,12 @@
  * (./set-listing.ts), and cancelled (./cancel.ts). The rules of ./statements.ts hold.
  */
 import type pg from 'pg';
-import type { NewTestRunSet, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../../core/types.js';
+import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, TestSpec, VariableValue } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
 import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
 import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
-import { rowMappers } from '../rows.js';
+import { playwrightCasesOf, rowMappers } from '../rows.js';
 import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
 import { withClient, withTransaction, type Queryable } from './connection.js';
 import * as cancels from './cancel.js';
@@ -72,6 +72,15 @@ export class PostgresSets implements SetsStore {
 
   async overrides(id: string): Promise<Record<string, VariableValue> | undefined> {
     return (await withClient(this.pool, (q) => setColumn(q, this.n, id, 'overrides'))) as Record<string, VariableValue> | undefined;
+  }
+
+  async playwrightCases(setId: string): Promise<Map<string, PlaywrightCase>> {
+    const { rows } = await this.pool.query<{ id: string; spec: TestSpec }>({
+      name: 'runset.playwrightCases',
+      text: `SELECT id, spec FROM ${this.n.runs} WHERE set_id = $1 AND type = 'playwright' ORDER BY position`,
+      values: [setId],
+    });
+    return playwrightCasesOf(rows);
   }
 
   async labels(id: string): Promise<Record<string, string> | undefined> {

@@ -20,6 +20,8 @@ import { quoteIdent, type Queryable } from './connection.js';
 export interface Names {
   sets: string;
   runs: string;
+  /** The runs result cases add to history (migration 25). */
+  cases: string;
   keys: string;
   idempotency: string;
   sessions: string;
@@ -50,6 +52,7 @@ export function namesOf(schema: string): Names {
   return {
     sets: `${s}.test_run_sets`,
     runs: `${s}.test_runs`,
+    cases: `${s}.test_run_cases`,
     keys: `${s}.api_keys`,
     idempotency: `${s}.idempotency_keys`,
     sessions: `${s}.sessions`,

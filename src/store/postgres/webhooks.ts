@@ -28,7 +28,7 @@ export class PostgresWebhooks implements WebhookOutbox {
       const { rows: events } = await tx.query<SetEvent & { id: string }>({
         name: 'runset.takeSetEvents',
         text: `
-          SELECT e.id, e.set_id AS "setId", s.env, e.event, s.status,
+          SELECT e.id, e.set_id AS "setId", s.env, e.event, s.status, s.labels->>'commit' AS "commit",
             (SELECT p.status FROM ${n.sets} AS p
              WHERE p.env = s.env AND p.status IN ('SUCCESS', 'FAIL') AND (p.created_at, p.id) < (s.created_at, s.id)
              ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS "previousStatus"

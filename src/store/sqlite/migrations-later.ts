@@ -87,4 +87,25 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       ALTER TABLE test_runs ADD COLUMN result_cases TEXT;
     `,
   },
+  {
+    version: 24,
+    name: 'result cases in history',
+    sql: `
+      -- Each case of a member's result that ran (src/core/result-cases.ts: not the skipped ones) is a
+      -- run of its own test in history, named "<member> › <case>", written with the member's outcome.
+      CREATE TABLE test_run_cases (
+        run_id TEXT NOT NULL REFERENCES test_runs(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        env TEXT NOT NULL,
+        name TEXT NOT NULL,
+        set_id TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('SUCCESS', 'FAIL')),
+        duration_ms INTEGER,
+        error TEXT,
+        ended_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, position)
+      );
+      CREATE INDEX test_run_cases_history ON test_run_cases (env, name, ended_at, run_id);
+    `,
+  },
 ];

@@ -18,6 +18,7 @@ import { failsSet, reapedTo, type MemberRules } from '../../core/moves.js';
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import { casesOf, skippedOf, WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type ReapResult } from '../claims.js';
 import { toClaimed } from '../rows.js';
+import { caseTestNameSql, historyCases } from '../../core/result-cases.js';
 import type { SqliteArtifacts } from './artifacts.js';
 import type { MoveCounts } from './set-moves.js';
 import { FENCED, now } from './statements.js';
@@ -55,7 +56,7 @@ interface SetOfClaim {
 
 type Statement =
   | 'waitingRuns' | 'waitingRunsSkipping' | 'batchRuns' | 'claimRun' | 'reserveRun' | 'setOfClaim' | 'startRun'
-  | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'holdsOutcome' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun';
+  | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'insertCase' | 'holdsOutcome' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun';
 
 export class SqliteMoves {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -103,6 +104,10 @@ export class SqliteMoves {
         UPDATE test_runs SET status = @status, attempts = @attempts, error = @error, output = @output,
           duration_ms = @duration_ms, skipped = @skipped, result_cases = @result_cases, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
         WHERE ${FENCED}`),
+      // The cases of its result that history counts (src/core/result-cases.ts), as runs of their own tests.
+      insertCase: db.prepare(`
+        INSERT INTO test_run_cases (run_id, position, env, name, set_id, status, duration_ms, error, ended_at)
+        SELECT id, @position, env, ${caseTestNameSql('name', '@name')}, set_id, @status, @duration_ms, @error, ended_at FROM test_runs WHERE id = @id`),
       // A finish retried after its first answer was lost: did that one write this outcome under this claim?
       // (A member the reaper failed under the same claim holds the reaper's outcome, not ours.)
       holdsOutcome: db.prepare(`
@@ -207,6 +212,9 @@ export class SqliteMoves {
     if (!held) return this.sql.holdsOutcome.get({ id: lease.runId, claims: lease.claim, ...written }) !== undefined;
     // Read under the same fence inside this write transaction: the update matches.
     this.sql.finishRun.run({ ...fence, ...written, output: outcome.output, skipped: skippedOf(outcome) ? 1 : 0, result_cases: casesOf(outcome), at });
+    for (const c of historyCases(outcome.cases)) {
+      this.sql.insertCase.run({ id: lease.runId, position: c.position, name: c.name, status: c.result, duration_ms: c.durationMs, error: c.error });
+    }
     this.moveSet(held.set_id, held.status, outcome.status, at, failsSet(rulesOf(held), outcome.status, outcome.attempts, 'outcome'));
     this.artifacts.insert(lease.runId, held.set_id, outcome.artifacts ?? [], at);
     return true;

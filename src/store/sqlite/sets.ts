@@ -6,12 +6,12 @@
  */
 import type { EventEmitter } from 'node:events';
 import type Database from 'better-sqlite3';
-import type { NewTestRunSet, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../../core/types.js';
+import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, TestSpec, VariableValue } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
 import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
 import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
-import { rowMappers } from '../rows.js';
+import { playwrightCasesOf, rowMappers } from '../rows.js';
 import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
 import { SqliteCancels } from './cancel.js';
 import { SET_CANCELLED } from './claims.js';
@@ -24,7 +24,7 @@ import { SET_COLUMNS, type RunRow, type SetRow } from './statements.js';
 /** SQLite returns timestamps as the ISO strings they were written as. */
 const { toSet, toRun } = rowMappers<string>((value) => value);
 
-type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders' | 'overdue' | 'olderInGroup';
+type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'cases' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders' | 'overdue' | 'olderInGroup';
 
 export class SqliteSets implements SetsStore {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -52,6 +52,7 @@ export class SqliteSets implements SetsStore {
         SELECT id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, expected_ms, skipped, quarantined, result_cases
         FROM test_runs WHERE set_id = ? ORDER BY position`),
       overrides: db.prepare('SELECT overrides FROM test_run_sets WHERE id = ?'),
+      cases: db.prepare("SELECT id, spec FROM test_runs WHERE set_id = ? AND type = 'playwright' ORDER BY position"),
       labels: db.prepare('SELECT labels FROM test_run_sets WHERE id = ?'),
       suite: db.prepare('SELECT suite FROM test_run_sets WHERE id = ?'),
       selection: db.prepare('SELECT selection FROM test_run_sets WHERE id = ?'),
@@ -127,6 +128,10 @@ export class SqliteSets implements SetsStore {
       const row = this.sql.overrides.get(id) as { overrides: string } | undefined;
       return row ? (JSON.parse(row.overrides) as Record<string, VariableValue>) : undefined;
     });
+  }
+
+  playwrightCases(setId: string): Promise<Map<string, PlaywrightCase>> {
+    return settle(() => playwrightCasesOf((this.sql.cases.all(setId) as Array<{ id: string; spec: string }>).map((row) => ({ id: row.id, spec: JSON.parse(row.spec) as TestSpec }))));
   }
 
   labels(id: string): Promise<Record<string, string> | undefined> {

@@ -28,7 +28,7 @@ export class SqliteWebhooks implements WebhookOutbox {
     this.sql = {
       // previousStatus: the newest earlier set of the environment that ended (ties on created_at broken by id, as ids grow with time).
       events: db.prepare(`
-        SELECT e.id, e.set_id AS setId, s.env, e.event, s.status,
+        SELECT e.id, e.set_id AS setId, s.env, e.event, s.status, json_extract(s.labels, '$.commit') AS 'commit',
           (SELECT p.status FROM test_run_sets AS p
            WHERE p.env = s.env AND p.status IN ('SUCCESS', 'FAIL') AND (p.created_at < s.created_at OR (p.created_at = s.created_at AND p.id < s.id))
            ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS previousStatus

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, artifactUrl, setLoadError, type Artifact, type Member } from '../api.js';
 import { Alert, FlakyBadge, formatBytes, formatDuration, isFinal, QuarantinedBadge, shortId, SkippedBadge, StatusBadge, Time } from '../components.js';
 import { usePoll } from '../live.js';
+import { CasesTable } from '../cases.js';
 
 export function MemberPage({ setId, runId }: { setId: string; runId: string }) {
   const [member, setMember] = useState<Member | undefined>(undefined);
@@ -30,12 +31,12 @@ export function MemberPage({ setId, runId }: { setId: string; runId: string }) {
       </p>
       <h1 tabIndex={-1}>{member?.name ?? 'Test run'}</h1>
       {error && <Alert>{error}</Alert>}
-      {member && <MemberBody member={member} />}
+      {member && <MemberBody setId={setId} member={member} />}
     </>
   );
 }
 
-function MemberBody({ member }: { member: Member }) {
+function MemberBody({ setId, member }: { setId: string; member: Member }) {
   const artifacts = member.artifacts;
   const images = artifacts.filter((a) => a.contentType.startsWith('image/'));
   const files = artifacts.filter((a) => !a.contentType.startsWith('image/'));
@@ -87,6 +88,7 @@ function MemberBody({ member }: { member: Member }) {
         </>
       )}
       {files.length > 0 && <Files files={files} />}
+      {member.cases.length > 0 && <CasesTable setId={setId} memberName={member.name} cases={member.cases} />}
       <h2>Output</h2>
       {member.output ? (
         <pre class="output" tabIndex={0} aria-label="Output of the test">
