@@ -1,5 +1,5 @@
 /**
- * Vitest and Jest members move live, one by one, while their share's framework
+ * Vitest, Jest, Mocha and Cucumber members move live, one by one, while their share's framework
  * process still runs. Each suite (every version of the matrix) has one file of
  * two cases: `first` ends at once; `second` waits until a file named in its
  * environment exists. This test creates that file only after it has seen,
@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
 import { FRAMEWORK_VERSIONS, frameworkModules, RegistryUnreachable } from '../helpers/framework-versions.js';
-import type { FrameworkKind } from './framework-fixtures.js';
+import { frameworkPackage, type FrameworkKind } from './framework-fixtures.js';
 import { FRAMEWORK_ADAPTERS } from '../../src/executors/frameworks/registry.js';
 import type { FrameworkName } from '../../src/core/types.js';
 
@@ -52,6 +52,53 @@ test('second', async () => {
 }, 600000);
 `;
 
+const MOCHA = `const { appendFileSync, existsSync } = require('node:fs');
+it('first', function () {
+  ${NOTE('first')}
+});
+it('second', async function () {
+  this.timeout(600000);
+  ${NOTE('second')}
+  ${WAIT}
+});
+`;
+
+/** Cucumber: the two cases are two scenarios of one feature (members named `file › Feature › Scenario`). */
+const CUCUMBER_FEATURE = `Feature: live
+
+  Scenario: first
+    Given the first step
+
+  Scenario: second
+    Given the step that waits
+`;
+
+const CUCUMBER_STEPS = `const { Given, setDefaultTimeout } = require('@cucumber/cucumber');
+const { appendFileSync, existsSync } = require('node:fs');
+setDefaultTimeout(600000);
+Given('the first step', function () {
+  ${NOTE('first')}
+});
+Given('the step that waits', async function () {
+  ${NOTE('second')}
+  ${WAIT}
+});
+`;
+
+/** Writes one suite of the two cases for `kind`; the prefix of its members' names. */
+function writeLiveSuite(dir: string, kind: FrameworkKind, env: string): string {
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: env, private: true, ...(kind === 'vitest' ? { type: 'module' } : {}) }));
+  if (kind === 'cucumber') {
+    mkdirSync(path.join(dir, 'features', 'support'), { recursive: true });
+    writeFileSync(path.join(dir, 'features', 'live.feature'), CUCUMBER_FEATURE);
+    writeFileSync(path.join(dir, 'features', 'support', 'steps.js'), CUCUMBER_STEPS);
+    return 'features/live.feature › live';
+  }
+  if (kind === 'mocha') writeFileSync(path.join(dir, '.mocharc.json'), JSON.stringify({ spec: ['live.test.js'] }));
+  writeFileSync(path.join(dir, 'live.test.js'), kind === 'vitest' ? VITEST : kind === 'jest' ? JEST : MOCHA);
+  return 'live.test.js';
+}
+
 /** How long to look for the handshake before giving up (a bound on a wait, never an assertion on time). */
 const HANDSHAKE_LIMIT_MS = 120_000;
 
@@ -63,14 +110,14 @@ const matrix = Object.entries(FRAMEWORK_VERSIONS)
   .flatMap(([kind, versions]) => versions.map((version) => ({ kind: kind as FrameworkKind, version })));
 
 describe('framework members move live', () => {
-  const envs = new Map<string, { set: string; go: string; marks: string }>();
+  const envs = new Map<string, { set: string; go: string; marks: string; prefix: string }>();
   let server: RunningServer | undefined;
   let unreachable: string | undefined;
 
   before(async () => {
     let installed: string[];
     try {
-      installed = await Promise.all(matrix.map(({ kind, version }) => frameworkModules(kind, version)));
+      installed = await Promise.all(matrix.map(({ kind, version }) => frameworkModules(frameworkPackage(kind), version)));
     } catch (error) {
       if (!(error instanceof RegistryUnreachable)) throw error;
       unreachable = error.message;
@@ -84,11 +131,10 @@ describe('framework members move live', () => {
       const dir = path.join(root, env);
       mkdirSync(dir, { recursive: true });
       symlinkSync(installed[i] as string, path.join(dir, 'node_modules'), 'dir');
-      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: env, private: true, ...(kind === 'vitest' ? { type: 'module' } : {}) }));
-      writeFileSync(path.join(dir, 'live.test.js'), kind === 'vitest' ? VITEST : JEST);
+      const prefix = writeLiveSuite(dir, kind, env);
       const go = path.join(root, `go-${env}`);
       const marks = path.join(root, `marks-${env}`);
-      envs.set(env, { set: '', go, marks });
+      envs.set(env, { set: '', go, marks, prefix });
       environments.push(`  ${env}: { variables: { GO_FILE: "${go}", MARKS: "${marks}" } }`);
       entries.push(`  - { name: "${env}", type: ${kind}, dir: "${env}", workers: 1, environments: ["${env}"] }`);
     }
@@ -113,9 +159,9 @@ describe('framework members move live', () => {
     test(`${kind} ${version}: the first case is SUCCESS while the second still RUNNING in the same process`, async (t) => {
       if (unreachable !== undefined) return t.skip(unreachable);
       const env = `${kind}-${version.replace(/\./g, '-')}`;
-      const { set, go, marks } = envs.get(env)!;
+      const { set, go, marks, prefix } = envs.get(env)!;
       const members = async () => (await api<{ testRuns: Member[] }>(server!, 'GET', `/v0/test-run-sets/${set}/test-runs`)).body.testRuns;
-      const statusOf = (list: Member[], title: string) => list.find((m) => m.name === `live.test.js › ${title}`)?.status;
+      const statusOf = (list: Member[], title: string) => list.find((m) => m.name === `${prefix} › ${title}`)?.status;
       let seen: Member[] = [];
       const until = Date.now() + HANDSHAKE_LIMIT_MS;
       while (!(statusOf(seen, 'first') === 'SUCCESS' && statusOf(seen, 'second') === 'RUNNING')) {

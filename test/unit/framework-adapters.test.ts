@@ -1,7 +1,8 @@
 /**
  * The Mocha and Cucumber adapters' exact command lines for a share (which
  * cases, by what pattern), what their readers say of a report they cannot
- * read, and the one worker their entries take unless they set `workers:`.
+ * read, the one worker their entries take unless they set `workers:`, and
+ * when they report live.
  * Their listing and runs on the real frameworks are proven in
  * test/e2e/frameworks.test.ts and test/e2e/framework-failures.test.ts.
  */
@@ -69,4 +70,13 @@ test('a Mocha or Cucumber entry takes one framework worker unless it sets worker
     [['m', 'mocha', 1], ['c', 'cucumber', 1], ['w', 'mocha', 4], ['v', 'vitest', undefined]],
   );
   assert.equal(tests[1]?.retriesOverride, true, "Cucumber takes runset's retries (--retry)");
+});
+
+test('Mocha reports live in a serial run only (parallel mode hands reporters a file when it has finished); Cucumber in both', () => {
+  assert.deepEqual(mochaAdapter.liveReporter?.('12.0.3', { report: '/tmp/r.json', workers: 1 }), { args: [], caseStarts: true }, 'its own reporter, already on the command line');
+  assert.equal(mochaAdapter.liveReporter?.('12.0.3', { report: '/tmp/r.json', workers: 4 }), undefined);
+  const cucumber = cucumberAdapter.liveReporter?.('11.3.0', { report: '/tmp/r.ndjson', workers: 4 });
+  assert.equal(cucumber?.caseStarts, true);
+  assert.deepEqual(cucumber?.args[0], '--format');
+  assert.match(cucumber?.args[1] ?? '', /^"\/.+\/cucumber-reporter\.js":"\/dev\/null"$/, 'runset\'s formatter, both parts quoted, writing nowhere');
 });

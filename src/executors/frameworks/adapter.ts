@@ -72,9 +72,10 @@ export interface FrameworkAdapter {
   /**
    * Optional: how `version` of the framework reports cases as they begin and
    * end (./live.ts), its events' results being fragments `read` reads; without
-   * it (or undefined for a version), members move when the share's process ends.
+   * it (or undefined for a version, or for a run `plan` it cannot follow),
+   * members move when the share's process ends.
    */
-  liveReporter?(version: string): LiveReporting | undefined;
+  liveReporter?(version: string, plan: RunPlan): LiveReporting | undefined;
 
   // What a framework that is not an npm package's Node program, or that lists without a run, says instead (all optional).
 

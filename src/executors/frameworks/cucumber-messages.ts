@@ -24,9 +24,9 @@ export const EXAMPLE_LABEL = /^#\d+\.\d+(?:: ([\s\S]*))?$/;
 
 const SEVERITY = ['UNKNOWN', 'PASSED', 'SKIPPED', 'PENDING', 'UNDEFINED', 'AMBIGUOUS', 'FAILED'];
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
-interface Node {
+export interface Node {
   titles: string[];
   line: number;
 }
@@ -44,9 +44,9 @@ interface Attempt {
   steps: StepResult[];
 }
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
-const list = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : []);
+export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+export const list = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : []);
 
 function millis(timestamp: unknown): number {
   if (!isObject(timestamp)) return 0;
@@ -57,9 +57,14 @@ function lineOf(node: Json): number {
   return isObject(node.location) && typeof node.location.line === 'number' ? node.location.line : 0;
 }
 
+/** The stream's text, or (a live fragment, ./cucumber-reporter.ts) a JSON list of its envelopes. */
 export function readCucumberMessages(text: string): FrameworkReport {
   const envelopes: Json[] = [];
-  for (const [i, line] of text.split('\n').entries()) {
+  if (text.startsWith('[')) {
+    const parsed = JSON.parse(text) as unknown;
+    if (!Array.isArray(parsed) || !parsed.every(isObject)) throw new Error('the list of envelopes holds something else');
+    envelopes.push(...parsed);
+  } else for (const [i, line] of text.split('\n').entries()) {
     if (line.trim() === '') continue;
     let envelope: unknown;
     try {
@@ -118,7 +123,7 @@ export function readCucumberMessages(text: string): FrameworkReport {
 }
 
 /** Every scenario and outline row of one document by its id (the names and lines Cucumber gives them), and each step's keyword. */
-function indexDocument(doc: Json, nodes: Map<string, Node>, keywords: Map<string, string>): void {
+export function indexDocument(doc: Json, nodes: Map<string, Node>, keywords: Map<string, string>): void {
   const feature = isObject(doc.feature) ? doc.feature : undefined;
   if (!feature) return;
   const walk = (children: Json[], above: string[]) => {
@@ -140,25 +145,16 @@ function indexDocument(doc: Json, nodes: Map<string, Node>, keywords: Map<string
 }
 
 function caseOf(pickle: Json, testCase: Json, finished: Attempt[], nodes: Map<string, Node>, keywords: Map<string, string>): ReportedCase | undefined {
-  const ids = Array.isArray(pickle.astNodeIds) ? pickle.astNodeIds.map(String) : [];
-  const scenario = nodes.get(ids[0] ?? '');
-  const row = ids.length > 1 ? nodes.get(ids[ids.length - 1] ?? '') : undefined;
-  const name = str(pickle.name);
-  let titles: string[];
-  if (row) {
-    const label = row.titles[row.titles.length - 1] as string;
-    const outline = row.titles[row.titles.length - 3];
-    titles = [...row.titles.slice(0, -1), outline === name ? label : `${label}: ${name}`];
-  } else titles = scenario ? [...scenario.titles.slice(0, -1), scenario.titles[scenario.titles.length - 1] || name] : [name];
+  const { titles, line } = placeOf(pickle, nodes);
   const reported: ReportedCase = {
     file: str(pickle.uri),
-    titles: titles.filter((t) => t !== ''),
+    titles,
     status: 'passed',
     durationMs: Math.round(finished.reduce((sum, a) => sum + Math.max(0, (a.finishedMs ?? a.startedMs) - a.startedMs), 0)),
     attempts: finished.length,
     error: null,
     output: '',
-    line: (row ?? scenario)?.line ?? 0,
+    line,
   };
   const tags = list(pickle.tags).map((t) => str(t.name).replace(/^@/, '')).filter((t) => t !== '');
   if (tags.length > 0) reported.tags = tags;
@@ -173,6 +169,21 @@ function caseOf(pickle: Json, testCase: Json, finished: Attempt[], nodes: Map<st
   if (worst === 'PASSED') return reported;
   const said = failureOf(last, steps)?.message ?? `${worst.toLowerCase()} (the report gives no message)`;
   return { ...reported, status: 'failed', error: errorSummary(said, false) || said };
+}
+
+/** A pickle's titles (its scenario's, or its example row's) and line, from its document's nodes. */
+export function placeOf(pickle: Json, nodes: Map<string, Node>): { titles: string[]; line: number } {
+  const ids = Array.isArray(pickle.astNodeIds) ? pickle.astNodeIds.map(String) : [];
+  const scenario = nodes.get(ids[0] ?? '');
+  const row = ids.length > 1 ? nodes.get(ids[ids.length - 1] ?? '') : undefined;
+  const name = str(pickle.name);
+  let titles: string[];
+  if (row) {
+    const label = row.titles[row.titles.length - 1] as string;
+    const outline = row.titles[row.titles.length - 3];
+    titles = [...row.titles.slice(0, -1), outline === name ? label : `${label}: ${name}`];
+  } else titles = scenario ? [...scenario.titles.slice(0, -1), scenario.titles[scenario.titles.length - 1] || name] : [name];
+  return { titles: titles.filter((t) => t !== ''), line: (row ?? scenario)?.line ?? 0 };
 }
 
 /** Each test step of the case: its keyword and text as the scenario reads (an outline row's values in), or '' for a hook. */

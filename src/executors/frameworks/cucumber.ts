@@ -9,11 +9,17 @@
  * Retries are Cucumber's `--retry`; Cucumber runs one scenario after another
  * unless told otherwise, so an entry takes one worker by default; more
  * (`workers:`) run it with `--parallel`. Cucumber has no step timeout on its
- * command line (setDefaultTimeout in the suite sets it).
+ * command line (setDefaultTimeout in the suite sets it). Scenarios begin
+ * and end live, in parallel mode too, through runset's formatter
+ * (./cucumber-reporter.ts).
  */
+import { devNull } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { FrameworkCase, FrameworkTestSpec } from '../../core/types.js';
 import { escapeRegExp, type FrameworkAdapter } from './adapter.js';
 import { EXAMPLE_LABEL, readCucumberMessages } from './cucumber-messages.js';
+
+const FORMATTER = fileURLToPath(new URL('./cucumber-reporter.js', import.meta.url));
 
 function common(spec: FrameworkTestSpec, report: string): string[] {
   const args = [...spec.args, '--format', `message:${report}`];
@@ -34,6 +40,9 @@ export const cucumberAdapter = Object.freeze<FrameworkAdapter>({
     return [...common(spec, plan.report), ...parallel, '--name', namePattern(cases), ...scenarioPaths(cases)];
   },
   read: readCucumberMessages,
+  // A formatter class (Cucumber 11 and 12 construct one with the run's envelope stream), both parts quoted as Cucumber
+  // asks of a path with colons; its output (none) goes to the null device, leaving the terminal's formatter as it was.
+  liveReporter: () => ({ args: ['--format', `"${FORMATTER}":"${devNull}"`], caseStarts: true }),
 });
 
 /** `file:line:line…` per feature file: exactly the cases' scenarios and example rows. */

@@ -18,7 +18,7 @@ import { errorSummary } from '../playwright/error-text.js';
 import { EventLog } from '../event-log.js';
 import { REPORTER_FILE_ENV } from '../playwright/reporter.js';
 import { handOver } from '../run-as.js';
-import { caseKey, type FrameworkAdapter, type FrameworkReport } from './adapter.js';
+import { caseKey, type FrameworkAdapter, type FrameworkReport, type RunPlan } from './adapter.js';
 import type { LiveEvent } from './live-events.js';
 import { LiveTracker, resultOf } from './live.js';
 import { locateFramework, type FrameworkInstall } from './locate.js';
@@ -61,9 +61,10 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
     return failAll(specs, ctx, (error as Error).message);
   }
   const report = path.join(ctx.workDir, 'report.json');
-  const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], { report, workers: Math.max(1, ctx.parallelism), variables: ctx.variables });
+  const plan: RunPlan = { report, workers: Math.max(1, ctx.parallelism), variables: ctx.variables };
+  const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], plan);
   const env = testEnvironment(ctx.variables, policy);
-  const live = startLive(specs, ctx, adapter, install);
+  const live = startLive(specs, ctx, adapter, install, plan);
   if (live) {
     args.push(...live.args);
     env[REPORTER_FILE_ENV] = live.events.file;
@@ -88,8 +89,8 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
 }
 
 /** The live channel of this share, when its adapter has one for this version: its reporter's arguments, the followed event file. */
-function startLive(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, install: FrameworkInstall) {
-  const reporting = adapter.liveReporter?.(install.version);
+function startLive(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, install: FrameworkInstall, plan: RunPlan) {
+  const reporting = adapter.liveReporter?.(install.version, plan);
   if (!reporting) return undefined;
   const first = specs[0] as FrameworkTestSpec;
   const tracker = new LiveTracker(specs, adapter, first.dir, reporting.caseStarts, ctx);

@@ -1,7 +1,7 @@
 /**
  * The live channel between runset's reporter inside a framework process
- * (./vitest-reporter.ts, ./jest-reporter.ts, writing through ./live-writer.ts)
- * and the executor following it (./live.ts): one JSON line per event.
+ * (./vitest-reporter.ts, ./jest-reporter.ts, ./cucumber-reporter.ts, writing
+ * through ./live-writer.ts; ./mocha-reporter.cts) and the executor following it (./live.ts): one JSON line per event.
  */
 
 export type LiveEvent =

@@ -1,6 +1,7 @@
 /**
  * The writing end of the live channel, loaded inside a framework's process by
- * runset's reporters (./vitest-reporter.ts, ./jest-reporter.ts): one JSON line
+ * runset's reporters (./vitest-reporter.ts, ./jest-reporter.ts,
+ * ./cucumber-reporter.ts; ./mocha-reporter.cts, CommonJS, has its own): one JSON line
  * per event, appended synchronously to the file named in the environment, for
  * the reasons ../playwright/reporter.ts gives (every event arrives, in order,
  * even when the process exits right after). Node builtins only: it runs in

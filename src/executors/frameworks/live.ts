@@ -1,6 +1,7 @@
 /**
  * Members that move while their share's framework process runs: runset's
- * reporter inside that process (./vitest-reporter.ts, ./jest-reporter.ts)
+ * reporter inside that process (./vitest-reporter.ts, ./jest-reporter.ts,
+ * ./mocha-reporter.cts, ./cucumber-reporter.ts)
  * appends events to a file the executor follows (../event-log.ts, as for
  * Playwright), and this tracker turns them into each member's begin and end.
  * A case's end carries a fragment of the framework's own report (the entries

@@ -15,9 +15,19 @@
  * failure is written as its file's error, which the file's tests without a
  * result then carry).
  *
+ * Live (./live.ts): when the variable REPORTER_FILE_ENV names a file (the
+ * adapter's liveReporter, serial runs), each test's first attempt appends a
+ * `caseBegin` line to it and each recorded outcome a `results` line holding
+ * that one case in this report's own shape, so runset reads a live end with
+ * the reader of the report itself. Mocha records a test once, after its
+ * retries (`retry` events are kept, not recorded), so a live end is final.
+ *
  * A CommonJS module (.cts → .cjs): Mocha loads reporters with require().
  */
-import { writeFileSync } from 'node:fs';
+import { openSync, writeFileSync, writeSync } from 'node:fs';
+
+/** The live channel's file (../playwright/reporter.ts, ./live-writer.ts); named here too, since this file imports nothing of runset's. */
+const REPORTER_FILE_ENV = 'RUNSET_REPORTER_FILE';
 
 interface MochaRunnable {
   title: string;
@@ -38,6 +48,17 @@ interface MochaSuite {
 interface MochaRunner {
   on(event: string, listener: (runnable: MochaRunnable, error?: unknown) => void): void;
   once(event: string, listener: () => void): void;
+}
+
+/** Appends one JSON line per event, synchronously (every event arrives, in order, even when Mocha exits right after), as ./live-writer.ts does. */
+function liveSender(): ((event: unknown) => void) | undefined {
+  const file = process.env[REPORTER_FILE_ENV];
+  if (!file) return undefined;
+  const fd = openSync(file, 'a');
+  return (event) => {
+    const line = Buffer.from(JSON.stringify(event) + '\n');
+    for (let offset = 0; offset < line.length; ) offset += writeSync(fd, line, offset);
+  };
 }
 
 interface MochaCase {
@@ -75,20 +96,28 @@ function RunsetMochaReporter(runner: MochaRunner, options: { reporterOptions?: R
   const retried = new Map<string, string[]>();
   const recorded = new Set<string>();
   const keyOf = (test: MochaRunnable) => JSON.stringify([test.file ?? '', ...test.titlePath()]);
+  const live = liveSender();
   const record = (test: MochaRunnable, status: MochaCase['status'], error?: unknown, said = error === undefined ? undefined : messageOf(error)) => {
     recorded.add(keyOf(test));
     const errors = [...(retried.get(keyOf(test)) ?? [])];
     if (said !== undefined) errors.push(said);
     const retries = typeof test.currentRetry === 'function' ? test.currentRetry() : 0;
-    cases.push({
+    const c: MochaCase = {
       file: test.file ?? '',
       titles: test.titlePath(),
       status,
       durationMs: typeof test.duration === 'number' ? test.duration : 0,
       attempts: status === 'skipped' ? 0 : retries + 1,
       errors,
-    });
+    };
+    cases.push(c);
+    live?.({ type: 'results', report: { cases: [c], hookErrors: [] } });
   };
+  if (live) {
+    runner.on('test', (test) => {
+      if ((typeof test.currentRetry === 'function' ? test.currentRetry() : 0) === 0) live({ type: 'caseBegin', file: test.file ?? '', titles: test.titlePath() });
+    });
+  }
   runner.on('retry', (test, error) => retried.set(keyOf(test), [...(retried.get(keyOf(test)) ?? []), messageOf(error)]));
   runner.on('pass', (test) => record(test, 'passed'));
   runner.on('pending', (test) => record(test, 'skipped'));

@@ -7,7 +7,9 @@
  * `this.skip()`, a test without a body) are skipped; attempts are Mocha's
  * retries (`--retries`, `this.retries(n)`) plus one. Mocha runs one file
  * after another unless told otherwise, so an entry takes one worker by
- * default; more (`workers:`) run it with `--parallel --jobs`.
+ * default; more (`workers:`) run it with `--parallel --jobs`. A serial run
+ * reports live through the same reporter (its cases begin and end as Mocha
+ * runs them); a parallel one moves its members at the end.
  */
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -39,6 +41,9 @@ export const mochaAdapter = Object.freeze<FrameworkAdapter>({
     return [...common(spec, plan.report), ...parallel, '--grep', `^(?:${names.join('|')})$`, ...files];
   },
   read: readMochaReport,
+  // Its reporter (already on the command line) reports live when the live file is named. In parallel mode Mocha hands a
+  // file's events to reporters only once the file has finished in its worker, all at once: those members move at the end.
+  liveReporter: (_version, plan) => (plan.workers > 1 ? undefined : { args: [], caseStarts: true }),
 });
 
 interface MochaCase {
