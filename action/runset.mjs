@@ -624,8 +624,8 @@ var init_client = __esm({
         if (filter.env !== void 0) query.set("env", filter.env);
         for (const [key, value] of Object.entries(filter.labels ?? {})) query.append("label", `${key}:${value}`);
         if (filter.limit !== void 0) query.set("limit", String(filter.limit));
-        const path18 = `/v0/test-run-sets${query.size > 0 ? `?${query.toString()}` : ""}`;
-        return this.#call({ method: "GET", path: path18, signal: options.signal, read: readSetPage });
+        const path20 = `/v0/test-run-sets${query.size > 0 ? `?${query.toString()}` : ""}`;
+        return this.#call({ method: "GET", path: path20, signal: options.signal, read: readSetPage });
       }
       /** Seed 4.2. `status` may be a value this client does not know: treat it as "not finished". */
       getTestRunSet(id, options = {}) {
@@ -699,8 +699,8 @@ var init_client = __esm({
         const query = new URLSearchParams();
         if (options.commit !== void 0) query.set("commit", options.commit);
         if (options.name !== void 0) query.set("name", options.name);
-        const path18 = `${suitePath(id)}${query.size > 0 ? `?${query.toString()}` : ""}`;
-        const call = { method: "PUT", path: path18, raw: { bytes: archive, contentType: "application/gzip" }, signal: options.signal, read: readSuiteVersion };
+        const path20 = `${suitePath(id)}${query.size > 0 ? `?${query.toString()}` : ""}`;
+        const call = { method: "PUT", path: path20, raw: { bytes: archive, contentType: "application/gzip" }, signal: options.signal, read: readSuiteVersion };
         const request = `PUT ${suitePath(id)}`;
         const { response, text } = await this.#exchange(call, request, UPLOAD_EXTRA_MS);
         return { created: response.status === 201, version: this.#read(call, response, text, request) };
@@ -711,8 +711,8 @@ var init_client = __esm({
       }
       /** Extension: the quarantines in force, of one environment or of every one this key sees. */
       listQuarantine(env, options = {}) {
-        const path18 = env === void 0 ? "/v0/quarantine" : `/v0/quarantine?${new URLSearchParams({ env }).toString()}`;
-        return this.#call({ method: "GET", path: path18, signal: options.signal, read: readQuarantineList });
+        const path20 = env === void 0 ? "/v0/quarantine" : `/v0/quarantine?${new URLSearchParams({ env }).toString()}`;
+        return this.#call({ method: "GET", path: path20, signal: options.signal, read: readQuarantineList });
       }
       /** Extension: quarantines a test (or replaces its quarantine); `until` an ISO time, absent for the server's default. */
       async addQuarantine(entry, options = {}) {
@@ -12891,10 +12891,10 @@ var require_URLAlgorithm = __commonJS({
       return lowerStr === ".." || lowerStr === ".%2e" || lowerStr === "%2e." || lowerStr === "%2e%2e";
     }
     function shorten(url) {
-      const path18 = url.path;
-      if (path18.length === 0)
+      const path20 = url.path;
+      if (path20.length === 0)
         return;
-      if (url.scheme === "file" && path18.length === 1 && isNormalizedWindowsDriveLetter(path18[0]))
+      if (url.scheme === "file" && path20.length === 1 && isNormalizedWindowsDriveLetter(path20[0]))
         return;
       url.path.splice(url.path.length - 1, 1);
     }
@@ -16882,8 +16882,8 @@ var require_EventImpl = __commonJS({
       /** @inheritdoc */
       composedPath() {
         const composedPath = [];
-        const path18 = this._path;
-        if (path18.length === 0)
+        const path20 = this._path;
+        if (path20.length === 0)
           return composedPath;
         const currentTarget = this._currentTarget;
         if (currentTarget === null) {
@@ -16892,16 +16892,16 @@ var require_EventImpl = __commonJS({
         composedPath.push(currentTarget);
         let currentTargetIndex = 0;
         let currentTargetHiddenSubtreeLevel = 0;
-        let index3 = path18.length - 1;
+        let index3 = path20.length - 1;
         while (index3 >= 0) {
-          if (path18[index3].rootOfClosedTree) {
+          if (path20[index3].rootOfClosedTree) {
             currentTargetHiddenSubtreeLevel++;
           }
-          if (path18[index3].invocationTarget === currentTarget) {
+          if (path20[index3].invocationTarget === currentTarget) {
             currentTargetIndex = index3;
             break;
           }
-          if (path18[index3].slotInClosedTree) {
+          if (path20[index3].slotInClosedTree) {
             currentTargetHiddenSubtreeLevel--;
           }
           index3--;
@@ -16910,13 +16910,13 @@ var require_EventImpl = __commonJS({
         let maxHiddenLevel = currentTargetHiddenSubtreeLevel;
         index3 = currentTargetIndex - 1;
         while (index3 >= 0) {
-          if (path18[index3].rootOfClosedTree) {
+          if (path20[index3].rootOfClosedTree) {
             currentHiddenLevel++;
           }
           if (currentHiddenLevel <= maxHiddenLevel) {
-            composedPath.unshift(path18[index3].invocationTarget);
+            composedPath.unshift(path20[index3].invocationTarget);
           }
-          if (path18[index3].slotInClosedTree) {
+          if (path20[index3].slotInClosedTree) {
             currentHiddenLevel--;
             if (currentHiddenLevel < maxHiddenLevel) {
               maxHiddenLevel = currentHiddenLevel;
@@ -16927,14 +16927,14 @@ var require_EventImpl = __commonJS({
         currentHiddenLevel = currentTargetHiddenSubtreeLevel;
         maxHiddenLevel = currentTargetHiddenSubtreeLevel;
         index3 = currentTargetIndex + 1;
-        while (index3 < path18.length) {
-          if (path18[index3].slotInClosedTree) {
+        while (index3 < path20.length) {
+          if (path20[index3].slotInClosedTree) {
             currentHiddenLevel++;
           }
           if (currentHiddenLevel <= maxHiddenLevel) {
-            composedPath.push(path18[index3].invocationTarget);
+            composedPath.push(path20[index3].invocationTarget);
           }
-          if (path18[index3].rootOfClosedTree) {
+          if (path20[index3].rootOfClosedTree) {
             currentHiddenLevel--;
             if (currentHiddenLevel < maxHiddenLevel) {
               maxHiddenLevel = currentHiddenLevel;
@@ -17967,9 +17967,9 @@ var require_EventAlgorithm = __commonJS({
           slotInClosedTree = false;
         }
         let clearTargetsStruct = null;
-        const path18 = event._path;
-        for (let i = path18.length - 1; i >= 0; i--) {
-          const struct = path18[i];
+        const path20 = event._path;
+        for (let i = path20.length - 1; i >= 0; i--) {
+          const struct = path20[i];
           if (struct.shadowAdjustedTarget !== null) {
             clearTargetsStruct = struct;
             break;
@@ -17993,8 +17993,8 @@ var require_EventAlgorithm = __commonJS({
         if (activationTarget !== null && activationTarget._legacyPreActivationBehavior !== void 0) {
           activationTarget._legacyPreActivationBehavior(event);
         }
-        for (let i = path18.length - 1; i >= 0; i--) {
-          const struct = path18[i];
+        for (let i = path20.length - 1; i >= 0; i--) {
+          const struct = path20[i];
           if (struct.shadowAdjustedTarget !== null) {
             event._eventPhase = interfaces_1.EventPhase.AtTarget;
           } else {
@@ -18002,8 +18002,8 @@ var require_EventAlgorithm = __commonJS({
           }
           event_invoke(struct, event, "capturing", legacyOutputDidListenersThrowFlag);
         }
-        for (let i = 0; i < path18.length; i++) {
-          const struct = path18[i];
+        for (let i = 0; i < path20.length; i++) {
+          const struct = path20[i];
           if (struct.shadowAdjustedTarget !== null) {
             event._eventPhase = interfaces_1.EventPhase.AtTarget;
           } else {
@@ -18054,20 +18054,20 @@ var require_EventAlgorithm = __commonJS({
       });
     }
     function event_invoke(struct, event, phase, legacyOutputDidListenersThrowFlag = { value: false }) {
-      const path18 = event._path;
+      const path20 = event._path;
       let index3 = -1;
-      for (let i = 0; i < path18.length; i++) {
-        if (path18[i] === struct) {
+      for (let i = 0; i < path20.length; i++) {
+        if (path20[i] === struct) {
           index3 = i;
           break;
         }
       }
       if (index3 !== -1) {
-        let item = path18[index3];
+        let item = path20[index3];
         if (item.shadowAdjustedTarget !== null) {
           event._target = item.shadowAdjustedTarget;
         } else if (index3 > 0) {
-          item = path18[index3 - 1];
+          item = path20[index3 - 1];
           if (item.shadowAdjustedTarget !== null) {
             event._target = item.shadowAdjustedTarget;
           }
@@ -29641,9 +29641,9 @@ function caseCounts(cases) {
     ms: cases.reduce((sum, c) => sum + c.durationMs, 0)
   };
 }
-function withCaseTotals(totals, withCases) {
+function withCaseTotals(totals, withCases2) {
   const sum = { tests: Number(totals.tests), failures: Number(totals.failures), skipped: Number(totals.skipped) };
-  for (const run of withCases) {
+  for (const run of withCases2) {
     const c = caseCounts(run.cases ?? []);
     sum.tests += c.tests;
     sum.failures += c.failures;
@@ -29688,9 +29688,9 @@ function buildJunit(input) {
   const time = seconds(setDurationMs(input));
   const timestamp = input.status?.startedAt ?? input.status?.createdAt ?? (/* @__PURE__ */ new Date()).toISOString();
   const totals = { tests: String(tests2), failures: String(failures), errors: String(errors), skipped: String(skipped), time };
-  const withCases = (members ?? []).filter((run) => (run.cases ?? []).length > 0);
+  const withCases2 = (members ?? []).filter((run) => (run.cases ?? []).length > 0);
   const doc = (0, import_xmlbuilder2.create)({ version: "1.0", encoding: "UTF-8" });
-  const root = doc.ele("testsuites", { name: "runset", ...withCases.length === 0 ? totals : withCaseTotals(totals, withCases) });
+  const root = doc.ele("testsuites", { name: "runset", ...withCases2.length === 0 ? totals : withCaseTotals(totals, withCases2) });
   const suite = root.ele("testsuite", { name: `runset ${input.env}`, ...totals, timestamp, id: input.setId });
   const properties = suite.ele("properties");
   properties.ele("property", { name: "runset.testRunSetId", value: input.setId });
@@ -29703,7 +29703,7 @@ function buildJunit(input) {
   }
   if (members) for (const run of members) addMember(suite, run, input);
   else addWholeSet(suite, input);
-  for (const run of withCases) addCases(root, run, input, timestamp);
+  for (const run of withCases2) addCases(root, run, input, timestamp);
   return doc.end({ prettyPrint: true });
 }
 var import_xmlbuilder2;
@@ -31277,7 +31277,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports) {
     var EventEmitter = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
-    var path18 = __require("node:path");
+    var path20 = __require("node:path");
     var fs2 = __require("node:fs");
     var process2 = __require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -32290,9 +32290,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path18.resolve(baseDir, baseName);
+          const localBin = path20.resolve(baseDir, baseName);
           if (fs2.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path18.extname(baseName))) return void 0;
+          if (sourceExt.includes(path20.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs2.existsSync(`${localBin}${ext}`)
           );
@@ -32310,17 +32310,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path18.resolve(
-            path18.dirname(resolvedScriptPath),
+          executableDir = path20.resolve(
+            path20.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path18.basename(
+            const legacyName = path20.basename(
               this._scriptPath,
-              path18.extname(this._scriptPath)
+              path20.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -32331,7 +32331,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path18.extname(executableFile));
+        launchWithNode = sourceExt.includes(path20.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -33246,7 +33246,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path18.basename(filename, path18.extname(filename));
+        this._name = path20.basename(filename, path20.extname(filename));
         return this;
       }
       /**
@@ -33260,9 +33260,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path19) {
-        if (path19 === void 0) return this._executableDir;
-        this._executableDir = path19;
+      executableDir(path21) {
+        if (path21 === void 0) return this._executableDir;
+        this._executableDir = path21;
         return this;
       }
       /**
@@ -33637,35 +33637,6 @@ var init_client_command = __esm({
     init_trigger();
     init_trigger_context();
     init_version();
-  }
-});
-
-// src/executors/playwright/reporter.ts
-function stripAnsi(text) {
-  return text.replace(ANSI2, "");
-}
-var ANSI2;
-var init_reporter = __esm({
-  "src/executors/playwright/reporter.ts"() {
-    "use strict";
-    ANSI2 = /\u001b\[[0-9;]*[A-Za-z]/g;
-  }
-});
-
-// src/executors/playwright/error-text.ts
-function errorSummary(text, printed = true) {
-  const lines = stripAnsi(text).split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "" && !NOISE.test(line));
-  const start = printed ? lines.findIndex((line) => ERROR_START.test(line)) : 0;
-  return lines.slice(Math.max(0, start), Math.max(0, start) + SUMMARY_LINES).join("\n").trim();
-}
-var SUMMARY_LINES, NOISE, ERROR_START;
-var init_error_text = __esm({
-  "src/executors/playwright/error-text.ts"() {
-    "use strict";
-    init_reporter();
-    SUMMARY_LINES = 6;
-    NOISE = /^\s*(at\s|>?\s*\d+\s*\||\|\s*\^|\|\s*$)/;
-    ERROR_START = /(^|\s)(Error|error|Error:|TypeError|SyntaxError|ReferenceError|Cannot|cannot|Failed|failed|Timed out|timed out)\b/;
   }
 });
 
@@ -39763,23 +39734,23 @@ var init_parse4 = __esm({
 });
 
 // node_modules/typebox/build/value/delta/diff.mjs
-function CreateUpdate(path18, value) {
-  return { type: "update", path: path18, value };
+function CreateUpdate(path20, value) {
+  return { type: "update", path: path20, value };
 }
-function CreateInsert(path18, value) {
-  return { type: "insert", path: path18, value };
+function CreateInsert(path20, value) {
+  return { type: "insert", path: path20, value };
 }
-function CreateDelete(path18) {
-  return { type: "delete", path: path18 };
+function CreateDelete(path20) {
+  return { type: "delete", path: path20 };
 }
 function AssertCanDiffObject(value) {
   if (guard_exports.IsObject(value) && guard_exports.IsEqual(guard_exports.Symbols(value).length, 0))
     return;
   throw new Error("Cannot create diffs for objects with symbols keys");
 }
-function* FromObject16(path18, left, right) {
+function* FromObject16(path20, left, right) {
   if (!guard_exports.IsObject(right) || guard_exports.IsArray(right))
-    return yield CreateUpdate(path18, right);
+    return yield CreateUpdate(path20, right);
   AssertCanDiffObject(left);
   AssertCanDiffObject(right);
   const leftKeys = guard_exports.Keys(left);
@@ -39789,7 +39760,7 @@ function* FromObject16(path18, left, right) {
       continue;
     if (guard_exports.IsUnsafePropertyKey(key))
       continue;
-    yield CreateInsert(`${path18}/${key}`, right[key]);
+    yield CreateInsert(`${path20}/${key}`, right[key]);
   }
   for (const key of leftKeys) {
     if (!guard_exports.HasPropertyKey(right, key))
@@ -39798,52 +39769,52 @@ function* FromObject16(path18, left, right) {
       continue;
     if (Equal(left, right))
       continue;
-    yield* FromValue3(`${path18}/${key}`, left[key], right[key]);
+    yield* FromValue3(`${path20}/${key}`, left[key], right[key]);
   }
   for (const key of leftKeys) {
     if (guard_exports.HasPropertyKey(right, key))
       continue;
     if (guard_exports.IsUnsafePropertyKey(key))
       continue;
-    yield CreateDelete(`${path18}/${key}`);
+    yield CreateDelete(`${path20}/${key}`);
   }
 }
-function* FromArray12(path18, left, right) {
+function* FromArray12(path20, left, right) {
   if (!guard_exports.IsArray(right))
-    return yield CreateUpdate(path18, right);
+    return yield CreateUpdate(path20, right);
   for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    yield* FromValue3(`${path18}/${i}`, left[i], right[i]);
+    yield* FromValue3(`${path20}/${i}`, left[i], right[i]);
   }
   for (let i = 0; i < right.length; i++) {
     if (i < left.length)
       continue;
-    yield CreateInsert(`${path18}/${i}`, right[i]);
+    yield CreateInsert(`${path20}/${i}`, right[i]);
   }
   for (let i = left.length - 1; i >= 0; i--) {
     if (i < right.length)
       continue;
-    yield CreateDelete(`${path18}/${i}`);
+    yield CreateDelete(`${path20}/${i}`);
   }
 }
-function* FromTypedArray2(path18, left, right) {
+function* FromTypedArray2(path20, left, right) {
   const typeLeft = globalThis.Object.getPrototypeOf(left).constructor.name;
   const typeRight = globalThis.Object.getPrototypeOf(right).constructor.name;
   const predicate = globals_exports.IsTypeArray(right) && guard_exports.IsEqual(left.length, right.length) && guard_exports.IsEqual(typeLeft, typeRight);
   if (predicate) {
     for (let index3 = 0; index3 < Math.min(left.length, right.length); index3++) {
-      yield* FromValue3(`${path18}/${index3}`, left[index3], right[index3]);
+      yield* FromValue3(`${path20}/${index3}`, left[index3], right[index3]);
     }
   } else {
-    return yield CreateUpdate(path18, right);
+    return yield CreateUpdate(path20, right);
   }
 }
-function* FromUnknown(path18, left, right) {
+function* FromUnknown(path20, left, right) {
   if (left === right)
     return;
-  yield CreateUpdate(path18, right);
+  yield CreateUpdate(path20, right);
 }
-function* FromValue3(path18, left, right) {
-  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path18, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path18, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path18, left, right) : yield* FromUnknown(path18, left, right);
+function* FromValue3(path20, left, right) {
+  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path20, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path20, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path20, left, right) : yield* FromUnknown(path20, left, right);
 }
 function Diff(current, next) {
   return [...FromValue3("", current, next)];
@@ -40551,17 +40522,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path18) {
-      const ctrl = callVisitor(key, node, visitor, path18);
+    function visit_(key, node, visitor, path20) {
+      const ctrl = callVisitor(key, node, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path18, ctrl);
-        return visit_(key, ctrl, visitor, path18);
+        replaceNode(key, path20, ctrl);
+        return visit_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path18 = Object.freeze(path18.concat(node));
+          path20 = Object.freeze(path20.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci2 = visit_(i, node.items[i], visitor, path18);
+            const ci2 = visit_(i, node.items[i], visitor, path20);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -40572,13 +40543,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path18 = Object.freeze(path18.concat(node));
-          const ck = visit_("key", node.key, visitor, path18);
+          path20 = Object.freeze(path20.concat(node));
+          const ck = visit_("key", node.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path18);
+          const cv = visit_("value", node.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -40599,17 +40570,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path18) {
-      const ctrl = await callVisitor(key, node, visitor, path18);
+    async function visitAsync_(key, node, visitor, path20) {
+      const ctrl = await callVisitor(key, node, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path18, ctrl);
-        return visitAsync_(key, ctrl, visitor, path18);
+        replaceNode(key, path20, ctrl);
+        return visitAsync_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path18 = Object.freeze(path18.concat(node));
+          path20 = Object.freeze(path20.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci2 = await visitAsync_(i, node.items[i], visitor, path18);
+            const ci2 = await visitAsync_(i, node.items[i], visitor, path20);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -40620,13 +40591,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path18 = Object.freeze(path18.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path18);
+          path20 = Object.freeze(path20.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path18);
+          const cv = await visitAsync_("value", node.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -40653,23 +40624,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path18) {
+    function callVisitor(key, node, visitor, path20) {
       if (typeof visitor === "function")
-        return visitor(key, node, path18);
+        return visitor(key, node, path20);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path18);
+        return visitor.Map?.(key, node, path20);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path18);
+        return visitor.Seq?.(key, node, path20);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path18);
+        return visitor.Pair?.(key, node, path20);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path18);
+        return visitor.Scalar?.(key, node, path20);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path18);
+        return visitor.Alias?.(key, node, path20);
       return void 0;
     }
-    function replaceNode(key, path18, node) {
-      const parent = path18[path18.length - 1];
+    function replaceNode(key, path20, node) {
+      const parent = path20[path20.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -41281,10 +41252,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path18, value) {
+    function collectionFromPath(schema, path20, value) {
       let v2 = value;
-      for (let i = path18.length - 1; i >= 0; --i) {
-        const k2 = path18[i];
+      for (let i = path20.length - 1; i >= 0; --i) {
+        const k2 = path20[i];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v2;
@@ -41303,7 +41274,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path18) => path18 == null || typeof path18 === "object" && !!path18[Symbol.iterator]().next().done;
+    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -41333,11 +41304,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path18, value) {
-        if (isEmptyPath(path18))
+      addIn(path20, value) {
+        if (isEmptyPath(path20))
           this.add(value);
         else {
-          const [key, ...rest] = path18;
+          const [key, ...rest] = path20;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -41351,8 +41322,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path18) {
-        const [key, ...rest] = path18;
+      deleteIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -41366,8 +41337,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path18, keepScalar) {
-        const [key, ...rest] = path18;
+      getIn(path20, keepScalar) {
+        const [key, ...rest] = path20;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -41385,8 +41356,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path18) {
-        const [key, ...rest] = path18;
+      hasIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -41396,8 +41367,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path18, value) {
-        const [key, ...rest] = path18;
+      setIn(path20, value) {
+        const [key, ...rest] = path20;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -43912,9 +43883,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path18, value) {
+      addIn(path20, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path18, value);
+          this.contents.addIn(path20, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -43989,14 +43960,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path18) {
-        if (Collection.isEmptyPath(path18)) {
+      deleteIn(path20) {
+        if (Collection.isEmptyPath(path20)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path18) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -44011,10 +43982,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path18, keepScalar) {
-        if (Collection.isEmptyPath(path18))
+      getIn(path20, keepScalar) {
+        if (Collection.isEmptyPath(path20))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path18, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -44025,10 +43996,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path18) {
-        if (Collection.isEmptyPath(path18))
+      hasIn(path20) {
+        if (Collection.isEmptyPath(path20))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path18) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -44045,13 +44016,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path18, value) {
-        if (Collection.isEmptyPath(path18)) {
+      setIn(path20, value) {
+        if (Collection.isEmptyPath(path20)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path18), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path20), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path18, value);
+          this.contents.setIn(path20, value);
         }
       }
       /**
@@ -46012,9 +45983,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path18) => {
+    visit.itemAtPath = (cst, path20) => {
       let item = cst;
-      for (const [field, index3] of path18) {
+      for (const [field, index3] of path20) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index3];
@@ -46023,23 +45994,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path18) => {
-      const parent = visit.itemAtPath(cst, path18.slice(0, -1));
-      const field = path18[path18.length - 1][0];
+    visit.parentCollection = (cst, path20) => {
+      const parent = visit.itemAtPath(cst, path20.slice(0, -1));
+      const field = path20[path20.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path18, item, visitor) {
-      let ctrl = visitor(item, path18);
+    function _visit(path20, item, visitor) {
+      let ctrl = visitor(item, path20);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci2 = _visit(Object.freeze(path18.concat([[field, i]])), token.items[i], visitor);
+            const ci2 = _visit(Object.freeze(path20.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -46050,10 +46021,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path18);
+            ctrl = ctrl(item, path20);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path18) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
     }
     exports.visit = visit;
   }
@@ -47837,18 +47808,18 @@ var init_dangerous_variables = __esm({
 });
 
 // src/config/suite-error.ts
-function formatPath(path18) {
-  if (path18.length === 0) return "(top level)";
+function formatPath(path20) {
+  if (path20.length === 0) return "(top level)";
   let out = "";
-  for (const segment of path18) {
+  for (const segment of path20) {
     if (typeof segment === "number") out += `[${segment}]`;
     else if (PLAIN_KEY.test(segment)) out += out === "" ? segment : `.${segment}`;
     else out += `[${JSON.stringify(segment)}]`;
   }
   return out;
 }
-function fail(path18, problem, expected) {
-  throw new FailureSignal({ path: path18, problem, expected });
+function fail(path20, problem, expected) {
+  throw new FailureSignal({ path: path20, problem, expected });
 }
 function describeValue(value) {
   if (value === null || value === void 0) return "an empty value";
@@ -47894,78 +47865,78 @@ var init_suite_error = __esm({
 });
 
 // src/config/suite-explain.ts
-function explain(schema, value, path18 = []) {
-  return walk(schema, value, path18);
+function explain(schema, value, path20 = []) {
+  return walk(schema, value, path20);
 }
-function walk(node, value, path18) {
-  if (node.anyOf) return walkUnion(node, value, path18);
+function walk(node, value, path20) {
+  if (node.anyOf) return walkUnion(node, value, path20);
   if (node.const !== void 0 && value !== node.const) {
-    return { path: path18, problem: `got ${describeValue(value)}`, expected: expectedOf(node) };
+    return { path: path20, problem: `got ${describeValue(value)}`, expected: expectedOf(node) };
   }
-  if (node.type !== void 0 && !hasType(node.type, value)) return typeFailure(node, value, path18);
-  if (typeof value === "string") return walkString(node, value, path18);
-  if (typeof value === "number") return walkNumber(node, value, path18);
-  if (Array.isArray(value)) return walkArray(node, value, path18);
-  if (isMapping(value)) return walkObject(node, value, path18);
+  if (node.type !== void 0 && !hasType(node.type, value)) return typeFailure(node, value, path20);
+  if (typeof value === "string") return walkString(node, value, path20);
+  if (typeof value === "number") return walkNumber(node, value, path20);
+  if (Array.isArray(value)) return walkArray(node, value, path20);
+  if (isMapping(value)) return walkObject(node, value, path20);
   return void 0;
 }
-function walkUnion(node, value, path18) {
+function walkUnion(node, value, path20) {
   const branches = node.anyOf ?? [];
   if (branches.some((branch) => value_exports.Check(branch, value))) return void 0;
   if (branches.every((branch) => branch.const !== void 0)) {
     const allowed = branches.map((branch) => JSON.stringify(branch.const)).join(", ");
-    return { path: path18, problem: `got ${describeValue(value)}`, expected: node.description ?? `one of ${allowed}` };
+    return { path: path20, problem: `got ${describeValue(value)}`, expected: node.description ?? `one of ${allowed}` };
   }
   const sameKind = branches.find((branch) => branch.type !== void 0 && hasType(branch.type, value));
-  if (sameKind) return walk({ ...sameKind, description: sameKind.description ?? node.description }, value, path18);
-  return typeFailure(node, value, path18);
+  if (sameKind) return walk({ ...sameKind, description: sameKind.description ?? node.description }, value, path20);
+  return typeFailure(node, value, path20);
 }
-function walkString(node, value, path18) {
+function walkString(node, value, path20) {
   const expected = expectedOf(node);
   if (node.minLength !== void 0 && value.length < node.minLength) {
-    return { path: path18, problem: value === "" ? "empty" : `too short (${value.length} characters)`, expected };
+    return { path: path20, problem: value === "" ? "empty" : `too short (${value.length} characters)`, expected };
   }
   if (node.maxLength !== void 0 && value.length > node.maxLength) {
-    return { path: path18, problem: `too long (${value.length} characters, at most ${node.maxLength})`, expected };
+    return { path: path20, problem: `too long (${value.length} characters, at most ${node.maxLength})`, expected };
   }
   if (node.pattern !== void 0 && !new RegExp(node.pattern, "u").test(value)) {
-    return { path: path18, problem: `got ${describeValue(value)}`, expected };
+    return { path: path20, problem: `got ${describeValue(value)}`, expected };
   }
   return void 0;
 }
-function walkNumber(node, value, path18) {
+function walkNumber(node, value, path20) {
   const tooSmall = node.minimum !== void 0 && value < node.minimum || node.exclusiveMinimum !== void 0 && value <= node.exclusiveMinimum;
   const tooLarge = node.maximum !== void 0 && value > node.maximum;
-  if (tooSmall || tooLarge) return { path: path18, problem: `got ${value}, out of range`, expected: expectedOf(node) };
+  if (tooSmall || tooLarge) return { path: path20, problem: `got ${value}, out of range`, expected: expectedOf(node) };
   return void 0;
 }
-function walkArray(node, value, path18) {
+function walkArray(node, value, path20) {
   if (node.minItems !== void 0 && value.length < node.minItems) {
-    return { path: path18, problem: value.length === 0 ? "empty list" : `only ${value.length} items`, expected: expectedOf(node) };
+    return { path: path20, problem: value.length === 0 ? "empty list" : `only ${value.length} items`, expected: expectedOf(node) };
   }
   if (!node.items) return void 0;
   for (const [index3, item] of value.entries()) {
-    const failure = walk(node.items, item, [...path18, index3]);
+    const failure = walk(node.items, item, [...path20, index3]);
     if (failure) return failure;
   }
   return void 0;
 }
-function walkObject(node, value, path18) {
+function walkObject(node, value, path20) {
   for (const [key, item] of Object.entries(value)) {
     const child = childSchema(node, key);
-    if (child === "unknown") return unknownKey(node, key, [...path18, key]);
+    if (child === "unknown") return unknownKey(node, key, [...path20, key]);
     if (child) {
-      const failure = walk(child, item, [...path18, key]);
+      const failure = walk(child, item, [...path20, key]);
       if (failure) return failure;
     }
   }
   for (const key of node.required ?? []) {
     if (!Object.hasOwn(value, key)) {
-      return { path: [...path18, key], problem: "missing", expected: expectedOf(node.properties?.[key] ?? {}) };
+      return { path: [...path20, key], problem: "missing", expected: expectedOf(node.properties?.[key] ?? {}) };
     }
   }
   if (node.minProperties !== void 0 && Object.keys(value).length < node.minProperties) {
-    return { path: path18, problem: "empty", expected: expectedOf(node) };
+    return { path: path20, problem: "empty", expected: expectedOf(node) };
   }
   return void 0;
 }
@@ -47978,25 +47949,25 @@ function childSchema(node, key) {
   if (node.additionalProperties === false) return "unknown";
   return typeof node.additionalProperties === "object" ? node.additionalProperties : void 0;
 }
-function unknownKey(node, key, path18) {
+function unknownKey(node, key, path20) {
   if (node.patternProperties && !node.properties) {
-    return { path: path18, problem: `invalid name ${JSON.stringify(key)}`, expected: node.keyDescription ?? "a valid name" };
+    return { path: path20, problem: `invalid name ${JSON.stringify(key)}`, expected: node.keyDescription ?? "a valid name" };
   }
   const accepted = Object.keys(node.properties ?? {});
   const guess = closest(key, accepted);
   return {
-    path: path18,
+    path: path20,
     problem: `unknown key ${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ""}`,
     expected: accepted.length > 0 ? `one of the keys ${accepted.join(", ")}${node.keyDescription ? ` (${node.keyDescription})` : ""}` : "no keys here"
   };
 }
-function typeFailure(node, value, path18) {
+function typeFailure(node, value, path20) {
   let expected = expectedOf(node);
   const wantsString = node.type === "string" || (node.anyOf ?? []).some((branch) => branch.type === "string");
   if (wantsString && (typeof value === "number" || typeof value === "boolean")) {
     expected += ` (put it in quotes: "${String(value)}")`;
   }
-  return { path: path18, problem: `got ${describeValue(value)}`, expected };
+  return { path: path20, problem: `got ${describeValue(value)}`, expected };
 }
 function expectedOf(node) {
   if (node.description) return node.description;
@@ -49181,14 +49152,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path18 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path20 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path18 && path18[0] !== "/") {
-          path18 = `/${path18}`;
+        if (path20 && path20[0] !== "/") {
+          path20 = `/${path20}`;
         }
-        return new URL(`${origin}${path18}`);
+        return new URL(`${origin}${path20}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -50023,9 +49994,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path18, origin }
+            request: { method, path: path20, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path18);
+          debugLog("sending request to %s %s%s", method, origin, path20);
         }
       );
     }
@@ -50043,14 +50014,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path18, origin },
+            request: { method, path: path20, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path18,
+            path20,
             statusCode
           );
         }
@@ -50059,23 +50030,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path18, origin }
+            request: { method, path: path20, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path18);
+          debugLog("trailers received from %s %s%s", method, origin, path20);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path18, origin },
+            request: { method, path: path20, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path18,
+            path20,
             error.message
           );
         }
@@ -50190,7 +50161,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path18,
+        path: path20,
         method,
         body,
         headers,
@@ -50207,11 +50178,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path18 !== "string") {
+        if (typeof path20 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path18[0] !== "/" && !(path18.startsWith("http://") || path18.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path18)) {
+        } else if (invalidPathRegex.test(path20)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -50286,7 +50257,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path18, query) : path18;
+        this.path = query ? serializePathWithQuery(path20, query) : path20;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -54716,7 +54687,7 @@ var require_client_h1 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols();
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -54852,7 +54823,7 @@ var require_client_h1 = __commonJS({
          */
       constructor(client, socket, { exports: exports2 }) {
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants2.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -54948,11 +54919,11 @@ var require_client_h1 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret !== constants.ERROR.OK) {
+          if (ret !== constants2.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret === constants.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants2.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret === constants.ERROR.PAUSED) {
+            } else if (ret === constants2.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -54975,10 +54946,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants.ERROR.OK) {
+        if (ret === constants2.ERROR.OK) {
           return null;
         }
-        if (ret === constants.ERROR.PAUSED || ret === constants.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants2.ERROR.PAUSED || ret === constants2.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -54995,7 +54966,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants.ERROR[ret], data);
+        return new HTTPParserError(message, constants2.ERROR[ret], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -55206,7 +55177,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants.ERROR.PAUSED : 0;
+        return pause ? constants2.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -55232,7 +55203,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request.onData(buf) === false) {
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         }
         return 0;
       }
@@ -55272,13 +55243,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -55530,7 +55501,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path18, host, upgrade, blocking, reset } = request;
+      const { method, path: path20, host, upgrade, blocking, reset } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -55606,7 +55577,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path18} HTTP/1.1\r
+      let header = `${method} ${path20} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -56283,7 +56254,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path18, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path20, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -56352,7 +56323,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path18;
+          headers[HTTP2_HEADER_PATH] = path20;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -56404,7 +56375,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path18;
+      headers[HTTP2_HEADER_PATH] = path20;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -58760,10 +58731,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path18 = "/",
+          path: path20 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path18;
+        opts.path = origin + path20;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -60923,20 +60894,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path18) {
-      if (typeof path18 !== "string") {
-        return path18;
+    function safeUrl(path20) {
+      if (typeof path20 !== "string") {
+        return path20;
       }
-      const pathSegments = path18.split("?", 3);
+      const pathSegments = path20.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path18;
+        return path20;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path18, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path18);
+    function matchKey(mockDispatch2, { path: path20, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path20);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -60961,8 +60932,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path18, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path18)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path18), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path20)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path20), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -61001,19 +60972,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index3, 1);
       }
     }
-    function removeTrailingSlash(path18) {
-      while (path18.endsWith("/")) {
-        path18 = path18.slice(0, -1);
+    function removeTrailingSlash(path20) {
+      while (path20.endsWith("/")) {
+        path20 = path20.slice(0, -1);
       }
-      if (path18.length === 0) {
-        path18 = "/";
+      if (path20.length === 0) {
+        path20 = "/";
       }
-      return path18;
+      return path20;
     }
     function buildKey(opts) {
-      const { path: path18, method, body, headers, query } = opts;
+      const { path: path20, method, body, headers, query } = opts;
       return {
-        path: path18,
+        path: path20,
         method,
         body,
         headers,
@@ -61703,10 +61674,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path18, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path18,
+            Path: path20,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -61788,9 +61759,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path18, searchParams] = dispatchOpts.path.split("?");
+          const [path20, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path18}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path20}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -61994,7 +61965,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile2, readFile: readFile5, mkdir: mkdir2 } = __require("node:fs/promises");
+    var { writeFile: writeFile2, readFile: readFile6, mkdir: mkdir2 } = __require("node:fs/promises");
     var { dirname: dirname2, resolve: resolve2 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors2();
@@ -62191,12 +62162,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path18 = filePath || this.#snapshotPath;
-        if (!path18) {
+        const path20 = filePath || this.#snapshotPath;
+        if (!path20) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile5(resolve2(path18), "utf8");
+          const data = await readFile6(resolve2(path20), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -62210,7 +62181,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path18}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path20}`, { cause: error });
           }
         }
       }
@@ -62221,11 +62192,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path18 = filePath || this.#snapshotPath;
-        if (!path18) {
+        const path20 = filePath || this.#snapshotPath;
+        if (!path20) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve2(path18);
+        const resolvedPath = resolve2(path20);
         await mkdir2(dirname2(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -62866,15 +62837,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path18 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path18}`;
+        const path20 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path20}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path18;
+        this.opts.path = path20;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -64691,10 +64662,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path18) {
+    function deleteCachedUri(store, cacheKey, path20) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path18
+        path: path20
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -64702,7 +64673,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path18
+            path: path20
           });
         }
       }
@@ -64713,9 +64684,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i = 0; i < values.length; i++) {
-        const path18 = getSameOriginPath(cacheKey, values[i]);
-        if (path18 !== void 0) {
-          deleteCachedUri(store, cacheKey, path18);
+        const path20 = getSameOriginPath(cacheKey, values[i]);
+        if (path20 !== void 0) {
+          deleteCachedUri(store, cacheKey, path20);
         }
       }
     }
@@ -70203,11 +70174,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path18 = url.pathname + url.search;
+        const path20 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve2, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path18}?` : path18,
+            path: hasTrailingQuestionMark ? `${path20}?` : path20,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -71154,9 +71125,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path18) {
-      for (let i = 0; i < path18.length; ++i) {
-        const code = path18.charCodeAt(i);
+    function validateCookiePath(path20) {
+      for (let i = 0; i < path20.length; ++i) {
+        const code = path20.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -74592,11 +74563,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path18 = opts.path;
+          let path20 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path18 = `/${path18}`;
+            path20 = `/${path20}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path18);
+          url = new URL(util.parseOrigin(url).origin + path20);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -75886,6 +75857,35 @@ var init_adapter = __esm({
   }
 });
 
+// src/executors/playwright/reporter.ts
+function stripAnsi(text) {
+  return text.replace(ANSI2, "");
+}
+var ANSI2;
+var init_reporter = __esm({
+  "src/executors/playwright/reporter.ts"() {
+    "use strict";
+    ANSI2 = /\u001b\[[0-9;]*[A-Za-z]/g;
+  }
+});
+
+// src/executors/playwright/error-text.ts
+function errorSummary(text, printed = true) {
+  const lines = stripAnsi(text).split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "" && !NOISE.test(line));
+  const start = printed ? lines.findIndex((line) => ERROR_START.test(line)) : 0;
+  return lines.slice(Math.max(0, start), Math.max(0, start) + SUMMARY_LINES).join("\n").trim();
+}
+var SUMMARY_LINES, NOISE, ERROR_START;
+var init_error_text = __esm({
+  "src/executors/playwright/error-text.ts"() {
+    "use strict";
+    init_reporter();
+    SUMMARY_LINES = 6;
+    NOISE = /^\s*(at\s|>?\s*\d+\s*\||\|\s*\^|\|\s*$)/;
+    ERROR_START = /(^|\s)(Error|error|Error:|TypeError|SyntaxError|ReferenceError|Cannot|cannot|Failed|failed|Timed out|timed out)\b/;
+  }
+});
+
 // src/executors/frameworks/cucumber-messages.ts
 function millis(timestamp) {
   if (!isObject(timestamp)) return 0;
@@ -75896,7 +75896,11 @@ function lineOf(node) {
 }
 function readCucumberMessages(text) {
   const envelopes = [];
-  for (const [i, line] of text.split("\n").entries()) {
+  if (text.startsWith("[")) {
+    const parsed = JSON.parse(text);
+    if (!Array.isArray(parsed) || !parsed.every(isObject)) throw new Error("the list of envelopes holds something else");
+    envelopes.push(...parsed);
+  } else for (const [i, line] of text.split("\n").entries()) {
     if (line.trim() === "") continue;
     let envelope;
     try {
@@ -75975,25 +75979,16 @@ function indexDocument(doc, nodes, keywords) {
   walk2(list(feature.children), [str(feature.name)]);
 }
 function caseOf(pickle, testCase, finished, nodes, keywords) {
-  const ids = Array.isArray(pickle.astNodeIds) ? pickle.astNodeIds.map(String) : [];
-  const scenario = nodes.get(ids[0] ?? "");
-  const row = ids.length > 1 ? nodes.get(ids[ids.length - 1] ?? "") : void 0;
-  const name = str(pickle.name);
-  let titles;
-  if (row) {
-    const label = row.titles[row.titles.length - 1];
-    const outline = row.titles[row.titles.length - 3];
-    titles = [...row.titles.slice(0, -1), outline === name ? label : `${label}: ${name}`];
-  } else titles = scenario ? [...scenario.titles.slice(0, -1), scenario.titles[scenario.titles.length - 1] || name] : [name];
+  const { titles, line } = placeOf(pickle, nodes);
   const reported = {
     file: str(pickle.uri),
-    titles: titles.filter((t) => t !== ""),
+    titles,
     status: "passed",
     durationMs: Math.round(finished.reduce((sum, a) => sum + Math.max(0, (a.finishedMs ?? a.startedMs) - a.startedMs), 0)),
     attempts: finished.length,
     error: null,
     output: "",
-    line: (row ?? scenario)?.line ?? 0
+    line
   };
   const tags = list(pickle.tags).map((t) => str(t.name).replace(/^@/, "")).filter((t) => t !== "");
   if (tags.length > 0) reported.tags = tags;
@@ -76007,6 +76002,19 @@ function caseOf(pickle, testCase, finished, nodes, keywords) {
   if (worst === "PASSED") return reported;
   const said = failureOf(last, steps)?.message ?? `${worst.toLowerCase()} (the report gives no message)`;
   return { ...reported, status: "failed", error: errorSummary(said, false) || said };
+}
+function placeOf(pickle, nodes) {
+  const ids = Array.isArray(pickle.astNodeIds) ? pickle.astNodeIds.map(String) : [];
+  const scenario = nodes.get(ids[0] ?? "");
+  const row = ids.length > 1 ? nodes.get(ids[ids.length - 1] ?? "") : void 0;
+  const name = str(pickle.name);
+  let titles;
+  if (row) {
+    const label = row.titles[row.titles.length - 1];
+    const outline = row.titles[row.titles.length - 3];
+    titles = [...row.titles.slice(0, -1), outline === name ? label : `${label}: ${name}`];
+  } else titles = scenario ? [...scenario.titles.slice(0, -1), scenario.titles[scenario.titles.length - 1] || name] : [name];
+  return { titles: titles.filter((t) => t !== ""), line: (row ?? scenario)?.line ?? 0 };
 }
 function stepsOf(testCase, pickle, keywords) {
   const texts = new Map(list(pickle.steps).map((s3) => [str(s3.id), `${keywords.get(Array.isArray(s3.astNodeIds) ? String(s3.astNodeIds[0]) : "") ?? ""}${str(s3.text)}`]));
@@ -76037,6 +76045,8 @@ var init_cucumber_messages = __esm({
 });
 
 // src/executors/frameworks/cucumber.ts
+import { devNull } from "node:os";
+import { fileURLToPath } from "node:url";
 function common(spec, report) {
   const args = [...spec.args, "--format", `message:${report}`];
   if (spec.retriesOverride) args.push("--retry", String(spec.retries));
@@ -76062,12 +76072,13 @@ function namePattern(cases) {
   }
   return `^(?:${[...names2].map(escapeRegExp).join("|")})$`;
 }
-var cucumberAdapter;
+var FORMATTER, cucumberAdapter;
 var init_cucumber = __esm({
   "src/executors/frameworks/cucumber.ts"() {
     "use strict";
     init_adapter();
     init_cucumber_messages();
+    FORMATTER = fileURLToPath(new URL("./cucumber-reporter.js", import.meta.url));
     cucumberAdapter = Object.freeze({
       type: "cucumber",
       title: "Cucumber",
@@ -76080,7 +76091,10 @@ var init_cucumber = __esm({
         const parallel = plan.workers > 1 ? ["--parallel", String(plan.workers)] : [];
         return [...common(spec, plan.report), ...parallel, "--name", namePattern(cases), ...scenarioPaths(cases)];
       },
-      read: readCucumberMessages
+      read: readCucumberMessages,
+      // A formatter class (Cucumber 11 and 12 construct one with the run's envelope stream), both parts quoted as Cucumber
+      // asks of a path with colons; its output (none) goes to the null device, leaving the terminal's formatter as it was.
+      liveReporter: () => ({ args: ["--format", `"${FORMATTER}":"${devNull}"`], caseStarts: true })
     });
   }
 });
@@ -76143,7 +76157,7 @@ var init_jest_json = __esm({
 
 // src/executors/frameworks/vitest.ts
 import path4 from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
 function common2(spec, report) {
   const args = ["run", ...spec.args, "--reporter=json", `--outputFile=${report}`];
   if (spec.timeoutOverride) args.push(`--testTimeout=${Math.round(spec.timeoutSeconds * 1e3)}`);
@@ -76160,7 +76174,7 @@ var init_vitest = __esm({
     "use strict";
     init_adapter();
     init_jest_json();
-    REPORTER = fileURLToPath(new URL("./vitest-reporter.js", import.meta.url));
+    REPORTER = fileURLToPath2(new URL("./vitest-reporter.js", import.meta.url));
     NO_NAME = "(?!)";
     vitestAdapter = Object.freeze({
       type: "vitest",
@@ -76184,7 +76198,7 @@ var init_vitest = __esm({
 
 // src/executors/frameworks/jest.ts
 import path5 from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
+import { fileURLToPath as fileURLToPath3 } from "node:url";
 function common3(spec, report) {
   const args = [...spec.args, "--ci", "--json", `--outputFile=${report}`];
   if (spec.timeoutOverride) args.push(`--testTimeout=${Math.round(spec.timeoutSeconds * 1e3)}`);
@@ -76197,7 +76211,7 @@ var init_jest = __esm({
     init_adapter();
     init_jest_json();
     init_vitest();
-    REPORTER2 = fileURLToPath2(new URL("./jest-reporter.js", import.meta.url));
+    REPORTER2 = fileURLToPath3(new URL("./jest-reporter.js", import.meta.url));
     jestAdapter = Object.freeze({
       type: "jest",
       title: "Jest",
@@ -76576,7 +76590,7 @@ var init_pytest = __esm({
 });
 
 // src/executors/frameworks/mocha.ts
-import { fileURLToPath as fileURLToPath3 } from "node:url";
+import { fileURLToPath as fileURLToPath4 } from "node:url";
 import path8 from "node:path";
 function common5(spec, report) {
   const args = [...spec.args, "--reporter", REPORTER3, "--reporter-option", `output=${report}`];
@@ -76630,7 +76644,7 @@ var init_mocha = __esm({
     init_error_text();
     init_adapter();
     init_jest_json();
-    REPORTER3 = fileURLToPath3(new URL("./mocha-reporter.cjs", import.meta.url));
+    REPORTER3 = fileURLToPath4(new URL("./mocha-reporter.cjs", import.meta.url));
     mochaAdapter = Object.freeze({
       type: "mocha",
       title: "Mocha",
@@ -76644,7 +76658,10 @@ var init_mocha = __esm({
         const parallel = plan.workers > 1 ? ["--parallel", "--jobs", String(plan.workers)] : [];
         return [...common5(spec, plan.report), ...parallel, "--grep", `^(?:${names2.join("|")})$`, ...files];
       },
-      read: readMochaReport
+      read: readMochaReport,
+      // Its reporter (already on the command line) reports live when the live file is named. In parallel mode Mocha hands a
+      // file's events to reporters only once the file has finished in its worker, all at once: those members move at the end.
+      liveReporter: (_version, plan) => plan.workers > 1 ? void 0 : { args: [], caseStarts: true }
     });
     isObject3 = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
   }
@@ -77044,29 +77061,49 @@ var init_suite = __esm({
   }
 });
 
-// src/core/batch.ts
-var init_batch = __esm({
-  "src/core/batch.ts"() {
+// src/core/test-specs.ts
+var FRAMEWORKS;
+var init_test_specs = __esm({
+  "src/core/test-specs.ts"() {
     "use strict";
+    FRAMEWORKS = Object.freeze(["vitest", "jest", "mocha", "cucumber", "pytest", "newman"]);
   }
 });
 
-// src/config/case-names.ts
-var init_case_names = __esm({
-  "src/config/case-names.ts"() {
+// src/core/types.ts
+var init_types4 = __esm({
+  "src/core/types.ts"() {
     "use strict";
-    init_batch();
-    init_suite();
+    init_test_specs();
   }
 });
 
 // src/executors/run-as.ts
+import { accessSync, chownSync, constants, readdirSync, readFileSync as readFileSync2 } from "node:fs";
+function setprivPath() {
+  return SETPRIV_PATHS.find((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+function spawnAs(user, file, args) {
+  if (!user) return { file, args: [...args] };
+  if (user.groups.length === 0) return { file, args: [...args], uid: user.uid, gid: user.gid };
+  const ids = [`--reuid=${user.uid}`, `--regid=${user.gid}`, `--groups=${user.groups.join(",")}`];
+  return { file: setprivPath() ?? "setpriv", args: [...ids, "--", file, ...args] };
+}
 function identityVariables(user) {
   return user ? { HOME: user.home, USER: user.name, LOGNAME: user.name } : {};
 }
+var SETPRIV_PATHS;
 var init_run_as = __esm({
   "src/executors/run-as.ts"() {
     "use strict";
+    SETPRIV_PATHS = ["/usr/bin/setpriv", "/bin/setpriv"];
   }
 });
 
@@ -77093,41 +77130,100 @@ var init_environment3 = __esm({
   }
 });
 
-// src/executors/playwright/locate.ts
-import { createRequire } from "node:module";
+// src/executors/frameworks/locate.ts
+import { existsSync as existsSync2, readFileSync as readFileSync3 } from "node:fs";
 import path12 from "node:path";
-import { pathToFileURL } from "node:url";
-function locatePlaywright(suiteDir) {
-  const fromSuite = tryResolve(createRequire(path12.join(suiteDir, "runset-resolve.js")));
-  if (fromSuite) return { ...fromSuite, own: true };
-  const fromRunset = tryResolve(createRequire(import.meta.url));
-  if (!fromRunset) throw new Error("@playwright/test is installed neither in the suite nor with runset");
-  return { ...fromRunset, own: false };
+function locateFramework(adapter, spec) {
+  return adapter.locate ? adapter.locate(spec) : locatePackage(adapter, spec.dir);
 }
-function tryResolve(req) {
-  try {
-    const manifest = req.resolve("@playwright/test/package.json");
-    const { version } = req(manifest);
-    return { cli: path12.join(path12.dirname(manifest), "cli.js"), version };
-  } catch {
-    return void 0;
+function locatePackage(adapter, dir) {
+  for (let at2 = path12.resolve(dir); ; at2 = path12.dirname(at2)) {
+    const manifest = path12.join(at2, "node_modules", adapter.packageName, "package.json");
+    if (existsSync2(manifest)) {
+      const pkg = JSON.parse(readFileSync3(manifest, "utf8"));
+      const program2 = adapter.bin ?? adapter.packageName;
+      const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin?.[program2];
+      if (bin === void 0) throw new Error(`${manifest} names no "${program2}" program in its "bin"`);
+      return { cli: path12.join(path12.dirname(manifest), bin), version: pkg.version ?? "unknown" };
+    }
+    if (path12.dirname(at2) === at2) break;
   }
+  throw new Error(`${adapter.title} is not installed for ${dir} (no node_modules/${adapter.packageName} in it or above it): install it there, e.g. npm install --save-dev ${adapter.packageName}`);
 }
-function playwrightEnvironment(install, extra, policy = {}) {
-  const env = testEnvironment(extra, policy);
-  if (!install.own) {
-    const modules = path12.resolve(path12.dirname(install.cli), "..", "..");
-    env.NODE_PATH = [modules, env.NODE_PATH].filter(Boolean).join(path12.delimiter);
-    env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${ESM_FALLBACK}`].filter(Boolean).join(" ");
-  }
-  return env;
-}
-var ESM_FALLBACK;
 var init_locate = __esm({
-  "src/executors/playwright/locate.ts"() {
+  "src/executors/frameworks/locate.ts"() {
     "use strict";
-    init_environment3();
-    ESM_FALLBACK = pathToFileURL(new URL("./esm-fallback.js", import.meta.url).pathname).href;
+  }
+});
+
+// src/executors/process-tree.ts
+import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+function livePids() {
+  try {
+    return readdirSync2("/proc").filter((entry) => /^\d+$/.test(entry)).map(Number);
+  } catch {
+    return [];
+  }
+}
+function parentsByPid() {
+  const parents = /* @__PURE__ */ new Map();
+  for (const entry of livePids()) {
+    try {
+      const stat = readFileSync4(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parents.set(entry, ppid);
+    } catch {
+    }
+  }
+  return parents;
+}
+function processTree(root) {
+  const children = /* @__PURE__ */ new Map();
+  for (const [pid, ppid] of parentsByPid()) {
+    const list2 = children.get(ppid);
+    if (list2) list2.push(pid);
+    else children.set(ppid, [pid]);
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...children.get(tree[i]) ?? []);
+  return tree;
+}
+function processesMarked(name, value) {
+  const entry = `${name}=${value}`;
+  const found = [];
+  for (const pid of livePids()) {
+    if (pid === process.pid) continue;
+    try {
+      if (readFileSync4(`/proc/${pid}/environ`, "latin1").split("\0").includes(entry)) found.push(pid);
+    } catch {
+    }
+  }
+  return found;
+}
+function killMarked(name, value) {
+  for (const pid of processesMarked(name, value)) {
+    killQuietly(-pid);
+    killQuietly(pid);
+  }
+}
+function killTree(root) {
+  const pids = processTree(root);
+  for (const pid of pids) {
+    killQuietly(-pid);
+    killQuietly(pid);
+  }
+}
+function killQuietly(pid) {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch (error) {
+    const code = error.code;
+    if (code !== "ESRCH" && code !== "EPERM") throw error;
+  }
+}
+var init_process_tree = __esm({
+  "src/executors/process-tree.ts"() {
+    "use strict";
   }
 });
 
@@ -77204,20 +77300,170 @@ var init_tail_buffer = __esm({
   }
 });
 
-// src/config/playwright-listing.ts
+// src/executors/frameworks/process.ts
 import { spawn } from "node:child_process";
+import { randomUUID as randomUUID3 } from "node:crypto";
+function runFramework(install, args, opts) {
+  const log = new TailBuffer();
+  const mark = randomUUID3();
+  const start = install.program === void 0 ? spawnAs(opts.runAs, process.execPath, [install.cli, ...args]) : spawnAs(opts.runAs, install.program, [...args]);
+  return new Promise((resolve2) => {
+    let stopped;
+    const child = spawn(start.file, start.args, {
+      cwd: opts.cwd,
+      uid: start.uid,
+      gid: start.gid,
+      env: { ...opts.env, [MARK_ENV]: mark },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"]
+    });
+    const running = () => child.exitCode === null && child.signalCode === null;
+    const stop = (why) => {
+      stopped ??= why;
+      if (child.pid !== void 0 && running()) killTree(child.pid);
+    };
+    const onAbort = () => stop("aborted");
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
+    const timer = setTimeout(() => stop("deadline"), opts.deadlineMs);
+    child.stdout.on("data", (chunk) => log.write(chunk));
+    child.stderr.on("data", (chunk) => log.write(chunk));
+    let settled = false;
+    const settle = (code, signal) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      killMarked(MARK_ENV, mark);
+      resolve2({ code, signal, log: log.toString(), ...stopped ? { stopped } : {} });
+    };
+    child.on("error", (error) => {
+      log.write(`cannot start it: ${error.message}
+`);
+      settle(null, null);
+    });
+    child.on("exit", (code, signal) => setTimeout(() => settle(code, signal), 2e3).unref());
+    child.on("close", (code, signal) => settle(code, signal));
+  });
+}
+var MARK_ENV;
+var init_process = __esm({
+  "src/executors/frameworks/process.ts"() {
+    "use strict";
+    init_process_tree();
+    init_run_as();
+    init_tail_buffer();
+    MARK_ENV = "RUNSET_FRAMEWORK_MARK";
+  }
+});
+
+// src/executors/frameworks/listing.ts
+import { mkdtemp, readFile as readFile2, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path13 from "node:path";
+async function listFrameworkEntry(spec) {
+  const adapter = FRAMEWORK_ADAPTERS[spec.type];
+  const install = locateFramework(adapter, spec);
+  if (adapter.list) return adapter.list(spec, install);
+  const dir = await mkdtemp(path13.join(tmpdir(), "runset-list-"));
+  try {
+    const report = path13.join(dir, "report.json");
+    const exit = await runFramework(install, adapter.listArgs(spec, report), { cwd: spec.dir, env: testEnvironment({}), deadlineMs: LIST_TIMEOUT_MS });
+    const said = errorSummary(exit.log);
+    const text = await readFile2(report, "utf8").catch(() => void 0);
+    if (text === void 0) {
+      const why = exit.stopped ? `was stopped after ${LIST_TIMEOUT_MS / 1e3}s` : `exited with code ${exit.code ?? exit.signal} without writing its report`;
+      throw new Error(`${adapter.title} ${install.version} ${why}${said ? `: ${said}` : ""}`);
+    }
+    const { cases, fileErrors } = (adapter.readListing ?? adapter.read)(text, spec.dir);
+    const [broken] = fileErrors;
+    if (broken) throw new Error(`${broken[0]}: ${errorSummary(broken[1], false) || said}`);
+    return cases;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+var LIST_TIMEOUT_MS;
+var init_listing = __esm({
+  "src/executors/frameworks/listing.ts"() {
+    "use strict";
+    init_environment3();
+    init_error_text();
+    init_locate();
+    init_process();
+    init_registry2();
+    LIST_TIMEOUT_MS = 12e4;
+  }
+});
+
+// src/core/batch.ts
+var init_batch = __esm({
+  "src/core/batch.ts"() {
+    "use strict";
+  }
+});
+
+// src/config/case-names.ts
+var init_case_names = __esm({
+  "src/config/case-names.ts"() {
+    "use strict";
+    init_batch();
+    init_suite();
+  }
+});
+
+// src/executors/playwright/locate.ts
+import { createRequire } from "node:module";
+import path14 from "node:path";
+import { pathToFileURL } from "node:url";
+function locatePlaywright(suiteDir) {
+  const fromSuite = tryResolve(createRequire(path14.join(suiteDir, "runset-resolve.js")));
+  if (fromSuite) return { ...fromSuite, own: true };
+  const fromRunset = tryResolve(createRequire(import.meta.url));
+  if (!fromRunset) throw new Error("@playwright/test is installed neither in the suite nor with runset");
+  return { ...fromRunset, own: false };
+}
+function tryResolve(req) {
+  try {
+    const manifest = req.resolve("@playwright/test/package.json");
+    const { version } = req(manifest);
+    return { cli: path14.join(path14.dirname(manifest), "cli.js"), version };
+  } catch {
+    return void 0;
+  }
+}
+function playwrightEnvironment(install, extra, policy = {}) {
+  const env = testEnvironment(extra, policy);
+  if (!install.own) {
+    const modules = path14.resolve(path14.dirname(install.cli), "..", "..");
+    env.NODE_PATH = [modules, env.NODE_PATH].filter(Boolean).join(path14.delimiter);
+    env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${ESM_FALLBACK}`].filter(Boolean).join(" ");
+  }
+  return env;
+}
+var ESM_FALLBACK;
+var init_locate2 = __esm({
+  "src/executors/playwright/locate.ts"() {
+    "use strict";
+    init_environment3();
+    ESM_FALLBACK = pathToFileURL(new URL("./esm-fallback.js", import.meta.url).pathname).href;
+  }
+});
+
+// src/config/playwright-listing.ts
+import { spawn as spawn2 } from "node:child_process";
 function listPlaywrightEntry(entry) {
   const install = locatePlaywright(entry.dir);
   const args = [install.cli, "test", "--list", "--reporter=json", "-c", entry.config, "--pass-with-no-tests"];
   if (entry.project !== void 0) args.push("--project", entry.project);
   if (entry.grep !== void 0) args.push("--grep", entry.grep);
   return new Promise((resolve2, reject) => {
-    const child = spawn(process.execPath, args, { cwd: entry.dir, env: playwrightEnvironment(install, {}), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn2(process.execPath, args, { cwd: entry.dir, env: playwrightEnvironment(install, {}), stdio: ["ignore", "pipe", "pipe"] });
     const out = [];
     const err = new TailBuffer(8 * 1024);
     child.stdout.on("data", (chunk) => out.push(chunk));
     child.stderr.on("data", (chunk) => err.write(chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), LIST_TIMEOUT_MS);
+    const timer = setTimeout(() => child.kill("SIGKILL"), LIST_TIMEOUT_MS2);
     child.on("error", (error) => {
       clearTimeout(timer);
       reject(error);
@@ -77228,21 +77474,21 @@ function listPlaywrightEntry(entry) {
       try {
         resolve2(JSON.parse(text.slice(text.indexOf("{"))));
       } catch {
-        const why = signal ? `killed by ${signal} (more than ${LIST_TIMEOUT_MS / 1e3}s?)` : `exited with code ${code}`;
+        const why = signal ? `killed by ${signal} (more than ${LIST_TIMEOUT_MS2 / 1e3}s?)` : `exited with code ${code}`;
         const stderr = errorSummary(err.toString());
         reject(new Error(`playwright test --list ${why}${stderr ? `: ${stderr}` : ""}`));
       }
     });
   });
 }
-var LIST_TIMEOUT_MS;
+var LIST_TIMEOUT_MS2;
 var init_playwright_listing = __esm({
   "src/config/playwright-listing.ts"() {
     "use strict";
-    init_locate();
+    init_locate2();
     init_error_text();
     init_tail_buffer();
-    LIST_TIMEOUT_MS = 12e4;
+    LIST_TIMEOUT_MS2 = 12e4;
   }
 });
 
@@ -77352,19 +77598,17 @@ function entryCases(file, entry, index3, raw) {
   const projects = new Set(cases.map((c) => c.case.project));
   return cases.map((c) => caseSpec(entry, c, projects.size > 1));
 }
-async function listSuiteForUpload(config) {
-  const entries = playwrightEntries(config);
-  const reports = await mapLimited(entries, LIST_CONCURRENCY, async ({ test, index: index3 }) => {
+async function listPlaywrightForUpload(config) {
+  return mapLimited(playwrightEntries(config), LIST_CONCURRENCY, async ({ test, index: index3 }) => {
     let report;
     try {
       report = await listPlaywrightEntry(test);
     } catch (error) {
-      return entryFailure(config.file, test, index3, `cannot be listed: ${error.message}`, "a Playwright suite that `npx playwright test --list` lists without errors");
+      return entryFailure(config.file, test, index3, `cannot be listed: ${error.message}`, LISTABLE);
     }
     entryCases(config.file, test, index3, report);
     return { entry: index3, report: reportForUpload(report) };
   });
-  return { version: 1, reports };
 }
 function casesOf(entry, report) {
   const projects = new Map((report.config?.filteredProjects ?? report.config?.projects ?? []).map((p2) => [p2.name ?? "", p2]));
@@ -77445,20 +77689,88 @@ var init_playwright_discovery = __esm({
   }
 });
 
-// src/core/test-specs.ts
-var FRAMEWORKS;
-var init_test_specs = __esm({
-  "src/core/test-specs.ts"() {
+// src/config/framework-discovery.ts
+function isFrameworkSpec(test) {
+  return FRAMEWORKS.includes(test.type);
+}
+function frameworkEntries(config) {
+  return config.tests.flatMap((test, index3) => isFrameworkSpec(test) && test.case === void 0 ? [{ test, index: index3 }] : []);
+}
+async function listFrameworksForUpload(config) {
+  const listed = await mapLimited(frameworkEntries(config), LIST_CONCURRENCY2, async ({ test, index: index3 }) => {
+    let cases;
+    try {
+      cases = await listFrameworkEntry(test);
+    } catch (error) {
+      return entryFailure2(config.file, test, index3, `cannot be listed: ${error.message}`, `a suite that ${FRAMEWORK_ADAPTERS[test.type].title} lists without errors`);
+    }
+    frameworkCases(config.file, test, index3, cases);
+    return { entry: index3, cases: cases.map(({ file, titles, tags, line }) => ({ file, titles, ...tags ? { tags } : {}, ...line ? { line } : {} })) };
+  });
+  return listed;
+}
+function frameworkCases(file, entry, index3, cases) {
+  if (cases.length === 0) {
+    entryFailure2(file, entry, index3, "no test cases found", "a suite with at least one test case: an empty run must not pass");
+  }
+  const adapter = FRAMEWORK_ADAPTERS[entry.type];
+  return cases.map((c) => {
+    const spec = {
+      ...entry,
+      name: adapter.caseName ? adapter.caseName(c) : [c.file, ...c.titles].join(" \u203A "),
+      // Unset in runset's config: the suite's own retries, which the framework applies (and reports as attempts).
+      retries: entry.retriesOverride ? entry.retries : 0,
+      case: { entry: entry.name, file: c.file, titles: [...c.titles], ...c.tags ? { tags: [...new Set(c.tags)] } : {}, ...c.line ? { line: c.line } : {} }
+    };
+    return spec;
+  });
+}
+function entryFailure2(file, entry, index3, problem, expected) {
+  const title = FRAMEWORK_ADAPTERS[entry.type].title;
+  throw new ConfigError({ file, path: `tests[${index3}]`, problem: `${title} suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
+}
+var LIST_CONCURRENCY2, PART, UploadedCases;
+var init_framework_discovery = __esm({
+  "src/config/framework-discovery.ts"() {
     "use strict";
-    FRAMEWORKS = Object.freeze(["vitest", "jest", "mocha", "cucumber", "pytest", "newman"]);
+    init_build();
+    init_compile3();
+    init_types4();
+    init_listing();
+    init_registry2();
+    init_playwright_discovery();
+    init_suite();
+    LIST_CONCURRENCY2 = 4;
+    PART = typebox_exports.String({ maxLength: 4096 });
+    UploadedCases = Compile(
+      typebox_exports.Array(
+        typebox_exports.Object(
+          {
+            file: typebox_exports.String({ minLength: 1, maxLength: 4096 }),
+            titles: typebox_exports.Array(PART, { minItems: 1, maxItems: 64 }),
+            tags: typebox_exports.Optional(typebox_exports.Array(typebox_exports.String({ minLength: 1, maxLength: 256 }), { maxItems: 100 })),
+            line: typebox_exports.Optional(typebox_exports.Integer({ minimum: 1, maximum: 1e7 }))
+          },
+          { additionalProperties: false }
+        ),
+        { maxItems: 1e5 }
+      )
+    );
   }
 });
 
-// src/core/types.ts
-var init_types4 = __esm({
-  "src/core/types.ts"() {
+// src/config/suite-listing.ts
+async function listSuiteForUpload(config) {
+  const playwright = await listPlaywrightForUpload(config);
+  const frameworks = await listFrameworksForUpload(config);
+  return { version: 1, reports: [...playwright, ...frameworks].sort((a, b2) => a.entry - b2.entry) };
+}
+var init_suite_listing = __esm({
+  "src/config/suite-listing.ts"() {
     "use strict";
-    init_test_specs();
+    init_framework_discovery();
+    init_playwright_discovery();
+    init_suite();
   }
 });
 
@@ -77472,20 +77784,16 @@ var init_code_hosts = __esm({
 });
 
 // src/config/suite-tests.ts
-import path13 from "node:path";
+import path15 from "node:path";
 function parseSuiteTests(text, file, environments, files) {
   return parseSuiteYaml(text, file, (value, absolute) => {
     if (value === null || value === void 0) fail([], "the file is empty", 'a mapping with "tests"');
     validate(TestsOnlySchema, value, []);
     const top = value;
     const ignored2 = SERVER_ONLY_KEYS.filter((key) => Object.hasOwn(top, key));
-    const dir = path13.dirname(absolute);
+    const dir = path15.dirname(absolute);
     const lookup = files === "disk" ? void 0 : archiveFiles(dir, files);
     const tests2 = buildTests(top.tests, { dir, root: dir, ...lookup ? { files: lookup } : {} }, environments);
-    const framework = tests2.findIndex((t) => FRAMEWORKS.includes(t.type));
-    if (framework >= 0) {
-      fail(["tests", framework, "type"], `a ${tests2[framework]?.type} entry cannot be in an uploaded suite version yet`, "http, command and playwright entries; declare framework entries in the server's runset.config.yaml");
-    }
     return Object.freeze({
       file: absolute,
       dir,
@@ -77503,10 +77811,10 @@ function archiveFiles(root, relative) {
   for (const entry of relative) {
     const clean = entry.replace(/^\.\//, "").replace(/\/+$/, "");
     if (clean === "" || clean === ".") continue;
-    const absolute = path13.posix.join(root, clean);
+    const absolute = path15.posix.join(root, clean);
     if (entry.endsWith("/")) folders.add(absolute);
     else files.add(absolute);
-    for (let parent = path13.posix.dirname(absolute); parent.startsWith(root) && parent !== root; parent = path13.posix.dirname(parent)) folders.add(parent);
+    for (let parent = path15.posix.dirname(absolute); parent.startsWith(root) && parent !== root; parent = path15.posix.dirname(parent)) folders.add(parent);
   }
   return { isFolder: (absolute) => folders.has(absolute), isFile: (absolute) => files.has(absolute) };
 }
@@ -77515,7 +77823,6 @@ var init_suite_tests = __esm({
   "src/config/suite-tests.ts"() {
     "use strict";
     init_build();
-    init_types4();
     init_suite();
     init_suite_error();
     init_code_hosts();
@@ -80513,15 +80820,15 @@ var init_index_min = __esm({
 });
 
 // src/suites/entries.ts
-import path14 from "node:path";
+import path16 from "node:path";
 function entryRefusal(entry) {
   const name = JSON.stringify(entry.path);
   if (!PLAIN_FILE.has(entry.type) && entry.type !== "Directory") {
     return `${name} is a ${entry.type === "SymbolicLink" || entry.type === "Link" ? "link" : entry.type}; a suite holds plain files and folders only (copy what a link points at into the folder instead)`;
   }
   if (entry.path.includes("\0") || entry.path.includes("\\")) return `${name} is not a portable path (no NUL or backslash)`;
-  if (path14.posix.isAbsolute(entry.path)) return `${name} is an absolute path; paths are relative to the suite's folder`;
-  const normal = path14.posix.normalize(entry.path);
+  if (path16.posix.isAbsolute(entry.path)) return `${name} is an absolute path; paths are relative to the suite's folder`;
+  const normal = path16.posix.normalize(entry.path);
   if (normal === ".." || normal.startsWith("../") || entry.path.split("/").includes("..")) return `${name} escapes the suite's folder`;
   return null;
 }
@@ -81039,26 +81346,26 @@ var require_ignore = __commonJS({
       const index3 = body.indexOf(SLASH);
       return index3 < 0 || index3 === body.length - 1;
     };
-    var basenameOf = (path18) => {
-      const end = path18.length - 1;
-      const index3 = path18.lastIndexOf(
+    var basenameOf = (path20) => {
+      const end = path20.length - 1;
+      const index3 = path20.lastIndexOf(
         SLASH,
-        path18[end] === SLASH ? end - 1 : end
+        path20[end] === SLASH ? end - 1 : end
       );
-      return index3 < 0 ? path18 : path18.slice(index3 + 1);
+      return index3 < 0 ? path20 : path20.slice(index3 + 1);
     };
-    var parentOf = (path18) => {
-      if (path18.charCodeAt(0) === SLASH_CODE || path18.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path18.split(SLASH).filter(Boolean);
+    var parentOf = (path20) => {
+      if (path20.charCodeAt(0) === SLASH_CODE || path20.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path20.split(SLASH).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH) + SLASH : EMPTY;
       }
-      const end = path18.length - 1;
-      const cut = path18.lastIndexOf(
+      const end = path20.length - 1;
+      const cut = path20.lastIndexOf(
         SLASH,
-        path18.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path20.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY : path18.slice(0, cut + 1);
+      return cut < 0 ? EMPTY : path20.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -81208,7 +81515,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path18) {
+      testLiteral(path20) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH ? 2 : 1)] === "*"
         ));
@@ -81217,7 +81524,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index3 = rules.length - 1; index3 >= 0; index3--) {
           const rule = rules[index3];
-          if (rule.checkRegex.test(path18)) {
+          if (rule.checkRegex.test(path20)) {
             ignored2 = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -81237,15 +81544,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path18, mode) {
+      test(path20, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename = shortcut ? basenameOf(path18) : path18;
+        const basename = shortcut ? basenameOf(path20) : path20;
         for (let index3 = length - 1; index3 >= 0; index3--) {
           const rule = rules[index3];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename : path18
+            shortcut && rule._basenameOnly ? basename : path20
           )) {
             const { negative } = rule;
             const ret = {
@@ -81267,17 +81574,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path18, originalPath, doThrow) => {
-      if (!isString(path18)) {
+    var checkPath = (path20, originalPath, doThrow) => {
+      if (!isString(path20)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path18) {
+      if (!path20) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path18)) {
+      if (checkPath.isNotRelative(path20)) {
         const r = "`path.relative()`d";
         return doThrow(
           `path should be a ${r} string, but got "${originalPath}"`,
@@ -81286,25 +81593,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path18) => {
-      const first = path18.charCodeAt(0);
+    var isNotRelative = (path20) => {
+      const first = path20.charCodeAt(0);
       if (first === SLASH_CODE) {
         return true;
       }
       if (first !== DOT_CODE) {
         return false;
       }
-      if (path18.length === 1) {
+      if (path20.length === 1) {
         return true;
       }
-      const second = path18.charCodeAt(1);
+      const second = path20.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path18.length === 2 || path18.charCodeAt(2) === SLASH_CODE;
+      return path20.length === 2 || path20.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -81335,58 +81642,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path18) {
+      _test(originalPath, cache, path20) {
         checkPath(
-          path18,
+          path20,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path18 ? this._t(path18, cache) : {
+        return path20 ? this._t(path20, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path18 = convertPath(target);
-        if (!path18 || path18.charCodeAt(path18.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path18);
+        const path20 = convertPath(target);
+        if (!path20 || path20.charCodeAt(path20.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path20);
         }
-        const dir = this._t(path18, this._testCache);
+        const dir = this._t(path20, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path18);
+        const literal = this._rules.testLiteral(path20);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path18, cache) {
-        if (path18 in cache) {
-          return cache[path18];
+      _t(path20, cache) {
+        if (path20 in cache) {
+          return cache[path20];
         }
-        const parentPath = parentOf(path18);
+        const parentPath = parentOf(path20);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path18] = parent && parent.ignored ? parent : this._rules.test(path18, MODE_IGNORE);
+        return cache[path20] = parent && parent.ignored ? parent : this._rules.test(path20, MODE_IGNORE);
       }
-      ignores(path18) {
-        return this._test(path18, this._ignoreCache, convertPath(path18)).ignored;
+      ignores(path20) {
+        return this._test(path20, this._ignoreCache, convertPath(path20)).ignored;
       }
       createFilter() {
-        return (path18) => !this.ignores(path18);
+        return (path20) => !this.ignores(path20);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path18) {
-        return this._test(path18, this._testCache, convertPath(path18));
+      test(path20) {
+        return this._test(path20, this._testCache, convertPath(path20));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path18) => checkPath(convertPath(path18), path18, RETURN_FALSE);
+    var isPathValid = (path20) => checkPath(convertPath(path20), path20, RETURN_FALSE);
     var setupWindows = () => {
       const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path18) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path18) || isNotRelative(path18);
+      checkPath.isNotRelative = (path20) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path20) || isNotRelative(path20);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -81402,8 +81709,8 @@ var require_ignore = __commonJS({
 });
 
 // src/suites/walk.ts
-import { lstat, readdir, readFile as readFile2 } from "node:fs/promises";
-import path15 from "node:path";
+import { lstat, readdir, readFile as readFile3 } from "node:fs/promises";
+import path17 from "node:path";
 async function walkSuite(root) {
   const out = [];
   await walkFolder(root, "", [], out);
@@ -81411,19 +81718,19 @@ async function walkSuite(root) {
   return out;
 }
 async function walkFolder(root, relative, inherited, out) {
-  const folder = path15.join(root, relative);
+  const folder = path17.join(root, relative);
   const names2 = (await readdir(folder)).sort();
   const rules = [...inherited];
   for (const file of IGNORE_FILES) {
     if (!names2.includes(file)) continue;
-    const text = await readFile2(path15.join(folder, file), "utf8");
+    const text = await readFile3(path17.join(folder, file), "utf8");
     rules.push({ base: relative, rules: (0, import_ignore.default)().add(text) });
   }
   for (const name of names2) {
     if (NEVER.has(name)) continue;
     const inside = relative === "" ? name : `${relative}/${name}`;
     if (inside === LISTING_FILE) continue;
-    const absolute = path15.join(folder, name);
+    const absolute = path17.join(folder, name);
     const stat = await lstat(absolute);
     if (ignored(rules, inside, stat.isDirectory())) continue;
     if (stat.isSymbolicLink()) throw new SuitePackError(`${absolute} is a symbolic link; a suite holds plain files and folders only: copy what it points at into the folder, or list it in .runsetignore`);
@@ -81471,20 +81778,20 @@ var init_walk = __esm({
 
 // src/suites/pack.ts
 import { createHash } from "node:crypto";
-import { readFile as readFile3 } from "node:fs/promises";
-import { existsSync as existsSync2 } from "node:fs";
-import path16 from "node:path";
+import { readFile as readFile4 } from "node:fs/promises";
+import { existsSync as existsSync3 } from "node:fs";
+import path18 from "node:path";
 import { Readable } from "node:stream";
 import { createGzip } from "node:zlib";
 async function packSuite(dir, options = {}) {
-  const root = path16.resolve(dir);
+  const root = path18.resolve(dir);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_SUITE_BYTES;
-  if (!existsSync2(path16.join(root, SUITE_CONFIG_FILE))) {
+  if (!existsSync3(path18.join(root, SUITE_CONFIG_FILE))) {
     throw new SuitePackError(`${root} has no ${SUITE_CONFIG_FILE}; pass the folder of the suite's ${SUITE_CONFIG_FILE}`);
   }
   const entries = await walkSuite(root);
   if (!entries.some((e) => e.path === SUITE_CONFIG_FILE)) {
-    throw new SuitePackError(`${path16.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
+    throw new SuitePackError(`${path18.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
   }
   const extra = options.listing === void 0 ? [] : listingEntries(options.listing, entries);
   const all = [...entries, ...extra].sort((a, b2) => a.path < b2.path ? -1 : a.path > b2.path ? 1 : 0);
@@ -81497,16 +81804,16 @@ async function packSuite(dir, options = {}) {
 function listingEntries(listing, walked) {
   const content = Buffer.from(JSON.stringify(listing));
   if (content.length > MAX_LISTING_BYTES) {
-    throw new SuitePackError(`the Playwright listing is ${content.length} bytes, more than ${MAX_LISTING_BYTES}; narrow the suite's entries (grep, project) or split it`);
+    throw new SuitePackError(`the listing of its Playwright and framework entries is ${content.length} bytes, more than ${MAX_LISTING_BYTES}; narrow the suite's entries (grep, project) or split it`);
   }
-  const folder = `${path16.posix.dirname(LISTING_FILE)}/`;
+  const folder = `${path18.posix.dirname(LISTING_FILE)}/`;
   const out = [{ path: LISTING_FILE, type: "File", size: content.length, executable: false, content }];
   if (!walked.some((e) => e.path === folder)) out.push({ path: folder, type: "Directory", size: 0, executable: true, content: Buffer.alloc(0) });
   return out;
 }
 async function* tarStream(entries) {
   for (const entry of entries) {
-    const content = entry.type === "Directory" ? Buffer.alloc(0) : "content" in entry ? entry.content : await readFile3(entry.absolute);
+    const content = entry.type === "Directory" ? Buffer.alloc(0) : "content" in entry ? entry.content : await readFile4(entry.absolute);
     const fields = {
       path: entry.path,
       mode: entry.type === "Directory" || entry.executable ? 493 : 420,
@@ -81570,14 +81877,14 @@ __export(suite_push_exports, {
   describePush: () => describePush,
   pushSuite: () => pushSuite
 });
-import { readFile as readFile4 } from "node:fs/promises";
-import path17 from "node:path";
+import { readFile as readFile5 } from "node:fs/promises";
+import path19 from "node:path";
 async function pushSuite(client, options, env, stderr) {
-  const root = path17.resolve(options.dir);
-  const file = path17.join(root, SUITE_CONFIG_FILE);
+  const root = path19.resolve(options.dir);
+  const file = path19.join(root, SUITE_CONFIG_FILE);
   let text;
   try {
-    text = await readFile4(file, "utf8");
+    text = await readFile5(file, "utf8");
   } catch (error) {
     throw new PushFailure(`${file} cannot be read (${error.code ?? "error"}); --suite and push take the folder of a suite's ${SUITE_CONFIG_FILE}`);
   }
@@ -81615,8 +81922,8 @@ var init_suite_push = __esm({
   "src/cli/suite-push.ts"() {
     "use strict";
     init_ci_labels();
-    init_playwright_discovery();
     init_suite();
+    init_suite_listing();
     init_suite_tests();
     init_suites2();
     init_pack();
