@@ -31,9 +31,15 @@ import { testHistoryRoutes } from './routes/tests.js';
 import { suiteRoutes } from './routes/suites.js';
 import { quarantineRoutes } from './routes/quarantine.js';
 import { workerProtocolRoutes } from './routes/worker-protocol.js';
+import { lazySerializers } from './lazy-serializers.js';
 
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export interface BuildOptions {
+  /** Compile every response serializer at start (Fastify's default), as the test that proves they all compile does. */
+  eagerSerializers?: boolean;
+}
+
+export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's own Logger type and Fastify's view of it differ only in generics.
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
@@ -49,6 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+    schemaController: { compilersFactory: { buildSerializer: options.eagerSerializers ? undefined : lazySerializers } },
   });
 
   // JSON only: Fastify also parses text/plain by default, which would let a

@@ -1,0 +1,48 @@
+/**
+ * Response serializers are built on a route's first answer (src/api/lazy-serializers.ts):
+ * every one of them still compiles (built eagerly here, as Fastify's default does at
+ * start), and a lazily built one writes the same bytes as an eager one.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { buildApp } from '../../src/api/app.js';
+import { SetCreationLimit } from '../../src/api/rate-limit.js';
+import { createKey, KeyAuthenticator } from '../../src/auth/keys.js';
+import { parseSuiteConfig } from '../../src/config/suite.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
+import { tempDir } from '../helpers/server.js';
+
+const CONFIG = 'environments:\n  local: { variables: {} }\ntests:\n  - { name: ok, type: command, run: ["true"] }\n';
+
+async function app(store: SqliteStore, eagerSerializers: boolean) {
+  const suite = parseSuiteConfig(CONFIG, '/tmp/runset.config.yaml');
+  const deps = { store, suite: () => suite, auth: new KeyAuthenticator(store), secretKey: randomBytes(32), logger: pino({ level: 'silent' }), setLimit: new SetCreationLimit(100), workerStaleMs: 3000 };
+  return buildApp(deps, { eagerSerializers });
+}
+
+test('every route\'s response serializers compile, and a lazy one writes what an eager one writes', async () => {
+  const store = new SqliteStore(path.join(tempDir(), 'runset.db'));
+  await store.migrate();
+  const { token } = await createKey(store, 'serializers');
+  const eager = await app(store, true);
+  const lazy = await app(store, false);
+  try {
+    await eager.ready(); // compiles every serializer of every route, as Fastify does by default: a schema it cannot compile throws here
+    await lazy.ready();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await lazy.inject({ method: 'POST', url: '/api/v0/test-run-sets', headers, payload: { env: 'local' } });
+    assert.equal(created.statusCode, 200, created.body);
+    const id = created.json<{ testRunSetId: string }>().testRunSetId;
+    for (const url of [`/api/v0/test-run-sets/${id}`, `/api/v0/test-run-sets/${id}/test-runs`, '/api/v0/environments', '/api/v0/keys', '/api/v0/test-run-sets/not-an-id']) {
+      const [a, b] = await Promise.all([eager.inject({ method: 'GET', url, headers }), lazy.inject({ method: 'GET', url, headers })]);
+      assert.equal(b.statusCode, a.statusCode, url);
+      assert.equal(b.body, a.body, `${url}: the same bytes`);
+    }
+  } finally {
+    await Promise.all([eager.close(), lazy.close()]);
+    await store.close();
+  }
+});
