@@ -84,7 +84,7 @@ export interface FrameworkAdapter {
   /** Where people set retries when `retriesFlag` is false, for the config error. */
   readonly retriesHint?: string;
   /** Finds the program itself instead of node_modules/<packageName> (pytest: a Python interpreter); throws saying what was tried. */
-  locate?(spec: FrameworkTestSpec): FrameworkInstall;
+  locate?(spec: FrameworkTestSpec): Promise<FrameworkInstall>;
   /** Reads the listing's report when it differs from a run's. */
   readListing?(text: string, dir: string): FrameworkReport;
   /** Lists the cases without a framework process (Newman: from the collection file). */

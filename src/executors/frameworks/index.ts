@@ -56,7 +56,7 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   if (cases.some((c) => c === undefined)) return failAll(specs, ctx, `not a listed ${adapter.title} case (the config entry was never listed)`);
   let install: FrameworkInstall;
   try {
-    install = locateFramework(adapter, first);
+    install = await locateFramework(adapter, first);
   } catch (error) {
     return failAll(specs, ctx, (error as Error).message);
   }

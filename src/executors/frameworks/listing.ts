@@ -21,7 +21,7 @@ export const LIST_TIMEOUT_MS = 120_000;
 
 export async function listFrameworkEntry(spec: FrameworkTestSpec): Promise<ReportedCase[]> {
   const adapter = FRAMEWORK_ADAPTERS[spec.type];
-  const install = locateFramework(adapter, spec);
+  const install = await locateFramework(adapter, spec);
   if (adapter.list) return adapter.list(spec, install);
   const dir = await mkdtemp(path.join(tmpdir(), 'runset-list-'));
   try {

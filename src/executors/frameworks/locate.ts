@@ -11,7 +11,7 @@ import type { FrameworkAdapter, FrameworkInstall } from './adapter.js';
 export type { FrameworkInstall } from './adapter.js';
 
 /** The framework that runs `spec`: the adapter's own way to find it, else the suite's npm package. */
-export function locateFramework(adapter: FrameworkAdapter, spec: FrameworkTestSpec): FrameworkInstall {
+export async function locateFramework(adapter: FrameworkAdapter, spec: FrameworkTestSpec): Promise<FrameworkInstall> {
   return adapter.locate ? adapter.locate(spec) : locatePackage(adapter, spec.dir);
 }
 

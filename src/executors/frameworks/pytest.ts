@@ -8,7 +8,8 @@
  * counts its executions. runset's `retries` become pytest-rerunfailures'
  * `--reruns`. Cases are named by node id: `file::Class::test[param]`.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from 'typebox';
@@ -47,12 +48,20 @@ function interpreterOf(spec: FrameworkTestSpec): string {
   return given.includes('/') ? path.resolve(spec.dir, given) : given;
 }
 
-function locatePytest(spec: FrameworkTestSpec): FrameworkInstall {
+/** Probes a worker has made, by interpreter and folder: a worker runs share after share of one suite, and asking Python costs a few hundred ms. */
+const probed = new Map<string, { install: FrameworkInstall; at: number }>();
+/** How long a probe is believed: long enough for a set's shares, short enough that an interpreter changed under a running worker is seen soon. */
+const PROBE_REUSE_MS = 60_000;
+
+async function locatePytest(spec: FrameworkTestSpec): Promise<FrameworkInstall> {
   const python = interpreterOf(spec);
+  const key = JSON.stringify([python, spec.dir]);
+  const known = probed.get(key);
+  if (known && Date.now() - known.at < PROBE_REUSE_MS) return known.install;
   const fix = `install pytest for it (Debian: apt-get install python3-pytest) or set "python:" on the entry to an interpreter that has it, such as /usr/bin/python3`;
   let out: string;
   try {
-    out = execFileSync(python, ['-c', PYTEST_PROBE], { cwd: spec.dir, encoding: 'utf8', timeout: PROBE_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'pipe'] });
+    ({ stdout: out } = await promisify(execFile)(python, ['-c', PYTEST_PROBE], { cwd: spec.dir, encoding: 'utf8', timeout: PROBE_TIMEOUT_MS }));
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string };
     if (e.code === 'ENOENT') throw new Error(`pytest: the Python interpreter ${JSON.stringify(python)} was not found: ${fix}`);
@@ -61,7 +70,9 @@ function locatePytest(spec: FrameworkTestSpec): FrameworkInstall {
     throw new Error(`pytest is not usable with ${JSON.stringify(python)}${tried ? ` (${tried})` : ''}: ${said.trim()}: ${fix}`);
   }
   const [executable, version] = out.trim().split('\n').map((l) => l.trim());
-  return { cli: '-m pytest', program: executable || python, version: version ?? 'unknown' };
+  const install = { cli: '-m pytest', program: executable || python, version: version ?? 'unknown' };
+  probed.set(key, { install, at: Date.now() });
+  return install;
 }
 
 function common(spec: FrameworkTestSpec): string[] {
