@@ -61332,7 +61332,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify2 } = __require("node:util");
     var Client = require_client();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -61380,7 +61380,7 @@ var require_mock_client = __commonJS({
         this[kDispatches] = [];
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify2(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols2.kClients].delete(this[kOrigin]);
       }
@@ -61593,7 +61593,7 @@ var require_mock_call_history = __commonJS({
 var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify2 } = __require("node:util");
     var Pool = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -61641,7 +61641,7 @@ var require_mock_pool = __commonJS({
         this[kDispatches] = [];
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify2(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols2.kClients].delete(this[kOrigin]);
       }
@@ -76481,7 +76481,8 @@ sys.exit(int(code))
 });
 
 // src/executors/frameworks/pytest.ts
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { writeFileSync as writeFileSync2 } from "node:fs";
 import path7 from "node:path";
 function splitNodeId(id) {
@@ -76503,12 +76504,15 @@ function interpreterOf(spec) {
   const given2 = spec.python ?? "python3";
   return given2.includes("/") ? path7.resolve(spec.dir, given2) : given2;
 }
-function locatePytest(spec) {
+async function locatePytest(spec) {
   const python = interpreterOf(spec);
+  const key = JSON.stringify([python, spec.dir]);
+  const known = probed.get(key);
+  if (known && Date.now() - known.at < PROBE_REUSE_MS) return known.install;
   const fix = `install pytest for it (Debian: apt-get install python3-pytest) or set "python:" on the entry to an interpreter that has it, such as /usr/bin/python3`;
   let out;
   try {
-    out = execFileSync(python, ["-c", PYTEST_PROBE], { cwd: spec.dir, encoding: "utf8", timeout: PROBE_TIMEOUT_MS, stdio: ["ignore", "pipe", "pipe"] });
+    ({ stdout: out } = await promisify(execFile)(python, ["-c", PYTEST_PROBE], { cwd: spec.dir, encoding: "utf8", timeout: PROBE_TIMEOUT_MS }));
   } catch (error) {
     const e = error;
     if (e.code === "ENOENT") throw new Error(`pytest: the Python interpreter ${JSON.stringify(python)} was not found: ${fix}`);
@@ -76517,7 +76521,9 @@ function locatePytest(spec) {
     throw new Error(`pytest is not usable with ${JSON.stringify(python)}${tried ? ` (${tried})` : ""}: ${said.trim()}: ${fix}`);
   }
   const [executable, version] = out.trim().split("\n").map((l) => l.trim());
-  return { cli: "-m pytest", program: executable || python, version: version ?? "unknown" };
+  const install = { cli: "-m pytest", program: executable || python, version: version ?? "unknown" };
+  probed.set(key, { install, at: Date.now() });
+  return install;
 }
 function common4(spec) {
   const args = ["-p", "no:cacheprovider", ...spec.args];
@@ -76558,7 +76564,7 @@ function readPytestJunit(text) {
   }
   return { cases, fileErrors };
 }
-var PROBE_TIMEOUT_MS, pytestAdapter;
+var PROBE_TIMEOUT_MS, probed, PROBE_REUSE_MS, pytestAdapter;
 var init_pytest = __esm({
   "src/executors/frameworks/pytest.ts"() {
     "use strict";
@@ -76567,6 +76573,8 @@ var init_pytest = __esm({
     init_error_text();
     init_pytest_driver();
     PROBE_TIMEOUT_MS = 3e4;
+    probed = /* @__PURE__ */ new Map();
+    PROBE_REUSE_MS = 6e4;
     pytestAdapter = Object.freeze({
       type: "pytest",
       title: "pytest",
@@ -77133,7 +77141,7 @@ var init_environment3 = __esm({
 // src/executors/frameworks/locate.ts
 import { existsSync as existsSync2, readFileSync as readFileSync3 } from "node:fs";
 import path12 from "node:path";
-function locateFramework(adapter, spec) {
+async function locateFramework(adapter, spec) {
   return adapter.locate ? adapter.locate(spec) : locatePackage(adapter, spec.dir);
 }
 function locatePackage(adapter, dir) {
@@ -77363,7 +77371,7 @@ import { tmpdir } from "node:os";
 import path13 from "node:path";
 async function listFrameworkEntry(spec) {
   const adapter = FRAMEWORK_ADAPTERS[spec.type];
-  const install = locateFramework(adapter, spec);
+  const install = await locateFramework(adapter, spec);
   if (adapter.list) return adapter.list(spec, install);
   const dir = await mkdtemp(path13.join(tmpdir(), "runset-list-"));
   try {
