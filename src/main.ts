@@ -14,7 +14,7 @@ import { DEFAULTS, kernelSomaxconn, listenBacklog, urlHost, type ServeOptions, t
 import type { SuiteConfig } from './config/suite.js';
 import { loadSuite } from './config/load.js';
 import type { Store } from './store/store.js';
-import { SqliteStore } from './store/sqlite/index.js';
+import { openStore } from './store/open.js';
 import { loadSecretKey, resolveVariables } from './secrets/index.js';
 import { ensureKey, KeyAuthenticator } from './auth/keys.js';
 import { staleAfterMs, WorkerRegistration } from './scheduler/registration.js';
@@ -71,26 +71,6 @@ export function createLogger(level: string): Logger {
 }
 
 /** Opens the configured store; `owner` = this process serves it (SQLite: takes the data dir's lock). */
-export async function openStore(
-  options: Pick<ServeOptions, 'databaseUrl' | 'databaseSchema' | 'dataDir' | 'poolSize'>,
-  owner = false,
-): Promise<Store> {
-  let store: Store;
-  if (options.databaseUrl) {
-    const { PostgresStore } = await import('./store/postgres/index.js');
-    store = new PostgresStore({ connectionString: options.databaseUrl, schema: options.databaseSchema, poolSize: options.poolSize });
-  } else {
-    store = new SqliteStore(path.join(options.dataDir, 'runset.db'), { owner });
-  }
-  try {
-    await store.migrate();
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
-  return store;
-}
-
 export function executorRegistry(options: { chromium?: string; policy?: TestProcessPolicy } = {}): ReadonlyMap<TestType, Executor> {
   const list: Executor[] = [
     httpExecutor,

@@ -21,7 +21,7 @@ export function storeOptions(cmd: Command): Command {
 }
 
 export async function withStore<T>(flags: StoreFlags, work: (store: Store) => Promise<T>): Promise<T> {
-  const { openStore } = await import('../main.js'); // the store drivers load only when a store command runs
+  const { openStore } = await import('../store/open.js'); // the store drivers load only when a store command runs
   const store = await openStore({
     dataDir: resolvePath(flags.dataDir),
     databaseUrl: flags.databaseUrl || undefined,

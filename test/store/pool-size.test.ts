@@ -9,7 +9,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { openStore } from '../../src/main.js';
+import { openStore } from '../../src/store/open.js';
 import { dropSchemas, newSchemaName, NO_DATABASE, query, TEST_DATABASE_URL } from '../helpers/postgres.js';
 
 describe('--pool-size', { skip: TEST_DATABASE_URL ? false : NO_DATABASE }, () => {
