@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
-import { FRAMEWORK_VERSIONS, frameworkModules, RegistryUnreachable } from '../helpers/framework-versions.js';
+import { FRAMEWORK_VERSIONS, installAll } from '../helpers/framework-versions.js';
 import { frameworkPackage, type FrameworkKind } from './framework-fixtures.js';
 import { FRAMEWORK_ADAPTERS } from '../../src/executors/frameworks/registry.js';
 import type { FrameworkName } from '../../src/core/types.js';
@@ -115,12 +115,9 @@ describe('framework members move live', () => {
   let unreachable: string | undefined;
 
   before(async () => {
-    let installed: string[];
-    try {
-      installed = await Promise.all(matrix.map(({ kind, version }) => frameworkModules(frameworkPackage(kind), version)));
-    } catch (error) {
-      if (!(error instanceof RegistryUnreachable)) throw error;
-      unreachable = error.message;
+    const installed = await installAll(matrix.map(({ kind, version }) => [frameworkPackage(kind), version] as const));
+    if (!Array.isArray(installed)) {
+      unreachable = installed.unreachable;
       return;
     }
     const root = tempDir('runset-frameworks-live-');

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
-import { FRAMEWORK_VERSIONS, frameworkModules, NEWMAN_VERSIONS, RegistryUnreachable } from '../helpers/framework-versions.js';
+import { FRAMEWORK_VERSIONS, installAll, NEWMAN_VERSIONS } from '../helpers/framework-versions.js';
 import { frameworkCli, frameworkPackage, runDirectly, suiteShape, writeFrameworkSuite, type DirectCase, type FrameworkKind } from './framework-fixtures.js';
 import { COLLECTION_FILE, newmanNames, runNewmanDirectly, startApi, writeNewmanSuite } from './framework-fixtures-newman.js';
 import { PYTHON, pytestNames, pytestVersion, runPytestDirectly, writePytestSuite } from './framework-fixtures-pytest.js';
@@ -61,12 +61,9 @@ describe('framework versions: members match a direct run', () => {
 
   before(async () => {
     const root = tempDir('runset-frameworks-');
-    let installed: string[];
-    try {
-      installed = await Promise.all(matrix.map(({ kind, version }) => frameworkModules(frameworkPackage(kind), version)));
-    } catch (error) {
-      if (!(error instanceof RegistryUnreachable)) throw error;
-      unreachable = error.message;
+    const installed = await installAll(matrix.map(({ kind, version }) => [frameworkPackage(kind), version] as const));
+    if (!Array.isArray(installed)) {
+      unreachable = installed.unreachable;
       return;
     }
     const entries: string[] = [];
@@ -134,12 +131,9 @@ describe('pytest and Newman: members match a direct run', () => {
 
   before(async () => {
     const root = tempDir('runset-frameworks-py-pm-');
-    let modules: string[];
-    try {
-      modules = await Promise.all(NEWMAN_VERSIONS.map((version) => frameworkModules('newman', version)));
-    } catch (error) {
-      if (!(error instanceof RegistryUnreachable)) throw error;
-      unreachable = error.message;
+    const modules = await installAll(NEWMAN_VERSIONS.map((version) => ['newman', version] as const));
+    if (!Array.isArray(modules)) {
+      unreachable = modules.unreachable;
       return;
     }
     shop = await startApi();

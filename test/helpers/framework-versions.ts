@@ -68,3 +68,17 @@ function installedVersion(modules: string, pkg: string): string | undefined {
   if (!existsSync(manifest)) return undefined;
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version;
 }
+
+/**
+ * Each `[package, version]` installed (cached), in order; or, when the npm
+ * registry cannot be reached, why (the matrix tests then skip, saying so). Any
+ * other install failure throws: the matrix must fail loudly, never skip.
+ */
+export async function installAll(wanted: ReadonlyArray<readonly [pkg: string, version: string]>): Promise<string[] | { unreachable: string }> {
+  try {
+    return await Promise.all(wanted.map(([pkg, version]) => frameworkModules(pkg, version)));
+  } catch (error) {
+    if (error instanceof RegistryUnreachable) return { unreachable: error.message };
+    throw error;
+  }
+}
