@@ -15,17 +15,11 @@ import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type Runn
 import { FRAMEWORK_VERSIONS, installAll, NEWMAN_VERSIONS } from '../helpers/framework-versions.js';
 import { frameworkCli, frameworkPackage, runDirectly, suiteShape, writeFrameworkSuite, type DirectCase, type FrameworkKind } from './framework-fixtures.js';
 import { COLLECTION_FILE, newmanNames, runNewmanDirectly, startApi, writeNewmanSuite } from './framework-fixtures-newman.js';
+import type { PlaywrightMember } from './playwright-fixtures.js';
 import { PYTHON, pytestNames, pytestVersion, runPytestDirectly, writePytestSuite } from './framework-fixtures-pytest.js';
 
-interface Member {
-  name: string;
-  status: string;
-  attempts: number;
-  error: string | null;
-  output: string | null;
-  flaky: boolean;
-  skipped: boolean;
-}
+/** A member as the members list gives it: the Playwright one's fields this test reads, and the skip mark. */
+type Member = Pick<PlaywrightMember, 'name' | 'status' | 'attempts' | 'error' | 'output' | 'flaky'> & { skipped: boolean };
 
 interface Suite {
   kind: FrameworkKind;
