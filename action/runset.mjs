@@ -75764,6 +75764,11 @@ function resolveTestPath(ctx, at2, given2) {
   }
   return absolute;
 }
+function checkInsideGlob(at2, given2, folder, example) {
+  if (path.isAbsolute(given2) || given2.split(/[\\/]/).includes("..")) {
+    fail(at2, `${JSON.stringify(given2)} leaves ${folder}`, `a path or glob relative to ${folder}, without "..", such as ${JSON.stringify(example)}`);
+  }
+}
 var DISK_FILES;
 var init_test_type = __esm({
   "src/config/test-type.ts"() {
@@ -75924,12 +75929,14 @@ function readCucumberMessages(text) {
     else if (isObject(e.testCase)) testCases.set(str(e.testCase.id), e.testCase);
     else if (isObject(e.testCaseStarted)) {
       const s3 = e.testCaseStarted;
-      attempts.set(str(s3.id), { testCaseId: str(s3.testCaseId), attempt: Number(s3.attempt ?? 0), startedMs: millis(s3.timestamp), steps: [] });
+      attempts.set(str(s3.id), { testCaseId: str(s3.testCaseId), attempt: Number(s3.attempt ?? 0), startedMs: millis(s3.timestamp), steps: [], attachments: [] });
     } else if (isObject(e.testStepFinished)) {
       const f2 = e.testStepFinished;
       const result = isObject(f2.testStepResult) ? f2.testStepResult : {};
       const exception = isObject(result.exception) ? result.exception : {};
       attempts.get(str(f2.testCaseStartedId))?.steps.push({ testStepId: str(f2.testStepId), status: str(result.status), message: str(result.message) || str(exception.message) });
+    } else if (isObject(e.attachment)) {
+      attempts.get(str(e.attachment.testCaseStartedId))?.attachments.push(e.attachment);
     } else if (isObject(e.testCaseFinished)) {
       const a = attempts.get(str(e.testCaseFinished.testCaseStartedId));
       if (a) a.finishedMs = millis(e.testCaseFinished.timestamp);
@@ -75997,7 +76004,9 @@ function caseOf(pickle, testCase, finished, nodes, keywords) {
   const steps = stepsOf(testCase, pickle, keywords);
   const failures = finished.map((a) => failureOf(a, steps)).filter((f2) => f2 !== void 0);
   const worst = worstStatus(last);
-  reported.output = failures.map((f2) => f2.message).join("\n\n");
+  const { logs, files } = attachmentsOf(finished);
+  reported.output = [...logs, ...failures.map((f2) => f2.message)].join("\n\n");
+  if (files.length > 0) reported.attachments = files;
   if (worst === "SKIPPED") return { ...reported, status: "skipped", attempts: 0 };
   if (worst === "PASSED") return reported;
   const said = failureOf(last, steps)?.message ?? `${worst.toLowerCase()} (the report gives no message)`;
@@ -76020,6 +76029,17 @@ function stepsOf(testCase, pickle, keywords) {
   const texts = new Map(list(pickle.steps).map((s3) => [str(s3.id), `${keywords.get(Array.isArray(s3.astNodeIds) ? String(s3.astNodeIds[0]) : "") ?? ""}${str(s3.text)}`]));
   return new Map(list(testCase.testSteps).map((s3) => [str(s3.id), texts.get(str(s3.pickleStepId)) ?? ""]));
 }
+function attachmentsOf(attempts) {
+  const logs = [];
+  const files = [];
+  for (const a of attempts.flatMap((attempt2) => attempt2.attachments)) {
+    const base64 = str(a.contentEncoding) === "BASE64";
+    const mediaType = str(a.mediaType) || "application/octet-stream";
+    if (LOG_TYPES.has(mediaType)) logs.push(base64 ? Buffer.from(str(a.body), "base64").toString("utf8") : str(a.body));
+    else files.push({ name: str(a.fileName) || "attachment", contentType: mediaType, body: base64 ? str(a.body) : Buffer.from(str(a.body)).toString("base64") });
+  }
+  return { logs, files };
+}
 function worstStatus(attempt2) {
   return attempt2.steps.reduce((worst, s3) => SEVERITY.indexOf(s3.status) > SEVERITY.indexOf(worst) ? s3.status : worst, "PASSED");
 }
@@ -76031,7 +76051,7 @@ function failureOf(attempt2, steps) {
   const text = steps.get(step.testStepId);
   return { message: `${worst.charAt(0)}${worst.slice(1).toLowerCase()} ${text ? `step: ${text}` : "hook"}` };
 }
-var EXAMPLE_LABEL, SEVERITY, isObject, str, list;
+var EXAMPLE_LABEL, SEVERITY, isObject, str, list, LOG_TYPES;
 var init_cucumber_messages = __esm({
   "src/executors/frameworks/cucumber-messages.ts"() {
     "use strict";
@@ -76041,6 +76061,7 @@ var init_cucumber_messages = __esm({
     isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
     str = (value) => typeof value === "string" ? value : "";
     list = (value) => Array.isArray(value) ? value.filter(isObject) : [];
+    LOG_TYPES = /* @__PURE__ */ new Set(["text/x.cucumber.log+plain", "text/uri-list"]);
   }
 });
 
@@ -76139,6 +76160,10 @@ function caseOf2(file, a, attemptsOf) {
     output: messages.join("\n\n")
   };
   if (Array.isArray(a.tags) && a.tags.length > 0) reported.tags = a.tags.map(String);
+  const attachments = (Array.isArray(a.attachments) ? a.attachments : []).filter(
+    (x) => isObject2(x) && typeof x.name === "string" && typeof x.contentType === "string" && (typeof x.path === "string" || typeof x.body === "string")
+  );
+  if (attachments.length > 0) reported.attachments = attachments;
   return reported;
 }
 function relativeFile(dir, name) {
@@ -76418,14 +76443,45 @@ var init_junit2 = __esm({
   }
 });
 
+// src/executors/frameworks/attachments.ts
+import path7 from "node:path";
+function contentTypeOf(file) {
+  const ext = path7.extname(file).toLowerCase();
+  return CONTENT_TYPES[ext === ".jpeg" ? ".jpg" : ext] ?? "application/octet-stream";
+}
+var EXTENSIONS, CONTENT_TYPES;
+var init_attachments = __esm({
+  "src/executors/frameworks/attachments.ts"() {
+    "use strict";
+    EXTENSIONS = {
+      "image/png": ".png",
+      "image/jpeg": ".jpg",
+      "image/gif": ".gif",
+      "image/webp": ".webp",
+      "image/svg+xml": ".svg",
+      "text/plain": ".txt",
+      "text/html": ".html",
+      "text/csv": ".csv",
+      "application/json": ".json",
+      "application/xml": ".xml",
+      "application/pdf": ".pdf",
+      "application/zip": ".zip",
+      "video/webm": ".webm"
+    };
+    CONTENT_TYPES = Object.fromEntries(Object.entries(EXTENSIONS).map(([type, ext]) => [ext, type]));
+  }
+});
+
 // src/executors/frameworks/pytest-driver.ts
 var PYTEST_DRIVER, PYTEST_PROBE;
 var init_pytest_driver = __esm({
   "src/executors/frameworks/pytest-driver.ts"() {
     "use strict";
     PYTEST_DRIVER = `
-import json, os, sys
+import json, os, re, sys
 import pytest
+
+ATTACHMENT = re.compile(r'\\[\\[ATTACHMENT\\|([^\\]\\r\\n]+)\\]\\]')
 
 MODE, OUT, ARGS = sys.argv[1], sys.argv[2], sys.argv[3:]
 WANTED = None
@@ -76468,6 +76524,9 @@ class Runset:
         if report.when == 'teardown':
             report.user_properties.append(('runset.id', self.case_id(report.nodeid)))
             report.user_properties.append(('runset.attempts', getattr(report, 'rerun', 0) + 1))
+            files = [path.strip() for _, text in report.sections for path in ATTACHMENT.findall(text)]
+            if files:
+                report.user_properties.append(('runset.attachments', json.dumps(files)))
 
 plugin = Runset()
 code = pytest.main(ARGS, plugins=[plugin])
@@ -76484,7 +76543,7 @@ sys.exit(int(code))
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { writeFileSync as writeFileSync2 } from "node:fs";
-import path7 from "node:path";
+import path8 from "node:path";
 function splitNodeId(id) {
   const bracket = id.indexOf("[");
   const head = bracket === -1 ? id : id.slice(0, bracket);
@@ -76502,7 +76561,7 @@ function pytestSummary(text) {
 }
 function interpreterOf(spec) {
   const given2 = spec.python ?? "python3";
-  return given2.includes("/") ? path7.resolve(spec.dir, given2) : given2;
+  return given2.includes("/") ? path8.resolve(spec.dir, given2) : given2;
 }
 async function locatePytest(spec) {
   const python = interpreterOf(spec);
@@ -76529,6 +76588,18 @@ function common4(spec) {
   const args = ["-p", "no:cacheprovider", ...spec.args];
   if (spec.retriesOverride && spec.retries > 0) args.push(`--reruns=${spec.retries}`);
   return args;
+}
+function attachmentsOf2(property) {
+  if (property === void 0) return {};
+  let paths;
+  try {
+    paths = JSON.parse(property);
+  } catch {
+    return {};
+  }
+  if (!Array.isArray(paths)) return {};
+  const files = [...new Set(paths.filter((p2) => typeof p2 === "string" && p2 !== ""))];
+  return files.length > 0 ? { attachments: files.map((file) => ({ name: path8.basename(file), contentType: contentTypeOf(file), path: file })) } : {};
 }
 function readPytestListing(text) {
   let raw;
@@ -76559,7 +76630,8 @@ function readPytestJunit(text) {
       durationMs: c.durationMs,
       attempts: c.status === "skipped" ? 0 : Number.isInteger(attempts) && attempts > 0 ? attempts : 1,
       error: c.status === "failed" ? pytestSummary(c.failureText) || c.error : null,
-      output: c.failureText
+      output: c.failureText,
+      ...attachmentsOf2(c.properties.get("runset.attachments"))
     });
   }
   return { cases, fileErrors };
@@ -76571,6 +76643,7 @@ var init_pytest = __esm({
     init_build();
     init_junit2();
     init_error_text();
+    init_attachments();
     init_pytest_driver();
     PROBE_TIMEOUT_MS = 3e4;
     probed = /* @__PURE__ */ new Map();
@@ -76599,7 +76672,7 @@ var init_pytest = __esm({
 
 // src/executors/frameworks/mocha.ts
 import { fileURLToPath as fileURLToPath4 } from "node:url";
-import path8 from "node:path";
+import path9 from "node:path";
 function common5(spec, report) {
   const args = [...spec.args, "--reporter", REPORTER3, "--reporter-option", `output=${report}`];
   if (spec.timeoutOverride) args.push("--timeout", String(Math.round(spec.timeoutSeconds * 1e3)));
@@ -76661,7 +76734,7 @@ var init_mocha = __esm({
       defaultWorkers: 1,
       listArgs: (spec, report) => [...common5(spec, report), "--dry-run"],
       runArgs(spec, cases, plan) {
-        const files = [...new Set(cases.map((c) => path8.resolve(spec.dir, c.file)))];
+        const files = [...new Set(cases.map((c) => path9.resolve(spec.dir, c.file)))];
         const names2 = [...new Set(cases.map((c) => escapeRegExp(c.titles.join(" "))))];
         const parallel = plan.workers > 1 ? ["--parallel", "--jobs", String(plan.workers)] : [];
         return [...common5(spec, plan.report), ...parallel, "--grep", `^(?:${names2.join("|")})$`, ...files];
@@ -76698,13 +76771,13 @@ var init_registry2 = __esm({
 });
 
 // src/config/suite-frameworks.ts
-import path9 from "node:path";
+import path10 from "node:path";
 function frameworkTestType(type) {
   const adapter = FRAMEWORK_ADAPTERS[type];
   return {
     properties: { ...FrameworkProperties, ...adapter.properties },
     build(raw, common6, ctx) {
-      const { dir, args, workers, python, collection } = raw;
+      const { dir, args, workers, python, collection, artifacts } = raw;
       const at2 = [...ctx.path, "dir"];
       const folder = resolveTestPath(ctx, at2, dir);
       if (!(ctx.files ?? DISK_FILES).isFolder(folder)) fail(at2, `${JSON.stringify(dir)} is not a folder (${folder})`, `the folder of a ${adapter.title} suite`);
@@ -76724,8 +76797,12 @@ function frameworkTestType(type) {
       const framework = workers ?? adapter.defaultWorkers;
       if (framework !== void 0) spec.workers = framework;
       if (python !== void 0) spec.python = python;
+      if (artifacts !== void 0) {
+        artifacts.forEach((glob, i) => checkInsideGlob([...ctx.path, "artifacts", i], glob, "the suite's folder (dir)", "screenshots/**/*.png"));
+        spec.artifacts = [...artifacts];
+      }
       if (collection !== void 0) {
-        const file = resolveTestPath(ctx, [...ctx.path, "collection"], path9.join(dir, collection));
+        const file = resolveTestPath(ctx, [...ctx.path, "collection"], path10.join(dir, collection));
         if (!(ctx.files ?? DISK_FILES).isFile(file)) fail([...ctx.path, "collection"], `${JSON.stringify(collection)} is not a file (${file})`, `a Postman collection file, relative to "dir"`);
         spec.collection = collection;
       }
@@ -76748,13 +76825,18 @@ var init_suite_frameworks = __esm({
           description: "extra arguments for the framework, given to its listing and its runs, such as [--config, vitest.e2e.config.ts]"
         })
       ),
-      workers: typebox_exports.Optional(typebox_exports.Integer({ minimum: 1, maximum: 64, description: "a whole number of framework workers from 1 to 64" }))
+      workers: typebox_exports.Optional(typebox_exports.Integer({ minimum: 1, maximum: 64, description: "a whole number of framework workers from 1 to 64" })),
+      artifacts: typebox_exports.Optional(
+        typebox_exports.Array(typebox_exports.String({ minLength: 1, description: 'a file or glob relative to dir, such as "screenshots/**/*.png"' }), {
+          minItems: 1,
+          description: `files the suite writes that are kept as its tests' artifacts, such as ["screenshots/**/*.png"]`
+        })
+      )
     };
   }
 });
 
 // src/config/suite-test-types.ts
-import path10 from "node:path";
 function checkUrlShape(url, at2) {
   if (url.trimStart().startsWith("{{")) return;
   let protocol = "";
@@ -76875,9 +76957,7 @@ var init_suite_test_types = __esm({
         if (run[0] === "") fail([...ctx.path, "run", 0], "empty program name", "a program such as npm or ./scripts/check.sh");
         const { name, ...rest } = common6;
         const folder = resolveTestPath(ctx, [...ctx.path, "cwd"], cwd ?? ".");
-        if (junit !== void 0 && (path10.isAbsolute(junit) || junit.split(/[\\/]/).includes(".."))) {
-          fail([...ctx.path, "junit"], `${JSON.stringify(junit)} leaves the command's folder`, `a path or glob relative to the command's cwd, without "..", such as "reports/junit.xml"`);
-        }
+        if (junit !== void 0) checkInsideGlob([...ctx.path, "junit"], junit, "the command's folder (cwd)", "reports/junit.xml");
         return { name, type: "command", run: [...run], cwd: folder, ...junit !== void 0 ? { junit } : {}, ...rest };
       }
     };

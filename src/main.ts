@@ -169,7 +169,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         concurrency: options.workers,
         leaseMs: options.leaseMs,
         pollMs: options.pollMs,
-        artifacts: artifactSaver(link.artifacts),
+        artifacts: artifactSaver(link.artifacts, { readableBy: policy.runAs }),
         workDir: work.dir,
         maxShareMs: options.maxShareMs,
         peers: (setId, batchKey) => link.batchWorkers(setId, batchKey),

@@ -5,10 +5,11 @@
  * member's output, never silently dropped.
  */
 import { randomUUID } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { ArtifactFile, NewArtifact } from '../core/types.js';
 import { ArtifactTooLargeError, type ArtifactSink } from './blobs.js';
 import { scrubFile } from './scrub.js';
+import { takeFile, type FileReader } from './take.js';
 
 export interface SavedArtifacts {
   artifacts: NewArtifact[];
@@ -22,13 +23,14 @@ export interface ArtifactSaver {
   discard(artifacts: readonly NewArtifact[]): Promise<void>;
 }
 
-export function artifactSaver(blobs: ArtifactSink): ArtifactSaver {
+/** `readableBy`: the user tests run as (`--run-as`), whose rights decide which files may be kept (./take.ts). */
+export function artifactSaver(blobs: ArtifactSink, options: { readableBy?: FileReader } = {}): ArtifactSaver {
   return {
     async save(files, secrets, workDir) {
       const saved: SavedArtifacts = { artifacts: [], notes: [] };
       for (const file of files) {
         try {
-          const kept = await saveOne(blobs, file, secrets, workDir);
+          const kept = await saveOne(blobs, file, secrets, workDir, options.readableBy);
           if (typeof kept === 'string') saved.notes.push(`artifact ${file.name} not kept: ${kept}`);
           else saved.artifacts.push(kept);
         } catch (error) {
@@ -44,21 +46,22 @@ export function artifactSaver(blobs: ArtifactSink): ArtifactSaver {
 }
 
 /** The stored artifact, or why it was not kept. */
-async function saveOne(blobs: ArtifactSink, file: ArtifactFile, secrets: readonly string[], workDir: string): Promise<NewArtifact | string> {
+async function saveOne(blobs: ArtifactSink, file: ArtifactFile, secrets: readonly string[], workDir: string, reader: FileReader | undefined): Promise<NewArtifact | string> {
+  const taken = await takeFile(file.path, reader);
+  if (typeof taken === 'string') return taken;
   try {
-    await stat(file.path);
-  } catch {
-    return 'the file was not written';
-  }
-  const scrubbed = await scrubFile(file.path, file.contentType, secrets, workDir);
-  if (scrubbed.kind === 'dropped') return scrubbed.reason;
-  const source = scrubbed.kind === 'scrubbed' ? scrubbed.file : file.path;
-  const id = randomUUID();
-  try {
-    const { location, size } = await blobs.put(id, source);
-    return { id, name: file.name, contentType: file.contentType, size, location };
-  } catch (error) {
-    if (error instanceof ArtifactTooLargeError) return `${error.size} bytes is over the ${error.maxBytes}-byte limit`;
-    throw error;
+    const scrubbed = await scrubFile(taken.path, file.contentType, secrets, workDir, path.basename(file.path));
+    if (scrubbed.kind === 'dropped') return scrubbed.reason;
+    const source = scrubbed.kind === 'scrubbed' ? scrubbed.file : taken.path;
+    const id = randomUUID();
+    try {
+      const { location, size } = await blobs.put(id, source);
+      return { id, name: file.name, contentType: file.contentType, size, location };
+    } catch (error) {
+      if (error instanceof ArtifactTooLargeError) return `${error.size} bytes is over the ${error.maxBytes}-byte limit`;
+      throw error;
+    }
+  } finally {
+    await taken.close();
   }
 }

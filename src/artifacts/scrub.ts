@@ -32,15 +32,15 @@ export type ScrubResult =
   | { kind: 'dropped'; reason: string };
 
 /**
- * Makes `file` safe to keep. Returns where the safe bytes are (a new file in
+ * Makes `file` (named `name`) safe to keep. Returns where the safe bytes are (a new file in
  * `workDir` when something was masked), or why it cannot be kept.
  */
-export async function scrubFile(file: string, contentType: string, secrets: readonly string[], workDir: string): Promise<ScrubResult> {
+export async function scrubFile(file: string, contentType: string, secrets: readonly string[], workDir: string, name = path.basename(file)): Promise<ScrubResult> {
   const variants = secretVariants(secrets);
   if (variants.length === 0) return { kind: 'unchanged' };
   const bytes = await readFile(file);
   let safe: Buffer | undefined;
-  if (isZip(contentType, file)) {
+  if (isZip(contentType, name)) {
     try {
       safe = scrubZip(bytes, variants);
     } catch (error) {
@@ -51,7 +51,7 @@ export async function scrubFile(file: string, contentType: string, secrets: read
     safe = scrubBytes(bytes, variants);
   }
   if (safe === undefined) return { kind: 'unchanged' };
-  const target = path.join(workDir, `scrubbed-${path.basename(file)}-${process.hrtime.bigint()}`);
+  const target = path.join(workDir, `scrubbed-${name}-${process.hrtime.bigint()}`);
   await writeFile(target, safe);
   return { kind: 'scrubbed', file: target };
 }

@@ -75,7 +75,7 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
     concurrency: opts.workers,
     leaseMs: opts.leaseMs,
     pollMs: opts.pollMs ?? settings.heartbeatMs,
-    artifacts: artifactSaver(link.artifacts),
+    artifacts: artifactSaver(link.artifacts, { readableBy: policy.runAs }),
     workDir: work.dir,
     maxShareMs: opts.maxShareMs,
     peers: (setId, batchKey) => link.batchWorkers(setId, batchKey),

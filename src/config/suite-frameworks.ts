@@ -11,7 +11,7 @@ import { Type, type Static, type TObject } from 'typebox';
 import type { FrameworkName, FrameworkTestSpec, TestSpec } from '../core/types.js';
 import { FRAMEWORK_ADAPTERS } from '../executors/frameworks/registry.js';
 import { fail } from './suite-error.js';
-import { DISK_FILES, resolveTestPath, type TestTypeDefinition } from './test-type.js';
+import { checkInsideGlob, DISK_FILES, resolveTestPath, type TestTypeDefinition } from './test-type.js';
 
 const FrameworkProperties = {
   dir: Type.String({ minLength: 1, description: "the suite's folder (where the framework is run, its node_modules in it or above it), relative to the config file's folder" }),
@@ -21,6 +21,12 @@ const FrameworkProperties = {
     }),
   ),
   workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'a whole number of framework workers from 1 to 64' })),
+  artifacts: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, description: 'a file or glob relative to dir, such as "screenshots/**/*.png"' }), {
+      minItems: 1,
+      description: 'files the suite writes that are kept as its tests\' artifacts, such as ["screenshots/**/*.png"]',
+    }),
+  ),
 };
 
 type FrameworkRaw = Static<TObject<typeof FrameworkProperties>> & { python?: string; collection?: string };
@@ -30,7 +36,7 @@ export function frameworkTestType<F extends FrameworkName>(type: F): TestTypeDef
   return {
     properties: { ...FrameworkProperties, ...adapter.properties },
     build(raw, common, ctx) {
-      const { dir, args, workers, python, collection } = raw as FrameworkRaw; // validated by the caller
+      const { dir, args, workers, python, collection, artifacts } = raw as FrameworkRaw; // validated by the caller
       const at = [...ctx.path, 'dir'];
       const folder = resolveTestPath(ctx, at, dir);
       if (!(ctx.files ?? DISK_FILES).isFolder(folder)) fail(at, `${JSON.stringify(dir)} is not a folder (${folder})`, `the folder of a ${adapter.title} suite`);
@@ -51,6 +57,10 @@ export function frameworkTestType<F extends FrameworkName>(type: F): TestTypeDef
       const framework = workers ?? adapter.defaultWorkers;
       if (framework !== undefined) spec.workers = framework;
       if (python !== undefined) spec.python = python;
+      if (artifacts !== undefined) {
+        artifacts.forEach((glob, i) => checkInsideGlob([...ctx.path, 'artifacts', i], glob, "the suite's folder (dir)", 'screenshots/**/*.png'));
+        spec.artifacts = [...artifacts];
+      }
       if (collection !== undefined) {
         const file = resolveTestPath(ctx, [...ctx.path, 'collection'], path.join(dir, collection));
         if (!(ctx.files ?? DISK_FILES).isFile(file)) fail([...ctx.path, 'collection'], `${JSON.stringify(collection)} is not a file (${file})`, `a Postman collection file, relative to "dir"`);

@@ -8,12 +8,11 @@
  */
 import { Type, type Static, type TObject } from 'typebox';
 import type { CommandTestSpec, HttpTestSpec, TestSpec, TestType } from '../core/types.js';
-import path from 'node:path';
 import { fail, type DocPath } from './suite-error.js';
 import { HTTP_METHODS } from './suite-schema.js';
 import { playwrightTestType } from './suite-playwright.js';
 import { frameworkTestType } from './suite-frameworks.js';
-import { resolveTestPath, type TemplatedText, type TestTypeDefinition } from './test-type.js';
+import { checkInsideGlob, resolveTestPath, type TemplatedText, type TestTypeDefinition } from './test-type.js';
 
 // ── http ────────────────────────────────────────────────────────────────────
 
@@ -143,9 +142,7 @@ const command: TestTypeDefinition<CommandTestSpec> = {
     if (run[0] === '') fail([...ctx.path, 'run', 0], 'empty program name', 'a program such as npm or ./scripts/check.sh');
     const { name, ...rest } = common;
     const folder = resolveTestPath(ctx, [...ctx.path, 'cwd'], cwd ?? '.');
-    if (junit !== undefined && (path.isAbsolute(junit) || junit.split(/[\\/]/).includes('..'))) {
-      fail([...ctx.path, 'junit'], `${JSON.stringify(junit)} leaves the command's folder`, 'a path or glob relative to the command\'s cwd, without "..", such as "reports/junit.xml"');
-    }
+    if (junit !== undefined) checkInsideGlob([...ctx.path, 'junit'], junit, "the command's folder (cwd)", 'reports/junit.xml');
     return { name, type: 'command', run: [...run], cwd: folder, ...(junit !== undefined ? { junit } : {}), ...rest };
   },
 };

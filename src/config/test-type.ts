@@ -44,6 +44,13 @@ export function resolveTestPath(ctx: BuildContext, at: DocPath, given: string): 
   return absolute;
 }
 
+/** A file or glob a test writes (`junit:`, `artifacts:`), which must stay inside `folder`'s tree: no absolute path, no `..`. */
+export function checkInsideGlob(at: DocPath, given: string, folder: string, example: string): void {
+  if (path.isAbsolute(given) || given.split(/[\\/]/).includes('..')) {
+    fail(at, `${JSON.stringify(given)} leaves ${folder}`, `a path or glob relative to ${folder}, without "..", such as ${JSON.stringify(example)}`);
+  }
+}
+
 /** A string of a test that is substituted at run time, with its path inside the test. */
 export interface TemplatedText {
   path: DocPath;

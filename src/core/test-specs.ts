@@ -121,6 +121,8 @@ export interface FrameworkTestSpec<F extends FrameworkName = FrameworkName> exte
   python?: string;
   /** Newman: the collection file, relative to `dir` (`collection:`). */
   collection?: string;
+  /** Globs, relative to `dir`, of files the suite writes that are kept as its cases' artifacts (`artifacts:`). */
+  artifacts?: string[];
   /** The one case this member runs; absent on the entry itself, before listing. */
   case?: FrameworkCase;
 }

@@ -3,8 +3,10 @@
  * (so a real database URL is among the credentials), else SQLite: a command test
  * dumps its environment, its parent's /proc/<pid>/environ and the worker's, and
  * none of the worker's credentials shows; a Playwright suite passes with the
- * runner and its browser running as that user. Needs root (setuid); creates the
- * user `runset-test` when it is missing.
+ * runner and its browser running as that user; a pytest test that names as its
+ * attachments a file of its own and one only root may read gets the first kept
+ * and the second refused. Needs root (setuid); creates the user `runset-test`
+ * when it is missing.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,13 @@ import { newToken } from '../../src/auth/keys.js';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
 import { dropSchemas, newSchemaName, TEST_DATABASE_URL } from '../helpers/postgres.js';
 import { chromiumMissing } from './playwright-fixtures.js';
+import { PYTHON, pytestVersion } from './framework-fixtures-pytest.js';
+
+/** Why pytest cannot run here (Debian's python3-pytest missing), or false. */
+const pytestMissing = (): string | false => {
+  const found = pytestVersion();
+  return 'missing' in found ? found.missing : false;
+};
 
 const USER = 'runset-test';
 const SECRET_KEY = 'secret-key-the-tests-must-never-see';
@@ -68,6 +77,15 @@ test('runs as the test user', async ({ page }) => {
 });
 `;
 
+/** pytest: attaches a file it wrote, and one it cannot read (the worker could). */
+const PYTEST = `
+def test_attaches(tmp_path):
+    mine = tmp_path / "mine.txt"
+    mine.write_text("written by the test")
+    print(f"[[ATTACHMENT|{mine}]]")
+    print("[[ATTACHMENT|ROOT_ONLY]]")
+`;
+
 after(() => assertNoLeakedServers());
 
 describe('--run-as: tests never see the worker\'s credentials', { skip: cannotRun() }, () => {
@@ -82,15 +100,21 @@ describe('--run-as: tests never see the worker\'s credentials', { skip: cannotRu
     writeFileSync(path.join(dir, 'dump.sh'), DUMP);
     writeFileSync(path.join(dir, 'suite', 'playwright.config.ts'), "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', timeout: 15_000, use: { launchOptions: { args: ['--runset-run-as-marker'] } } });\n");
     writeFileSync(path.join(dir, 'suite', 'tests', 'who.spec.ts'), SPEC);
-    for (const folder of [dir, path.join(dir, 'suite'), path.join(dir, 'suite', 'tests')]) chmodSync(folder, 0o755);
+    const rootOnly = path.join(dir, 'root-only.txt');
+    writeFileSync(rootOnly, 'only root reads this', { mode: 0o600 });
+    mkdirSync(path.join(dir, 'pysuite'));
+    writeFileSync(path.join(dir, 'pysuite', 'test_files.py'), PYTEST.replace('ROOT_ONLY', rootOnly));
+    for (const folder of [dir, path.join(dir, 'suite'), path.join(dir, 'suite', 'tests'), path.join(dir, 'pysuite')]) chmodSync(folder, 0o755);
     const dataDir = path.join(dir, 'data');
     const config = [
       'environments:',
       `  dump: { variables: { WORKER_PID: "0", DATA_DIR: "${dataDir}" } }`,
       `  browser: { variables: { WORKER_PID: "0", EXPECTED_UID: "${uid()}" } }`,
+      '  files: { variables: { WORKER_PID: "0" } }',
       'tests:',
       `  - { name: dump, type: command, run: [sh, ${path.join(dir, 'dump.sh')}], environments: [dump] }`,
       '  - { name: who, type: playwright, dir: suite, environments: [browser] }',
+      ...(pytestMissing() ? [] : [`  - { name: py, type: pytest, dir: pysuite, python: ${PYTHON}, environments: [files] }`]),
       '',
     ].join('\n');
     writeFileSync(path.join(dir, 'runset.config.yaml'), config);
@@ -120,7 +144,7 @@ describe('--run-as: tests never see the worker\'s credentials', { skip: cannotRu
     assert.equal(created.status, 200, created.text);
     const id = created.body.testRunSetId as string;
     const done = await waitForSet(server, id, 60_000);
-    const runs = await api<{ testRuns: Array<{ status: string; error: string | null; output: string | null }> }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`);
+    const runs = await api<{ testRuns: Array<{ status: string; error: string | null; output: string | null; artifacts: Array<{ name: string; url: string }> }> }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`);
     return { status: done.status, runs: runs.body.testRuns };
   };
 
@@ -143,5 +167,15 @@ describe('--run-as: tests never see the worker\'s credentials', { skip: cannotRu
   test('a Playwright suite passes, its runner and browser running as the test user', { skip: chromiumMissing() }, async () => {
     const { status, runs } = await runSet('browser');
     assert.equal(status, 'SUCCESS', runs.map((r) => `${r.error}\n${r.output}`).join('\n'));
+  });
+
+  test('a test\'s attachments are kept only when the test user could read them itself', { skip: pytestMissing() }, async () => {
+    const { status, runs } = await runSet('files');
+    const run = runs[0];
+    assert.equal(status, 'SUCCESS', `${run?.error}\n${run?.output}`);
+    assert.deepEqual(run?.artifacts.map((a) => a.name), ['mine.txt']);
+    const res = await fetch(server.url.replace(/\/api$/, '') + run.artifacts[0]!.url, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    assert.equal(await res.text(), 'written by the test');
+    assert.match(run?.output ?? '', /artifact root-only\.txt not kept: the user tests run as cannot read it/);
   });
 });

@@ -7,6 +7,7 @@
  */
 import type { TProperties } from 'typebox';
 import type { FrameworkCase, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
+import type { ReportedAttachment } from './attachments.js';
 import type { LiveReporting } from './live-events.js';
 
 /** One case as a framework's report tells of it. */
@@ -27,6 +28,8 @@ export interface ReportedCase {
   tags?: string[];
   /** Its line in the file, where the framework selects cases by line (Cucumber). */
   line?: number;
+  /** Files it attached, where the framework has attachments (Cucumber, Vitest, pytest). */
+  attachments?: ReportedAttachment[];
 }
 
 export interface FrameworkReport {

@@ -15,9 +15,12 @@
  *   whose steps were never written must not pass.
  * - **Attempts** are the test case's started attempts (`--retry`); the last
  *   finished one decides; duration is all attempts' time together.
+ * - **Attachments** of every attempt: logs and links (`this.log`,
+ *   `this.link`) go into the output, anything else attached is a file.
  */
 import { errorSummary } from '../playwright/error-text.js';
 import type { FrameworkReport, ReportedCase } from './adapter.js';
+import type { ReportedAttachment } from './attachments.js';
 
 /** The label of an outline's example row: `#1.2`, or `#1.2: name`. */
 export const EXAMPLE_LABEL = /^#\d+\.\d+(?:: ([\s\S]*))?$/;
@@ -42,6 +45,8 @@ interface Attempt {
   startedMs: number;
   finishedMs?: number;
   steps: StepResult[];
+  /** Its `attachment` envelopes (`this.attach`, `this.log`, `this.link`). */
+  attachments: Json[];
 }
 
 export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -88,12 +93,14 @@ export function readCucumberMessages(text: string): FrameworkReport {
     else if (isObject(e.testCase)) testCases.set(str(e.testCase.id), e.testCase);
     else if (isObject(e.testCaseStarted)) {
       const s = e.testCaseStarted;
-      attempts.set(str(s.id), { testCaseId: str(s.testCaseId), attempt: Number(s.attempt ?? 0), startedMs: millis(s.timestamp), steps: [] });
+      attempts.set(str(s.id), { testCaseId: str(s.testCaseId), attempt: Number(s.attempt ?? 0), startedMs: millis(s.timestamp), steps: [], attachments: [] });
     } else if (isObject(e.testStepFinished)) {
       const f = e.testStepFinished;
       const result = isObject(f.testStepResult) ? f.testStepResult : {};
       const exception = isObject(result.exception) ? result.exception : {};
       attempts.get(str(f.testCaseStartedId))?.steps.push({ testStepId: str(f.testStepId), status: str(result.status), message: str(result.message) || str(exception.message) });
+    } else if (isObject(e.attachment)) {
+      attempts.get(str(e.attachment.testCaseStartedId))?.attachments.push(e.attachment);
     } else if (isObject(e.testCaseFinished)) {
       const a = attempts.get(str(e.testCaseFinished.testCaseStartedId));
       if (a) a.finishedMs = millis(e.testCaseFinished.timestamp);
@@ -164,7 +171,9 @@ function caseOf(pickle: Json, testCase: Json, finished: Attempt[], nodes: Map<st
   const steps = stepsOf(testCase, pickle, keywords);
   const failures = finished.map((a) => failureOf(a, steps)).filter((f) => f !== undefined);
   const worst = worstStatus(last);
-  reported.output = failures.map((f) => f.message).join('\n\n');
+  const { logs, files } = attachmentsOf(finished);
+  reported.output = [...logs, ...failures.map((f) => f.message)].join('\n\n');
+  if (files.length > 0) reported.attachments = files;
   if (worst === 'SKIPPED') return { ...reported, status: 'skipped', attempts: 0 };
   if (worst === 'PASSED') return reported;
   const said = failureOf(last, steps)?.message ?? `${worst.toLowerCase()} (the report gives no message)`;
@@ -190,6 +199,22 @@ export function placeOf(pickle: Json, nodes: Map<string, Node>): { titles: strin
 function stepsOf(testCase: Json, pickle: Json, keywords: Map<string, string>): Map<string, string> {
   const texts = new Map(list(pickle.steps).map((s) => [str(s.id), `${keywords.get(Array.isArray(s.astNodeIds) ? String(s.astNodeIds[0]) : '') ?? ''}${str(s.text)}`]));
   return new Map(list(testCase.testSteps).map((s) => [str(s.id), texts.get(str(s.pickleStepId)) ?? '']));
+}
+
+/** Logs and links (`this.log`, `this.link`) are text for the output; anything else attached is a file. */
+const LOG_TYPES = new Set(['text/x.cucumber.log+plain', 'text/uri-list']);
+
+/** What the attempts attached: their logs as lines of output, their files as attachments (bytes as base64). */
+function attachmentsOf(attempts: readonly Attempt[]): { logs: string[]; files: ReportedAttachment[] } {
+  const logs: string[] = [];
+  const files: ReportedAttachment[] = [];
+  for (const a of attempts.flatMap((attempt) => attempt.attachments)) {
+    const base64 = str(a.contentEncoding) === 'BASE64';
+    const mediaType = str(a.mediaType) || 'application/octet-stream';
+    if (LOG_TYPES.has(mediaType)) logs.push(base64 ? Buffer.from(str(a.body), 'base64').toString('utf8') : str(a.body));
+    else files.push({ name: str(a.fileName) || 'attachment', contentType: mediaType, body: base64 ? str(a.body) : Buffer.from(str(a.body)).toString('base64') });
+  }
+  return { logs, files };
 }
 
 function worstStatus(attempt: Attempt): string {

@@ -7,7 +7,7 @@
  * runset that a scenario began (its first `testCaseStarted`) and, after its
  * last attempt (`testCaseFinished` without `willBeRetried`), how it ended: as
  * that scenario's own envelopes (its document pruned to it, its pickle, test
- * case and every attempt's), read by ./cucumber-messages.ts, the reader of the
+ * case and every attempt's, attachments included), read by ./cucumber-messages.ts, the reader of the
  * message stream itself. Each scenario's envelopes are dropped once sent.
  */
 import type { EventEmitter } from 'node:events';
@@ -53,6 +53,7 @@ export default class RunsetCucumberFormatter {
     else if (isObject(e.testCase)) this.testCases.set(str(e.testCase.id), e.testCase);
     else if (isObject(e.testCaseStarted)) this.started(e, e.testCaseStarted);
     else if (isObject(e.testStepFinished)) this.attempts.get(this.caseOfAttempt.get(str(e.testStepFinished.testCaseStartedId)) ?? '')?.push(e);
+    else if (isObject(e.attachment)) this.attempts.get(this.caseOfAttempt.get(str(e.attachment.testCaseStartedId)) ?? '')?.push(e);
     else if (isObject(e.testCaseFinished)) this.finishedCase(e, e.testCaseFinished);
   }
 

@@ -20,7 +20,8 @@ import { REPORTER_FILE_ENV } from '../playwright/reporter.js';
 import { handOver } from '../run-as.js';
 import { caseKey, type FrameworkAdapter, type FrameworkReport, type RunPlan } from './adapter.js';
 import type { LiveEvent } from './live-events.js';
-import { LiveTracker, resultOf } from './live.js';
+import { LiveTracker } from './live.js';
+import { ShareArtifacts } from './share-artifacts.js';
 import { locateFramework, type FrameworkInstall } from './locate.js';
 import { runFramework, type FrameworkExit } from './process.js';
 import { FRAMEWORK_ADAPTERS } from './registry.js';
@@ -64,7 +65,8 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   const plan: RunPlan = { report, workers: Math.max(1, ctx.parallelism), variables: ctx.variables };
   const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], plan);
   const env = testEnvironment(ctx.variables, policy);
-  const live = startLive(specs, ctx, adapter, install, plan);
+  const artifacts = new ShareArtifacts(specs, ctx.workDir);
+  const live = startLive(specs, ctx, adapter, install, plan, artifacts);
   if (live) {
     args.push(...live.args);
     env[REPORTER_FILE_ENV] = live.events.file;
@@ -80,20 +82,27 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   if (exit.stopped === 'aborted') return;
   const read = await readReport(adapter, report, first.dir);
   const byKey = new Map((read instanceof Error ? [] : read.cases).map((c) => [caseKey(c.file, c.titles), c]));
+  const ended = new Map<number, CaseResult>();
   specs.forEach((spec, index) => {
     if (live?.tracker.ended(index)) return;
     const c = spec.case as NonNullable<FrameworkTestSpec['case']>;
     const found = byKey.get(caseKey(c.file, c.titles));
-    ctx.onEnd(index, found ? resultOf(found) : missing(adapter, install, exit, read, c.file, deadlineMs));
+    ended.set(index, found ? artifacts.result(index, found) : missing(adapter, install, exit, read, c.file, deadlineMs));
   });
+  await artifacts.addWritten(ended);
+  for (const [index, result] of ended) ctx.onEnd(index, result);
 }
 
-/** The live channel of this share, when its adapter has one for this version: its reporter's arguments, the followed event file. */
-function startLive(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, install: FrameworkInstall, plan: RunPlan) {
-  const reporting = adapter.liveReporter?.(install.version, plan);
+/**
+ * The live channel of this share, when its adapter has one for this version:
+ * its reporter's arguments, the followed event file. Not with `artifacts:`
+ * globs: their files are given out when the process has ended.
+ */
+function startLive(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, install: FrameworkInstall, plan: RunPlan, artifacts: ShareArtifacts) {
+  const reporting = artifacts.globbed ? undefined : adapter.liveReporter?.(install.version, plan);
   if (!reporting) return undefined;
   const first = specs[0] as FrameworkTestSpec;
-  const tracker = new LiveTracker(specs, adapter, first.dir, reporting.caseStarts, ctx);
+  const tracker = new LiveTracker(specs, adapter, first.dir, reporting.caseStarts, ctx, (index, c) => artifacts.result(index, c));
   try {
     const events = new EventLog<LiveEvent>(path.join(ctx.workDir, 'live-events.jsonl'), (event) => tracker.handle(event));
     return { args: reporting.args, events, tracker };

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { errorSummary } from '../playwright/error-text.js';
 import type { FrameworkReport, ReportedCase } from './adapter.js';
+import type { ReportedAttachment } from './attachments.js';
 
 export interface JestAssertion {
   ancestorTitles: string[];
@@ -19,6 +20,8 @@ export interface JestAssertion {
   invocations?: number;
   /** Vitest: the case's tags. */
   tags?: string[];
+  /** Vitest, from runset's live reporter only: the files the case attached. */
+  attachments?: ReportedAttachment[];
 }
 
 interface JestFileResult {
@@ -72,6 +75,10 @@ function caseOf(file: string, a: JestAssertion, attemptsOf: (a: JestAssertion, s
     output: messages.join('\n\n'),
   };
   if (Array.isArray(a.tags) && a.tags.length > 0) reported.tags = a.tags.map(String);
+  const attachments = (Array.isArray(a.attachments) ? (a.attachments as unknown[]) : []).filter(
+    (x): x is ReportedAttachment => isObject(x) && typeof x.name === 'string' && typeof x.contentType === 'string' && (typeof x.path === 'string' || typeof x.body === 'string'),
+  );
+  if (attachments.length > 0) reported.attachments = attachments;
   return reported;
 }
 

@@ -33,6 +33,8 @@ export class LiveTracker {
     private readonly dir: string,
     private readonly caseStarts: boolean,
     private readonly ctx: Pick<BatchExecutionContext, 'onBegin' | 'onEnd'>,
+    /** The member's result from its case (its attachments made artifacts); plain `resultOf` by default. */
+    private readonly toResult: (index: number, c: ReportedCase) => CaseResult = (_, c) => resultOf(c),
   ) {
     specs.forEach((spec, index) => {
       if (!spec.case) return;
@@ -71,7 +73,7 @@ export class LiveTracker {
       const state = this.byKey.get(caseKey(c.file, c.titles));
       if (!state || state.ended) continue;
       state.ended = true;
-      this.ctx.onEnd(state.index, resultOf(c));
+      this.ctx.onEnd(state.index, this.toResult(state.index, c));
     }
   }
 }

@@ -17,11 +17,15 @@
  *   pytest writes its JUnit XML (--junitxml in ARGS); the plugin adds to
  *   each case's `<properties>` its id (`runset.id`) and its executions
  *   (`runset.attempts`: pytest-rerunfailures marks its final report with the
- *   reruns before it, which its JUnit output does not say).
+ *   reruns before it, which its JUnit output does not say), and the files it
+ *   printed as `[[ATTACHMENT|path]]` (the JUnit attachments convention of
+ *   Jenkins and GitLab) in its captured output (`runset.attachments`, a JSON list).
  */
 export const PYTEST_DRIVER = `
-import json, os, sys
+import json, os, re, sys
 import pytest
+
+ATTACHMENT = re.compile(r'\\[\\[ATTACHMENT\\|([^\\]\\r\\n]+)\\]\\]')
 
 MODE, OUT, ARGS = sys.argv[1], sys.argv[2], sys.argv[3:]
 WANTED = None
@@ -64,6 +68,9 @@ class Runset:
         if report.when == 'teardown':
             report.user_properties.append(('runset.id', self.case_id(report.nodeid)))
             report.user_properties.append(('runset.attempts', getattr(report, 'rerun', 0) + 1))
+            files = [path.strip() for _, text in report.sections for path in ATTACHMENT.findall(text)]
+            if files:
+                report.user_properties.append(('runset.attachments', json.dumps(files)))
 
 plugin = Runset()
 code = pytest.main(ARGS, plugins=[plugin])

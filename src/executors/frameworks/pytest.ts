@@ -17,6 +17,7 @@ import type { FrameworkTestSpec } from '../../core/types.js';
 import { readJunitTestcases } from '../command/junit.js';
 import { errorSummary } from '../playwright/error-text.js';
 import type { FrameworkAdapter, FrameworkReport, ReportedCase } from './adapter.js';
+import { contentTypeOf, type ReportedAttachment } from './attachments.js';
 import type { FrameworkInstall } from './locate.js';
 import { PYTEST_DRIVER, PYTEST_PROBE } from './pytest-driver.js';
 
@@ -101,6 +102,20 @@ export const pytestAdapter = Object.freeze<FrameworkAdapter>({
   read: readPytestJunit,
 });
 
+/** The files a case printed as `[[ATTACHMENT|path]]` (the driver's `runset.attachments`), each once. */
+function attachmentsOf(property: string | undefined): { attachments?: ReportedAttachment[] } {
+  if (property === undefined) return {};
+  let paths: unknown;
+  try {
+    paths = JSON.parse(property);
+  } catch {
+    return {};
+  }
+  if (!Array.isArray(paths)) return {};
+  const files = [...new Set(paths.filter((p): p is string => typeof p === 'string' && p !== ''))];
+  return files.length > 0 ? { attachments: files.map((file) => ({ name: path.basename(file), contentType: contentTypeOf(file), path: file })) } : {};
+}
+
 function readPytestListing(text: string): FrameworkReport {
   let raw: { cases?: unknown; errors?: unknown };
   try {
@@ -137,6 +152,7 @@ function readPytestJunit(text: string): FrameworkReport {
       attempts: c.status === 'skipped' ? 0 : Number.isInteger(attempts) && attempts > 0 ? attempts : 1,
       error: c.status === 'failed' ? pytestSummary(c.failureText) || c.error : null,
       output: c.failureText,
+      ...attachmentsOf(c.properties.get('runset.attachments')),
     });
   }
   return { cases, fileErrors };
