@@ -4,7 +4,9 @@
  * Vitest process. Each case appends its number and its Vitest process's mark
  * (RUNSET_FRAMEWORK_MARK, one per process runset starts) to a marker file, so
  * "exactly once" and "one process per share" are counted from what really
- * ran, not from what the store says.
+ * ran, not from what the store says. That a worker alone takes a whole suite
+ * in one share is the scheduler's rule, the same for every type: it is proven
+ * once, with Playwright, in ./fanout.test.ts.
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -82,22 +84,5 @@ test('two workers share one Vitest suite: each case runs once, both take part, e
     assert.equal(new Set(cases.map((n) => workerOf.get(n))).size, 1, `process ${mark} ran cases of one worker only`);
   }
   for (const w of workers) await w.stop();
-  await api.stop();
-});
-
-test('a worker alone runs the whole Vitest suite in one process', { skip: TEST_DATABASE_URL ? false : NO_DATABASE, timeout: 120_000 }, async (t) => {
-  const ready = await setUp(t, 3, 4, 20);
-  if (typeof ready === 'string') return t.skip(ready);
-  const { fleet, schema, marker } = ready;
-  const api = await fleet.api();
-  const worker = await fleet.worker(2, { args: ['--max-share', '1s'] });
-  await workersRegistered(schema, 1);
-  const id = await createSet(api, 'e2e');
-  const [status] = (await waitForSets(api, [id], 90_000)).values();
-  assert.equal(status!.status, 'SUCCESS');
-  const { times, processes } = ran(marker);
-  assert.equal(times.size, 12);
-  assert.equal(processes.size, 1, 'one Vitest process for the whole suite');
-  await worker.stop();
   await api.stop();
 });

@@ -15,6 +15,8 @@ import { parseSuiteConfig } from '../../src/config/suite.js';
 import { ArtifactNames, attachmentFiles, attribute } from '../../src/executors/frameworks/attachments.js';
 import { cucumberAdapter } from '../../src/executors/frameworks/cucumber.js';
 import { takeFile } from '../../src/artifacts/take.js';
+import { MAX_FILES, ShareArtifacts } from '../../src/executors/frameworks/share-artifacts.js';
+import type { CaseResult } from '../../src/core/types.js';
 
 const folder = (t: { after(fn: () => void): void }) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'runset-attachments-'));
@@ -56,6 +58,26 @@ test('attachments become files: a path resolved from the suite, bytes written in
   assert.equal(readFileSync(files[1]!.path, 'utf8'), 'png bytes');
   assert.equal(readFileSync(files[2]!.path, 'utf8'), 'second');
   assert.ok(files[1]!.path.startsWith(path.join(dir, 'attachments', '3')));
+});
+
+test('artifacts: globs keep only what the share wrote, at most MAX_FILES a member, saying what was left', async (t) => {
+  const dir = folder(t);
+  mkdirSync(path.join(dir, 'logs'));
+  writeFileSync(path.join(dir, 'logs', 'old.txt'), 'from an earlier run');
+  const old = new Date(Date.now() - 60_000);
+  const { utimesSync } = await import('node:fs');
+  utimesSync(path.join(dir, 'logs', 'old.txt'), old, old);
+  const spec = (titles: string[]): FrameworkTestSpec => ({ name: 'j', type: 'jest', dir, args: [], tags: [], timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false, artifacts: ['logs/*.txt'], case: { entry: 'j', file: 'a.test.js', titles } });
+  const share = new ShareArtifacts([spec(['passes']), spec(['fails'])], path.join(dir, 'work'));
+  for (let i = 0; i < MAX_FILES + 3; i++) writeFileSync(path.join(dir, 'logs', `line-${String(i).padStart(3, '0')}.txt`), String(i));
+  const result = (passed: boolean): CaseResult => ({ passed, error: passed ? null : 'boom', output: '', attempts: 1, durationMs: 1, artifacts: [] });
+  const ended = new Map([[0, result(true)], [1, result(false)]]);
+  await share.addWritten(ended);
+  assert.deepEqual(ended.get(0)?.artifacts, [], 'the files name no test: they go to the failure');
+  const failed = ended.get(1)!;
+  assert.equal(failed.artifacts.length, MAX_FILES);
+  assert.ok(!failed.artifacts.some((a) => a.name === 'old.txt'), 'a file older than the share is not its');
+  assert.match(failed.output, /runset: artifacts: 3 more file\(s\) past 100 for this test not kept: logs\/line-100\.txt, logs\/line-101\.txt, logs\/line-102\.txt/);
 });
 
 test('artifacts: takes globs inside the suite\'s folder; one that leaves it is refused, saying what is accepted', (t) => {
