@@ -76443,15 +76443,15 @@ var init_junit2 = __esm({
   }
 });
 
-// src/executors/frameworks/attachments.ts
+// src/executors/artifact-files.ts
 import path7 from "node:path";
 function contentTypeOf(file) {
   const ext = path7.extname(file).toLowerCase();
-  return CONTENT_TYPES[ext === ".jpeg" ? ".jpg" : ext] ?? "application/octet-stream";
+  return CONTENT_TYPES[ext] ?? "application/octet-stream";
 }
 var EXTENSIONS, CONTENT_TYPES;
-var init_attachments = __esm({
-  "src/executors/frameworks/attachments.ts"() {
+var init_artifact_files = __esm({
+  "src/executors/artifact-files.ts"() {
     "use strict";
     EXTENSIONS = {
       "image/png": ".png",
@@ -76468,7 +76468,16 @@ var init_attachments = __esm({
       "application/zip": ".zip",
       "video/webm": ".webm"
     };
-    CONTENT_TYPES = Object.fromEntries(Object.entries(EXTENSIONS).map(([type, ext]) => [ext, type]));
+    CONTENT_TYPES = {
+      ...Object.fromEntries(Object.entries(EXTENSIONS).map(([type, ext]) => [ext, type])),
+      ".jpeg": "image/jpeg",
+      ".htm": "text/html",
+      ".log": "text/plain",
+      ".md": "text/markdown",
+      ".yaml": "application/yaml",
+      ".yml": "application/yaml",
+      ".ndjson": "application/x-ndjson"
+    };
   }
 });
 
@@ -76643,7 +76652,7 @@ var init_pytest = __esm({
     init_build();
     init_junit2();
     init_error_text();
-    init_attachments();
+    init_artifact_files();
     init_pytest_driver();
     PROBE_TIMEOUT_MS = 3e4;
     probed = /* @__PURE__ */ new Map();
@@ -76770,6 +76779,27 @@ var init_registry2 = __esm({
   }
 });
 
+// src/config/artifact-globs.ts
+function artifactGlobs(given2, at2, folder) {
+  if (given2 === void 0) return void 0;
+  given2.forEach((glob, i) => checkInsideGlob([...at2, i], glob, folder, "screenshots/**/*.png"));
+  return [...given2];
+}
+var ArtifactGlobsProperty;
+var init_artifact_globs = __esm({
+  "src/config/artifact-globs.ts"() {
+    "use strict";
+    init_build();
+    init_test_type();
+    ArtifactGlobsProperty = typebox_exports.Optional(
+      typebox_exports.Array(typebox_exports.String({ minLength: 1, description: `a file or glob relative to the test's folder, such as "screenshots/**/*.png"` }), {
+        minItems: 1,
+        description: 'files the test writes that are kept as its artifacts, such as ["screenshots/**/*.png"]'
+      })
+    );
+  }
+});
+
 // src/config/suite-frameworks.ts
 import path10 from "node:path";
 function frameworkTestType(type) {
@@ -76797,10 +76827,8 @@ function frameworkTestType(type) {
       const framework = workers ?? adapter.defaultWorkers;
       if (framework !== void 0) spec.workers = framework;
       if (python !== void 0) spec.python = python;
-      if (artifacts !== void 0) {
-        artifacts.forEach((glob, i) => checkInsideGlob([...ctx.path, "artifacts", i], glob, "the suite's folder (dir)", "screenshots/**/*.png"));
-        spec.artifacts = [...artifacts];
-      }
+      const globs = artifactGlobs(artifacts, [...ctx.path, "artifacts"], "the suite's folder (dir)");
+      if (globs) spec.artifacts = globs;
       if (collection !== void 0) {
         const file = resolveTestPath(ctx, [...ctx.path, "collection"], path10.join(dir, collection));
         if (!(ctx.files ?? DISK_FILES).isFile(file)) fail([...ctx.path, "collection"], `${JSON.stringify(collection)} is not a file (${file})`, `a Postman collection file, relative to "dir"`);
@@ -76818,6 +76846,7 @@ var init_suite_frameworks = __esm({
     init_registry2();
     init_suite_error();
     init_test_type();
+    init_artifact_globs();
     FrameworkProperties = {
       dir: typebox_exports.String({ minLength: 1, description: "the suite's folder (where the framework is run, its node_modules in it or above it), relative to the config file's folder" }),
       args: typebox_exports.Optional(
@@ -76826,12 +76855,7 @@ var init_suite_frameworks = __esm({
         })
       ),
       workers: typebox_exports.Optional(typebox_exports.Integer({ minimum: 1, maximum: 64, description: "a whole number of framework workers from 1 to 64" })),
-      artifacts: typebox_exports.Optional(
-        typebox_exports.Array(typebox_exports.String({ minLength: 1, description: 'a file or glob relative to dir, such as "screenshots/**/*.png"' }), {
-          minItems: 1,
-          description: `files the suite writes that are kept as its tests' artifacts, such as ["screenshots/**/*.png"]`
-        })
-      )
+      artifacts: ArtifactGlobsProperty
     };
   }
 });
@@ -76868,6 +76892,7 @@ var init_suite_test_types = __esm({
     init_suite_schema();
     init_suite_playwright();
     init_suite_frameworks();
+    init_artifact_globs();
     init_test_type();
     HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
     HttpProperties = {
@@ -76938,7 +76963,8 @@ var init_suite_test_types = __esm({
         description: "an argv list such as [npm, run, contract]"
       }),
       cwd: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: "a folder, relative to the config file's folder" })),
-      junit: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: 'a JUnit XML file or glob the command writes, relative to its cwd, such as "reports/*.xml"' }))
+      junit: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: 'a JUnit XML file or glob the command writes, relative to its cwd, such as "reports/*.xml"' })),
+      artifacts: ArtifactGlobsProperty
     };
     command2 = {
       properties: CommandProperties,
@@ -76953,12 +76979,13 @@ var init_suite_test_types = __esm({
         );
       },
       build(raw, common6, ctx) {
-        const { run, cwd, junit } = raw;
+        const { run, cwd, junit, artifacts } = raw;
         if (run[0] === "") fail([...ctx.path, "run", 0], "empty program name", "a program such as npm or ./scripts/check.sh");
         const { name, ...rest } = common6;
         const folder = resolveTestPath(ctx, [...ctx.path, "cwd"], cwd ?? ".");
         if (junit !== void 0) checkInsideGlob([...ctx.path, "junit"], junit, "the command's folder (cwd)", "reports/junit.xml");
-        return { name, type: "command", run: [...run], cwd: folder, ...junit !== void 0 ? { junit } : {}, ...rest };
+        const globs = artifactGlobs(artifacts, [...ctx.path, "artifacts"], "the command's folder (cwd)");
+        return { name, type: "command", run: [...run], cwd: folder, ...junit !== void 0 ? { junit } : {}, ...globs ? { artifacts: globs } : {}, ...rest };
       }
     };
     TEST_TYPES = Object.freeze({

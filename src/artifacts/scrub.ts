@@ -47,7 +47,8 @@ export async function scrubFile(file: string, contentType: string, secrets: read
       if (!(error instanceof ZipFormatError)) throw error;
       return { kind: 'dropped', reason: `it could not be checked for secret values (${error.message})` };
     }
-  } else if (isText(contentType)) {
+  } else if (isText(contentType) || contentType === 'application/octet-stream') {
+    // A file of no known kind is masked too when its bytes are text (a `.out` log an `artifacts:` glob took).
     safe = scrubBytes(bytes, variants);
   }
   if (safe === undefined) return { kind: 'unchanged' };
@@ -97,7 +98,7 @@ function isZip(contentType: string, file: string): boolean {
 }
 
 function isText(contentType: string): boolean {
-  return /^text\//.test(contentType) || /^application\/(json|xml|[\w.-]+\+json|[\w.-]+\+xml)\b/.test(contentType) || contentType === 'image/svg+xml';
+  return /^text\//.test(contentType) || /^application\/(json|xml|yaml|x-yaml|x-ndjson|[\w.-]+\+json|[\w.-]+\+xml)\b/.test(contentType) || contentType === 'image/svg+xml';
 }
 
 export { MASK };

@@ -11,7 +11,8 @@ import { Type, type Static, type TObject } from 'typebox';
 import type { FrameworkName, FrameworkTestSpec, TestSpec } from '../core/types.js';
 import { FRAMEWORK_ADAPTERS } from '../executors/frameworks/registry.js';
 import { fail } from './suite-error.js';
-import { checkInsideGlob, DISK_FILES, resolveTestPath, type TestTypeDefinition } from './test-type.js';
+import { DISK_FILES, resolveTestPath, type TestTypeDefinition } from './test-type.js';
+import { ArtifactGlobsProperty, artifactGlobs } from './artifact-globs.js';
 
 const FrameworkProperties = {
   dir: Type.String({ minLength: 1, description: "the suite's folder (where the framework is run, its node_modules in it or above it), relative to the config file's folder" }),
@@ -21,12 +22,7 @@ const FrameworkProperties = {
     }),
   ),
   workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'a whole number of framework workers from 1 to 64' })),
-  artifacts: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, description: 'a file or glob relative to dir, such as "screenshots/**/*.png"' }), {
-      minItems: 1,
-      description: 'files the suite writes that are kept as its tests\' artifacts, such as ["screenshots/**/*.png"]',
-    }),
-  ),
+  artifacts: ArtifactGlobsProperty,
 };
 
 type FrameworkRaw = Static<TObject<typeof FrameworkProperties>> & { python?: string; collection?: string };
@@ -57,10 +53,8 @@ export function frameworkTestType<F extends FrameworkName>(type: F): TestTypeDef
       const framework = workers ?? adapter.defaultWorkers;
       if (framework !== undefined) spec.workers = framework;
       if (python !== undefined) spec.python = python;
-      if (artifacts !== undefined) {
-        artifacts.forEach((glob, i) => checkInsideGlob([...ctx.path, 'artifacts', i], glob, "the suite's folder (dir)", 'screenshots/**/*.png'));
-        spec.artifacts = [...artifacts];
-      }
+      const globs = artifactGlobs(artifacts, [...ctx.path, 'artifacts'], "the suite's folder (dir)");
+      if (globs) spec.artifacts = globs;
       if (collection !== undefined) {
         const file = resolveTestPath(ctx, [...ctx.path, 'collection'], path.join(dir, collection));
         if (!(ctx.files ?? DISK_FILES).isFile(file)) fail([...ctx.path, 'collection'], `${JSON.stringify(collection)} is not a file (${file})`, `a Postman collection file, relative to "dir"`);

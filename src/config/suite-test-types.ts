@@ -12,6 +12,7 @@ import { fail, type DocPath } from './suite-error.js';
 import { HTTP_METHODS } from './suite-schema.js';
 import { playwrightTestType } from './suite-playwright.js';
 import { frameworkTestType } from './suite-frameworks.js';
+import { ArtifactGlobsProperty, artifactGlobs } from './artifact-globs.js';
 import { checkInsideGlob, resolveTestPath, type TemplatedText, type TestTypeDefinition } from './test-type.js';
 
 // ── http ────────────────────────────────────────────────────────────────────
@@ -118,6 +119,7 @@ const CommandProperties = {
   }),
   cwd: Type.Optional(Type.String({ minLength: 1, description: "a folder, relative to the config file's folder" })),
   junit: Type.Optional(Type.String({ minLength: 1, description: 'a JUnit XML file or glob the command writes, relative to its cwd, such as "reports/*.xml"' })),
+  artifacts: ArtifactGlobsProperty,
 };
 
 type CommandRaw = Static<TObject<typeof CommandProperties>>;
@@ -138,12 +140,13 @@ const command: TestTypeDefinition<CommandTestSpec> = {
     );
   },
   build(raw, common, ctx) {
-    const { run, cwd, junit } = raw as CommandRaw; // validated against CommandProperties by the caller
+    const { run, cwd, junit, artifacts } = raw as CommandRaw; // validated against CommandProperties by the caller
     if (run[0] === '') fail([...ctx.path, 'run', 0], 'empty program name', 'a program such as npm or ./scripts/check.sh');
     const { name, ...rest } = common;
     const folder = resolveTestPath(ctx, [...ctx.path, 'cwd'], cwd ?? '.');
     if (junit !== undefined) checkInsideGlob([...ctx.path, 'junit'], junit, "the command's folder (cwd)", 'reports/junit.xml');
-    return { name, type: 'command', run: [...run], cwd: folder, ...(junit !== undefined ? { junit } : {}), ...rest };
+    const globs = artifactGlobs(artifacts, [...ctx.path, 'artifacts'], "the command's folder (cwd)");
+    return { name, type: 'command', run: [...run], cwd: folder, ...(junit !== undefined ? { junit } : {}), ...(globs ? { artifacts: globs } : {}), ...rest };
   },
 };
 

@@ -43,6 +43,8 @@ export interface CommandTestSpec extends TestCommon {
   cwd: string;
   /** A JUnit XML file or glob the command writes, relative to `cwd`: its `<testcase>`s become cases of the member's result. */
   junit?: string;
+  /** Globs, relative to `cwd`, of files the command writes that are kept as the member's artifacts (`artifacts:`). */
+  artifacts?: string[];
 }
 
 /**

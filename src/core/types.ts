@@ -283,6 +283,8 @@ export interface ExecutionResult {
   skipped?: boolean;
   /** The cases a report the test wrote holds (a command's `junit:` files); absent: none. */
   cases?: ResultCase[];
+  /** Files it left to keep as the member's artifacts (a command's `artifacts:`); absent: none. */
+  artifacts?: readonly ArtifactFile[];
 }
 
 export interface Executor<S extends TestSpec = TestSpec> {
@@ -296,7 +298,7 @@ export interface Executor<S extends TestSpec = TestSpec> {
 export interface ArtifactFile {
   name: string;
   contentType: string;
-  /** Absolute path inside the batch's work folder. */
+  /** Absolute path (in the batch's work folder, or where the test wrote it): read only as the test could (src/artifacts/take.ts). */
   path: string;
 }
 

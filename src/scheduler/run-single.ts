@@ -5,7 +5,7 @@
  * BatchExecutionContext), so one run path (./run.ts) serves both.
  */
 import { performance } from 'node:perf_hooks';
-import type { BatchExecutionContext, ExecutionContext, ExecutionResult, Executor, TestSpec } from '../core/types.js';
+import type { ArtifactFile, BatchExecutionContext, ExecutionContext, ExecutionResult, Executor, TestSpec } from '../core/types.js';
 import { messageOf } from './outcome-builder.js';
 
 export type SingleContext = ExecutionContext & Pick<BatchExecutionContext, 'onBegin' | 'onEnd'>;
@@ -18,6 +18,8 @@ export type SingleContext = ExecutionContext & Pick<BatchExecutionContext, 'onBe
 export async function runSingle(executor: Executor, spec: TestSpec, ctx: SingleContext): Promise<void> {
   const started = performance.now();
   const transcripts: string[] = [];
+  // Every attempt's files, each once: a retried command's first try left its own.
+  const files = new Map<string, ArtifactFile>();
   let result: ExecutionResult = { passed: false, error: 'not run', output: '' };
   let attempt = 0;
   while (attempt <= spec.retries && !ctx.signal.aborted) {
@@ -34,6 +36,7 @@ export async function runSingle(executor: Executor, spec: TestSpec, ctx: SingleC
       result = { ...result, passed: false, error: `timed out after ${spec.timeoutSeconds}s (timeoutSeconds)` };
     }
     transcripts.push(spec.retries > 0 ? `── attempt ${attempt} ──\n${result.output}` : result.output);
+    for (const file of result.artifacts ?? []) if (!files.has(file.path)) files.set(file.path, file);
     if (result.passed) break;
   }
   ctx.onEnd(0, {
@@ -41,7 +44,7 @@ export async function runSingle(executor: Executor, spec: TestSpec, ctx: SingleC
     output: transcripts.join('\n'),
     attempts: attempt,
     durationMs: performance.now() - started,
-    artifacts: [],
+    artifacts: [...files.values()],
     interrupted: ctx.signal.aborted || undefined,
   });
 }

@@ -238,11 +238,29 @@ function end(m: Member | undefined, result: CaseResult, ctx: EndContext): void {
 /** Builds the member's outcome (its artifacts stored) and writes it under its lease. */
 async function complete(m: Member, result: CaseResult, { req, deps, resolved, workDir }: EndContext): Promise<void> {
   if (m.lost) return;
-  const outcome = await buildOutcome({ ...result, attempts: m.attempts }, { secrets: resolved.secrets, artifacts: deps.artifacts, workDir });
+  const outcome = await withScratch(workDir, result, deps, (scratch) =>
+    buildOutcome({ ...result, attempts: m.attempts }, { secrets: resolved.secrets, artifacts: deps.artifacts, workDir: scratch }),
+  );
   await startUnbegun(m, deps);
   const ours = await req.finish(m.run, outcome);
   if (!ours) await deps.artifacts?.discard(outcome.artifacts ?? []);
   m.settle();
+}
+
+/**
+ * `use` given the folder where masked copies of the member's files are made:
+ * the batch's, or for a single member that left files (a command's
+ * `artifacts:`) one made for it and removed after; none when there are none.
+ */
+async function withScratch<T>(workDir: string | undefined, result: CaseResult, deps: RunDeps, use: (scratch: string | undefined) => Promise<T>): Promise<T> {
+  if (workDir !== undefined || result.artifacts.length === 0) return use(workDir);
+  await mkdir(deps.workRoot, { recursive: true });
+  const scratch = await mkdtemp(path.join(deps.workRoot, 'single-'));
+  try {
+    return await use(scratch);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 /** After the executor returned: give back what was interrupted, fail what it never settled. */

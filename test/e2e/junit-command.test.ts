@@ -3,7 +3,8 @@
  * code's verdict, and each `<testcase>` of the JUnit XML it wrote becomes a
  * case of that member's result, in the members list. A report left from an
  * earlier run (older than the command's start) is not read, and the member's
- * output says so.
+ * output says so. `artifacts:` on a command keeps the files it wrote, every
+ * attempt's.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +21,18 @@ interface Member {
   status: string;
   output: string | null;
   cases: Array<{ name: string; status: string; durationMs: number; error: string | null }>;
+  attempts: number;
+  artifacts: Array<{ name: string; contentType: string; url: string }>;
 }
+
+/** Writes out/attempt-N.txt, failing its first attempt. */
+const WRITE = `const fs = require('node:fs');
+fs.mkdirSync('out/logs', { recursive: true });
+const n = fs.readdirSync('out').length;
+fs.writeFileSync('out/attempt-' + n + '.txt', 'attempt ' + n);
+fs.writeFileSync('out/logs/run.log', 'log of attempt ' + n);
+process.exit(n === 1 ? 1 : 0);
+`;
 
 test('a junit: command keeps one member, its exit code decides, and its report\'s three <testcase>s are its cases', async () => {
   const dir = tempDir('runset-junit-');
@@ -28,6 +40,8 @@ test('a junit: command keeps one member, its exit code decides, and its report\'
   const stale = path.join(dir, 'stale', 'reports', 'old.xml');
   writeFileSync(stale, REPORT);
   utimesSync(stale, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+  mkdirSync(path.join(dir, 'files'));
+  writeFileSync(path.join(dir, 'files', 'write.js'), WRITE);
   const server = await startRunset({
     config: [
       'environments:',
@@ -35,6 +49,7 @@ test('a junit: command keeps one member, its exit code decides, and its report\'
       'tests:',
       junitCommandEntry('api', dir),
       `  - { name: stale, type: command, run: [${JSON.stringify(process.execPath)}, -e, "0"], cwd: ${JSON.stringify(path.join(dir, 'stale'))}, junit: reports/old.xml }`,
+      `  - { name: files, type: command, run: [${JSON.stringify(process.execPath)}, write.js], cwd: ${JSON.stringify(path.join(dir, 'files'))}, retries: 1, artifacts: ["out/**/*.txt", "out/logs/*.log"] }`,
       '',
     ].join('\n'),
     env: { JUNIT_TEST_TOKEN: 's3cret-value' },
@@ -56,6 +71,13 @@ test('a junit: command keeps one member, its exit code decides, and its report\'
     assert.equal(staleMember.status, 'SUCCESS');
     assert.deepEqual(staleMember.cases, []);
     assert.match(staleMember.output ?? '', /junit: no file matching "reports\/old\.xml" .* was written by this run/);
+    const files = members.find((m) => m.name === 'files')!;
+    assert.equal(files.status, 'SUCCESS');
+    assert.equal(files.attempts, 2);
+    const kept = [...files.artifacts].sort((a, b) => a.name.localeCompare(b.name));
+    assert.deepEqual(kept.map((a) => [a.name, a.contentType]), [['attempt-1.txt', 'text/plain'], ['attempt-2.txt', 'text/plain'], ['run.log', 'text/plain']], 'every attempt\'s files, each path once');
+    const second = await fetch(server.url.replace(/\/api$/, '') + kept[1]!.url, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    assert.equal(await second.text(), 'attempt 2');
   } finally {
     await server.stop();
   }

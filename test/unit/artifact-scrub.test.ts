@@ -108,6 +108,15 @@ test('scrubFile: masks traces and text files into a new file; images and secret-
   assert.deepEqual(await scrubFile(png, 'image/png', [SECRET], dir), { kind: 'unchanged' });
   assert.deepEqual(await scrubFile(md, 'text/markdown', [], dir), { kind: 'unchanged' });
 
+  // A file of no known kind (an `artifacts:` glob's `run.out`) is masked when its bytes are text; YAML is text.
+  const out = path.join(dir, 'run.out');
+  writeFileSync(out, `token=${SECRET}\n`);
+  const masked = await scrubFile(out, 'application/octet-stream', [SECRET], dir);
+  assert.equal(readFileSync((masked as { file: string }).file, 'utf8'), 'token=***\n');
+  const yaml = path.join(dir, 'env.yaml');
+  writeFileSync(yaml, `token: ${SECRET}\n`);
+  assert.equal((await scrubFile(yaml, 'application/yaml', [SECRET], dir)).kind, 'scrubbed');
+
   const broken = path.join(dir, 'broken.zip');
   writeFileSync(broken, 'PK not really');
   const dropped = await scrubFile(broken, 'application/zip', [SECRET], dir);

@@ -12,10 +12,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FrameworkTestSpec } from '../../src/core/types.js';
 import { parseSuiteConfig } from '../../src/config/suite.js';
-import { ArtifactNames, attachmentFiles, attribute } from '../../src/executors/frameworks/attachments.js';
+import { attachmentFiles, attribute } from '../../src/executors/frameworks/attachments.js';
+import { ArtifactNames, MAX_FILES } from '../../src/executors/artifact-files.js';
 import { cucumberAdapter } from '../../src/executors/frameworks/cucumber.js';
 import { takeFile } from '../../src/artifacts/take.js';
-import { MAX_FILES, ShareArtifacts } from '../../src/executors/frameworks/share-artifacts.js';
+import { ShareArtifacts } from '../../src/executors/frameworks/share-artifacts.js';
 import type { CaseResult } from '../../src/core/types.js';
 
 const folder = (t: { after(fn: () => void): void }) => {

@@ -21,6 +21,7 @@ import { killQuietly } from '../process-tree.js';
 import { spawnAs } from '../run-as.js';
 import { CommandLauncher } from './launcher.js';
 import { readJunitReports } from './junit.js';
+import { ArtifactNames, writtenArtifacts } from '../artifact-files.js';
 
 /**
  * After the command exits, how long to wait for its pipes to close. They stay
@@ -34,20 +35,39 @@ export function createCommandExecutor(policy: TestProcessPolicy = {}): Executor<
   const launcher = new CommandLauncher(policy, (spec, ctx) => runCommand(spec, ctx, policy));
   return Object.freeze({
     type: 'command' as const,
-    run: (spec: CommandTestSpec, ctx: ExecutionContext) => (spec.junit === undefined ? launcher.run(spec, ctx) : withJunit(spec, spec.junit, ctx, launcher)),
+    run: (spec: CommandTestSpec, ctx: ExecutionContext) => (spec.junit === undefined && spec.artifacts === undefined ? launcher.run(spec, ctx) : withFiles(spec, ctx, launcher)),
   });
 }
 
 export const commandExecutor = createCommandExecutor();
 
-/** The command's result with the cases of the JUnit reports it wrote (./junit.ts); what cannot be read is noted in its output. */
-async function withJunit(spec: CommandTestSpec, pattern: string, ctx: ExecutionContext, launcher: CommandLauncher): Promise<ExecutionResult> {
+/**
+ * The command's result with what it wrote since it started: the cases of its
+ * JUnit reports (`junit:`, ./junit.ts) and its files (`artifacts:`,
+ * ../artifact-files.ts). What cannot be read is noted in its output.
+ */
+async function withFiles(spec: CommandTestSpec, ctx: ExecutionContext, launcher: CommandLauncher): Promise<ExecutionResult> {
   const since = Date.now();
   const result = await launcher.run(spec, ctx);
   if (ctx.signal.aborted) return result;
-  const { cases, notes } = await readJunitReports(pattern, spec.cwd, since);
+  const notes: string[] = [];
+  let found: Pick<ExecutionResult, 'cases' | 'artifacts'> = {};
+  if (spec.junit !== undefined) {
+    const { cases, notes: junitNotes } = await readJunitReports(spec.junit, spec.cwd, since);
+    notes.push(...junitNotes);
+    if (cases.length > 0) found = { ...found, cases };
+  }
+  if (spec.artifacts !== undefined) {
+    try {
+      const { artifacts, note } = await writtenArtifacts(spec.artifacts, spec.cwd, since, new ArtifactNames());
+      if (note) notes.push(note);
+      if (artifacts.length > 0) found = { ...found, artifacts };
+    } catch (error) {
+      notes.push(`runset: artifacts: ${(error as Error).message}`);
+    }
+  }
   const output = notes.length > 0 ? `${result.output}${result.output.endsWith('\n') || result.output === '' ? '' : '\n'}${notes.join('\n')}\n` : result.output;
-  return { ...result, output, ...(cases.length > 0 ? { cases } : {}) };
+  return { ...result, output, ...found };
 }
 
 type Verdict = [passed: boolean, error: string | null];

@@ -5,15 +5,14 @@
  *   `[[ATTACHMENT|path]]` line): a path, or the bytes themselves, which are
  *   written into the share's work folder;
  * - files matching the entry's **`artifacts:`** globs, written while the share
- *   ran, each given to the case its path names (./attachments.ts `attribute`).
+ *   ran (../artifact-files.ts), each given to the case its path names (`attribute`).
  * Whether a file may be read at all is decided once, where every artifact is
  * stored (src/artifacts/take.ts); here files are only found and named.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
 import type { ArtifactFile } from '../../core/types.js';
+import { extensionOf, type ArtifactNames } from '../artifact-files.js';
 
 /** A file a case attached to its result, as its framework reports it. */
 export interface ReportedAttachment {
@@ -24,45 +23,6 @@ export interface ReportedAttachment {
   path?: string;
   /** Or its bytes, base64-encoded. */
   body?: string;
-}
-
-/** Names of one member's artifacts, each unique: `shot.png`, `shot-2.png`. */
-export class ArtifactNames {
-  private readonly taken = new Set<string>();
-
-  next(name: string, ext = ''): string {
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'attachment';
-    const stem = ext !== '' && safe.endsWith(ext) ? safe.slice(0, -ext.length) : safe;
-    let unique = `${stem}${ext}`;
-    for (let n = 2; this.taken.has(unique); n++) unique = `${stem}-${n}${ext}`;
-    this.taken.add(unique);
-    return unique;
-  }
-}
-
-/** A few types by extension, for a body attachment whose name has none (its type picks one). */
-const EXTENSIONS: Record<string, string> = {
-  'image/png': '.png',
-  'image/jpeg': '.jpg',
-  'image/gif': '.gif',
-  'image/webp': '.webp',
-  'image/svg+xml': '.svg',
-  'text/plain': '.txt',
-  'text/html': '.html',
-  'text/csv': '.csv',
-  'application/json': '.json',
-  'application/xml': '.xml',
-  'application/pdf': '.pdf',
-  'application/zip': '.zip',
-  'video/webm': '.webm',
-};
-
-const CONTENT_TYPES = Object.fromEntries(Object.entries(EXTENSIONS).map(([type, ext]) => [ext, type]));
-
-/** The content type of a file by its extension, for a file the suite left without saying (`artifacts:`). */
-export function contentTypeOf(file: string): string {
-  const ext = path.extname(file).toLowerCase();
-  return CONTENT_TYPES[ext === '.jpeg' ? '.jpg' : ext] ?? 'application/octet-stream';
 }
 
 /**
@@ -76,26 +36,13 @@ export function attachmentFiles(attachments: readonly ReportedAttachment[], dir:
       const file = path.resolve(dir, a.path);
       return { name: names.next(a.name === '' ? path.basename(file) : a.name, path.extname(file)), contentType: a.contentType, path: file };
     }
-    const ext = path.extname(a.name) || EXTENSIONS[a.contentType] || '';
+    const ext = path.extname(a.name) || extensionOf(a.contentType);
     const name = names.next(a.name, ext);
     mkdirSync(folder, { recursive: true });
     const file = path.join(folder, `${n}-${name}`);
     writeFileSync(file, Buffer.from(a.body ?? '', 'base64'));
     return { name, contentType: a.contentType, path: file };
   });
-}
-
-/** Files under `dir` matching `patterns` and modified at or after `since` (ms since the epoch): what the share wrote. */
-export async function filesWritten(patterns: readonly string[], dir: string, since: number): Promise<string[]> {
-  // Symbolic links are neither followed nor matched: a glob never wanders out of the suite's folder.
-  const files = await glob([...patterns], { cwd: dir, absolute: true, onlyFiles: true, dot: true, followSymbolicLinks: false });
-  const fresh: string[] = [];
-  for (const file of files.sort()) {
-    const info = await lstat(file).catch(() => undefined);
-    // A second of slack: some file systems keep whole seconds.
-    if (info && info.mtimeMs >= since - 1000) fresh.push(file);
-  }
-  return fresh;
 }
 
 /** Lower case, every run of other characters one `-`: how a title and a file name are compared. */

@@ -17,7 +17,8 @@ import type { FrameworkTestSpec } from '../../core/types.js';
 import { readJunitTestcases } from '../command/junit.js';
 import { errorSummary } from '../playwright/error-text.js';
 import type { FrameworkAdapter, FrameworkReport, ReportedCase } from './adapter.js';
-import { contentTypeOf, type ReportedAttachment } from './attachments.js';
+import { contentTypeOf } from '../artifact-files.js';
+import type { ReportedAttachment } from './attachments.js';
 import type { FrameworkInstall } from './locate.js';
 import { PYTEST_DRIVER, PYTEST_PROBE } from './pytest-driver.js';
 

@@ -8,11 +8,9 @@
 import path from 'node:path';
 import type { CaseResult, FrameworkTestSpec } from '../../core/types.js';
 import type { ReportedCase } from './adapter.js';
-import { ArtifactNames, attachmentFiles, attribute, contentTypeOf, filesWritten } from './attachments.js';
+import { ArtifactNames, filesWritten, keepFiles } from '../artifact-files.js';
+import { attachmentFiles, attribute } from './attachments.js';
 import { resultOf } from './live.js';
-
-/** Most files one member keeps through `artifacts:` globs: a glob that matches a whole folder of logs must not upload thousands. */
-export const MAX_FILES = 100;
 
 export class ShareArtifacts {
   /** When the share started: a file older than this was not written by it. */
@@ -61,13 +59,9 @@ export class ShareArtifacts {
     for (const [at, owned] of attribute(files, this.dir, members)) {
       const index = indexes[at] as number;
       const result = ended.get(index) as CaseResult;
-      const names = this.namesOf(index);
-      const kept = owned.slice(0, MAX_FILES - result.artifacts.length);
-      result.artifacts.push(...kept.map((file) => ({ name: names.next(path.basename(file), path.extname(file)), contentType: contentTypeOf(file), path: file })));
-      if (kept.length < owned.length) {
-        const over = owned.slice(kept.length).map((file) => path.relative(this.dir, file));
-        result.output += `\nrunset: artifacts: ${over.length} more file(s) past ${MAX_FILES} for this test not kept: ${over.slice(0, 5).join(', ')}${over.length > 5 ? ', …' : ''}\n`;
-      }
+      const { artifacts, note } = keepFiles(owned, this.dir, this.namesOf(index), result.artifacts.length);
+      result.artifacts.push(...artifacts);
+      if (note) result.output += `\n${note}\n`;
     }
   }
 
