@@ -70,7 +70,7 @@ export function createLogger(level: string): Logger {
   });
 }
 
-/** Opens the configured store; `owner` = this process serves it (SQLite: takes the data dir's lock). */
+/** An executor for every test type, its test processes following `policy`. */
 export function executorRegistry(options: { chromium?: string; policy?: TestProcessPolicy } = {}): ReadonlyMap<TestType, Executor> {
   const list: Executor[] = [
     httpExecutor,

@@ -77,5 +77,5 @@ function bitsFor(info: Mode, reader: FileReader): number {
   return info.mode & 7;
 }
 
-export const canRead = (info: Mode, reader: FileReader): boolean => (bitsFor(info, reader) & 4) !== 0;
+const canRead = (info: Mode, reader: FileReader): boolean => (bitsFor(info, reader) & 4) !== 0;
 const canSearch = (info: Mode, reader: FileReader): boolean => (bitsFor(info, reader) & 1) !== 0;

@@ -14,6 +14,7 @@
  * version by id, check its hash, unpack it and install its dependencies
  * (src/suites/).
  */
+import type { FrameworkCase } from './test-specs.js';
 
 /** A version's id: the SHA-256 (lowercase hex) of its archive's bytes. */
 export const SUITE_ID = /^[0-9a-f]{64}$/;
@@ -44,13 +45,8 @@ export interface SuiteListing {
   reports: Array<{ entry: number; report: unknown } | { entry: number; cases: ListedFrameworkCase[] }>;
 }
 
-/** A framework entry's case as its listing named it: what members are named and selected by. */
-export interface ListedFrameworkCase {
-  file: string;
-  titles: string[];
-  tags?: string[];
-  line?: number;
-}
+/** A framework entry's case as its listing named it (its entry is the listing item's): what members are named and selected by. */
+export type ListedFrameworkCase = Omit<FrameworkCase, 'entry'>;
 
 /**
  * Where a version's files are, in the specs planned from it: every path of a

@@ -13,13 +13,14 @@ import type { ArtifactFile } from '../core/types.js';
 /** Most files one member keeps through `artifacts:` globs: a glob that matches a whole folder of logs must not upload thousands. */
 export const MAX_FILES = 100;
 
-/** Names of one member's artifacts, each unique: `shot.png`, `shot-2.png`. */
+/** Names of one member's artifacts (every executor's), each unique: `shot.png`, `shot-2.png`; `trace-retry1.zip` with a suffix. */
 export class ArtifactNames {
   private readonly taken = new Set<string>();
 
-  next(name: string, ext = ''): string {
+  /** `name` made safe for a file name, without `ext` if it ends so, then `suffix`, then `ext`; `-2`, `-3` for more of one name. */
+  next(name: string, ext = '', suffix = ''): string {
     const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'attachment';
-    const stem = ext !== '' && safe.endsWith(ext) ? safe.slice(0, -ext.length) : safe;
+    const stem = `${ext !== '' && safe.endsWith(ext) ? safe.slice(0, -ext.length) : safe}${suffix}`;
     let unique = `${stem}${ext}`;
     for (let n = 2; this.taken.has(unique); n++) unique = `${stem}-${n}${ext}`;
     this.taken.add(unique);

@@ -4,8 +4,10 @@
  * attempts and its end as a batch executor reports its cases' (see
  * BatchExecutionContext), so one run path (./run.ts) serves both.
  */
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ArtifactFile, BatchExecutionContext, ExecutionContext, ExecutionResult, Executor, TestSpec } from '../core/types.js';
+import { ArtifactNames } from '../executors/artifact-files.js';
 import { messageOf } from './outcome-builder.js';
 
 export type SingleContext = ExecutionContext & Pick<BatchExecutionContext, 'onBegin' | 'onEnd'>;
@@ -18,8 +20,9 @@ export type SingleContext = ExecutionContext & Pick<BatchExecutionContext, 'onBe
 export async function runSingle(executor: Executor, spec: TestSpec, ctx: SingleContext): Promise<void> {
   const started = performance.now();
   const transcripts: string[] = [];
-  // Every attempt's files, each once: a retried command's first try left its own.
+  // Every attempt's files, each path once and each name unique across attempts: a retried command's first try left its own.
   const files = new Map<string, ArtifactFile>();
+  const names = new ArtifactNames();
   let result: ExecutionResult = { passed: false, error: 'not run', output: '' };
   let attempt = 0;
   while (attempt <= spec.retries && !ctx.signal.aborted) {
@@ -36,7 +39,7 @@ export async function runSingle(executor: Executor, spec: TestSpec, ctx: SingleC
       result = { ...result, passed: false, error: `timed out after ${spec.timeoutSeconds}s (timeoutSeconds)` };
     }
     transcripts.push(spec.retries > 0 ? `── attempt ${attempt} ──\n${result.output}` : result.output);
-    for (const file of result.artifacts ?? []) if (!files.has(file.path)) files.set(file.path, file);
+    for (const file of result.artifacts ?? []) if (!files.has(file.path)) files.set(file.path, { ...file, name: names.next(file.name, path.extname(file.name)) });
     if (result.passed) break;
   }
   ctx.onEnd(0, {

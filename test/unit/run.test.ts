@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import type { ArtifactSaver } from '../../src/artifacts/save.js';
@@ -183,6 +184,33 @@ test('a single member: its outcome goes to finish (retries counted, secrets mask
   assert.match(outcomes[0]!.output, /── attempt 1 ──\na\n── attempt 2 ──\nb/);
   assert.equal(link.called('startRun').length, 0, 'no start write: the claim started it');
   assert.deepEqual(started, [claimed.id]);
+});
+
+test('a single member: every attempt\'s files are stored, each path once, each name unique, from a scratch folder made for it and removed after', async () => {
+  const scratches: string[] = [];
+  const saver: ArtifactSaver = {
+    save: (files, _secrets, workDir) => {
+      scratches.push(workDir);
+      return Promise.resolve({ artifacts: files.map((f) => ({ id: f.path, name: f.name, contentType: f.contentType, size: 1, location: `file:${f.path}` })), notes: [] });
+    },
+    discard: () => Promise.resolve(),
+  };
+  const file = (at: string) => ({ name: 'log.txt', contentType: 'text/plain', path: at });
+  const { link, deps } = fixture(
+    [commandExecutor([{ passed: false, error: 'first', output: '', artifacts: [file('/suite/a/log.txt'), file('/suite/both.txt')] }, { passed: true, error: null, output: '', artifacts: [file('/suite/b/log.txt'), file('/suite/both.txt')] }])],
+    { artifacts: saver },
+  );
+  const claimed = await claimSingle(link, { ...commandSpec('t'), retries: 1 });
+  const outcomes: RunOutcome[] = [];
+  await runMembers({ runs: [claimed], parallelism: 1, abort: new AbortController(), finish: (_, o) => (outcomes.push(o), Promise.resolve(true)) }, deps);
+  assert.deepEqual(outcomes[0]!.artifacts?.map((a) => [a.name, a.location]), [
+    ['log.txt', 'file:/suite/a/log.txt'],
+    ['log-2.txt', 'file:/suite/both.txt'],
+    ['log-3.txt', 'file:/suite/b/log.txt'],
+  ]);
+  assert.equal(scratches.length, 1);
+  assert.ok(scratches[0]!.startsWith(path.join(tmpdir(), 'runset-run-test', 'single-')), 'a scratch folder of its own');
+  assert.equal(existsSync(scratches[0]!), false, 'removed once the files are stored');
 });
 
 test('a single member: the lease is kept until finish says the outcome is written', async () => {

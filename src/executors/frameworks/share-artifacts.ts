@@ -1,6 +1,7 @@
 /**
- * The artifacts of one share's members (./attachments.ts finds and names
- * them): each case's reported attachments as its result is made, live or from
+ * The artifacts of one share's members (files found and named by
+ * ../artifact-files.ts, attachments made files and written files given out by
+ * ./attachments.ts): each case's reported attachments as its result is made, live or from
  * the report; then, when the process has ended, the files the entry's
  * `artifacts:` globs match that the share wrote. What cannot be written or
  * found is said in the member's output.

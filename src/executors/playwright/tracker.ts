@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import type { ArtifactFile, BatchExecutionContext, CaseResult, PlaywrightTestSpec } from '../../core/types.js';
+import { ArtifactNames } from '../artifact-files.js';
 import { TailBuffer } from '../tail-buffer.js';
 import { errorSummary } from './error-text.js';
 import { caseKey, stripAnsi, type ReporterEvent } from './reporter.js';
@@ -38,7 +39,7 @@ interface CaseState {
   lane: number | undefined;
   output: TailBuffer;
   artifacts: ArtifactFile[];
-  names: Set<string>;
+  names: ArtifactNames;
   ended: boolean;
 }
 
@@ -73,7 +74,7 @@ export class BatchTracker {
       const key = caseKey(spec.case.project, spec.case.file, spec.case.titles);
       this.cases.set(key, {
         key, index, spec, attempts: 0, begun: false, inFlight: false, deadline: 0, timeoutMs: spec.timeoutSeconds * 1000,
-        startedAt: 0, lane: undefined, output: new TailBuffer(), artifacts: [], names: new Set(), ended: false,
+        startedAt: 0, lane: undefined, output: new TailBuffer(), artifacts: [], names: new ArtifactNames(), ended: false,
       });
     });
   }
@@ -203,13 +204,7 @@ export class BatchTracker {
 
   /** `screenshot.png`, `trace.zip`; `trace-retry1.zip` for a retry; `-2`, `-3` for more of one kind. */
   private nameFor(state: CaseState, file: { name: string; path: string }, retry: number): string {
-    const base = file.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'attachment';
-    const ext = path.extname(file.path);
-    const stem = `${base.endsWith(ext) ? base.slice(0, -ext.length) : base}${retry > 0 ? `-retry${retry}` : ''}`;
-    let name = `${stem}${ext}`;
-    for (let n = 2; state.names.has(name); n++) name = `${stem}-${n}${ext}`;
-    state.names.add(name);
-    return name;
+    return state.names.next(file.name, path.extname(file.path), retry > 0 ? `-retry${retry}` : '');
   }
 }
 
