@@ -507,6 +507,7 @@ async function pollUntilFinal(read, id, options) {
     let polls = 0;
     let failures = 0;
     let last;
+    let serverWaits = false;
     for (; ; ) {
       let delay = intervalMs;
       try {
@@ -521,7 +522,9 @@ async function pollUntilFinal(read, id, options) {
         last = { status, etag: answer.etag };
         options.onProgress?.(status, { elapsedMs: Date.now() - started, polls });
         if (isFinalStatus(status.status)) return status;
-        if (options.longPoll !== false && answer.etag !== null && (!since || heldAsAsked(answer, since.waitSeconds, Date.now() - asked))) delay = 0;
+        const held = since !== void 0 && heldAsAsked(answer, since.waitSeconds, Date.now() - asked);
+        serverWaits ||= held;
+        if (options.longPoll !== false && answer.etag !== null && (!since || held || serverWaits && answer.status !== null)) delay = 0;
       } catch (error) {
         if (deadline.signal.aborted) throw abortReason(deadline.signal);
         if (!isTransient(error)) throw error;

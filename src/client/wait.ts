@@ -83,6 +83,10 @@ export async function pollUntilFinal(read: ReadStatus, id: string, options: Wait
     let polls = 0;
     let failures = 0;
     let last: { status: TestRunSetStatus; etag: string | null } | undefined;
+    // Once the server has held a read for a change, a changed status (even one
+    // answered at once, by a server that does not say it waited) is news while
+    // the set moves: the next read goes at once, never after the interval.
+    let serverWaits = false;
     for (;;) {
       let delay = intervalMs;
       try {
@@ -97,7 +101,9 @@ export async function pollUntilFinal(read: ReadStatus, id: string, options: Wait
         last = { status, etag: answer.etag };
         options.onProgress?.(status, { elapsedMs: Date.now() - started, polls });
         if (isFinalStatus(status.status)) return status;
-        if (options.longPoll !== false && answer.etag !== null && (!since || heldAsAsked(answer, since.waitSeconds, Date.now() - asked))) delay = 0;
+        const held = since !== undefined && heldAsAsked(answer, since.waitSeconds, Date.now() - asked);
+        serverWaits ||= held;
+        if (options.longPoll !== false && answer.etag !== null && (!since || held || (serverWaits && answer.status !== null))) delay = 0;
       } catch (error) {
         if (deadline.signal.aborted) throw abortReason(deadline.signal);
         if (!isTransient(error)) throw error;

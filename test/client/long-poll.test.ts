@@ -59,6 +59,26 @@ test('"not modified" after a full wait keeps the last status and asks again at o
   });
 });
 
+test('a status that changed before a conditional read is news: asked again at once, even when the server does not say it waited', async () => {
+  // The server held the second read for a change; the third finds the status
+  // already changed and answers at once without Preference-Applied (what a
+  // runset server before 0.1 answered): the client must not sleep its interval.
+  const answers = [
+    tagged(statusReply('RUNNING', { RUNNING: 3 }), '"a"'),
+    { ...tagged(statusReply('RUNNING', { RUNNING: 2, SUCCESS: 1 }), '"b"', { 'preference-applied': 'wait=5' }), delayMs: 50 },
+    tagged(statusReply('RUNNING', { RUNNING: 1, SUCCESS: 2 }), '"c"'),
+    tagged(statusReply('SUCCESS', { SUCCESS: 3 }), '"d"'),
+  ];
+  await withServer({ status: (_r, n) => answers[Math.min(n, 3)]! }, async (client, server) => {
+    const final = await client.waitForTestRunSet(SET_ID, { interval: '60s', timeout: '20s' });
+    assert.equal(final.status, 'SUCCESS');
+    const reads = statusRequests(server);
+    assert.equal(reads.length, 4);
+    assert.equal(reads[3]?.headers['if-none-match'], '"c"');
+    assert.ok(reads[3].at - reads[2]!.at < 5_000, 'the read after a change went at once, not after the 60 s interval');
+  });
+});
+
 test('a server without ETags is polled at the interval with plain reads', async () => {
   const answers = [statusReply('RUNNING', { RUNNING: 1 }), statusReply('RUNNING', { RUNNING: 1 }), statusReply('SUCCESS', { SUCCESS: 1 })];
   await withServer({ status: (_r, n) => answers[Math.min(n, 2)]! }, async (client, server) => {

@@ -74,6 +74,13 @@ describe('a status that waits for news', () => {
     const other = await status(id, { 'if-none-match': '"SUCCESS.0.0.2.0"' });
     assert.equal(other.status, 200);
     assert.equal(other.headers.get('etag'), etag);
+    assert.equal(other.headers.get('preference-applied'), null, 'no wait was asked');
+    // The status changed before a waiting read came: a wait that ended at once, and
+    // it says so, or a client would take this server for one that never waits.
+    const changed = await status(id, { 'if-none-match': '"WAITING.2.0.0.0"', prefer: 'wait=30' });
+    assert.equal(changed.status, 200);
+    assert.equal(changed.headers.get('preference-applied'), 'wait=30');
+    assert.equal(changed.headers.get('etag'), etag);
     await endBoth(id);
   });
 

@@ -215,12 +215,18 @@ const ConditionalStatusHeaders = Type.Object({
 async function answerStatus(watch: StatusWatch, set: TestRunSetRecord, request: FastifyRequest, reply: FastifyReply) {
   let etag = statusEtag(set);
   const condition = request.headers['if-none-match'];
-  if (condition !== undefined && noneMatchHits(condition, etag)) {
+  if (condition !== undefined) {
     const seconds = preferredWait(request.headers.prefer);
-    const changed = seconds > 0 && watch.hasRoom ? await waitForChange(watch, set.id, etag, seconds, reply) : undefined;
-    if (!changed) return reply.header('etag', etag).code(304).send();
-    set = changed;
-    etag = statusEtag(set);
+    if (noneMatchHits(condition, etag)) {
+      const changed = seconds > 0 && watch.hasRoom ? await waitForChange(watch, set.id, etag, seconds, reply) : undefined;
+      if (!changed) return reply.header('etag', etag).code(304).send();
+      set = changed;
+      etag = statusEtag(set);
+    } else if (seconds > 0) {
+      // The status changed before the read came: a wait that ended at once. Saying
+      // so keeps a waiting client asking at once instead of sleeping its interval.
+      void reply.header('preference-applied', `wait=${seconds}`);
+    }
   }
   void reply.header('etag', etag);
   return statusDocument(set);
