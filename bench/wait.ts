@@ -13,6 +13,11 @@
  * On SQLite (one `serve`, 200 worker slots) and, when RUNSET_BENCH_DATABASE_URL
  * or RUNSET_TEST_DATABASE_URL is set, on PostgreSQL (an API process with no
  * workers, and a `runset worker` process with 200 slots, as on many machines).
+ *
+ * Then sets whose status changes between two reads (./wait-clients.ts): six
+ * members ending 0.5 s apart, followed to the end by each real client — the
+ * SDK, `runset trigger --wait` and the GitHub Action — from the set's endedAt
+ * to the client's exit. Budget: median < 100 ms, max < 1 s.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,10 +26,11 @@ import { RunsetClient } from '../src/client/index.js';
 import { startRunset, tempDir } from '../test/helpers/server.js';
 import { Fleet } from '../test/helpers/fleet.js';
 import { dropSchemas, newSchemaName } from '../test/helpers/postgres.js';
+import { STAGED_TESTS, followEveryClient } from './wait-clients.js';
 
 const DATABASE_URL = process.env.RUNSET_BENCH_DATABASE_URL || process.env.RUNSET_TEST_DATABASE_URL;
 const SETS = Number(process.env.BENCH_SETS ?? 200);
-const CONFIG = 'environments:\n  bench: { variables: { DELAY: "1" } }\ntests:\n  - { name: sleep, type: command, run: [sh, -c, \'exec sleep "$DELAY"\'] }\n';
+const CONFIG = `environments:\n  bench: { variables: { DELAY: "1" } }\n  staged: { variables: { STAGE: "1" } }\ntests:\n  - { name: sleep, type: command, run: [sh, -c, 'exec sleep "$DELAY"'], environments: [bench] }\n${STAGED_TESTS}`;
 
 interface Server {
   url: string;
@@ -90,6 +96,7 @@ async function onSqlite(): Promise<void> {
   const server = await startRunset({ config: CONFIG, args: ['--workers', String(Math.min(SETS, 256))], env: { RUNSET_SETS_PER_MINUTE: '100000' } });
   try {
     report('sqlite', await follow(server, true), await follow(server, false));
+    await followEveryClient('sqlite', server);
   } finally {
     await server.stop();
   }
@@ -105,6 +112,7 @@ async function onPostgres(url: string): Promise<void> {
     const api = await fleet.api();
     const worker = await fleet.worker(Math.min(SETS, 256));
     report('postgres', await follow(api, true), await follow(api, false));
+    await followEveryClient('postgres', api);
     await api.stop();
     await worker.stop();
   } finally {
