@@ -1,0 +1,48 @@
+/**
+ * npm test's reporter: Node's own (spec on a terminal, TAP otherwise), plus,
+ * just before the closing summary, the ten slowest test files, so that the
+ * suite's drift toward its 10-minute budget shows in every run.
+ *
+ * A file's time is the sum of its top-level tests' and suites' durations
+ * (they run one after another within a file), so it does not count the
+ * process start or a wait for a free slot of --test-concurrency.
+ */
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { spec, tap } from 'node:test/reporters';
+
+interface TestEvent {
+  type: string;
+  data?: { nesting?: number; file?: string; message?: string; details?: { duration_ms?: number } };
+}
+
+const SHOWN = 10;
+
+function table(perFile: Map<string, number>): string[] {
+  const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, SHOWN);
+  return [
+    `the ${slowest.length} slowest test files (seconds, sum of their top-level tests):`,
+    ...slowest.map(([file, ms]) => `${(ms / 1000).toFixed(1).padStart(7)}  ${path.relative(process.cwd(), file)}`),
+  ];
+}
+
+async function* withSlowest(source: AsyncIterable<TestEvent>): AsyncGenerator<TestEvent> {
+  const perFile = new Map<string, number>();
+  for await (const event of source) {
+    const data = event.data;
+    if ((event.type === 'test:pass' || event.type === 'test:fail') && data?.nesting === 0 && data.file) {
+      perFile.set(data.file, (perFile.get(data.file) ?? 0) + (data.details?.duration_ms ?? 0));
+    }
+    // The run's summary opens with "tests N": the table goes just before it.
+    if (event.type === 'test:diagnostic' && data?.nesting === 0 && /^tests \d/.test(data.message ?? '')) {
+      for (const message of table(perFile)) yield { type: 'test:diagnostic', data: { nesting: 0, message } };
+    }
+    yield event;
+  }
+}
+
+export default async function* reporter(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
+  const events = withSlowest(source);
+  const lines = process.stdout.isTTY ? Readable.from(events).pipe(new spec()) : (tap(events as never) as AsyncIterable<string>);
+  for await (const line of lines) yield String(line);
+}
