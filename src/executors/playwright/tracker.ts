@@ -1,8 +1,8 @@
 /**
  * One batch's bookkeeping: turns the reporter's events into each member's start
- * and end, keeps each case's output and files, and knows when a case has run
- * past any reasonable end (the watchdog's question). No processes here, so it
- * is tested with plain events.
+ * and end, keeps each case's output and files, and judges whether a running
+ * case is hung (the hang guard's question, with its workers' pulses). No
+ * processes here, so it is tested with plain events.
  */
 import path from 'node:path';
 import type { ArtifactFile, BatchExecutionContext, CaseResult, PlaywrightTestSpec } from '../../core/types.js';
@@ -157,8 +157,7 @@ export class BatchTracker {
     for (const state of this.cases.values()) {
       if (state.ended) continue;
       if (end.kind === 'exited') this.end(state, { passed: false, error: this.whyNotRun(state, end) });
-      // A new run would repeat what setup projects did (seed, wipe, sign in): rather than that, unseen, the member fails saying why.
-      else if (setup.length > 0) this.end(state, { passed: false, error: `not run to its end: ${end.reason}; runset does not start it again, since a new Playwright run would run the setup project${setup.length > 1 ? 's' : ''} ${setup.map((p) => `"${p}"`).join(', ')} again (run the set again to retry)` });
+      else if (setup.length > 0) this.end(state, { passed: false, error: notRunAgain(end.reason, setup) });
       else this.end(state, { passed: false, error: `interrupted: ${end.reason}; runset runs it again`, interrupted: true });
     }
   }
@@ -265,6 +264,16 @@ export class BatchTracker {
   private nameFor(state: CaseState, file: { name: string; path: string }, retry: number): string {
     return state.names.next(file.name, path.extname(file.path), retry > 0 ? `-retry${retry}` : '');
   }
+}
+
+/**
+ * Why a member left by a killed run is not given back to run again: a new run
+ * would repeat what the setup projects that ran did (seed, wipe, sign in), and
+ * that must not happen unseen.
+ */
+function notRunAgain(reason: string, setup: readonly string[]): string {
+  const projects = `setup project${setup.length > 1 ? 's' : ''} ${setup.map((p) => `"${p}"`).join(', ')}`;
+  return `not run to its end: ${reason}; runset does not start it again, since a new Playwright run would run the ${projects} again (run the set again to retry)`;
 }
 
 /** A test's timeout as Playwright tells it; for none (0), the entry's timeoutSeconds: a silent worker is still stuck. */
