@@ -18,15 +18,20 @@ after(() => assertNoLeakedServers());
 
 const chromium = process.env.RUNSET_CHROMIUM || DEFAULT_CHROMIUM;
 
-function writeVideoSuite(): string {
+/** The suite's config: `use` (video on, runset's Chromium) and, when given, its projects. */
+function videoConfig(projects?: string): string {
+  return `module.exports = { testDir: 'tests', workers: 1, use: { video: 'on',
+    launchOptions: { executablePath: ${JSON.stringify(chromium)}, args: ${JSON.stringify(CHROMIUM_ARGS)} } }${projects ? `, projects: ${projects}` : ''} };\n`;
+}
+
+function writeVideoSuite(projects?: string): string {
   const dir = tempDir('runset-pw-video-');
   const suite = path.join(dir, 'suite');
   mkdirSync(path.join(suite, 'tests'), { recursive: true });
   symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(suite, 'node_modules'), 'dir');
   writeFileSync(path.join(suite, 'package.json'), '{"private":true}');
   // The suite's own launch options, so that the direct run uses the same system Chromium as runset.
-  writeFileSync(path.join(suite, 'playwright.config.js'), `module.exports = { testDir: 'tests', workers: 1, use: { video: 'on',
-    launchOptions: { executablePath: ${JSON.stringify(chromium)}, args: ${JSON.stringify(CHROMIUM_ARGS)} } } };\n`);
+  writeFileSync(path.join(suite, 'playwright.config.js'), videoConfig(projects));
   writeFileSync(path.join(suite, 'tests', 'video.spec.js'), `const { test, expect } = require('@playwright/test');
 test('shows a title', async ({ page }) => {
   await page.setContent('<h1>Shop</h1>');
@@ -67,6 +72,26 @@ test('a suite asking for video without ffmpeg: video off for the batch, said in 
     for (const m of members) {
       assert.match(m.output ?? '', notice, m.name);
       assert.equal((m.output ?? '').split('video is off').length, 2, `${m.name}: said once`);
+      assert.ok(!m.artifacts.some((a) => a.name.endsWith('.webm')), 'no video');
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a project that sets video: 'off' is told nothing; a project that inherits video: on is told", { skip: chromiumMissing() }, async () => {
+  const dir = writeVideoSuite("[{ name: 'quiet', use: { video: 'off' } }, { name: 'recorded' }]");
+  const server = await startRunset({ configPath: path.join(dir, 'runset.config.yaml'), env: { PLAYWRIGHT_BROWSERS_PATH: path.join(dir, 'no-browsers') }, args: ['--workers', '1'] });
+  try {
+    const id = (await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'local' } })).body.testRunSetId as string;
+    await waitForSet(server, id, 120_000);
+    const members = (await api<{ testRuns: PlaywrightMember[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
+    assert.equal(members.length, 4);
+    for (const m of members) {
+      const recorded = m.name.startsWith('[recorded]');
+      assert.ok(recorded || m.name.startsWith('[quiet]'), m.name);
+      assert.equal(m.status, m.name.includes('fails on its own assertion') ? 'FAIL' : 'SUCCESS', `${m.name}: ${m.error}`);
+      assert.equal(/^runset: video is off for this run/.test(m.output ?? ''), recorded, `${m.name}: told only where its project asked for video`);
       assert.ok(!m.artifacts.some((a) => a.name.endsWith('.webm')), 'no video');
     }
   } finally {

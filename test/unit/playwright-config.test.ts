@@ -126,10 +126,18 @@ test('wrapConfig: without Playwright\'s ffmpeg, video is off for the run and run
       { configDir: '/suite', chromium, missingFfmpeg },
     );
     assert.deepEqual([(out.use as Record<string, unknown>).video, ...(out.projects as Array<{ use: Record<string, unknown> }>).map((p) => p.use.video)], ['off', 'off', 'off', 'off']);
-    const lines = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; text: string });
+    const lines = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; text: string; projects: string[] });
     assert.equal(lines.length, 1);
     assert.equal(lines[0]!.type, 'notice');
     assert.match(lines[0]!.text, /^video is off for this run: .*ffmpeg, which is not at \/cache\/ms-playwright\/ffmpeg-1013\/ffmpeg-linux/);
+    assert.deepEqual(lines[0]!.projects, ['a', 'b'], 'the projects whose own effective setting asked: c turned it off itself');
+
+    // The top-level `use` asks, but the only project that runs says off: nothing was turned off for anyone.
+    writeFileSync(events, '');
+    wrapConfig({ use: { video: 'on' }, projects: [{ name: 'chromium', use: { video: 'off' } }] }, { configDir: '/suite', chromium, missingFfmpeg });
+    assert.equal(readFileSync(events, 'utf8'), '');
+    wrapConfig({ use: { video: 'on' } }, { configDir: '/suite', chromium, missingFfmpeg });
+    assert.deepEqual((JSON.parse(readFileSync(events, 'utf8')) as { projects: string[] }).projects, [''], 'no projects: the top level is the one, unnamed');
 
     writeFileSync(events, '');
     const asked = wrapConfig({ use: { video: 'on' } }, { configDir: '/suite', chromium });

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CaseResult } from '../../src/core/types.js';
-import { BatchTracker, hardLimitMs } from '../../src/executors/playwright/tracker.js';
+import { BatchTracker } from '../../src/executors/playwright/tracker.js';
 import { caseKey, type ReporterEvent } from '../../src/executors/playwright/reporter.js';
 import { errorSummary } from '../../src/executors/playwright/error-text.js';
 import { selectionArgs, testListLine } from '../../src/executors/playwright/index.js';
@@ -100,23 +100,6 @@ test('a skipped case passes, marked skipped; an expected failure (test.fail) pas
   assert.equal(h.ended.get(2)?.skipped, undefined);
   assert.equal(h.ended.get(3)?.passed, false);
   assert.equal(h.ended.get(3)?.skipped, undefined);
-});
-
-test('a case running past its hard limit is overdue; killing the batch interrupts the rest', () => {
-  const h = harness(['hangs', 'bystander', 'later']);
-  h.tracker.handle({ type: 'testBegin', key: h.key('hangs'), retry: 0, timeoutMs: 1000 });
-  h.tracker.handle({ type: 'testBegin', key: h.key('bystander'), retry: 0, timeoutMs: 1000 });
-  h.advance(hardLimitMs(1000));
-  assert.equal(h.tracker.overdue(), undefined, 'not before the limit');
-  h.advance(1);
-  const hung = h.tracker.overdue();
-  assert.equal(hung?.index, 0, 'the first to begin is the first overdue');
-  h.tracker.failHung(0);
-  h.tracker.finish({ kind: 'killed', reason: 'another test hung' });
-  assert.match(h.ended.get(0)!.error!, /^timed out after 1s \(timeoutSeconds\)/);
-  assert.equal(h.ended.get(0)?.interrupted, undefined);
-  assert.equal(h.ended.get(1)?.interrupted, true);
-  assert.equal(h.ended.get(2)?.interrupted, true);
 });
 
 test('a crashed runner fails what it never ran, naming the cause; a case gone from the suite says so', () => {
@@ -246,4 +229,16 @@ test("runset's notices about the whole run (video turned off) head every member'
   h.tracker.finish({ kind: 'exited', code: 0, signal: null, log: '' });
   assert.equal(h.ended.get(0)!.output, 'runset: video is off for this run\nhello\n');
   assert.match(h.ended.get(1)!.output, /^runset: video is off for this run\n/);
+});
+
+test("a notice naming projects heads only their members' output: video off where a project asked for it", () => {
+  const specs = [caseSpec('asked', 'e2e', 'recorded'), caseSpec('never asked', 'e2e', 'quiet')];
+  const ended = new Map<number, CaseResult>();
+  const tracker = new BatchTracker(specs, { onBegin: () => undefined, onEnd: (i, r) => ended.set(i, r) });
+  tracker.handle({ type: 'notice', text: 'video is off for this run', projects: ['recorded'] });
+  tracker.handle({ type: 'notice', text: 'video is off for this run', projects: ['recorded'] });
+  tracker.finish({ kind: 'exited', code: 0, signal: null, log: '' });
+  assert.match(ended.get(0)!.output, /^runset: video is off for this run\n/);
+  assert.equal(ended.get(0)!.output.split('video is off').length, 2, 'said once');
+  assert.doesNotMatch(ended.get(1)!.output, /video is off/, 'its own project recorded no video: nothing was turned off for it');
 });

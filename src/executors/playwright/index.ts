@@ -7,7 +7,7 @@
  * - Config: the suite's, wrapped for the system Chromium and failure artifacts
  *   (./wrap-config.cts); the cases to run are named in a --test-list file.
  * - Timeouts: Playwright's own per test; a test it cannot stop (a blocked worker)
- *   gets the whole process tree killed by the watchdog (./tracker.ts).
+ *   gets the whole process tree killed by the hang guard (./tracker.ts).
  * - Cancellation (shutdown, lost lease): the process tree is killed at once.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -74,7 +74,7 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
   }
   const tracker = new BatchTracker(specs, ctx);
   const env = playwrightEnvironment(install, ctx.variables, policy);
-  const args = await prepareRun(specs, ctx, { chromium, version: install.version, missingFfmpeg: missingFfmpeg(install.cli, env, first.dir) });
+  const args = await prepareRun(specs, ctx, { chromium, cli: install.cli, version: install.version, missingFfmpeg: missingFfmpeg(install.cli, env, first.dir) });
   const runner = startRunner(install.cli, args, {
     cwd: first.dir,
     env,
@@ -100,8 +100,8 @@ async function supervise(runner: RunnerProcess, tracker: BatchTracker, signal: A
   const watchdog = setInterval(() => {
     const hung = tracker.overdue();
     if (hung) {
-      tracker.failHung(hung.index);
-      end ??= { kind: 'killed', reason: 'another test of the same Playwright run hung past its timeout and the run was stopped; runset runs this one again' };
+      const reason = tracker.failHung(hung.index);
+      end ??= { kind: 'killed', reason };
       runner.kill();
     } else if (tracker.idle()) {
       runner.kill();
@@ -134,12 +134,16 @@ function failAll(specs: readonly PlaywrightTestSpec[], ctx: BatchExecutionContex
 async function prepareRun(
   specs: readonly PlaywrightTestSpec[],
   ctx: BatchExecutionContext,
-  { chromium, version, missingFfmpeg }: { chromium: string; version: string; missingFfmpeg: string | undefined },
+  { chromium, cli, version, missingFfmpeg }: { chromium: string; cli: string; version: string; missingFfmpeg: string | undefined },
 ): Promise<string[]> {
   const first = specs[0] as PlaywrightTestSpec;
   const list = path.join(ctx.workDir, 'test-list.txt');
   await writeFile(list, specs.map(testListLine).join('\n') + '\n');
-  const options: WrapOptions = { configDir: path.dirname(first.config), chromium: { executablePath: chromium, args: [...CHROMIUM_ARGS] } };
+  const options: WrapOptions = {
+    configDir: path.dirname(first.config),
+    chromium: { executablePath: chromium, args: [...CHROMIUM_ARGS] },
+    playwrightTest: path.dirname(cli),
+  };
   if (missingFfmpeg !== undefined) options.missingFfmpeg = missingFfmpeg;
   const wrapper = await writeWrapper(first.config, ctx.workDir, options);
   const args = ['test', '-c', wrapper, `--reporter=${REPORTER}`, ...selectionArgs(specs, version, list), '--output', path.join(ctx.workDir, 'output')];

@@ -25,8 +25,10 @@ import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult } fro
 export const REPORTER_FILE_ENV = 'RUNSET_REPORTER_FILE';
 
 export type ReporterEvent =
-  | { type: 'begin'; keys: string[] }
-  | { type: 'testBegin'; key: string; retry: number; timeoutMs: number; lane?: number }
+  /** `setupProjects`: the projects others depend on, and their teardown projects: what runs again in a new run. */
+  | { type: 'begin'; keys: string[]; setupProjects?: string[] }
+  /** `timeoutMs`: as Playwright will enforce it from the start (a declared test.slow() triples it); `id`: Playwright's test id. */
+  | { type: 'testBegin'; key: string; retry: number; timeoutMs: number; lane?: number; id?: string }
   | {
       type: 'testEnd';
       key: string;
@@ -43,8 +45,13 @@ export type ReporterEvent =
     }
   | { type: 'output'; key: string | null; text: string }
   | { type: 'error'; message: string }
-  /** From runset's wrapped config, not this reporter: a change to the run every member's output mentions. */
-  | { type: 'notice'; text: string }
+  /** From runset's wrapped config, not this reporter: a change to the run the output of the members of `projects` (all when absent) mentions. */
+  | { type: 'notice'; text: string; projects?: string[] }
+  /**
+   * From each Playwright worker (wrap-config.cts), every second its event loop runs:
+   * the worker slot, and the running test's id and timeout as it stands now.
+   */
+  | { type: 'pulse'; lane: number; testId?: string; timeoutMs?: number }
   | { type: 'end'; status: string };
 
 /** A case's identity on both sides of the pipe: [project, file relative to rootDir, ...titles]. */
@@ -71,11 +78,13 @@ export default class RunsetReporter implements Reporter {
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.rootDir = config.rootDir;
-    this.send({ type: 'begin', keys: suite.allTests().map((t) => this.keyOf(t)) });
+    this.send({ type: 'begin', keys: suite.allTests().map((t) => this.keyOf(t)), setupProjects: setupProjectsOf(config) });
   }
 
   onTestBegin(test: TestCase, result: TestResult): void {
-    this.send({ type: 'testBegin', key: this.keyOf(test), retry: result.retry, timeoutMs: test.timeout, lane: laneOf(result) });
+    // A declared test.slow() (on the test or its describe) triples the timeout in the worker, as here.
+    const slow = test.annotations.some((a) => a.type === 'slow') ? 3 : 1;
+    this.send({ type: 'testBegin', key: this.keyOf(test), retry: result.retry, timeoutMs: test.timeout * slow, lane: laneOf(result), id: test.id });
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -130,6 +139,14 @@ function openEventFile(): number {
   const file = process.env[REPORTER_FILE_ENV];
   if (!file) throw new Error(`runset's reporter needs ${REPORTER_FILE_ENV}: the file it appends its events to`);
   return openSync(file, 'a');
+}
+
+/** Projects other projects depend on (1.31+), and the teardown projects of those (1.34+). */
+function setupProjectsOf(config: FullConfig): string[] {
+  const projects = config.projects as ReadonlyArray<{ name: string; dependencies?: string[]; teardown?: string }>;
+  const setup = new Set(projects.flatMap((p) => p.dependencies ?? []));
+  for (const p of projects) if (setup.has(p.name) && p.teardown) setup.add(p.teardown);
+  return [...setup];
 }
 
 /** Playwright's worker slot: parallelIndex (1.30+ reports it), else workerIndex; undefined when neither is known. */

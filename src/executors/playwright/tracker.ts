@@ -1,8 +1,8 @@
 /**
  * One batch's bookkeeping: turns the reporter's events into each member's start
- * and end, keeps each case's output and files, and knows when a case has run
- * past any reasonable end (the watchdog's question). No processes here, so it
- * is tested with plain events.
+ * and end, keeps each case's output and files, and judges whether a running
+ * case is hung (the hang guard's question, with its workers' pulses). No
+ * processes here, so it is tested with plain events.
  */
 import path from 'node:path';
 import type { ArtifactFile, BatchExecutionContext, CaseResult, PlaywrightTestSpec } from '../../core/types.js';
@@ -12,13 +12,25 @@ import { errorSummary } from './error-text.js';
 import { caseKey, stripAnsi, type ReporterEvent } from './reporter.js';
 
 /**
- * Playwright enforces each test's timeout itself, and a test it fails that way
- * comes with its screenshot (and trace, if its setting records one). runset steps in only when Playwright
- * cannot (a worker stuck in a busy loop never runs its timer): three times the
- * timeout — test.slow() triples it at run time, unseen by the reporter — plus 10 s.
+ * runset's hang guard. Playwright enforces each test's timeout itself, and a
+ * test it fails that way keeps its error, output, screenshot and trace. runset
+ * steps in only where Playwright cannot: a worker stuck where its own timer
+ * never runs (a busy loop, a blocking call). Each worker pulses every second
+ * while its event loop runs (wrap-config.cts), with its test's timeout as it
+ * stands (test.setTimeout, test.slow() at run time). A test is hung when both:
+ * - nothing came from it or its worker (pulse, output) for QUIET_MS, and
+ * - it began more than guardLimitMs(its timeout) ago.
+ * So a worker that pulses is never killed: Playwright can still stop its test.
  */
-export function hardLimitMs(timeoutMs: number): number {
-  return 3 * timeoutMs + 10_000;
+export const QUIET_MS = 10_000;
+
+/**
+ * The timeout, as long again for hooks and fixture teardown (Playwright gives
+ * them a slot of their own after a timeout), plus 10 s. A test with no timeout
+ * (Playwright's 0) is judged by the entry's timeoutSeconds (effectiveTimeoutMs).
+ */
+export function guardLimitMs(timeoutMs: number): number {
+  return 2 * timeoutMs + 10_000;
 }
 
 /** How long a batch may go without any event while tests still wait to begin (a stuck globalSetup or webServer). */
@@ -31,10 +43,14 @@ interface CaseState {
   attempts: number;
   begun: boolean;
   inFlight: boolean;
-  /** When the current attempt must have ended, by runset's clock; 0 when none runs. */
-  deadline: number;
+  /** Playwright's test id, once it began. */
+  id: string | undefined;
+  /** The current attempt's timeout as last known: its start's, then its worker's pulses. */
   timeoutMs: number;
   startedAt: number;
+  attemptStartedAt: number;
+  /** The last sign of life of the current attempt: its begin, its output, its worker's pulse. */
+  lastSignAt: number;
   /** The worker slot of the latest attempt, when Playwright told it. */
   lane: number | undefined;
   output: TailBuffer;
@@ -58,9 +74,13 @@ export class BatchTracker {
    * Playwright ran as a dependency): when cases never begin, these are why.
    */
   private readonly failures: string[] = [];
-  /** What runset changed about the whole run (video turned off): the head of every member's output. */
-  private readonly notices = new Set<string>();
+  /** What runset changed about the run (video turned off), by text: the head of the output of its projects' members (null: every member). */
+  private readonly notices = new Map<string, Set<string> | null>();
   private listed: Set<string> | undefined;
+  /** Projects a new Playwright run would run again before the tests (setup) or after (teardown). */
+  private setupProjects: string[] = [];
+  /** Every project a test of which began in this run, the batch's or not. */
+  private readonly begunProjects = new Set<string>();
   private lastEventAt: number;
 
   constructor(
@@ -73,8 +93,8 @@ export class BatchTracker {
       if (!spec.case) return;
       const key = caseKey(spec.case.project, spec.case.file, spec.case.titles);
       this.cases.set(key, {
-        key, index, spec, attempts: 0, begun: false, inFlight: false, deadline: 0, timeoutMs: spec.timeoutSeconds * 1000,
-        startedAt: 0, lane: undefined, output: new TailBuffer(), artifacts: [], names: new ArtifactNames(), ended: false,
+        key, index, spec, attempts: 0, begun: false, inFlight: false, id: undefined, timeoutMs: spec.timeoutSeconds * 1000,
+        startedAt: 0, attemptStartedAt: 0, lastSignAt: 0, lane: undefined, output: new TailBuffer(), artifacts: [], names: new ArtifactNames(), ended: false,
       });
     });
   }
@@ -84,20 +104,26 @@ export class BatchTracker {
   }
 
   handle(event: ReporterEvent): void {
+    // A worker's pulse says it lives, not that the run moves on: it does not hold off idle().
+    if (event.type === 'pulse') return this.pulse(event);
     this.lastEventAt = this.now();
-    if (event.type === 'begin') this.listed = new Set(event.keys);
-    else if (event.type === 'error') this.globalErrors.push(event.message);
-    else if (event.type === 'notice') this.notices.add(event.text);
+    if (event.type === 'begin') {
+      this.listed = new Set(event.keys);
+      this.setupProjects = event.setupProjects ?? [];
+    } else if (event.type === 'error') this.globalErrors.push(event.message);
+    else if (event.type === 'notice') this.notice(event.text, event.projects);
     else if (event.type === 'output') this.output(event.key, event.text);
     else if (event.type === 'testBegin') this.testBegin(event);
     else if (event.type === 'testEnd') this.testEnd(event);
   }
 
-  /** A case running past its hard limit, if any: the batch must be killed. */
-  overdue(): { index: number; timeoutMs: number } | undefined {
+  /** A case the hang guard judges hung (QUIET_MS silent and past guardLimitMs), if any: the batch must be killed. */
+  overdue(): { index: number } | undefined {
     const now = this.now();
-    const hung = [...this.cases.values()].find((c) => c.inFlight && !c.ended && now > c.deadline);
-    return hung && { index: hung.index, timeoutMs: hung.timeoutMs };
+    const hung = [...this.cases.values()].find(
+      (c) => c.inFlight && !c.ended && now - c.lastSignAt > QUIET_MS && now - c.attemptStartedAt > guardLimitMs(c.timeoutMs),
+    );
+    return hung && { index: hung.index };
   }
 
   /** Nothing running, something left to run, and no word from Playwright for IDLE_LIMIT_MS. */
@@ -106,27 +132,33 @@ export class BatchTracker {
     return !states.some((c) => c.inFlight && !c.ended) && states.some((c) => !c.ended) && this.now() - this.lastEventAt > IDLE_LIMIT_MS;
   }
 
-  /** Ends the hung case: it ran past its timeout and the batch is being killed for it. */
-  failHung(index: number): void {
+  /**
+   * Ends the hung case, keeping what it streamed and the files of its earlier
+   * attempts; returns why the batch is killed, for the others (finish).
+   */
+  failHung(index: number): string {
     const state = [...this.cases.values()].find((c) => c.index === index);
-    if (!state || state.ended) return;
-    const seconds = state.timeoutMs / 1000;
+    if (!state || state.ended) return "runset's hang guard stopped the Playwright run";
+    const now = this.now();
+    const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
     this.end(state, {
       passed: false,
-      error: `timed out after ${seconds}s (timeoutSeconds): the test was still running ${Math.round(hardLimitMs(state.timeoutMs) / 1000)}s after it began, so runset killed Playwright and its browsers`,
+      error: `hung: runset's hang guard killed Playwright and its browsers ${seconds(now - state.attemptStartedAt)} after the test began, ` +
+        `past its timeout of ${seconds(state.timeoutMs)} and its teardown, with no sign of life from its Playwright worker for ${seconds(now - state.lastSignAt)} ` +
+        '(a busy loop or a blocking call, which Playwright\'s own timer cannot interrupt)',
     });
+    return `another test of the same Playwright run, ${caseName(state.key)}, hung, and runset's hang guard stopped the run`;
   }
 
   /** Ends every case not ended yet, once the Playwright process is gone. */
   finish(end: BatchEnd): void {
     if (end.kind === 'aborted') return; // the worker gives them back to WAITING itself
+    const setup = this.setupProjects.filter((p) => this.begunProjects.has(p));
     for (const state of this.cases.values()) {
       if (state.ended) continue;
-      if (end.kind === 'killed') {
-        this.end(state, { passed: false, error: `interrupted: ${end.reason}`, interrupted: true });
-      } else {
-        this.end(state, { passed: false, error: this.whyNotRun(state, end) });
-      }
+      if (end.kind === 'exited') this.end(state, { passed: false, error: this.whyNotRun(state, end) });
+      else if (setup.length > 0) this.end(state, { passed: false, error: notRunAgain(end.reason, setup) });
+      else this.end(state, { passed: false, error: `interrupted: ${end.reason}; runset runs it again`, interrupted: true });
     }
   }
 
@@ -149,18 +181,39 @@ export class BatchTracker {
 
   private output(key: string | null, text: string): void {
     const state = key === null ? undefined : this.cases.get(key);
-    if (state) state.output.write(text);
-    else if (key === null) this.runnerOutput.write(text);
+    if (state) {
+      state.output.write(text);
+      state.lastSignAt = this.now();
+    } else if (key === null) this.runnerOutput.write(text);
+  }
+
+  /** A worker lives: so does the test it runs; the test's own pulse also brings its timeout as it stands. */
+  private pulse(event: Extract<ReporterEvent, { type: 'pulse' }>): void {
+    for (const state of this.cases.values()) {
+      if (!state.inFlight || state.ended) continue;
+      const own = event.testId !== undefined && event.testId === state.id;
+      if (own && event.timeoutMs !== undefined) state.timeoutMs = effectiveTimeoutMs(event.timeoutMs, state.spec);
+      if (own || state.lane === event.lane) state.lastSignAt = this.now();
+    }
+  }
+
+  private notice(text: string, projects: string[] | undefined): void {
+    const known = this.notices.get(text);
+    if (projects === undefined || known === null) this.notices.set(text, null);
+    else this.notices.set(text, new Set([...(known ?? []), ...projects]));
   }
 
   private testBegin(event: Extract<ReporterEvent, { type: 'testBegin' }>): void {
+    this.begunProjects.add((JSON.parse(event.key) as string[])[0] ?? '');
     const state = this.cases.get(event.key);
     if (!state || state.ended) return;
     const now = this.now();
     state.attempts = event.retry + 1;
     state.inFlight = true;
-    if (event.timeoutMs > 0) state.timeoutMs = event.timeoutMs;
-    state.deadline = now + hardLimitMs(state.timeoutMs);
+    state.id = event.id;
+    state.timeoutMs = effectiveTimeoutMs(event.timeoutMs, state.spec);
+    state.attemptStartedAt = now;
+    state.lastSignAt = now;
     if (!state.begun) state.startedAt = now;
     state.begun = true;
     state.lane = event.lane;
@@ -191,7 +244,7 @@ export class BatchTracker {
       passed: verdict.passed,
       error: verdict.error,
       // Colours are for terminals: a webServer or a test that prints them gets them stripped here, as `error` does.
-      output: [...this.notices].map((n) => `runset: ${n}\n`).join('') + stripAnsi(state.output.toString()),
+      output: this.noticesFor(state).map((n) => `runset: ${n}\n`).join('') + stripAnsi(state.output.toString()),
       attempts: state.attempts,
       durationMs: state.begun ? this.now() - state.startedAt : 0,
       artifacts: state.artifacts,
@@ -202,10 +255,30 @@ export class BatchTracker {
     this.ctx.onEnd(state.index, result);
   }
 
+  private noticesFor(state: CaseState): string[] {
+    const project = state.spec.case?.project ?? '';
+    return [...this.notices].flatMap(([text, projects]) => (projects === null || projects.has(project) ? [text] : []));
+  }
+
   /** `screenshot.png`, `trace.zip`; `trace-retry1.zip` for a retry; `-2`, `-3` for more of one kind. */
   private nameFor(state: CaseState, file: { name: string; path: string }, retry: number): string {
     return state.names.next(file.name, path.extname(file.path), retry > 0 ? `-retry${retry}` : '');
   }
+}
+
+/**
+ * Why a member left by a killed run is not given back to run again: a new run
+ * would repeat what the setup projects that ran did (seed, wipe, sign in), and
+ * that must not happen unseen.
+ */
+function notRunAgain(reason: string, setup: readonly string[]): string {
+  const projects = `setup project${setup.length > 1 ? 's' : ''} ${setup.map((p) => `"${p}"`).join(', ')}`;
+  return `not run to its end: ${reason}; runset does not start it again, since a new Playwright run would run the ${projects} again (run the set again to retry)`;
+}
+
+/** A test's timeout as Playwright tells it; for none (0), the entry's timeoutSeconds: a silent worker is still stuck. */
+function effectiveTimeoutMs(playwrightMs: number, spec: PlaywrightTestSpec): number {
+  return playwrightMs > 0 ? playwrightMs : spec.timeoutSeconds * 1000;
 }
 
 /** `[project] › file › titles`, as members are named, from a reporter key. */

@@ -8,8 +8,10 @@
  *   Playwright's starter default `on-first-retry` (a trace of a retried failure,
  *   at no cost to a test that passes first time: bench/README.md);
  * - video as the suite asks, unless Playwright's ffmpeg is missing: then video
- *   is off for the batch and every member says so, rather than every test
- *   failing on the missing executable.
+ *   is off for the batch and every member of a project that asked says so,
+ *   rather than every test failing on the missing executable;
+ * - in each Playwright worker, a pulse that tells runset's hang guard the
+ *   worker is alive and what its running test's timeout is now (startPulse).
  *
  * The generated wrapper lives in a work folder, not beside the suite (which may
  * be read-only), so every path the suite wrote relative to its config's folder
@@ -19,6 +21,7 @@
  */
 import * as path from 'node:path';
 import { appendFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 export interface WrapOptions {
   /** Folder of the suite's playwright.config.* */
@@ -26,7 +29,14 @@ export interface WrapOptions {
   chromium: { executablePath: string; args: string[] };
   /** Where the suite's Playwright looks for ffmpeg, when nothing is there: video cannot be recorded. */
   missingFfmpeg?: string;
+  /** The @playwright/test package folder running the suite: its `test.info()` feeds the workers' pulses. */
+  playwrightTest?: string;
 }
+
+/** How often each Playwright worker says it is alive (tracker.ts: QUIET_MS is how long a silence may last). */
+const PULSE_MS = 1000;
+/** A worker may load the config more than once: one pulse each. */
+let pulsing = false;
 
 /** Read by runset's reporter side (ReporterEvent `notice`); named here too, since this file imports nothing of runset's. */
 const REPORTER_FILE_ENV = 'RUNSET_REPORTER_FILE';
@@ -59,12 +69,54 @@ export function wrapConfig(loaded: unknown, options: WrapOptions): Json {
     config.webServer = Array.isArray(user.webServer) ? resolved : resolved[0];
   }
   const topUse = isRecord(user.use) ? user.use : {};
-  const videoOff = { asked: false };
-  config.use = runsetUse(topUse, {}, options, videoOff);
   const projects = list(user.projects);
+  // Only projects run: with none declared, the top level is the one project (unnamed) that does.
+  const videoOff: string[] = [];
+  config.use = runsetUse(topUse, {}, options, projects ? [] : videoOff, '');
   if (projects) config.projects = projects.map((p) => (isRecord(p) ? wrapProject(p, user, topUse, options, videoOff) : p));
-  if (videoOff.asked && options.missingFfmpeg) tellRunset(`video is off for this run: the suite asks for video, and Playwright records it with its own ffmpeg, which is not at ${options.missingFfmpeg} (see "Video" in runset's README)`);
+  if (videoOff.length > 0 && options.missingFfmpeg) {
+    tellRunset(`video is off for this run: the suite asks for video, and Playwright records it with its own ffmpeg, which is not at ${options.missingFfmpeg} (see "Video" in runset's README)`, videoOff);
+  }
+  startPulse(options.playwrightTest);
   return config;
+}
+
+/**
+ * In each Playwright worker (the config is loaded there too), a line every
+ * PULSE_MS while its event loop runs: the worker slot, and the running test's
+ * id and current timeout (test.setTimeout, test.slow() change it at run time,
+ * unseen by the reporter). A worker stuck where Playwright's own timer cannot
+ * fire falls silent: that is what runset's hang guard waits for (tracker.ts).
+ */
+function startPulse(playwrightTest: string | undefined): void {
+  const slot = process.env.TEST_PARALLEL_INDEX || process.env.TEST_WORKER_INDEX;
+  const file = process.env[REPORTER_FILE_ENV];
+  if (!file || !slot || pulsing) return; // the runner (no worker slot), or a worker already pulsing
+  const lane = Number(slot);
+  pulsing = true;
+  let info: (() => { testId?: string; timeout: number }) | undefined;
+  try {
+    // The very module instance the suite's tests run with: its test.info() is the running test's.
+    const loaded = playwrightTest === undefined ? undefined : (createRequire(__filename)(playwrightTest) as { test?: { info?: () => { testId?: string; timeout: number } } });
+    info = loaded?.test?.info?.bind(loaded.test);
+  } catch {
+    info = undefined; // the pulse still says the worker lives; the timeout stays the one the reporter saw
+  }
+  const timer = setInterval(() => {
+    const pulse: Json = { type: 'pulse', lane };
+    try {
+      const current = info?.();
+      if (current) Object.assign(pulse, { testId: current.testId, timeoutMs: current.timeout });
+    } catch {
+      // between tests: no test.info()
+    }
+    try {
+      appendFileSync(file, JSON.stringify(pulse) + '\n');
+    } catch {
+      clearInterval(timer); // the batch's folder is gone: the run is over
+    }
+  }, PULSE_MS);
+  timer.unref(); // never what keeps a worker alive
 }
 
 /**
@@ -72,17 +124,17 @@ export function wrapConfig(loaded: unknown, options: WrapOptions): Json {
  * config is loaded by the runner and by each of its workers, so this may come
  * several times: runset keeps one of each.
  */
-function tellRunset(text: string): void {
+function tellRunset(text: string, projects: string[]): void {
   const file = process.env[REPORTER_FILE_ENV];
-  if (file) appendFileSync(file, JSON.stringify({ type: 'notice', text }) + '\n');
+  if (file) appendFileSync(file, JSON.stringify({ type: 'notice', text, projects }) + '\n');
 }
 
-function wrapProject(project: Json, user: Json, topUse: Json, options: WrapOptions, videoOff: { asked: boolean }): Json {
+function wrapProject(project: Json, user: Json, topUse: Json, options: WrapOptions, videoOff: string[]): Json {
   const dir = options.configDir;
   const out: Json = { ...project, ...resolvePaths(project, dir) };
   if (typeof project.testDir === 'string') out.testDir = path.resolve(dir, project.testDir);
   out.respectGitIgnore = project.respectGitIgnore ?? user.respectGitIgnore ?? (project.testDir === undefined && user.testDir === undefined);
-  out.use = runsetUse(isRecord(project.use) ? project.use : {}, topUse, options, videoOff);
+  out.use = runsetUse(isRecord(project.use) ? project.use : {}, topUse, options, videoOff, str(project.name) ?? '');
   return out;
 }
 
@@ -101,10 +153,10 @@ function resolvePaths(scope: Json, dir: string): Json {
 
 /**
  * `use` with runset's browser and failure artifacts; `inherited` is the top-level
- * `use` a project's own one is merged over. `videoOff.asked` is set when video
- * was asked for and turned off.
+ * `use` a project's own one is merged over. `project` joins `videoOff` when its
+ * effective setting asked for video and it was turned off.
  */
-function runsetUse(use: Json, inherited: Json, options: WrapOptions, videoOff: { asked: boolean }): Json {
+function runsetUse(use: Json, inherited: Json, options: WrapOptions, videoOff: string[], project: string): Json {
   const out: Json = { ...use, headless: true };
   const effective = { ...inherited, ...use };
   // Tracing every test so that any failure has a trace cost passing tests 8–45 %
@@ -115,7 +167,7 @@ function runsetUse(use: Json, inherited: Json, options: WrapOptions, videoOff: {
   const videoMode = isRecord(video) ? str(video.mode) : str(video);
   if (options.missingFfmpeg !== undefined && (videoMode ?? 'off') !== 'off') {
     out.video = 'off';
-    videoOff.asked = true;
+    videoOff.push(project);
   }
   const shot = effective.screenshot;
   const shotMode = isRecord(shot) ? str(shot.mode) : str(shot);
