@@ -8,12 +8,14 @@
  * a direct worker would end it: the HTTP worker never sees it.
  */
 import type { FastifyInstance } from 'fastify';
+import { RunsetError } from '../core/errors.js';
 import type { Logger } from 'pino';
 import type { ClaimedRun, VariableValue } from '../core/types.js';
 import type { ClaimedRunWire } from '../core/wire-worker.js';
 import { isSecret, resolveVariables, type ResolvedVariables } from '../secrets/index.js';
 import { leaseOf, type ClaimRequest } from '../store/store.js';
 import type { WorkerLink } from '../worker-link/link.js';
+import { leaseTicket } from './lease-tickets.js';
 
 export interface ClaimWire {
   link: WorkerLink;
@@ -25,8 +27,12 @@ export interface ClaimWire {
   logger: Logger;
 }
 
-/** Claimed members as the worker receives them; those whose variables cannot be opened end FAIL and are left out. */
-export async function claimsToWire(runs: readonly ClaimedRun[], deps: ClaimWire): Promise<ClaimedRunWire[]> {
+/**
+ * Claimed members as the worker receives them, each with its lease's ticket
+ * for the key that claimed it (`keyId`); those whose variables cannot be
+ * opened end FAIL and are left out.
+ */
+export async function claimsToWire(runs: readonly ClaimedRun[], deps: ClaimWire, keyId: string): Promise<ClaimedRunWire[]> {
   const opened = new Map<string, ResolvedVariables | Error>(); // one opening per set
   const out: ClaimedRunWire[] = [];
   for (const run of runs) {
@@ -53,6 +59,7 @@ export async function claimsToWire(runs: readonly ClaimedRun[], deps: ClaimWire)
       allowPrivateTargets: deps.allowPrivateTargets(run.env),
       suiteDir: deps.suiteDir(),
       ...(run.suite ? { suite: run.suite } : {}),
+      leaseToken: leaseTicket(deps.secretKey, keyId, run),
     });
   }
   return out;
@@ -89,11 +96,14 @@ export interface Waiting {
  * Claims; while nothing is claimed, waits for a wake-up (WorkerLink.onRunsWaiting)
  * and claims again, until `waitMs` has passed. Never claims once the client
  * is gone: what it claimed would stay leased to nobody until the lease expired.
+ * Before each claim after a wait, `live` says whether the request's key is
+ * still neither revoked nor expired; when it is not, 401 and nothing claimed.
  */
-export async function claimWaiting(link: WorkerLink, req: ClaimRequest, waitMs: number, waiting: Waiting): Promise<ClaimedRun[]> {
+export async function claimWaiting(link: WorkerLink, req: ClaimRequest, waitMs: number, waiting: Waiting, live: () => Promise<boolean>): Promise<ClaimedRun[]> {
   const deadline = Date.now() + waitMs;
-  for (;;) {
+  for (let waited = false; ; waited = true) {
     if (waiting.isGone()) return [];
+    if (waited && !(await live())) throw new RunsetError('unauthorized', 'the key was revoked or expired while the claim waited; nothing was claimed');
     const runs = await link.claimRuns(req);
     const left = deadline - Date.now();
     if (runs.length > 0 || left <= 0) return runs;

@@ -142,6 +142,17 @@ export class KeyAuthenticator {
   }
 
   /**
+   * As authenticate, but read from the store whatever the cache holds (and the
+   * cache refreshed with it): for a request held open, before it answers
+   * something that only a live key may have (a waiting claim, a notices stream).
+   */
+  async recheck(header: string | undefined): Promise<ApiKeyRecord | undefined> {
+    const token = tokenOf(header);
+    if (token) this.cache.delete(digestOf(token).hashHex);
+    return this.authenticate(header);
+  }
+
+  /**
    * The answer when the cache (or the header's shape) decides it without the
    * store — the status GET's usual case, answered with no await at all.
    */

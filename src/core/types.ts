@@ -225,6 +225,8 @@ export interface ClaimedRun {
   batchKey: string | null;
   /** The suite version its set runs (src/core/suites.ts): its spec's paths are under VERSION_ROOT. Null or absent: the server's own config. */
   suite?: string | null;
+  /** Claimed over HTTP: the lease's ticket, which every write under the lease sends back (LeaseRef.token). */
+  leaseToken?: string;
 }
 
 export interface RunOutcome {

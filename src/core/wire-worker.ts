@@ -11,6 +11,7 @@
 import { Type, type Static, type TUnsafe } from 'typebox';
 import type { TestSpec } from './types.js';
 import { refTo, Uuid } from './wire.js';
+import { MAX_DURATION_MS } from './duration.js';
 import { SUITE_ID, VERSION_ROOT } from './suites.js';
 
 /** The longest a claim waits for work before it answers empty. */
@@ -21,6 +22,13 @@ export const MAX_CLAIM_LIMIT = 1024;
 const WorkerId = Type.String({ minLength: 1, maxLength: 200, description: 'The worker process\'s id, as it registered (host/pid/random).' });
 const RunId = Type.String({ minLength: 1, maxLength: 64 });
 const BatchKey = Type.String({ minLength: 1, maxLength: 1000 });
+// Every number a worker sends is bounded: a worker machine is not trusted to keep them sane
+// (a durationMs of 1e308 would be stored, shown and averaged into history).
+const MAX_INT32 = 2_147_483_647;
+/** The longest a member may take, as Node's timers count (about 24.8 days). */
+const DurationMs = Type.Number({ minimum: 0, maximum: MAX_DURATION_MS, description: 'Milliseconds, at most 2^31 - 1 (about 24.8 days).' });
+/** Far above any retries setting (a test's retries are at most a few): a bound, not a policy. */
+const Attempts = Type.Integer({ minimum: 0, maximum: 1000 });
 const LeaseMs = Type.Integer({ minimum: 200, maximum: 3_600_000, description: 'How long the lease lasts without a heartbeat (ms).' });
 
 export const WorkerSettings = Type.Object(
@@ -38,7 +46,7 @@ export const RegisterWorkerBody = Type.Object(
   {
     id: WorkerId,
     host: Type.String({ minLength: 1, maxLength: 255 }),
-    pid: Type.Integer({ minimum: 0 }),
+    pid: Type.Integer({ minimum: 0, maximum: MAX_INT32 }),
     slots: Type.Integer({ minimum: 1, maximum: 4096 }),
   },
   { additionalProperties: false, $id: 'RegisterWorkerBody' },
@@ -94,8 +102,16 @@ export const BatchClaimBody = Type.Object(
 );
 export type BatchClaimBody = Static<typeof BatchClaimBody>;
 
+/** Ticket sizes: the facts of a member (set, environment, test name) and a MAC. */
+const MAX_TICKET_LENGTH = 16_384;
+
 export const LeaseWire = Type.Object(
-  { runId: RunId, workerId: WorkerId, claim: Type.Integer({ minimum: 0, description: 'The fencing token the claim answered.' }) },
+  {
+    runId: RunId,
+    workerId: WorkerId,
+    claim: Type.Integer({ minimum: 0, maximum: MAX_INT32, description: 'The fencing token the claim answered.' }),
+    token: Type.String({ minLength: 1, maxLength: MAX_TICKET_LENGTH, description: 'The lease\'s ticket, as the claim answered it (leaseToken): it proves the lease is this key\'s.' }),
+  },
   { additionalProperties: false, $id: 'Lease' },
 );
 export type LeaseWire = Static<typeof LeaseWire>;
@@ -123,6 +139,7 @@ export const ClaimedRunWire = Type.Object(
     allowPrivateTargets: Type.Boolean({ description: 'The environment\'s outbound rule: its http tests may reach private addresses.' }),
     suiteDir: Type.String({ description: 'The folder of the API\'s runset.config.yaml: the spec\'s paths under it are read under a worker\'s --suite-root instead.' }),
     suite: Type.Optional(Type.String({ pattern: SUITE_ID.source, description: `The suite version its set runs (fetch it with GET /api/v0/worker/suites/{id}); its spec's paths are under ${VERSION_ROOT}. Absent: the server's own config.` })),
+    leaseToken: Type.String({ description: 'The lease\'s ticket, signed for the key that claimed it: send it back as lease.token with every write under the lease.' }),
   },
   { additionalProperties: false, $id: 'ClaimedRun' },
 );
@@ -132,22 +149,22 @@ export const ClaimedRuns = Type.Object({ runs: Type.Array(refTo(ClaimedRunWire))
 export type ClaimedRuns = Static<typeof ClaimedRuns>;
 
 export const StartRunBody = Type.Object(
-  { lease: refTo(LeaseWire), sinceMs: Type.Optional(Type.Number({ minimum: 0, description: 'How long ago the member began, by the worker\'s clock.' })) },
+  { lease: refTo(LeaseWire), sinceMs: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_DURATION_MS, description: 'How long ago the member began, by the worker\'s clock.' })) },
   { additionalProperties: false, $id: 'StartRunBody' },
 );
 
 export const HeartbeatRunBody = Type.Object(
-  { lease: refTo(LeaseWire), leaseMs: LeaseMs, attempts: Type.Integer({ minimum: 0 }) },
+  { lease: refTo(LeaseWire), leaseMs: LeaseMs, attempts: Attempts },
   { additionalProperties: false, $id: 'HeartbeatRunBody' },
 );
 
 const OutcomeWire = Type.Object(
   {
     status: Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAIL')]),
-    attempts: Type.Integer({ minimum: 0 }),
+    attempts: Attempts,
     error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]),
     output: Type.String({ maxLength: 256 * 1024 }),
-    durationMs: Type.Number({ minimum: 0 }),
+    durationMs: DurationMs,
     skipped: Type.Optional(Type.Boolean({ description: 'Passed because its framework skipped it (test.skip, test.fixme, test.todo); absent: false. Only with SUCCESS.' })),
     cases: Type.Optional(
       Type.Array(
@@ -155,7 +172,7 @@ const OutcomeWire = Type.Object(
           {
             name: Type.String({ maxLength: 4096 }),
             status: Type.Union([Type.Literal('passed'), Type.Literal('failed'), Type.Literal('skipped')]),
-            durationMs: Type.Number({ minimum: 0 }),
+            durationMs: DurationMs,
             error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]),
           },
           { additionalProperties: false },
@@ -170,7 +187,7 @@ const OutcomeWire = Type.Object(
             id: Uuid,
             name: Type.String({ minLength: 1, maxLength: 500 }),
             contentType: Type.String({ minLength: 1, maxLength: 200 }),
-            size: Type.Integer({ minimum: 0 }),
+            size: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
             location: Type.String({ minLength: 1, maxLength: 1000, description: 'As the upload answered it (signed by the API).' }),
           },
           { additionalProperties: false },

@@ -58,11 +58,17 @@ export interface LeaseRef {
   runId: string;
   workerId: string;
   claim: number;
+  /**
+   * Over HTTP only: the ticket the API signed when it answered the claim
+   * (src/api/lease-tickets.ts), which every write under the lease sends back.
+   * The store ignores it: a direct worker's lease is fenced by the rest.
+   */
+  token?: string;
 }
 
 /** The lease a claim handed out: what fences every later write about the member. */
 export function leaseOf(run: ClaimedRun): LeaseRef {
-  return { runId: run.id, workerId: run.workerId, claim: run.claim };
+  return { runId: run.id, workerId: run.workerId, claim: run.claim, ...(run.leaseToken ? { token: run.leaseToken } : {}) };
 }
 
 export interface FinishedAndClaimed {

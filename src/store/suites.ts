@@ -23,6 +23,8 @@ export interface SuitesStore {
   /** Records a version; the same id again changes nothing (created: false). */
   put(version: NewSuiteVersion): Promise<{ created: boolean }>;
   get(id: string): Promise<(SuiteVersionInfo & { location: string }) | undefined>;
+  /** Whether a set of one of these environments names the version: what a worker key limited to them may fetch. */
+  ranIn(id: string, envs: readonly string[]): Promise<boolean>;
   /** The version's tests, as recorded at upload. */
   tests(id: string): Promise<readonly TestSpec[] | undefined>;
   /** A version's id from its id or a name; undefined when neither is known. */

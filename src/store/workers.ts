@@ -10,6 +10,12 @@ export interface NewWorker {
   host: string;
   pid: number;
   slots: number;
+  /**
+   * The key that registered it over HTTP (the worker protocol); null or absent:
+   * a worker of this store's own (in-process, or direct on PostgreSQL). Only
+   * the same key may heartbeat, re-register or remove it.
+   */
+  keyId?: string | null;
 }
 
 /** A live worker as a share of a batch sees it: where it runs, its slots, and the batch's members it holds (how many, their expected ms). */
@@ -56,11 +62,12 @@ export interface QueueStats {
 }
 
 export interface WorkersStore {
-  /** Records a worker process as alive now (again, if it was dropped). */
-  register(worker: NewWorker): Promise<void>;
-  /** Marks it alive now; false when its row is gone (it was dropped as stale): register again. */
-  heartbeat(id: string): Promise<boolean>;
-  remove(id: string): Promise<void>;
+  /** Records a worker process as alive now (again, if it was dropped); false, and nothing written, when the id is another key's worker. */
+  register(worker: NewWorker): Promise<boolean>;
+  /** Marks it alive now; false when its row is gone (it was dropped as stale) or is another key's: register again. */
+  heartbeat(id: string, keyId?: string | null): Promise<boolean>;
+  /** Removes it when it is this key's (keyId null or absent: a worker of the store's own). */
+  remove(id: string, keyId?: string | null): Promise<void>;
   /**
    * The workers that heartbeat within `staleMs` (judged by the store's clock),
    * each with how many members of one batch it holds; stale rows are dropped.

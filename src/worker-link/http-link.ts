@@ -169,9 +169,9 @@ export function httpLink(opts: HttpLinkOptions): HttpLink {
   };
 }
 
-/** A lease as the wire takes it (a LeaseRef may carry nothing else, but say so). */
+/** A lease as the wire takes it: with the ticket its claim answered, which proves it is this key's. */
 function leaseWire(lease: LeaseRef): LeaseRef {
-  return { runId: lease.runId, workerId: lease.workerId, claim: lease.claim };
+  return { runId: lease.runId, workerId: lease.workerId, claim: lease.claim, token: lease.token ?? '' };
 }
 
 function finishBody(lease: LeaseRef, outcome: RunOutcome, run: FinishedRunRef) {
@@ -190,7 +190,7 @@ function claimedOf(wire: ClaimedRunWire): ClaimedRun {
   for (const [name, v] of Object.entries(wire.variables)) variables[name] = v.secret ? { kind: 'opened', value: v.value } : { kind: 'plain', value: v.value };
   return {
     id: wire.id, setId: wire.setId, env: wire.env, spec: wire.spec, expectedMs: wire.expectedMs,
-    variables, claim: wire.claim, workerId: wire.workerId, batchKey: wire.batchKey,
+    variables, claim: wire.claim, workerId: wire.workerId, batchKey: wire.batchKey, leaseToken: wire.leaseToken,
     ...(wire.suite ? { suite: wire.suite } : {}),
   };
 }

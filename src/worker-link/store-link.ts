@@ -74,7 +74,7 @@ export function storeLink(opts: StoreLinkOptions): StoreLink {
   };
 
   return {
-    registerWorker: (worker) => store.workers.register(worker),
+    registerWorker: async (worker) => void (await store.workers.register(worker)),
     heartbeatWorker: (id) => store.workers.heartbeat(id),
     removeWorker: (id) => store.workers.remove(id),
     batchWorkers: (setId, batchKey) => store.workers.batchWorkers(setId, batchKey, opts.workerStaleMs),

@@ -25,7 +25,7 @@ interface Operation {
 }
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-const LEASE = { runId: UNKNOWN, workerId: 'role-table', claim: 1 };
+const LEASE = { runId: UNKNOWN, workerId: 'role-table', claim: 1, token: 'not-a-ticket' };
 const OUTCOME = { status: 'FAIL', attempts: 1, error: 'x', output: '', durationMs: 1 };
 const RUN = { setId: UNKNOWN, env: 'staging', name: 'ok' };
 

@@ -131,6 +131,26 @@ export function runFanoutContract(name: string, makeStore: () => Promise<Store>,
       assert.equal(await store.workers.heartbeat('b'), false, 'a stale worker is dropped');
     });
 
+    test('a worker id is bound to the key that registered it: another key neither re-registers, heartbeats nor removes it', async () => {
+      assert.equal(await store.workers.register({ id: 'w', host: 'h', pid: 1, slots: 2, keyId: 'key-1' }), true);
+      assert.equal(await store.workers.register({ id: 'w', host: 'h', pid: 1, slots: 64, keyId: 'key-2' }), false, 'another key\'s id');
+      assert.equal(await store.workers.register({ id: 'w', host: 'h', pid: 1, slots: 64 }), false, 'nor the store\'s own workers');
+      assert.equal(await store.workers.heartbeat('w', 'key-2'), false);
+      assert.equal(await store.workers.heartbeat('w'), false);
+      await store.workers.remove('w', 'key-2');
+      await store.workers.remove('w');
+      assert.deepEqual((await store.workers.list(60_000)).map((w) => [w.id, w.slots]), [['w', 2]], 'as key-1 registered it');
+      assert.equal(await store.workers.register({ id: 'w', host: 'h', pid: 1, slots: 3, keyId: 'key-1' }), true, 'its own key registers it again');
+      assert.equal(await store.workers.heartbeat('w', 'key-1'), true);
+      // A worker of the store's own (no key) is out of every key's reach alike.
+      assert.equal(await store.workers.register({ id: 'own', host: 'h', pid: 2, slots: 1 }), true);
+      assert.equal(await store.workers.heartbeat('own', 'key-1'), false);
+      await store.workers.remove('own', 'key-1');
+      assert.equal(await store.workers.heartbeat('own'), true);
+      await store.workers.remove('w', 'key-1');
+      assert.deepEqual((await store.workers.list(60_000)).map((w) => w.id), ['own']);
+    });
+
     test('a claim leaves the batch keys it skips alone, by both kinds of claim', async () => {
       const set = newSet(4);
       set.runs.forEach((run, i) => {

@@ -47,6 +47,19 @@ export function runSuitesContract(name: string, makeStore: () => Promise<Store>,
       assert.equal(await store.suites.tests(newVersion().id), undefined);
     });
 
+    test('ranIn: a version ran in the environments of the sets that name it, and in no other', async () => {
+      const v = newVersion();
+      await store.suites.put(v);
+      const set: NewTestRunSet = { ...newSet(1), suite: v.id };
+      assert.equal(await store.suites.ranIn(v.id, [set.env]), false, 'no set names it yet');
+      await store.sets.create(set);
+      assert.equal(await store.suites.ranIn(v.id, [set.env]), true);
+      assert.equal(await store.suites.ranIn(v.id, ['elsewhere', set.env]), true);
+      assert.equal(await store.suites.ranIn(v.id, ['elsewhere']), false);
+      assert.equal(await store.suites.ranIn(v.id, []), false);
+      assert.equal(await store.suites.ranIn(newVersion().id, [set.env]), false);
+    });
+
     test('a version is found by its id or a name; a name moves from one version to another', async () => {
       const [a, b] = [newVersion({ commit: null }), newVersion()];
       await store.suites.put(a);

@@ -4,12 +4,14 @@
  * the same size limit as a direct worker's: 413 past it), and POST
  * /api/v0/worker/artifacts/remove takes back bytes whose outcome could not be recorded.
  *
- * The location an upload answers is signed with an HMAC under the service's
- * secret key, and a finish records (or a remove deletes) only locations whose
- * signature holds: a worker key can name no bytes but those it uploaded itself,
- * never another set's trace.
+ * The bytes are stored under a fresh name the API chooses (the `{id}` in the
+ * path only names the upload), so an upload never replaces stored bytes. The
+ * location it answers is signed with an HMAC under the service's secret key,
+ * and a finish records (or a remove deletes) only locations whose signature
+ * holds: a worker key can name no bytes but those it uploaded itself, never
+ * another set's trace.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -75,7 +77,10 @@ export const workerArtifactRoutes: FastifyPluginAsync<{ deps: AppDeps; blobs: Ar
       try {
         const limit = { maxBytes: blobs.maxBytes, what: 'artifact', declared: Number(request.headers['content-length']) };
         return await withUploadedFile(request.body, limit, async (file) => {
-          const { location, size } = await blobs.put(request.params.id.toLowerCase(), file);
+          // The bytes go under a name of the API's choosing, never the worker's id: an upload
+          // makes new bytes and never overwrites any (another member's screenshot included),
+          // and its signed location names only what this upload stored.
+          const { location, size } = await blobs.put(randomUUID(), file);
           return { location: signLocation(deps.secretKey, location), size };
         });
       } catch (err) {

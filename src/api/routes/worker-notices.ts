@@ -23,6 +23,8 @@ import { BEARER_ONLY, named, problems } from './common.js';
 import type { Closing } from '../worker-claims.js';
 
 const PING_MS = 15_000;
+/** How often an open stream's key is checked (the key cache keeps an answer 500 ms): a revoke ends it within a second. */
+const KEY_CHECK_MS = 500;
 /** A worker that leaves this much of its notices unread is dropped (it reconnects if alive). */
 const MAX_BUFFERED_BYTES = 64 * 1024;
 
@@ -67,8 +69,17 @@ export const workerNoticeRoutes: FastifyPluginAsync<{ deps: AppDeps; link: Worke
         );
       });
       const ping = setInterval(() => send({ type: 'ping' }), PING_MS);
+      // A stream lasts only as long as its key: a revoked or expired one ends it within
+      // a second (the key cache holds an answer KEY_CHECK_MS at most, and is read this often).
+      const keyCheck = setInterval(() => {
+        deps.auth.authenticate(request.headers.authorization).then(
+          (live) => live === undefined && stream.destroy(),
+          (err: unknown) => request.log.warn({ err }, 'checking a notices stream\'s key failed; it is checked again in a moment'),
+        );
+      }, KEY_CHECK_MS);
       const end = () => {
         clearInterval(ping);
+        clearInterval(keyCheck);
         offWaiting();
         offCancel();
         stream.end();

@@ -14,7 +14,7 @@
  * ./worker-artifacts.ts, suite archives in ./worker-suites.ts.
  */
 import path from 'node:path';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { RunsetError } from '../../core/errors.js';
 import type { RunOutcome } from '../../core/types.js';
@@ -22,8 +22,9 @@ import type { ApiKeyRecord } from '../../core/keys.js';
 import {
   BatchClaimBody, BatchRef, BatchWorkerList, ClaimBody, ClaimedRuns, FinishAndClaimBody, FinishedAndClaimedWire, FinishRunBody,
   HeartbeatRunBody, MAX_CLAIM_WAIT_MS, RegisterWorkerBody, ReleasedRuns, ReleaseRunsBody, StartRunBody, WaitingWork, WorkerAlive,
-  WorkerIdBody, WorkerSettings, type FinishRunBody as FinishRunWire,
+  WorkerIdBody, WorkerSettings, type FinishRunBody as FinishRunWire, type LeaseWire,
 } from '../../core/wire-worker.js';
+import { openLeaseTicket } from '../lease-tickets.js';
 import { DEFAULT_MAX_ARTIFACT_BYTES } from '../../artifacts/blobs.js';
 import { leaseOf } from '../../store/store.js';
 import { storeLink } from '../../worker-link/store-link.js';
@@ -76,16 +77,20 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
   api.post('/workers', doc('registerWorker', 'Register a worker process as alive now (again, if it was dropped)', {
     body: named(RegisterWorkerBody), response: { 204: NO_CONTENT, ...problems(...BODY_PROBLEMS, 401, 403) },
   }), async (request, reply) => {
-    await link.registerWorker(request.body);
+    // A worker id is bound to the key that registered it: another key's is 404, as if absent.
+    if (!(await deps.store.workers.register({ ...request.body, keyId: keyIdOf(request.apiKey) }))) {
+      throw new RunsetError('not_found', `no worker ${request.body.id} of this key can be registered: the id is taken; use a new one`);
+    }
     return reply.code(204).send(null);
   });
   api.post('/workers/heartbeat', doc('heartbeatWorker', 'Mark a worker process alive now', {
     body: named(WorkerIdBody), response: { 200: named(WorkerAlive, 'Whether it was still registered'), ...problems(...BODY_PROBLEMS, 401, 403) },
-  }), async (request) => ({ alive: await link.heartbeatWorker(request.body.id) }));
+  }), async (request) => ({ alive: await deps.store.workers.heartbeat(request.body.id, keyIdOf(request.apiKey)) }));
   api.post('/workers/remove', doc('removeWorker', 'Remove a worker process from the registry (it stops)', {
     body: named(WorkerIdBody), response: { 204: NO_CONTENT, ...problems(...BODY_PROBLEMS, 401, 403) },
   }), async (request, reply) => {
-    await link.removeWorker(request.body.id);
+    // Only this key's worker is removed; any other id is left alone, and the answer is the same.
+    await deps.store.workers.remove(request.body.id, keyIdOf(request.apiKey));
     return reply.code(204).send(null);
   });
   api.post('/batch-workers', doc('listBatchWorkers', 'Every live worker, with what it holds of one batch (what a share is sized from)', {
@@ -107,14 +112,17 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
     body: named(ClaimBody), response: { 200: named(ClaimedRuns, 'The claimed members, variables opened'), ...problems(...BODY_PROBLEMS, 401, 403) },
   }), async (request, reply) => {
     const { waitMs = 0, ...req } = request.body;
-    const claimed = await claimWaiting(link, { ...req, envs: request.apiKey?.envs ?? undefined }, waitMs, waitingOf(reply, closing));
-    return { runs: await claimsToWire(claimed, wire) };
+    const key = request.apiKey;
+    // A held claim claims again only for a key that is still live: one revoked (or
+    // expired) while it waited gets 401, and claims nothing of sets made since.
+    const claimed = await claimWaiting(link, { ...req, envs: key?.envs ?? undefined }, waitMs, waitingOf(reply, closing), () => keyStillLive(request));
+    return { runs: await claimsToWire(claimed, wire, keyIdOf(key)) };
   });
   api.post('/batch-claims', doc('claimBatch', 'Claim more waiting members of one batch (set and batch key), reserved', {
     body: named(BatchClaimBody), response: { 200: named(ClaimedRuns, 'The claimed members, variables opened'), ...problems(...BODY_PROBLEMS, 401, 403, 404) },
   }), async (request) => {
     await visibleSet(request.apiKey, request.body.setId);
-    return { runs: await claimsToWire(await link.claimBatch(request.body), wire) };
+    return { runs: await claimsToWire(await link.claimBatch({ ...request.body, envs: request.apiKey?.envs ?? undefined }), wire, keyIdOf(request.apiKey)) };
   });
 
   // ── writes under a lease ──
@@ -122,14 +130,14 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
   api.post('/leases/start', doc('startRun', 'A reserved member began: RUNNING under the same lease', {
     body: named(StartRunBody), response: { 204: NO_CONTENT, ...fenced },
   }), async (request, reply) => {
-    if (!(await link.startRun(request.body.lease, request.body.sinceMs))) throw new RunsetError('lease_lost', LEASE_LOST);
+    if (!(await link.startRun(ticketed(request.apiKey, request.body.lease).lease, request.body.sinceMs))) throw new RunsetError('lease_lost', LEASE_LOST);
     return reply.code(204).send(null);
   });
   api.post('/leases/heartbeat', doc('heartbeatRun', 'Keep a lease alive (and record the attempt under way)', {
     body: named(HeartbeatRunBody), response: { 204: NO_CONTENT, ...fenced },
   }), async (request, reply) => {
     const { lease, leaseMs, attempts } = request.body;
-    if (!(await link.heartbeat(lease, leaseMs, attempts))) throw new RunsetError('lease_lost', LEASE_LOST);
+    if (!(await link.heartbeat(ticketed(request.apiKey, lease).lease, leaseMs, attempts))) throw new RunsetError('lease_lost', LEASE_LOST);
     return reply.code(204).send(null);
   });
   api.post('/leases/finish', doc('finishRun', 'End a member under its lease with its outcome and artifacts', {
@@ -144,7 +152,8 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
     body: named(FinishAndClaimBody), response: { 200: named(FinishedAndClaimedWire, 'Written; the reserved member started or not; what was claimed'), ...fenced, ...problems(404) },
   }), async (request) => {
     const { lease, outcome, run } = finishOf(request.apiKey, request.body);
-    const next = { ...request.body.next, envs: request.apiKey?.envs ?? undefined };
+    const { start, ...claim } = request.body.next;
+    const next = { ...claim, envs: request.apiKey?.envs ?? undefined, ...(start ? { start: ticketed(request.apiKey, start).lease } : {}) };
     const step = await link.finishAndClaim(lease, outcome, run, next).catch(refusedMove);
     if (!step.finished) {
       // Nothing of this answer reaches the worker, so nothing of it stands: what the claim
@@ -153,15 +162,15 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
       if (back.length > 0) await link.releaseRuns(back);
       throw new RunsetError('lease_lost', LEASE_LOST);
     }
-    return { started: step.started, runs: await claimsToWire(step.claimed, wire) };
+    return { started: step.started, runs: await claimsToWire(step.claimed, wire, keyIdOf(request.apiKey)) };
   });
   api.post('/leases/release', doc('releaseRuns', 'Give leased members back to WAITING (no lost lease counted)', {
     body: named(ReleaseRunsBody), response: { 200: named(ReleasedRuns, 'How many were this worker\'s'), ...problems(...BODY_PROBLEMS, 401, 403) },
-  }), async (request) => ({ released: await link.releaseRuns(request.body.leases) }));
+  }), async (request) => ({ released: await link.releaseRuns(request.body.leases.map((lease) => ticketed(request.apiKey, lease).lease)) }));
 
   await app.register(workerNoticeRoutes, { deps, link, closing });
   await app.register(workerArtifactRoutes, { deps, blobs });
-  await app.register(workerSuiteRoutes, { link });
+  await app.register(workerSuiteRoutes, { link, suites: deps.store.suites });
 
   /** A set this key may name: else 404, as for a set that does not exist. */
   async function visibleSet(key: ApiKeyRecord | null, setId: string): Promise<void> {
@@ -170,18 +179,36 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
     if (!set || !seesSetEnv(key, set.env)) throw setNotFound(setId);
   }
 
-  /** The finish's parts as the link takes them: artifact locations checked and unsigned, the environment one the key sees. */
+  /** A lease whose ticket this key was given, with the stored row's facts it carries; else 404, as for a lease that does not exist. */
+  function ticketed(key: ApiKeyRecord | null, lease: LeaseWire) {
+    const facts = openLeaseTicket(deps.secretKey, keyIdOf(key), lease);
+    if (!facts || !seesSetEnv(key, facts.env)) throw new RunsetError('not_found', `this key holds no lease ${lease.claim} of member ${lease.runId}: send the lease with the ticket (token) its claim answered`);
+    return { lease: { runId: lease.runId, workerId: lease.workerId, claim: lease.claim }, facts };
+  }
+
+  /** A held request's key, read again from the store (not the cache): is it still neither revoked nor expired? */
+  async function keyStillLive(request: FastifyRequest): Promise<boolean> {
+    return (await deps.auth.recheck(request.headers.authorization)) !== undefined;
+  }
+
+  /**
+   * The finish's parts as the link takes them: artifact locations checked and
+   * unsigned; the member's set, environment and name from its lease's ticket
+   * (the stored row, as claimed), never from the body's `run`.
+   */
   function finishOf(key: ApiKeyRecord | null, body: Pick<FinishRunWire, 'lease' | 'outcome' | 'run'>) {
-    if (!seesSetEnv(key, body.run.env)) throw setNotFound(body.run.setId);
+    const { lease, facts } = ticketed(key, body.lease);
     const artifacts = body.outcome.artifacts?.map((a) => {
       const location = openSignedLocation(deps.secretKey, a.location);
       if (location === undefined) throw new RunsetError('invalid_body', `artifact ${a.id}: its location is not one this service's upload answered; upload it with PUT /api/v0/worker/artifacts/{id}`);
       return { ...a, location };
     });
     const outcome: RunOutcome = { ...body.outcome, ...(artifacts ? { artifacts } : {}) };
-    return { lease: body.lease, outcome, run: { setId: body.run.setId, env: body.run.env, spec: { name: body.run.name } } };
+    return { lease, outcome, run: { setId: facts.setId, env: facts.env, spec: { name: facts.name } } };
   }
 };
+
+const keyIdOf = (key: ApiKeyRecord | null): string => key?.id ?? '';
 
 /**
  * A move the member's state forbids (both stores refuse it with "illegal member

@@ -11,10 +11,11 @@ import { SuiteArchiveGoneError } from '../../core/suites.js';
 import { SuiteId } from '../../core/wire-suites.js';
 import type { WorkerLink } from '../../worker-link/link.js';
 import { BEARER_ONLY, problems } from './common.js';
+import type { SuitesStore } from '../../store/suites.js';
 
 const SuiteParams = Type.Object({ id: SuiteId });
 
-export const workerSuiteRoutes: FastifyPluginAsync<{ link: Pick<WorkerLink, 'suiteArchive'> }> = (app, { link }) => {
+export const workerSuiteRoutes: FastifyPluginAsync<{ link: Pick<WorkerLink, 'suiteArchive'>; suites: Pick<SuitesStore, 'ranIn'> }> = (app, { link, suites }) => {
   // Not the TypeBox provider: the 200 answer is a byte stream, which its typing cannot express.
   app.get<{ Params: Static<typeof SuiteParams> }>(
     '/suites/:id',
@@ -22,7 +23,7 @@ export const workerSuiteRoutes: FastifyPluginAsync<{ link: Pick<WorkerLink, 'sui
       schema: {
         summary: 'Download a suite version\'s archive (streamed), to run the members of sets that name it',
         description:
-          'The archive as uploaded (a gzipped tar), application/gzip; its SHA-256 is `{id}`: check it before unpacking. 404 when the version is unknown or was removed by retention (no set or name used it). Worker protocol: for `runset worker --url`, with a key of role worker (or admin).',
+          'The archive as uploaded (a gzipped tar), application/gzip; its SHA-256 is `{id}`: check it before unpacking. 404 when the version is unknown, was removed by retention (no set or name used it), or (a key limited to environments) no set of those environments ran it. Worker protocol: for `runset worker --url`, with a key of role worker (or admin).',
         tags: ['Worker protocol'],
         operationId: 'getSuiteArchive',
         security: BEARER_ONLY,
@@ -34,6 +35,9 @@ export const workerSuiteRoutes: FastifyPluginAsync<{ link: Pick<WorkerLink, 'sui
       },
     },
     async (request, reply) => {
+      // A key limited to environments fetches only what a set of theirs ran: the same 404 as an unknown version.
+      const envs = request.apiKey?.envs;
+      if (envs && !(await suites.ranIn(request.params.id, envs))) throw new RunsetError('not_found', `no suite version ${request.params.id} ran in this key's environments`);
       try {
         const bytes = await link.suiteArchive(request.params.id);
         return await reply.type('application/gzip').header('cache-control', 'private, max-age=31536000, immutable').send(bytes);

@@ -44,6 +44,14 @@ export class PostgresSuites implements SuitesStore {
     return { created: rowCount === 1 };
   }
 
+  async ranIn(id: string, envs: readonly string[]): Promise<boolean> {
+    // Through the partial index test_run_sets_suite.
+    const { rowCount } = await withClient(this.pool, (q) =>
+      q.query({ name: 'runset.suites.ranIn', text: `SELECT 1 FROM ${this.n.sets} WHERE suite = $1 AND env = ANY($2::text[]) LIMIT 1`, values: [id, envs] }),
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
   get(id: string): Promise<(SuiteVersionInfo & { location: string }) | undefined> {
     return withClient(this.pool, async (q) => {
       const { rows } = await q.query<SuiteVersionRow<Date>>({

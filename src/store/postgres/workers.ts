@@ -17,16 +17,16 @@ export class PostgresWorkers implements WorkersStore {
     private readonly n: Names,
   ) {}
 
-  async register(worker: NewWorker): Promise<void> {
-    await withClient(this.pool, (q) => registerWorker(q, this.n, worker));
+  register(worker: NewWorker): Promise<boolean> {
+    return withClient(this.pool, (q) => registerWorker(q, this.n, worker));
   }
 
-  heartbeat(id: string): Promise<boolean> {
-    return withClient(this.pool, (q) => heartbeatWorker(q, this.n, id));
+  heartbeat(id: string, keyId: string | null = null): Promise<boolean> {
+    return withClient(this.pool, (q) => heartbeatWorker(q, this.n, id, keyId));
   }
 
-  async remove(id: string): Promise<void> {
-    await withClient(this.pool, (q) => removeWorker(q, this.n, id));
+  async remove(id: string, keyId: string | null = null): Promise<void> {
+    await withClient(this.pool, (q) => removeWorker(q, this.n, id, keyId));
   }
 
   batchWorkers(setId: string, batchKey: string, staleMs: number): Promise<BatchWorker[]> {
@@ -42,23 +42,28 @@ export class PostgresWorkers implements WorkersStore {
   }
 }
 
-async function registerWorker(q: Queryable, n: Names, w: { id: string; host: string; pid: number; slots: number }): Promise<void> {
-  await q.query({
+async function registerWorker(q: Queryable, n: Names, w: NewWorker): Promise<boolean> {
+  const res = await q.query({
     name: 'runset.registerWorker',
     text: `
-      INSERT INTO ${n.workers} (id, host, pid, slots) VALUES ($1, $2, $3, $4)
-      ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), slots = EXCLUDED.slots`,
-    values: [w.id, w.host, w.pid, w.slots],
+      INSERT INTO ${n.workers} AS w (id, host, pid, slots, key_id) VALUES ($1, $2, $3, $4, $5)
+      ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), slots = EXCLUDED.slots WHERE w.key_id IS NOT DISTINCT FROM EXCLUDED.key_id`,
+    values: [w.id, w.host, w.pid, w.slots, w.keyId ?? null],
   });
-}
-
-async function heartbeatWorker(q: Queryable, n: Names, id: string): Promise<boolean> {
-  const res = await q.query({ name: 'runset.heartbeatWorker', text: `UPDATE ${n.workers} SET heartbeat_at = now() WHERE id = $1`, values: [id] });
   return res.rowCount === 1;
 }
 
-async function removeWorker(q: Queryable, n: Names, id: string): Promise<void> {
-  await q.query({ name: 'runset.removeWorker', text: `DELETE FROM ${n.workers} WHERE id = $1`, values: [id] });
+async function heartbeatWorker(q: Queryable, n: Names, id: string, keyId: string | null): Promise<boolean> {
+  const res = await q.query({
+    name: 'runset.heartbeatWorker',
+    text: `UPDATE ${n.workers} SET heartbeat_at = now() WHERE id = $1 AND key_id IS NOT DISTINCT FROM $2`,
+    values: [id, keyId],
+  });
+  return res.rowCount === 1;
+}
+
+async function removeWorker(q: Queryable, n: Names, id: string, keyId: string | null): Promise<void> {
+  await q.query({ name: 'runset.removeWorker', text: `DELETE FROM ${n.workers} WHERE id = $1 AND key_id IS NOT DISTINCT FROM $2`, values: [id, keyId] });
 }
 
 /** Drops stale rows, then lists the rest with what each holds of one batch: one statement. */

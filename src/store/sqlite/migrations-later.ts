@@ -108,4 +108,15 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       CREATE INDEX test_run_cases_history ON test_run_cases (env, name, ended_at, run_id);
     `,
   },
+  {
+    version: 28,
+    name: 'workers bound to their keys',
+    sql: `
+      -- The key that registered a worker over HTTP (NULL: a worker of the store's own): only that
+      -- key may heartbeat, re-register or remove it. The registry is live state, not history:
+      -- its rows are dropped, and every live worker registers again at its next heartbeat.
+      ALTER TABLE workers ADD COLUMN key_id TEXT;
+      DELETE FROM workers;
+    `,
+  },
 ];

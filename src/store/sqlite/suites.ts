@@ -20,7 +20,7 @@ const VERSION_COLUMNS = `
   (SELECT count(*) FROM test_run_sets s WHERE s.suite = v.id) AS sets,
   (SELECT max(s.created_at) FROM test_run_sets s WHERE s.suite = v.id) AS last_set_at`;
 
-type Statement = 'insert' | 'get' | 'list' | 'tests' | 'exists' | 'byName' | 'namesOf' | 'allNames' | 'setName' | 'removeUnused';
+type Statement = 'insert' | 'get' | 'ranIn' | 'list' | 'tests' | 'exists' | 'byName' | 'namesOf' | 'allNames' | 'setName' | 'removeUnused';
 
 export class SqliteSuites implements SuitesStore {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -32,6 +32,8 @@ export class SqliteSuites implements SuitesStore {
         VALUES (@id, @size, @files, @commit, @tests, @location, @created_at)
         ON CONFLICT (id) DO NOTHING`),
       get: db.prepare(`SELECT ${VERSION_COLUMNS} FROM suite_versions v WHERE v.id = ?`),
+      // Through the partial index test_run_sets_suite.
+      ranIn: db.prepare('SELECT 1 FROM test_run_sets WHERE suite = ? AND env IN (SELECT value FROM json_each(?)) LIMIT 1').pluck(),
       list: db.prepare(`SELECT ${VERSION_COLUMNS} FROM suite_versions v ORDER BY v.created_at DESC, v.id`),
       tests: db.prepare('SELECT tests FROM suite_versions WHERE id = ?'),
       exists: db.prepare('SELECT 1 FROM suite_versions WHERE id = ?'),
@@ -48,6 +50,10 @@ export class SqliteSuites implements SuitesStore {
           AND NOT EXISTS (SELECT 1 FROM suite_names n WHERE n.version_id = v.id)
         RETURNING id, location`),
     };
+  }
+
+  ranIn(id: string, envs: readonly string[]): Promise<boolean> {
+    return settle(() => this.sql.ranIn.get(id, JSON.stringify(envs)) !== undefined);
   }
 
   put(version: NewSuiteVersion): Promise<{ created: boolean }> {

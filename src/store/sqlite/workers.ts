@@ -18,10 +18,10 @@ export class SqliteWorkers implements WorkersStore {
   constructor(db: Database.Database) {
     this.sql = {
       register: db.prepare(`
-        INSERT INTO workers (id, host, pid, slots, started_at, heartbeat_at) VALUES (@id, @host, @pid, @slots, @now, @now)
-        ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, slots = excluded.slots`),
-      heartbeat: db.prepare('UPDATE workers SET heartbeat_at = ? WHERE id = ?'),
-      remove: db.prepare('DELETE FROM workers WHERE id = ?'),
+        INSERT INTO workers (id, host, pid, slots, started_at, heartbeat_at, key_id) VALUES (@id, @host, @pid, @slots, @now, @now, @keyId)
+        ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, slots = excluded.slots WHERE workers.key_id IS excluded.key_id`),
+      heartbeat: db.prepare('UPDATE workers SET heartbeat_at = ? WHERE id = ? AND key_id IS ?'),
+      remove: db.prepare('DELETE FROM workers WHERE id = ? AND key_id IS ?'),
       dropStale: db.prepare('DELETE FROM workers WHERE heartbeat_at < ?'),
       // Held members have a lease: the partial index test_runs_leased serves the count.
       batch: db.prepare(`
@@ -42,16 +42,16 @@ export class SqliteWorkers implements WorkersStore {
     };
   }
 
-  register(worker: NewWorker): Promise<void> {
-    return settle(() => void this.sql.register.run({ ...worker, now: Date.now() }));
+  register(worker: NewWorker): Promise<boolean> {
+    return settle(() => this.sql.register.run({ id: worker.id, host: worker.host, pid: worker.pid, slots: worker.slots, keyId: worker.keyId ?? null, now: Date.now() }).changes === 1);
   }
 
-  heartbeat(id: string): Promise<boolean> {
-    return settle(() => this.sql.heartbeat.run(Date.now(), id).changes === 1);
+  heartbeat(id: string, keyId: string | null = null): Promise<boolean> {
+    return settle(() => this.sql.heartbeat.run(Date.now(), id, keyId).changes === 1);
   }
 
-  remove(id: string): Promise<void> {
-    return settle(() => void this.sql.remove.run(id));
+  remove(id: string, keyId: string | null = null): Promise<void> {
+    return settle(() => void this.sql.remove.run(id, keyId));
   }
 
   batchWorkers(setId: string, batchKey: string, staleMs: number): Promise<BatchWorker[]> {
