@@ -1,0 +1,85 @@
+/**
+ * Folders an ignore file leaves out that the suite still names: build output
+ * (`dist/`) that `.gitignore` rightly keeps out of git, but that a `webServer`
+ * serves or a test runs. Packing cannot know what a run reads; it can say, at
+ * push, which left-out folders the suite's configs name, and the line that
+ * would bring each back, rather than let every test fail on a worker.
+ *
+ * Where a name is looked for: each Playwright entry's `webServer` command (from
+ * the listing; it runs in its config's folder, so a folder is named there by
+ * its last part), the scripts of `package.json` files, `runset.config.yaml`, and
+ * `*.config.*` files (Playwright's, Vite's…) of the suite. Playwright's own
+ * output folders are not named: runs write them.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SUITE_CONFIG_FILE, type SuiteListing } from '../core/suites.js';
+import type { LeftOutFolder, WalkedEntry } from './walk.js';
+
+/** Written by Playwright runs, so named by its config but never needed by one. */
+const RUN_OUTPUT = new Set(['test-results', 'playwright-report', 'blob-report']);
+const CONFIG_FILE = /(^|\/)([^/]+\.config\.[cm]?[jt]s|package\.json)$/;
+
+/** A text that may name a folder, and what to call it in a message. */
+interface Source {
+  /** The folder its relative paths start from ('' for the root); undefined: unknown, a folder is named by its last part. */
+  base: string | undefined;
+  name: string;
+  text: string;
+}
+
+/** One line per left-out folder the suite names: which, why it is out, who names it, the line that brings it back. */
+export async function leftOutNotes(walked: readonly WalkedEntry[], leftOut: readonly LeftOutFolder[], listing: SuiteListing | undefined): Promise<string[]> {
+  const candidates = leftOut.filter((f) => !RUN_OUTPUT.has(path.posix.basename(f.path)));
+  if (candidates.length === 0) return [];
+  const sources = [...webServerCommands(listing), ...(await configTexts(walked))];
+  const notes: string[] = [];
+  for (const folder of candidates) {
+    const source = sources.find((s) => names(s, folder.path));
+    if (!source) continue;
+    const { rule } = folder;
+    const include = `!/${rule.base === '' ? folder.path : folder.path.slice(rule.base.length + 1)}/`;
+    const runsetignore = rule.base === '' ? '.runsetignore' : `${rule.base}/.runsetignore`;
+    notes.push(`${folder.path}/ is left out by ${rule.file} line ${rule.line} ("${rule.text}") but ${source.name} names it; to upload it, add the line "${include}" to ${runsetignore}`);
+  }
+  return notes;
+}
+
+/** Whether `source` names `folder` (a path from the root) as a path of its own: `dist`, `./dist/x`, `"dist"`. */
+function names(source: Source, folder: string): boolean {
+  if (source.base !== undefined && source.base !== '' && !folder.startsWith(`${source.base}/`)) return false;
+  const relative = source.base === undefined ? path.posix.basename(folder) : source.base === '' ? folder : folder.slice(source.base.length + 1);
+  const escaped = relative.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^\\w.@/-]|\\./)${escaped}($|[^\\w.-])`).test(source.text);
+}
+
+function webServerCommands(listing: SuiteListing | undefined): Source[] {
+  const out: Source[] = [];
+  for (const item of listing?.reports ?? []) {
+    if (!('report' in item)) continue;
+    const webServer = (item.report as { config?: { webServer?: { command?: unknown } } } | null)?.config?.webServer;
+    if (typeof webServer?.command === 'string') out.push({ base: undefined, name: 'the webServer command', text: webServer.command });
+  }
+  return out;
+}
+
+async function configTexts(walked: readonly WalkedEntry[]): Promise<Source[]> {
+  const out: Source[] = [];
+  for (const entry of walked) {
+    if (entry.type !== 'File' || !(entry.path === SUITE_CONFIG_FILE || CONFIG_FILE.test(entry.path))) continue;
+    const text = await readFile(entry.absolute, 'utf8').catch(() => '');
+    const base = path.posix.dirname(entry.path);
+    out.push({ base: base === '.' ? '' : base, name: entry.path, text: entry.path.endsWith('package.json') ? scriptsOf(text) : text });
+  }
+  return out;
+}
+
+/** A package.json's scripts, one a line (its dependencies name packages, not folders). */
+function scriptsOf(text: string): string {
+  try {
+    const scripts = (JSON.parse(text) as { scripts?: Record<string, unknown> }).scripts ?? {};
+    return Object.values(scripts).filter((v) => typeof v === 'string').join('\n');
+  } catch {
+    return '';
+  }
+}
