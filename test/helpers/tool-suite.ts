@@ -150,5 +150,12 @@ export async function writeUploadedToolSuite(dir: string, release: string): Prom
   writeFileSync(path.join(dir, '.npmrc'), `legacy-peer-deps=true\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n`);
   writeFileSync(path.join(dir, '.gitignore'), 'node_modules/\ndist/\n');
   writeFileSync(path.join(dir, '.runsetignore'), '!/dist\n');
+  // A command of the same suite, its tool from the same node_modules/.bin.
+  writeFileSync(path.join(dir, 'runset.config.yaml'), [
+    'tests:',
+    '  - { name: shop, type: playwright, dir: ., workers: 1 }',
+    '  - { name: tool, type: command, run: [cross-env, GREETING=from-cross-env, node, -e, "console.log(process.env.GREETING)"] }',
+    '',
+  ].join('\n'));
   return { dir, port };
 }
