@@ -3,17 +3,19 @@
  * - a server's own Playwright suite whose webServer command starts with its own
  *   tool (`cross-env`, only on its node_modules/.bin) runs as `npx playwright
  *   test` would run it;
- * - an uploaded one (`runset trigger --suite`): its build output, left out by
+ * - an uploaded one (`runset suites push`): its build output, left out by
  *   `.gitignore` and brought back by `.runsetignore`'s `!/dist`, travels; its
  *   `.npmrc` setting reaches the worker's `npm ci` and its credential line
  *   never leaves the machine; its real cross-env (from npm) is on PATH; while
  *   the worker installs, its member waits (not RUNNING) and the set says it is
- *   being prepared.
+ *   being prepared. Its npm ci reaches the npm registry (cross-env 7.0.3 and
+ *   its 6 small dependencies); without the registry the test skips, saying so.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { installAll } from '../helpers/framework-versions.js';
 import { api, assertNoLeakedServers, runsetCli, startRunset, tempDir, waitForSet } from '../helpers/server.js';
 import { NPM_TOKEN, writeLocalToolSuite, writeUploadedToolSuite } from '../helpers/tool-suite.js';
 import { chromiumMissing } from './playwright-fixtures.js';
@@ -43,6 +45,9 @@ test('a server\'s own Playwright suite whose webServer command names its own too
 const UPLOAD_CONFIG = 'environments:\n  preview: { allowSuiteUploads: true }\ntests: []\n';
 
 test('an uploaded suite: its build output re-included, its .npmrc setting honoured without its credential, its own cross-env on PATH, its preparation shown', { skip: NO_CHROMIUM, timeout: 180_000 }, async (t) => {
+  // The worker's npm ci takes cross-env from the npm registry: without it there is nothing to try (cached once, a few kB).
+  const reachable = await installAll([['cross-env', '7.0.3']]);
+  if ('unreachable' in reachable) return t.skip(reachable.unreachable);
   const root = tempDir('runset-tools-upload-');
   const release = path.join(root, 'release');
   const suite = await writeUploadedToolSuite(path.join(root, 'suite'), release);
