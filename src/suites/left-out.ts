@@ -11,11 +11,13 @@
  * `*.config.*` files (Playwright's, Vite's…) of the suite. Playwright's own
  * output folders are not named: runs write them.
  */
-import { readFile } from 'node:fs/promises';
+import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SUITE_CONFIG_FILE, type SuiteListing } from '../core/suites.js';
 import type { LeftOutFolder, WalkedEntry } from './walk.js';
 
+/** Entries counted in a left-out folder at most: enough to say how large it is, without walking a huge one. */
+const MAX_COUNTED = 10_000;
 /** Written by Playwright runs, so named by its config but never needed by one. */
 const RUN_OUTPUT = new Set(['test-results', 'playwright-report', 'blob-report']);
 const CONFIG_FILE = /(^|\/)([^/]+\.config\.[cm]?[jt]s|package\.json)$/;
@@ -28,8 +30,8 @@ interface Source {
   text: string;
 }
 
-/** One line per left-out folder the suite names: which, why it is out, who names it, the line that brings it back. */
-export async function leftOutNotes(walked: readonly WalkedEntry[], leftOut: readonly LeftOutFolder[], listing: SuiteListing | undefined): Promise<string[]> {
+/** One line per left-out folder the suite names: which and how large, why it is out, who names it, the line that brings it back. */
+export async function leftOutNotes(root: string, walked: readonly WalkedEntry[], leftOut: readonly LeftOutFolder[], listing: SuiteListing | undefined): Promise<string[]> {
   const candidates = leftOut.filter((f) => !RUN_OUTPUT.has(path.posix.basename(f.path)));
   if (candidates.length === 0) return [];
   const sources = [...webServerCommands(listing), ...(await configTexts(walked))];
@@ -40,7 +42,8 @@ export async function leftOutNotes(walked: readonly WalkedEntry[], leftOut: read
     const { rule } = folder;
     const include = `!/${rule.base === '' ? folder.path : folder.path.slice(rule.base.length + 1)}/`;
     const runsetignore = rule.base === '' ? '.runsetignore' : `${rule.base}/.runsetignore`;
-    notes.push(`${folder.path}/ is left out by ${rule.file} line ${rule.line} ("${rule.text}") but ${source.name} names it; to upload it, add the line "${include}" to ${runsetignore}`);
+    const size = await sizeOf(path.join(root, folder.path));
+    notes.push(`${folder.path}/ (${size}) is left out by ${rule.file} line ${rule.line} ("${rule.text}") but ${source.name} names it; to upload it, add the line "${include}" to ${runsetignore}`);
   }
   return notes;
 }
@@ -82,4 +85,25 @@ function scriptsOf(text: string): string {
   } catch {
     return '';
   }
+}
+
+/** `37 files, 1.2 MB`: the files under `folder` and their bytes (links not followed), counted up to MAX_COUNTED. */
+async function sizeOf(folder: string): Promise<string> {
+  let files = 0;
+  let bytes = 0;
+  const pending = [folder];
+  while (pending.length > 0 && files < MAX_COUNTED) {
+    const dir = pending.pop() as string;
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) pending.push(full);
+      else if (entry.isFile()) {
+        files++;
+        bytes += (await lstat(full).catch(() => undefined))?.size ?? 0;
+      }
+    }
+  }
+  const more = pending.length > 0 || files > MAX_COUNTED ? 'over ' : '';
+  const amount = bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(1)} MB` : `${(bytes / 1000).toFixed(1)} kB`;
+  return `${more}${files} file${files === 1 ? '' : 's'}, ${more}${amount}`;
 }

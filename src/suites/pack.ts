@@ -63,7 +63,7 @@ export async function packSuite(dir: string, options: PackOptions = {}): Promise
     throw new SuitePackError(`${path.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
   }
   const extra = options.listing === undefined ? [] : listingEntries(options.listing, entries);
-  const notes = await leftOutNotes(entries, leftOut, options.listing);
+  const notes = await leftOutNotes(root, entries, leftOut, options.listing);
   const packed = await Promise.all(entries.map((e) => withoutCredentials(e, notes)));
   const all = [...packed, ...extra].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const tooMany = countRefusal(all.length);

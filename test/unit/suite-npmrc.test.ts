@@ -72,8 +72,8 @@ test('at push, a left-out folder the webServer or a config names is reported wit
   const listing = { version: 1 as const, reports: [{ entry: 0, report: { config: { webServer: { command: 'cross-env PORT=4000 serve dist' } } } }] };
   const packed = await packSuite(dir, { listing });
   assert.deepEqual(packed.notes, [
-    'dist/ is left out by .gitignore line 1 ("dist/") but the webServer command names it; to upload it, add the line "!/dist/" to .runsetignore',
-    'e2e/out/ is left out by e2e/.gitignore line 1 ("out/") but e2e/package.json names it; to upload it, add the line "!/out/" to e2e/.runsetignore',
+    'dist/ (1 file, 0.0 kB) is left out by .gitignore line 1 ("dist/") but the webServer command names it; to upload it, add the line "!/dist/" to .runsetignore',
+    'e2e/out/ (1 file, 0.0 kB) is left out by e2e/.gitignore line 1 ("out/") but e2e/package.json names it; to upload it, add the line "!/out/" to e2e/.runsetignore',
   ], 'coverage/ is named by no config (a dependency is not a folder), test-results/ is what runs write');
   writeFileSync(path.join(dir, '.runsetignore'), '!/dist/\n');
   writeFileSync(path.join(dir, 'e2e', '.runsetignore'), '!/out/\n');
