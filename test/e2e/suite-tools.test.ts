@@ -36,6 +36,7 @@ test('a server\'s own Playwright suite whose webServer command names its own too
     assertNoLeakedServers();
   });
   const res = await runsetCli(server, ['trigger', '--env', 'e2e', '--wait', '--json', '--timeout', '100s']);
+  assert.ok(res.stdout.startsWith('{'), res.stderr);
   const set = JSON.parse(res.stdout) as { id: string; status: string };
   const members = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${set.id}/test-runs`)).body.testRuns;
   assert.equal(set.status, 'SUCCESS', JSON.stringify(members));
