@@ -7,7 +7,7 @@
  *
  * Where a name is looked for: each Playwright entry's `webServer` command (from
  * the listing; it runs in its config's folder, so a folder is named there by
- * its last part), the scripts of `package.json` files, `runset.config.yaml`, and
+ * its last part) and the suite's scripts it runs (`node server.js`), the scripts of `package.json` files, `runset.config.yaml`, and
  * `*.config.*` files (Playwright's, Vite's…) of the suite. Playwright's own
  * output folders are not named: runs write them.
  */
@@ -16,6 +16,8 @@ import path from 'node:path';
 import { SUITE_CONFIG_FILE, type SuiteListing } from '../core/suites.js';
 import type { LeftOutFolder, WalkedEntry } from './walk.js';
 
+/** A script a webServer command runs is read when it is at most this large. */
+const MAX_SCRIPT_BYTES = 256 * 1024;
 /** Entries counted in a left-out folder at most: enough to say how large it is, without walking a huge one. */
 const MAX_COUNTED = 10_000;
 /** Written by Playwright runs, so named by its config but never needed by one. */
@@ -34,7 +36,8 @@ interface Source {
 export async function leftOutNotes(root: string, walked: readonly WalkedEntry[], leftOut: readonly LeftOutFolder[], listing: SuiteListing | undefined): Promise<string[]> {
   const candidates = leftOut.filter((f) => !RUN_OUTPUT.has(path.posix.basename(f.path)));
   if (candidates.length === 0) return [];
-  const sources = [...webServerCommands(listing), ...(await configTexts(walked))];
+  const commands = webServerCommands(listing);
+  const sources = [...commands, ...(await scriptsRun(commands, walked)), ...(await configTexts(walked))];
   const notes: string[] = [];
   for (const folder of candidates) {
     const source = sources.find((s) => names(s, folder.path));
@@ -62,6 +65,23 @@ function webServerCommands(listing: SuiteListing | undefined): Source[] {
     if (!('report' in item)) continue;
     const webServer = (item.report as { config?: { webServer?: { command?: unknown } } } | null)?.config?.webServer;
     if (typeof webServer?.command === 'string') out.push({ base: undefined, name: 'the webServer command', text: webServer.command });
+  }
+  return out;
+}
+
+/**
+ * The suite's own scripts a webServer command runs (`node server.js`: a word of
+ * the command that is a file of the suite, by its path's end), whose text may
+ * name what the server serves. Small files only: a script, not a bundle.
+ */
+async function scriptsRun(commands: readonly Source[], walked: readonly WalkedEntry[]): Promise<Source[]> {
+  const out: Source[] = [];
+  for (const command of commands) {
+    for (const word of new Set(command.text.split(/\s+/).map((w) => w.replace(/^\.\//, '')).filter((w) => /\.[cm]?[jt]s$/.test(w)))) {
+      const entry = walked.find((e) => e.type === 'File' && e.size <= MAX_SCRIPT_BYTES && (e.path === word || e.path.endsWith(`/${word}`)));
+      if (!entry) continue;
+      out.push({ base: undefined, name: `${entry.path} (run by the webServer command)`, text: await readFile(entry.absolute, 'utf8').catch(() => '') });
+    }
   }
   return out;
 }

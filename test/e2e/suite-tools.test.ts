@@ -13,7 +13,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { installAll } from '../helpers/framework-versions.js';
 import { api, assertNoLeakedServers, runsetCli, startRunset, tempDir, waitForSet } from '../helpers/server.js';
@@ -58,6 +58,13 @@ test('an uploaded suite: its build output re-included, its .npmrc setting honour
     await server.stop();
     assertNoLeakedServers();
   });
+  // Without its .runsetignore, the push names the build output its webServer's script serves, and the line that brings it back.
+  renameSync(path.join(suite.dir, '.runsetignore'), path.join(root, 'runsetignore.aside'));
+  const bare = await runsetCli(server, ['suites', 'push', suite.dir]);
+  assert.equal(bare.code, 0, bare.stderr);
+  assert.match(bare.stderr, /runset: note: dist\/ \(1 file, [\d.]+ kB\) is left out by \.gitignore line 2 \("dist\/"\) but server\.js \(run by the webServer command\) names it; to upload it, add the line "!\/dist\/" to \.runsetignore/);
+  renameSync(path.join(root, 'runsetignore.aside'), path.join(suite.dir, '.runsetignore'));
+
   const push = await runsetCli(server, ['suites', 'push', suite.dir]);
   assert.equal(push.code, 0, push.stderr);
   assert.match(push.stderr, /\.npmrc: line 2 \(\/\/registry\.npmjs\.org\/:_authToken\) left out of the upload/);

@@ -62,6 +62,17 @@ test('a worker installs once per lockfile and npm settings: other settings are a
   assert.notEqual(installKey(lock, 'legacy-peer-deps=true\n'), installKey(lock, ''));
 });
 
+test('at push, a build folder the script a webServer command runs reads is reported too', async () => {
+  const dir = suiteFolder({
+    '.gitignore': 'dist/\n', 'dist/index.html': 'x',
+    'e2e/server.js': "require('http').createServer((q, s) => s.end(require('fs').readFileSync(require('path').join(__dirname, '..', 'dist', 'index.html')))).listen(3000);\n",
+  });
+  const listing = { version: 1 as const, reports: [{ entry: 0, report: { config: { webServer: { command: 'cross-env PORT=3000 node ./server.js' } } } }] };
+  assert.deepEqual((await packSuite(dir, { listing })).notes, [
+    'dist/ (1 file, 0.0 kB) is left out by .gitignore line 1 ("dist/") but e2e/server.js (run by the webServer command) names it; to upload it, add the line "!/dist/" to .runsetignore',
+  ]);
+});
+
 test('at push, a left-out folder the webServer or a config names is reported with the line that brings it back', async () => {
   const dir = suiteFolder({
     '.gitignore': 'dist/\ncoverage/\ntest-results/\n',
