@@ -54,6 +54,7 @@ export async function pushSuite(client: RunsetClient, options: PushOptions, env:
     }
     const listing = await listSuiteForUpload(config);
     packed = await packSuite(root, { listing });
+    for (const note of packed.notes) stderr.write(`runset: note: ${note}\n`);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof SuitePackError) throw new PushFailure(error.message, { cause: error });
     throw error;

@@ -21,7 +21,7 @@ export function listPlaywrightEntry(entry: PlaywrightTestSpec): Promise<unknown>
   if (entry.project !== undefined) args.push('--project', entry.project);
   if (entry.grep !== undefined) args.push('--grep', entry.grep);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: entry.dir, env: playwrightEnvironment(install, {}), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: entry.dir, env: playwrightEnvironment(install, entry.dir, {}), stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err = new TailBuffer(8 * 1024);
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));

@@ -34,6 +34,19 @@ export const MEMBER_MOVES = Object.freeze({
 
 export type MemberMove = keyof typeof MEMBER_MOVES;
 
+/**
+ * Whether a claim starts a member (RUNNING at once) rather than reserving it:
+ * only when nothing stands between its claim and its test. A batched member
+ * begins when its executor says so; a member of a set that runs an uploaded
+ * suite version waits while its worker fetches the version and installs its
+ * dependencies (seconds to minutes), and starts when its test does. (A slot's
+ * members claimed ahead, ClaimRequest.reserve, are reserved as well.) The SQL
+ * of both stores writes the same rule: `batch_key IS NULL AND suite IS NULL`.
+ */
+export function startsAtClaim(member: { batchKey: string | null; suite?: string | null | undefined }): boolean {
+  return member.batchKey === null && (member.suite ?? null) === null;
+}
+
 /** Whether `move` may take a member from `from` to `to`. */
 export function canMakeMove(move: MemberMove, from: RunState, to: RunState): boolean {
   return (MEMBER_MOVES[move] as ReadonlyArray<readonly [RunState, RunState]>).some(([f, t]) => f === from && t === to);

@@ -49,3 +49,20 @@ export function deriveSetStatus(counts: Counts, everStarted: boolean, failing: n
 export function passedAfterRetry(status: string, attempts: number): boolean {
   return status === 'SUCCESS' && attempts > 1;
 }
+
+/**
+ * Where an unfinished set stands, for people (its status stays the seed's
+ * WAITING or RUNNING): `queued` behind its environment's limit; `preparing`
+ * while a worker holds members none of which has begun (it fetches the suite
+ * version and installs its dependencies, starts the test process and its
+ * webServer: its members stay WAITING meanwhile); `waiting` for a worker;
+ * `running` once a member began; `ended`.
+ */
+export type SetPhase = 'queued' | 'waiting' | 'preparing' | 'running' | 'ended';
+
+export function setPhase(status: RunState, queued: boolean, heldMembers: number): SetPhase {
+  if (isFinal(status)) return 'ended';
+  if (status === 'RUNNING') return 'running';
+  if (queued) return 'queued';
+  return heldMembers > 0 ? 'preparing' : 'waiting';
+}

@@ -87,6 +87,13 @@ export const TestRunSetDetails = Type.Object(
     queue: Type.Union([refTo(QueueView), Type.Null()], {
       description: "Where the set waits in its environment's queue (the environment's maxConcurrentSets is taken by sets created before it); null when it is not queued: it may run, or it has ended.",
     }),
+    phase: Type.Union([Type.Literal('queued'), Type.Literal('waiting'), Type.Literal('preparing'), Type.Literal('running'), Type.Literal('ended')], {
+      description:
+        'Where the set stands, beside its status: `queued` behind its environment\'s limit; `preparing` while a worker holds members none of which has begun (it fetches the suite version and installs its dependencies, starts the test process and its webServer; the members stay WAITING); `waiting` for a worker; `running` once a member began; `ended`.',
+    }),
+    held: Type.Array(Type.Object({ workerId: Type.String(), members: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }), {
+      description: 'Members a worker has claimed and not begun, by worker (GET /api/v0/workers): what it is preparing, or the rest of its share. [] when none.',
+    }),
   },
   { additionalProperties: false, $id: 'TestRunSetDetails' },
 );

@@ -9,8 +9,15 @@
  *     (the database URL or its password, the secret key, an API key), whatever
  *     its name: an operator's DATABASE_URL=… copy is caught too,
  * plus, under --run-as, the user's HOME, USER and LOGNAME,
- * plus the set's variables, which the suite declares and so passes deliberately.
+ * plus the set's variables, which the suite declares and so passes deliberately,
+ * and, for a process started in a suite's folder (suiteEnvironment), that
+ * folder's `node_modules/.bin` and each one above it first on PATH, as
+ * `npm run` and `npx` put them: a webServer command or script names the
+ * suite's own tools (`cross-env`, `vite`) as it would in the suite's checkout.
+ * PATH itself is never a set's variable (a dangerous name): only this rule
+ * changes it.
  */
+import path from 'node:path';
 import { identityVariables, type RunAsUser } from './run-as.js';
 
 /** Who test processes run as, and which values must never reach them. */
@@ -64,4 +71,21 @@ export function testEnvironment(
   base: NodeJS.ProcessEnv = process.env,
 ): NodeJS.ProcessEnv {
   return Object.assign(scrubbedEnvironment(policy, base), identityVariables(policy.runAs), variables);
+}
+
+/** The environment of a test process started in the suite folder `dir`: a test's (above), its tools first on PATH. */
+export function suiteEnvironment(dir: string, variables: Readonly<Record<string, string>>, policy: TestProcessPolicy = {}): NodeJS.ProcessEnv {
+  const env = testEnvironment(variables, policy);
+  env.PATH = suiteBinPath(dir, env.PATH);
+  return env;
+}
+
+/** npm's order: `dir`'s node_modules/.bin, then its parent's, up to the file system's root, then `rest`. */
+export function suiteBinPath(dir: string, rest: string | undefined): string {
+  const bins: string[] = [];
+  for (let folder = path.resolve(dir); ; folder = path.dirname(folder)) {
+    bins.push(path.join(folder, 'node_modules', '.bin'));
+    if (path.dirname(folder) === folder) break;
+  }
+  return [...bins, ...(rest ? [rest] : [])].join(path.delimiter);
 }

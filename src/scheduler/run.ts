@@ -8,9 +8,11 @@
  *   is written. A member whose lease is lost is somebody else's now: nothing
  *   more is written for it, and when nothing still running is ours the run is
  *   aborted (its process tree killed).
- * - Starts: a single member was claimed RUNNING; a batch's members were claimed
- *   reserved and start (a fenced write) when the executor reports their begin,
- *   so the set's counts move live.
+ * - Starts: a single member was claimed RUNNING; a batch's members, and the
+ *   members of a set that runs a suite version (its files and dependencies are
+ *   made ready first), were claimed reserved and start (a fenced write) when
+ *   the executor reports their begin, so the set's counts move live and a
+ *   member is never RUNNING while its suite is being prepared.
  * - Ends: each member's result becomes its outcome (./outcome-builder.ts:
  *   secrets masked, artifacts stored) and goes to `finish`, which writes it
  *   under the lease (a batch at once; a slot beside its next member).
@@ -24,6 +26,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
+import { startsAtClaim } from '../core/moves.js';
 import type { CaseResult, ClaimedRun, Executor, OutboundPolicy, RunOutcome, TestSpec, TestType, VariableValue } from '../core/types.js';
 import type { ResolvedVariables } from '../secrets/index.js';
 import { leaseOf, type LeaseRef } from '../store/store.js';
@@ -176,8 +179,9 @@ async function execute(specs: TestSpec[], members: Member[], req: RunRequest, de
 /** A member taken on: its lease kept alive, known to the pool's in-flight members. */
 function hold(run: ClaimedRun, req: RunRequest, deps: RunDeps, lost: (m: Member) => void): Member {
   const lease = leaseOf(run);
-  // A single member was claimed RUNNING: it starts here now. A batch's start at their begin.
-  const started = run.batchKey === null;
+  // A single member of the server's own tests was claimed RUNNING: it starts here now. A batch's members,
+  // and those of a suite version (prepared first), were claimed reserved and start at their begin.
+  const started = startsAtClaim(run);
   const m: Member = {
     run, lease, attempts: 0, started, ended: false, interrupted: false, lost: false,
     settle: () => undefined, lose: () => lost(m), chain: Promise.resolve(), takenAt: performance.now(),

@@ -10,6 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { startsAtClaim } from '../core/moves.js';
 import type { ClaimedRun, RunOutcome } from '../core/types.js';
 import { leaseOf, type FinishedAndClaimed, type NextClaim } from '../store/store.js';
 import type { WorkerLink } from '../worker-link/link.js';
@@ -41,7 +42,10 @@ export type SlotExit =
   | { why: 'idle' }
   /** A claim answered so late that its leases may have expired: given back. */
   | { why: 'late' }
-  /** It claimed a batched member, which a slot does not run: the pool runs it as a share of its batch. */
+  /**
+   * It claimed a member it does not start itself (startsAtClaim): a batched one, which the pool runs as a
+   * share of its batch, or one of a suite version, which gets a slot of its own whose run starts it.
+   */
   | { why: 'batch'; claim: Claim };
 
 export interface SlotDeps {
@@ -95,7 +99,8 @@ export async function runSlot(first: ClaimedRun, deps: SlotDeps): Promise<SlotEx
       if (next) await deps.giveBack([next.run]);
       return { why: 'stopping' };
     }
-    if (next?.run.batchKey) {
+    if (next && !startsAtClaim(next.run)) {
+      // A batched member, or one whose suite version is made ready first: not started here, but by its run.
       await written(deps.outcomes.finish(run, outcome), (ok) => ok, done);
       return { why: 'batch', claim: { runs: [next.run], askedAt: next.askedAt } };
     }

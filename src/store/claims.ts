@@ -88,6 +88,8 @@ export interface ReapResult {
 }
 
 // A lease covers RUNNING members and *reserved* ones: members with a batch key,
+// members of a set that runs a suite version (they wait while their worker
+// prepares it: startsAtClaim in src/core/moves.ts),
 // and a worker slot's next member (ClaimRequest.reserve), are claimed leased
 // but still WAITING in the counts, until `startRun` or `finishAndClaim` starts them.
 // The moves each call may make, and what they do to the member's and the set's
@@ -95,8 +97,8 @@ export interface ReapResult {
 export interface ClaimsStore {
   /**
    * Atomically leases up to `limit` unleased WAITING members (oldest sets first):
-   * RUNNING, or reserved when the member has a batch key or is one of the last
-   * `reserve` claimed.
+   * RUNNING, or reserved when the member has a batch key, its set runs a suite
+   * version, or it is one of the last `reserve` claimed.
    */
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]>;
   /** Reserves up to `limit` more unleased WAITING members of one set with one batch key, oldest first. */

@@ -35,6 +35,19 @@ export interface CancelRequest {
 /** found: the set exists; cancelled: this call ended it (false: it had already ended). */
 export type CancelResult = { found: false } | { found: true; cancelled: boolean };
 
+/** Members of a set one worker holds, claimed and not begun. */
+export interface HeldMembers {
+  workerId: string;
+  members: number;
+}
+
+/** The statement of SetsStore.held, for both stores: `runs` is the members' table, `setId` the placeholder of the set's id. */
+export function heldMembersSql(runs: string, setId: string): string {
+  return `SELECT worker_id AS "workerId", count(*) AS members FROM ${runs}
+    WHERE set_id = ${setId} AND status = 'WAITING' AND worker_id IS NOT NULL
+    GROUP BY worker_id ORDER BY worker_id`;
+}
+
 export interface SetsStore {
   create(set: NewTestRunSet): Promise<void>;
   /**
@@ -79,6 +92,13 @@ export interface SetsStore {
   suite(id: string): Promise<string | null | undefined>;
   /** The selection the set was created with (src/sets/select.ts); null: every test of its environment; undefined when there is no such set. */
   selection(id: string): Promise<TestSelection | null | undefined>;
+
+  /**
+   * The set's members a worker has claimed and not begun (leased, still
+   * WAITING), by worker: what it is preparing (the suite version and its
+   * dependencies, the test process and its webServer) before they start.
+   */
+  held(setId: string): Promise<HeldMembers[]>;
 
   // ── queues (src/store/queue.ts) ──
   /**

@@ -4,7 +4,8 @@
  *
  *   versions/<id>/   a version's files, exactly its archive's; `node_modules`
  *                    there is a link to ../../deps/<hash>/node_modules
- *   deps/<hash>/     `npm ci` of a lockfile (hash: SHA-256 of its bytes)
+ *   deps/<hash>/     `npm ci` of a lockfile with the version's npm settings
+ *                    (hash: SHA-256 of both: ./deps.ts's installKey)
  *   tmp/             work under way; renamed into place when whole
  *   npm-cache/       npm's download cache
  *
@@ -19,13 +20,13 @@
  * process holds (`hold`), nor one used within `recentMs` (another process
  * sharing the folder may be running it).
  */
-import { createHash } from 'node:crypto';
-import { chmod, chown, copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, utimes } from 'node:fs/promises';
+import { chmod, chown, copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestProcessPolicy } from '../executors/environment.js';
 import { SUITE_ID } from '../core/suites.js';
 import { messageOf, receiveArchive, unpackArchive, type FetchArchive } from './archive.js';
-import { DEFAULT_INSTALL_TIMEOUT_MS, LOCKFILES, npmCi } from './deps.js';
+import { DEFAULT_INSTALL_TIMEOUT_MS, installKey, LOCKFILES, npmCi } from './deps.js';
+import { NPMRC, projectNpmSettings } from './npmrc.js';
 import { chooseEvictions, listEntries, removeEntry, type CacheEntry } from './eviction.js';
 import { checkReachable } from './reachable.js';
 import { SharedWork } from './shared-work.js';
@@ -149,9 +150,10 @@ export class SuiteCache {
     if (!(await isFile(path.join(versionDir, 'package.json')))) {
       throw new Error(`the suite version has ${lock.name} but no package.json at its root; npm ci needs both`);
     }
-    const hash = createHash('sha256').update(lock.bytes).digest('hex');
+    const npmrc = projectNpmSettings(await readFile(path.join(versionDir, NPMRC), 'utf8').catch(() => '')).text;
+    const hash = installKey(lock.bytes, npmrc);
     this.lockOf.set(id, hash);
-    await this.installs.join(hash, (shared) => this.install(hash, versionDir, lock.name, shared), signal);
+    await this.installs.join(hash, (shared) => this.install(hash, versionDir, lock.name, npmrc, shared), signal);
     if (!link) return;
     try {
       // Relative: versions/<id> and tmp/<work> are both two folders below the cache's root.
@@ -164,7 +166,7 @@ export class SuiteCache {
     }
   }
 
-  private async install(hash: string, from: string, lockName: string, signal: AbortSignal): Promise<void> {
+  private async install(hash: string, from: string, lockName: string, npmrc: string, signal: AbortSignal): Promise<void> {
     const dir = this.path('deps', hash);
     if (await isFolder(dir)) return touch(dir);
     const work = await mkdtemp(this.path('tmp', 'deps-'));
@@ -172,6 +174,8 @@ export class SuiteCache {
       await chmod(work, 0o755);
       await copyFile(path.join(from, 'package.json'), path.join(work, 'package.json'));
       await copyFile(path.join(from, lockName), path.join(work, lockName));
+      // The project's npm settings (legacy-peer-deps, a registry…), never its credentials.
+      if (npmrc !== '') await writeFile(path.join(work, NPMRC), npmrc, { mode: 0o644 });
       await npmCi(work, {
         policy: this.opts.policy ?? {},
         npmCache: this.path('npm-cache'),

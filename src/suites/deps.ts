@@ -8,6 +8,7 @@
  * npm's own browsers download is off (runset uses the system Chromium).
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chown, lchown, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { testEnvironment, type TestProcessPolicy } from '../executors/environment.js';
@@ -33,7 +34,19 @@ export interface InstallOptions {
 }
 
 /**
- * Runs `npm ci` in `dir` (which holds package.json and the lockfile). Throws an
+ * What names an install: the lockfile's bytes and the npm settings it is made
+ * with (an `.npmrc`'s `legacy-peer-deps` or registry changes what is installed).
+ * Without settings, the lockfile's SHA-256 alone, as before they were carried.
+ */
+export function installKey(lockfile: Buffer, npmrc: string): string {
+  const hash = createHash('sha256').update(lockfile);
+  if (npmrc !== '') hash.update('\0.npmrc\0').update(npmrc);
+  return hash.digest('hex');
+}
+
+/**
+ * Runs `npm ci` in `dir` (which holds package.json, the lockfile and the
+ * version's `.npmrc` without credentials). Throws an
  * error whose message starts with what failed and carries npm's first lines of
  * stderr.
  */

@@ -21,6 +21,8 @@ import { createGzip } from 'node:zlib';
 import { Header, Pax } from 'tar';
 import { DEFAULT_MAX_SUITE_BYTES, LISTING_FILE, MAX_LISTING_BYTES, SUITE_CONFIG_FILE, type SuiteListing } from '../core/suites.js';
 import { countRefusal } from './entries.js';
+import { leftOutNotes } from './left-out.js';
+import { NPMRC, projectNpmSettings } from './npmrc.js';
 import { SuitePackError, walkSuite, type WalkedEntry } from './walk.js';
 
 export { SuitePackError } from './walk.js';
@@ -39,6 +41,8 @@ export interface PackedSuite {
   /** Entries in the archive, files and folders (the listing's included). */
   files: number;
   size: number;
+  /** What the packer changed or left out that the suite may need (for people, one a line). */
+  notes: string[];
 }
 
 const BLOCK = 512;
@@ -54,17 +58,29 @@ export async function packSuite(dir: string, options: PackOptions = {}): Promise
   if (!existsSync(path.join(root, SUITE_CONFIG_FILE))) {
     throw new SuitePackError(`${root} has no ${SUITE_CONFIG_FILE}; pass the folder of the suite's ${SUITE_CONFIG_FILE}`);
   }
-  const entries = await walkSuite(root);
+  const { entries, leftOut } = await walkSuite(root);
   if (!entries.some((e) => e.path === SUITE_CONFIG_FILE)) {
     throw new SuitePackError(`${path.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
   }
   const extra = options.listing === undefined ? [] : listingEntries(options.listing, entries);
-  const all = [...entries, ...extra].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const notes = await leftOutNotes(root, entries, leftOut, options.listing);
+  const packed = await Promise.all(entries.map((e) => withoutCredentials(e, notes)));
+  const all = [...packed, ...extra].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const tooMany = countRefusal(all.length);
   if (tooMany !== null) throw new SuitePackError(`${root}: ${tooMany}; list what the tests do not need in .runsetignore`);
   const archive = await compress(tarStream(all), maxBytes, root);
   archive[GZIP_OS_BYTE] = GZIP_OS_UNIX;
-  return { archive, id: createHash('sha256').update(archive).digest('hex'), files: all.length, size: archive.length };
+  return { archive, id: createHash('sha256').update(archive).digest('hex'), files: all.length, size: archive.length, notes };
+}
+
+/** An `.npmrc` goes with its settings and without its credential lines (./npmrc.ts), which a note names. */
+async function withoutCredentials(entry: WalkedEntry, notes: string[]): Promise<PackEntry> {
+  if (entry.type !== 'File' || path.posix.basename(entry.path) !== NPMRC) return entry;
+  const settings = projectNpmSettings(await readFile(entry.absolute, 'utf8'));
+  if (settings.dropped.length === 0) return entry;
+  notes.push(`${entry.path}: ${settings.dropped.join(', ')} left out of the upload: a credential never leaves this machine (a worker's npm uses its own, from its user's ~/.npmrc)`);
+  const content = Buffer.from(settings.text);
+  return { path: entry.path, type: 'File', size: content.length, executable: entry.executable, content };
 }
 
 /** An entry whose bytes are given rather than read from the disk. */

@@ -106,6 +106,8 @@ describe('dashboard API', () => {
       suite: null,
       select: null,
       queue: null,
+      phase: 'ended',
+      held: [],
     });
     assert.ok(!res.text.includes(OVERRIDE_SECRET));
     const plain = await api(server, 'GET', `/v0/test-run-sets/${created[1]!.id}/details`);

@@ -10,6 +10,7 @@ import { STORE_UNAVAILABLE } from '../../src/store/store.js';
 import type { WorkerLink } from '../../src/worker-link/link.js';
 import { Readable } from 'node:stream';
 import { SuiteArchiveGoneError } from '../../src/core/suites.js';
+import { startsAtClaim } from '../../src/core/moves.js';
 
 export interface FakeMember {
   id: string;
@@ -190,14 +191,14 @@ export class FakeLink implements WorkerLink {
     );
   }
 
-  /** Leases the first free members: singles RUNNING (the last `reserve` of them only leased), batched ones leased and WAITING. */
+  /** Leases the first free members: singles RUNNING (the last `reserve` of them only leased), batched ones and a suite version's leased and WAITING. */
   private claim(req: ClaimRequest, where?: { setId: string; batchKey: string }): ClaimedRun[] {
     const taken = this.free(where, req.skipBatchKeys).slice(0, req.limit);
     const reserveFrom = taken.length - (req.reserve ?? 0);
     return taken.map((m, i) => {
       m.workerId = req.workerId;
       m.claim = ++this.claims;
-      if (m.batchKey === null && i < reserveFrom) m.status = 'RUNNING';
+      if (startsAtClaim({ batchKey: m.batchKey, suite: this.suites.get(m.setId) }) && i < reserveFrom) m.status = 'RUNNING';
       return { id: m.id, setId: m.setId, env: 'staging', spec: m.spec, expectedMs: m.expectedMs, variables: {}, claim: m.claim, workerId: req.workerId, batchKey: m.batchKey, suite: this.suites.get(m.setId) ?? null };
     });
   }

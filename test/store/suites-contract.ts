@@ -82,7 +82,7 @@ export function runSuitesContract(name: string, makeStore: () => Promise<Store>,
       assert.equal(await store.suites.resolve('pr-1'), undefined);
     });
 
-    test('a set records its version, every claim carries it, and a set without one claims as before', async () => {
+    test('a set records its version, every claim carries it (its members reserved until their tests begin), and a set without one claims as before', async () => {
       const v = newVersion();
       await store.suites.put(v);
       const plain = newSet(1);
@@ -99,6 +99,17 @@ export function runSuitesContract(name: string, makeStore: () => Promise<Store>,
       assert.equal(first?.suite ?? null, null, 'the server\'s own tests: no version');
       assert.equal(second?.setId, withSuite.id);
       assert.equal(second?.suite, v.id);
+      // The plain set's member started at its claim; the version's is reserved: it waits while its worker prepares the version.
+      assert.equal((await store.sets.get(plain.id))?.status, 'RUNNING');
+      const waiting = await store.sets.get(withSuite.id);
+      assert.deepEqual([waiting?.status, waiting?.startedAt ?? null, waiting?.counts.RUNNING], ['WAITING', null, 0], 'a member of a version is not RUNNING while it is prepared');
+      assert.deepEqual(await store.sets.held(withSuite.id), [{ workerId: 'w', members: 1 }], 'the worker holds it: it is preparing it');
+      assert.deepEqual(await store.sets.held(plain.id), [], 'a started member is not held');
+      assert.equal(await store.claims.startRun({ runId: second.id, workerId: 'w', claim: second.claim }), true, 'its test began: it starts under its lease');
+      assert.deepEqual(await store.sets.held(withSuite.id), []);
+      const started = await store.sets.get(withSuite.id);
+      assert.deepEqual([started?.status, started?.counts.RUNNING], ['RUNNING', 1]);
+      assert.ok(started?.startedAt);
       const step = await store.claims.finishAndClaim({ runId: second.id, workerId: 'w', claim: second.claim }, ok, { workerId: 'w', limit: 2, leaseMs: 10_000 });
       assert.deepEqual(step.claimed.map((c) => [c.setId, c.suite]), [[withSuite.id, v.id], [batched.id, v.id]]);
       const head = step.claimed[1]!;

@@ -14,7 +14,7 @@ test('a suite without @playwright/test borrows runset\'s, for CommonJS (NODE_PAT
   const install = locatePlaywright(suite);
   assert.equal(install.own, false);
   assert.equal(install.cli, path.join(RUNSET_MODULES, '@playwright', 'test', 'cli.js'));
-  const env = playwrightEnvironment(install, { BASE_URL: 'http://x' });
+  const env = playwrightEnvironment(install, suite, { BASE_URL: 'http://x' });
   assert.equal(env.BASE_URL, 'http://x');
   assert.equal(env.NODE_PATH?.split(path.delimiter)[0], RUNSET_MODULES);
   assert.match(env.NODE_OPTIONS ?? '', /--import=file:\/\/\S+\/esm-fallback\.js/);
@@ -27,14 +27,16 @@ test('a suite with its own @playwright/test uses it, and no module paths are add
   const install = locatePlaywright(path.join(suite));
   assert.equal(install.own, true);
   assert.equal(install.cli, path.join(realpathSync(path.join(suite, 'node_modules', '@playwright', 'test')), 'cli.js'));
-  const env = playwrightEnvironment(install, {});
+  const env = playwrightEnvironment(install, suite, {});
   assert.equal(env.NODE_OPTIONS, process.env.NODE_OPTIONS);
+  assert.equal(env.PATH?.split(path.delimiter)[0], path.join(suite, 'node_modules', '.bin'), 'the suite\'s tools come first on PATH');
 });
 
 test('runset\'s own settings never reach test code', () => {
   process.env.RUNSET_DATABASE_URL_FOR_THIS_TEST = 'postgres://secret';
   try {
-    const env = playwrightEnvironment(locatePlaywright(tempDir()), {});
+    const suite = tempDir();
+    const env = playwrightEnvironment(locatePlaywright(suite), suite, {});
     assert.equal(env.RUNSET_DATABASE_URL_FOR_THIS_TEST, undefined);
   } finally {
     delete process.env.RUNSET_DATABASE_URL_FOR_THIS_TEST;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { deriveSetStatus, RUN_STATES, type Counts } from '../../src/core/states.js';
-import { canMakeMove, canMoveMember, failsSet, moveSet, reapedTo, stampMember } from '../../src/core/moves.js';
+import { deriveSetStatus, RUN_STATES, setPhase, type Counts } from '../../src/core/states.js';
+import { canMakeMove, canMoveMember, failsSet, moveSet, reapedTo, stampMember, startsAtClaim } from '../../src/core/moves.js';
 
 const c = (WAITING: number, RUNNING: number, SUCCESS: number, FAIL: number): Counts => ({ WAITING, RUNNING, SUCCESS, FAIL });
 
@@ -89,4 +89,20 @@ test('failOnFlaky: a pass after a retry fails the set, unless quarantined; a fir
   const t = '2026-11-26T10:00:00.000Z';
   const set = moveSet({ counts: c(0, 1, 0, 0), failing: 0, startedAt: t }, 'RUNNING', 'SUCCESS', t, failsSet(flakyFails, 'SUCCESS', 2, 'outcome'));
   assert.deepEqual([set.status, set.counts], ['FAIL', c(0, 0, 1, 0)], 'FAIL with every member in SUCCESS');
+});
+
+test('a claim starts a member only when nothing stands before its test: no batch, no suite version to prepare', () => {
+  assert.equal(startsAtClaim({ batchKey: null, suite: null }), true);
+  assert.equal(startsAtClaim({ batchKey: null }), true, 'a claim from before versions existed');
+  assert.equal(startsAtClaim({ batchKey: 'entry', suite: null }), false);
+  assert.equal(startsAtClaim({ batchKey: null, suite: 'a'.repeat(64) }), false);
+});
+
+test('a set\'s phase beside its status: queued, waiting, preparing while a worker holds members none began, running, ended', () => {
+  assert.equal(setPhase('WAITING', true, 0), 'queued');
+  assert.equal(setPhase('WAITING', false, 0), 'waiting');
+  assert.equal(setPhase('WAITING', false, 3), 'preparing');
+  assert.equal(setPhase('RUNNING', false, 3), 'running', 'held members of a running set wait their turn in a share');
+  assert.equal(setPhase('FAIL', false, 0), 'ended');
+  assert.equal(setPhase('SUCCESS', false, 0), 'ended');
 });

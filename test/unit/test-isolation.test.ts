@@ -10,7 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { credentialValues, scrubbedEnvironment, testEnvironment } from '../../src/executors/environment.js';
+import { credentialValues, scrubbedEnvironment, suiteBinPath, suiteEnvironment, testEnvironment } from '../../src/executors/environment.js';
 import { lookUpRunAsUser, spawnAs, type RunAsUser } from '../../src/executors/run-as.js';
 import { createCommandExecutor } from '../../src/executors/command/index.js';
 import { parseRunAs, readApiKey } from '../../src/config/isolation.js';
@@ -52,6 +52,14 @@ describe('the environment of a test process', () => {
   test('under --run-as the user\'s HOME, USER and LOGNAME replace the worker\'s', () => {
     const env = testEnvironment({}, { runAs: USER }, { HOME: '/root', USER: 'root', PATH: '/bin' });
     assert.deepEqual(env, { HOME: '/home/tester', USER: 'tester', LOGNAME: 'tester', PATH: '/bin' });
+  });
+
+  test('a process in a suite\'s folder finds the suite\'s tools first: its node_modules/.bin and each above it, as npm does', () => {
+    assert.equal(suiteBinPath('/srv/suite/e2e', '/usr/bin:/bin'), '/srv/suite/e2e/node_modules/.bin:/srv/suite/node_modules/.bin:/srv/node_modules/.bin:/node_modules/.bin:/usr/bin:/bin');
+    assert.equal(suiteBinPath('/srv/', undefined), '/srv/node_modules/.bin:/node_modules/.bin');
+    const env = suiteEnvironment('/srv/suite', { GREETING: 'hi' });
+    assert.equal(env.GREETING, 'hi');
+    assert.equal(env.PATH, suiteBinPath('/srv/suite', process.env.PATH));
   });
 });
 

@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { RunsetError } from '../../core/errors.js';
+import { setPhase } from '../../core/states.js';
 import type { TestRunSetRecord } from '../../core/types.js';
 import { CreateTestRunSetResult, LABEL_KEY, statusDocument } from '../../core/wire.js';
 import { ListTestRunSetsQuery, RerunTestRunSetBody, SET_PAGE_LIMIT, TestRunSetDetails, TestRunSetPage, type TestRunSetSummary } from '../../core/wire-dashboard.js';
@@ -53,7 +54,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     {
       schema: {
         summary: "A set's environment and overrides (secret values masked)",
-        description: 'What the set was created with, its fail-fast limit, who cancelled it, if anyone, and where it waits in its environment\'s queue (`queue`), if it does.',
+        description: 'What the set was created with, its fail-fast limit, who cancelled it, if anyone, where it waits in its environment\'s queue (`queue`), if it does, and its phase (a worker preparing its members: `preparing`, `held`).',
         tags: ['Test Run Sets'],
         operationId: 'getTestRunSetDetails',
         security: SECURED,
@@ -63,9 +64,9 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     },
     async (request) => {
       const set = await findSet(deps, request.params.id, request.apiKey);
-      const [overrides, control, labels, version, select, queue] = await Promise.all([
+      const [overrides, control, labels, version, select, queue, held] = await Promise.all([
         deps.store.sets.overrides(set.id), deps.store.sets.control(set.id), deps.store.sets.labels(set.id), deps.store.sets.suite(set.id), deps.store.sets.selection(set.id),
-        deps.store.sets.queuePlace(set.id),
+        deps.store.sets.queuePlace(set.id), deps.store.sets.held(set.id),
       ]);
       const suite = version ? await deps.store.suites.get(version) : undefined;
       return {
@@ -80,6 +81,8 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
         suite: version ? { id: version, names: suite?.names ?? [], commit: suite?.commit ?? null } : null,
         select: select ?? null,
         queue,
+        phase: setPhase(set.status, queue !== null, held.reduce((sum, h) => sum + h.members, 0)),
+        held,
       };
     },
   );

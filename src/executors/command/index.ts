@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import type { CommandTestSpec, ExecutionContext, ExecutionResult, Executor } from '../../core/types.js';
 import { abortMessage } from '../abort.js';
 import { TailBuffer } from '../tail-buffer.js';
-import { testEnvironment, type TestProcessPolicy } from '../environment.js';
+import { suiteEnvironment, type TestProcessPolicy } from '../environment.js';
 import { killQuietly } from '../process-tree.js';
 import { spawnAs } from '../run-as.js';
 import { CommandLauncher } from './launcher.js';
@@ -84,7 +84,7 @@ export function runCommand(spec: CommandTestSpec, ctx: ExecutionContext, policy:
       const start = spawnAs(policy.runAs, program, args);
       child = spawn(start.file, start.args, {
         cwd: spec.cwd,
-        env: testEnvironment(ctx.variables, policy),
+        env: suiteEnvironment(spec.cwd, ctx.variables, policy),
         uid: start.uid,
         gid: start.gid,
         detached: true,

@@ -13,7 +13,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
-import { testEnvironment, type TestProcessPolicy } from '../environment.js';
+import { suiteEnvironment, type TestProcessPolicy } from '../environment.js';
 import { errorSummary } from '../playwright/error-text.js';
 import { EventLog } from '../event-log.js';
 import { REPORTER_FILE_ENV } from '../playwright/reporter.js';
@@ -64,7 +64,7 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   const report = path.join(ctx.workDir, 'report.json');
   const plan: RunPlan = { report, workers: Math.max(1, ctx.parallelism), variables: ctx.variables };
   const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], plan);
-  const env = testEnvironment(ctx.variables, policy);
+  const env = suiteEnvironment(first.dir, ctx.variables, policy);
   const artifacts = new ShareArtifacts(specs, ctx.workDir);
   const live = startLive(specs, ctx, adapter, install, plan, artifacts);
   if (live) {

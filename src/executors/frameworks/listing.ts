@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FrameworkTestSpec } from '../../core/types.js';
-import { testEnvironment } from '../environment.js';
+import { suiteEnvironment } from '../environment.js';
 import { errorSummary } from '../playwright/error-text.js';
 import type { ReportedCase } from './adapter.js';
 import { locateFramework } from './locate.js';
@@ -26,7 +26,7 @@ export async function listFrameworkEntry(spec: FrameworkTestSpec): Promise<Repor
   const dir = await mkdtemp(path.join(tmpdir(), 'runset-list-'));
   try {
     const report = path.join(dir, 'report.json');
-    const exit = await runFramework(install, adapter.listArgs(spec, report), { cwd: spec.dir, env: testEnvironment({}), deadlineMs: LIST_TIMEOUT_MS });
+    const exit = await runFramework(install, adapter.listArgs(spec, report), { cwd: spec.dir, env: suiteEnvironment(spec.dir, {}), deadlineMs: LIST_TIMEOUT_MS });
     const said = errorSummary(exit.log);
     const text = await readFile(report, 'utf8').catch(() => undefined);
     if (text === undefined) {

@@ -73,7 +73,7 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
     return failAll(specs, ctx, (error as Error).message);
   }
   const tracker = new BatchTracker(specs, ctx);
-  const env = playwrightEnvironment(install, ctx.variables, policy);
+  const env = playwrightEnvironment(install, first.dir, ctx.variables, policy);
   const args = await prepareRun(specs, ctx, { chromium, cli: install.cli, version: install.version, missingFfmpeg: missingFfmpeg(install.cli, env, first.dir) });
   const runner = startRunner(install.cli, args, {
     cwd: first.dir,

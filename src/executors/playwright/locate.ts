@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { testEnvironment, type TestProcessPolicy } from '../environment.js';
+import { suiteEnvironment, type TestProcessPolicy } from '../environment.js';
 
 export interface PlaywrightInstall {
   /** The `playwright` CLI entry (…/@playwright/test/cli.js). */
@@ -38,13 +38,14 @@ function tryResolve(req: NodeRequire): { cli: string; version: string } | undefi
 }
 
 /**
- * The environment of a Playwright process: a test's (../environment.ts: none of
- * the worker's settings or credentials), plus `extra`, plus — when runset lends
+ * The environment of a Playwright process started in `dir`: a test's
+ * (../environment.ts: none of the worker's settings or credentials, the suite's
+ * tools first on PATH), plus `extra`, plus — when runset lends
  * its Playwright — the module paths that let the suite's
  * `import '@playwright/test'` find it.
  */
-export function playwrightEnvironment(install: PlaywrightInstall, extra: Readonly<Record<string, string>>, policy: TestProcessPolicy = {}): NodeJS.ProcessEnv {
-  const env = testEnvironment(extra, policy);
+export function playwrightEnvironment(install: PlaywrightInstall, dir: string, extra: Readonly<Record<string, string>>, policy: TestProcessPolicy = {}): NodeJS.ProcessEnv {
+  const env = suiteEnvironment(dir, extra, policy);
   if (!install.own) {
     // …/node_modules/@playwright/test/cli.js → …/node_modules
     const modules = path.resolve(path.dirname(install.cli), '..', '..');

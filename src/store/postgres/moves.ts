@@ -43,7 +43,8 @@ export interface ClaimRow {
  * The CTEs `picked` and `claimed`: take up to `limit` unleased waiting members,
  * oldest first, skipping rows another claimer holds, and lease them to `worker`
  * until the database's now() + leaseMs. The first `limit − reserve` of them start
- * (RUNNING) unless they have a batch key; the others are reserved rather than
+ * (RUNNING) unless they have a batch key or their set runs a suite version
+ * (startsAtClaim, src/core/moves.ts); the others are reserved rather than
  * started: they stay WAITING. (`ranked` numbers the picked rows: PostgreSQL
  * allows no window function beside FOR UPDATE.) Members of a set queued behind
  * its environment's limit are left alone (../queue.ts). Arguments are the
@@ -52,13 +53,14 @@ export interface ClaimRow {
 function claimCtes(n: Names, p: { worker: string; limit: string; reserve: string; leaseMs: string; skip: string; set: string; envs: string }): string {
   return `
       picked AS (
-        SELECT id, seq FROM ${n.runs} WHERE status = 'WAITING' AND worker_id IS NULL
+        SELECT id, seq, set_id FROM ${n.runs} WHERE status = 'WAITING' AND worker_id IS NULL
           AND (batch_key IS NULL OR batch_key <> ALL (${p.skip}::text[]))
           AND (${p.set}::text IS NULL OR set_id = ${p.set}::text) AND (${p.envs}::text[] IS NULL OR env = ANY (${p.envs}::text[]))
           AND set_id NOT IN (${queuedSetsSql(n.sets, 'queue_seq')})
         ORDER BY seq LIMIT ${p.limit} FOR UPDATE SKIP LOCKED
       ), ranked AS (
-        SELECT id, row_number() OVER (ORDER BY seq) <= ${p.limit} - ${p.reserve} AS starts FROM picked
+        SELECT p.id, row_number() OVER (ORDER BY p.seq) <= ${p.limit} - ${p.reserve} AND s.suite IS NULL AS starts
+        FROM picked p JOIN ${n.sets} s ON s.id = p.set_id
       ), claimed AS (
         UPDATE ${n.runs} AS r SET status = CASE WHEN r.batch_key IS NULL AND ranked.starts THEN 'RUNNING' ELSE 'WAITING' END,
           claims = r.claims + 1, worker_id = ${p.worker},

@@ -8,7 +8,7 @@ import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunReco
 import { batchKeyOf } from '../../core/batch.js';
 import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
-import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
+import { heldMembersSql, type CancelRequest, type CancelResult, type CreatedOnce, type HeldMembers, type IdempotencyClaim, type SetsStore } from '../sets.js';
 import { playwrightCasesOf, rowMappers } from '../rows.js';
 import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
 import { withClient, withTransaction, type Queryable } from './connection.js';
@@ -131,6 +131,11 @@ export class PostgresSets implements SetsStore {
 
   queuePlace(setId: string): Promise<QueuePlace | null> {
     return withClient(this.pool, (q) => readQueuePlace(q, this.n, setId));
+  }
+
+  async held(setId: string): Promise<HeldMembers[]> {
+    const { rows } = await this.pool.query<{ workerId: string; members: string }>({ name: 'runset.held', text: heldMembersSql(this.n.runs, '$1'), values: [setId] });
+    return rows.map((r) => ({ workerId: r.workerId, members: Number(r.members) }));
   }
 }
 

@@ -129,7 +129,8 @@ export class SqliteMoves {
 
   /**
    * Leases up to `limit` waiting members: the first `limit − reserve` start
-   * unless they have a batch key, the rest are reserved.
+   * unless they have a batch key or their set runs a suite version
+   * (startsAtClaim, src/core/moves.ts), the rest are reserved.
    */
   claim(req: ClaimRequest): ClaimedRun[] {
     const at = now();
@@ -143,18 +144,19 @@ export class SqliteMoves {
     const sets = new Map<string, SetOfClaim>(); // the claimed members' sets, each read once
     const out: ClaimedRun[] = [];
     for (const [i, row] of rows.entries()) {
-      const taken =
-        i < starting
-          ? (this.sql.claimRun.get({ id: row.id, worker_id: req.workerId, lease_expires_at: Date.now() + req.leaseMs, at }) as ReservedRow | undefined)
-          : this.reserve(row.id, req.workerId, req.leaseMs);
-      if (!taken) continue;
-      if (i < starting && taken.batch_key === null) this.moveSet(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
       let set = sets.get(row.set_id);
       if (set === undefined) {
         set = this.setOfClaim(row.set_id);
         if (set === undefined) throw new Error(`member ${row.id} has no set ${row.set_id}`); // the foreign key forbids it
         sets.set(row.set_id, set);
       }
+      // A member of a set that runs a suite version is reserved: it starts when its test does (startsAtClaim).
+      const starts = i < starting && set.suite === null;
+      const taken = starts
+        ? (this.sql.claimRun.get({ id: row.id, worker_id: req.workerId, lease_expires_at: Date.now() + req.leaseMs, at }) as ReservedRow | undefined)
+        : this.reserve(row.id, req.workerId, req.leaseMs);
+      if (!taken) continue;
+      if (starts && taken.batch_key === null) this.moveSet(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
       out.push(claimedOf(row.id, row.set_id, taken, set, req.workerId));
     }
     return out;

@@ -10,7 +10,7 @@ import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunReco
 import { batchKeyOf } from '../../core/batch.js';
 import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
-import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
+import { heldMembersSql, type CancelRequest, type CancelResult, type CreatedOnce, type HeldMembers, type IdempotencyClaim, type SetsStore } from '../sets.js';
 import { playwrightCasesOf, rowMappers } from '../rows.js';
 import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
 import { SqliteCancels } from './cancel.js';
@@ -24,7 +24,7 @@ import { SET_COLUMNS, type RunRow, type SetRow } from './statements.js';
 /** SQLite returns timestamps as the ISO strings they were written as. */
 const { toSet, toRun } = rowMappers<string>((value) => value);
 
-type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'cases' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders' | 'overdue' | 'olderInGroup';
+type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'cases' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders' | 'overdue' | 'olderInGroup' | 'held';
 
 export class SqliteSets implements SetsStore {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -63,6 +63,7 @@ export class SqliteSets implements SetsStore {
         INSERT INTO idempotency_keys (key_id, key, body_hash, set_id, expires_at)
         VALUES (@key_id, @key, @body_hash, @set_id, @expires_at)`),
       queuePlace: db.prepare(queuePlaceSql('test_run_sets', 'rowid', '@id')),
+      held: db.prepare(heldMembersSql('test_runs', '?')),
       placeHolders: db.prepare(placeHoldersSql('test_run_sets', 'rowid', '@env', '@limit')),
       olderInGroup: db.prepare(olderInGroupSql('test_run_sets', 'rowid', '@id')),
       overdue: db.prepare(`
@@ -170,6 +171,10 @@ export class SqliteSets implements SetsStore {
 
   overdue(limit: number): Promise<Array<{ id: string; timeoutSeconds: number }>> {
     return settle(() => this.sql.overdue.all(new Date().toISOString(), limit) as Array<{ id: string; timeoutSeconds: number }>);
+  }
+
+  held(setId: string): Promise<HeldMembers[]> {
+    return settle(() => this.sql.held.all(setId) as HeldMembers[]);
   }
 
   queuePlace(setId: string): Promise<QueuePlace | null> {

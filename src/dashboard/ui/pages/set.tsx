@@ -25,9 +25,10 @@ export function SetPage({ id }: { id: string }) {
   usePoll(
     async () => {
       try {
-        // Details change once more when the set ends (who cancelled it), and while it is queued (its place): read them again then.
+        // Details change once more when the set ends (who cancelled it), while it is queued (its place) and until it runs
+        // (a worker preparing it): read them again then.
         const ended = status !== undefined && isFinal(status.status);
-        const fresh = !details || ended || details.queue !== null;
+        const fresh = !details || ended || details.queue !== null || details.phase === 'waiting' || details.phase === 'preparing';
         const [s, m, d] = await Promise.all([api.getSet(id), api.listMembers(id), fresh ? api.getDetails(id) : Promise.resolve(details)]);
         setStatus(s);
         setMembers(m);
@@ -126,6 +127,7 @@ export function SetPage({ id }: { id: string }) {
             <dt>Duration</dt>
             <dd>{formatDuration(spanMs(status.startedAt, status.endedAt))}</dd>
             {details?.queue && <QueueFacts queue={details.queue} env={details.env} />}
+            {details?.phase === 'preparing' && status.status === 'WAITING' && <PreparingFacts held={details.held} />}
             {details?.cancellation && (
               <>
                 <dt>Cancelled</dt>
@@ -152,6 +154,20 @@ export function SetPage({ id }: { id: string }) {
       <MembersTable setId={id} members={members} />
       <h2>Webhooks</h2>
       <WebhookDeliveries setId={id} setEnded={done} />
+    </>
+  );
+}
+
+/** A set whose members a worker holds before any began: it is getting them ready (the suite version, its dependencies, the test process). */
+function PreparingFacts({ held }: { held: TestRunSetDetails['held'] }) {
+  const members = held.reduce((sum, h) => sum + h.members, 0);
+  return (
+    <>
+      <dt>Phase</dt>
+      <dd data-phase="preparing">
+        preparing: {held.length === 1 ? `worker ${held[0]?.workerId ?? ''}` : `${held.length} workers`} hold{held.length === 1 ? 's' : ''} {members} member{members === 1 ? '' : 's'}{' '}
+        (fetching the suite version and installing its dependencies, starting the test process); they start when their tests begin
+      </dd>
     </>
   );
 }

@@ -60,7 +60,12 @@ export function WorkersPage() {
                 </td>
                 <td data-label="Busy">
                   {w.running.length} of {w.slots}
-                  {w.held > 0 && <span class="muted"> (+{w.held} held)</span>}
+                  {w.held > 0 && (
+                    <span class="muted" title="claimed and not begun: being prepared (the suite version and its dependencies, the test process) or waiting their turn in a share">
+                      {' '}
+                      (+{w.held} held)
+                    </span>
+                  )}
                 </td>
                 <td data-label="Started">
                   <Time iso={w.startedAt} />
