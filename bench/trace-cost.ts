@@ -59,7 +59,7 @@ test('order ${i}', async ({ page }) => {
 
 /** As the executor writes it for a batch (src/executors/playwright/index.ts). */
 function writeWrapper(dir: string): string {
-  const options: WrapOptions = { configDir: dir, chromium: { executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] } };
+  const options: WrapOptions = { configDir: dir, chromium: { explicit: { path: CHROMIUM }, system: { path: CHROMIUM }, rootArgs: [...CHROMIUM_ARGS], cli: PLAYWRIGHT_CLI } };
   const file = path.join(dir, 'playwright.runset.config.cjs');
   writeFileSync(file, `const { wrapConfig } = require(${JSON.stringify(WRAP_CONFIG)});
 module.exports = wrapConfig(require(${JSON.stringify(path.join(dir, 'playwright.config.js'))}), ${JSON.stringify(options)});\n`);

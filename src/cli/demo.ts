@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { DEFAULTS, defaultWorkers } from '../config/options.js';
 import { compileServeOptions, runUntilSignalled } from './serve.js';
-import { browserProblem } from '../executors/playwright/chromium.js';
+import { browserProblem, noChromium } from '../executors/playwright/chromium.js';
 
 const DEMO_CONFIG = fileURLToPath(new URL('../../../examples/demo/runset.config.yaml', import.meta.url));
 const SHOP_PORT = 4010;
@@ -39,8 +39,9 @@ export function registerDemoCommand(program: Command): void {
         },
         { api: true },
       );
-      // The browser part of the demo needs Chromium; without it the rest still runs.
-      const noBrowser = options.chromium ? browserProblem(options.chromium) : null;
+      // The browser part of the demo needs Chromium (the operator's, Playwright's own or the
+      // system's); without any the rest still runs.
+      const noBrowser = options.chromium ? browserProblem(options.chromium) : await noChromium();
       if (noBrowser) process.stderr.write(`runset demo: leaving out the Playwright tests: ${noBrowser}\n`);
       await runUntilSignalled(noBrowser ? { ...options, skipTestTypes: ['playwright'] } : options, async (rt) => {
         for (const key of await rt.store.keys.list()) {

@@ -31,7 +31,7 @@ export interface HttpWorkerOptions {
   graceMs: number;
   /** Safety poll; default: the heartbeat period the service asks for. */
   pollMs: number | undefined;
-  chromium: string;
+  chromium: string | undefined;
   maxShareMs: number;
   logLevel: string;
   /** Only this set's members (`--set ID`). */

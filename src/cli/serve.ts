@@ -66,7 +66,7 @@ function commonOptions(cmd: Command): Command {
     .addOption(new Option('--poll <duration>', 'safety poll and lease reaper period (default 1s SQLite, 5s PostgreSQL)').env('RUNSET_POLL'))
     .addOption(new Option('--log-level <level>', LOG_LEVELS.join(', ')).env('RUNSET_LOG_LEVEL').default(DEFAULTS.logLevel))
     .addOption(new Option('--artifact-retention <duration>', 'remove screenshots, traces and videos older than this').env('RUNSET_ARTIFACT_RETENTION').default(DEFAULT_ARTIFACT_RETENTION))
-    .addOption(new Option('--chromium <path>', 'the Chromium executable for Playwright tests').env('RUNSET_CHROMIUM').default(DEFAULT_CHROMIUM))
+    .addOption(new Option('--chromium <path>', 'the Chromium executable for every Chromium project of Playwright tests (default: what the suite\'s Playwright would launch, else ' + DEFAULT_CHROMIUM + ')').env('RUNSET_CHROMIUM'))
     .addOption(new Option('--max-share <duration>', 'most expected work per slot a worker takes of a Playwright suite at once').env('RUNSET_MAX_SHARE').default(DEFAULTS.maxShare))
     .addOption(new Option('--host <host>', 'address to listen on (the API, and the metrics listener)').env('RUNSET_HOST').default(DEFAULTS.host))
     .addOption(new Option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port, apart from the API (default: no metrics)').env('RUNSET_METRICS_PORT'))
@@ -102,7 +102,7 @@ export function compileServeOptions(flags: RawServeFlags, mode: { api: boolean }
     backlog: parseInteger('--backlog (RUNSET_BACKLOG)', flags.backlog, 1, 1_000_000) ?? DEFAULTS.backlog,
     signInsPerMinute: parseInteger('--sign-ins-per-minute', flags.signInsPerMinute, 1, 1_000_000) ?? DEFAULTS.signInsPerMinute,
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
-    chromium: flags.chromium || DEFAULT_CHROMIUM,
+    chromium: flags.chromium || undefined,
     artifactRetentionMs: parseRetentionOption('--artifact-retention (RUNSET_ARTIFACT_RETENTION)', flags.artifactRetention ?? DEFAULT_ARTIFACT_RETENTION, { minMs: 1, example: '7d' }),
     // Unset (or empty) is not the default: the store chooses (chooseSetRetention).
     retentionMs: flags.retention ? parseRetentionOption('--retention (RUNSET_RETENTION)', flags.retention, { minMs: 0, example: '90d' }) : undefined,
@@ -240,7 +240,7 @@ async function runOverHttp(flags: RawServeFlags & HttpWorkerFlags): Promise<void
     leaseMs: parseDurationOption('--lease (RUNSET_LEASE)', flags.lease, { minMs: 200, maxMs: 3_600_000 }),
     graceMs: parseDurationOption('--grace (RUNSET_GRACE)', flags.grace),
     pollMs: flags.poll ? parseDurationOption('--poll (RUNSET_POLL)', flags.poll, { minMs: 10, example: '1s' }) : undefined,
-    chromium: flags.chromium || DEFAULT_CHROMIUM,
+    chromium: flags.chromium || undefined,
     maxShareMs: parseDurationOption('--max-share (RUNSET_MAX_SHARE)', flags.maxShare ?? DEFAULTS.maxShare, { minMs: 1, maxMs: Number.MAX_SAFE_INTEGER, example: '30s' }),
     logLevel: parseLogLevel('--log-level (RUNSET_LOG_LEVEL)', flags.logLevel),
     setId: flags.set?.toLowerCase(),

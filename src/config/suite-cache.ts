@@ -4,7 +4,7 @@
  * RUNSET_SUITE_CACHE_SIZE). See src/suites/cache.ts.
  *
  * Default size 5 GB: a Playwright suite's installed dependencies (browsers are
- * not downloaded: runset uses the system Chromium) take 100-300 MB and an
+ * not downloaded: runset runs an installed one) take 100-300 MB and an
  * unpacked version a few MB, so 5 GB keeps some fifteen lockfiles' installs and
  * hundreds of versions warm (a busy day of pull requests, where lockfiles
  * change far less often than tests), a small part of a CI runner's disk.

@@ -37,8 +37,13 @@ async function sizeShare(link: WorkerLink, claimed: readonly ClaimedRun[], ctx: 
   const head = claimed[0] as ClaimedRun;
   const key = head.batchKey as string;
   const [waiting, workers] = await Promise.all([link.waitingWork(head.setId, key, ctx.limit), ctx.peers?.(head.setId, key) ?? []]);
-  const peers = sharePeers({ workers, me: ctx.me, wanted: ctx.wanted, hostBound: webServerPorts(head.spec).length > 0 });
-  return batchShare({ waiting: [...claimed.map((r) => r.expectedMs), ...waiting], slots: ctx.slots, peers, maxShareMs: ctx.maxShareMs });
+  const hostBound = webServerPorts(head.spec).length > 0;
+  const peers = sharePeers({ workers, me: ctx.me, wanted: ctx.wanted, hostBound });
+  const share = batchShare({ waiting: [...claimed.map((r) => r.expectedMs), ...waiting], slots: ctx.slots, peers, maxShareMs: ctx.maxShareMs });
+  // What a neighbour on this host holds of a host-bound batch comes back to this share (see
+  // takeShare): counted now, since it may be given back before the share is claimed, and then
+  // it is neither held nor within the share.
+  return hostBound ? share + heldOnHost(workers, ctx.me) : share;
 }
 
 /** How long a share waits for members that other workers of this host claimed but cannot run (see takeShare). */

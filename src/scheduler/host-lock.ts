@@ -27,8 +27,24 @@ function lockName(port: number): string {
   return `\0runset-webserver-port-${port}`;
 }
 
+/** The mark of the first runset worker process of a host (see markWorkerProcess). */
+const WORKER_MARK = '\0runset-worker-process';
+
 /** Holds one port's lock; undefined when another holder has it. */
 function lockOne(port: number): Promise<HeldLock | undefined> {
+  return holdName(lockName(port));
+}
+
+/**
+ * Held while this worker process runs, when it is the first of its host (its
+ * network namespace, as the port locks): undefined when another worker
+ * process of the host holds it.
+ */
+export function markWorkerProcess(): Promise<HeldLock | undefined> {
+  return holdName(WORKER_MARK);
+}
+
+function holdName(name: string): Promise<HeldLock | undefined> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     const waiters = new Set<net.Socket>();
@@ -39,7 +55,7 @@ function lockOne(port: number): Promise<HeldLock | undefined> {
       socket.on('error', () => undefined); // a waiter that went away: nothing to tell it
     });
     server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? resolve(undefined) : reject(err)));
-    server.listen(lockName(port), () => {
+    server.listen(name, () => {
       server.unref(); // a held lock never keeps the process alive by itself
       resolve({
         release: () => {

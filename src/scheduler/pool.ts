@@ -98,6 +98,7 @@ export class WorkerPool {
   }
 
   start(): void {
+    void this.gate.start();
     this.unsubscribe = this.opts.link.onRunsWaiting(() => void this.fill());
     this.stopCancels = stopCancelledMembers(this.opts.link, this.inflight, this.opts.logger);
     this.pollTimer = setInterval(() => void this.tick(), this.opts.pollMs);
@@ -111,6 +112,7 @@ export class WorkerPool {
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
+    this.gate.stop();
     this.unsubscribe?.();
     this.stopCancels?.();
     clearInterval(this.pollTimer);

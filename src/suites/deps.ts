@@ -5,7 +5,8 @@
  * ../executors/environment.ts (no RUNSET_*, no credential of the worker) and,
  * with --run-as, as that user, in a folder handed to that user for the install
  * and taken back afterwards (so no test can change what other versions use).
- * npm's own browsers download is off (runset uses the system Chromium).
+ * npm's own browsers download is off (runset downloads no browser: it runs an
+ * installed one, see ../executors/playwright/browser-choice.cts).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -55,6 +55,25 @@ test('with another worker that can help: a part, what was claimed beyond it give
   assert.equal(back.length, 6 - share.length, 'the rest goes back for the other worker');
 });
 
+test('a fixed-port webServer batch: what a neighbour on this host held while the share was sized comes back to it, even when given back before the share is claimed', async () => {
+  const link = new FakeLink();
+  const port = playwrightCase('x').case!;
+  link.add('s', Array.from({ length: 6 }, (_, i) => playwrightCase(`case ${i}`, { case: { ...port, titles: [`case ${i}`], webServerPorts: [4100] } })), 'e2e', 10_000);
+  const claimed = await link.claimRuns({ workerId: 'w', limit: 2, leaseMs: 10_000 });
+  const neighbour = await link.claimRuns({ workerId: 'nb', limit: 2, leaseMs: 10_000 });
+  const holding = (id: string) => [...link.members.values()].filter((m) => m.workerId === id).length;
+  Object.defineProperty(link, 'workers', { get: () => [me, { id: 'nb', host: 'h1' }].map((w) => ({ ...w, slots: 2, holding: holding(w.id), heldMs: holding(w.id) * 10_000 })) });
+  // The neighbour finds the port held and gives its members back just after this worker sized its share.
+  const peers = async (setId: string, key: string) => {
+    const workers = await link.batchWorkers(setId, key);
+    if (holding('nb') > 0) await link.releaseRuns(neighbour.map((r) => ({ runId: r.id, workerId: r.workerId, claim: r.claim })));
+    return workers;
+  };
+  const share = await takeShare(link, claimed, { ...ctx(link), peers }, deps(link));
+  assert.equal(share.length, 6, 'the whole batch in this one process: the neighbour cannot run any of it while this worker holds the port');
+  assert.ok([...link.members.values()].every((m) => m.workerId === 'w'));
+});
+
 test('sizing fails: it runs what it claimed', async () => {
   const link = new FakeLink();
   link.failures.waitingWork = [new Error('down')];

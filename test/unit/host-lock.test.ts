@@ -2,13 +2,16 @@
  * Host-wide port locks (src/scheduler/host-lock.ts) on real sockets: one holder
  * per port in one process and across processes, all-or-none over several
  * ports, and a waiter that hears the release — or the holder's death, with no
- * stale lock left behind.
+ * stale lock left behind. A second worker process of a host is told at start
+ * that it cannot help a fixed-port suite.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import pino from 'pino';
 import { lockPorts, whenFree, type HeldLock } from '../../src/scheduler/host-lock.js';
+import { SECOND_PROCESS_ADVICE, WebServerGate } from '../../src/scheduler/webserver-gate.js';
 
 const HOST_LOCK = fileURLToPath(new URL('../../src/scheduler/host-lock.js', import.meta.url));
 /** Ports no other test of this run uses: the lock is host-wide. */
@@ -59,4 +62,19 @@ test('across processes: a holder that dies frees the lock, and its waiter hears 
     child.kill('SIGKILL');
     await exited;
   }
+});
+
+test('a second worker process of the host: it says at start that it cannot help a fixed-port suite, and how to get more slots', async () => {
+  const said: string[] = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => void said.push((JSON.parse(line) as { msg: string }).msg) });
+  // The first gate of this process may itself find the mark held: other runset processes of this machine run at the same time.
+  const first = new WebServerGate(() => undefined, logger);
+  await first.start();
+  const before = said.length;
+  const second = new WebServerGate(() => undefined, logger);
+  await second.start();
+  assert.deepEqual(said.slice(before), [SECOND_PROCESS_ADVICE]);
+  assert.match(SECOND_PROCESS_ADVICE, /one worker process --workers N/);
+  second.stop();
+  first.stop();
 });

@@ -4,8 +4,9 @@
  * with runset's reporter telling, case by case, when each begins and ends.
  *
  * - Playwright: the suite's own @playwright/test, else runset's (./locate.ts).
- * - Config: the suite's, wrapped for the system Chromium and failure artifacts
- *   (./wrap-config.cts); the cases to run are named in a --test-list file.
+ * - Config: the suite's, wrapped for the browser (./browser-choice.cts) and
+ *   failure artifacts (./wrap-config.cts); the cases to run are named in a
+ *   --test-list file.
  * - Timeouts: Playwright's own per test; a test it cannot stop (a blocked worker)
  *   gets the whole process tree killed by the hang guard (./tracker.ts).
  * - Cancellation (shutdown, lost lease): the process tree is killed at once.
@@ -18,31 +19,35 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, PlaywrightTestSpec } from '../../core/types.js';
 import type { TestProcessPolicy } from '../environment.js';
 import { handOver } from '../run-as.js';
-import { browserProblem, CHROMIUM_ARGS, DEFAULT_CHROMIUM } from './chromium.js';
+import { browserProblem, CHROMIUM_ARGS, chromiumVersion, DEFAULT_CHROMIUM } from './chromium.js';
 import { missingFfmpeg } from './ffmpeg.js';
 import { locatePlaywright, playwrightEnvironment, type PlaywrightInstall } from './locate.js';
 import { startRunner, type RunnerProcess } from './process.js';
 import { BatchTracker, type BatchEnd } from './tracker.js';
 import type { WrapOptions } from './wrap-config.cjs';
+import type { BrowserOptions } from './browser-choice.cjs';
 
 const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url));
 const WRAP_CONFIG = fileURLToPath(new URL('./wrap-config.cjs', import.meta.url));
 const WATCHDOG_MS = 250;
 
 export interface PlaywrightExecutorOptions {
-  /** The Chromium executable; default /usr/bin/chromium. */
+  /** The operator's Chromium (RUNSET_CHROMIUM / --chromium), for every Chromium project; undefined: what the suite's Playwright would launch, else the system Chromium. */
   chromium?: string;
+  /** The system Chromium run when the browser Playwright would launch is missing; default /usr/bin/chromium. */
+  systemChromium?: string;
   /** Whom the Playwright process runs as and what it must not see (../environment.ts). */
   policy?: TestProcessPolicy;
 }
 
 interface Setup {
-  chromium: string;
+  chromium: string | undefined;
+  systemChromium: string;
   policy: TestProcessPolicy;
 }
 
 export function createPlaywrightExecutor(options: PlaywrightExecutorOptions = {}): Executor<PlaywrightTestSpec> {
-  const setup: Setup = { chromium: options.chromium ?? DEFAULT_CHROMIUM, policy: options.policy ?? {} };
+  const setup: Setup = { chromium: options.chromium, systemChromium: options.systemChromium ?? DEFAULT_CHROMIUM, policy: options.policy ?? {} };
   return Object.freeze({
     type: 'playwright' as const,
     run: (spec: PlaywrightTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, setup),
@@ -62,7 +67,8 @@ async function runAlone(spec: PlaywrightTestSpec, ctx: ExecutionContext, setup: 
   return result ?? { passed: false, error: 'aborted', output: '' };
 }
 
-async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext, { chromium, policy }: Setup): Promise<void> {
+async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext, setup: Setup): Promise<void> {
+  const { chromium, policy } = setup;
   const problem = preflight(specs, chromium);
   if (problem !== null) return failAll(specs, ctx, problem);
   const first = specs[0] as PlaywrightTestSpec;
@@ -74,7 +80,8 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
   }
   const tracker = new BatchTracker(specs, ctx);
   const env = playwrightEnvironment(install, first.dir, ctx.variables, policy);
-  const args = await prepareRun(specs, ctx, { chromium, cli: install.cli, version: install.version, missingFfmpeg: missingFfmpeg(install.cli, env, first.dir) });
+  const browser = await browserOptions(specs, setup, install.cli);
+  const args = await prepareRun(specs, ctx, { browser, cli: install.cli, version: install.version, missingFfmpeg: missingFfmpeg(install.cli, env, first.dir) });
   const runner = startRunner(install.cli, args, {
     cwd: first.dir,
     env,
@@ -118,12 +125,21 @@ async function supervise(runner: RunnerProcess, tracker: BatchTracker, signal: A
   }
 }
 
-/** Problems that fail every case before anything starts: no discovered case, no browser. */
-function preflight(specs: readonly PlaywrightTestSpec[], chromium: string): string | null {
+/** Problems that fail every case before anything starts: no discovered case, no Chromium where the operator said it is. */
+function preflight(specs: readonly PlaywrightTestSpec[], chromium: string | undefined): string | null {
   if (specs.length === 0) return null;
   if (specs.some((s) => s.case === undefined)) return 'not a discovered Playwright test case (the config entry was never listed)';
-  if (specs.some((s) => s.case?.browser === 'chromium')) return browserProblem(chromium);
+  if (chromium !== undefined && specs.some((s) => s.case?.browser === 'chromium')) return browserProblem(chromium);
   return null;
+}
+
+/** What the wrapper needs to choose each Chromium project's browser; versions only asked when a Chromium project is in the batch. */
+async function browserOptions(specs: readonly PlaywrightTestSpec[], setup: Setup, cli: string): Promise<BrowserOptions> {
+  const chromiumCases = specs.some((s) => s.case?.browser === 'chromium');
+  const known = async (file: string) => ({ path: file, version: chromiumCases ? await chromiumVersion(file) : undefined });
+  const options: BrowserOptions = { system: await known(setup.systemChromium), rootArgs: [...CHROMIUM_ARGS], cli };
+  if (setup.chromium !== undefined) options.explicit = await known(setup.chromium);
+  return options;
 }
 
 function failAll(specs: readonly PlaywrightTestSpec[], ctx: BatchExecutionContext, error: string): void {
@@ -134,16 +150,12 @@ function failAll(specs: readonly PlaywrightTestSpec[], ctx: BatchExecutionContex
 async function prepareRun(
   specs: readonly PlaywrightTestSpec[],
   ctx: BatchExecutionContext,
-  { chromium, cli, version, missingFfmpeg }: { chromium: string; cli: string; version: string; missingFfmpeg: string | undefined },
+  { browser, cli, version, missingFfmpeg }: { browser: BrowserOptions; cli: string; version: string; missingFfmpeg: string | undefined },
 ): Promise<string[]> {
   const first = specs[0] as PlaywrightTestSpec;
   const list = path.join(ctx.workDir, 'test-list.txt');
   await writeFile(list, specs.map(testListLine).join('\n') + '\n');
-  const options: WrapOptions = {
-    configDir: path.dirname(first.config),
-    chromium: { executablePath: chromium, args: [...CHROMIUM_ARGS] },
-    playwrightTest: path.dirname(cli),
-  };
+  const options: WrapOptions = { configDir: path.dirname(first.config), chromium: browser, playwrightTest: path.dirname(cli) };
   if (missingFfmpeg !== undefined) options.missingFfmpeg = missingFfmpeg;
   const wrapper = await writeWrapper(first.config, ctx.workDir, options);
   const args = ['test', '-c', wrapper, `--reporter=${REPORTER}`, ...selectionArgs(specs, version, list), '--output', path.join(ctx.workDir, 'output')];

@@ -2,8 +2,9 @@
  * The config runset hands Playwright: the suite's own config, loaded as
  * Playwright would load it, with what a runset worker needs on top —
  *
- * - the system Chromium (executablePath and the flags it needs as root) for
- *   every Chromium project, always headless: nothing is downloaded;
+ * - for every Chromium project, always headless, the browser ./browser-choice.cts
+ *   picks (what `npx playwright test` would launch, else the system Chromium;
+ *   the operator's RUNSET_CHROMIUM first), named in every member's output;
  * - a screenshot kept for every failure; the suite's own `trace` setting, else
  *   Playwright's starter default `on-first-retry` (a trace of a retried failure,
  *   at no cost to a test that passes first time: bench/README.md);
@@ -22,11 +23,12 @@
 import * as path from 'node:path';
 import { appendFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { chooseBrowser, type BrowserOptions } from './browser-choice.cjs';
 
 export interface WrapOptions {
   /** Folder of the suite's playwright.config.* */
   configDir: string;
-  chromium: { executablePath: string; args: string[] };
+  chromium: BrowserOptions;
   /** Where the suite's Playwright looks for ffmpeg, when nothing is there: video cannot be recorded. */
   missingFfmpeg?: string;
   /** The @playwright/test package folder running the suite: its `test.info()` feeds the workers' pulses. */
@@ -71,12 +73,14 @@ export function wrapConfig(loaded: unknown, options: WrapOptions): Json {
   const topUse = isRecord(user.use) ? user.use : {};
   const projects = list(user.projects);
   // Only projects run: with none declared, the top level is the one project (unnamed) that does.
-  const videoOff: string[] = [];
-  config.use = runsetUse(topUse, {}, options, projects ? [] : videoOff, '');
-  if (projects) config.projects = projects.map((p) => (isRecord(p) ? wrapProject(p, user, topUse, options, videoOff) : p));
-  if (videoOff.length > 0 && options.missingFfmpeg) {
-    tellRunset(`video is off for this run: the suite asks for video, and Playwright records it with its own ffmpeg, which is not at ${options.missingFfmpeg} (see "Video" in runset's README)`, videoOff);
+  const said: Said = { videoOff: [], browsers: [] };
+  config.use = runsetUse(topUse, {}, options, said, projects ? undefined : '');
+  if (projects) config.projects = projects.map((p) => (isRecord(p) ? wrapProject(p, user, topUse, options, said) : p));
+  if (said.videoOff.length > 0 && options.missingFfmpeg) {
+    tellRunset(`video is off for this run: the suite asks for video, and Playwright records it with its own ffmpeg, which is not at ${options.missingFfmpeg} (see "Video" in runset's README)`, said.videoOff);
   }
+  // Test workers load the config too: the runner's word on the browsers is enough.
+  if (process.env.TEST_WORKER_INDEX === undefined) said.browsers.forEach((text) => tellRunset(text));
   startPulse(options.playwrightTest);
   return config;
 }
@@ -124,17 +128,23 @@ function startPulse(playwrightTest: string | undefined): void {
  * config is loaded by the runner and by each of its workers, so this may come
  * several times: runset keeps one of each.
  */
-function tellRunset(text: string, projects: string[]): void {
+function tellRunset(text: string, projects?: string[]): void {
   const file = process.env[REPORTER_FILE_ENV];
-  if (file) appendFileSync(file, JSON.stringify({ type: 'notice', text, projects }) + '\n');
+  if (file) appendFileSync(file, JSON.stringify({ type: 'notice', text, ...(projects ? { projects } : {}) }) + '\n');
 }
 
-function wrapProject(project: Json, user: Json, topUse: Json, options: WrapOptions, videoOff: string[]): Json {
+/** What the members are told: which projects asked for video that was turned off; which browser each project runs. */
+interface Said {
+  videoOff: string[];
+  browsers: string[];
+}
+
+function wrapProject(project: Json, user: Json, topUse: Json, options: WrapOptions, said: Said): Json {
   const dir = options.configDir;
   const out: Json = { ...project, ...resolvePaths(project, dir) };
   if (typeof project.testDir === 'string') out.testDir = path.resolve(dir, project.testDir);
   out.respectGitIgnore = project.respectGitIgnore ?? user.respectGitIgnore ?? (project.testDir === undefined && user.testDir === undefined);
-  out.use = runsetUse(isRecord(project.use) ? project.use : {}, topUse, options, videoOff, str(project.name) ?? '');
+  out.use = runsetUse(isRecord(project.use) ? project.use : {}, topUse, options, said, str(project.name) ?? '');
   return out;
 }
 
@@ -153,10 +163,13 @@ function resolvePaths(scope: Json, dir: string): Json {
 
 /**
  * `use` with runset's browser and failure artifacts; `inherited` is the top-level
- * `use` a project's own one is merged over. `project` joins `videoOff` when its
- * effective setting asked for video and it was turned off.
+ * `use` a project's own one is merged over. `project`: the project's name ('' for
+ * the one unnamed project of a config without projects), undefined for the
+ * top-level `use` of a config with projects (only projects run, and each names
+ * its own browser); a project joins `said.videoOff` when its effective setting
+ * asked for video and it was turned off.
  */
-function runsetUse(use: Json, inherited: Json, options: WrapOptions, videoOff: string[], project: string): Json {
+function runsetUse(use: Json, inherited: Json, options: WrapOptions, said: Said, project: string | undefined): Json {
   const out: Json = { ...use, headless: true };
   const effective = { ...inherited, ...use };
   // Tracing every test so that any failure has a trace cost passing tests 8–45 %
@@ -167,7 +180,7 @@ function runsetUse(use: Json, inherited: Json, options: WrapOptions, videoOff: s
   const videoMode = isRecord(video) ? str(video.mode) : str(video);
   if (options.missingFfmpeg !== undefined && (videoMode ?? 'off') !== 'off') {
     out.video = 'off';
-    videoOff.push(project);
+    if (project !== undefined) said.videoOff.push(project);
   }
   const shot = effective.screenshot;
   const shotMode = isRecord(shot) ? str(shot.mode) : str(shot);
@@ -179,9 +192,11 @@ function runsetUse(use: Json, inherited: Json, options: WrapOptions, videoOff: s
     const inheritedLaunch = isRecord(inherited.launchOptions) ? inherited.launchOptions : {};
     const ownLaunch = isRecord(use.launchOptions) ? use.launchOptions : {};
     const launch = { ...inheritedLaunch, ...ownLaunch };
-    const args = list(launch.args) ?? [];
-    out.launchOptions = { ...launch, executablePath: options.chromium.executablePath, args: [...args, ...options.chromium.args] };
-    out.channel = undefined; // a branded channel (chrome, msedge) is not installed; the system Chromium is
+    const channel = str(effective.channel) ?? str(launch.channel);
+    const choice = chooseBrowser({ executablePath: launch.executablePath, channel, args: list(launch.args) ?? [] }, options.chromium);
+    out.launchOptions = { ...launch, executablePath: choice.executablePath, channel: choice.channel, args: choice.args };
+    out.channel = choice.channel;
+    if (project !== undefined) said.browsers.push(...choice.notices.map((n) => (project === '' ? n : `project ${project}: ${n}`)));
   }
   return out;
 }
