@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CreateTestRunSetBody } from '../client/types.js';
 import type { McpDeps } from './context.js';
-import { answer, guarded, refusal } from './results.js';
+import { answer, describeFailure, guarded, refusal } from './results.js';
 import { SetOutcome } from './schemas.js';
 import { setOutcome } from './set-result.js';
 import { timeoutNote, WAIT_DEFAULT_SECONDS, WAIT_MAX_SECONDS, waitForSet, waitForSets, type Extra } from './waiting.js';
@@ -135,7 +135,13 @@ export function registerRunTools(server: McpServer, deps: McpDeps): void {
       guarded(async () => {
         const body: CreateTestRunSetBody = { env, select: { names: [name] }, labels: { purpose: 'repeat-test' }, ...(envOverride ? { envOverride } : {}) };
         const ids: string[] = [];
-        for (let i = 0; i < times; i++) ids.push((await client.createTestRunSet(body, { idempotencyKey: randomUUID() })).testRunSetId);
+        try {
+          for (let i = 0; i < times; i++) ids.push((await client.createTestRunSet(body, { idempotencyKey: randomUUID() })).testRunSetId);
+        } catch (error) {
+          // Those already created run anyway: say which, so the agent can wait for or cancel them.
+          if (ids.length === 0) throw error;
+          return refusal(`${describeFailure(error)}; ${ids.length} of ${times} sets were created before and run: ${ids.join(', ')}`);
+        }
         const ended = await waitForSets(client, ids, timeoutSeconds, extra);
         const failedIds = ended.filter((e) => e.status.status === 'FAIL').map((e) => e.status.id);
         const errors = new Set<string>();

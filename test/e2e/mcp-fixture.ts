@@ -9,8 +9,15 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { api, CLI, startRunset, type RunningServer } from '../helpers/server.js';
+
+export const TOOLS = ['cancel_set', 'get_set_result', 'get_test_history', 'list_environments', 'list_sets', 'quarantine_test', 'repeat_test', 'rerun_failures', 'trigger_set', 'unquarantine_test', 'wait_for_set'];
+
+export interface Outcome { setId: string; status: string; finished: boolean; counts: Record<string, number>; failed: string[]; url: string }
+export interface Failure { name: string; error: string | null; output: string | null; errorContext: string | null; errorContextResource: string | null; artifacts: Array<{ name: string; url: string }>; history: { failedBefore: number; runs: number } | null }
+export interface SetResult { setId: string; status: string; failuresTotal: number; failures: Failure[]; counts: Record<string, number> }
 
 export const CONFIG_SECRET = 'config-secret-mcp-never-shown';
 export const OVERRIDE_SECRET = 'override-secret-mcp-never-shown';
@@ -30,18 +37,38 @@ environments:
     variables:
       GREETING: hello
       TOKEN: \${env:MCP_TOKEN}
+  preview:
+    allowSuiteUploads: true
 tests:
   - name: passes
     type: command
     run: [node, -e, "process.exit(0)"]
+    environments: [staging]
   - name: breaks
     type: command
     run: [node, breaks.cjs]
     artifacts: ["error-context.md"]
+    environments: [staging]
+  - name: slow
+    type: command
+    run: [node, -e, "setTimeout(() => {}, 60000)"]
+    environments: [preview]
 `;
 
-export async function startMcpServer(): Promise<{ server: RunningServer; readKey: string }> {
-  const server = await startRunset({ config: MCP_CONFIG, env: { MCP_TOKEN: CONFIG_SECRET }, files: { 'breaks.cjs': BREAKS }, args: ['--workers', '2'] });
+/** A suite folder an agent has checked out: \`trigger_set\` with suiteDir uploads and runs it (runset mcp only). */
+export const LOCAL_SUITE = {
+  'runset.config.yaml': 'tests:\n  - { name: from the folder, type: command, run: [node, -e, "console.log(\'from the folder\')"] }\n',
+};
+
+/** A `serve` of MCP_CONFIG with a `read` key; `options` add flags (a PostgreSQL store) and variables (a shared RUNSET_SECRET_KEY). */
+export async function startMcpServer(options: { args?: string[]; env?: Record<string, string>; apiKey?: string } = {}): Promise<{ server: RunningServer; readKey: string }> {
+  const server = await startRunset({
+    config: MCP_CONFIG,
+    env: { MCP_TOKEN: CONFIG_SECRET, ...options.env },
+    files: { 'breaks.cjs': BREAKS },
+    args: options.args ?? ['--workers', '2'],
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+  });
   const made = await api<{ token: string }>(server, 'POST', '/v0/keys', { body: { name: 'agent reads', role: 'read' } });
   assert.equal(made.status, 201, made.text);
   return { server, readKey: made.body.token };
@@ -56,8 +83,8 @@ export async function stdioClient(server: RunningServer, apiKey: string): Promis
   return client;
 }
 
-export async function httpClient(server: RunningServer, apiKey: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } });
+export async function httpClient(server: RunningServer, apiKey: string, fetch?: FetchLike): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } }, ...(fetch ? { fetch } : {}) });
   const client = new Client({ name: 'runset-test-agent', version: '1.0.0' });
   await client.connect(transport);
   return client;

@@ -1,22 +1,22 @@
 /**
- * runset's MCP server driven by the MCP SDK's own client against a real
- * `serve`: over stdio (`runset mcp`, a client of the API) and over Streamable
- * HTTP (/api/mcp on the API). Tools and their schemas, a failing set triggered
- * and waited for with progress, its failure read with output and error
- * context, its failures rerun, a test run N times, a `read` key refused, and
- * no secret value in any result.
+ * `runset mcp` (stdio, a client of the API) driven by the MCP SDK's own client
+ * against a real `serve`: tools and their schemas, a failing set triggered and
+ * waited for with progress, its failure read with output and error context,
+ * resources, its failures rerun, a test run N times, a `read` key refused, a
+ * wait that runs out, a cancel, a suite from a local folder, and no secret
+ * value in any result. Over HTTP: mcp-http.test.ts.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { assertNoLeakedServers, type RunningServer } from '../helpers/server.js';
-import { CONFIG_SECRET, errorText, httpClient, OVERRIDE_SECRET, startMcpServer, stdioClient, structured, Transcript } from './mcp-fixture.js';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { api, assertNoLeakedServers, CLI, tempDir, type RunningServer } from '../helpers/server.js';
+import { CONFIG_SECRET, errorText, LOCAL_SUITE, OVERRIDE_SECRET, startMcpServer, stdioClient, structured, Transcript, type Outcome, type SetResult } from './mcp-fixture.js';
 
-const TOOLS = ['cancel_set', 'get_set_result', 'get_test_history', 'list_environments', 'list_sets', 'quarantine_test', 'repeat_test', 'rerun_failures', 'trigger_set', 'unquarantine_test', 'wait_for_set'];
-
-interface Outcome { setId: string; status: string; finished: boolean; counts: Record<string, number>; failed: string[]; url: string }
-interface Failure { name: string; error: string | null; output: string | null; errorContext: string | null; errorContextResource: string | null; artifacts: Array<{ name: string; url: string }>; history: { failedBefore: number; runs: number } | null }
-interface SetResult { setId: string; status: string; failuresTotal: number; failures: Failure[]; counts: Record<string, number> }
+import { TOOLS } from './mcp-fixture.js';
 
 describe('runset mcp (stdio)', () => {
   let server: RunningServer;
@@ -51,8 +51,8 @@ describe('runset mcp (stdio)', () => {
 
   test('lists environments with declared variables and no secret value', async () => {
     const envs = structured<{ environments: Array<{ name: string; tests: number; variables: Array<{ name: string; secret: boolean; value: string | null }> }> }>(await transcript.call(agent, 'list_environments', {}));
-    assert.deepEqual(envs.environments.map((e) => [e.name, e.tests]), [['staging', 2]]);
-    assert.deepEqual(envs.environments[0]!.variables.find((v) => v.name === 'TOKEN'), { name: 'TOKEN', secret: true, value: null, accepts: null });
+    assert.deepEqual(envs.environments.map((e) => [e.name, e.tests]).sort(), [['preview', 1], ['staging', 2]]);
+    assert.deepEqual(envs.environments.find((e) => e.name === 'staging')!.variables.find((v) => v.name === 'TOKEN'), { name: 'TOKEN', secret: true, value: null, accepts: null });
   });
 
   test('triggers a failing set with a secret override and waits for it, with progress', async () => {
@@ -138,6 +138,24 @@ describe('runset mcp (stdio)', () => {
     assert.match(errorText(await transcript.call(agent, 'cancel_set', { setId: '00000000-0000-4000-8000-000000000000' })), /HTTP 404, code not_found/);
   });
 
+  test('a wait that runs out answers with the set still running, which cancel_set ends', async () => {
+    const outcome = structured<Outcome & { note: string }>(await transcript.call(agent, 'trigger_set', { env: 'preview', timeoutSeconds: 1 }));
+    assert.equal(outcome.finished, false);
+    assert.notEqual(outcome.status, 'FAIL');
+    assert.match(outcome.note, /not finished within 1 s; .*wait_for_set/);
+    const cancelled = structured<{ cancelled: boolean; status: string }>(await transcript.call(agent, 'cancel_set', { setId: outcome.setId }));
+    assert.deepEqual([cancelled.cancelled, cancelled.status], [true, 'FAIL']);
+  });
+
+  test('runs a suite from a local folder (suiteDir): uploaded, then run', async () => {
+    const dir = tempDir('runset-mcp-suite-');
+    for (const [name, text] of Object.entries(LOCAL_SUITE)) writeFileSync(path.join(dir, name), text);
+    const outcome = structured<Outcome>(await transcript.call(agent, 'trigger_set', { env: 'preview', suiteDir: dir, timeoutSeconds: 60 }));
+    assert.deepEqual([outcome.status, outcome.counts.SUCCESS], ['SUCCESS', 1]);
+    const runs = await api<{ testRuns: Array<{ name: string }> }>(server, 'GET', `/v0/test-run-sets/${outcome.setId}/test-runs`);
+    assert.deepEqual(runs.body.testRuns.map((r) => r.name), ['from the folder']);
+  });
+
   test('offers the two prompts', async () => {
     const { prompts } = await agent.listPrompts();
     assert.deepEqual(prompts.map((p) => p.name).sort(), ['is_test_flaky', 'why_did_set_fail']);
@@ -146,59 +164,13 @@ describe('runset mcp (stdio)', () => {
   });
 });
 
-describe('/api/mcp (Streamable HTTP)', () => {
-  let server: RunningServer;
-  let readKey: string;
-  const transcript = new Transcript();
-
-  before(async () => {
-    ({ server, readKey } = await startMcpServer());
-  });
-  after(async () => {
-    transcript.assertNoSecret([OVERRIDE_SECRET, CONFIG_SECRET, server.apiKey, readKey]);
-    assert.equal(await server.stop(), 0);
-    for (const secret of [OVERRIDE_SECRET, CONFIG_SECRET, server.apiKey, readKey]) assert.ok(!server.logs().includes(secret), 'no secret in the server log');
-  });
-
-  test('without a key it answers 401 as a problem; GET is 405', async () => {
-    const res = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
-    assert.equal(res.status, 401);
-    assert.equal(((await res.json()) as { code: string }).code, 'unauthorized');
-    const get = await fetch(`${server.url}/mcp`, { headers: { authorization: `Bearer ${server.apiKey}` } });
-    assert.equal(get.status, 405);
-  });
-
-  test('lists the same tools (without a local suite folder), triggers, waits and reads the failure', async () => {
-    const agent = await httpClient(server, server.apiKey);
-    try {
-      const { tools } = await agent.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
-      assert.ok(!('suiteDir' in (tools.find((t) => t.name === 'trigger_set')!.inputSchema.properties ?? {})), 'no local folders over HTTP');
-      const progress: number[] = [];
-      const outcome = structured<Outcome>(await transcript.call(agent, 'trigger_set', { env: 'staging', envOverride: { TOKEN: OVERRIDE_SECRET }, timeoutSeconds: 60 }, (p) => progress.push(p.progress)));
-      assert.deepEqual([outcome.status, outcome.failed], ['FAIL', ['breaks']]);
-      assert.equal(progress.at(-1), 2, 'progress notifications over the SSE answer');
-      assert.ok(outcome.url.startsWith(server.url.replace(/\/api$/, '')), 'links use the address the agent called');
-      const result = structured<SetResult>(await transcript.call(agent, 'get_set_result', { setId: outcome.setId }));
-      assert.match(result.failures[0]!.errorContext!, /# Page snapshot/);
-      assert.match(result.failures[0]!.output!, /token is \*+/);
-      const rerun = structured<Outcome>(await transcript.call(agent, 'rerun_failures', { setId: outcome.setId, timeoutSeconds: 60 }));
-      assert.deepEqual(rerun.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 0, FAIL: 1 });
-      const link = result.failures[0]!.artifacts[0]!.url;
-      assert.equal((await fetch(link, { headers: { authorization: `Bearer ${server.apiKey}` } })).status, 200, 'the artifact link works with the same key');
-    } finally {
-      await agent.close();
-    }
-  });
-
-  test('a read key is refused a trigger with the API\'s problem, and reads', async () => {
-    const agent = await httpClient(server, readKey);
-    try {
-      assert.match(errorText(await transcript.call(agent, 'trigger_set', { env: 'staging', envOverride: { TOKEN: OVERRIDE_SECRET } })), /HTTP 403, code forbidden/);
-      const sets = structured<{ sets: unknown[] }>(await transcript.call(agent, 'list_sets', {}));
-      assert.equal(sets.sets.length, 2);
-    } finally {
-      await agent.close();
-    }
-  });
+test('runset mcp without RUNSET_URL says what to set and exits 3', async () => {
+  const env = { PATH: process.env.PATH ?? '' };
+  const failed = await promisify(execFile)(process.execPath, [CLI, 'mcp'], { env, timeout: 30_000 }).then(
+    () => assert.fail('it should exit 3'),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+  assert.equal(failed.code, 3);
+  assert.equal(failed.stdout, '', 'stdout carries the protocol only');
+  assert.match(failed.stderr, /RUNSET_URL is not set/);
 });
