@@ -36,7 +36,9 @@ export const Failure = z.object({
   output: z.string().nullable().describe('The first lines of its output tail (secrets masked)'),
   errorContext: z.string().nullable().describe("Playwright's error context (page snapshot at the failure), when it left one"),
   errorContextResource: z.string().nullable().describe('The resource URI of the whole error context'),
-  artifacts: z.array(z.object({ name: z.string(), contentType: z.string(), size: z.number(), url: z.string() })).describe('Trace, screenshot, video…: GET with the same Bearer key'),
+  artifacts: z
+    .array(z.object({ name: z.string(), contentType: z.string(), size: z.number(), url: z.string(), viewer: z.string().optional().describe("A trace: opens in the dashboard's trace viewer, for a person signed in") }))
+    .describe('Trace, screenshot, video…: GET the url with the same Bearer key'),
   quarantined: z.boolean().describe('Quarantined when the set was created: its failure did not fail the set'),
   quarantinedNow: z.boolean().describe('A quarantine is in force now'),
   history: History.nullable(),

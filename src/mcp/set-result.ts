@@ -25,14 +25,20 @@ export function absolute(client: RunsetClient, path: string): string {
   return new URL(path, client.url).href;
 }
 
+/** A trace opens in the dashboard's trace viewer (for a person signed in to it): `/trace-viewer/index.html?trace=<its path>`. */
+function viewerOf(client: RunsetClient, artifact: Artifact): { viewer?: string } {
+  if (!/^trace.*\.zip$/i.test(artifact.name)) return {};
+  return { viewer: absolute(client, `/trace-viewer/index.html?${new URLSearchParams({ trace: artifact.url }).toString()}`) };
+}
+
 export function artifactsOf(run: TestRun): Artifact[] {
   if (!Array.isArray(run.artifacts)) return [];
   return (run.artifacts as unknown[]).filter((a): a is Artifact => typeof a === 'object' && a !== null && typeof (a as Artifact).url === 'string' && typeof (a as Artifact).name === 'string');
 }
 
-/** Playwright writes its error context as error-context.md (text/markdown). */
+/** Playwright writes its error context as error-context.md (error-context-retry1.md for a retry): the last attempt's. */
 export function errorContextArtifact(run: TestRun): Artifact | undefined {
-  return artifactsOf(run).find((a) => /error-context.*\.md$/i.test(a.name) || a.contentType.startsWith('text/markdown'));
+  return artifactsOf(run).findLast((a) => /error-context.*\.md$/i.test(a.name) || a.contentType.startsWith('text/markdown'));
 }
 
 export function failedMembers(runs: readonly TestRun[]): TestRun[] {
@@ -98,7 +104,7 @@ async function describeFailure(client: RunsetClient, setId: string, env: string 
     output: run.output ? firstLines(run.output, BOUNDS.outputLines, BOUNDS.outputChars, page).text : null,
     errorContext: context === null ? null : clip(context, BOUNDS.errorContextChars, contextUri ?? undefined).text,
     errorContextResource: contextUri,
-    artifacts: artifactsOf(run).slice(0, BOUNDS.artifacts).map((a) => ({ name: a.name, contentType: a.contentType, size: a.size, url: absolute(client, a.url) })),
+    artifacts: artifactsOf(run).slice(0, BOUNDS.artifacts).map((a) => ({ name: a.name, contentType: a.contentType, size: a.size, url: absolute(client, a.url), ...viewerOf(client, a) })),
     quarantined: isQuarantined(run),
     quarantinedNow: quarantine.some((q) => q.name === run.name),
     history: history === null ? null : pastOf(history, setId),
