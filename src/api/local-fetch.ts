@@ -27,12 +27,17 @@ function aborted(signal: AbortSignal | null | undefined): Promise<never> {
   });
 }
 
-export function localFetch(app: FastifyInstance): typeof globalThis.fetch {
+/**
+ * `prefix`: the path the public address adds before /api (a --public-url of
+ * https://example.com/runset: "/runset"), which a proxy strips before runset.
+ */
+export function localFetch(app: FastifyInstance, prefix = ''): typeof globalThis.fetch {
   return async (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const path = prefix && url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) : url.pathname;
     const injected = app.inject({
       method: (init?.method ?? 'GET') as 'GET',
-      url: `${url.pathname}${url.search}`,
+      url: `${path}${url.search}`,
       headers: headersOf(init),
       payload: bodyOf(init),
     });

@@ -20,9 +20,12 @@ export function errorContextUri(setId: string, testRunId: string): string {
   return `runset://sets/${setId}/test-runs/${testRunId}/error-context`;
 }
 
-/** Where a path the API lists (`/api/v0/artifacts/…`) is, from the client's base address. */
+/**
+ * Where a path of the server's (`/api/v0/artifacts/…`, `/trace-viewer/…`) is,
+ * from the client's base address, which may sit under a prefix (…/runset/api).
+ */
 export function absolute(client: RunsetClient, path: string): string {
-  return new URL(path, client.url).href;
+  return `${client.url.replace(/\/api$/, '')}${path}`;
 }
 
 /** A trace opens in the dashboard's trace viewer (for a person signed in to it): `/trace-viewer/index.html?trace=<its path>`. */

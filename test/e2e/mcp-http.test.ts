@@ -13,13 +13,16 @@ import { dropSchemas, newSchemaName, NO_DATABASE, TEST_DATABASE_URL } from '../h
 import { assertNoLeakedServers, type RunningServer } from '../helpers/server.js';
 import { CONFIG_SECRET, errorText, httpClient, OVERRIDE_SECRET, startMcpServer, structured, Transcript, TOOLS, type Outcome, type SetResult } from './mcp-fixture.js';
 
+/** Where people reach this server: behind a proxy, under a path of its own. */
+const PUBLIC_URL = 'https://runset.example.test/e2e';
+
 describe('/api/mcp (Streamable HTTP)', () => {
   let server: RunningServer;
   let readKey: string;
   const transcript = new Transcript();
 
   before(async () => {
-    ({ server, readKey } = await startMcpServer());
+    ({ server, readKey } = await startMcpServer({ args: ['--workers', '2', '--public-url', PUBLIC_URL] }));
   });
   after(async () => {
     transcript.assertNoSecret([OVERRIDE_SECRET, CONFIG_SECRET, server.apiKey, readKey]);
@@ -45,14 +48,16 @@ describe('/api/mcp (Streamable HTTP)', () => {
       const outcome = structured<Outcome>(await transcript.call(agent, 'trigger_set', { env: 'staging', envOverride: { TOKEN: OVERRIDE_SECRET }, timeoutSeconds: 60 }, (p) => progress.push(p.progress)));
       assert.deepEqual([outcome.status, outcome.failed], ['FAIL', ['breaks']]);
       assert.equal(progress.at(-1), 2, 'progress notifications over the SSE answer');
-      assert.ok(outcome.url.startsWith(server.url.replace(/\/api$/, '')), 'links use the address the agent called');
+      assert.equal(outcome.url, `${PUBLIC_URL}/sets/${outcome.setId}`, 'links start at --public-url');
       const result = structured<SetResult>(await transcript.call(agent, 'get_set_result', { setId: outcome.setId }));
       assert.match(result.failures[0]!.errorContext!, /# Page snapshot/);
       assert.match(result.failures[0]!.output!, /token is \*+/);
       const rerun = structured<Outcome>(await transcript.call(agent, 'rerun_failures', { setId: outcome.setId, timeoutSeconds: 60 }));
       assert.deepEqual(rerun.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 0, FAIL: 1 });
       const link = result.failures[0]!.artifacts[0]!.url;
-      assert.equal((await fetch(link, { headers: { authorization: `Bearer ${server.apiKey}` } })).status, 200, 'the artifact link works with the same key');
+      assert.ok(link.startsWith(`${PUBLIC_URL}/api/v0/artifacts/`), link);
+      const behindTheProxy = link.replace(PUBLIC_URL, server.url.replace(/\/api$/, ''));
+      assert.equal((await fetch(behindTheProxy, { headers: { authorization: `Bearer ${server.apiKey}` } })).status, 200, 'the artifact link works with the same key');
     } finally {
       await agent.close();
     }

@@ -6,7 +6,9 @@
  * Authority: the tools are a RunsetClient holding the caller's own Bearer key,
  * whose requests this app answers itself (./local-fetch.ts), through the very
  * hooks and routes every client goes through: a key's role and environments
- * are judged exactly as for the CLI, and secret values stay masked. The key is
+ * are judged exactly as for the CLI, and secret values stay masked. Links in
+ * its answers start at --public-url, else at the address the agent called
+ * (the client's address is for links only: its requests never leave). The key is
  * checked here first too, so a missing or bad key is a plain 401 (what MCP
  * clients expect of an HTTP server) rather than a failing tool.
  */
@@ -21,7 +23,7 @@ import { OPENAPI_INFO } from './openapi.js';
 import { tokenOf } from '../../auth/keys.js';
 
 export const mcpRoutes: FastifyPluginAsync<{ deps: AppDeps; root: FastifyInstance }> = (app, { deps, root }) => {
-  const fetch = localFetch(root);
+  const fetch = localFetch(root, deps.publicUrl ? new URL(deps.publicUrl).pathname.replace(/\/+$/, '') : '');
   app.post(
     '/mcp',
     {
@@ -31,7 +33,8 @@ export const mcpRoutes: FastifyPluginAsync<{ deps: AppDeps; root: FastifyInstanc
     },
     async (request, reply) => {
       const apiKey = tokenOf(request.headers.authorization)!;
-      const client = new RunsetClient({ url: `${request.protocol}://${request.host}/api`, apiKey, fetch, userAgent: 'runset-mcp-http' });
+      const base = deps.publicUrl ?? `${request.protocol}://${request.host}`;
+      const client = new RunsetClient({ url: `${base}/api`, apiKey, fetch, userAgent: 'runset-mcp-http' });
       const server = createRunsetMcpServer({ client, version: OPENAPI_INFO.info.version });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       reply.hijack();
