@@ -9,10 +9,13 @@ function user(text: string) {
   return { messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] };
 }
 
+const WhyArgs = { setId: z.string().describe('The failed set id') };
+const FlakyArgs = { env: z.string().describe('The environment'), name: z.string().describe("The test's exact name") };
+
 export function registerPrompts(server: McpServer): void {
   server.registerPrompt(
     'why_did_set_fail',
-    { title: 'Why did this set fail?', description: "Investigate a failed runset test run set and propose a fix.", argsSchema: { setId: z.string().describe('The failed set id') } },
+    { title: 'Why did this set fail?', description: "Investigate a failed runset test run set and propose a fix.", argsSchema: WhyArgs },
     ({ setId }) =>
       user(
         [
@@ -30,7 +33,7 @@ export function registerPrompts(server: McpServer): void {
     {
       title: 'Is this test flaky?',
       description: 'Judge whether a test is flaky from its history, and confirm by running it several times.',
-      argsSchema: { env: z.string().describe('The environment'), name: z.string().describe("The test's exact name") },
+      argsSchema: FlakyArgs,
     },
     ({ env, name }) =>
       user(

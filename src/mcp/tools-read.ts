@@ -20,6 +20,47 @@ function envOf(set: object): string | null {
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
+// Built once: the HTTP endpoint makes a server per request, and building zod schemas is most of its cost (bench:mcp).
+const EnvironmentsOut = {
+  environments: z.array(
+    z.object({
+      name: z.string(),
+      tests: z.number(),
+      variables: z.array(z.object({ name: z.string(), secret: z.boolean(), value: z.string().nullable(), accepts: z.string().nullable() })),
+    }),
+  ),
+};
+const SetsIn = {
+  env: z.string().optional().describe('Only sets of this environment'),
+  labels: z.record(z.string(), z.string()).optional().describe('Only sets carrying all these labels'),
+  limit: z.number().int().min(1).max(20).default(10).describe('How many (1-20, default 10)'),
+};
+const SetsOut = {
+  sets: z.array(z.object({ setId: z.string(), env: z.string().nullable(), status: z.string(), counts: Counts, createdAt: z.string(), endedAt: z.string().nullable(), url: z.string() })),
+};
+const ResultIn = {
+  setId: z.string().describe('The set id (uuid), from trigger_set or list_sets'),
+  offset: z.number().int().min(0).default(0).describe('Skip this many failures (paging)'),
+  limit: z.number().int().min(1).max(BOUNDS.failuresMax).default(BOUNDS.failuresDefault).describe(`Failures to detail (1-${BOUNDS.failuresMax})`),
+  errorContext: z.boolean().default(true).describe("Include Playwright's error context text (false: only its resource URI)"),
+};
+const HistoryIn = {
+  env: z.string().describe('The environment'),
+  name: z.string().describe("The test's exact name, as members show it"),
+};
+const HistoryOut = {
+  env: z.string(),
+  name: z.string(),
+  known: z.boolean().describe('false: no ended run of this test in this environment yet'),
+  history: History.omit({ failedBefore: true, lastFailureBefore: true })
+    .extend({
+      lastOutcomes: z.array(z.object({ setId: z.string(), result: z.string(), flaky: z.boolean(), cancelled: z.boolean(), endedAt: z.string() })),
+      lastFailure: z.object({ setId: z.string(), endedAt: z.string(), error: z.string().nullable() }).nullable(),
+    })
+    .nullable(),
+  quarantine: z.object({ reason: z.string(), until: z.string() }).nullable(),
+};
+
 export function registerReadTools(server: McpServer, { client }: McpDeps): void {
   server.registerTool(
     'list_environments',
@@ -27,15 +68,7 @@ export function registerReadTools(server: McpServer, { client }: McpDeps): void 
       title: 'List environments',
       description:
         'Lists the runset environments this key may use, how many tests each runs, and its declared variables (the only names trigger_set may override; a secret variable shows no value). Call it first to learn what env names and overrides exist. One cheap request.',
-      outputSchema: {
-        environments: z.array(
-          z.object({
-            name: z.string(),
-            tests: z.number(),
-            variables: z.array(z.object({ name: z.string(), secret: z.boolean(), value: z.string().nullable(), accepts: z.string().nullable() })),
-          }),
-        ),
-      },
+      outputSchema: EnvironmentsOut,
       annotations: READ_ONLY,
     },
     () => guarded(async () => answer({ environments: await client.listEnvironments() })),
@@ -47,14 +80,8 @@ export function registerReadTools(server: McpServer, { client }: McpDeps): void 
       title: 'List recent test run sets',
       description:
         'Lists the newest test run sets (newest first), optionally of one environment or carrying given labels (e.g. {"branch": "main"}), with status and counts. Use it to find the set a CI run started, or the last failing one. One cheap request.',
-      inputSchema: {
-        env: z.string().optional().describe('Only sets of this environment'),
-        labels: z.record(z.string(), z.string()).optional().describe('Only sets carrying all these labels'),
-        limit: z.number().int().min(1).max(20).default(10).describe('How many (1-20, default 10)'),
-      },
-      outputSchema: {
-        sets: z.array(z.object({ setId: z.string(), env: z.string().nullable(), status: z.string(), counts: Counts, createdAt: z.string(), endedAt: z.string().nullable(), url: z.string() })),
-      },
+      inputSchema: SetsIn,
+      outputSchema: SetsOut,
       annotations: READ_ONLY,
     },
     ({ env, labels, limit }) =>
@@ -81,12 +108,7 @@ export function registerReadTools(server: McpServer, { client }: McpDeps): void 
       description:
         "Reads a test run set's result: its counts and, for each failed member, the test name, its error, the first lines of its output, Playwright's error context (the page at the failure), links to its trace and screenshot, whether it failed before in this environment, its flaky rate and quarantine. " +
         `Use it after a set ends FAIL to understand why. Details ${BOUNDS.failuresDefault} failures per call by default (page with offset); texts are cut with a note. A few requests per failure.`,
-      inputSchema: {
-        setId: z.string().describe('The set id (uuid), from trigger_set or list_sets'),
-        offset: z.number().int().min(0).default(0).describe('Skip this many failures (paging)'),
-        limit: z.number().int().min(1).max(BOUNDS.failuresMax).default(BOUNDS.failuresDefault).describe(`Failures to detail (1-${BOUNDS.failuresMax})`),
-        errorContext: z.boolean().default(true).describe("Include Playwright's error context text (false: only its resource URI)"),
-      },
+      inputSchema: ResultIn,
       outputSchema: SetResult.shape,
       annotations: READ_ONLY,
     },
@@ -103,20 +125,8 @@ export function registerReadTools(server: McpServer, { client }: McpDeps): void 
       title: "Read a test's history and flakiness",
       description:
         "Reads one test's recent history in an environment: its last outcomes (newest first), pass rate, flaky rate (passed only after a retry, or failed and passed on the same commit), its last failure, and whether it is quarantined now. Use it to judge whether a failure is new or a known flaky test. Two cheap requests.",
-      inputSchema: {
-        env: z.string().describe('The environment'),
-        name: z.string().describe("The test's exact name, as members show it"),
-      },
-      outputSchema: {
-        env: z.string(),
-        name: z.string(),
-        known: z.boolean().describe('false: no ended run of this test in this environment yet'),
-        history: History.omit({ failedBefore: true, lastFailureBefore: true }).extend({
-          lastOutcomes: z.array(z.object({ setId: z.string(), result: z.string(), flaky: z.boolean(), cancelled: z.boolean(), endedAt: z.string() })),
-          lastFailure: z.object({ setId: z.string(), endedAt: z.string(), error: z.string().nullable() }).nullable(),
-        }).nullable(),
-        quarantine: z.object({ reason: z.string(), until: z.string() }).nullable(),
-      },
+      inputSchema: HistoryIn,
+      outputSchema: HistoryOut,
       annotations: READ_ONLY,
     },
     ({ env, name }) =>

@@ -34,6 +34,38 @@ const Selection = z
   .optional()
   .describe("Run only some of the environment's tests (fields AND together)");
 
+// Built once (a server is made per HTTP request): see tools-read.ts.
+const TriggerIn = {
+  env: z.string().describe('The environment (list_environments)'),
+  envOverride: Overrides,
+  select: Selection,
+  labels: z.record(z.string(), z.string()).optional().describe('Labels for the set, e.g. {"branch": "fix-login"}'),
+  suite: z.string().optional().describe('An uploaded suite version id or name to run instead of the server’s own tests'),
+  wait: Wait,
+  timeoutSeconds: Timeout,
+};
+/** `runset mcp` only: a local folder. */
+const TriggerLocalIn = { ...TriggerIn, suiteDir: z.string().optional().describe('A local folder holding runset.config.yaml: uploaded, then run (runs that version of the tests)') };
+const WaitIn = { setId: z.string().describe('The set id (uuid)'), timeoutSeconds: Timeout };
+const RerunIn = { setId: z.string().describe('The ended set whose failures to run again'), wait: Wait, timeoutSeconds: Timeout };
+const RepeatIn = {
+  env: z.string(),
+  name: z.string().describe("The test's exact name, as members show it"),
+  times: z.number().int().min(1).max(20).default(5).describe('How many runs (1-20, default 5)'),
+  envOverride: Overrides,
+  timeoutSeconds: Timeout,
+};
+const RepeatOut = {
+  env: z.string(),
+  name: z.string(),
+  times: z.number(),
+  passed: z.number(),
+  failed: z.number(),
+  unfinished: z.number().describe('Sets still running when the time ran out'),
+  errors: z.array(z.string()).describe('Distinct errors of the failed runs (first lines, at most 3)'),
+  sets: z.array(z.object({ setId: z.string(), status: z.string() })),
+};
+
 /** After a create: the outcome at once, or after waiting for it. */
 async function settle(deps: McpDeps, id: string, wait: boolean, timeoutSeconds: number, extra: Extra) {
   if (!wait) return answer(await setOutcome(deps.client, await deps.client.getTestRunSet(id), 'not waited for: call wait_for_set with its setId'));
@@ -52,16 +84,7 @@ export function registerRunTools(server: McpServer, deps: McpDeps): void {
         "Starts a test run set of an environment's tests on the runset server and, by default, waits for it to end, sending progress notifications. " +
         `Optional: variable overrides, a selection of tests, labels, and ${deps.pushSuite ? 'suiteDir (a local folder with a runset.config.yaml, uploaded first) or ' : ''}suite (an uploaded version id or name). ` +
         'Costs real test time on shared machines (seconds to many minutes): prefer a selection when you only need some tests. Needs a key that may trigger.',
-      inputSchema: {
-        env: z.string().describe('The environment (list_environments)'),
-        envOverride: Overrides,
-        select: Selection,
-        labels: z.record(z.string(), z.string()).optional().describe('Labels for the set, e.g. {"branch": "fix-login"}'),
-        suite: z.string().optional().describe('An uploaded suite version id or name to run instead of the server’s own tests'),
-        ...(deps.pushSuite ? { suiteDir: z.string().optional().describe('A local folder holding runset.config.yaml: uploaded, then run (runs that version of the tests)') } : {}),
-        wait: Wait,
-        timeoutSeconds: Timeout,
-      },
+      inputSchema: deps.pushSuite ? TriggerLocalIn : TriggerIn,
       outputSchema: SetOutcome.shape,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
@@ -82,7 +105,7 @@ export function registerRunTools(server: McpServer, deps: McpDeps): void {
     {
       title: 'Wait for a test run set',
       description: 'Waits until a set ends (SUCCESS or FAIL) or the timeout passes, sending progress notifications; answers with its status, counts and failed test names. Costs only waiting time.',
-      inputSchema: { setId: z.string().describe('The set id (uuid)'), timeoutSeconds: Timeout },
+      inputSchema: WaitIn,
       outputSchema: SetOutcome.shape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -95,7 +118,7 @@ export function registerRunTools(server: McpServer, deps: McpDeps): void {
       title: 'Rerun only the failures of a set',
       description:
         'Starts a new set with the same environment, overrides and selection as an ended set, holding only its members that failed (labelled rerun-of), and by default waits for it. Use it to check a fix without running everything again. Needs a key that may trigger.',
-      inputSchema: { setId: z.string().describe('The ended set whose failures to run again'), wait: Wait, timeoutSeconds: Timeout },
+      inputSchema: RerunIn,
       outputSchema: SetOutcome.shape,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
@@ -112,23 +135,8 @@ export function registerRunTools(server: McpServer, deps: McpDeps): void {
       title: 'Run one test N times',
       description:
         'Runs one test by its exact name N times (N sets of that test alone, queued by the environment’s limits) and reports how many passed: use it to check a fix for a flaky test. Costs N runs of the test. Needs a key that may trigger.',
-      inputSchema: {
-        env: z.string(),
-        name: z.string().describe("The test's exact name, as members show it"),
-        times: z.number().int().min(1).max(20).default(5).describe('How many runs (1-20, default 5)'),
-        envOverride: Overrides,
-        timeoutSeconds: Timeout,
-      },
-      outputSchema: {
-        env: z.string(),
-        name: z.string(),
-        times: z.number(),
-        passed: z.number(),
-        failed: z.number(),
-        unfinished: z.number().describe('Sets still running when the time ran out'),
-        errors: z.array(z.string()).describe('Distinct errors of the failed runs (first lines, at most 3)'),
-        sets: z.array(z.object({ setId: z.string(), status: z.string() })),
-      },
+      inputSchema: RepeatIn,
+      outputSchema: RepeatOut,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     ({ env, name, times, envOverride, timeoutSeconds }, extra) =>
