@@ -101,6 +101,11 @@ export function registerReadTools(server: McpServer, { client }: McpDeps): void 
       }),
   );
 
+  registerResultTools(server, client);
+}
+
+/** A set's result and a test's history: what explains a failure. */
+function registerResultTools(server: McpServer, client: McpDeps['client']): void {
   server.registerTool(
     'get_set_result',
     {

@@ -129,6 +129,11 @@ export function registerRunTools(server: McpServer, deps: McpDeps): void {
       }),
   );
 
+  registerRepeatTool(server, client);
+}
+
+/** One test N times: how a fix for a flaky test is checked. */
+function registerRepeatTool(server: McpServer, client: McpDeps['client']): void {
   server.registerTool(
     'repeat_test',
     {

@@ -75,6 +75,22 @@ describe('/api/mcp (Streamable HTTP)', () => {
   });
 });
 
+test('a server that stops ends the waits in flight on /api/mcp instead of holding its exit for them', async () => {
+  const { server } = await startMcpServer({ args: ['--workers', '1', '--grace', '1s'] });
+  const agent = await httpClient(server, server.apiKey);
+  const waiting = agent.callTool({ name: 'trigger_set', arguments: { env: 'preview', timeoutSeconds: 300 } }, undefined, { timeout: 300_000 }).then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 1500)); // the set runs and the tool waits for it
+  const asked = Date.now();
+  assert.equal(await server.stop(), 0);
+  assert.ok(Date.now() - asked < 15_000, `stopped in ${Date.now() - asked} ms`);
+  const ended = await waiting;
+  assert.ok('error' in ended || ended.result.isError === true, 'the agent learns its wait ended');
+  await agent.close();
+});
+
 describe('/api/mcp is stateless: two API processes on one PostgreSQL answer one agent in turn', { skip: TEST_DATABASE_URL ? undefined : NO_DATABASE }, () => {
   const schema = newSchemaName('runset_mcp');
   const shared = { apiKey: newToken(), env: { RUNSET_SECRET_KEY: 'one secret key for every process' } };
