@@ -18,7 +18,7 @@ export function registerMcpCommand(program: Command): void {
 }
 
 export async function runMcp(env: TriggerEnv): Promise<number> {
-  const [{ connectFromEnv }, { TriggerFailure }, { createRunsetMcpServer }, { StdioServerTransport }, { VERSION }] = await Promise.all([
+  const [{ connectFromEnv }, { EXIT_CODES, TriggerFailure }, { createRunsetMcpServer }, { StdioServerTransport }, { VERSION }] = await Promise.all([
     import('../client/connect.js'),
     import('../client/trigger-context.js'),
     import('../mcp/server.js'),
@@ -31,7 +31,7 @@ export async function runMcp(env: TriggerEnv): Promise<number> {
   } catch (error) {
     if (!(error instanceof TriggerFailure)) throw error;
     process.stderr.write(`runset: error: ${error.message}\n`);
-    return 3;
+    return EXIT_CODES.error;
   }
   const pushSuite = async (dir: string): Promise<string> => {
     const { pushSuite: push } = await import('./suite-push.js');
