@@ -22,8 +22,9 @@ const MAY_IMPORT = {
   scheduler: ['core', 'secrets', 'store', 'artifacts', 'executors', 'sets', 'worker-link', 'suites'],
   metrics: ['core', 'config', 'store', 'scheduler'],
   dashboard: ['core', 'auth'],
-  api: ['core', 'config', 'secrets', 'store', 'artifacts', 'auth', 'sets', 'history', 'dashboard', 'worker-link', 'suites'],
+  api: ['core', 'config', 'secrets', 'store', 'artifacts', 'auth', 'sets', 'history', 'dashboard', 'worker-link', 'suites', 'client', 'mcp'],
   client: ['core'],
+  mcp: ['core', 'client'],
   demo: [],
 };
 const FOLDERS = Object.keys(MAY_IMPORT);

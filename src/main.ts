@@ -209,6 +209,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         workerStaleMs: staleAfterMs(options.pollMs),
         onWorkerRequest: reaper && (() => reaper.seen()),
         onResponse: observed?.onResponse,
+        publicUrl: options.publicUrl,
       });
       const listening = app;
       teardown.push(() => listening.close());

@@ -32,6 +32,7 @@ import { suiteRoutes } from './routes/suites.js';
 import { quarantineRoutes } from './routes/quarantine.js';
 import { workerProtocolRoutes } from './routes/worker-protocol.js';
 import { lazySerializers } from './lazy-serializers.js';
+import { mcpRoutes } from './routes/mcp.js';
 
 
 export interface BuildOptions {
@@ -104,6 +105,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       }, { prefix: '/v0' });
       // Workers over HTTP: Bearer keys only, with their own key check (role worker or admin).
       await api.register(workerProtocolRoutes, { prefix: '/v0/worker', deps });
+      // Coding agents: the MCP server over Streamable HTTP, acting through this API with the caller's key.
+      await api.register(mcpRoutes, { deps, root: app });
       // Sign-in/out sit outside the key check: they are how a browser gets its credential.
       await api.register(sessionRoutes, { prefix: '/v0', auth: deps.auth, sessions, signInLimit: deps.signInLimit ?? new SignInLimit(DEFAULTS.signInsPerMinute) });
     },

@@ -30,6 +30,8 @@ export interface AppDeps {
   suiteArchives?: SuiteArchiveStore;
   /** Told of every authorised worker protocol request: while HTTP workers are attached, this process reaps expired leases (src/worker-link/reaper.ts). */
   onWorkerRequest?: () => void;
+  /** The dashboard's address as people open it (--public-url): the base of the links the MCP endpoint's answers carry; without it, the address the agent called. */
+  publicUrl?: string;
   /** Told of every answered request (the metrics); without it no hook is installed, and requests pay nothing. */
   onResponse?: onResponseHookHandler;
 }

@@ -22,6 +22,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['workers'], load: async () => (await import('./workers.js')).registerWorkersCommand },
   { names: ['cancel'], load: async () => (await import('./cancel.js')).registerCancelCommand },
   { names: ['suites'], load: async () => (await import('./suites.js')).registerSuitesCommand },
+  { names: ['mcp'], load: async () => (await import('./mcp.js')).registerMcpCommand },
   { names: ['quarantine'], load: async () => (await import('./quarantine.js')).registerQuarantineCommand },
   { names: ['demo'], load: async () => (await import('./demo.js')).registerDemoCommand },
   { names: ['prune'], load: async () => (await import('./prune.js')).registerPruneCommand },

@@ -4,6 +4,7 @@
  * `waitForTestRunSet` is the one loop, and it retries only transient failures.
  */
 import type { QuarantineAdded } from '../core/wire-quarantine.js';
+import { readEnvironments, readTestSummaries, type Environment, type TestHistorySummary } from './insight.js';
 import { readQuarantineAdded, readQuarantineList, type QuarantineEntry, type QuarantineResult } from './quarantine.js';
 import { parseDuration } from '../core/duration.js';
 import { parseRetryAfter, RunsetApiError } from './errors.js';
@@ -224,6 +225,24 @@ export class RunsetClient {
     const call: Call<true> = { method: 'DELETE', path: `/v0/quarantine?${new URLSearchParams({ env, name }).toString()}`, signal: options.signal, read: () => true };
     const { response, text } = await this.#exchange(call, request);
     if (!response.ok) throw this.#httpError(response, text, request);
+  }
+
+  /** Extension: the environments this key sees, with their declared variables (a secret one's value is never sent). */
+  listEnvironments(options: RequestOptions = {}): Promise<Environment[]> {
+    return this.#call({ method: 'GET', path: '/v0/environments', signal: options.signal, read: readEnvironments });
+  }
+
+  /** Extension: tests of `env` whose name contains `name`, each with its last 50 outcomes, pass and flaky rates (first page). */
+  listTests(env: string, name: string, options: RequestOptions = {}): Promise<TestHistorySummary[]> {
+    return this.#call({ method: 'GET', path: `/v0/tests?${new URLSearchParams({ env, name }).toString()}`, signal: options.signal, read: readTestSummaries });
+  }
+
+  /** Extension: a text artifact (an error context) by the `url` its member lists (`/api/v0/artifacts/{id}`), as text. */
+  async readArtifactText(url: string, options: RequestOptions = {}): Promise<string> {
+    const path = url.replace(/^\/api(?=\/)/, '');
+    const { response, text } = await this.#exchange({ method: 'GET', path, signal: options.signal, read: () => true }, `GET ${path}`);
+    if (response.ok) return text;
+    throw this.#httpError(response, text, `GET ${path}`);
   }
 
   /**
