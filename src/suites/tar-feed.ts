@@ -47,7 +47,7 @@ export function inflatedLimit(size: number): { bytes: number; refusal: string } 
 export async function feedArchive(file: string, parser: Parser, stopWhen: () => string | null = () => null): Promise<void> {
   const feed = new Feed(parser, inflatedLimit((await stat(file)).size), stopWhen);
   try {
-    await pipeline(createReadStream(file), createGunzip(), (source: AsyncIterable<Buffer>) => feed.consume(source));
+    await pipeline(createReadStream(file), createGunzip({ chunkSize: 64 * 1024 }), (source: AsyncIterable<Buffer>) => feed.consume(source));
   } catch (err) {
     feed.throwIfFailed();
     throw refusalOf(err);

@@ -82,6 +82,16 @@ export function trailingBomb(mib: number, noisePerMiB = 0): HostileArchive {
   return archiveOf(gzipSync(Buffer.concat(parts), { level: 9 }));
 }
 
+/**
+ * The worst bomb under the ratio: `mib` MiB of zeros after the end marker, then
+ * `noiseKiB` KiB of random bytes at the very end, so that the whole of it must
+ * be inflated before anything but zeros is seen.
+ */
+export function lateNoiseBomb(mib: number, noiseKiB: number): HostileArchive {
+  const good = tarOf([{ path: 'runset.config.yaml', content: HOSTILE_CONFIG }]);
+  return archiveOf(gzipSync(Buffer.concat([good, Buffer.alloc(mib * 1024 * 1024), randomBytes(noiseKiB * 1024)]), { level: 9 }));
+}
+
 /** A good suite's tar gzipped twice: node-tar would inflate the inner gzip itself, on the event loop. */
 export function gzippedTwice(): HostileArchive {
   return archiveOf(gzipSync(gzipSync(tarOf([{ path: 'runset.config.yaml', content: HOSTILE_CONFIG }]))));
