@@ -26,7 +26,7 @@ const CREATE_BODY =
   '(labels: at most 20, keys of 1-64 a-z, 0-9, "_", "." and "-", values of at most 256 characters; select: patterns of at most 256 characters, lists of at most 100 tags or projects and 1000 names)';
 
 /** The properties a route's schema declares for one part of the request, with their descriptions. */
-type PartSchema = { properties?: Record<string, { description?: string }>; required?: string[]; $ref?: string } | undefined;
+type PartSchema = { properties?: Record<string, { description?: string; format?: string }>; required?: string[]; $ref?: string } | undefined;
 
 /**
  * What a route's body accepts: the create body in words, any other its
@@ -60,10 +60,18 @@ function describeNamed(context: 'querystring' | 'headers', first: ValidationItem
   return `${what} ${name || context} ${first?.message ?? 'is invalid'}${expected ? `; expected: ${expected}` : ''}`;
 }
 
+/** A malformed path id: what this route's id is (a suite version's is SHA-256 hex), a UUID unless its schema says otherwise. */
+function describeParam(first: ValidationItem | undefined, schema: PartSchema): string {
+  const name = first?.instancePath.replace(/^\//, '').split('/')[0] || 'id';
+  const declared = schema?.properties?.[name];
+  if (declared?.description && declared.format !== 'uuid') return `${name} is malformed; expected ${declared.description}`;
+  return `${name} must be a UUID such as 3f0e5a4e-2b1c-4d7a-9c1e-8a2b3c4d5e6f`;
+}
+
 /** A readable sentence for the first schema violation: where, what is wrong, what is accepted. */
 function describeValidation(context: string, items: ValidationItem[], schema: PartSchema, accepted: () => string): { code: ErrorCode; detail: string } {
   const first = items[0];
-  if (context === 'params') return { code: 'invalid_id', detail: 'id must be a UUID such as 3f0e5a4e-2b1c-4d7a-9c1e-8a2b3c4d5e6f' };
+  if (context === 'params') return { code: 'invalid_id', detail: describeParam(first, schema) };
   if (context === 'querystring') return { code: 'invalid_query', detail: describeNamed(context, first, schema) };
   if (context === 'headers') return { code: 'invalid_header', detail: describeNamed(context, first, schema) };
   if (!first) return { code: 'invalid_body', detail: `body is invalid; expected ${accepted()}` };
@@ -79,7 +87,9 @@ const FRAMEWORK_CODES: Record<string, (err: FastifyError, request: FastifyReques
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (_err, request) => {
     const sent = request.headers['content-type'];
     const what = sent ? `content type "${echo(sent)}" is not accepted` : 'the body has no Content-Type';
-    return problemOf('unsupported_media_type', `${what}; send Content-Type: application/json`);
+    // A route taking other bodies than JSON (a suite archive) says which in its schema's `consumes`.
+    const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes ?? ['application/json'];
+    return problemOf('unsupported_media_type', `${what}; send Content-Type: ${consumes.join(' or ')}`);
   },
   FST_ERR_CTP_BODY_TOO_LARGE: () => problemOf('body_too_large', 'request body is larger than 1 MiB (1048576 bytes)'),
   FST_ERR_CTP_EMPTY_JSON_BODY: (_err, request) => problemOf('invalid_json', `body is empty; expected ${acceptedBody(request)}`),

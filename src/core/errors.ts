@@ -30,7 +30,7 @@ export const ERRORS = Object.freeze({
   lease_lost: { status: 409, title: 'The lease is no longer this worker\'s' },
   illegal_move: { status: 409, title: 'The member cannot make this move' },
   body_too_large: { status: 413, title: 'Request body too large' },
-  unsupported_media_type: { status: 415, title: 'Request body must be application/json' },
+  unsupported_media_type: { status: 415, title: 'Request body is not of a media type this route takes' },
   expectation_failed: { status: 417, title: 'Expectation not supported' },
   no_tests: { status: 422, title: 'No tests match this environment' },
   nothing_to_rerun: { status: 422, title: 'No member of the set ended FAIL' },

@@ -27,6 +27,26 @@ export const DEFAULT_MAX_SUITE_BYTES = 50 * 1024 * 1024;
 export const MAX_SUITE_UNPACKED_BYTES = 1024 ** 3;
 /** Most files (and folders) an archive may hold. */
 export const MAX_SUITE_FILES = 20_000;
+/**
+ * The limits an archive is read under, past the size in bytes sent and
+ * MAX_SUITE_FILES (issue 39: untrusted input is bounded before it is buffered):
+ * the API's inspection and a worker's unpacking both stop at the first one
+ * passed (src/suites/tar-feed.ts), and README's uploads section lists them.
+ */
+export const SUITE_READ_LIMITS = {
+  /** Longest path of an entry, in UTF-8 bytes: Linux's PATH_MAX is 4096, and a version is unpacked some folders deep. */
+  pathBytes: 1024,
+  /** Most bytes of all entries' paths together: 20,000 entries of ~100 bytes. */
+  nameBytes: 2 * 1024 * 1024,
+  /** Largest tar extended header (pax, GNU long name): it holds one path and a few fields. */
+  metaBytes: 64 * 1024,
+  /** Most tar bytes (files, headers, padding) one byte of archive may inflate to, once past ratioFloorBytes. */
+  ratio: 200,
+  /** Inflated bytes any archive may reach before the ratio applies: a tiny archive of a few files is padded to 10 KiB by tar. */
+  ratioFloorBytes: 1024 * 1024,
+  /** Most tar bytes an archive may inflate to: its files' MAX_SUITE_UNPACKED_BYTES, and room for headers and padding. */
+  tarBytes: MAX_SUITE_UNPACKED_BYTES + 64 * 1024 * 1024,
+} as const;
 
 /** The config file at the archive's root. */
 export const SUITE_CONFIG_FILE = 'runset.config.yaml';

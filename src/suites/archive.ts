@@ -5,7 +5,7 @@
  * under the one rule of what an archive may hold (./entries.ts). node-tar never
  * writes outside the folder it unpacks into (no absolute paths, no `..`, no
  * links are written: the filter skips every entry the rule refuses, and an
- * archive with one is refused as a whole).
+ * archive with one is refused as a whole, reading stopping there).
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -13,7 +13,8 @@ import { chmod, rm } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
-import { countRefusal, entryRefusal, unpackedRefusal } from './entries.js';
+import { countRefusal, entryRefusal, nameBytesRefusal, unpackedRefusal } from './entries.js';
+import { FED_PARSER_OPTIONS, feedArchive } from './tar-feed.js';
 
 /** Fetches a version's archive by id (the worker link's `suiteArchive`). */
 export type FetchArchive = (id: string, signal?: AbortSignal) => Promise<Readable>;
@@ -45,36 +46,35 @@ export async function receiveArchive(id: string, file: string, fetchArchive: Fet
 
 /**
  * Unpacks `file` into the existing folder `dir` (the worker owns every file;
- * modes from the archive, readable by all, as packing fixes them). Throws,
- * saying which entry, when the archive holds one the rule refuses; the caller
- * removes `dir` then.
+ * modes from the archive, readable by all, as packing fixes them), read under
+ * the same limits as an upload (./tar-feed.ts: inflated off the event loop,
+ * stopping at the end-of-archive marker). Throws, saying which entry or limit,
+ * at the first entry the rule refuses; the caller removes `dir` then.
  */
 export async function unpackArchive(file: string, dir: string): Promise<void> {
-  const refusals: string[] = [];
+  const found: { refusal: string | null } = { refusal: null }; // set by the filter, read after the feed
   let entries = 0;
   let unpacked = 0;
+  let nameBytes = 0;
+  const unpack = new tar.Unpack({
+    ...FED_PARSER_OPTIONS,
+    cwd: dir,
+    preserveOwner: false,
+    umask: 0o022,
+    filter: (entryPath, entry) => {
+      entries++;
+      unpacked += entry.size ?? 0;
+      nameBytes += Buffer.byteLength(entryPath);
+      const type = 'type' in entry ? entry.type : 'File';
+      found.refusal ??= entryRefusal({ path: entryPath, type, size: entry.size ?? 0 }) ?? countRefusal(entries) ?? unpackedRefusal(unpacked) ?? nameBytesRefusal(nameBytes);
+      return found.refusal === null;
+    },
+  });
   try {
-    await tar.x({
-      file,
-      cwd: dir,
-      strict: true,
-      preserveOwner: false,
-      umask: 0o022,
-      filter: (entryPath, entry) => {
-        entries++;
-        unpacked += entry.size ?? 0;
-        const refusal = entryRefusal({ path: entryPath, type: 'type' in entry ? entry.type : 'File', size: entry.size ?? 0 }) ?? unpackedRefusal(unpacked);
-        if (refusal) refusals.push(refusal);
-        return refusal === null;
-      },
-    });
+    await feedArchive(file, unpack, () => found.refusal);
   } catch (err) {
+    if (found.refusal !== null) throw new Error(`the suite version's archive holds what a suite may not: ${found.refusal}`, { cause: err });
     throw new Error(`cannot unpack the suite version's archive: ${messageOf(err)}`, { cause: err });
-  }
-  const tooMany = countRefusal(entries);
-  if (tooMany) refusals.unshift(tooMany);
-  if (refusals.length > 0) {
-    throw new Error(`the suite version's archive holds what a suite may not: ${refusals.slice(0, 3).join('; ')}${refusals.length > 3 ? ` (and ${refusals.length - 3} more)` : ''}`);
   }
   // mkdtemp made it 0700: other users (--run-as's) read the version too.
   await chmod(dir, 0o755);

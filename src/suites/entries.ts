@@ -7,7 +7,7 @@
  * devices, FIFOs, absolute paths or `..`.
  */
 import path from 'node:path';
-import { MAX_SUITE_FILES, MAX_SUITE_UNPACKED_BYTES } from '../core/suites.js';
+import { MAX_SUITE_FILES, MAX_SUITE_UNPACKED_BYTES, SUITE_READ_LIMITS } from '../core/suites.js';
 
 /** An archive entry as tar lists it. */
 export interface SuiteEntry {
@@ -18,19 +18,48 @@ export interface SuiteEntry {
   size: number;
 }
 
+/** 400: the bytes are not the ones named; 413: past the size limit; 422: the archive or its content is refused. */
+export type SuiteRefusalCode = 'hash_mismatch' | 'too_large' | 'bad_archive';
+
+/** An upload refused: `code` for the route's status, the message for the answer's detail. */
+export class SuiteRefusal extends Error {
+  readonly code: SuiteRefusalCode;
+  constructor(code: SuiteRefusalCode, message: string) {
+    super(message);
+    this.name = 'SuiteRefusal';
+    this.code = code;
+  }
+}
+
 const PLAIN_FILE = new Set(['File', 'OldFile', 'ContiguousFile']);
+/** What a refusal calls an entry of another type (node-tar's names, in words). */
+const TYPE_WORDS: Record<string, string> = { SymbolicLink: 'link', Link: 'link', CharacterDevice: 'character device', BlockDevice: 'block device', FIFO: 'FIFO' };
 
 /** Why an entry may not be in a suite archive, or null when it may. */
 export function entryRefusal(entry: SuiteEntry): string | null {
-  const name = JSON.stringify(entry.path);
+  const name = shownPath(entry.path);
   if (!PLAIN_FILE.has(entry.type) && entry.type !== 'Directory') {
-    return `${name} is a ${entry.type === 'SymbolicLink' || entry.type === 'Link' ? 'link' : entry.type}; a suite holds plain files and folders only (copy what a link points at into the folder instead)`;
+    const isLink = entry.type === 'SymbolicLink' || entry.type === 'Link';
+    const instead = isLink ? ' (copy what the link points at into the folder instead)' : '';
+    return `${name} is a ${TYPE_WORDS[entry.type] ?? entry.type}; a suite holds plain files and folders only${instead}`;
   }
+  const bytes = Buffer.byteLength(entry.path);
+  if (bytes > SUITE_READ_LIMITS.pathBytes) return `${name} is a path of ${bytes} bytes; a path is at most ${SUITE_READ_LIMITS.pathBytes} bytes`;
   if (entry.path.includes('\0') || entry.path.includes('\\')) return `${name} is not a portable path (no NUL or backslash)`;
   if (path.posix.isAbsolute(entry.path)) return `${name} is an absolute path; paths are relative to the suite's folder`;
   const normal = path.posix.normalize(entry.path);
   if (normal === '..' || normal.startsWith('../') || entry.path.split('/').includes('..')) return `${name} escapes the suite's folder`;
   return null;
+}
+
+/** A path as a refusal shows it: quoted, and cut short when long (a refused path may be megabytes). */
+export function shownPath(entryPath: string): string {
+  return entryPath.length > 100 ? `${JSON.stringify(entryPath.slice(0, 60))}… (cut short)` : JSON.stringify(entryPath);
+}
+
+/** Why an archive whose paths hold this many bytes in all is refused, or null. */
+export function nameBytesRefusal(totalBytes: number): string | null {
+  return totalBytes > SUITE_READ_LIMITS.nameBytes ? `its paths hold more than ${SUITE_READ_LIMITS.nameBytes} bytes in all, the limit of the bytes of all names` : null;
 }
 
 /** Why an archive with this many entries is refused, or null. */

@@ -1,6 +1,6 @@
 /**
  * What the API checks of an uploaded archive before storing it, reading the
- * file once: its SHA-256 is the id it was sent under, it is within the size
+ * file twice (hashing, then inflating under limits): its SHA-256 is the id it was sent under, it is within the size
  * limit, it is a gzipped tar of plain files and folders under its root (the one
  * rule of ./entries.ts, each path once), within MAX_SUITE_FILES, with
  * runset.config.yaml at its root. It also hands back that config's text and
@@ -12,23 +12,13 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
 import { LISTING_FILE, MAX_LISTING_BYTES, SUITE_CONFIG_FILE } from '../core/suites.js';
-import { countRefusal, entryRefusal, unpackedRefusal } from './entries.js';
+import { countRefusal, entryRefusal, nameBytesRefusal, shownPath, SuiteRefusal, unpackedRefusal } from './entries.js';
+import { FED_PARSER_OPTIONS, feedArchive } from './tar-feed.js';
+
+export { SuiteRefusal, type SuiteRefusalCode } from './entries.js';
 
 /** Largest runset.config.yaml read from an archive: a config is a few kilobytes. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
-
-/** 400: the bytes are not the ones named; 413: past the size limit; 422: the archive or its content is refused. */
-export type SuiteRefusalCode = 'hash_mismatch' | 'too_large' | 'bad_archive';
-
-/** An upload refused: `code` for the route's status, the message for the answer's detail. */
-export class SuiteRefusal extends Error {
-  readonly code: SuiteRefusalCode;
-  constructor(code: SuiteRefusalCode, message: string) {
-    super(message);
-    this.name = 'SuiteRefusal';
-    this.code = code;
-  }
-}
 
 export interface SuiteInspection {
   size: number;
@@ -45,35 +35,33 @@ const GZIP_MAGIC = [0x1f, 0x8b];
 
 /**
  * Refuses with the first of: too large (reading stops there), a hash that is
- * not `id`, then what is wrong with the archive itself.
+ * not `id` (checked first: hashing is cheap, inflating is not), then what is
+ * wrong with the archive itself, read under SUITE_READ_LIMITS (./tar-feed.ts).
  */
 export async function inspectSuiteArchive(file: string, limits: { id: string; maxBytes: number }): Promise<SuiteInspection> {
-  const hash = createHash('sha256');
+  const size = await checkHash(file, limits);
   const reader = new EntryReader();
-  const parser = new Parser({ strict: true, onReadEntry: (entry) => reader.read(entry) });
-  const parsed = new Promise<void>((resolve) => {
-    parser.on('end', () => resolve());
-    parser.on('error', (error: Error) => {
-      reader.refuse(`it is not a readable tar archive (${error.message})`);
-      resolve();
-    });
-  });
+  const parser = new Parser({ ...FED_PARSER_OPTIONS, onReadEntry: (entry) => reader.read(entry) });
+  await feedArchive(file, parser, () => reader.problem);
+  return reader.result(size);
+}
+
+/** The file's size, once its SHA-256 is `id` and it is a non-empty gzip within `maxBytes`. */
+async function checkHash(file: string, limits: { id: string; maxBytes: number }): Promise<number> {
+  const hash = createHash('sha256');
   let size = 0;
+  let gzip = true;
   for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
-    if (size === 0 && !GZIP_MAGIC.every((byte, i) => chunk[i] === byte)) reader.refuse('it is not gzip-compressed; a suite version is a .tar.gz (runset suites push makes one)');
+    if (size === 0) gzip = GZIP_MAGIC.every((byte, i) => chunk[i] === byte);
     size += chunk.length;
     if (size > limits.maxBytes) throw new SuiteRefusal('too_large', `the archive is larger than ${limits.maxBytes} bytes, the server's limit (--max-suite-size)`);
     hash.update(chunk);
-    if (reader.problem === null) parser.write(chunk);
-  }
-  if (size === 0) reader.refuse('the body is empty; expected the bytes of a .tar.gz');
-  if (reader.problem === null) {
-    parser.end();
-    await parsed;
   }
   const digest = hash.digest('hex');
   if (digest !== limits.id) throw new SuiteRefusal('hash_mismatch', `the body's SHA-256 is ${digest}, not the id it was sent under (${limits.id})`);
-  return reader.result(size);
+  if (size === 0) throw new SuiteRefusal('bad_archive', 'the archive is refused: the body is empty; expected the bytes of a .tar.gz');
+  if (!gzip) throw new SuiteRefusal('bad_archive', 'the archive is refused: it is not gzip-compressed; a suite version is a .tar.gz (runset suites push makes one)');
+  return size;
 }
 
 /** Checks each entry as the parser meets it and keeps what the route needs; the first problem stops it. */
@@ -82,6 +70,7 @@ class EntryReader {
   readonly #paths: string[] = [];
   readonly #seen = new Set<string>();
   #unpacked = 0;
+  #nameBytes = 0;
   #config: Buffer[] | null = null;
   #listing: Buffer[] | null = null;
 
@@ -92,9 +81,10 @@ class EntryReader {
   read(entry: ReadEntry): void {
     if (this.problem !== null) return void entry.resume();
     this.#unpacked += entry.size;
-    const refusal = entryRefusal({ path: entry.path, type: entry.type, size: entry.size }) ?? countRefusal(this.#paths.length + 1) ?? unpackedRefusal(this.#unpacked);
+    this.#nameBytes += Buffer.byteLength(entry.path);
+    const refusal = entryRefusal({ path: entry.path, type: entry.type, size: entry.size }) ?? countRefusal(this.#paths.length + 1) ?? unpackedRefusal(this.#unpacked) ?? nameBytesRefusal(this.#nameBytes);
     const key = entry.path.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
-    if (refusal === null && this.#seen.has(key)) this.refuse(`${JSON.stringify(entry.path)} appears twice; each path once`);
+    if (refusal === null && this.#seen.has(key)) this.refuse(`${shownPath(entry.path)} appears twice; each path once`);
     if (refusal !== null) this.refuse(refusal);
     if (this.problem !== null) return void entry.resume();
     this.#seen.add(key);

@@ -91,8 +91,10 @@ test('a path escaping the root, or absolute, is refused', async () => {
   assertRefused(await refusal(absolute), 'bad_archive', /is an absolute path/);
 });
 
-test('a device and a FIFO are refused', async () => {
-  assertRefused(await refusal(handTar([{ path: 'runset.config.yaml', content: CONFIG }, { path: 'tty', type: 'CharacterDevice' }])), 'bad_archive', /"tty" is a CharacterDevice/);
+test('a device and a FIFO are refused, in words that fit them (no advice about links)', async () => {
+  const device = await refusal(handTar([{ path: 'runset.config.yaml', content: CONFIG }, { path: 'tty', type: 'CharacterDevice' }]));
+  assertRefused(device, 'bad_archive', /"tty" is a character device; a suite holds plain files and folders only$/);
+  assert.doesNotMatch(device.message, /link/);
   assertRefused(await refusal(handTar([{ path: 'runset.config.yaml', content: CONFIG }, { path: 'p', type: 'FIFO' }])), 'bad_archive', /"p" is a FIFO/);
 });
 

@@ -93,7 +93,7 @@ const PROBLEM_STATUSES: Record<number, string> = {
   404: 'No such resource',
   409: 'Conflict with the current configuration, or (worker protocol) a lease that is no longer this worker\'s: nothing was written',
   413: 'Request body over 1 MiB (an artifact upload: over the artifact size limit)',
-  415: 'Request body is not application/json',
+  415: 'Request body is not of a media type the route takes (application/json; a suite upload: application/gzip)',
   422: 'Well-formed, but cannot be done (`code` says why)',
   429: 'Too many sets created by this key this minute; `Retry-After` says when to retry',
   500: 'A server fault (logged server-side, never with a stack trace in the answer)',
