@@ -27,6 +27,7 @@ import { credentialValues, type TestProcessPolicy } from './executors/environmen
 import { SuiteCache, type FetchArchive } from './suites/cache.js';
 import { DEFAULT_SUITE_CACHE_BYTES, defaultSuiteCacheDir } from './config/suite-cache.js';
 import type { RunAsUser } from './executors/run-as.js';
+import { describeContainment, detectContainment, type Containment } from './executors/containment.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
 import { createFrameworkExecutor } from './executors/frameworks/index.js';
 import { FileBlobStore, type ArtifactBlobStore, type SuiteArchiveStore } from './artifacts/blobs.js';
@@ -82,8 +83,15 @@ export function executorRegistry(options: { chromium?: string; policy?: TestProc
 }
 
 /** Whom tests run as, and every credential this process was given, which no test process may see. */
-export function testProcessPolicy(options: Partial<Pick<ServeOptions, 'runAs' | 'databaseUrl' | 'secretKey' | 'bootstrapKey' | 'apiKey'>>): TestProcessPolicy {
-  return { runAs: options.runAs, credentials: credentialValues([options.databaseUrl, options.secretKey, options.bootstrapKey, options.apiKey]) };
+export function testProcessPolicy(options: Partial<Pick<ServeOptions, 'runAs' | 'databaseUrl' | 'secretKey' | 'bootstrapKey' | 'apiKey'>>, containment?: Containment): TestProcessPolicy {
+  return { runAs: options.runAs, credentials: credentialValues([options.databaseUrl, options.secretKey, options.bootstrapKey, options.apiKey]), containment };
+}
+
+/** How this worker process contains its tests (detected once, at start), said in its start log. */
+export function testContainment(logger: Logger): Containment {
+  const containment = detectContainment();
+  logger.info({ containment: containment.kind }, `tests are contained by ${describeContainment(containment)}`);
+  return containment;
 }
 
 /**
@@ -156,7 +164,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       const workerLogger = logger.child({ component: 'worker' });
       const link = storeLink({ store, blobs, suiteArchives, workerStaleMs: staleAfterMs(options.pollMs), logger: workerLogger });
       teardown.push(() => link.flush());
-      const policy = testProcessPolicy(options);
+      const policy = testProcessPolicy(options, testContainment(workerLogger));
       pool = new WorkerPool({
         link,
         reap: () => store.claims.reapExpired(options.maxLostLeases),

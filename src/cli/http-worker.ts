@@ -9,7 +9,7 @@
  *
  * Composition only, as src/main.ts is for the processes that hold a store.
  */
-import { createLogger, executorRegistry, suiteCacheFor, testProcessPolicy, testWorkRoot } from '../main.js';
+import { createLogger, executorRegistry, suiteCacheFor, testContainment, testProcessPolicy, testWorkRoot } from '../main.js';
 import type { SuiteCacheSettings } from '../config/options.js';
 import type { RunAsUser } from '../executors/run-as.js';
 import { resolveVariables } from '../secrets/index.js';
@@ -63,7 +63,7 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
   }
   const work = testWorkRoot({ runAs: opts.runAs });
   // The key is this process's one credential: kept out of every test's environment (and npm's), as a direct worker's are.
-  const policy = testProcessPolicy({ runAs: opts.runAs, apiKey: opts.key });
+  const policy = testProcessPolicy({ runAs: opts.runAs, apiKey: opts.key }, testContainment(logger));
   const pool = new WorkerPool({
     link,
     executors: executorRegistry({ chromium: opts.chromium, policy }),
@@ -107,5 +107,5 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
   idleTimer.unref();
 
   stopOnSignals(stop, opts.graceMs, logger);
-  process.stderr.write(`runset: worker ${pool.workerId} with ${opts.workers} slot(s), over HTTP to ${link.url}${opts.setId ? `, set ${opts.setId} only` : ''}\n`);
+  process.stderr.write(`runset: worker ${pool.workerId} with ${opts.workers} slot(s), over HTTP to ${link.url}${opts.setId ? `, set ${opts.setId} only` : ''}; tests contained by ${policy.containment?.kind ?? 'process-group'}\n`);
 }
