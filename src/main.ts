@@ -13,6 +13,7 @@ import { FRAMEWORKS, type Executor, type TestType } from './core/types.js';
 import { DEFAULTS, kernelSomaxconn, listenBacklog, urlHost, type ServeOptions, type SuiteCacheSettings } from './config/options.js';
 import type { SuiteConfig } from './config/suite.js';
 import { loadSuite } from './config/load.js';
+import { testUsersFor } from './config/isolation.js';
 import type { Store } from './store/store.js';
 import { openStore } from './store/open.js';
 import { loadSecretKey, resolveVariables } from './secrets/index.js';
@@ -182,6 +183,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         maxShareMs: options.maxShareMs,
         peers: (setId, batchKey) => link.batchWorkers(setId, batchKey),
         metrics: observed?.metrics,
+        testUsers: testUsersFor(policy.runAs, options.workers),
       });
       const registration = new WorkerRegistration(link, { id: pool.workerId, slots: options.workers }, options.pollMs, workerLogger);
       await registration.start();

@@ -12,6 +12,7 @@
 import { createLogger, executorRegistry, suiteCacheFor, testContainment, testProcessPolicy, testWorkRoot } from '../main.js';
 import type { SuiteCacheSettings } from '../config/options.js';
 import type { RunAsUser } from '../executors/run-as.js';
+import { testUsersFor } from '../config/isolation.js';
 import { resolveVariables } from '../secrets/index.js';
 import { WorkerPool } from '../scheduler/pool.js';
 import { WorkerRegistration } from '../scheduler/registration.js';
@@ -79,6 +80,7 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
     workDir: work.dir,
     maxShareMs: opts.maxShareMs,
     peers: (setId, batchKey) => link.batchWorkers(setId, batchKey),
+    testUsers: testUsersFor(policy.runAs, opts.workers),
   });
   const registration = new WorkerRegistration(link, { id: pool.workerId, slots: opts.workers }, settings.heartbeatMs, logger);
   await registration.start();
