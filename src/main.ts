@@ -89,8 +89,8 @@ export function testProcessPolicy(options: Partial<Pick<ServeOptions, 'runAs' | 
 }
 
 /** How this worker process contains its tests (detected once, at start), said in its start log. */
-export function testContainment(logger: Logger): Containment {
-  const containment = detectContainment();
+export function testContainment(logger: Logger, runAs: RunAsUser | undefined): Containment {
+  const containment = detectContainment(runAs);
   logger.info({ containment: containment.kind }, `tests are contained by ${describeContainment(containment)}`);
   return containment;
 }
@@ -165,7 +165,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       const workerLogger = logger.child({ component: 'worker' });
       const link = storeLink({ store, blobs, suiteArchives, workerStaleMs: staleAfterMs(options.pollMs), logger: workerLogger });
       teardown.push(() => link.flush());
-      const policy = testProcessPolicy(options, testContainment(workerLogger));
+      const policy = testProcessPolicy(options, testContainment(workerLogger, options.runAs));
       pool = new WorkerPool({
         link,
         reap: () => store.claims.reapExpired(options.maxLostLeases),

@@ -64,7 +64,7 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
   }
   const work = testWorkRoot({ runAs: opts.runAs });
   // The key is this process's one credential: kept out of every test's environment (and npm's), as a direct worker's are.
-  const policy = testProcessPolicy({ runAs: opts.runAs, apiKey: opts.key }, testContainment(logger));
+  const policy = testProcessPolicy({ runAs: opts.runAs, apiKey: opts.key }, testContainment(logger, opts.runAs));
   const pool = new WorkerPool({
     link,
     executors: executorRegistry({ chromium: opts.chromium, policy }),

@@ -59,8 +59,10 @@ export function describeContainment(c: Containment): string {
  * mount's `runset/`, a shell moved into it. Leftover cgroups of runset
  * processes that died are emptied and removed on the way.
  */
-export function detectContainment(mountinfo = '/proc/self/mountinfo'): Containment {
+export function detectContainment(runAs?: RunAsUser, mountinfo = '/proc/self/mountinfo'): Containment {
   if (process.platform !== 'linux') return { kind: 'process-group', why: 'not Linux' };
+  // Inside the cgroup the wrapper drops to the user with setpriv (it must join as root first).
+  if (runAs && setprivPath() === undefined) return { kind: 'process-group', why: 'no setpriv (util-linux) to become the --run-as user inside a cgroup' };
   const mount = cgroup2Mount(mountinfo);
   if (!mount) return { kind: 'process-group', why: 'no cgroup v2 mounted' };
   const root = path.join(mount, 'runset');
