@@ -13,6 +13,7 @@ import { FRAMEWORKS, type Executor, type TestType } from './core/types.js';
 import { DEFAULTS, kernelSomaxconn, listenBacklog, urlHost, type ServeOptions, type SuiteCacheSettings } from './config/options.js';
 import type { SuiteConfig } from './config/suite.js';
 import { loadSuite } from './config/load.js';
+import { testUsersFor } from './config/isolation.js';
 import type { Store } from './store/store.js';
 import { openStore } from './store/open.js';
 import { loadSecretKey, resolveVariables } from './secrets/index.js';
@@ -27,6 +28,7 @@ import { credentialValues, type TestProcessPolicy } from './executors/environmen
 import { SuiteCache, type FetchArchive } from './suites/cache.js';
 import { DEFAULT_SUITE_CACHE_BYTES, defaultSuiteCacheDir } from './config/suite-cache.js';
 import type { RunAsUser } from './executors/run-as.js';
+import { describeContainment, detectContainment, type Containment } from './executors/containment.js';
 import { createPlaywrightExecutor } from './executors/playwright/index.js';
 import { createFrameworkExecutor } from './executors/frameworks/index.js';
 import { FileBlobStore, type ArtifactBlobStore, type SuiteArchiveStore } from './artifacts/blobs.js';
@@ -82,8 +84,15 @@ export function executorRegistry(options: { chromium?: string; policy?: TestProc
 }
 
 /** Whom tests run as, and every credential this process was given, which no test process may see. */
-export function testProcessPolicy(options: Partial<Pick<ServeOptions, 'runAs' | 'databaseUrl' | 'secretKey' | 'bootstrapKey' | 'apiKey'>>): TestProcessPolicy {
-  return { runAs: options.runAs, credentials: credentialValues([options.databaseUrl, options.secretKey, options.bootstrapKey, options.apiKey]) };
+export function testProcessPolicy(options: Partial<Pick<ServeOptions, 'runAs' | 'databaseUrl' | 'secretKey' | 'bootstrapKey' | 'apiKey'>>, containment?: Containment): TestProcessPolicy {
+  return { runAs: options.runAs, credentials: credentialValues([options.databaseUrl, options.secretKey, options.bootstrapKey, options.apiKey]), containment };
+}
+
+/** How this worker process contains its tests (detected once, at start), said in its start log. */
+export function testContainment(logger: Logger, runAs: RunAsUser | undefined): Containment {
+  const containment = detectContainment(runAs);
+  logger.info({ containment: containment.kind }, `tests are contained by ${describeContainment(containment)}`);
+  return containment;
 }
 
 /**
@@ -156,7 +165,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
       const workerLogger = logger.child({ component: 'worker' });
       const link = storeLink({ store, blobs, suiteArchives, workerStaleMs: staleAfterMs(options.pollMs), logger: workerLogger });
       teardown.push(() => link.flush());
-      const policy = testProcessPolicy(options);
+      const policy = testProcessPolicy(options, testContainment(workerLogger, options.runAs));
       pool = new WorkerPool({
         link,
         reap: () => store.claims.reapExpired(options.maxLostLeases),
@@ -174,6 +183,7 @@ export async function start(options: ServeOptions, logger = createLogger(options
         maxShareMs: options.maxShareMs,
         peers: (setId, batchKey) => link.batchWorkers(setId, batchKey),
         metrics: observed?.metrics,
+        testUsers: testUsersFor(policy.runAs, options.workers),
       });
       const registration = new WorkerRegistration(link, { id: pool.workerId, slots: options.workers }, options.pollMs, workerLogger);
       await registration.start();

@@ -18,7 +18,8 @@ export interface SavedArtifacts {
 }
 
 export interface ArtifactSaver {
-  save(files: readonly ArtifactFile[], secrets: readonly string[], workDir: string): Promise<SavedArtifacts>;
+  /** `reader`: the user the member ran as, when not the saver's `readableBy` (a slot's own user). */
+  save(files: readonly ArtifactFile[], secrets: readonly string[], workDir: string, reader?: FileReader): Promise<SavedArtifacts>;
   /** Removes the bytes of artifacts whose outcome could not be recorded (the lease was lost). */
   discard(artifacts: readonly NewArtifact[]): Promise<void>;
 }
@@ -26,11 +27,11 @@ export interface ArtifactSaver {
 /** `readableBy`: the user tests run as (`--run-as`), whose rights decide which files may be kept (./take.ts). */
 export function artifactSaver(blobs: ArtifactSink, options: { readableBy?: FileReader } = {}): ArtifactSaver {
   return {
-    async save(files, secrets, workDir) {
+    async save(files, secrets, workDir, reader = options.readableBy) {
       const saved: SavedArtifacts = { artifacts: [], notes: [] };
       for (const file of files) {
         try {
-          const kept = await saveOne(blobs, file, secrets, workDir, options.readableBy);
+          const kept = await saveOne(blobs, file, secrets, workDir, reader);
           if (typeof kept === 'string') saved.notes.push(`artifact ${file.name} not kept: ${kept}`);
           else saved.artifacts.push(kept);
         } catch (error) {

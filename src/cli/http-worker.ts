@@ -9,9 +9,10 @@
  *
  * Composition only, as src/main.ts is for the processes that hold a store.
  */
-import { createLogger, executorRegistry, suiteCacheFor, testProcessPolicy, testWorkRoot } from '../main.js';
+import { createLogger, executorRegistry, suiteCacheFor, testContainment, testProcessPolicy, testWorkRoot } from '../main.js';
 import type { SuiteCacheSettings } from '../config/options.js';
 import type { RunAsUser } from '../executors/run-as.js';
+import { testUsersFor } from '../config/isolation.js';
 import { resolveVariables } from '../secrets/index.js';
 import { WorkerPool } from '../scheduler/pool.js';
 import { WorkerRegistration } from '../scheduler/registration.js';
@@ -63,7 +64,7 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
   }
   const work = testWorkRoot({ runAs: opts.runAs });
   // The key is this process's one credential: kept out of every test's environment (and npm's), as a direct worker's are.
-  const policy = testProcessPolicy({ runAs: opts.runAs, apiKey: opts.key });
+  const policy = testProcessPolicy({ runAs: opts.runAs, apiKey: opts.key }, testContainment(logger, opts.runAs));
   const pool = new WorkerPool({
     link,
     executors: executorRegistry({ chromium: opts.chromium, policy }),
@@ -79,6 +80,7 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
     workDir: work.dir,
     maxShareMs: opts.maxShareMs,
     peers: (setId, batchKey) => link.batchWorkers(setId, batchKey),
+    testUsers: testUsersFor(policy.runAs, opts.workers),
   });
   const registration = new WorkerRegistration(link, { id: pool.workerId, slots: opts.workers }, settings.heartbeatMs, logger);
   await registration.start();
@@ -107,5 +109,5 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
   idleTimer.unref();
 
   stopOnSignals(stop, opts.graceMs, logger);
-  process.stderr.write(`runset: worker ${pool.workerId} with ${opts.workers} slot(s), over HTTP to ${link.url}${opts.setId ? `, set ${opts.setId} only` : ''}\n`);
+  process.stderr.write(`runset: worker ${pool.workerId} with ${opts.workers} slot(s), over HTTP to ${link.url}${opts.setId ? `, set ${opts.setId} only` : ''}; tests contained by ${policy.containment?.kind ?? 'process-group'}\n`);
 }

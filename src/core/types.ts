@@ -267,6 +267,18 @@ export interface ExecutionContext {
   signal: AbortSignal;
   /** Where the member's own requests may go (http tests); absent: DEFAULT_OUTBOUND_POLICY of src/net/outbound.ts. */
   outbound?: OutboundPolicy;
+  /** The OS user this member's processes run as (its slot's, under --run-as); absent: the executor's policy's. */
+  runAs?: OsUser;
+}
+
+/** An OS user test processes run as (src/executors/run-as.ts). */
+export interface OsUser {
+  name: string;
+  uid: number;
+  gid: number;
+  /** Supplementary groups, the primary one left out. */
+  groups: readonly number[];
+  home: string;
 }
 
 /** The outbound address rules an environment chose (src/net/outbound.ts applies them). */

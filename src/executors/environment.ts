@@ -18,6 +18,7 @@
  * changes it.
  */
 import path from 'node:path';
+import type { Containment } from './containment.js';
 import { identityVariables, type RunAsUser } from './run-as.js';
 
 /** Who test processes run as, and which values must never reach them. */
@@ -26,6 +27,13 @@ export interface TestProcessPolicy {
   readonly runAs?: RunAsUser;
   /** The worker's credentials as they may appear in its environment (never sent anywhere). */
   readonly credentials?: readonly string[];
+  /** How every process a test starts is ended with it (./containment.ts); undefined: process groups only. */
+  readonly containment?: Containment;
+}
+
+/** The policy for one member's processes: the user it was given (a slot's, under --run-as) when it has one. */
+export function memberPolicy(policy: TestProcessPolicy, runAs: RunAsUser | undefined): TestProcessPolicy {
+  return runAs ? { ...policy, runAs } : policy;
 }
 
 /** Variables dropped by name, whatever their value. */

@@ -86,7 +86,7 @@ function supplementaryGroups(name: string, primary: number): number[] {
   }
 }
 
-function setprivPath(): string | undefined {
+export function setprivPath(): string | undefined {
   return SETPRIV_PATHS.find((file) => {
     try {
       accessSync(file, constants.X_OK);

@@ -6,7 +6,7 @@
  * and whether it passed only by being skipped.
  */
 import type { ArtifactSaver } from '../artifacts/save.js';
-import type { ArtifactFile, ExecutionResult, RunOutcome } from '../core/types.js';
+import type { ArtifactFile, ExecutionResult, OsUser, RunOutcome } from '../core/types.js';
 import { redact } from '../secrets/index.js';
 
 const OUTPUT_LIMIT = 64 * 1024;
@@ -25,12 +25,14 @@ export interface OutcomeContext {
   artifacts?: ArtifactSaver;
   /** The folder the files are in (a batch's scratch folder); a member that ran without one has no files. */
   workDir?: string;
+  /** The user the member ran as (its slot's, under --run-as): files it could not read are not kept. */
+  reader?: OsUser;
 }
 
 export async function buildOutcome(ended: EndedMember, ctx: OutcomeContext): Promise<RunOutcome> {
   const { secrets } = ctx;
   const { artifacts, workDir } = ctx;
-  const saved = artifacts && workDir !== undefined && ended.artifacts.length > 0 ? await artifacts.save(ended.artifacts, secrets, workDir) : undefined;
+  const saved = artifacts && workDir !== undefined && ended.artifacts.length > 0 ? await artifacts.save(ended.artifacts, secrets, workDir, ctx.reader) : undefined;
   const notes = saved && saved.notes.length > 0 ? `\n${saved.notes.join('\n')}\n` : '';
   return {
     status: ended.passed ? 'SUCCESS' : 'FAIL',

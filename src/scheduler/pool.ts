@@ -28,7 +28,7 @@ import { holdAheadMs, runSlot, type SlotDeps } from './slot.js';
 import { WebServerGate } from './webserver-gate.js';
 
 /** What the pool's runs run with (see RunDeps), and its own settings. */
-export interface WorkerPoolOptions extends Pick<RunDeps, 'executors' | 'resolveVariables' | 'outboundPolicy' | 'artifacts' | 'logger' | 'metrics' | 'suites'> {
+export interface WorkerPoolOptions extends Pick<RunDeps, 'executors' | 'resolveVariables' | 'outboundPolicy' | 'artifacts' | 'logger' | 'metrics' | 'suites' | 'testUsers'> {
   /** The service, as a worker sees it. */
   link: WorkerLink;
   /** How long a claim stays ours without a heartbeat. */

@@ -31,7 +31,7 @@ export async function runSingle(executor: Executor, spec: TestSpec, ctx: SingleC
     const timeout = AbortSignal.timeout(spec.timeoutSeconds * 1000);
     const signal = AbortSignal.any([ctx.signal, timeout]);
     try {
-      result = await executor.run(spec, { variables: ctx.variables, signal, outbound: ctx.outbound });
+      result = await executor.run(spec, { variables: ctx.variables, signal, outbound: ctx.outbound, runAs: ctx.runAs });
     } catch (err) {
       result = { passed: false, error: `executor crashed: ${messageOf(err)}`, output: '' };
     }

@@ -27,7 +27,8 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ArtifactSaver } from '../artifacts/save.js';
 import { startsAtClaim } from '../core/moves.js';
-import type { CaseResult, ClaimedRun, Executor, OutboundPolicy, RunOutcome, TestSpec, TestType, VariableValue } from '../core/types.js';
+import type { CaseResult, ClaimedRun, Executor, OsUser, OutboundPolicy, RunOutcome, TestSpec, TestType, VariableValue } from '../core/types.js';
+import type { TestUsers } from '../executors/test-users.js';
 import type { ResolvedVariables } from '../secrets/index.js';
 import { leaseOf, type LeaseRef } from '../store/store.js';
 import type { WorkerLink } from '../worker-link/link.js';
@@ -59,6 +60,8 @@ export interface RunDeps {
   metrics?: WorkerMetrics;
   /** Where members of sets that run an uploaded suite version get its files; without it such members fail. */
   suites?: SuiteSource;
+  /** Under --run-as, a user per slot: each run's processes run as one no other running member has (../executors/test-users.ts). */
+  testUsers?: TestUsers;
 }
 
 /** One run: its members (one set, one batch key or a single member), its slots, its abort, and how an outcome is written. */
@@ -99,6 +102,8 @@ interface EndContext {
   deps: RunDeps;
   resolved: ResolvedVariables;
   workDir: string | undefined;
+  /** The slot user the executor ran as, once it has one. */
+  runAs?: OsUser;
 }
 
 export async function runMembers(req: RunRequest, deps: RunDeps): Promise<void> {
@@ -138,14 +143,15 @@ async function execute(specs: TestSpec[], members: Member[], req: RunRequest, de
   if (head.batchKey === null) {
     if (!executor) return await failAll(members, `no executor for tests of type "${head.spec.type}" in this worker; it runs ${[...deps.executors.keys()].join(', ')}`, req, deps);
     const ctx: EndContext = { members, req, deps, resolved, workDir: undefined };
-    await executeAndSettle(members, ctx, () =>
+    await executeAndSettle(members, ctx, () => asTestUser(ctx, (runAs) =>
       runSingle(executor, spec, {
         variables: resolved.values,
         signal: abort.signal,
+        runAs,
         outbound: deps.outboundPolicy?.(head.env),
         onBegin: (index, attempt) => begin(members[index], attempt, deps),
         onEnd: (index, result) => end(members[index], result, ctx),
-      }),
+      })),
     );
     return;
   }
@@ -161,18 +167,36 @@ async function execute(specs: TestSpec[], members: Member[], req: RunRequest, de
   }
   const ctx: EndContext = { members, req, deps, resolved, workDir };
   try {
-    await executeAndSettle(members, ctx, () =>
+    await executeAndSettle(members, ctx, () => asTestUser(ctx, (runAs) =>
       batch(specs, {
         variables: resolved.values,
         signal: abort.signal,
+        runAs,
         workDir,
         parallelism: req.parallelism,
         onBegin: (index, attempt) => begin(members[index], attempt, deps),
         onEnd: (index, result) => end(members[index], result, ctx),
-      }),
+      })),
     );
   } finally {
     await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs the executor as a slot user of its own (under --run-as), given back —
+ * every process of it killed — as soon as the executor returns: the slot's
+ * next member may start before this one's outcome is written.
+ */
+async function asTestUser(ctx: EndContext, run: (runAs: OsUser | undefined) => Promise<void>): Promise<void> {
+  const users = ctx.deps.testUsers;
+  if (!users) return run(undefined);
+  const user = await users.take();
+  ctx.runAs = user;
+  try {
+    await run(user);
+  } finally {
+    users.give(user);
   }
 }
 
@@ -240,10 +264,10 @@ function end(m: Member | undefined, result: CaseResult, ctx: EndContext): void {
 }
 
 /** Builds the member's outcome (its artifacts stored) and writes it under its lease. */
-async function complete(m: Member, result: CaseResult, { req, deps, resolved, workDir }: EndContext): Promise<void> {
+async function complete(m: Member, result: CaseResult, { req, deps, resolved, workDir, runAs }: EndContext): Promise<void> {
   if (m.lost) return;
   const outcome = await withScratch(workDir, result, deps, (scratch) =>
-    buildOutcome({ ...result, attempts: m.attempts }, { secrets: resolved.secrets, artifacts: deps.artifacts, workDir: scratch }),
+    buildOutcome({ ...result, attempts: m.attempts }, { secrets: resolved.secrets, artifacts: deps.artifacts, workDir: scratch, reader: runAs }),
   );
   await startUnbegun(m, deps);
   const ours = await req.finish(m.run, outcome);

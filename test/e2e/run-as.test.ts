@@ -61,7 +61,7 @@ const SPEC = `
 import { test, expect } from '@playwright/test';
 import { readdirSync, readFileSync } from 'node:fs';
 test('runs as the test user', async ({ page }) => {
-  expect(process.getuid()).toBe(Number(process.env.EXPECTED_UID));
+  expect(process.env.EXPECTED_UIDS.split(',').map(Number)).toContain(process.getuid());
   expect(() => readFileSync('/proc/' + process.env.WORKER_PID + '/environ')).toThrow(/EACCES/);
   await page.setContent('<h1>isolated</h1>');
   await expect(page.locator('h1')).toHaveText('isolated');
@@ -77,6 +77,15 @@ test('runs as the test user', async ({ page }) => {
 });
 `;
 
+/** Environment B: its shell (holding B_SECRET) says where it is, and stays a while. */
+const HOLD_SECRET = 'echo $$ > "$B_PID_FILE.tmp" && mv "$B_PID_FILE.tmp" "$B_PID_FILE"; sleep 4';
+/** Environment A, at the same time on the same worker: tries to read B's environment. */
+const PEEK = `for i in $(seq 200); do [ -f "$B_PID_FILE" ] && break; sleep 0.05; done
+pid=$(cat "$B_PID_FILE") || exit 2
+echo "uid=$(id -u) peeks at $pid"
+if tr '\\0' '\\n' < /proc/$pid/environ | grep -q '^B_SECRET='; then echo "B environ: READ"; else echo "B environ: refused"; fi
+if grep -q '^Uid:' /proc/$pid/status; then echo "B still running"; fi`;
+
 /** pytest: attaches a file it wrote, and one it cannot read (the worker could). */
 const PYTEST = `
 def test_attaches(tmp_path):
@@ -91,7 +100,9 @@ after(() => assertNoLeakedServers());
 describe('--run-as: tests never see the worker\'s credentials', { skip: cannotRun() }, () => {
   let server: RunningServer;
   const schema = newSchemaName('runset_runas');
-  const uid = () => Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' }).trim());
+  const uid = (name = USER) => Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
+  /** The slot users runset made for --workers 2. */
+  const slotUids = () => [uid(`${USER}-1`), uid(`${USER}-2`)];
 
   before(async () => {
     // The suite must be readable by the test user: its folders are made 0755 here (a temp dir is 0700).
@@ -105,15 +116,23 @@ describe('--run-as: tests never see the worker\'s credentials', { skip: cannotRu
     mkdirSync(path.join(dir, 'pysuite'));
     writeFileSync(path.join(dir, 'pysuite', 'test_files.py'), PYTEST.replace('ROOT_ONLY', rootOnly));
     for (const folder of [dir, path.join(dir, 'suite'), path.join(dir, 'suite', 'tests'), path.join(dir, 'pysuite')]) chmodSync(folder, 0o755);
+    // Where the right environment's test leaves its pid for the left's: any slot user may write there.
+    const shared = path.join(dir, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
     const dataDir = path.join(dir, 'data');
     const config = [
       'environments:',
       `  dump: { variables: { WORKER_PID: "0", DATA_DIR: "${dataDir}" } }`,
-      `  browser: { variables: { WORKER_PID: "0", EXPECTED_UID: "${uid()}" } }`,
+      '  browser: { variables: { WORKER_PID: "0", EXPECTED_UIDS: "0" } }',
+      `  left: { variables: { B_PID_FILE: "${path.join(shared, 'b.pid')}" } }`,
+      `  right: { variables: { B_PID_FILE: "${path.join(shared, 'b.pid')}", B_SECRET: "b-secret-of-the-right-environment" } }`,
       '  files: { variables: { WORKER_PID: "0" } }',
       'tests:',
       `  - { name: dump, type: command, run: [sh, ${path.join(dir, 'dump.sh')}], environments: [dump] }`,
       '  - { name: who, type: playwright, dir: suite, environments: [browser] }',
+      `  - { name: holds, type: command, run: [sh, -c, ${JSON.stringify(HOLD_SECRET)}], environments: [right] }`,
+      `  - { name: peeks, type: command, run: [sh, -c, ${JSON.stringify(PEEK)}], environments: [left] }`,
       ...(pytestMissing() ? [] : [`  - { name: py, type: pytest, dir: pysuite, python: ${PYTHON}, environments: [files] }`]),
       '',
     ].join('\n');
@@ -139,8 +158,8 @@ describe('--run-as: tests never see the worker\'s credentials', { skip: cannotRu
     if (TEST_DATABASE_URL) await dropSchemas(TEST_DATABASE_URL, [schema]);
   });
 
-  const runSet = async (env: string) => {
-    const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env, envOverride: { WORKER_PID: String(server.proc.pid) } } });
+  const runSet = async (env: string, envOverride: Record<string, string> = { WORKER_PID: String(server.proc.pid) }) => {
+    const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env, envOverride } });
     assert.equal(created.status, 200, created.text);
     const id = created.body.testRunSetId as string;
     const done = await waitForSet(server, id, 60_000);
@@ -152,9 +171,10 @@ describe('--run-as: tests never see the worker\'s credentials', { skip: cannotRu
     const { status, runs } = await runSet('dump');
     const output = runs[0]?.output ?? '';
     assert.equal(status, 'SUCCESS', `${runs[0]?.error}\n${output}`);
-    assert.match(output, new RegExp(`^uid=${uid()}$`, 'm'), 'the command ran as the test user');
+    const ran = Number(/^uid=(\d+)$/m.exec(output)?.[1]);
+    assert.ok(slotUids().includes(ran), `the command ran as a slot user (${slotUids().join(', ')}), not ${ran}`);
     assert.match(output, /^HOME=\//m);
-    assert.match(output, /^USER=runset-test$/m);
+    assert.match(output, /^USER=runset-test-[12]$/m);
     assert.match(output, /^parent environ: refused$/m);
     assert.match(output, /^worker environ: refused$/m);
     assert.match(output, /^data dir: refused$/m, 'the data dir (store, secret.key, artifacts) is root\'s alone');
@@ -164,8 +184,20 @@ describe('--run-as: tests never see the worker\'s credentials', { skip: cannotRu
     assert.doesNotMatch(output, /^RUNSET_(DATABASE_URL|SECRET_KEY|API_KEY|BOOTSTRAP_KEY)=/m);
   });
 
+  test('two tests running at once on one worker, of two environments, cannot read each other\'s environment', async () => {
+    const right = runSet('right', {});
+    const left = await runSet('left', {});
+    const held = await right;
+    assert.equal(held.status, 'SUCCESS', `${held.runs[0]?.error}\n${held.runs[0]?.output}`);
+    const output = left.runs[0]?.output ?? '';
+    assert.equal(left.status, 'SUCCESS', `${left.runs[0]?.error}\n${output}`);
+    assert.match(output, /^B still running$/m, `B ran while A peeked: ${output}`);
+    assert.match(output, /^B environ: refused$/m, output);
+    assert.doesNotMatch(output, /b-secret-of-the-right-environment/);
+  });
+
   test('a Playwright suite passes, its runner and browser running as the test user', { skip: chromiumMissing() }, async () => {
-    const { status, runs } = await runSet('browser');
+    const { status, runs } = await runSet('browser', { WORKER_PID: String(server.proc.pid), EXPECTED_UIDS: slotUids().join(',') });
     assert.equal(status, 'SUCCESS', runs.map((r) => `${r.error}\n${r.output}`).join('\n'));
   });
 

@@ -16,9 +16,9 @@ import { existsSync } from 'node:fs';
 import type { CommandTestSpec, ExecutionContext, ExecutionResult, Executor } from '../../core/types.js';
 import { abortMessage } from '../abort.js';
 import { TailBuffer } from '../tail-buffer.js';
-import { suiteEnvironment, type TestProcessPolicy } from '../environment.js';
+import { memberPolicy, suiteEnvironment, type TestProcessPolicy } from '../environment.js';
 import { killQuietly } from '../process-tree.js';
-import { spawnAs } from '../run-as.js';
+import { openCage, type Cage } from '../containment.js';
 import { CommandLauncher } from './launcher.js';
 import { readJunitReports } from './junit.js';
 import { ArtifactNames, writtenArtifacts } from '../artifact-files.js';
@@ -32,7 +32,7 @@ const DRAIN_MS = 100;
 
 /** A command executor whose commands follow `policy` (whom they run as, what they must not see). */
 export function createCommandExecutor(policy: TestProcessPolicy = {}): Executor<CommandTestSpec> {
-  const launcher = new CommandLauncher(policy, (spec, ctx) => runCommand(spec, ctx, policy));
+  const launcher = new CommandLauncher(policy, (spec, ctx) => runCommand(spec, ctx, memberPolicy(policy, ctx.runAs)));
   return Object.freeze({
     type: 'command' as const,
     run: (spec: CommandTestSpec, ctx: ExecutionContext) => (spec.junit === undefined && spec.artifacts === undefined ? launcher.run(spec, ctx) : withFiles(spec, ctx, launcher)),
@@ -80,8 +80,10 @@ export function runCommand(spec: CommandTestSpec, ctx: ExecutionContext, policy:
   return new Promise((resolve) => {
     const output = new TailBuffer();
     let child: ChildProcess;
+    let cage: Cage | undefined;
     try {
-      const start = spawnAs(policy.runAs, program, args);
+      cage = openCage(policy.containment, policy.runAs, program, args);
+      const { start } = cage;
       child = spawn(start.file, start.args, {
         cwd: spec.cwd,
         env: suiteEnvironment(spec.cwd, ctx.variables, policy),
@@ -92,10 +94,12 @@ export function runCommand(spec: CommandTestSpec, ctx: ExecutionContext, policy:
       });
     } catch (error) {
       // Invalid arguments (a NUL byte…) throw synchronously instead of emitting 'error'.
+      void cage?.end();
       resolve({ passed: false, error: startError(program, spec.cwd, error), output: '' });
       return;
     }
 
+    const caged = cage;
     let settled = false;
     let drainTimer: NodeJS.Timeout | undefined;
     const finish = ([passed, error]: Verdict): void => {
@@ -106,7 +110,8 @@ export function runCommand(spec: CommandTestSpec, ctx: ExecutionContext, policy:
       killGroup(child);
       child.stdout?.destroy();
       child.stderr?.destroy();
-      resolve({ passed, error, output: output.toString() });
+      // Ends only once whatever the command left (a setsid child) is gone too.
+      void caged.end().then(() => resolve({ passed, error, output: output.toString() }));
     };
     const onAbort = (): void => finish([false, abortMessage(signal)]);
     signal.addEventListener('abort', onAbort, { once: true });

@@ -26,8 +26,8 @@ process.on('message', (message: LauncherRequest) => {
   }
   const controller = new AbortController();
   running.set(message.id, controller);
-  // The launcher's own environment is already scrubbed: only the user to run as comes with the message.
-  void runCommand(message.spec, { variables: message.variables, signal: controller.signal }, { runAs: message.runAs }).then((result) => {
+  // The launcher's own environment is already scrubbed: only the user to run as and the containment come with the message.
+  void runCommand(message.spec, { variables: message.variables, signal: controller.signal }, { runAs: message.runAs, containment: message.containment }).then((result) => {
     running.delete(message.id);
     reply({ type: 'done', id: message.id, result });
   });

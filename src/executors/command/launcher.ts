@@ -19,7 +19,7 @@
  * (../environment.ts): they never reach the launcher at all, so a test reading
  * its parent's /proc/<pid>/environ finds none. The launcher stays the worker's
  * user (it must, to start commands as --run-as's user); only the user's ids
- * travel with each command. The launcher exits when the worker does
+ * and the containment (../containment.ts) travel with each command. The launcher exits when the worker does
  * (its IPC channel closes), killing whatever it still runs, and ignores
  * terminal signals so that a worker stopping gracefully keeps its commands. If
  * it cannot be started, commands run in the worker process as before.
@@ -30,12 +30,13 @@ import type { CommandTestSpec, ExecutionContext, ExecutionResult } from '../../c
 import { abortMessage } from '../abort.js';
 import { scrubbedEnvironment, type TestProcessPolicy } from '../environment.js';
 import type { RunAsUser } from '../run-as.js';
+import type { Containment } from '../containment.js';
 
 /** An abort reason that survives the trip: a string, or an error's name and message. */
 export type WireReason = string | { name: string; message: string } | null;
 
 export type LauncherRequest =
-  | { type: 'run'; id: number; spec: CommandTestSpec; variables: Readonly<Record<string, string>>; runAs: RunAsUser | undefined }
+  | { type: 'run'; id: number; spec: CommandTestSpec; variables: Readonly<Record<string, string>>; runAs: RunAsUser | undefined; containment: Containment | undefined }
   | { type: 'abort'; id: number; reason: WireReason };
 
 /** `ready` once, when the launcher listens; then one `done` per run. */
@@ -87,7 +88,7 @@ export class CommandLauncher {
       this.pending.set(id, { spec, ctx, settle });
       signal.addEventListener('abort', onAbort, { once: true });
       this.setBusy(child, true);
-      if (!this.send(child, { type: 'run', id, spec, variables: ctx.variables, runAs: this.policy.runAs })) {
+      if (!this.send(child, { type: 'run', id, spec, variables: ctx.variables, runAs: ctx.runAs ?? this.policy.runAs, containment: this.policy.containment })) {
         // The channel closed between the check and the send: run it here instead.
         this.pending.delete(id);
         this.setBusy(child, this.pending.size > 0);

@@ -13,7 +13,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
-import { suiteEnvironment, type TestProcessPolicy } from '../environment.js';
+import { memberPolicy, suiteEnvironment, type TestProcessPolicy } from '../environment.js';
 import { errorSummary } from '../playwright/error-text.js';
 import { EventLog } from '../event-log.js';
 import { REPORTER_FILE_ENV } from '../playwright/reporter.js';
@@ -34,8 +34,8 @@ export function createFrameworkExecutor(type: FrameworkName, options: { policy?:
   const policy = options.policy ?? {};
   return Object.freeze({
     type,
-    run: (spec: FrameworkTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, adapter, policy),
-    runBatch: (specs: FrameworkTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, adapter, policy),
+    run: (spec: FrameworkTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, adapter, memberPolicy(policy, ctx.runAs)),
+    runBatch: (specs: FrameworkTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, adapter, memberPolicy(policy, ctx.runAs)),
   });
 }
 
@@ -75,7 +75,7 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   const deadlineMs = START_MS + specs.reduce((sum, s) => sum + s.timeoutSeconds * 1000 * (s.retries + 1), 0);
   let exit: FrameworkExit;
   try {
-    exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, signal: ctx.signal, deadlineMs });
+    exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, containment: policy.containment, signal: ctx.signal, deadlineMs });
   } finally {
     live?.events.close(); // every event written before the exit is handed on first
   }

@@ -8,7 +8,8 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { killMarked, killTree } from '../process-tree.js';
-import { spawnAs, type RunAsUser } from '../run-as.js';
+import type { RunAsUser } from '../run-as.js';
+import { openCage, type Cage, type Containment } from '../containment.js';
 import { TailBuffer } from '../tail-buffer.js';
 import type { FrameworkInstall } from './locate.js';
 
@@ -27,6 +28,8 @@ export interface FrameworkProcessOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   runAs?: RunAsUser;
+  /** How everything it starts is ended with it (../containment.ts). */
+  containment?: Containment;
   signal?: AbortSignal;
   /** Stopped after this long. */
   deadlineMs: number;
@@ -35,9 +38,16 @@ export interface FrameworkProcessOptions {
 export function runFramework(install: FrameworkInstall, args: readonly string[], opts: FrameworkProcessOptions): Promise<FrameworkExit> {
   const log = new TailBuffer();
   const mark = randomUUID();
-  const start = install.program === undefined ? spawnAs(opts.runAs, process.execPath, [install.cli, ...args]) : spawnAs(opts.runAs, install.program, [...args]);
   return new Promise((resolve) => {
     let stopped: FrameworkExit['stopped'];
+    let cage: Cage;
+    try {
+      cage = install.program === undefined ? openCage(opts.containment, opts.runAs, process.execPath, [install.cli, ...args]) : openCage(opts.containment, opts.runAs, install.program, args);
+    } catch (error) {
+      resolve({ code: null, signal: null, log: `cannot start it: ${(error as Error).message}\n` });
+      return;
+    }
+    const { start } = cage;
     const child = spawn(start.file, start.args, {
       cwd: opts.cwd,
       uid: start.uid,
@@ -64,7 +74,7 @@ export function runFramework(install: FrameworkInstall, args: readonly string[],
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
       killMarked(MARK_ENV, mark);
-      resolve({ code, signal, log: log.toString(), ...(stopped ? { stopped } : {}) });
+      void cage.end().then(() => resolve({ code, signal, log: log.toString(), ...(stopped ? { stopped } : {}) }));
     };
     child.on('error', (error) => {
       log.write(`cannot start it: ${error.message}\n`);

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, PlaywrightTestSpec } from '../../core/types.js';
-import type { TestProcessPolicy } from '../environment.js';
+import { memberPolicy, type TestProcessPolicy } from '../environment.js';
 import { handOver } from '../run-as.js';
 import { browserProblem, CHROMIUM_ARGS, chromiumVersion, DEFAULT_CHROMIUM } from './chromium.js';
 import { missingFfmpeg } from './ffmpeg.js';
@@ -68,7 +68,8 @@ async function runAlone(spec: PlaywrightTestSpec, ctx: ExecutionContext, setup: 
 }
 
 async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext, setup: Setup): Promise<void> {
-  const { chromium, policy } = setup;
+  const { chromium } = setup;
+  const policy = memberPolicy(setup.policy, ctx.runAs);
   const problem = preflight(specs, chromium);
   if (problem !== null) return failAll(specs, ctx, problem);
   const first = specs[0] as PlaywrightTestSpec;
@@ -88,6 +89,7 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
     eventFile: path.join(ctx.workDir, 'reporter-events.jsonl'),
     onEvent: (event) => tracker.handle(event),
     runAs: policy.runAs,
+    containment: policy.containment,
     // The run's folder becomes the test user's (its reporter writes the event file, Playwright its output there).
     beforeStart: () => handOver(ctx.workDir, policy.runAs),
   });

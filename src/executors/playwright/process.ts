@@ -7,7 +7,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { killMarked, killTree } from '../process-tree.js';
-import { spawnAs, type RunAsUser } from '../run-as.js';
+import type { RunAsUser } from '../run-as.js';
+import { openCage, type Cage, type Containment } from '../containment.js';
 import { TailBuffer } from '../tail-buffer.js';
 import { EventLog } from '../event-log.js';
 import { REPORTER_FILE_ENV, type ReporterEvent } from './reporter.js';
@@ -41,12 +42,15 @@ export function startRunner(
     onEvent: (event: ReporterEvent) => void;
     /** The OS user the runner runs as (--run-as); undefined: this process's. */
     runAs?: RunAsUser;
+    /** How everything it starts is ended with it (../containment.ts). */
+    containment?: Containment;
     /** Called once the event file exists, just before the runner starts. */
     beforeStart?: () => void;
   },
 ): RunnerProcess {
   const log = new TailBuffer();
   let child: ChildProcess;
+  let cage: Cage | undefined;
   let events: EventLog<ReporterEvent>;
   const mark = randomUUID();
   try {
@@ -57,7 +61,8 @@ export function startRunner(
   }
   try {
     opts.beforeStart?.();
-    const start = spawnAs(opts.runAs, process.execPath, [cli, ...args]);
+    cage = openCage(opts.containment, opts.runAs, process.execPath, [cli, ...args]);
+    const { start } = cage;
     child = spawn(start.file, start.args, {
       cwd: opts.cwd,
       uid: start.uid, // under --run-as the runner, its workers and browsers are that user's
@@ -67,10 +72,12 @@ export function startRunner(
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (error) {
+    void cage?.end();
     events.close();
     const message = `cannot start Playwright: ${(error as Error).message}`;
     return { pid: undefined, done: Promise.resolve({ code: null, signal: null, log: message }), kill: () => undefined };
   }
+  const caged = cage;
   const running = () => child.exitCode === null && child.signalCode === null;
   child.stdout?.on('data', (chunk: Buffer) => log.write(chunk));
   child.stderr?.on('data', (chunk: Buffer) => log.write(chunk));
@@ -83,7 +90,7 @@ export function startRunner(
       // its tree: whatever still carries this batch's mark is stopped here.
       killMarked(BATCH_MARK_ENV, mark);
       events.close(); // every event the reporter wrote is handed on before the exit is
-      resolve({ code, signal, log: log.toString() });
+      void caged.end().then(() => resolve({ code, signal, log: log.toString() }));
     };
     child.on('error', (error) => {
       log.write(`cannot start Playwright: ${error.message}\n`);

@@ -12,12 +12,11 @@
  * the lock in ./lock.ts).
  */
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '../store.js';
 import { migrateSqlite } from './migrations.js';
 import { acquireLock } from './lock.js';
+import { makeStoreFilesPrivate } from './private-files.js';
 import { SetRowCache } from './set-cache.js';
 import { SetMoves } from './set-moves.js';
 import { SqliteMoves } from './moves.js';
@@ -62,7 +61,7 @@ export class SqliteStore implements Store {
     readonly file: string,
     private readonly opts: { owner?: boolean } = {},
   ) {
-    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ':memory:') makeStoreFilesPrivate(file);
     if (opts.owner && file !== ':memory:') this.releaseLock = acquireLock(`${file}.lock`);
     if (opts.owner || file === ':memory:') this.setRows = new SetRowCache();
     this.db = new Database(file);
