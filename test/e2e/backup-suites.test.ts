@@ -5,7 +5,8 @@
  * SUCCESS, *Run again* works and the earlier artifact downloads; both commands
  * say where the secret key must come from. And, on SQLite and PostgreSQL, a
  * version whose bytes went missing takes them back from a push of the same
- * archive (201), after which it runs again.
+ * archive (201; asked first, as `runset suites push` does, it is 404), after
+ * which it runs again.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -128,7 +129,11 @@ for (const [shape, url] of stores) {
         assert.equal(broken.status, 'FAIL');
         assert.match(broken.member.error ?? '', /archive's bytes are missing/);
 
+        const asked = await api<{ detail: string }>(server, 'GET', `/v0/suites/${suite.id}`);
+        assert.equal(asked.status, 404, 'what `runset suites push` asks: the version is not had, so it uploads');
+        assert.match(asked.body.detail, /recorded but its archive's bytes are missing from this server; push it again/);
         assert.equal(await upload(server, suite.id, suite.bytes), 201, 'the bytes are stored again');
+        assert.equal((await api(server, 'GET', `/v0/suites/${suite.id}`)).status, 200);
         if (url) assert.ok((await query(url, `SELECT 1 FROM ${schema}.suite_chunks WHERE blob_id = $1`, [suite.id])).length > 0);
         else assert.ok(existsSync(onDisk));
         assert.equal(await upload(server, suite.id, suite.bytes), 200, 'stored once more: nothing changes');

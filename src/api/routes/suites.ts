@@ -98,14 +98,21 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
   api.get('/suites/:id', {
     schema: {
       summary: 'One suite version: size, files, commit, names, the sets that ran it',
-      description: 'What `runset suites push` asks before it uploads: 404 when this server does not have the version (then PUT it).',
+      description: 'What `runset suites push` asks before it uploads: 404 when this server does not have the version, or has its record but not its archive\'s bytes (then PUT it).',
       tags: ['Suites'],
       operationId: 'getSuite',
       security: SECURED,
       params: SuiteParams,
       response: { 200: named(SuiteVersionView, 'The version'), ...problems(400, 401, 403, 404) },
     },
-  }, async (request) => view(request.params.id));
+  }, async (request) => {
+    const found = await deps.store.suites.get(request.params.id);
+    // A version whose bytes are missing is not had: the pusher sends them again (PUT stores them).
+    if (found && !(await hasBytes(found.location))) {
+      throw new RunsetError('not_found', `suite version ${found.id} is recorded but its archive's bytes are missing from this server; push it again (\`runset suites push DIR\`) to store them`);
+    }
+    return view(request.params.id);
+  });
 
   api.get('/suites', {
     schema: {
