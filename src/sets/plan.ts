@@ -19,7 +19,7 @@ import { isSecret, seal } from '../secrets/index.js';
 import { claimOrder, expectedDurations } from '../core/expected.js';
 import { newRecordId } from '../core/ids.js';
 import { setTimeoutText } from '../core/deadlines.js';
-import { isSelecting, selectTests } from './select.js';
+import { isSelecting, refuseEmptySelection, selectTests } from './select.js';
 
 export interface PlanOptions {
   secretKey: Buffer;
@@ -67,6 +67,7 @@ export function planTestRunSet(suite: SuiteConfig, body: CreateTestRunSetBody, o
       `timeoutSeconds ${body.timeoutSeconds} is over environment "${body.env}"'s setTimeout of ${setTimeoutText(environment.setTimeoutSeconds)} (${environment.setTimeoutSeconds} seconds); send at most ${environment.setTimeoutSeconds}, or leave it out for the environment's own`,
     );
   }
+  refuseEmptySelection(body.select);
   const select = body.select && isSelecting(body.select) ? body.select : null;
   const tests = selectTests(declaredTests, select, body.env);
   return {

@@ -16,16 +16,31 @@
  * A user's regular expression runs on the API's event loop and JavaScript's
  * has no timeout, so a pattern that backtracks catastrophically (`(a+)+$`)
  * could stall the server. Patterns are bounded in length (LIMITS in
- * src/core/wire.ts) and all matching runs inside a vm script with a deadline:
- * V8 interrupts a running regular expression when it expires, and the pattern
- * is refused (400) rather than the server stalled.
+ * src/core/wire.ts) and all matching runs inside a vm script with a short
+ * deadline: V8 interrupts a running regular expression when it expires, and
+ * the pattern is refused (400) rather than the server stalled. The create and
+ * rerun routes charge a request that carries patterns to the key's sets per
+ * minute before they run, so even refused ones hold the loop at most
+ * MATCH_DEADLINE_MS × sets per minute (50 ms × 120 = 6 s a minute, against
+ * 30 s at the 250 ms it was). The deadline is wall-clock time, V8's watchdog
+ * thread included: an ordinary pattern over a thousand names takes well under
+ * a millisecond on an idle machine, but 20 ms was overrun on a loaded one, so
+ * it is not cut finer. (A worker thread would free the loop entirely, at the
+ * price of making planning asynchronous.)
  */
-import { runInNewContext } from 'node:vm';
+import { createContext, Script } from 'node:vm';
 import { echo, RunsetError } from '../core/errors.js';
 import type { TestSelection, TestSpec } from '../core/types.js';
 
-/** The longest all of a selection's patterns may take over all of an environment's names. */
-export const MATCH_DEADLINE_MS = 250;
+/** The longest all of a selection's patterns may take over all of an environment's names: what one request may hold the event loop. */
+export const MATCH_DEADLINE_MS = 50;
+
+/** Compiled once, run in one context made once: only the matching itself counts against the deadline. */
+const MATCHER = new Script('names.map((name) => (grep === undefined || grep.test(name)) && (grepInvert === undefined || !grepInvert.test(name)))');
+const MATCH_CONTEXT = createContext({});
+// Run once at load, without a deadline, so a first request's is not spent compiling the matcher.
+Object.assign(MATCH_CONTEXT, { names: ['warm'], grep: /warm/, grepInvert: undefined });
+MATCHER.runInContext(MATCH_CONTEXT);
 
 /** The tests `select` keeps, in their order; refuses an invalid pattern (400) and a selection that keeps none (422). */
 export function selectTests<T extends TestSpec>(tests: readonly T[], select: TestSelection | null | undefined, env: string): T[] {
@@ -52,9 +67,16 @@ export function selectTests<T extends TestSpec>(tests: readonly T[], select: Tes
   return kept;
 }
 
-/** True when the selection narrows anything (`{}` selects every test). */
+/** True when the selection narrows anything (a stored `{}`, from before it was refused, selects every test). */
 export function isSelecting(select: TestSelection): boolean {
   return [select.tags, select.grep, select.grepInvert, select.names, select.projects].some((field) => field !== undefined);
+}
+
+/** Refuses a `select` that names no field: it would narrow nothing, so it is a mistake (leave select out to run every test). */
+export function refuseEmptySelection(select: TestSelection | null | undefined): void {
+  if (select && !isSelecting(select)) {
+    throw new RunsetError('invalid_body', 'select is empty: it must hold at least one of tags, grep, grepInvert, names or projects (the tests it keeps); leave select out to run every test');
+  }
 }
 
 /** True when the selection holds a regular expression: matching it costs time on the API's event loop (see above). */
@@ -97,17 +119,16 @@ function compile(pattern: string | undefined, field: 'grep' | 'grepInvert'): Reg
 /** Per name, whether it passes grep and grepInvert; run under MATCH_DEADLINE_MS (see the file's comment). */
 function grepMatches(names: readonly string[], grep: RegExp | undefined, grepInvert: RegExp | undefined): boolean[] {
   if (!grep && !grepInvert) return names.map(() => true);
+  Object.assign(MATCH_CONTEXT, { names, grep, grepInvert });
   try {
-    return runInNewContext(
-      'names.map((name) => (grep === undefined || grep.test(name)) && (grepInvert === undefined || !grepInvert.test(name)))',
-      { names, grep, grepInvert },
-      { timeout: MATCH_DEADLINE_MS },
-    ) as boolean[];
+    return MATCHER.runInContext(MATCH_CONTEXT, { timeout: MATCH_DEADLINE_MS }) as boolean[];
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw error;
     throw new RunsetError(
       'invalid_body',
-      `select.grep or select.grepInvert took over ${MATCH_DEADLINE_MS} ms on ${names.length} test names (a pattern that backtracks, such as "(a+)+$"); expected a simpler pattern`,
+      `select.grep or select.grepInvert took over ${MATCH_DEADLINE_MS} ms on ${names.length} test names (a pattern that backtracks, such as "(a+)+$"); expected a simpler pattern, or select by tags or names`,
     );
+  } finally {
+    Object.assign(MATCH_CONTEXT, { names: undefined, grep: undefined, grepInvert: undefined }); // nothing kept alive between requests
   }
 }

@@ -51,7 +51,7 @@ test('a backup taken while a set runs restores into another data dir with every 
     const file = path.join(dir, 'runset-backup.db');
     const backup = cli(['backup', file, '--data-dir', dataDir]);
     assert.equal(backup.code, 0, backup.err);
-    assert.match(backup.err, /backed up .*runset-backup\.db: 2 set\(s\), 2 key\(s\), schema version \d+/);
+    assert.match(backup.err, /backed up .*runset-backup\.db: 2 set\(s\), 2 key\(s\), 0 suite archive\(s\), 0 artifact\(s\), schema version \d+/);
     assert.match(cli(['backup', file, '--data-dir', dataDir]).err, /already exists; a backup never overwrites/);
     assert.match(cli(['backup', path.join(dir, 'x.db'), '--data-dir', dataDir], { RUNSET_DATABASE_URL: 'postgres://x' }).err, /pg_dump/);
     await server.stop();

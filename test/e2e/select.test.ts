@@ -108,6 +108,10 @@ describe('selection on create', () => {
     assert.equal(unknown.status, 400);
     assert.equal(unknown.body.code, 'unknown_field');
     assert.match(unknown.body.detail, /body\.select: unknown field "tag"/);
+    const empty = await create({ env: 'staging', select: {} });
+    assert.equal(empty.status, 400);
+    assert.equal(empty.body.code, 'invalid_body');
+    assert.match(empty.body.detail, /^select is empty: it must hold at least one of tags, grep, grepInvert, names or projects/);
     const long = await create({ env: 'staging', select: { grep: 'a'.repeat(257) } });
     assert.equal(long.body.code, 'invalid_body');
     assert.match(long.body.detail, /select\.grep must NOT have more than 256 characters/);

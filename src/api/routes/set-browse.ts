@@ -13,6 +13,7 @@ import { CreateTestRunSetResult, LABEL_KEY, statusDocument } from '../../core/wi
 import { ListTestRunSetsQuery, RerunTestRunSetBody, SET_PAGE_LIMIT, TestRunSetDetails, TestRunSetPage, type TestRunSetSummary } from '../../core/wire-dashboard.js';
 import { MASK } from '../../secrets/index.js';
 import { failedNames, planRerun, planRerunOfFailures } from '../../sets/rerun.js';
+import { hasPatterns } from '../../sets/select.js';
 import type { AppDeps } from '../deps.js';
 import { setSource } from '../../sets/suite-source.js';
 import { findSet } from './test-run-sets.js';
@@ -120,9 +121,12 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       const opts = { secretKey: deps.secretKey, keyId, history, quarantined };
       const onlyFailed = request.body?.only === 'failed';
       const failed = onlyFailed ? failedNames(earlier, await deps.store.sets.listRuns(earlier.id)) : undefined;
+      // As create: a selection's patterns spend the budget before they run (src/sets/select.ts), any other rerun once it is about to create a set.
+      const patterned = hasPatterns(select);
+      if (patterned) deps.setLimit.take(keyId, reply);
       const planned = failed ? planRerunOfFailures(source.suite, again, failed, opts) : planRerun(source.suite, again, opts);
       const set = { ...planned, suite: source.version };
-      deps.setLimit.take(keyId, reply); // as create: only a set about to be created spends the budget
+      if (!patterned) deps.setLimit.take(keyId, reply);
       await deps.store.sets.create(set);
       await deps.store.claims.notifyRunsWaiting();
       request.log.info({ set: set.id, rerunOf: earlier.id, env: set.env, members: set.runs.length }, failed ? 'test run set created (rerun of failures)' : 'test run set created (run again)');

@@ -46,7 +46,7 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
   api.put('/suites/:id', {
     schema: {
       summary: 'Upload a suite version: the gzipped tar of a suite folder, under the SHA-256 of its bytes',
-      description: 'Body: the archive (application/gzip). 201 when stored, 200 when this version was already stored (nothing changes). Refused with nothing stored: 400 when the bytes\' hash is not the id, 413 past the size limit, 422 when the archive or its config breaks a rule (the detail says which). `runset suites push DIR` and `runset trigger --suite DIR` make and send it.',
+      description: 'Body: the archive (application/gzip). 201 when stored (also when the version was recorded but its bytes were missing: they are stored again), 200 when this version was already stored (nothing changes). Refused with nothing stored: 400 when the bytes\' hash is not the id, 413 past the size limit, 422 when the archive or its config breaks a rule (the detail says which). `runset suites push DIR` and `runset trigger --suite DIR` make and send it.',
       tags: ['Suites'],
       operationId: 'uploadSuite',
       security: SECURED,
@@ -59,20 +59,27 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
     if (!(request.body instanceof Readable)) throw new RunsetError('unsupported_media_type', 'send the suite archive\'s bytes as application/gzip (a gzipped tar; `runset suites push DIR` makes one)');
     const { id } = request.params;
     const known = await deps.store.suites.get(id);
-    if (known) {
+    if (known && (await hasBytes(known.location))) {
       request.body.resume(); // the same content is the same version: nothing more to store
       await nameIt(request.query.name, id);
       return reply.code(200).send(await view(id));
     }
+    // A version whose bytes are gone (a restore without them, a lost disk) takes
+    // them back from a push of the same archive; its row stays as recorded.
     const limit = { maxBytes: archives.maxBytes, what: 'suite archive', declared: Number(request.headers['content-length']) };
     try {
       return await withUploadedFile(request.body, limit, async (file) => {
         const inspected = await inspectSuiteArchive(file, { id, maxBytes: archives.maxBytes });
         const tests = testsOf(inspected.configText, inspected.listing, inspected.paths);
         const { location } = await archives.put(id, file);
-        await deps.store.suites.put({ id, size: inspected.size, files: inspected.files, commit: request.query.commit ?? null, tests, location });
+        if (known) {
+          if (location !== known.location) throw new Error(`suite version ${id} is recorded at ${known.location}, its bytes were stored again at ${location}`);
+          request.log.warn({ suite: id, size: inspected.size }, 'suite version\'s missing archive stored again');
+        } else {
+          await deps.store.suites.put({ id, size: inspected.size, files: inspected.files, commit: request.query.commit ?? null, tests, location });
+          request.log.info({ suite: id, size: inspected.size, files: inspected.files, tests: tests.length }, 'suite version stored');
+        }
         await nameIt(request.query.name, id);
-        request.log.info({ suite: id, size: inspected.size, files: inspected.files, tests: tests.length }, 'suite version stored');
         return reply.code(201).send(await view(id));
       });
     } catch (err) {
@@ -80,17 +87,32 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
     }
   });
 
+  /** Whether the archive's bytes are where its row says. */
+  async function hasBytes(location: string): Promise<boolean> {
+    if (archives === UNKEPT_SUITES) return true; // keeping none, this process cannot take them back either
+    const bytes = await archives.open(location);
+    bytes?.destroy();
+    return bytes !== undefined;
+  }
+
   api.get('/suites/:id', {
     schema: {
       summary: 'One suite version: size, files, commit, names, the sets that ran it',
-      description: 'What `runset suites push` asks before it uploads: 404 when this server does not have the version (then PUT it).',
+      description: 'What `runset suites push` asks before it uploads: 404 when this server does not have the version, or has its record but not its archive\'s bytes (then PUT it).',
       tags: ['Suites'],
       operationId: 'getSuite',
       security: SECURED,
       params: SuiteParams,
       response: { 200: named(SuiteVersionView, 'The version'), ...problems(400, 401, 403, 404) },
     },
-  }, async (request) => view(request.params.id));
+  }, async (request) => {
+    const found = await deps.store.suites.get(request.params.id);
+    // A version whose bytes are missing is not had: the pusher sends them again (PUT stores them).
+    if (found && !(await hasBytes(found.location))) {
+      throw new RunsetError('not_found', `suite version ${found.id} is recorded but its archive's bytes are missing from this server; push it again (\`runset suites push DIR\`) to store them`);
+    }
+    return view(request.params.id);
+  });
 
   api.get('/suites', {
     schema: {

@@ -4,11 +4,14 @@
  * writing, and the copy is one consistent moment of it. Restore copies a
  * backup into a data dir that no `serve` owns (its lock is taken for the
  * while), never over a store unless asked, and keeps what it replaces.
+ * The suite archives and artifacts the rows name travel inside the backup
+ * (./backup-files.ts); the secret key does not.
  */
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { acquireLock } from './lock.js';
+import { carriedIn, carryFiles, unpackFiles, type CarriedFiles } from './backup-files.js';
 
 export class BackupError extends Error {}
 
@@ -19,6 +22,8 @@ export interface StoreSummary {
   schemaVersion: number;
   sets: number;
   keys: number;
+  /** The suite archives and artifacts the file carries; null for a backup from before they were carried. */
+  carried: CarriedFiles | null;
 }
 
 export const STORE_FILE = 'runset.db';
@@ -35,7 +40,14 @@ export async function backupStore(source: string, dest: string): Promise<StoreSu
   } finally {
     db.close();
   }
-  return describeStore(dest);
+  let carried: CarriedFiles;
+  try {
+    carried = await carryFiles(dest, path.dirname(source));
+  } catch (err) {
+    rmSync(dest, { force: true }); // never a backup that looks whole but lacks bytes
+    throw err;
+  }
+  return { ...describeStore(dest), carried };
 }
 
 /** What a store file holds; refuses a file that is not a runset store. */
@@ -66,6 +78,7 @@ function summarize(db: Database.Database, file: string): Omit<StoreSummary, 'fil
   }
   const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
   return {
+    carried: carriedIn(db),
     schemaVersion: count('SELECT COALESCE(max(version), 0) AS n FROM schema_migrations'),
     sets: count('SELECT count(*) AS n FROM test_run_sets'),
     keys: count('SELECT count(*) AS n FROM api_keys'),
@@ -100,7 +113,8 @@ export async function restoreStore(backup: string, dataDir: string, opts: { forc
     } finally {
       source.close();
     }
-    return { summary: describeStore(target), keptAside };
+    const carried = await unpackFiles(backup, target, dataDir);
+    return { summary: { ...describeStore(target), carried }, keptAside };
   } finally {
     release();
   }
