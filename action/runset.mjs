@@ -167,6 +167,24 @@ var init_parse = __esm({
   }
 });
 
+// src/client/insight.ts
+function readEnvironments(body) {
+  if (!isRecord(body) || !Array.isArray(body.environments)) return null;
+  const ok = body.environments.every((e) => isRecord(e) && typeof e.name === "string" && Array.isArray(e.variables));
+  return ok ? body.environments : null;
+}
+function readTestSummaries(body) {
+  if (!isRecord(body) || !Array.isArray(body.tests)) return null;
+  const ok = body.tests.every((t) => isRecord(t) && typeof t.name === "string" && Array.isArray(t.lastOutcomes));
+  return ok ? body.tests : null;
+}
+var init_insight = __esm({
+  "src/client/insight.ts"() {
+    "use strict";
+    init_parse();
+  }
+});
+
 // src/client/quarantine.ts
 function readQuarantineEntry(body) {
   if (!isRecord(body) || typeof body.env !== "string" || typeof body.name !== "string" || typeof body.until !== "string") return null;
@@ -574,6 +592,7 @@ var DEFAULT_REQUEST_TIMEOUT_MS, UPLOAD_EXTRA_MS, MAX_DETAIL_CHARS, RunsetClient;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
+    init_insight();
     init_quarantine();
     init_duration();
     init_errors();
@@ -627,8 +646,8 @@ var init_client = __esm({
         if (filter.env !== void 0) query.set("env", filter.env);
         for (const [key, value] of Object.entries(filter.labels ?? {})) query.append("label", `${key}:${value}`);
         if (filter.limit !== void 0) query.set("limit", String(filter.limit));
-        const path20 = `/v0/test-run-sets${query.size > 0 ? `?${query.toString()}` : ""}`;
-        return this.#call({ method: "GET", path: path20, signal: options.signal, read: readSetPage });
+        const path23 = `/v0/test-run-sets${query.size > 0 ? `?${query.toString()}` : ""}`;
+        return this.#call({ method: "GET", path: path23, signal: options.signal, read: readSetPage });
       }
       /** Seed 4.2. `status` may be a value this client does not know: treat it as "not finished". */
       getTestRunSet(id, options = {}) {
@@ -702,8 +721,8 @@ var init_client = __esm({
         const query = new URLSearchParams();
         if (options.commit !== void 0) query.set("commit", options.commit);
         if (options.name !== void 0) query.set("name", options.name);
-        const path20 = `${suitePath(id)}${query.size > 0 ? `?${query.toString()}` : ""}`;
-        const call = { method: "PUT", path: path20, raw: { bytes: archive, contentType: "application/gzip" }, signal: options.signal, read: readSuiteVersion };
+        const path23 = `${suitePath(id)}${query.size > 0 ? `?${query.toString()}` : ""}`;
+        const call = { method: "PUT", path: path23, raw: { bytes: archive, contentType: "application/gzip" }, signal: options.signal, read: readSuiteVersion };
         const request = `PUT ${suitePath(id)}`;
         const { response, text } = await this.#exchange(call, request, UPLOAD_EXTRA_MS);
         return { created: response.status === 201, version: this.#read(call, response, text, request) };
@@ -714,8 +733,8 @@ var init_client = __esm({
       }
       /** Extension: the quarantines in force, of one environment or of every one this key sees. */
       listQuarantine(env, options = {}) {
-        const path20 = env === void 0 ? "/v0/quarantine" : `/v0/quarantine?${new URLSearchParams({ env }).toString()}`;
-        return this.#call({ method: "GET", path: path20, signal: options.signal, read: readQuarantineList });
+        const path23 = env === void 0 ? "/v0/quarantine" : `/v0/quarantine?${new URLSearchParams({ env }).toString()}`;
+        return this.#call({ method: "GET", path: path23, signal: options.signal, read: readQuarantineList });
       }
       /** Extension: quarantines a test (or replaces its quarantine); `until` an ISO time, absent for the server's default. */
       async addQuarantine(entry, options = {}) {
@@ -730,6 +749,21 @@ var init_client = __esm({
         const call = { method: "DELETE", path: `/v0/quarantine?${new URLSearchParams({ env, name }).toString()}`, signal: options.signal, read: () => true };
         const { response, text } = await this.#exchange(call, request);
         if (!response.ok) throw this.#httpError(response, text, request);
+      }
+      /** Extension: the environments this key sees, with their declared variables (a secret one's value is never sent). */
+      listEnvironments(options = {}) {
+        return this.#call({ method: "GET", path: "/v0/environments", signal: options.signal, read: readEnvironments });
+      }
+      /** Extension: tests of `env` whose name contains `name`, each with its last 50 outcomes, pass and flaky rates (first page). */
+      listTests(env, name, options = {}) {
+        return this.#call({ method: "GET", path: `/v0/tests?${new URLSearchParams({ env, name }).toString()}`, signal: options.signal, read: readTestSummaries });
+      }
+      /** Extension: a text artifact (an error context) by the `url` its member lists (`/api/v0/artifacts/{id}`), as text. */
+      async readArtifactText(url, options = {}) {
+        const path23 = url.replace(/^\/api(?=\/)/, "");
+        const { response, text } = await this.#exchange({ method: "GET", path: path23, signal: options.signal, read: () => true }, `GET ${path23}`);
+        if (response.ok) return text;
+        throw this.#httpError(response, text, `GET ${path23}`);
       }
       /**
        * Polls until the set is SUCCESS or FAIL and resolves with that status (a FAIL
@@ -4166,8 +4200,8 @@ function FactorWith(type, withClause) {
   return guard_exports.IsArray(withClause) && guard_exports.IsEqual(withClause.length, 0) ? type : WithDeferred(type, withClause);
 }
 function FactorMapping(input) {
-  const [keyOf, type, indexArray, extend, withClause] = input;
-  return FactorWith(keyOf ? FactorExtends(KeyOfDeferred(FactorIndexArray(type, indexArray)), extend) : FactorExtends(FactorIndexArray(type, indexArray), extend), withClause);
+  const [keyOf2, type, indexArray, extend, withClause] = input;
+  return FactorWith(keyOf2 ? FactorExtends(KeyOfDeferred(FactorIndexArray(type, indexArray)), extend) : FactorExtends(FactorIndexArray(type, indexArray), extend), withClause);
 }
 function ExprBinaryMapping(left, rest) {
   return guard_exports.IsEqual(rest.length, 3) ? (() => {
@@ -6225,8 +6259,8 @@ function CollectDistributionNames(expression, result = []) {
     IsDeferred(expression) && guard_exports.IsEqual(expression.action, "Conditional") ? IsRef(expression.parameters[0]) ? CollectDistributionNames(expression.parameters[2], CollectDistributionNames(expression.parameters[3], [...result, expression.parameters[0]["$ref"]])) : CollectDistributionNames(expression.parameters[2], CollectDistributionNames(expression.parameters[3], result)) : IsDeferred(expression) && guard_exports.IsEqual(expression.action, "Mapped") ? IsDeferred(expression.parameters[1]) && guard_exports.IsEqual(expression.parameters[1].action, "KeyOf") && IsRef(expression.parameters[1].parameters[0]) ? [...result, expression.parameters[1].parameters[0]["$ref"]] : result : result
   );
 }
-function BuildDistributionArray(parameters, names2) {
-  return parameters.reduce((result, left) => [...result, names2.includes(left.name)], []);
+function BuildDistributionArray(parameters, names3) {
+  return parameters.reduce((result, left) => [...result, names3.includes(left.name)], []);
 }
 function ZipDistributionArray(arguments_, distributionArray, result = []) {
   return guard_exports.ShiftLeft(arguments_, (argumentLeft, argumentRight) => guard_exports.ShiftLeft(distributionArray, (booleanLeft, booleanRight) => ZipDistributionArray(argumentRight, booleanRight, [...result, [booleanLeft, argumentLeft]]), () => result), () => result);
@@ -12894,10 +12928,10 @@ var require_URLAlgorithm = __commonJS({
       return lowerStr === ".." || lowerStr === ".%2e" || lowerStr === "%2e." || lowerStr === "%2e%2e";
     }
     function shorten(url) {
-      const path20 = url.path;
-      if (path20.length === 0)
+      const path23 = url.path;
+      if (path23.length === 0)
         return;
-      if (url.scheme === "file" && path20.length === 1 && isNormalizedWindowsDriveLetter(path20[0]))
+      if (url.scheme === "file" && path23.length === 1 && isNormalizedWindowsDriveLetter(path23[0]))
         return;
       url.path.splice(url.path.length - 1, 1);
     }
@@ -14375,11 +14409,11 @@ var require_ElementImpl = __commonJS({
       }
       /** @inheritdoc */
       getAttributeNames() {
-        const names2 = [];
+        const names3 = [];
         for (const attr of this._attributeList) {
-          names2.push(attr._qualifiedName);
+          names3.push(attr._qualifiedName);
         }
-        return names2;
+        return names3;
       }
       /** @inheritdoc */
       getAttribute(qualifiedName) {
@@ -16885,8 +16919,8 @@ var require_EventImpl = __commonJS({
       /** @inheritdoc */
       composedPath() {
         const composedPath = [];
-        const path20 = this._path;
-        if (path20.length === 0)
+        const path23 = this._path;
+        if (path23.length === 0)
           return composedPath;
         const currentTarget = this._currentTarget;
         if (currentTarget === null) {
@@ -16895,16 +16929,16 @@ var require_EventImpl = __commonJS({
         composedPath.push(currentTarget);
         let currentTargetIndex = 0;
         let currentTargetHiddenSubtreeLevel = 0;
-        let index3 = path20.length - 1;
+        let index3 = path23.length - 1;
         while (index3 >= 0) {
-          if (path20[index3].rootOfClosedTree) {
+          if (path23[index3].rootOfClosedTree) {
             currentTargetHiddenSubtreeLevel++;
           }
-          if (path20[index3].invocationTarget === currentTarget) {
+          if (path23[index3].invocationTarget === currentTarget) {
             currentTargetIndex = index3;
             break;
           }
-          if (path20[index3].slotInClosedTree) {
+          if (path23[index3].slotInClosedTree) {
             currentTargetHiddenSubtreeLevel--;
           }
           index3--;
@@ -16913,13 +16947,13 @@ var require_EventImpl = __commonJS({
         let maxHiddenLevel = currentTargetHiddenSubtreeLevel;
         index3 = currentTargetIndex - 1;
         while (index3 >= 0) {
-          if (path20[index3].rootOfClosedTree) {
+          if (path23[index3].rootOfClosedTree) {
             currentHiddenLevel++;
           }
           if (currentHiddenLevel <= maxHiddenLevel) {
-            composedPath.unshift(path20[index3].invocationTarget);
+            composedPath.unshift(path23[index3].invocationTarget);
           }
-          if (path20[index3].slotInClosedTree) {
+          if (path23[index3].slotInClosedTree) {
             currentHiddenLevel--;
             if (currentHiddenLevel < maxHiddenLevel) {
               maxHiddenLevel = currentHiddenLevel;
@@ -16930,14 +16964,14 @@ var require_EventImpl = __commonJS({
         currentHiddenLevel = currentTargetHiddenSubtreeLevel;
         maxHiddenLevel = currentTargetHiddenSubtreeLevel;
         index3 = currentTargetIndex + 1;
-        while (index3 < path20.length) {
-          if (path20[index3].slotInClosedTree) {
+        while (index3 < path23.length) {
+          if (path23[index3].slotInClosedTree) {
             currentHiddenLevel++;
           }
           if (currentHiddenLevel <= maxHiddenLevel) {
-            composedPath.push(path20[index3].invocationTarget);
+            composedPath.push(path23[index3].invocationTarget);
           }
-          if (path20[index3].rootOfClosedTree) {
+          if (path23[index3].rootOfClosedTree) {
             currentHiddenLevel--;
             if (currentHiddenLevel < maxHiddenLevel) {
               maxHiddenLevel = currentHiddenLevel;
@@ -17970,9 +18004,9 @@ var require_EventAlgorithm = __commonJS({
           slotInClosedTree = false;
         }
         let clearTargetsStruct = null;
-        const path20 = event._path;
-        for (let i = path20.length - 1; i >= 0; i--) {
-          const struct = path20[i];
+        const path23 = event._path;
+        for (let i = path23.length - 1; i >= 0; i--) {
+          const struct = path23[i];
           if (struct.shadowAdjustedTarget !== null) {
             clearTargetsStruct = struct;
             break;
@@ -17996,8 +18030,8 @@ var require_EventAlgorithm = __commonJS({
         if (activationTarget !== null && activationTarget._legacyPreActivationBehavior !== void 0) {
           activationTarget._legacyPreActivationBehavior(event);
         }
-        for (let i = path20.length - 1; i >= 0; i--) {
-          const struct = path20[i];
+        for (let i = path23.length - 1; i >= 0; i--) {
+          const struct = path23[i];
           if (struct.shadowAdjustedTarget !== null) {
             event._eventPhase = interfaces_1.EventPhase.AtTarget;
           } else {
@@ -18005,8 +18039,8 @@ var require_EventAlgorithm = __commonJS({
           }
           event_invoke(struct, event, "capturing", legacyOutputDidListenersThrowFlag);
         }
-        for (let i = 0; i < path20.length; i++) {
-          const struct = path20[i];
+        for (let i = 0; i < path23.length; i++) {
+          const struct = path23[i];
           if (struct.shadowAdjustedTarget !== null) {
             event._eventPhase = interfaces_1.EventPhase.AtTarget;
           } else {
@@ -18057,20 +18091,20 @@ var require_EventAlgorithm = __commonJS({
       });
     }
     function event_invoke(struct, event, phase, legacyOutputDidListenersThrowFlag = { value: false }) {
-      const path20 = event._path;
+      const path23 = event._path;
       let index3 = -1;
-      for (let i = 0; i < path20.length; i++) {
-        if (path20[i] === struct) {
+      for (let i = 0; i < path23.length; i++) {
+        if (path23[i] === struct) {
           index3 = i;
           break;
         }
       }
       if (index3 !== -1) {
-        let item = path20[index3];
+        let item = path23[index3];
         if (item.shadowAdjustedTarget !== null) {
           event._target = item.shadowAdjustedTarget;
         } else if (index3 > 0) {
-          item = path20[index3 - 1];
+          item = path23[index3 - 1];
           if (item.shadowAdjustedTarget !== null) {
             event._target = item.shadowAdjustedTarget;
           }
@@ -25777,9 +25811,9 @@ var require_loader = __commonJS({
       const transactions = state2.anchorMapTransactions;
       if (transactions.length === 0) return;
       const parent = transactions[transactions.length - 1];
-      const names2 = Object.keys(transaction);
-      for (let index3 = 0, length = names2.length; index3 < length; index3 += 1) {
-        const name = names2[index3];
+      const names3 = Object.keys(transaction);
+      for (let index3 = 0, length = names3.length; index3 < length; index3 += 1) {
+        const name = names3[index3];
         if (!_hasOwnProperty.call(parent, name)) {
           parent[name] = transaction[name];
         }
@@ -25787,13 +25821,13 @@ var require_loader = __commonJS({
     }
     function rollbackAnchorTransaction(state2) {
       const transaction = state2.anchorMapTransactions.pop();
-      const names2 = Object.keys(transaction);
-      for (let index3 = names2.length - 1; index3 >= 0; index3 -= 1) {
-        const entry = transaction[names2[index3]];
+      const names3 = Object.keys(transaction);
+      for (let index3 = names3.length - 1; index3 >= 0; index3 -= 1) {
+        const entry = transaction[names3[index3]];
         if (entry.existed) {
-          state2.anchorMap[names2[index3]] = entry.value;
+          state2.anchorMap[names3[index3]] = entry.value;
         } else {
-          delete state2.anchorMap[names2[index3]];
+          delete state2.anchorMap[names3[index3]];
         }
       }
     }
@@ -30956,8 +30990,8 @@ var require_option = __commonJS({
        * @param {(string | string[])} names
        * @return {Option}
        */
-      conflicts(names2) {
-        this.conflictsWith = this.conflictsWith.concat(names2);
+      conflicts(names3) {
+        this.conflictsWith = this.conflictsWith.concat(names3);
         return this;
       }
       /**
@@ -31280,7 +31314,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports) {
     var EventEmitter = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
-    var path20 = __require("node:path");
+    var path23 = __require("node:path");
     var fs2 = __require("node:fs");
     var process2 = __require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -31584,8 +31618,8 @@ var require_command = __commonJS({
        * @param {string} names
        * @return {Command} `this` command for chaining
        */
-      arguments(names2) {
-        names2.trim().split(/ +/).forEach((detail) => {
+      arguments(names3) {
+        names3.trim().split(/ +/).forEach((detail) => {
           this.argument(detail);
         });
         return this;
@@ -32293,9 +32327,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path20.resolve(baseDir, baseName);
+          const localBin = path23.resolve(baseDir, baseName);
           if (fs2.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path20.extname(baseName))) return void 0;
+          if (sourceExt.includes(path23.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs2.existsSync(`${localBin}${ext}`)
           );
@@ -32313,17 +32347,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path20.resolve(
-            path20.dirname(resolvedScriptPath),
+          executableDir = path23.resolve(
+            path23.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path20.basename(
+            const legacyName = path23.basename(
               this._scriptPath,
-              path20.extname(this._scriptPath)
+              path23.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -32334,7 +32368,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path20.extname(executableFile));
+        launchWithNode = sourceExt.includes(path23.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -33249,7 +33283,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path20.basename(filename, path20.extname(filename));
+        this._name = path23.basename(filename, path23.extname(filename));
         return this;
       }
       /**
@@ -33263,9 +33297,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path21) {
-        if (path21 === void 0) return this._executableDir;
-        this._executableDir = path21;
+      executableDir(path24) {
+        if (path24 === void 0) return this._executableDir;
+        this._executableDir = path24;
         return this;
       }
       /**
@@ -33576,7 +33610,7 @@ var init_version = __esm({
 });
 
 // src/core/suites.ts
-var SUITE_NAME, DEFAULT_MAX_SUITE_BYTES, MAX_SUITE_UNPACKED_BYTES, MAX_SUITE_FILES, SUITE_CONFIG_FILE, LISTING_FILE, MAX_LISTING_BYTES;
+var SUITE_NAME, DEFAULT_MAX_SUITE_BYTES, MAX_SUITE_UNPACKED_BYTES, MAX_SUITE_FILES, SUITE_READ_LIMITS, SUITE_CONFIG_FILE, LISTING_FILE, MAX_LISTING_BYTES;
 var init_suites2 = __esm({
   "src/core/suites.ts"() {
     "use strict";
@@ -33584,6 +33618,20 @@ var init_suites2 = __esm({
     DEFAULT_MAX_SUITE_BYTES = 50 * 1024 * 1024;
     MAX_SUITE_UNPACKED_BYTES = 1024 ** 3;
     MAX_SUITE_FILES = 2e4;
+    SUITE_READ_LIMITS = {
+      /** Longest path of an entry, in UTF-8 bytes: Linux's PATH_MAX is 4096, and a version is unpacked some folders deep. */
+      pathBytes: 1024,
+      /** Most bytes of all entries' paths together: 20,000 entries of ~100 bytes. */
+      nameBytes: 2 * 1024 * 1024,
+      /** Largest tar extended header (pax, GNU long name): it holds one path and a few fields. */
+      metaBytes: 64 * 1024,
+      /** Most tar bytes (files, headers, padding) one byte of archive may inflate to, once past ratioFloorBytes. */
+      ratio: 200,
+      /** Inflated bytes any archive may reach before the ratio applies: a tiny archive of a few files is padded to 10 KiB by tar. */
+      ratioFloorBytes: 1024 * 1024,
+      /** Most tar bytes an archive may inflate to: its files' MAX_SUITE_UNPACKED_BYTES, and room for headers and padding. */
+      tarBytes: MAX_SUITE_UNPACKED_BYTES + 64 * 1024 * 1024
+    };
     SUITE_CONFIG_FILE = "runset.config.yaml";
     LISTING_FILE = ".runset/listing.json";
     MAX_LISTING_BYTES = 16 * 1024 * 1024;
@@ -39737,23 +39785,23 @@ var init_parse4 = __esm({
 });
 
 // node_modules/typebox/build/value/delta/diff.mjs
-function CreateUpdate(path20, value) {
-  return { type: "update", path: path20, value };
+function CreateUpdate(path23, value) {
+  return { type: "update", path: path23, value };
 }
-function CreateInsert(path20, value) {
-  return { type: "insert", path: path20, value };
+function CreateInsert(path23, value) {
+  return { type: "insert", path: path23, value };
 }
-function CreateDelete(path20) {
-  return { type: "delete", path: path20 };
+function CreateDelete(path23) {
+  return { type: "delete", path: path23 };
 }
 function AssertCanDiffObject(value) {
   if (guard_exports.IsObject(value) && guard_exports.IsEqual(guard_exports.Symbols(value).length, 0))
     return;
   throw new Error("Cannot create diffs for objects with symbols keys");
 }
-function* FromObject16(path20, left, right) {
+function* FromObject16(path23, left, right) {
   if (!guard_exports.IsObject(right) || guard_exports.IsArray(right))
-    return yield CreateUpdate(path20, right);
+    return yield CreateUpdate(path23, right);
   AssertCanDiffObject(left);
   AssertCanDiffObject(right);
   const leftKeys = guard_exports.Keys(left);
@@ -39763,7 +39811,7 @@ function* FromObject16(path20, left, right) {
       continue;
     if (guard_exports.IsUnsafePropertyKey(key))
       continue;
-    yield CreateInsert(`${path20}/${key}`, right[key]);
+    yield CreateInsert(`${path23}/${key}`, right[key]);
   }
   for (const key of leftKeys) {
     if (!guard_exports.HasPropertyKey(right, key))
@@ -39772,52 +39820,52 @@ function* FromObject16(path20, left, right) {
       continue;
     if (Equal(left, right))
       continue;
-    yield* FromValue3(`${path20}/${key}`, left[key], right[key]);
+    yield* FromValue3(`${path23}/${key}`, left[key], right[key]);
   }
   for (const key of leftKeys) {
     if (guard_exports.HasPropertyKey(right, key))
       continue;
     if (guard_exports.IsUnsafePropertyKey(key))
       continue;
-    yield CreateDelete(`${path20}/${key}`);
+    yield CreateDelete(`${path23}/${key}`);
   }
 }
-function* FromArray12(path20, left, right) {
+function* FromArray12(path23, left, right) {
   if (!guard_exports.IsArray(right))
-    return yield CreateUpdate(path20, right);
+    return yield CreateUpdate(path23, right);
   for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    yield* FromValue3(`${path20}/${i}`, left[i], right[i]);
+    yield* FromValue3(`${path23}/${i}`, left[i], right[i]);
   }
   for (let i = 0; i < right.length; i++) {
     if (i < left.length)
       continue;
-    yield CreateInsert(`${path20}/${i}`, right[i]);
+    yield CreateInsert(`${path23}/${i}`, right[i]);
   }
   for (let i = left.length - 1; i >= 0; i--) {
     if (i < right.length)
       continue;
-    yield CreateDelete(`${path20}/${i}`);
+    yield CreateDelete(`${path23}/${i}`);
   }
 }
-function* FromTypedArray2(path20, left, right) {
+function* FromTypedArray2(path23, left, right) {
   const typeLeft = globalThis.Object.getPrototypeOf(left).constructor.name;
   const typeRight = globalThis.Object.getPrototypeOf(right).constructor.name;
   const predicate = globals_exports.IsTypeArray(right) && guard_exports.IsEqual(left.length, right.length) && guard_exports.IsEqual(typeLeft, typeRight);
   if (predicate) {
     for (let index3 = 0; index3 < Math.min(left.length, right.length); index3++) {
-      yield* FromValue3(`${path20}/${index3}`, left[index3], right[index3]);
+      yield* FromValue3(`${path23}/${index3}`, left[index3], right[index3]);
     }
   } else {
-    return yield CreateUpdate(path20, right);
+    return yield CreateUpdate(path23, right);
   }
 }
-function* FromUnknown(path20, left, right) {
+function* FromUnknown(path23, left, right) {
   if (left === right)
     return;
-  yield CreateUpdate(path20, right);
+  yield CreateUpdate(path23, right);
 }
-function* FromValue3(path20, left, right) {
-  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path20, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path20, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path20, left, right) : yield* FromUnknown(path20, left, right);
+function* FromValue3(path23, left, right) {
+  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path23, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path23, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path23, left, right) : yield* FromUnknown(path23, left, right);
 }
 function Diff(current, next) {
   return [...FromValue3("", current, next)];
@@ -40107,10 +40155,10 @@ function ScoreVariant(context, type, value) {
   const keys = guard_exports.Keys(value);
   const entries = guard_exports.Entries(type.properties);
   return entries.reduce((result, [key, schema]) => {
-    const literal = IsLiteral(schema) && guard_exports.IsEqual(schema.const, value[key]) ? 100 : 0;
+    const literal2 = IsLiteral(schema) && guard_exports.IsEqual(schema.const, value[key]) ? 100 : 0;
     const checks = Check2(context, schema, value[key]) ? 10 : 0;
     const exists = keys.includes(key) ? 1 : 0;
-    return result + (literal + checks + exists);
+    return result + (literal2 + checks + exists);
   }, 0);
 }
 function UnionScoreSelect(context, type, value) {
@@ -40525,17 +40573,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path20) {
-      const ctrl = callVisitor(key, node, visitor, path20);
+    function visit_(key, node, visitor, path23) {
+      const ctrl = callVisitor(key, node, visitor, path23);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visit_(key, ctrl, visitor, path20);
+        replaceNode(key, path23, ctrl);
+        return visit_(key, ctrl, visitor, path23);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path20 = Object.freeze(path20.concat(node));
+          path23 = Object.freeze(path23.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci2 = visit_(i, node.items[i], visitor, path20);
+            const ci2 = visit_(i, node.items[i], visitor, path23);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -40546,13 +40594,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path20 = Object.freeze(path20.concat(node));
-          const ck = visit_("key", node.key, visitor, path20);
+          path23 = Object.freeze(path23.concat(node));
+          const ck = visit_("key", node.key, visitor, path23);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path20);
+          const cv = visit_("value", node.value, visitor, path23);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -40573,17 +40621,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path20) {
-      const ctrl = await callVisitor(key, node, visitor, path20);
+    async function visitAsync_(key, node, visitor, path23) {
+      const ctrl = await callVisitor(key, node, visitor, path23);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visitAsync_(key, ctrl, visitor, path20);
+        replaceNode(key, path23, ctrl);
+        return visitAsync_(key, ctrl, visitor, path23);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path20 = Object.freeze(path20.concat(node));
+          path23 = Object.freeze(path23.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci2 = await visitAsync_(i, node.items[i], visitor, path20);
+            const ci2 = await visitAsync_(i, node.items[i], visitor, path23);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -40594,13 +40642,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path20 = Object.freeze(path20.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path20);
+          path23 = Object.freeze(path23.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path23);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path20);
+          const cv = await visitAsync_("value", node.value, visitor, path23);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -40627,23 +40675,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path20) {
+    function callVisitor(key, node, visitor, path23) {
       if (typeof visitor === "function")
-        return visitor(key, node, path20);
+        return visitor(key, node, path23);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path20);
+        return visitor.Map?.(key, node, path23);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path20);
+        return visitor.Seq?.(key, node, path23);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path20);
+        return visitor.Pair?.(key, node, path23);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path20);
+        return visitor.Scalar?.(key, node, path23);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path20);
+        return visitor.Alias?.(key, node, path23);
       return void 0;
     }
-    function replaceNode(key, path20, node) {
-      const parent = path20[path20.length - 1];
+    function replaceNode(key, path23, node) {
+      const parent = path23[path23.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -41255,10 +41303,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path20, value) {
+    function collectionFromPath(schema, path23, value) {
       let v2 = value;
-      for (let i = path20.length - 1; i >= 0; --i) {
-        const k2 = path20[i];
+      for (let i = path23.length - 1; i >= 0; --i) {
+        const k2 = path23[i];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v2;
@@ -41277,7 +41325,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
+    var isEmptyPath = (path23) => path23 == null || typeof path23 === "object" && !!path23[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -41307,11 +41355,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path20, value) {
-        if (isEmptyPath(path20))
+      addIn(path23, value) {
+        if (isEmptyPath(path23))
           this.add(value);
         else {
-          const [key, ...rest] = path20;
+          const [key, ...rest] = path23;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -41325,8 +41373,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        const [key, ...rest] = path20;
+      deleteIn(path23) {
+        const [key, ...rest] = path23;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -41340,8 +41388,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        const [key, ...rest] = path20;
+      getIn(path23, keepScalar) {
+        const [key, ...rest] = path23;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -41359,8 +41407,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path20) {
-        const [key, ...rest] = path20;
+      hasIn(path23) {
+        const [key, ...rest] = path23;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -41370,8 +41418,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value) {
-        const [key, ...rest] = path20;
+      setIn(path23, value) {
+        const [key, ...rest] = path23;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -41691,9 +41739,9 @@ ${indent}`) + "'";
         return quotedString(value, ctx);
       }
       const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
-      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
+      const literal2 = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
       if (!value)
-        return literal ? "|\n" : ">\n";
+        return literal2 ? "|\n" : ">\n";
       let chomp;
       let endStart;
       for (endStart = value.length; endStart > 0; --endStart) {
@@ -41742,7 +41790,7 @@ ${indent}`) + "'";
         if (onComment)
           onComment();
       }
-      if (!literal) {
+      if (!literal2) {
         const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
         let literalFallback = false;
         const foldOptions = getFoldOptions(ctx, true);
@@ -42658,13 +42706,13 @@ var require_YAMLSeq = __commonJS({
           this.items[idx] = value;
       }
       toJSON(_2, ctx) {
-        const seq = [];
+        const seq2 = [];
         if (ctx?.onCreate)
-          ctx.onCreate(seq);
+          ctx.onCreate(seq2);
         let i = 0;
         for (const item of this.items)
-          seq.push(toJS.toJS(item, String(i++), ctx));
-        return seq;
+          seq2.push(toJS.toJS(item, String(i++), ctx));
+        return seq2;
       }
       toString(ctx, onComment, onChompKeep) {
         if (!ctx)
@@ -42679,7 +42727,7 @@ var require_YAMLSeq = __commonJS({
       }
       static from(schema, obj, ctx) {
         const { replacer } = ctx;
-        const seq = new this(schema);
+        const seq2 = new this(schema);
         if (obj && Symbol.iterator in Object(obj)) {
           let i = 0;
           for (let it2 of obj) {
@@ -42687,10 +42735,10 @@ var require_YAMLSeq = __commonJS({
               const key = obj instanceof Set ? it2 : String(i++);
               it2 = replacer.call(obj, key, it2);
             }
-            seq.items.push(createNode.createNode(it2, void 0, ctx));
+            seq2.items.push(createNode.createNode(it2, void 0, ctx));
           }
         }
-        return seq;
+        return seq2;
       }
     };
     function asItemIndex(key) {
@@ -42709,19 +42757,19 @@ var require_seq2 = __commonJS({
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
-    var seq = {
+    var seq2 = {
       collection: "seq",
       default: true,
       nodeClass: YAMLSeq.YAMLSeq,
       tag: "tag:yaml.org,2002:seq",
-      resolve(seq2, onError) {
-        if (!identity.isSeq(seq2))
+      resolve(seq3, onError) {
+        if (!identity.isSeq(seq3))
           onError("Expected a sequence for this tag");
-        return seq2;
+        return seq3;
       },
       createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
     };
-    exports.seq = seq;
+    exports.seq = seq2;
   }
 });
 
@@ -42910,14 +42958,14 @@ var require_schema2 = __commonJS({
     "use strict";
     var map = require_map2();
     var _null = require_null2();
-    var seq = require_seq2();
+    var seq2 = require_seq2();
     var string = require_string();
     var bool = require_bool2();
     var float = require_float2();
     var int = require_int2();
     var schema = [
       map.map,
-      seq.seq,
+      seq2.seq,
       string.string,
       _null.nullTag,
       bool.boolTag,
@@ -42938,7 +42986,7 @@ var require_schema3 = __commonJS({
     "use strict";
     var Scalar = require_Scalar();
     var map = require_map2();
-    var seq = require_seq2();
+    var seq2 = require_seq2();
     function intIdentify(value) {
       return typeof value === "bigint" || Number.isInteger(value);
     }
@@ -42994,7 +43042,7 @@ var require_schema3 = __commonJS({
         return str2;
       }
     };
-    var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
+    var schema = [map.map, seq2.seq].concat(jsonScalars, jsonError);
     exports.schema = schema;
   }
 });
@@ -43073,10 +43121,10 @@ var require_pairs2 = __commonJS({
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     var YAMLSeq = require_YAMLSeq();
-    function resolvePairs(seq, onError) {
-      if (identity.isSeq(seq)) {
-        for (let i = 0; i < seq.items.length; ++i) {
-          let item = seq.items[i];
+    function resolvePairs(seq2, onError) {
+      if (identity.isSeq(seq2)) {
+        for (let i = 0; i < seq2.items.length; ++i) {
+          let item = seq2.items[i];
           if (identity.isPair(item))
             continue;
           else if (identity.isMap(item)) {
@@ -43093,11 +43141,11 @@ ${cn2.comment}` : item.comment;
             }
             item = pair;
           }
-          seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+          seq2.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
         }
       } else
         onError("Expected a sequence for this tag");
-      return seq;
+      return seq2;
     }
     function createPairs(schema, iterable, ctx) {
       const { replacer } = ctx;
@@ -43200,8 +43248,8 @@ var require_omap2 = __commonJS({
       nodeClass: YAMLOMap,
       default: false,
       tag: "tag:yaml.org,2002:omap",
-      resolve(seq, onError) {
-        const pairs$1 = pairs.resolvePairs(seq, onError);
+      resolve(seq2, onError) {
+        const pairs$1 = pairs.resolvePairs(seq2, onError);
         const seenKeys = [];
         for (const { key } of pairs$1.items) {
           if (identity.isScalar(key)) {
@@ -43564,7 +43612,7 @@ var require_schema4 = __commonJS({
     "use strict";
     var map = require_map2();
     var _null = require_null2();
-    var seq = require_seq2();
+    var seq2 = require_seq2();
     var string = require_string();
     var binary = require_binary2();
     var bool = require_bool3();
@@ -43577,7 +43625,7 @@ var require_schema4 = __commonJS({
     var timestamp = require_timestamp2();
     var schema = [
       map.map,
-      seq.seq,
+      seq2.seq,
       string.string,
       _null.nullTag,
       bool.trueTag,
@@ -43608,7 +43656,7 @@ var require_tags = __commonJS({
     "use strict";
     var map = require_map2();
     var _null = require_null2();
-    var seq = require_seq2();
+    var seq2 = require_seq2();
     var string = require_string();
     var bool = require_bool2();
     var float = require_float2();
@@ -43624,7 +43672,7 @@ var require_tags = __commonJS({
     var timestamp = require_timestamp2();
     var schemas = /* @__PURE__ */ new Map([
       ["core", schema.schema],
-      ["failsafe", [map.map, seq.seq, string.string]],
+      ["failsafe", [map.map, seq2.seq, string.string]],
       ["json", schema$1.schema],
       ["yaml11", schema$2.schema],
       ["yaml-1.1", schema$2.schema]
@@ -43645,7 +43693,7 @@ var require_tags = __commonJS({
       null: _null.nullTag,
       omap: omap.omap,
       pairs: pairs.pairs,
-      seq: seq.seq,
+      seq: seq2.seq,
       set: set.set,
       timestamp: timestamp.timestamp
     };
@@ -43702,7 +43750,7 @@ var require_Schema = __commonJS({
     "use strict";
     var identity = require_identity();
     var map = require_map2();
-    var seq = require_seq2();
+    var seq2 = require_seq2();
     var string = require_string();
     var tags = require_tags();
     var sortMapEntriesByKey = (a, b2) => a.key < b2.key ? -1 : a.key > b2.key ? 1 : 0;
@@ -43715,7 +43763,7 @@ var require_Schema = __commonJS({
         this.toStringOptions = toStringDefaults ?? null;
         Object.defineProperty(this, identity.MAP, { value: map.map });
         Object.defineProperty(this, identity.SCALAR, { value: string.string });
-        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        Object.defineProperty(this, identity.SEQ, { value: seq2.seq });
         this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
       }
       clone() {
@@ -43886,9 +43934,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path20, value) {
+      addIn(path23, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path20, value);
+          this.contents.addIn(path23, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -43963,14 +44011,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        if (Collection.isEmptyPath(path20)) {
+      deleteIn(path23) {
+        if (Collection.isEmptyPath(path23)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path23) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -43985,10 +44033,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        if (Collection.isEmptyPath(path20))
+      getIn(path23, keepScalar) {
+        if (Collection.isEmptyPath(path23))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path23, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -43999,10 +44047,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path20) {
-        if (Collection.isEmptyPath(path20))
+      hasIn(path23) {
+        if (Collection.isEmptyPath(path23))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path23) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -44019,13 +44067,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value) {
-        if (Collection.isEmptyPath(path20)) {
+      setIn(path23, value) {
+        if (Collection.isEmptyPath(path23)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path20), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path23), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path20, value);
+          this.contents.setIn(path23, value);
         }
       }
       /**
@@ -44509,7 +44557,7 @@ var require_resolve_block_seq = __commonJS({
     var utilFlowIndentCheck = require_util_flow_indent_check();
     function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs2, onError, tag) {
       const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
-      const seq = new NodeClass(ctx.schema);
+      const seq2 = new NodeClass(ctx.schema);
       if (ctx.atRoot)
         ctx.atRoot = false;
       if (ctx.atKey)
@@ -44534,7 +44582,7 @@ var require_resolve_block_seq = __commonJS({
           } else {
             commentEnd = props.end;
             if (props.comment)
-              seq.comment = props.comment;
+              seq2.comment = props.comment;
             continue;
           }
         }
@@ -44542,10 +44590,10 @@ var require_resolve_block_seq = __commonJS({
         if (ctx.schema.compat)
           utilFlowIndentCheck.flowIndentCheck(bs2.indent, value, onError);
         offset = node.range[2];
-        seq.items.push(node);
+        seq2.items.push(node);
       }
-      seq.range = [bs2.offset, offset, commentEnd ?? offset];
-      return seq;
+      seq2.range = [bs2.offset, offset, commentEnd ?? offset];
+      return seq2;
     }
     exports.resolveBlockSeq = resolveBlockSeq;
   }
@@ -45986,9 +46034,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path20) => {
+    visit.itemAtPath = (cst, path23) => {
       let item = cst;
-      for (const [field, index3] of path20) {
+      for (const [field, index3] of path23) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index3];
@@ -45997,23 +46045,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path20) => {
-      const parent = visit.itemAtPath(cst, path20.slice(0, -1));
-      const field = path20[path20.length - 1][0];
+    visit.parentCollection = (cst, path23) => {
+      const parent = visit.itemAtPath(cst, path23.slice(0, -1));
+      const field = path23[path23.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path20, item, visitor) {
-      let ctrl = visitor(item, path20);
+    function _visit(path23, item, visitor) {
+      let ctrl = visitor(item, path23);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci2 = _visit(Object.freeze(path20.concat([[field, i]])), token.items[i], visitor);
+            const ci2 = _visit(Object.freeze(path23.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -46024,10 +46072,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path20);
+            ctrl = ctrl(item, path23);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path23) : ctrl;
     }
     exports.visit = visit;
   }
@@ -47366,8 +47414,8 @@ var require_parser2 = __commonJS({
         yield* this.pop();
         yield* this.step();
       }
-      *blockSequence(seq) {
-        const it2 = seq.items[seq.items.length - 1];
+      *blockSequence(seq2) {
+        const it2 = seq2.items[seq2.items.length - 1];
         switch (this.type) {
           case "newline":
             if (it2.value) {
@@ -47376,22 +47424,22 @@ var require_parser2 = __commonJS({
               if (last?.type === "comment")
                 end?.push(this.sourceToken);
               else
-                seq.items.push({ start: [this.sourceToken] });
+                seq2.items.push({ start: [this.sourceToken] });
             } else
               it2.start.push(this.sourceToken);
             return;
           case "space":
           case "comment":
             if (it2.value)
-              seq.items.push({ start: [this.sourceToken] });
+              seq2.items.push({ start: [this.sourceToken] });
             else {
-              if (this.atIndentedComment(it2.start, seq.indent)) {
-                const prev = seq.items[seq.items.length - 2];
+              if (this.atIndentedComment(it2.start, seq2.indent)) {
+                const prev = seq2.items[seq2.items.length - 2];
                 const end = prev?.value?.end;
                 if (Array.isArray(end)) {
                   arrayPushArray(end, it2.start);
                   end.push(this.sourceToken);
-                  seq.items.pop();
+                  seq2.items.pop();
                   return;
                 }
               }
@@ -47400,21 +47448,21 @@ var require_parser2 = __commonJS({
             return;
           case "anchor":
           case "tag":
-            if (it2.value || this.indent <= seq.indent)
+            if (it2.value || this.indent <= seq2.indent)
               break;
             it2.start.push(this.sourceToken);
             return;
           case "seq-item-ind":
-            if (this.indent !== seq.indent)
+            if (this.indent !== seq2.indent)
               break;
             if (it2.value || includesToken(it2.start, "seq-item-ind"))
-              seq.items.push({ start: [this.sourceToken] });
+              seq2.items.push({ start: [this.sourceToken] });
             else
               it2.start.push(this.sourceToken);
             return;
         }
-        if (this.indent > seq.indent) {
-          const bv = this.startBlockValue(seq);
+        if (this.indent > seq2.indent) {
+          const bv = this.startBlockValue(seq2);
           if (bv) {
             this.stack.push(bv);
             return;
@@ -47811,18 +47859,18 @@ var init_dangerous_variables = __esm({
 });
 
 // src/config/suite-error.ts
-function formatPath(path20) {
-  if (path20.length === 0) return "(top level)";
+function formatPath(path23) {
+  if (path23.length === 0) return "(top level)";
   let out = "";
-  for (const segment of path20) {
+  for (const segment of path23) {
     if (typeof segment === "number") out += `[${segment}]`;
     else if (PLAIN_KEY.test(segment)) out += out === "" ? segment : `.${segment}`;
     else out += `[${JSON.stringify(segment)}]`;
   }
   return out;
 }
-function fail(path20, problem, expected) {
-  throw new FailureSignal({ path: path20, problem, expected });
+function fail(path23, problem, expected) {
+  throw new FailureSignal({ path: path23, problem, expected });
 }
 function describeValue(value) {
   if (value === null || value === void 0) return "an empty value";
@@ -47868,78 +47916,78 @@ var init_suite_error = __esm({
 });
 
 // src/config/suite-explain.ts
-function explain(schema, value, path20 = []) {
-  return walk(schema, value, path20);
+function explain(schema, value, path23 = []) {
+  return walk(schema, value, path23);
 }
-function walk(node, value, path20) {
-  if (node.anyOf) return walkUnion(node, value, path20);
+function walk(node, value, path23) {
+  if (node.anyOf) return walkUnion(node, value, path23);
   if (node.const !== void 0 && value !== node.const) {
-    return { path: path20, problem: `got ${describeValue(value)}`, expected: expectedOf(node) };
+    return { path: path23, problem: `got ${describeValue(value)}`, expected: expectedOf(node) };
   }
-  if (node.type !== void 0 && !hasType(node.type, value)) return typeFailure(node, value, path20);
-  if (typeof value === "string") return walkString(node, value, path20);
-  if (typeof value === "number") return walkNumber(node, value, path20);
-  if (Array.isArray(value)) return walkArray(node, value, path20);
-  if (isMapping(value)) return walkObject(node, value, path20);
+  if (node.type !== void 0 && !hasType(node.type, value)) return typeFailure(node, value, path23);
+  if (typeof value === "string") return walkString(node, value, path23);
+  if (typeof value === "number") return walkNumber(node, value, path23);
+  if (Array.isArray(value)) return walkArray(node, value, path23);
+  if (isMapping(value)) return walkObject(node, value, path23);
   return void 0;
 }
-function walkUnion(node, value, path20) {
+function walkUnion(node, value, path23) {
   const branches = node.anyOf ?? [];
   if (branches.some((branch) => value_exports.Check(branch, value))) return void 0;
   if (branches.every((branch) => branch.const !== void 0)) {
     const allowed = branches.map((branch) => JSON.stringify(branch.const)).join(", ");
-    return { path: path20, problem: `got ${describeValue(value)}`, expected: node.description ?? `one of ${allowed}` };
+    return { path: path23, problem: `got ${describeValue(value)}`, expected: node.description ?? `one of ${allowed}` };
   }
   const sameKind = branches.find((branch) => branch.type !== void 0 && hasType(branch.type, value));
-  if (sameKind) return walk({ ...sameKind, description: sameKind.description ?? node.description }, value, path20);
-  return typeFailure(node, value, path20);
+  if (sameKind) return walk({ ...sameKind, description: sameKind.description ?? node.description }, value, path23);
+  return typeFailure(node, value, path23);
 }
-function walkString(node, value, path20) {
+function walkString(node, value, path23) {
   const expected = expectedOf(node);
   if (node.minLength !== void 0 && value.length < node.minLength) {
-    return { path: path20, problem: value === "" ? "empty" : `too short (${value.length} characters)`, expected };
+    return { path: path23, problem: value === "" ? "empty" : `too short (${value.length} characters)`, expected };
   }
   if (node.maxLength !== void 0 && value.length > node.maxLength) {
-    return { path: path20, problem: `too long (${value.length} characters, at most ${node.maxLength})`, expected };
+    return { path: path23, problem: `too long (${value.length} characters, at most ${node.maxLength})`, expected };
   }
   if (node.pattern !== void 0 && !new RegExp(node.pattern, "u").test(value)) {
-    return { path: path20, problem: `got ${describeValue(value)}`, expected };
+    return { path: path23, problem: `got ${describeValue(value)}`, expected };
   }
   return void 0;
 }
-function walkNumber(node, value, path20) {
+function walkNumber(node, value, path23) {
   const tooSmall = node.minimum !== void 0 && value < node.minimum || node.exclusiveMinimum !== void 0 && value <= node.exclusiveMinimum;
   const tooLarge = node.maximum !== void 0 && value > node.maximum;
-  if (tooSmall || tooLarge) return { path: path20, problem: `got ${value}, out of range`, expected: expectedOf(node) };
+  if (tooSmall || tooLarge) return { path: path23, problem: `got ${value}, out of range`, expected: expectedOf(node) };
   return void 0;
 }
-function walkArray(node, value, path20) {
+function walkArray(node, value, path23) {
   if (node.minItems !== void 0 && value.length < node.minItems) {
-    return { path: path20, problem: value.length === 0 ? "empty list" : `only ${value.length} items`, expected: expectedOf(node) };
+    return { path: path23, problem: value.length === 0 ? "empty list" : `only ${value.length} items`, expected: expectedOf(node) };
   }
   if (!node.items) return void 0;
   for (const [index3, item] of value.entries()) {
-    const failure = walk(node.items, item, [...path20, index3]);
+    const failure = walk(node.items, item, [...path23, index3]);
     if (failure) return failure;
   }
   return void 0;
 }
-function walkObject(node, value, path20) {
+function walkObject(node, value, path23) {
   for (const [key, item] of Object.entries(value)) {
     const child = childSchema(node, key);
-    if (child === "unknown") return unknownKey(node, key, [...path20, key]);
+    if (child === "unknown") return unknownKey(node, key, [...path23, key]);
     if (child) {
-      const failure = walk(child, item, [...path20, key]);
+      const failure = walk(child, item, [...path23, key]);
       if (failure) return failure;
     }
   }
   for (const key of node.required ?? []) {
     if (!Object.hasOwn(value, key)) {
-      return { path: [...path20, key], problem: "missing", expected: expectedOf(node.properties?.[key] ?? {}) };
+      return { path: [...path23, key], problem: "missing", expected: expectedOf(node.properties?.[key] ?? {}) };
     }
   }
   if (node.minProperties !== void 0 && Object.keys(value).length < node.minProperties) {
-    return { path: path20, problem: "empty", expected: expectedOf(node) };
+    return { path: path23, problem: "empty", expected: expectedOf(node) };
   }
   return void 0;
 }
@@ -47952,25 +48000,25 @@ function childSchema(node, key) {
   if (node.additionalProperties === false) return "unknown";
   return typeof node.additionalProperties === "object" ? node.additionalProperties : void 0;
 }
-function unknownKey(node, key, path20) {
+function unknownKey(node, key, path23) {
   if (node.patternProperties && !node.properties) {
-    return { path: path20, problem: `invalid name ${JSON.stringify(key)}`, expected: node.keyDescription ?? "a valid name" };
+    return { path: path23, problem: `invalid name ${JSON.stringify(key)}`, expected: node.keyDescription ?? "a valid name" };
   }
   const accepted = Object.keys(node.properties ?? {});
   const guess = closest(key, accepted);
   return {
-    path: path20,
+    path: path23,
     problem: `unknown key ${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ""}`,
     expected: accepted.length > 0 ? `one of the keys ${accepted.join(", ")}${node.keyDescription ? ` (${node.keyDescription})` : ""}` : "no keys here"
   };
 }
-function typeFailure(node, value, path20) {
+function typeFailure(node, value, path23) {
   let expected = expectedOf(node);
   const wantsString = node.type === "string" || (node.anyOf ?? []).some((branch) => branch.type === "string");
   if (wantsString && (typeof value === "number" || typeof value === "boolean")) {
     expected += ` (put it in quotes: "${String(value)}")`;
   }
-  return { path: path20, problem: `got ${describeValue(value)}`, expected };
+  return { path: path23, problem: `got ${describeValue(value)}`, expected };
 }
 function expectedOf(node) {
   if (node.description) return node.description;
@@ -49155,14 +49203,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path20 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path23 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path20 && path20[0] !== "/") {
-          path20 = `/${path20}`;
+        if (path23 && path23[0] !== "/") {
+          path23 = `/${path23}`;
         }
-        return new URL(`${origin}${path20}`);
+        return new URL(`${origin}${path23}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -49997,9 +50045,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path20, origin }
+            request: { method, path: path23, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path20);
+          debugLog("sending request to %s %s%s", method, origin, path23);
         }
       );
     }
@@ -50017,14 +50065,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path20, origin },
+            request: { method, path: path23, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path20,
+            path23,
             statusCode
           );
         }
@@ -50033,23 +50081,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path20, origin }
+            request: { method, path: path23, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path20);
+          debugLog("trailers received from %s %s%s", method, origin, path23);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path20, origin },
+            request: { method, path: path23, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path20,
+            path23,
             error.message
           );
         }
@@ -50164,7 +50212,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path20,
+        path: path23,
         method,
         body,
         headers,
@@ -50181,11 +50229,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path20 !== "string") {
+        if (typeof path23 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path23[0] !== "/" && !(path23.startsWith("http://") || path23.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path20)) {
+        } else if (invalidPathRegex.test(path23)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -50260,7 +50308,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path20, query) : path20;
+        this.path = query ? serializePathWithQuery(path23, query) : path23;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -52702,7 +52750,7 @@ var require_webidl = __commonJS({
           });
         }
         const method = typeof Iterable === "function" ? Iterable() : V2?.[Symbol.iterator]?.();
-        const seq = [];
+        const seq2 = [];
         let index3 = 0;
         if (method === void 0 || typeof method.next !== "function") {
           throw webidl.errors.exception({
@@ -52715,9 +52763,9 @@ var require_webidl = __commonJS({
           if (done) {
             break;
           }
-          seq.push(converter(value, prefix, `${argument}[${index3++}]`));
+          seq2.push(converter(value, prefix, `${argument}[${index3++}]`));
         }
-        return seq;
+        return seq2;
       };
     };
     webidl.recordConverter = function(keyConverter, valueConverter) {
@@ -54690,7 +54738,7 @@ var require_client_h1 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols();
-    var constants2 = require_constants3();
+    var constants3 = require_constants3();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -54826,7 +54874,7 @@ var require_client_h1 = __commonJS({
          */
       constructor(client, socket, { exports: exports2 }) {
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants2.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -54922,11 +54970,11 @@ var require_client_h1 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret !== constants2.ERROR.OK) {
+          if (ret !== constants3.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret === constants2.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret === constants2.ERROR.PAUSED) {
+            } else if (ret === constants3.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -54949,10 +54997,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants2.ERROR.OK) {
+        if (ret === constants3.ERROR.OK) {
           return null;
         }
-        if (ret === constants2.ERROR.PAUSED || ret === constants2.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -54969,7 +55017,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants2.ERROR[ret], data);
+        return new HTTPParserError(message, constants3.ERROR[ret], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -55180,7 +55228,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants2.ERROR.PAUSED : 0;
+        return pause ? constants3.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -55206,7 +55254,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request.onData(buf) === false) {
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         }
         return 0;
       }
@@ -55246,13 +55294,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -55504,7 +55552,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path20, host, upgrade, blocking, reset } = request;
+      const { method, path: path23, host, upgrade, blocking, reset } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -55580,7 +55628,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path20} HTTP/1.1\r
+      let header = `${method} ${path23} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -56257,7 +56305,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path20, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path23, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -56326,7 +56374,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path20;
+          headers[HTTP2_HEADER_PATH] = path23;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -56378,7 +56426,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path20;
+      headers[HTTP2_HEADER_PATH] = path23;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -58734,10 +58782,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path20 = "/",
+          path: path23 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path20;
+        opts.path = origin + path23;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -60897,20 +60945,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path20) {
-      if (typeof path20 !== "string") {
-        return path20;
+    function safeUrl(path23) {
+      if (typeof path23 !== "string") {
+        return path23;
       }
-      const pathSegments = path20.split("?", 3);
+      const pathSegments = path23.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path20;
+        return path23;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path20, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path20);
+    function matchKey(mockDispatch2, { path: path23, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path23);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -60935,8 +60983,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path20)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path20), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path23, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path23)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path23), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -60975,19 +61023,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index3, 1);
       }
     }
-    function removeTrailingSlash(path20) {
-      while (path20.endsWith("/")) {
-        path20 = path20.slice(0, -1);
+    function removeTrailingSlash(path23) {
+      while (path23.endsWith("/")) {
+        path23 = path23.slice(0, -1);
       }
-      if (path20.length === 0) {
-        path20 = "/";
+      if (path23.length === 0) {
+        path23 = "/";
       }
-      return path20;
+      return path23;
     }
     function buildKey(opts) {
-      const { path: path20, method, body, headers, query } = opts;
+      const { path: path23, method, body, headers, query } = opts;
       return {
-        path: path20,
+        path: path23,
         method,
         body,
         headers,
@@ -61677,10 +61725,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path23, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path20,
+            Path: path23,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -61762,9 +61810,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path20, searchParams] = dispatchOpts.path.split("?");
+          const [path23, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path20}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path23}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -61968,7 +62016,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile2, readFile: readFile6, mkdir: mkdir2 } = __require("node:fs/promises");
+    var { writeFile: writeFile2, readFile: readFile7, mkdir: mkdir2 } = __require("node:fs/promises");
     var { dirname: dirname2, resolve: resolve2 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors2();
@@ -61992,11 +62040,11 @@ var require_snapshot_recorder = __commonJS({
         caseSensitive = false
       } = matchOptions;
       const filtered = {};
-      const { ignore: ignore2, exclude, match } = headerFilters;
+      const { ignore, exclude, match } = headerFilters;
       for (const [key, value] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (exclude.has(headerKey)) continue;
-        if (ignore2.has(headerKey)) continue;
+        if (ignore.has(headerKey)) continue;
         if (match.size !== 0) {
           if (!match.has(headerKey)) continue;
         }
@@ -62165,12 +62213,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path20 = filePath || this.#snapshotPath;
-        if (!path20) {
+        const path23 = filePath || this.#snapshotPath;
+        if (!path23) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile6(resolve2(path20), "utf8");
+          const data = await readFile7(resolve2(path23), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -62184,7 +62232,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path20}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path23}`, { cause: error });
           }
         }
       }
@@ -62195,11 +62243,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path20 = filePath || this.#snapshotPath;
-        if (!path20) {
+        const path23 = filePath || this.#snapshotPath;
+        if (!path23) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve2(path20);
+        const resolvedPath = resolve2(path23);
         await mkdir2(dirname2(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -62840,15 +62888,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path20 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path20}`;
+        const path23 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path23}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path20;
+        this.opts.path = path23;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -64665,10 +64713,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path20) {
+    function deleteCachedUri(store, cacheKey, path23) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path20
+        path: path23
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -64676,7 +64724,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path20
+            path: path23
           });
         }
       }
@@ -64687,9 +64735,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i = 0; i < values.length; i++) {
-        const path20 = getSameOriginPath(cacheKey, values[i]);
-        if (path20 !== void 0) {
-          deleteCachedUri(store, cacheKey, path20);
+        const path23 = getSameOriginPath(cacheKey, values[i]);
+        if (path23 !== void 0) {
+          deleteCachedUri(store, cacheKey, path23);
         }
       }
     }
@@ -67522,13 +67570,13 @@ var require_headers = __commonJS({
         return headersList.sortedMap;
       }
       const headers = [];
-      const names2 = headersList.toSortedArray();
+      const names3 = headersList.toSortedArray();
       const cookies = headersList.cookies;
       if (cookies === null || cookies.length === 1) {
-        return headersList.sortedMap = names2;
+        return headersList.sortedMap = names3;
       }
-      for (let i = 0; i < names2.length; ++i) {
-        const { 0: name, 1: value } = names2[i];
+      for (let i = 0; i < names3.length; ++i) {
+        const { 0: name, 1: value } = names3[i];
         if (name === "set-cookie") {
           for (let j2 = 0; j2 < cookies.length; ++j2) {
             headers.push([name, cookies[j2]]);
@@ -70177,11 +70225,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path20 = url.pathname + url.search;
+        const path23 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve2, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path20}?` : path20,
+            path: hasTrailingQuestionMark ? `${path23}?` : path23,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -71128,9 +71176,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path20) {
-      for (let i = 0; i < path20.length; ++i) {
-        const code = path20.charCodeAt(i);
+    function validateCookiePath(path23) {
+      for (let i = 0; i < path23.length; ++i) {
+        const code = path23.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -74566,11 +74614,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path20 = opts.path;
+          let path23 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path20 = `/${path20}`;
+            path23 = `/${path23}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path20);
+          url = new URL(util.parseOrigin(url).origin + path23);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -76086,15 +76134,15 @@ function scenarioPaths(cases) {
   return [.../* @__PURE__ */ new Set([...lines.keys(), ...whole])].map((file) => whole.has(file) ? file : [file, ...[...lines.get(file) ?? []].sort((a, b2) => a - b2)].join(":"));
 }
 function namePattern(cases) {
-  const names2 = /* @__PURE__ */ new Set();
+  const names3 = /* @__PURE__ */ new Set();
   for (const { titles } of cases) {
     const last = titles[titles.length - 1] ?? "";
     const row = EXAMPLE_LABEL.exec(last);
-    if (!row) names2.add(last);
-    else if (row[1] !== void 0) names2.add(row[1]);
-    else titles.slice(-3, -1).forEach((t) => names2.add(t));
+    if (!row) names3.add(last);
+    else if (row[1] !== void 0) names3.add(row[1]);
+    else titles.slice(-3, -1).forEach((t) => names3.add(t));
   }
-  return `^(?:${[...names2].map(escapeRegExp).join("|")})$`;
+  return `^(?:${[...names3].map(escapeRegExp).join("|")})$`;
 }
 var FORMATTER, cucumberAdapter;
 var init_cucumber = __esm({
@@ -76193,8 +76241,8 @@ function common2(spec, report) {
   return args;
 }
 function fullNamePattern(cases) {
-  const names2 = [...new Set(cases.map((c) => escapeRegExp(c.titles.join(" "))))];
-  return `^(?:${names2.join("|")})$`;
+  const names3 = [...new Set(cases.map((c) => escapeRegExp(c.titles.join(" "))))];
+  return `^(?:${names3.join("|")})$`;
 }
 var REPORTER, NO_NAME, vitestAdapter;
 var init_vitest = __esm({
@@ -76349,11 +76397,11 @@ async function listCollection(spec) {
   return cases;
 }
 function itemNames(file) {
-  const names2 = /* @__PURE__ */ new Set();
+  const names3 = /* @__PURE__ */ new Set();
   const walk2 = (items) => {
     if (!Array.isArray(items)) return;
     for (const item of items) {
-      if (typeof item?.name === "string") names2.add(item.name);
+      if (typeof item?.name === "string") names3.add(item.name);
       walk2(item?.item);
     }
   };
@@ -76361,7 +76409,7 @@ function itemNames(file) {
     walk2(JSON.parse(readFileSync(file, "utf8")).item);
   } catch {
   }
-  return names2;
+  return names3;
 }
 function environmentFile(report, variables) {
   const file = path6.join(path6.dirname(report), "runset-environment.json");
@@ -76557,11 +76605,11 @@ import { promisify } from "node:util";
 import { writeFileSync as writeFileSync2 } from "node:fs";
 import path8 from "node:path";
 function splitNodeId(id) {
-  const bracket = id.indexOf("[");
-  const head = bracket === -1 ? id : id.slice(0, bracket);
+  const bracket2 = id.indexOf("[");
+  const head = bracket2 === -1 ? id : id.slice(0, bracket2);
   const parts = head.split("::");
   const file = parts.shift();
-  if (bracket !== -1) parts[parts.length - 1] = `${parts[parts.length - 1] ?? ""}${id.slice(bracket)}`;
+  if (bracket2 !== -1) parts[parts.length - 1] = `${parts[parts.length - 1] ?? ""}${id.slice(bracket2)}`;
   return { file, titles: parts.length === 0 || parts.length === 1 && parts[0] === "" ? [] : parts };
 }
 function nodeIdOf(c) {
@@ -76747,9 +76795,9 @@ var init_mocha = __esm({
       listArgs: (spec, report) => [...common5(spec, report), "--dry-run"],
       runArgs(spec, cases, plan) {
         const files = [...new Set(cases.map((c) => path9.resolve(spec.dir, c.file)))];
-        const names2 = [...new Set(cases.map((c) => escapeRegExp(c.titles.join(" "))))];
+        const names3 = [...new Set(cases.map((c) => escapeRegExp(c.titles.join(" "))))];
         const parallel = plan.workers > 1 ? ["--parallel", "--jobs", String(plan.workers)] : [];
-        return [...common5(spec, plan.report), ...parallel, "--grep", `^(?:${names2.join("|")})$`, ...files];
+        return [...common5(spec, plan.report), ...parallel, "--grep", `^(?:${names3.join("|")})$`, ...files];
       },
       read: readMochaReport,
       // Its reporter (already on the command line) reports live when the live file is named. In parallel mode Mocha hands a
@@ -77028,14 +77076,14 @@ function parseSuiteYaml(text, file, build) {
   }
 }
 function buildTests(raw, base, environments) {
-  const names2 = /* @__PURE__ */ new Map();
+  const names3 = /* @__PURE__ */ new Map();
   return raw.map((entry, index3) => {
     const spec = buildTest(entry, { ...base, path: ["tests", index3] }, environments);
-    const earlier = names2.get(spec.name);
+    const earlier = names3.get(spec.name);
     if (earlier !== void 0) {
       fail(["tests", index3, "name"], `duplicate name ${JSON.stringify(spec.name)} (already used by tests[${earlier}])`, "a name unique in the file");
     }
-    names2.set(spec.name, index3);
+    names3.set(spec.name, index3);
     return deepFreeze(spec);
   });
 }
@@ -77226,6 +77274,7 @@ var init_run_as = __esm({
 });
 
 // src/executors/environment.ts
+import path12 from "node:path";
 function scrubbedEnvironment(policy = {}, base = process.env) {
   const credentials = policy.credentials ?? [];
   const env = {};
@@ -77239,6 +77288,19 @@ function scrubbedEnvironment(policy = {}, base = process.env) {
 function testEnvironment(variables, policy = {}, base = process.env) {
   return Object.assign(scrubbedEnvironment(policy, base), identityVariables(policy.runAs), variables);
 }
+function suiteEnvironment(dir, variables, policy = {}) {
+  const env = testEnvironment(variables, policy);
+  env.PATH = suiteBinPath(dir, env.PATH);
+  return env;
+}
+function suiteBinPath(dir, rest) {
+  const bins = [];
+  for (let folder = path12.resolve(dir); ; folder = path12.dirname(folder)) {
+    bins.push(path12.join(folder, "node_modules", ".bin"));
+    if (path12.dirname(folder) === folder) break;
+  }
+  return [...bins, ...rest ? [rest] : []].join(path12.delimiter);
+}
 var DROPPED_NAMES;
 var init_environment3 = __esm({
   "src/executors/environment.ts"() {
@@ -77250,21 +77312,21 @@ var init_environment3 = __esm({
 
 // src/executors/frameworks/locate.ts
 import { existsSync as existsSync2, readFileSync as readFileSync3 } from "node:fs";
-import path12 from "node:path";
+import path13 from "node:path";
 async function locateFramework(adapter, spec) {
   return adapter.locate ? adapter.locate(spec) : locatePackage(adapter, spec.dir);
 }
 function locatePackage(adapter, dir) {
-  for (let at2 = path12.resolve(dir); ; at2 = path12.dirname(at2)) {
-    const manifest = path12.join(at2, "node_modules", adapter.packageName, "package.json");
+  for (let at2 = path13.resolve(dir); ; at2 = path13.dirname(at2)) {
+    const manifest = path13.join(at2, "node_modules", adapter.packageName, "package.json");
     if (existsSync2(manifest)) {
       const pkg = JSON.parse(readFileSync3(manifest, "utf8"));
       const program2 = adapter.bin ?? adapter.packageName;
       const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin?.[program2];
       if (bin === void 0) throw new Error(`${manifest} names no "${program2}" program in its "bin"`);
-      return { cli: path12.join(path12.dirname(manifest), bin), version: pkg.version ?? "unknown" };
+      return { cli: path13.join(path13.dirname(manifest), bin), version: pkg.version ?? "unknown" };
     }
-    if (path12.dirname(at2) === at2) break;
+    if (path13.dirname(at2) === at2) break;
   }
   throw new Error(`${adapter.title} is not installed for ${dir} (no node_modules/${adapter.packageName} in it or above it): install it there, e.g. npm install --save-dev ${adapter.packageName}`);
 }
@@ -77342,6 +77404,44 @@ function killQuietly(pid) {
 var init_process_tree = __esm({
   "src/executors/process-tree.ts"() {
     "use strict";
+  }
+});
+
+// src/executors/containment.ts
+import { accessSync as accessSync2, constants as constants2, existsSync as existsSync3, mkdirSync, readdirSync as readdirSync3, readFileSync as readFileSync5, rmdirSync, writeFileSync as writeFileSync3 } from "node:fs";
+import path14 from "node:path";
+import { setTimeout as sleep2 } from "node:timers/promises";
+function openCage(c, user, file, args) {
+  if (c?.kind !== "cgroup") return { start: spawnAs(user, file, args), end: () => Promise.resolve() };
+  const dir = path14.join(c.root, `t-${process.pid}-${++seq}`);
+  mkdirSync(dir);
+  const test = user ? [setprivPath() ?? "setpriv", ...setprivIds(user), "--", file, ...args] : [file, ...args];
+  return { start: { file: SH, args: ["-c", JOIN, path14.join(dir, "cgroup.procs"), ...test] }, end: () => endCgroup(dir) };
+}
+function setprivIds(user) {
+  const groups = user.groups.length > 0 ? `--groups=${user.groups.join(",")}` : "--clear-groups";
+  return [`--reuid=${user.uid}`, `--regid=${user.gid}`, groups];
+}
+async function endCgroup(dir) {
+  try {
+    if (populated(dir)) writeFileSync3(path14.join(dir, "cgroup.kill"), "1");
+    for (const deadline = Date.now() + EMPTY_WAIT_MS; populated(dir) && Date.now() < deadline; ) await sleep2(5);
+    rmdirSync(dir);
+  } catch {
+  }
+}
+function populated(dir) {
+  return /^populated 1$/m.test(readFileSync5(path14.join(dir, "cgroup.events"), "utf8"));
+}
+var SH, JOIN, EMPTY_WAIT_MS, seq;
+var init_containment = __esm({
+  "src/executors/containment.ts"() {
+    "use strict";
+    init_run_as();
+    SH = "/bin/sh";
+    JOIN = 'echo $$ > "$0" || exit 126; exec "$@"';
+    EMPTY_WAIT_MS = 2e3;
+    seq = 0;
   }
 });
 
@@ -77424,9 +77524,17 @@ import { randomUUID as randomUUID3 } from "node:crypto";
 function runFramework(install, args, opts) {
   const log = new TailBuffer();
   const mark = randomUUID3();
-  const start = install.program === void 0 ? spawnAs(opts.runAs, process.execPath, [install.cli, ...args]) : spawnAs(opts.runAs, install.program, [...args]);
   return new Promise((resolve2) => {
     let stopped;
+    let cage;
+    try {
+      cage = install.program === void 0 ? openCage(opts.containment, opts.runAs, process.execPath, [install.cli, ...args]) : openCage(opts.containment, opts.runAs, install.program, args);
+    } catch (error) {
+      resolve2({ code: null, signal: null, log: `cannot start it: ${error.message}
+` });
+      return;
+    }
+    const { start } = cage;
     const child = spawn(start.file, start.args, {
       cwd: opts.cwd,
       uid: start.uid,
@@ -77453,7 +77561,7 @@ function runFramework(install, args, opts) {
       clearTimeout(timer);
       opts.signal?.removeEventListener("abort", onAbort);
       killMarked(MARK_ENV, mark);
-      resolve2({ code, signal, log: log.toString(), ...stopped ? { stopped } : {} });
+      void cage.end().then(() => resolve2({ code, signal, log: log.toString(), ...stopped ? { stopped } : {} }));
     };
     child.on("error", (error) => {
       log.write(`cannot start it: ${error.message}
@@ -77469,7 +77577,7 @@ var init_process = __esm({
   "src/executors/frameworks/process.ts"() {
     "use strict";
     init_process_tree();
-    init_run_as();
+    init_containment();
     init_tail_buffer();
     MARK_ENV = "RUNSET_FRAMEWORK_MARK";
   }
@@ -77478,15 +77586,15 @@ var init_process = __esm({
 // src/executors/frameworks/listing.ts
 import { mkdtemp, readFile as readFile2, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import path13 from "node:path";
+import path15 from "node:path";
 async function listFrameworkEntry(spec) {
   const adapter = FRAMEWORK_ADAPTERS[spec.type];
   const install = await locateFramework(adapter, spec);
   if (adapter.list) return adapter.list(spec, install);
-  const dir = await mkdtemp(path13.join(tmpdir(), "runset-list-"));
+  const dir = await mkdtemp(path15.join(tmpdir(), "runset-list-"));
   try {
-    const report = path13.join(dir, "report.json");
-    const exit = await runFramework(install, adapter.listArgs(spec, report), { cwd: spec.dir, env: testEnvironment({}), deadlineMs: LIST_TIMEOUT_MS });
+    const report = path15.join(dir, "report.json");
+    const exit = await runFramework(install, adapter.listArgs(spec, report), { cwd: spec.dir, env: suiteEnvironment(spec.dir, {}), deadlineMs: LIST_TIMEOUT_MS });
     const said = errorSummary(exit.log);
     const text = await readFile2(report, "utf8").catch(() => void 0);
     if (text === void 0) {
@@ -77532,10 +77640,10 @@ var init_case_names = __esm({
 
 // src/executors/playwright/locate.ts
 import { createRequire } from "node:module";
-import path14 from "node:path";
+import path16 from "node:path";
 import { pathToFileURL } from "node:url";
 function locatePlaywright(suiteDir) {
-  const fromSuite = tryResolve(createRequire(path14.join(suiteDir, "runset-resolve.js")));
+  const fromSuite = tryResolve(createRequire(path16.join(suiteDir, "runset-resolve.js")));
   if (fromSuite) return { ...fromSuite, own: true };
   const fromRunset = tryResolve(createRequire(import.meta.url));
   if (!fromRunset) throw new Error("@playwright/test is installed neither in the suite nor with runset");
@@ -77545,16 +77653,16 @@ function tryResolve(req) {
   try {
     const manifest = req.resolve("@playwright/test/package.json");
     const { version } = req(manifest);
-    return { cli: path14.join(path14.dirname(manifest), "cli.js"), version };
+    return { cli: path16.join(path16.dirname(manifest), "cli.js"), version };
   } catch {
     return void 0;
   }
 }
-function playwrightEnvironment(install, extra, policy = {}) {
-  const env = testEnvironment(extra, policy);
+function playwrightEnvironment(install, dir, extra, policy = {}) {
+  const env = suiteEnvironment(dir, extra, policy);
   if (!install.own) {
-    const modules = path14.resolve(path14.dirname(install.cli), "..", "..");
-    env.NODE_PATH = [modules, env.NODE_PATH].filter(Boolean).join(path14.delimiter);
+    const modules = path16.resolve(path16.dirname(install.cli), "..", "..");
+    env.NODE_PATH = [modules, env.NODE_PATH].filter(Boolean).join(path16.delimiter);
     env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${ESM_FALLBACK}`].filter(Boolean).join(" ");
   }
   return env;
@@ -77576,7 +77684,7 @@ function listPlaywrightEntry(entry) {
   if (entry.project !== void 0) args.push("--project", entry.project);
   if (entry.grep !== void 0) args.push("--grep", entry.grep);
   return new Promise((resolve2, reject) => {
-    const child = spawn2(process.execPath, args, { cwd: entry.dir, env: playwrightEnvironment(install, {}), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn2(process.execPath, args, { cwd: entry.dir, env: playwrightEnvironment(install, entry.dir, {}), stdio: ["ignore", "pipe", "pipe"] });
     const out = [];
     const err = new TailBuffer(8 * 1024);
     child.stdout.on("data", (chunk) => out.push(chunk));
@@ -77902,14 +78010,14 @@ var init_code_hosts = __esm({
 });
 
 // src/config/suite-tests.ts
-import path15 from "node:path";
+import path17 from "node:path";
 function parseSuiteTests(text, file, environments, files) {
   return parseSuiteYaml(text, file, (value, absolute) => {
     if (value === null || value === void 0) fail([], "the file is empty", 'a mapping with "tests"');
     validate(TestsOnlySchema, value, []);
     const top = value;
-    const ignored2 = SERVER_ONLY_KEYS.filter((key) => Object.hasOwn(top, key));
-    const dir = path15.dirname(absolute);
+    const ignored = SERVER_ONLY_KEYS.filter((key) => Object.hasOwn(top, key));
+    const dir = path17.dirname(absolute);
     const lookup = files === "disk" ? void 0 : archiveFiles(dir, files);
     const tests2 = buildTests(top.tests, { dir, root: dir, ...lookup ? { files: lookup } : {} }, environments);
     return Object.freeze({
@@ -77919,7 +78027,7 @@ function parseSuiteTests(text, file, environments, files) {
       tests: Object.freeze(tests2),
       webhooks: deepFreeze([]),
       codeHosts: NO_CODE_HOSTS,
-      ignored: Object.freeze(ignored2)
+      ignored: Object.freeze(ignored)
     });
   });
 }
@@ -77929,10 +78037,10 @@ function archiveFiles(root, relative) {
   for (const entry of relative) {
     const clean = entry.replace(/^\.\//, "").replace(/\/+$/, "");
     if (clean === "" || clean === ".") continue;
-    const absolute = path15.posix.join(root, clean);
+    const absolute = path17.posix.join(root, clean);
     if (entry.endsWith("/")) folders.add(absolute);
     else files.add(absolute);
-    for (let parent = path15.posix.dirname(absolute); parent.startsWith(root) && parent !== root; parent = path15.posix.dirname(parent)) folders.add(parent);
+    for (let parent = path17.posix.dirname(absolute); parent.startsWith(root) && parent !== root; parent = path17.posix.dirname(parent)) folders.add(parent);
   }
   return { isFolder: (absolute) => folders.has(absolute), isFile: (absolute) => files.has(absolute) };
 }
@@ -80938,919 +81046,349 @@ var init_index_min = __esm({
 });
 
 // src/suites/entries.ts
-import path16 from "node:path";
+import path18 from "node:path";
 function entryRefusal(entry) {
-  const name = JSON.stringify(entry.path);
+  const name = shownPath(entry.path);
   if (!PLAIN_FILE.has(entry.type) && entry.type !== "Directory") {
-    return `${name} is a ${entry.type === "SymbolicLink" || entry.type === "Link" ? "link" : entry.type}; a suite holds plain files and folders only (copy what a link points at into the folder instead)`;
+    const isLink = entry.type === "SymbolicLink" || entry.type === "Link";
+    const instead = isLink ? " (copy what the link points at into the folder instead)" : "";
+    return `${name} is a ${TYPE_WORDS[entry.type] ?? entry.type}; a suite holds plain files and folders only${instead}`;
   }
+  const bytes = Buffer.byteLength(entry.path);
+  if (bytes > SUITE_READ_LIMITS.pathBytes) return `${name} is a path of ${bytes} bytes; a path is at most ${SUITE_READ_LIMITS.pathBytes} bytes`;
   if (entry.path.includes("\0") || entry.path.includes("\\")) return `${name} is not a portable path (no NUL or backslash)`;
-  if (path16.posix.isAbsolute(entry.path)) return `${name} is an absolute path; paths are relative to the suite's folder`;
-  const normal = path16.posix.normalize(entry.path);
+  if (path18.posix.isAbsolute(entry.path)) return `${name} is an absolute path; paths are relative to the suite's folder`;
+  const normal = path18.posix.normalize(entry.path);
   if (normal === ".." || normal.startsWith("../") || entry.path.split("/").includes("..")) return `${name} escapes the suite's folder`;
   return null;
+}
+function shownPath(entryPath) {
+  return entryPath.length > 100 ? `${JSON.stringify(entryPath.slice(0, 60))}\u2026 (cut short)` : JSON.stringify(entryPath);
 }
 function countRefusal(entries) {
   return entries > MAX_SUITE_FILES ? `the archive holds more than ${MAX_SUITE_FILES} files and folders` : null;
 }
-var PLAIN_FILE;
+var PLAIN_FILE, TYPE_WORDS;
 var init_entries = __esm({
   "src/suites/entries.ts"() {
     "use strict";
     init_suites2();
     PLAIN_FILE = /* @__PURE__ */ new Set(["File", "OldFile", "ContiguousFile"]);
+    TYPE_WORDS = { SymbolicLink: "link", Link: "link", CharacterDevice: "character device", BlockDevice: "block device", FIFO: "FIFO" };
   }
 });
 
-// node_modules/ignore/index.js
-var require_ignore = __commonJS({
-  "node_modules/ignore/index.js"(exports, module) {
-    function makeArray(subject) {
-      return Array.isArray(subject) ? subject : [subject];
+// src/suites/left-out.ts
+import { lstat, readdir, readFile as readFile3 } from "node:fs/promises";
+import path19 from "node:path";
+async function leftOutNotes(root, walked, leftOut, listing) {
+  const candidates = leftOut.filter((f2) => !RUN_OUTPUT.has(path19.posix.basename(f2.path)));
+  if (candidates.length === 0) return [];
+  const commands = webServerCommands(listing);
+  const sources = [...commands, ...await scriptsRun(commands, walked), ...await configTexts(walked)];
+  const notes = [];
+  for (const folder of candidates) {
+    const source = sources.find((s3) => names2(s3, folder.path));
+    if (!source) continue;
+    const { rule } = folder;
+    const include = `!/${rule.base === "" ? folder.path : folder.path.slice(rule.base.length + 1)}/`;
+    const runsetignore = rule.base === "" ? ".runsetignore" : `${rule.base}/.runsetignore`;
+    const size = await sizeOf(path19.join(root, folder.path));
+    notes.push(`${folder.path}/ (${size}) is left out by ${rule.file} line ${rule.line} ("${rule.text}") but ${source.name} names it; to upload it, add the line "${include}" to ${runsetignore}`);
+  }
+  return notes;
+}
+function names2(source, folder) {
+  if (source.base !== void 0 && source.base !== "" && !folder.startsWith(`${source.base}/`)) return false;
+  const relative = source.base === void 0 ? path19.posix.basename(folder) : source.base === "" ? folder : folder.slice(source.base.length + 1);
+  const escaped = relative.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(^|[^\\w.@/-]|\\./)${escaped}($|[^\\w.-])`).test(source.text);
+}
+function webServerCommands(listing) {
+  const out = [];
+  for (const item of listing?.reports ?? []) {
+    if (!("report" in item)) continue;
+    const webServer = item.report?.config?.webServer;
+    if (typeof webServer?.command === "string") out.push({ base: void 0, name: "the webServer command", text: webServer.command });
+  }
+  return out;
+}
+async function scriptsRun(commands, walked) {
+  const out = [];
+  for (const command3 of commands) {
+    for (const word of new Set(command3.text.split(/\s+/).map((w2) => w2.replace(/^\.\//, "")).filter((w2) => /\.[cm]?[jt]s$/.test(w2)))) {
+      const entry = walked.find((e) => e.type === "File" && e.size <= MAX_SCRIPT_BYTES && (e.path === word || e.path.endsWith(`/${word}`)));
+      if (!entry) continue;
+      out.push({ base: void 0, name: `${entry.path} (run by the webServer command)`, text: await readFile3(entry.absolute, "utf8").catch(() => "") });
     }
-    var UNDEFINED = void 0;
-    var EMPTY = "";
-    var SPACE = " ";
-    var ESCAPE = "\\";
-    var REGEX_LITERAL_SPECIAL = /[.*+?()[\]{}^$|\\/]/;
-    var BOM = "\uFEFF";
-    var REGEX_ANCHORED_GLOBSTAR = /^\/\*{2,}$/;
-    var REGEX_REPLACE_LEADING_EXCAPED_EXCLAMATION = /^\\!/;
-    var REGEX_REPLACE_LEADING_EXCAPED_HASH = /^\\#/;
-    var REGEX_SPLITALL_CRLF = /\r?\n/g;
-    var DOUBLE_SLASH = "//";
-    var SLASH_CODE = 47;
-    var DOT_CODE = 46;
-    var SLASH = "/";
-    var TMP_KEY_IGNORE = "node-ignore";
-    if (typeof Symbol !== "undefined") {
-      TMP_KEY_IGNORE = /* @__PURE__ */ Symbol.for("node-ignore");
+  }
+  return out;
+}
+async function configTexts(walked) {
+  const out = [];
+  for (const entry of walked) {
+    if (entry.type !== "File" || !(entry.path === SUITE_CONFIG_FILE || CONFIG_FILE.test(entry.path))) continue;
+    const text = await readFile3(entry.absolute, "utf8").catch(() => "");
+    const base = path19.posix.dirname(entry.path);
+    out.push({ base: base === "." ? "" : base, name: entry.path, text: entry.path.endsWith("package.json") ? scriptsOf(text) : text });
+  }
+  return out;
+}
+function scriptsOf(text) {
+  try {
+    const scripts = JSON.parse(text).scripts ?? {};
+    return Object.values(scripts).filter((v2) => typeof v2 === "string").join("\n");
+  } catch {
+    return "";
+  }
+}
+async function sizeOf(folder) {
+  let files = 0;
+  let bytes = 0;
+  const pending = [folder];
+  while (pending.length > 0 && files < MAX_COUNTED) {
+    const dir = pending.pop();
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const full = path19.join(dir, entry.name);
+      if (entry.isDirectory()) pending.push(full);
+      else if (entry.isFile()) {
+        files++;
+        bytes += (await lstat(full).catch(() => void 0))?.size ?? 0;
+      }
     }
-    var KEY_IGNORE = TMP_KEY_IGNORE;
-    var define = (object, key, value) => {
-      Object.defineProperty(object, key, { value });
-      return value;
-    };
-    var RETURN_FALSE = () => false;
-    var POSIX_CLASSES = {
-      alnum: "0-9A-Za-z",
-      alpha: "A-Za-z",
+  }
+  const more = pending.length > 0 || files > MAX_COUNTED ? "over " : "";
+  const amount = bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${more}${files} file${files === 1 ? "" : "s"}, ${more}${amount}`;
+}
+var MAX_SCRIPT_BYTES, MAX_COUNTED, RUN_OUTPUT, CONFIG_FILE;
+var init_left_out = __esm({
+  "src/suites/left-out.ts"() {
+    "use strict";
+    init_suites2();
+    MAX_SCRIPT_BYTES = 256 * 1024;
+    MAX_COUNTED = 1e4;
+    RUN_OUTPUT = /* @__PURE__ */ new Set(["test-results", "playwright-report", "blob-report"]);
+    CONFIG_FILE = /(^|\/)([^/]+\.config\.[cm]?[jt]s|package\.json)$/;
+  }
+});
+
+// src/suites/npmrc.ts
+function projectNpmSettings(text) {
+  const kept = [];
+  const dropped = [];
+  text.split("\n").forEach((line, index3) => {
+    const key = keyOf(line);
+    if (key !== void 0 && isCredential(key, line)) dropped.push(`line ${index3 + 1} (${key})`);
+    else kept.push(line);
+  });
+  return { text: kept.join("\n"), dropped };
+}
+function keyOf(line) {
+  const trimmed = line.trim();
+  if (trimmed === "" || trimmed.startsWith("#") || trimmed.startsWith(";")) return void 0;
+  const eq = trimmed.indexOf("=");
+  return (eq < 0 ? trimmed : trimmed.slice(0, eq)).trim();
+}
+function isCredential(key, line) {
+  if (key.startsWith("//")) return true;
+  const bare = key.replace(/^@[^:]+:/, "").toLowerCase();
+  if (CREDENTIAL_KEYS.has(bare)) return true;
+  const value = line.slice(line.indexOf("=") + 1).trim();
+  return /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*@/i.test(value);
+}
+var NPMRC, CREDENTIAL_KEYS;
+var init_npmrc = __esm({
+  "src/suites/npmrc.ts"() {
+    "use strict";
+    NPMRC = ".npmrc";
+    CREDENTIAL_KEYS = /* @__PURE__ */ new Set(["_auth", "_authtoken", "_password", "username", "password", "certfile", "keyfile"]);
+  }
+});
+
+// src/suites/gitignore.ts
+function parseIgnoreFile(text, base, file) {
+  const rules = [];
+  const lines = text.replace(/^\uFEFF/, "").split("\n");
+  lines.forEach((raw, index3) => {
+    const line = trimTrailingSpaces(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
+    if (line === "" || line.startsWith("#")) return;
+    let pattern = line;
+    const negative = pattern.startsWith("!");
+    if (negative) pattern = pattern.slice(1);
+    const dirOnly = pattern.endsWith("/");
+    if (dirOnly) pattern = pattern.slice(0, -1);
+    if (pattern === "") return;
+    const basename = !pattern.includes("/");
+    if (pattern.startsWith("/")) pattern = pattern.slice(1);
+    rules.push({ base, file, line: index3 + 1, text: line, negative, dirOnly, basename, regex: new RegExp(`^${globSource(pattern)}$`, "s") });
+  });
+  return rules;
+}
+function decidingRule(rules, inside, isFolder) {
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i];
+    if (rule.dirOnly && !isFolder) continue;
+    if (rule.base !== "" && !inside.startsWith(`${rule.base}/`)) continue;
+    const relative = rule.base === "" ? inside : inside.slice(rule.base.length + 1);
+    const subject = rule.basename ? relative.slice(relative.lastIndexOf("/") + 1) : relative;
+    if (rule.regex.test(subject)) return rule;
+  }
+  return void 0;
+}
+function trimTrailingSpaces(line) {
+  let end = line.length;
+  while (end > 0 && line[end - 1] === " ") {
+    let slashes = 0;
+    for (let i = end - 2; i >= 0 && line[i] === "\\"; i--) slashes++;
+    if (slashes % 2 === 1) break;
+    end--;
+  }
+  return line.slice(0, end);
+}
+function literal(char) {
+  return char.replace(REGEX_SPECIAL, "\\$&");
+}
+function classLiteral(char) {
+  return char.replace(/[\\\][^-]/g, "\\$&");
+}
+function globSource(pattern) {
+  let out = "";
+  let i = 0;
+  while (i < pattern.length) {
+    const char = pattern[i];
+    if (char === "\\") {
+      if (i + 1 >= pattern.length) return "(?!)";
+      out += literal(pattern[i + 1]);
+      i += 2;
+    } else if (char === "*") {
+      let stars = 1;
+      while (pattern[i + stars] === "*") stars++;
+      const wholePart = stars === 2 && (i === 0 || pattern[i - 1] === "/");
+      const next = pattern[i + stars];
+      if (wholePart && next === "/") {
+        out += "(?:.*/)?";
+        i += stars + 1;
+      } else if (wholePart && next === void 0) {
+        out += ".*";
+        i += stars;
+      } else {
+        out += "[^/]*";
+        i += stars;
+      }
+    } else if (char === "?") {
+      out += "[^/]";
+      i++;
+    } else if (char === "[") {
+      const found = bracket(pattern, i);
+      if (found === void 0) {
+        out += "\\[";
+        i++;
+      } else {
+        out += found.source;
+        i = found.end;
+      }
+    } else {
+      out += literal(char);
+      i++;
+    }
+  }
+  return out;
+}
+function bracket(pattern, start) {
+  let i = start + 1;
+  let negated = false;
+  if (pattern[i] === "!" || pattern[i] === "^") {
+    negated = true;
+    i++;
+  }
+  let body = "";
+  let first = true;
+  while (i < pattern.length) {
+    const char = pattern[i];
+    if (char === "]" && !first) {
+      return { source: negated ? `[^/${body}]` : `(?!/)[${body}]`, end: i + 1 };
+    }
+    first = false;
+    if (char === "[" && pattern[i + 1] === ":") {
+      const close = pattern.indexOf(":]", i + 2);
+      const name = close < 0 ? void 0 : pattern.slice(i + 2, close);
+      if (name !== void 0 && name in POSIX_CLASSES) {
+        body += POSIX_CLASSES[name];
+        i = close + 2;
+        continue;
+      }
+      if (name !== void 0) return { source: "(?!)", end: pattern.length };
+    }
+    if (char === "\\" && i + 1 < pattern.length) {
+      body += classLiteral(pattern[i + 1]);
+      i += 2;
+      continue;
+    }
+    if (pattern[i + 1] === "-" && pattern[i + 2] !== void 0 && pattern[i + 2] !== "]") {
+      const to2 = pattern[i + 2] === "\\" ? pattern[i + 3] : pattern[i + 2];
+      if (to2 === void 0) return void 0;
+      if (char <= to2) body += `${classLiteral(char)}-${classLiteral(to2)}`;
+      i += pattern[i + 2] === "\\" ? 4 : 3;
+      continue;
+    }
+    body += classLiteral(char);
+    i++;
+  }
+  return void 0;
+}
+var REGEX_SPECIAL, POSIX_CLASSES;
+var init_gitignore = __esm({
+  "src/suites/gitignore.ts"() {
+    "use strict";
+    REGEX_SPECIAL = /[.*+?^${}()|[\]\\/]/g;
+    POSIX_CLASSES = {
+      alnum: "a-zA-Z0-9",
+      alpha: "a-zA-Z",
       blank: " \\t",
       cntrl: "\\x00-\\x1f\\x7f",
       digit: "0-9",
-      graph: "!-.0-~",
+      graph: "\\x21-\\x7e",
       lower: "a-z",
-      print: " -.0-~",
-      punct: "!-.:-@\\[-`{-~",
-      // git's `sane-ctype.h` classifies \v and \f as control, not space,
-      //   unlike C's `isspace`
-      space: " \\t\\n\\r",
+      print: "\\x20-\\x7e",
+      punct: "!-\\/:-@\\[-`{-~",
+      space: " \\t\\n\\r\\f\\v",
       upper: "A-Z",
-      xdigit: "0-9A-Fa-f"
+      xdigit: "0-9a-fA-F"
     };
-    var CLASS_MEMBERS_TO_ESCAPE = "\\]^-[";
-    var escapeMember = (char) => CLASS_MEMBERS_TO_ESCAPE.indexOf(char) < 0 ? char : ESCAPE + char;
-    var NON_SLASH = "(?!\\/)";
-    var classSource = (negated, body) => {
-      if (negated) {
-        return `[^\\/${body}]`;
-      }
-      const source = `[${body}]`;
-      return new RegExp(source).test("/") ? NON_SLASH + source : source;
-    };
-    var scanBracket = (pattern, start) => {
-      const { length } = pattern;
-      let index3 = start + 1;
-      let negated = EMPTY;
-      const lead = pattern[index3];
-      if (lead === "!" || lead === "^") {
-        negated = "^";
-        index3++;
-      }
-      let body = EMPTY;
-      let prev = EMPTY;
-      for (; ; ) {
-        const char = pattern[index3];
-        if (char === UNDEFINED) {
-          return null;
-        }
-        if (char === ESCAPE) {
-          const escaped = pattern[++index3];
-          body += escapeMember(escaped);
-          prev = escaped;
-        } else if (char === "-" && prev && index3 + 1 < length && pattern[index3 + 1] !== "]") {
-          index3++;
-          let to2 = pattern[index3];
-          if (to2 === ESCAPE) {
-            to2 = pattern[index3 += 1];
-          }
-          if (prev <= to2) {
-            body += `-${escapeMember(to2)}`;
-          }
-          prev = EMPTY;
-        } else if (char === "[" && pattern[index3 + 1] === ":") {
-          const nameStart = index3 + 2;
-          let end = nameStart;
-          while (end < length && pattern[end] !== "]") {
-            end++;
-          }
-          if (end === length) {
-            return null;
-          }
-          if (end > nameStart && pattern[end - 1] === ":") {
-            const name = pattern.slice(nameStart, end - 1);
-            if (!Object.prototype.hasOwnProperty.call(POSIX_CLASSES, name)) {
-              return null;
-            }
-            body += POSIX_CLASSES[name];
-            prev = EMPTY;
-            index3 = end;
-          } else {
-            body += escapeMember("[");
-            prev = "[";
-            index3 = nameStart - 2;
-          }
-        } else {
-          body += escapeMember(char);
-          prev = char;
-        }
-        index3++;
-        if (pattern[index3] === "]") {
-          return {
-            end: index3,
-            source: classSource(negated, body)
-          };
-        }
-      }
-    };
-    var NEVER_MATCH = "[]";
-    var PLACEHOLDER2 = "\0";
-    var REGEX_RESTORE_PLACEHOLDER = new RegExp(
-      `${PLACEHOLDER2}(\\d+)${PLACEHOLDER2}`,
-      "g"
-    );
-    var TRAILING_WILDCARD = "\uE000";
-    var TRAILING_DOUBLESTAR = "\uE001";
-    var isReserved = (char) => char === PLACEHOLDER2 || char === TRAILING_WILDCARD || char === TRAILING_DOUBLESTAR;
-    var extractBrackets = (pattern) => {
-      const sources = [];
-      const hold = (source) => `${PLACEHOLDER2}${sources.push(source) - 1}${PLACEHOLDER2}`;
-      const { length } = pattern;
-      let out = EMPTY;
-      let index3 = 0;
-      while (index3 < length) {
-        const char = pattern[index3];
-        if (char === ESCAPE) {
-          const escaped = pattern[index3 + 1];
-          if (escaped === SLASH && index3 + 2 === length) {
-            out += hold(NEVER_MATCH);
-          } else if (escaped === "*" || escaped === "[" || escaped === SPACE) {
-            out += pattern.slice(index3, index3 + 2);
-          } else {
-            out += hold(
-              REGEX_LITERAL_SPECIAL.test(escaped) ? ESCAPE + escaped : isReserved(escaped) ? `[${escaped}]` : escaped
-            );
-          }
-          index3 += 2;
-        } else if (isReserved(char)) {
-          out += hold(`[${char}]`);
-          index3++;
-        } else if (char === "[") {
-          const scanned = scanBracket(pattern, index3);
-          if (scanned === null) {
-            out += hold(NEVER_MATCH);
-            index3 = length;
-          } else {
-            out += hold(scanned.source);
-            index3 = scanned.end + 1;
-          }
-        } else {
-          out += char;
-          index3++;
-        }
-      }
-      return {
-        source: out,
-        sources
-      };
-    };
-    var DIRECT = null;
-    var REGEX_INNER_SLASH = /\/(?!$)/;
-    var WILDCARD = "[^\\/]*";
-    var REPLACERS = [
-      // Replace (\ ) with ' '
-      // Only a space: an escaped tab or other whitespace is already a literal by
-      //   the time it reaches here, and a bare tab must be left as one, not turned
-      //   into a space.
-      // (\ ) -> ' '
-      // (\\ ) -> '\\ '
-      // (\\\ ) -> '\\ '
-      [
-        // A run of backslashes is taken whole, from its first one, so no match
-        //   ever starts again inside it -- `(\\+?) ` did, which made a long run
-        //   quadratic.
-        /(\\+)( ?)/g,
-        (_2, run, space) => space ? run.slice(0, run.length - run.length % 2) + SPACE : run,
-        ESCAPE + SPACE
-      ],
-      // git's wildmatch() reads a run of two or more asterisks as one globstar
-      //   whenever the run fills a path segment: it starts the pattern or follows
-      //   a `/`, and it ends the pattern or comes before a `/`. A run of two is
-      //   already `**`; a longer one is folded into `**` here, so the steps
-      //   below only ever have to know `**`.
-      // `***/foo` -> `**/foo`, `a/***/b` -> `a/**/b`, `a/***` -> `a/**`
-      // git also takes a run beside a literal prefix (`a***/b`) or beside an
-      //   escaped slash (`***\/b`) as a globstar, and this does not; the README
-      //   lists both, under "A run of asterisks".
-      [
-        /(^|\/)\*{3,}(?=\/|$)/g,
-        (_2, start) => `${start}**`,
-        "*"
-      ],
-      // Escape metacharacters
-      // which is written down by users but means special for regular expressions.
-      // > There are 12 characters with special meanings:
-      // > - the backslash \,
-      // > - the caret ^,
-      // > - the dollar sign $,
-      // > - the period or dot .,
-      // > - the vertical bar or pipe symbol |,
-      // > - the question mark ?,
-      // > - the asterisk or star *,
-      // > - the plus sign +,
-      // > - the opening parenthesis (,
-      // > - the closing parenthesis ),
-      // > - and the opening square bracket [,
-      // > - the opening curly brace {,
-      // > These special characters are often called "metacharacters".
-      [
-        /[\\$.|*+(){^]/g,
-        (match) => `\\${match}`
-      ],
-      [
-        // > a question mark (?) matches a single character
-        /(?!\\)\?/g,
-        () => "[^/]",
-        "?"
-      ],
-      // leading slash
-      [
-        // > A leading slash matches the beginning of the pathname.
-        // > For example, "/*.c" matches "cat-file.c" but not "mozilla-sha1/sha1.c".
-        // A leading slash matches the beginning of the pathname
-        /^\//,
-        () => "^",
-        SLASH
-      ],
-      // replace special metacharacter slash after the leading slash
-      [
-        /\//g,
-        () => "\\/",
-        SLASH
-      ],
-      [
-        // > A leading "**" followed by a slash means match in all directories.
-        // > For example, "**/foo" matches file or directory "foo" anywhere,
-        // > the same as pattern "foo".
-        // > "**/foo/bar" matches file or directory "bar" anywhere that is directly
-        // >   under directory "foo".
-        // Notice that the '*'s have been replaced as '\\*'
-        /^\^*(?:\\\*\\\*\\\/)+/,
-        // '**/foo' <-> 'foo'
-        () => "(?:^|\\/)",
-        "*"
-      ],
-      // starting
-      [
-        // there will be no leading '/'
-        //   (which has been replaced by section "leading slash")
-        // If starts with '**', adding a '^' to the regular expression also works
-        DIRECT,
-        (source, pattern) => {
-          if (!source || source[0] === "^" || source[0] === "(") {
-            return source;
-          }
-          const anchor = !REGEX_INNER_SLASH.test(pattern) ? "(?:^|\\/)" : "^";
-          return anchor + source;
-        }
-      ],
-      // two globstars
-      [
-        // Use lookahead assertions so that we could match more than one `'/**'`
-        /\\\/\\\*\\\*(?=\\\/|$)/g,
-        // Zero, one or several directories
-        // should not use '*', or it will be replaced by the next replacer
-        // Check if it is not the last `'/**'`
-        (_2, index3, str2) => index3 + 6 < str2.length ? str2.slice(index3 + 6) === "\\/" ? "(?:\\/[^\\/]+)+" : "(?:\\/[^\\/]+)*" : `\\/${TRAILING_DOUBLESTAR}`,
-        "*"
-      ],
-      // normal intermediate wildcards
-      [
-        // Never replace escaped '*'
-        // ignore rule '\*' will match the path '*'
-        // 'abc.*/' -> go
-        // 'abc.*'  -> skip this rule,
-        //    coz trailing single wildcard will be handed by [trailing wildcard]
-        /(^|[^\\])(?:\\\*)+(?!$)/g,
-        // '*.js' matches '.js'
-        // '*.js' doesn't match 'abc'
-        // 1. An asterisk "*" matches anything except a slash.
-        // 2. Other consecutive asterisks are considered regular asterisks
-        //    and collapse into one non-slash wildcard run.
-        (_2, p1) => p1 + WILDCARD,
-        "*"
-      ],
-      // trailing wildcard, held apart from a literal star
-      [
-        // The step above leaves a trailing `*` alone, so a single `\*` is all that
-        //   can be left at the end here, and what stands in front of it says which
-        //   kind it is. A wildcard arrives as the escaper wrote it, `\*` with
-        //   nothing before it; a literal arrives as the user's own escape, which
-        //   the escaper doubled, and then the star's own -- `\\` and then `\*`.
-        //   There is no third case: every backslash still reaching the chain is
-        //   one `\*`, `\[` or `\ ` carries itself, and each is followed by its
-        //   own character, so a longer run can never form. This runs while the
-        //   two are still distinct, before the unescape steps below collapse the
-        //   literal onto the very `\*` a wildcard leaves behind.
-        /(^|[^\\])((?:\\\\)*)\\\*$/,
-        (match, p1, p2) => p2 === EMPTY ? p1 + TRAILING_WILDCARD : match,
-        "*"
-      ],
-      [
-        // unescape, revert step 3 except for back slash
-        // For example, if a user escape a '\\*',
-        // after step 3, the result will be '\\\\\\*'
-        /\\\\\\(?=[$.|*+(){^])/g,
-        () => ESCAPE,
-        ESCAPE + ESCAPE
-      ],
-      [
-        // '\\\\' -> '\\'
-        /\\\\/g,
-        () => ESCAPE,
-        ESCAPE + ESCAPE
-      ],
-      [
-        // Every real bracket expression -- POSIX classes included -- has already
-        //   been held aside by `extractBrackets`, so the only `[` left in the
-        //   pattern is an escaped, literal one.
-        // A backslash could only stand at the end of the range if it quoted the
-        //   `]`, and `\]` is held aside long before this.
-        /\\\[([^\]/]*?)($|\])/g,
-        // '\\[bar]' -> '\\\\[bar]'
-        (match, range, close) => `\\[${range}${close}`,
-        "["
-      ],
-      // ending
-      [
-        // 'js' will not match 'js.'
-        // 'ab' will not match 'abc'
-        DIRECT,
-        // WTF!
-        // https://git-scm.com/docs/gitignore
-        // changes in [2.22.1](https://git-scm.com/docs/gitignore/2.22.1)
-        // which re-fixes #24, #38
-        // > If there is a separator at the end of the pattern then the pattern
-        // > will only match directories, otherwise the pattern can match both
-        // > files and directories.
-        // 'js*' will not match 'a.js'
-        // 'js/' will not match 'a.js'
-        // 'js' will match 'a.js' and 'a.js/'
-        (source) => {
-          const last = source[source.length - 1];
-          if (!last || last === TRAILING_WILDCARD || last === TRAILING_DOUBLESTAR) {
-            return source;
-          }
-          return last === SLASH ? `${source}$` : `${source}(?=$|\\/$)`;
-        }
-      ]
-    ];
-    var REGEX_REPLACE_TRAILING_WILDCARD = /(^|\\\/)?\uE000$/;
-    var MODE_IGNORE = "regex";
-    var MODE_CHECK_IGNORE = "checkRegex";
-    var UNDERSCORE = "_";
-    var replaceTrailingWildcard = (_2, p1) => {
-      const prefix = p1 ? `${p1}[^/]+` : "[^/]*";
-      return `${prefix}(?=$|\\/$)`;
-    };
-    var REGEX_REPLACE_TRAILING_DOUBLESTAR = /\uE001$/;
-    var replaceTrailingDoublestar = () => "[\\s\\S]";
-    var separatorAfter = (run, at2) => {
-      let separator = EMPTY;
-      for (let index3 = at2 + 1; index3 < run.length && !run[index3].wildcard; index3++) {
-        separator += run[index3].single;
-      }
-      return separator;
-    };
-    var pinWildcards = (source) => {
-      if (source.indexOf(WILDCARD) < 0) {
-        return source;
-      }
-      const tokens = [];
-      const { length } = source;
-      let index3 = 0;
-      while (index3 < length) {
-        const char = source[index3];
-        if (source.startsWith(WILDCARD, index3)) {
-          tokens.push({ wildcard: true });
-          index3 += WILDCARD.length;
-        } else if (char === "[") {
-          let end = index3 + 1;
-          if (source[end] === "^") {
-            end++;
-          }
-          if (source[end] === "]") {
-            end++;
-          }
-          while (end < length && source[end] !== "]") {
-            end += source[end] === ESCAPE ? 2 : 1;
-          }
-          end++;
-          tokens.push({ single: source.slice(index3, end) });
-          index3 = end;
-        } else if (char === ESCAPE) {
-          tokens.push({ single: source.slice(index3, index3 + 2) });
-          index3 += 2;
-        } else if (char === "(") {
-          let depth = 0;
-          let end = index3;
-          do {
-            if (source[end] === ESCAPE) {
-              end++;
-            } else if (source[end] === "(") {
-              depth++;
-            } else if (source[end] === ")") {
-              depth--;
-            }
-            end++;
-          } while (end < length && depth > 0);
-          if ("*+?".indexOf(source[end]) >= 0) {
-            end++;
-          }
-          tokens.push({ boundary: source.slice(index3, end) });
-          index3 = end;
-        } else if (char === "^" || char === "$") {
-          tokens.push({ boundary: char });
-          index3++;
-        } else {
-          tokens.push({ single: char });
-          index3++;
-        }
-      }
-      let out = EMPTY;
-      let run = [];
-      const flush = () => {
-        let lastWildcard;
-        run.forEach((token, at2) => {
-          if (token.wildcard) {
-            lastWildcard = at2;
-          }
-        });
-        run.forEach((token, at2) => {
-          if (!token.wildcard) {
-            out += token.single;
-            return;
-          }
-          out += at2 === lastWildcard ? WILDCARD : `(?:(?!${separatorAfter(run, at2)})[^\\/])*`;
-        });
-        run = [];
-      };
-      tokens.forEach((token) => {
-        if (token.boundary === void 0) {
-          run.push(token);
-          return;
-        }
-        flush();
-        out += token.boundary;
-      });
-      flush();
-      return out;
-    };
-    var makeRegexPrefix = (pattern) => {
-      if (REGEX_ANCHORED_GLOBSTAR.test(pattern)) {
-        pattern = "**";
-      }
-      const { source, sources } = extractBrackets(pattern);
-      const replaced = REPLACERS.reduce(
-        // A pass whose matcher finds nothing hands back the very string it was
-        //   given, so asking first costs a search and saves a rewrite. Ten of the
-        //   fifteen passes never fire for a typical .gitignore line, and between
-        //   them they were 45% of this chain.
-        (prev, [matcher, replacer, required]) => {
-          if (matcher === DIRECT) {
-            return replacer(prev, pattern);
-          }
-          if (required !== UNDEFINED && prev.indexOf(required) < 0) {
-            return prev;
-          }
-          return matcher.test(prev) ? prev.replace(matcher, replacer.bind(pattern)) : prev;
-        },
-        source
-      );
-      return sources.length ? replaced.replace(
-        REGEX_RESTORE_PLACEHOLDER,
-        (match, index3) => sources[index3]
-      ) : replaced;
-    };
-    var checkSourceOf = (body, prefix) => {
-      if (body[body.length - 1] === SLASH) {
-        prefix = makeRegexPrefix(body.slice(0, -1));
-      }
-      const head = prefix.slice(0, -1);
-      const last = prefix[prefix.length - 1];
-      return last === TRAILING_WILDCARD ? `${head}$` : last === TRAILING_DOUBLESTAR ? head : NEVER_MATCH;
-    };
-    var matchesBasename = (body) => {
-      const index3 = body.indexOf(SLASH);
-      return index3 < 0 || index3 === body.length - 1;
-    };
-    var basenameOf = (path20) => {
-      const end = path20.length - 1;
-      const index3 = path20.lastIndexOf(
-        SLASH,
-        path20[end] === SLASH ? end - 1 : end
-      );
-      return index3 < 0 ? path20 : path20.slice(index3 + 1);
-    };
-    var parentOf = (path20) => {
-      if (path20.charCodeAt(0) === SLASH_CODE || path20.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path20.split(SLASH).filter(Boolean);
-        slices.pop();
-        return slices.length ? slices.join(SLASH) + SLASH : EMPTY;
-      }
-      const end = path20.length - 1;
-      const cut = path20.lastIndexOf(
-        SLASH,
-        path20.charCodeAt(end) === SLASH_CODE ? end - 1 : end
-      );
-      return cut < 0 ? EMPTY : path20.slice(0, cut + 1);
-    };
-    var isString = (subject) => typeof subject === "string";
-    var checkPattern = (pattern) => pattern && isString(pattern);
-    var splitPattern = (pattern) => (pattern[pattern.length - 1] === "\r" ? pattern.slice(0, -1) : pattern).split(REGEX_SPLITALL_CRLF).filter(Boolean);
-    var IgnoreRule = class {
-      constructor(pattern, mark, body, ignoreCase, negative, prefix) {
-        this.pattern = pattern;
-        this.mark = mark;
-        this.negative = negative;
-        define(this, "body", body);
-        define(this, "ignoreCase", ignoreCase);
-        define(this, "regexPrefix", prefix);
-      }
-      // Worked out on first use and kept behind an own property, the way `regex`
-      //   caches itself in `_regex`. Deciding it in the constructor instead would
-      //   add a fourth `defineProperty` to every rule ever built, which cost 4% of
-      //   every compile -- including the compiles of rules that are never matched
-      //   against anything.
-      get _basenameOnly() {
-        return define(this, "_basenameOnly", matchesBasename(this.body));
-      }
-      get regex() {
-        const key = UNDERSCORE + MODE_IGNORE;
-        if (this[key]) {
-          return this[key];
-        }
-        return this._make(MODE_IGNORE, key);
-      }
-      get checkRegex() {
-        const key = UNDERSCORE + MODE_CHECK_IGNORE;
-        if (this[key]) {
-          return this[key];
-        }
-        return this._make(MODE_CHECK_IGNORE, key);
-      }
-      _make(mode, key) {
-        const str2 = pinWildcards(
-          mode === MODE_IGNORE ? this.regexPrefix.replace(REGEX_REPLACE_TRAILING_WILDCARD, replaceTrailingWildcard).replace(REGEX_REPLACE_TRAILING_DOUBLESTAR, replaceTrailingDoublestar) : checkSourceOf(this.body, this.regexPrefix)
-        );
-        const regex = this.ignoreCase ? new RegExp(str2, "i") : new RegExp(str2);
-        return define(this, key, regex);
-      }
-    };
-    var hasTrailingBackslash = (str2) => {
-      let count2 = 0;
-      while (str2[str2.length - count2 - 1] === ESCAPE) {
-        count2++;
-      }
-      return count2 % 2 === 1;
-    };
-    var trimEnd = (body, stripLineEnd) => {
-      let lineEnd = body.length;
-      let end;
-      for (; ; ) {
-        if (stripLineEnd && body[lineEnd - 1] === "\r") {
-          lineEnd--;
-        }
-        end = lineEnd;
-        while (body[end - 1] === SPACE) {
-          end--;
-        }
-        if (!stripLineEnd || body[end - 1] !== "\n") {
-          break;
-        }
-        lineEnd = end - 1;
-      }
-      if (end === lineEnd) {
-        return body.slice(0, lineEnd);
-      }
-      let backslashes = 0;
-      while (body[end - backslashes - 1] === ESCAPE) {
-        backslashes++;
-      }
-      return backslashes % 2 ? body.slice(0, end - 1) + SPACE : body.slice(0, end);
-    };
-    var createRule = (pattern, mark, ignoreCase, stripLineEnd, stripBOM) => {
-      let body = stripBOM && pattern[0] === BOM ? pattern.slice(1) : pattern;
-      if (body[0] === "#") {
-        return;
-      }
-      let negative = false;
-      if (body[0] === "!") {
-        negative = true;
-        body = body.slice(1);
-      }
-      const last = body[body.length - 1];
-      if (last === SPACE || stripLineEnd && (last === "\r" || last === "\n")) {
-        body = trimEnd(body, stripLineEnd);
-      }
-      if (!body || hasTrailingBackslash(body)) {
-        return;
-      }
-      body = body.replace(REGEX_REPLACE_LEADING_EXCAPED_EXCLAMATION, "!").replace(REGEX_REPLACE_LEADING_EXCAPED_HASH, "#");
-      const regexPrefix = makeRegexPrefix(body);
-      return new IgnoreRule(
-        pattern,
-        mark,
-        body,
-        ignoreCase,
-        negative,
-        regexPrefix
-      );
-    };
-    var RuleManager = class {
-      constructor(ignoreCase) {
-        this._ignoreCase = ignoreCase;
-        this._rules = [];
-        this._basenameCount = 0;
-      }
-      _add(pattern, index3) {
-        if (pattern && pattern[KEY_IGNORE]) {
-          this._rules = this._rules.concat(pattern._rules._rules);
-          this._basenameCount += pattern._rules._basenameCount;
-          this._added = true;
-          return;
-        }
-        const isStr = isString(pattern);
-        const raw = isStr ? pattern : pattern.pattern;
-        const rule = checkPattern(raw) && createRule(
-          raw,
-          isStr ? UNDEFINED : pattern.mark,
-          this._ignoreCase,
-          !this._split,
-          this._stripBOM && !index3
-        );
-        if (rule) {
-          this._added = true;
-          this._rules.push(rule);
-          if (matchesBasename(rule.body)) {
-            this._basenameCount++;
-          }
-        }
-      }
-      // @param {Array<string> | string | Ignore} pattern
-      add(pattern) {
-        this._added = false;
-        this._split = isString(pattern);
-        this._stripBOM = !this._split || pattern[0] === BOM;
-        makeArray(
-          this._split ? splitPattern(pattern) : pattern
-        ).forEach(this._add, this);
-        if (this._added) {
-          this._literalRules = UNDEFINED;
-        }
-        return this._added;
-      }
-      // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
-      //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
-      //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path20) {
-        const rules = this._literalRules || (this._literalRules = this._rules.filter(
-          ({ body }) => body[body.length - (body[body.length - 1] === SLASH ? 2 : 1)] === "*"
-        ));
-        let ignored2 = false;
-        let unignored = false;
-        let matchedRule;
-        for (let index3 = rules.length - 1; index3 >= 0; index3--) {
-          const rule = rules[index3];
-          if (rule.checkRegex.test(path20)) {
-            ignored2 = !rule.negative;
-            unignored = rule.negative;
-            matchedRule = rule.negative ? UNDEFINED : rule;
-            break;
-          }
-        }
-        const ret = {
-          ignored: ignored2,
-          unignored
-        };
-        if (matchedRule) {
-          ret.rule = matchedRule;
-        }
-        return ret;
-      }
-      // Test one single path without recursively checking parent directories
-      //
-      // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
-      // @returns {TestResult}
-      test(path20, mode) {
-        const rules = this._rules;
-        const { length } = rules;
-        const shortcut = this._basenameCount * 2 >= length;
-        const basename = shortcut ? basenameOf(path20) : path20;
-        for (let index3 = length - 1; index3 >= 0; index3--) {
-          const rule = rules[index3];
-          if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename : path20
-          )) {
-            const { negative } = rule;
-            const ret = {
-              ignored: !negative,
-              unignored: negative
-            };
-            if (!negative) {
-              ret.rule = rule;
-            }
-            return ret;
-          }
-        }
-        return {
-          ignored: false,
-          unignored: false
-        };
-      }
-    };
-    var throwError = (message, Ctor) => {
-      throw new Ctor(message);
-    };
-    var checkPath = (path20, originalPath, doThrow) => {
-      if (!isString(path20)) {
-        return doThrow(
-          `path must be a string, but got \`${originalPath}\``,
-          TypeError
-        );
-      }
-      if (!path20) {
-        return doThrow(`path must not be empty`, TypeError);
-      }
-      if (checkPath.isNotRelative(path20)) {
-        const r = "`path.relative()`d";
-        return doThrow(
-          `path should be a ${r} string, but got "${originalPath}"`,
-          RangeError
-        );
-      }
-      return true;
-    };
-    var isNotRelative = (path20) => {
-      const first = path20.charCodeAt(0);
-      if (first === SLASH_CODE) {
-        return true;
-      }
-      if (first !== DOT_CODE) {
-        return false;
-      }
-      if (path20.length === 1) {
-        return true;
-      }
-      const second = path20.charCodeAt(1);
-      if (second === SLASH_CODE) {
-        return true;
-      }
-      if (second !== DOT_CODE) {
-        return false;
-      }
-      return path20.length === 2 || path20.charCodeAt(2) === SLASH_CODE;
-    };
-    checkPath.isNotRelative = isNotRelative;
-    checkPath.convert = (p2) => p2;
-    var convertPath = (target) => isString(target) && checkPath.convert(target);
-    var Ignore = class {
-      constructor({
-        ignorecase = true,
-        ignoreCase = ignorecase,
-        allowRelativePaths = false
-      } = {}) {
-        define(this, KEY_IGNORE, true);
-        this._rules = new RuleManager(ignoreCase);
-        this._strictPathCheck = !allowRelativePaths;
-        this._initCache();
-      }
-      _initCache() {
-        this._ignoreCache = /* @__PURE__ */ Object.create(null);
-        this._testCache = /* @__PURE__ */ Object.create(null);
-      }
-      add(pattern) {
-        if (this._rules.add(pattern)) {
-          this._initCache();
-        }
-        return this;
-      }
-      // legacy
-      addPattern(pattern) {
-        return this.add(pattern);
-      }
-      // @returns {TestResult}
-      _test(originalPath, cache, path20) {
-        checkPath(
-          path20,
-          originalPath,
-          this._strictPathCheck ? throwError : RETURN_FALSE
-        );
-        return path20 ? this._t(path20, cache) : {
-          ignored: false,
-          unignored: false
-        };
-      }
-      checkIgnore(target) {
-        const path20 = convertPath(target);
-        if (!path20 || path20.charCodeAt(path20.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path20);
-        }
-        const dir = this._t(path20, this._testCache);
-        if (dir.ignored) {
-          return dir;
-        }
-        const literal = this._rules.testLiteral(path20);
-        return literal.ignored || literal.unignored ? literal : dir;
-      }
-      _t(path20, cache) {
-        if (path20 in cache) {
-          return cache[path20];
-        }
-        const parentPath = parentOf(path20);
-        const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path20] = parent && parent.ignored ? parent : this._rules.test(path20, MODE_IGNORE);
-      }
-      ignores(path20) {
-        return this._test(path20, this._ignoreCache, convertPath(path20)).ignored;
-      }
-      createFilter() {
-        return (path20) => !this.ignores(path20);
-      }
-      filter(paths) {
-        return makeArray(paths).filter(this.createFilter());
-      }
-      // @returns {TestResult}
-      test(path20) {
-        return this._test(path20, this._testCache, convertPath(path20));
-      }
-    };
-    var factory = (options) => new Ignore(options);
-    var isPathValid = (path20) => checkPath(convertPath(path20), path20, RETURN_FALSE);
-    var setupWindows = () => {
-      const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
-      checkPath.convert = makePosix;
-      const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path20) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path20) || isNotRelative(path20);
-    };
-    if (
-      // Detect `process` so that it can run in browsers.
-      typeof process !== "undefined" && process.platform === "win32"
-    ) {
-      setupWindows();
-    }
-    module.exports = factory;
-    factory.default = factory;
-    module.exports.isPathValid = isPathValid;
-    define(module.exports, /* @__PURE__ */ Symbol.for("setupWindows"), setupWindows);
   }
 });
 
 // src/suites/walk.ts
-import { lstat, readdir, readFile as readFile3 } from "node:fs/promises";
-import path17 from "node:path";
+import { lstat as lstat2, readdir as readdir2, readFile as readFile4 } from "node:fs/promises";
+import path20 from "node:path";
 async function walkSuite(root) {
-  const out = [];
-  await walkFolder(root, "", [], out);
-  out.sort((a, b2) => a.path < b2.path ? -1 : a.path > b2.path ? 1 : 0);
-  return out;
+  const walked = { entries: [], leftOut: [] };
+  await walkFolder(root, "", [], walked);
+  walked.entries.sort((a, b2) => a.path < b2.path ? -1 : a.path > b2.path ? 1 : 0);
+  return walked;
 }
-async function walkFolder(root, relative, inherited, out) {
-  const folder = path17.join(root, relative);
-  const names2 = (await readdir(folder)).sort();
+async function walkFolder(root, relative, inherited, walked) {
+  const out = walked.entries;
+  const folder = path20.join(root, relative);
+  const names3 = (await readdir2(folder)).sort();
   const rules = [...inherited];
   for (const file of IGNORE_FILES) {
-    if (!names2.includes(file)) continue;
-    const text = await readFile3(path17.join(folder, file), "utf8");
-    rules.push({ base: relative, rules: (0, import_ignore.default)().add(text) });
+    if (!names3.includes(file)) continue;
+    const text = await readFile4(path20.join(folder, file), "utf8");
+    rules.push(...parseIgnoreFile(text, relative, relative === "" ? file : `${relative}/${file}`));
   }
-  for (const name of names2) {
+  for (const name of names3) {
     if (NEVER.has(name)) continue;
     const inside = relative === "" ? name : `${relative}/${name}`;
     if (inside === LISTING_FILE) continue;
-    const absolute = path17.join(folder, name);
-    const stat = await lstat(absolute);
-    if (ignored(rules, inside, stat.isDirectory())) continue;
+    const absolute = path20.join(folder, name);
+    const stat = await lstat2(absolute);
+    const rule = decidingRule(rules, inside, stat.isDirectory());
+    if (rule !== void 0 && !rule.negative) {
+      if (stat.isDirectory()) walked.leftOut.push({ path: inside, rule });
+      continue;
+    }
     if (stat.isSymbolicLink()) throw new SuitePackError(`${absolute} is a symbolic link; a suite holds plain files and folders only: copy what it points at into the folder, or list it in .runsetignore`);
     if (!stat.isFile() && !stat.isDirectory()) {
       const kind = stat.isFIFO() ? "a FIFO" : stat.isSocket() ? "a socket" : "a device";
@@ -81863,24 +81401,14 @@ async function walkFolder(root, relative, inherited, out) {
     if (out.length > MAX_SUITE_FILES) {
       throw new SuitePackError(`${root}: ${countRefusal(out.length) ?? "too many files"}; list what the tests do not need (build output, data, reports) in .runsetignore`);
     }
-    if (entry.type === "Directory") await walkFolder(root, inside, rules, out);
+    if (entry.type === "Directory") await walkFolder(root, inside, rules, walked);
   }
 }
-function ignored(rules, inside, isFolder) {
-  let result = false;
-  for (const { base, rules: matcher } of rules) {
-    const relative = base === "" ? inside : inside.slice(base.length + 1);
-    const verdict = matcher.test(isFolder ? `${relative}/` : relative);
-    if (verdict.ignored) result = true;
-    else if (verdict.unignored) result = false;
-  }
-  return result;
-}
-var import_ignore, NEVER, IGNORE_FILES, SuitePackError;
+var NEVER, IGNORE_FILES, SuitePackError;
 var init_walk = __esm({
   "src/suites/walk.ts"() {
     "use strict";
-    import_ignore = __toESM(require_ignore(), 1);
+    init_gitignore();
     init_suites2();
     init_entries();
     NEVER = /* @__PURE__ */ new Set(["node_modules", ".git"]);
@@ -81896,42 +81424,52 @@ var init_walk = __esm({
 
 // src/suites/pack.ts
 import { createHash } from "node:crypto";
-import { readFile as readFile4 } from "node:fs/promises";
-import { existsSync as existsSync3 } from "node:fs";
-import path18 from "node:path";
+import { readFile as readFile5 } from "node:fs/promises";
+import { existsSync as existsSync4 } from "node:fs";
+import path21 from "node:path";
 import { Readable } from "node:stream";
 import { createGzip } from "node:zlib";
 async function packSuite(dir, options = {}) {
-  const root = path18.resolve(dir);
+  const root = path21.resolve(dir);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_SUITE_BYTES;
-  if (!existsSync3(path18.join(root, SUITE_CONFIG_FILE))) {
+  if (!existsSync4(path21.join(root, SUITE_CONFIG_FILE))) {
     throw new SuitePackError(`${root} has no ${SUITE_CONFIG_FILE}; pass the folder of the suite's ${SUITE_CONFIG_FILE}`);
   }
-  const entries = await walkSuite(root);
+  const { entries, leftOut } = await walkSuite(root);
   if (!entries.some((e) => e.path === SUITE_CONFIG_FILE)) {
-    throw new SuitePackError(`${path18.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
+    throw new SuitePackError(`${path21.join(root, SUITE_CONFIG_FILE)} is left out by an ignore file (.gitignore or .runsetignore); a suite's archive must hold it`);
   }
   const extra = options.listing === void 0 ? [] : listingEntries(options.listing, entries);
-  const all = [...entries, ...extra].sort((a, b2) => a.path < b2.path ? -1 : a.path > b2.path ? 1 : 0);
+  const notes = await leftOutNotes(root, entries, leftOut, options.listing);
+  const packed = await Promise.all(entries.map((e) => withoutCredentials(e, notes)));
+  const all = [...packed, ...extra].sort((a, b2) => a.path < b2.path ? -1 : a.path > b2.path ? 1 : 0);
   const tooMany = countRefusal(all.length);
   if (tooMany !== null) throw new SuitePackError(`${root}: ${tooMany}; list what the tests do not need in .runsetignore`);
   const archive = await compress(tarStream(all), maxBytes, root);
   archive[GZIP_OS_BYTE] = GZIP_OS_UNIX;
-  return { archive, id: createHash("sha256").update(archive).digest("hex"), files: all.length, size: archive.length };
+  return { archive, id: createHash("sha256").update(archive).digest("hex"), files: all.length, size: archive.length, notes };
+}
+async function withoutCredentials(entry, notes) {
+  if (entry.type !== "File" || path21.posix.basename(entry.path) !== NPMRC) return entry;
+  const settings2 = projectNpmSettings(await readFile5(entry.absolute, "utf8"));
+  if (settings2.dropped.length === 0) return entry;
+  notes.push(`${entry.path}: ${settings2.dropped.join(", ")} left out of the upload: a credential never leaves this machine (a worker's npm uses its own, from its user's ~/.npmrc)`);
+  const content = Buffer.from(settings2.text);
+  return { path: entry.path, type: "File", size: content.length, executable: entry.executable, content };
 }
 function listingEntries(listing, walked) {
   const content = Buffer.from(JSON.stringify(listing));
   if (content.length > MAX_LISTING_BYTES) {
     throw new SuitePackError(`the listing of its Playwright and framework entries is ${content.length} bytes, more than ${MAX_LISTING_BYTES}; narrow the suite's entries (grep, project) or split it`);
   }
-  const folder = `${path18.posix.dirname(LISTING_FILE)}/`;
+  const folder = `${path21.posix.dirname(LISTING_FILE)}/`;
   const out = [{ path: LISTING_FILE, type: "File", size: content.length, executable: false, content }];
   if (!walked.some((e) => e.path === folder)) out.push({ path: folder, type: "Directory", size: 0, executable: true, content: Buffer.alloc(0) });
   return out;
 }
 async function* tarStream(entries) {
   for (const entry of entries) {
-    const content = entry.type === "Directory" ? Buffer.alloc(0) : "content" in entry ? entry.content : await readFile4(entry.absolute);
+    const content = entry.type === "Directory" ? Buffer.alloc(0) : "content" in entry ? entry.content : await readFile5(entry.absolute);
     const fields = {
       path: entry.path,
       mode: entry.type === "Directory" || entry.executable ? 493 : 420,
@@ -81978,6 +81516,8 @@ var init_pack = __esm({
     init_index_min();
     init_suites2();
     init_entries();
+    init_left_out();
+    init_npmrc();
     init_walk();
     init_walk();
     BLOCK = 512;
@@ -81995,14 +81535,14 @@ __export(suite_push_exports, {
   describePush: () => describePush,
   pushSuite: () => pushSuite
 });
-import { readFile as readFile5 } from "node:fs/promises";
-import path19 from "node:path";
+import { readFile as readFile6 } from "node:fs/promises";
+import path22 from "node:path";
 async function pushSuite(client, options, env, stderr) {
-  const root = path19.resolve(options.dir);
-  const file = path19.join(root, SUITE_CONFIG_FILE);
+  const root = path22.resolve(options.dir);
+  const file = path22.join(root, SUITE_CONFIG_FILE);
   let text;
   try {
-    text = await readFile5(file, "utf8");
+    text = await readFile6(file, "utf8");
   } catch (error) {
     throw new PushFailure(`${file} cannot be read (${error.code ?? "error"}); --suite and push take the folder of a suite's ${SUITE_CONFIG_FILE}`);
   }
@@ -82015,6 +81555,8 @@ async function pushSuite(client, options, env, stderr) {
     }
     const listing = await listSuiteForUpload(config);
     packed = await packSuite(root, { listing });
+    for (const note of packed.notes) stderr.write(`runset: note: ${note}
+`);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof SuitePackError) throw new PushFailure(error.message, { cause: error });
     throw error;
@@ -82235,8 +81777,8 @@ function rerunConflicts(raw) {
     ["--suite-name", raw.suiteName !== void 0],
     ["--tag/--grep/--grep-invert/--test/--project", selectionOf(raw) !== void 0]
   ];
-  const names2 = given2.filter(([, on]) => on).map(([name]) => name);
-  return names2.length > 0 ? names2.join(", ") : void 0;
+  const names3 = given2.filter(([, on]) => on).map(([name]) => name);
+  return names3.length > 0 ? names3.join(", ") : void 0;
 }
 async function runTriggerCommand(argv, env, io2, deps = {}) {
   const program2 = new Command("runset").exitOverride().configureOutput({ writeOut: (text) => io2.stdout.write(text), writeErr: (text) => io2.stderr.write(text) });
