@@ -13,7 +13,7 @@ import { FRAMEWORKS, type Executor, type TestType } from './core/types.js';
 import { DEFAULTS, kernelSomaxconn, listenBacklog, urlHost, type ServeOptions, type SuiteCacheSettings } from './config/options.js';
 import type { SuiteConfig } from './config/suite.js';
 import { loadSuite } from './config/load.js';
-import { testUsersFor } from './config/isolation.js';
+import { testUsersFor } from './config/slot-users.js';
 import type { Store } from './store/store.js';
 import { openStore } from './store/open.js';
 import { loadSecretKey, resolveVariables } from './secrets/index.js';

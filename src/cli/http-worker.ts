@@ -12,7 +12,7 @@
 import { createLogger, executorRegistry, suiteCacheFor, testContainment, testProcessPolicy, testWorkRoot } from '../main.js';
 import type { SuiteCacheSettings } from '../config/options.js';
 import type { RunAsUser } from '../executors/run-as.js';
-import { testUsersFor } from '../config/isolation.js';
+import { testUsersFor } from '../config/slot-users.js';
 import { resolveVariables } from '../secrets/index.js';
 import { WorkerPool } from '../scheduler/pool.js';
 import { WorkerRegistration } from '../scheduler/registration.js';

@@ -6,7 +6,6 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { lookUpRunAsUser, RunAsError, type RunAsUser } from '../executors/run-as.js';
-import { slotUsers, TestUsers } from '../executors/test-users.js';
 import { OptionError } from './options.js';
 
 /** --run-as: undefined when unset (or empty); else the user, or an OptionError saying what is accepted. */
@@ -14,17 +13,6 @@ export function parseRunAs(raw: string | undefined): RunAsUser | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   try {
     return lookUpRunAsUser(raw.trim());
-  } catch (error) {
-    if (error instanceof RunAsError) throw new OptionError(`--run-as (RUNSET_RUN_AS): ${error.message}`);
-    throw error;
-  }
-}
-
-/** Under --run-as, a user per worker slot (USER-1 … USER-N, made when missing); an OptionError saying what to create when they cannot be had. */
-export function testUsersFor(runAs: RunAsUser | undefined, slots: number): TestUsers | undefined {
-  if (!runAs) return undefined;
-  try {
-    return new TestUsers(slotUsers(runAs, slots));
   } catch (error) {
     if (error instanceof RunAsError) throw new OptionError(`--run-as (RUNSET_RUN_AS): ${error.message}`);
     throw error;

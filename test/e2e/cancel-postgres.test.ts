@@ -41,7 +41,8 @@ test('an API process cancels a Playwright batch another machine runs: it stops w
   const batch = () => taggedProcesses(fleet.tag).filter((p) => !own.has(p.pid));
   const id = await createSet(server, 'e2e');
   await until('the browser is open', () => batch().some((p) => /chrom/i.test(p.cmdline)), 60_000);
-  assert.ok((await listMembers(server, id)).some((m) => m.status === 'RUNNING'));
+  // The member turns RUNNING when runset's reporter tells of its test's begin, a moment after the browser starts.
+  await until('a member is RUNNING', async () => (await listMembers(server, id)).some((m) => m.status === 'RUNNING'), 10_000);
 
   const cancelled = await api<{ status: string; cancelled: boolean }>(server, 'POST', `/v0/test-run-sets/${id}/cancel`);
   const at = Date.now();

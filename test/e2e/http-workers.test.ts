@@ -207,12 +207,13 @@ for (const store of ['sqlite', 'postgres'] as const) {
 
       // A lease that moved: claimed with a short lease, reaped back to WAITING, then finished late.
       const call = (route: string, body: unknown) =>
-        api<{ runs?: Array<{ id: string; claim: number; env: string; batchKey: string | null }>; code?: string }>(server, 'POST', route, { body, auth: `Bearer ${workerKey}` });
+        api<{ runs?: Array<{ id: string; claim: number; env: string; batchKey: string | null; leaseToken: string }>; code?: string }>(server, 'POST', route, { body, auth: `Bearer ${workerKey}` });
       const claimed = await call('/v0/worker/claims', { workerId: 'stale', limit: 10, leaseMs: 200, setId: other });
       const run = claimed.body.runs?.find((r) => r.batchKey === null); // a command: RUNNING from its claim on
       assert.ok(run, claimed.text);
       await until('the leases reaped', async () => ((await members(server, other)).every((m) => m.status === 'WAITING') ? true : undefined));
-      const lease = { runId: run.id, workerId: 'stale', claim: run.claim };
+      // Its own ticket: the lease was this key's, and has moved since.
+      const lease = { runId: run.id, workerId: 'stale', claim: run.claim, token: run.leaseToken };
       const outcome = { status: 'SUCCESS', attempts: 1, error: null, output: 'late', durationMs: 5 };
       const late = await call('/v0/worker/leases/finish', { lease, outcome, run: { setId: other, env: run.env, name: 'cmd 1' } });
       assert.equal(late.status, 409, late.text);

@@ -40,12 +40,13 @@ test('seed the shop', async () => {
 
 const SHOP = `
 import { test, expect } from '@playwright/test';
-test('raises its own timeout', async ({ page }) => {
+// No browser: launching one counts against the 1 s the config gives before the test's own
+// setTimeout runs, and on a loaded machine that alone can take longer.
+test('raises its own timeout', async () => {
   test.setTimeout(30_000);
-  await page.setContent('<h1>Shop</h1>');
   console.log('waiting for the slow report');
-  await page.waitForTimeout(14_000);
-  await expect(page.locator('h1')).toHaveText('Shop');
+  await new Promise((r) => setTimeout(r, 14_000));
+  expect('Shop').toBe('Shop');
 });
 test('spins forever', async () => {
   console.log('about to spin');
