@@ -87,13 +87,15 @@ export async function takeShare(link: WorkerLink, claimed: readonly ClaimedRun[]
   };
   await claimMore();
   if (webServerPorts(head.spec).length === 0 || !ctx.peers) return runs;
-  for (const until = Date.now() + STRAY_WAIT_MS; Date.now() < until; ) {
+  for (const until = Date.now() + STRAY_WAIT_MS; ; ) {
     const stray = heldOnHost(await ctx.peers(head.setId, head.batchKey as string).catch(() => []), ctx.me);
-    if (stray === 0) break;
     // Whoever holds them gives them back; they would need another start of the suite on this host.
     share = Math.min(ctx.limit, Math.max(share, runs.length + stray));
-    await new Promise((resolve) => setTimeout(resolve, STRAY_POLL_MS));
+    // Claimed after every look, the last one too: a neighbour's member counted in the share may
+    // have come back between two looks (then no one holds it, and only a claim brings it here).
     await claimMore();
+    if (stray === 0 || Date.now() >= until) break;
+    await new Promise((resolve) => setTimeout(resolve, STRAY_POLL_MS));
   }
   return runs;
 }

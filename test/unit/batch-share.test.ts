@@ -74,6 +74,24 @@ test('a fixed-port webServer batch: what a neighbour on this host held while the
   assert.ok([...link.members.values()].every((m) => m.workerId === 'w'));
 });
 
+test('a fixed-port webServer batch: what a neighbour gave back between the share\'s claim and its first look at the host is claimed too', async () => {
+  const link = new FakeLink();
+  const port = playwrightCase('x').case!;
+  link.add('s', Array.from({ length: 6 }, (_, i) => playwrightCase(`case ${i}`, { case: { ...port, titles: [`case ${i}`], webServerPorts: [4100] } })), 'e2e', 10_000);
+  const claimed = await link.claimRuns({ workerId: 'w', limit: 2, leaseMs: 10_000 });
+  const neighbour = await link.claimRuns({ workerId: 'nb', limit: 2, leaseMs: 10_000 });
+  const holding = (id: string) => [...link.members.values()].filter((m) => m.workerId === id).length;
+  Object.defineProperty(link, 'workers', { get: () => [me, { id: 'nb', host: 'h1' }].map((w) => ({ ...w, slots: 2, holding: holding(w.id), heldMs: holding(w.id) * 10_000 })) });
+  // Sizing sees the neighbour's two; by the first look after the claim they are back and held by no one.
+  let looks = 0;
+  const peers = async (setId: string, key: string) => {
+    if (looks++ === 1) await link.releaseRuns(neighbour.map((r) => ({ runId: r.id, workerId: r.workerId, claim: r.claim })));
+    return link.batchWorkers(setId, key);
+  };
+  const share = await takeShare(link, claimed, { ...ctx(link), peers }, deps(link));
+  assert.equal(share.length, 6, 'no member is left for a second start of the suite on this host');
+});
+
 test('sizing fails: it runs what it claimed', async () => {
   const link = new FakeLink();
   link.failures.waitingWork = [new Error('down')];
