@@ -13,14 +13,22 @@
  * clients expect of an HTTP server) rather than a failing tool.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { RunsetClient } from '../../client/client.js';
-import { createRunsetMcpServer } from '../../mcp/server.js';
 import type { AppDeps } from '../deps.js';
 import { requireKey } from '../auth.js';
 import { localFetch } from '../local-fetch.js';
 import { OPENAPI_INFO } from './openapi.js';
 import { tokenOf } from '../../auth/keys.js';
+
+/**
+ * The MCP SDK, its schemas and runset's tools, loaded at the first MCP request:
+ * a third of a second of every API start that serves no agent.
+ */
+let loading: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('../../mcp/server.js')]> | undefined;
+function loadMcp() {
+  loading ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('../../mcp/server.js')]);
+  return loading;
+}
 
 export const mcpRoutes: FastifyPluginAsync<{ deps: AppDeps; root: FastifyInstance }> = (app, { deps, root }) => {
   const fetch = localFetch(root, deps.publicUrl ? new URL(deps.publicUrl).pathname.replace(/\/+$/, '') : '');
@@ -34,6 +42,7 @@ export const mcpRoutes: FastifyPluginAsync<{ deps: AppDeps; root: FastifyInstanc
     async (request, reply) => {
       const apiKey = tokenOf(request.headers.authorization)!;
       const base = deps.publicUrl ?? `${request.protocol}://${request.host}`;
+      const [{ StreamableHTTPServerTransport }, { createRunsetMcpServer }] = await loadMcp();
       const client = new RunsetClient({ url: `${base}/api`, apiKey, fetch, userAgent: 'runset-mcp-http' });
       const server = createRunsetMcpServer({ client, version: OPENAPI_INFO.info.version });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
