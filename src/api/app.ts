@@ -31,13 +31,13 @@ import { testHistoryRoutes } from './routes/tests.js';
 import { suiteRoutes } from './routes/suites.js';
 import { quarantineRoutes } from './routes/quarantine.js';
 import { workerProtocolRoutes } from './routes/worker-protocol.js';
-import { lazySerializers } from './lazy-serializers.js';
+import { lazySerializers, lazyValidators } from './lazy-compilers.js';
 import { mcpRoutes } from './routes/mcp.js';
 
 
 export interface BuildOptions {
-  /** Compile every response serializer at start (Fastify's default), as the test that proves they all compile does. */
-  eagerSerializers?: boolean;
+  /** Compile every response serializer and request validator at start (Fastify's default), as the test that proves they all compile does. */
+  eagerCompilers?: boolean;
 }
 
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -56,7 +56,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
-    schemaController: { compilersFactory: { buildSerializer: options.eagerSerializers ? undefined : lazySerializers } },
+    schemaController: { compilersFactory: options.eagerCompilers ? {} : { buildSerializer: lazySerializers, buildValidator: lazyValidators } },
   });
 
   // JSON only: Fastify also parses text/plain by default, which would let a

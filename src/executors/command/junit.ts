@@ -9,7 +9,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
-import { createRequire } from 'node:module';
+import { create } from 'xmlbuilder2';
 import type { ResultCase } from '../../core/types.js';
 
 /** Bounds no real report reaches, so one member's result stays small. */
@@ -81,16 +81,9 @@ export function parseJunit(xml: string): ResultCase[] {
   return readJunitTestcases(xml).map((c) => ({ name: c.classname ? `${c.classname} › ${c.name}` : c.name, status: c.status, durationMs: c.durationMs, error: c.error }));
 }
 
-/** xmlbuilder2, loaded when a report is first read: a seventh of a second of every start of a process that reads none. */
-let xml2: typeof import('xmlbuilder2') | undefined;
-function xmlbuilder(): typeof import('xmlbuilder2') {
-  xml2 ??= createRequire(import.meta.url)('xmlbuilder2') as typeof import('xmlbuilder2');
-  return xml2;
-}
-
 /** Every `<testcase>` of a JUnit XML text with its properties, in document order; throws when it is not JUnit XML. */
 export function readJunitTestcases(xml: string): JunitTestcase[] {
-  const doc = xmlbuilder().create(xml);
+  const doc = create(xml);
   const root = doc.root().node as unknown as XmlElement;
   if (root.nodeName !== 'testsuites' && root.nodeName !== 'testsuite') throw new Error(`its root element is <${root.nodeName}>, not <testsuites> or <testsuite>`);
   return Array.from(root.getElementsByTagName('testcase')).map((testcase): JunitTestcase => {
