@@ -93,8 +93,10 @@ test('two worker processes on one host: batches of a fixed-port webServer suite 
   // What a neighbour claimed of a batch while it took the port comes back to that batch, so each set
   // runs in one Playwright process, as with one worker process.
   await checkRuns(api, ids, suite, direct, 1);
-  // The second process to start says it cannot help a fixed-port suite, and how to get more slots for one.
-  assert.ok(workers[1]!.logs().includes(SECOND_PROCESS_ADVICE), workers[1]!.logs());
+  // A process that starts where another runs says it cannot help a fixed-port suite, and how to get more
+  // slots for one. The mark is the host's, and npm test runs other files' workers at the same time: the
+  // first of these two may itself start second, so at least one of them (never neither) says it.
+  assert.ok(workers.some((w) => w.logs().includes(SECOND_PROCESS_ADVICE)), workers.map((w) => w.logs()).join('\n---\n'));
   // A member is given back when its batch finds the port held, and again when a neighbour's claim of it came
   // while this worker's process was already running; a batch that spun on the lock would claim it dozens of times.
   const rows = await memberRows(TEST_DATABASE_URL!, schema);

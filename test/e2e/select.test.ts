@@ -61,8 +61,12 @@ describe('selection on create', () => {
   });
 
   const create = (body: unknown, headers: Record<string, string> = {}) => api<{ testRunSetId: string } & Problem>(server, 'POST', '/v0/test-run-sets', { body, headers });
-  const members = async (id: string) =>
-    (await api<{ testRuns: Array<{ name: string }> }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns.map((r) => r.name).sort();
+  const members = async (id: string) => {
+    const listed = await api<{ testRuns: Array<{ name: string }> }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`);
+    // Once seen under npm test's load: an answer without testRuns. Its status and body say why.
+    assert.equal(listed.status, 200, listed.text);
+    return listed.body.testRuns.map((r) => r.name).sort();
+  };
   const selectOf = async (id: string) => (await api<{ select: unknown }>(server, 'GET', `/v0/test-run-sets/${id}/details`)).body.select;
 
   test('each field plans only what it keeps; details show it; run again keeps it', async () => {

@@ -55,7 +55,11 @@ test('with another worker that can help: a part, what was claimed beyond it give
   assert.equal(back.length, 6 - share.length, 'the rest goes back for the other worker');
 });
 
-test('a fixed-port webServer batch: what a neighbour on this host held while the share was sized comes back to it, even when given back before the share is claimed', async () => {
+/**
+ * Six members of a suite with a fixed-port webServer: this worker (`w`) claimed two, a
+ * neighbour on the same host (`nb`) two more; the registry counts what each holds.
+ */
+async function hostBoundBatch() {
   const link = new FakeLink();
   const port = playwrightCase('x').case!;
   link.add('s', Array.from({ length: 6 }, (_, i) => playwrightCase(`case ${i}`, { case: { ...port, titles: [`case ${i}`], webServerPorts: [4100] } })), 'e2e', 10_000);
@@ -63,6 +67,11 @@ test('a fixed-port webServer batch: what a neighbour on this host held while the
   const neighbour = await link.claimRuns({ workerId: 'nb', limit: 2, leaseMs: 10_000 });
   const holding = (id: string) => [...link.members.values()].filter((m) => m.workerId === id).length;
   Object.defineProperty(link, 'workers', { get: () => [me, { id: 'nb', host: 'h1' }].map((w) => ({ ...w, slots: 2, holding: holding(w.id), heldMs: holding(w.id) * 10_000 })) });
+  return { link, claimed, neighbour, holding };
+}
+
+test('a fixed-port webServer batch: what a neighbour on this host held while the share was sized comes back to it, even when given back before the share is claimed', async () => {
+  const { link, claimed, neighbour, holding } = await hostBoundBatch();
   // The neighbour finds the port held and gives its members back just after this worker sized its share.
   const peers = async (setId: string, key: string) => {
     const workers = await link.batchWorkers(setId, key);
@@ -75,13 +84,7 @@ test('a fixed-port webServer batch: what a neighbour on this host held while the
 });
 
 test('a fixed-port webServer batch: what a neighbour gave back between the share\'s claim and its first look at the host is claimed too', async () => {
-  const link = new FakeLink();
-  const port = playwrightCase('x').case!;
-  link.add('s', Array.from({ length: 6 }, (_, i) => playwrightCase(`case ${i}`, { case: { ...port, titles: [`case ${i}`], webServerPorts: [4100] } })), 'e2e', 10_000);
-  const claimed = await link.claimRuns({ workerId: 'w', limit: 2, leaseMs: 10_000 });
-  const neighbour = await link.claimRuns({ workerId: 'nb', limit: 2, leaseMs: 10_000 });
-  const holding = (id: string) => [...link.members.values()].filter((m) => m.workerId === id).length;
-  Object.defineProperty(link, 'workers', { get: () => [me, { id: 'nb', host: 'h1' }].map((w) => ({ ...w, slots: 2, holding: holding(w.id), heldMs: holding(w.id) * 10_000 })) });
+  const { link, claimed, neighbour } = await hostBoundBatch();
   // Sizing sees the neighbour's two; by the first look after the claim they are back and held by no one.
   let looks = 0;
   const peers = async (setId: string, key: string) => {
