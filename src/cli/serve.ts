@@ -10,6 +10,7 @@ import {
   type ServeOptions,
 } from '../config/options.js';
 import { DEFAULT_MAX_SUITE_BYTES } from '../core/suites.js';
+import { isUuid } from '../core/uuid.js';
 import type { Runtime } from '../main.js';
 import { DEFAULT_ARTIFACT_RETENTION } from '../retention/artifacts.js';
 import { DEFAULT_RETENTION } from '../retention/sets.js';
@@ -220,8 +221,6 @@ interface HttpWorkerFlags {
   exitWhenIdle?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** `runset worker --url URL`: the options a worker over HTTP takes, checked, then its slots (src/cli/http-worker.ts). */
 async function runOverHttp(flags: RawServeFlags & HttpWorkerFlags): Promise<void> {
   if (flags.databaseUrl) throw new OptionError('--url (a worker over HTTP) holds no database: unset --database-url / RUNSET_DATABASE_URL for this process');
@@ -229,7 +228,7 @@ async function runOverHttp(flags: RawServeFlags & HttpWorkerFlags): Promise<void
   const runAs = parseRunAs(flags.runAs);
   const key = readApiKey(flags.keyFile, process.env.RUNSET_API_KEY, runAs);
   if (!key) throw new OptionError('--url needs an API key of role worker in RUNSET_API_KEY or --key-file (runset keys create --name runners --role worker)');
-  if (flags.set !== undefined && !UUID.test(flags.set)) throw new OptionError(`--set must be a set id (a uuid), got "${flags.set}"`);
+  if (flags.set !== undefined && !isUuid(flags.set)) throw new OptionError(`--set must be a set id (a uuid), got "${flags.set}"`);
   const given = typeof flags.workers === 'string' ? flags.workers : undefined;
   const { runHttpWorker } = await import('./http-worker.js');
   await runHttpWorker({

@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { DateTime, NullableDateTime, refTo, Uuid } from './wire.js';
+import { UUID_PATTERN } from './uuid.js';
 
 export const WebhookAttemptView = Type.Object(
   {
@@ -46,6 +47,6 @@ export const WebhookDeliveryList = Type.Object(
 export type WebhookDeliveryList = Static<typeof WebhookDeliveryList>;
 
 export const WebhookDeliveriesQuery = Type.Object(
-  { setId: Type.String({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The Test Run Set (uuid).' }) },
+  { setId: Type.String({ format: 'uuid', pattern: UUID_PATTERN, description: 'The Test Run Set (uuid).' }) },
   { additionalProperties: false },
 );

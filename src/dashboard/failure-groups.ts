@@ -2,7 +2,8 @@
  * A set's failures grouped by cause, as data: the set page shows "3 tests:
  * TimeoutError: locator.fill: Timeout <duration> exceeded." with the tests
  * under it, so one broken dependency reads as one problem, not thirty. Pure
- * (no DOM, no imports): the server's unit tests check it and the page bundles it.
+ * (no DOM; its one import is the UUID spelling, itself pure): the server's unit
+ * tests check it and the page bundles it.
  *
  * The signature of an error is its first line with what varies between
  * occurrences of the same cause replaced, in this order:
@@ -15,6 +16,7 @@
  * So `exited with code 1` and `exited with code 2` are one group: both say the
  * command failed, and the members' own errors (listed under it) keep the code.
  */
+import { UUID_SOURCE } from '../core/uuid.js';
 
 export interface FailedMember {
   id: string;
@@ -36,7 +38,7 @@ export const NO_MESSAGE = '(no error message)';
 
 /** A single quote after a letter is an apostrophe (can't), not the start of a value. */
 const QUOTED = /"(?:[^"\\]|\\.)*"|(?<![A-Za-z])'(?:[^'\\]|\\.)*'|`[^`]*`/g;
-const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const UUID = new RegExp(`\\b${UUID_SOURCE}\\b`, 'g');
 const HEX_ID = /\b(?=[0-9a-f]*[0-9])[0-9a-f]{8,}\b/gi;
 const DURATION = /\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?|min|minutes?|h)\b/gi;
 const NUMBER = /\d+(?:\.\d+)*/g;

@@ -1,11 +1,13 @@
 /**
  * Shapes of the test history store operations: the tests of an environment by
  * name, each with its window of latest ended runs, and one test's ended runs
- * newest first. The cursor codecs live here so both backends page identically
- * (the history contract suite checks they do). What the runs mean (flaky, pass
- * rate…) is src/history/flakiness.ts's business, not the store's.
+ * newest first, with their cursors (the codec is ./cursor.ts). What the runs
+ * mean (flaky, pass rate…) is src/history/flakiness.ts's business, not the store's.
  */
-import { RunsetError } from '../core/errors.js';
+import { decodeStampCursor, encodeStampCursor } from './cursor.js';
+
+/** A tests page's cursor, beside the runs page's below: both backends take a history page's cursors from here. */
+export { decodeNameCursor, encodeNameCursor } from './cursor.js';
 
 export interface ListTestsQuery {
   env: string;
@@ -142,47 +144,13 @@ export interface RunPosition {
   id: string;
 }
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function notOurs(): RunsetError {
-  return new RunsetError('invalid_query', 'querystring.cursor is not a cursor this server gave out; use the nextCursor of a previous page');
-}
-
-function decode(cursor: string): unknown {
-  try {
-    return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-function encode(value: unknown): string {
-  return Buffer.from(JSON.stringify(value)).toString('base64url');
-}
-
-export function encodeNameCursor(name: string): string {
-  return encode([name]);
-}
-
-/** The last name of the previous page. A NUL byte was never ours (PostgreSQL's text cannot hold one). */
-export function decodeNameCursor(cursor: string): string {
-  const value = decode(cursor);
-  if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string' && !value[0].includes('\0')) return value[0];
-  throw notOurs();
-}
-
 export function encodeRunCursor(position: RunPosition): string {
-  return encode([position.endedAt, position.id]);
+  return encodeStampCursor(position.endedAt, position.id);
 }
 
 export function decodeRunCursor(cursor: string): RunPosition {
-  const value = decode(cursor);
-  if (Array.isArray(value) && value.length === 2) {
-    const [endedAt, id] = value as unknown[];
-    if (typeof endedAt === 'string' && ISO.test(endedAt) && typeof id === 'string' && UUID.test(id)) return { endedAt, id };
-  }
-  throw notOurs();
+  const [endedAt, id] = decodeStampCursor(cursor);
+  return { endedAt, id };
 }
 
 /** Lower-cases ASCII letters only, the same on both stores (their own lower() depends on the database's locale). */

@@ -13,8 +13,7 @@ import { WebhookAttemptView, WebhookDeliveryList, WebhookDeliveryView } from '..
 import { TestHistory, TestHistoryRun, TestList, TestOutcome, TestSummary } from '../../core/wire-tests.js';
 import { WORKER_SCHEMAS } from '../../core/wire-worker.js';
 import { QuarantineAdded, QuarantineEntryView, QuarantineList } from '../../core/wire-quarantine.js';
-
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+import { UUID_PATTERN } from '../../core/uuid.js';
 
 /** `{ id }` in the path, a uuid (the pattern says which spelling); anything else answers 400 invalid_id. */
 export function uuidParams(description: string) {
