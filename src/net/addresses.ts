@@ -83,12 +83,6 @@ export function isMetadataHostName(name: string): boolean {
   return METADATA_HOST_NAMES.has(name.trim().toLowerCase().replace(/\.+$/, ''));
 }
 
-/** The address as this module compares it: the IPv4 inside an IPv6 form, zone dropped. */
-export function canonicalText(text: string): string | null {
-  const address = parseAddress(text);
-  return address === null ? null : canonical(embeddedIPv4(address) ?? address);
-}
-
 function kindOf(address: Address): AddressKind {
   const inner = embeddedIPv4(address);
   if (inner) return kindOf(inner);

@@ -22,7 +22,7 @@ import type { VariableValue } from '../core/types.js';
 import type { Store } from '../store/store.js';
 import { renderBody } from './payload.js';
 import { DEFAULT_RETRY, nextRetryMs, type RetryPolicy } from './retry.js';
-import { signatureHeader } from './signature.js';
+import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 import { fetch } from 'undici';
 import { outboundDispatcher, outboundRefusalIn, type OutboundOptions } from '../net/outbound.js';
 import { SET_EVENTS, WEBHOOK_OUTBOUND_POLICY, webhookWants } from '../core/webhooks.js';
@@ -175,7 +175,7 @@ export class WebhookDispatcher {
         'runset-event': delivery.event,
         'runset-delivery': delivery.id,
       };
-      if (hook.secret) headers['runset-signature'] = signatureHeader(this.resolve(hook.secret, 'secret'), body, Math.floor(Date.now() / 1000));
+      if (hook.secret) headers[SIGNATURE_HEADER] = signatureHeader(this.resolve(hook.secret, 'secret'), body, Math.floor(Date.now() / 1000));
       const response = await this.opts.post(url, { body, headers, signal: AbortSignal.timeout(this.timeoutMs) });
       statusCode = response.status;
       const error = statusCode < 200 || statusCode > 299 ? `HTTP ${statusCode}${statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''}` : null;
