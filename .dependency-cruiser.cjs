@@ -26,6 +26,7 @@ const MAY_IMPORT = {
   client: ['core'],
   mcp: ['core', 'client'],
   demo: [],
+  action: ['client', 'cli'],
 };
 const FOLDERS = Object.keys(MAY_IMPORT);
 
@@ -40,6 +41,13 @@ const downwardOnly = FOLDERS.map((folder) => ({
 module.exports = {
   forbidden: [
     ...downwardOnly,
+    {
+      name: 'no-reaching-into-a-backend',
+      comment: 'src/store/sqlite/ and src/store/postgres/ are the store\'s insides: outside src/store/, import what src/store/ offers (store.ts, open.ts, sqlite-file.ts)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/store/' },
+      to: { path: '^src/store/(sqlite|postgres)/' },
+    },
     {
       name: 'no-circular',
       comment: 'an import circle: split the shared part into a module both can import',

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULTS, resolvePath } from '../config/options.js';
-import type { StoreSummary } from '../store/sqlite/backup.js';
+import type { StoreSummary } from '../store/sqlite-file.js';
 
 interface BackupFlags {
   dataDir: string;
@@ -42,7 +42,7 @@ export function registerBackupCommands(program: Command): void {
     .argument('<file>', 'the backup file to write (must not exist)')
     .action(async (file: string, flags: BackupFlags) => {
       refusePostgres(flags);
-      const { backupStore, STORE_FILE } = await import('../store/sqlite/backup.js');
+      const { backupStore, STORE_FILE } = await import('../store/sqlite-file.js');
       const summary = await backupStore(path.join(resolvePath(flags.dataDir), STORE_FILE), resolvePath(file));
       process.stderr.write(`runset: backed up ${describe(summary)}\nrunset: ${SECRET_KEY_NOTE}\n`);
     });
@@ -52,7 +52,7 @@ export function registerBackupCommands(program: Command): void {
     .option('--force', 'replace the store the data dir holds (it is kept beside it as runset.db.before-restore-<time>)')
     .action(async (file: string, flags: BackupFlags & { force?: boolean }) => {
       refusePostgres(flags);
-      const { restoreStore } = await import('../store/sqlite/backup.js');
+      const { restoreStore } = await import('../store/sqlite-file.js');
       const restored = await restoreStore(resolvePath(file), resolvePath(flags.dataDir), { force: flags.force === true });
       if (restored.keptAside) process.stderr.write(`runset: the store that was there is kept as ${restored.keptAside}\n`);
       process.stderr.write(`runset: restored ${describe(restored.summary)}; start serve on it to use it (newer migrations apply then)\nrunset: ${SECRET_KEY_NOTE}\n`);

@@ -4,7 +4,6 @@
  * sets that ended longer ago, with their members, artifacts and per-set records,
  * then the suite versions that no set left and no name uses (src/retention/suites.ts).
  */
-import path from 'node:path';
 import type { Command } from 'commander';
 import { OptionError, parseRetentionOption, resolvePath } from '../config/options.js';
 import type { PruneResult } from '../retention/sets.js';
@@ -40,9 +39,9 @@ function describe(result: PruneResult & { suiteVersions?: number }, dryRun: bool
  * lock, as `serve` does, and refuses while a server holds it.
  */
 async function lockDataDir(flags: PruneFlags): Promise<() => void> {
-  const [{ acquireLock, DataDirLockedError }, { STORE_FILE }] = await Promise.all([import('../store/sqlite/lock.js'), import('../store/sqlite/backup.js')]);
+  const { lockDataDir, DataDirLockedError } = await import('../store/sqlite-file.js');
   try {
-    return acquireLock(`${path.join(resolvePath(flags.dataDir), STORE_FILE)}.lock`);
+    return lockDataDir(resolvePath(flags.dataDir));
   } catch (err) {
     if (!(err instanceof DataDirLockedError)) throw err;
     throw new OptionError(

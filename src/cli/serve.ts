@@ -134,7 +134,7 @@ function parsePublicUrl(text: string): string {
 /** Starts, then stops gracefully on SIGTERM/SIGINT; a second signal stops at once. */
 export async function runUntilSignalled(options: ServeOptions, onStarted?: (rt: Runtime) => void | Promise<void>): Promise<void> {
   // The server, its store drivers and the dashboard load only when a server command runs.
-  const [{ start }, { ConfigError }, { DataDirLockedError }] = await Promise.all([import('../main.js'), import('../config/suite.js'), import('../store/sqlite/lock.js')]);
+  const [{ start }, { ConfigError }, { DataDirLockedError }] = await Promise.all([import('../main.js'), import('../config/suite.js'), import('../store/sqlite-file.js')]);
   let runtime: Runtime;
   try {
     runtime = await start(options);

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { Store } from './store.js';
 import { SqliteStore } from './sqlite/index.js';
+import { STORE_FILE } from './sqlite-file.js';
 
 export interface StoreLocation {
   /** PostgreSQL when given; the SQLite file in dataDir otherwise. */
@@ -24,7 +25,7 @@ export async function openStore(options: StoreLocation, owner = false): Promise<
     const { PostgresStore } = await import('./postgres/index.js');
     store = new PostgresStore({ connectionString: options.databaseUrl, schema: options.databaseSchema, poolSize: options.poolSize });
   } else {
-    store = new SqliteStore(path.join(options.dataDir, 'runset.db'), { owner });
+    store = new SqliteStore(path.join(options.dataDir, STORE_FILE), { owner });
   }
   try {
     await store.migrate();
