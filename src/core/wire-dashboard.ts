@@ -94,6 +94,11 @@ export const TestRunSetDetails = Type.Object(
     held: Type.Array(Type.Object({ workerId: Type.String(), members: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }), {
       description: 'Members a worker has claimed and not begun, by worker (GET /api/v0/workers): what it is preparing, or the rest of its share. [] when none.',
     }),
+    failing: Type.Integer({
+      minimum: 0,
+      description:
+        "How many of its members' ends fail the set: a FAIL of a test not quarantined, a cancel, a pass after a retry where the environment has failOnFlaky. The set ends FAIL when this is above 0, so a SUCCESS set's FAIL members were all quarantined, and a FAIL set without FAIL members failed on failOnFlaky.",
+    }),
   },
   { additionalProperties: false, $id: 'TestRunSetDetails' },
 );

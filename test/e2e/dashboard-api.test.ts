@@ -108,6 +108,7 @@ describe('dashboard API', () => {
       queue: null,
       phase: 'ended',
       held: [],
+      failing: 0,
     });
     assert.ok(!res.text.includes(OVERRIDE_SECRET));
     const plain = await api(server, 'GET', `/v0/test-run-sets/${created[1]!.id}/details`);

@@ -58,6 +58,7 @@ for (const [storeName, database] of STORES) {
     const env = () => ({ RUNSET_URL: server!.url, RUNSET_API_KEY: server!.apiKey });
     const members = async (id: string) =>
       (await api<{ testRuns: Member[] }>(server!, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns.sort((a, b) => a.name.localeCompare(b.name));
+    const details = async (id: string) => (await api<{ failing: number }>(server!, 'GET', `/v0/test-run-sets/${id}/details`)).body;
     async function trigger(argv: string[]) {
       const io = capture();
       const code = await runTriggerCommand([...argv, '--no-ci-labels', '--wait', '--interval', '250ms'], env(), io);
@@ -96,6 +97,7 @@ for (const [storeName, database] of STORES) {
       const status = await api<{ status: string; progress: { counts: Record<string, number> } }>(server, 'GET', `/v0/test-run-sets/${id}`);
       assert.equal(status.body.status, 'SUCCESS');
       assert.deepEqual(status.body.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 1, FAIL: 1 }, 'the counts stay the real states');
+      assert.equal((await details(id)).failing, 0, 'no end failed the set');
       assert.deepEqual((await members(id)).map((m) => [m.name, m.status, m.quarantined]), [['known-broken', 'FAIL', true], ['passes', 'SUCCESS', false]]);
       const xml = await readFile(junit, 'utf8');
       assert.match(xml, /<testcase name="known-broken"[^>]*>\s*<properties>\s*<property name="quarantined" value="true"\/>\s*<\/properties>\s*<failure message="quarantined: exited with code 3/);
@@ -138,6 +140,7 @@ for (const [storeName, database] of STORES) {
       assert.equal(flaky.code, 1, flaky.err);
       assert.match(flaky.err, /FAIL: 1 test passed only after a retry, and this environment fails a set on flaky tests \(failOnFlaky\)/);
       assert.deepEqual((await members(flaky.id)).map((m) => [m.name, m.status, m.flaky]), [['flaky', 'SUCCESS', true], ['passes', 'SUCCESS', false]]);
+      assert.equal((await details(flaky.id)).failing, 1, 'the pass on the retry is the end that failed the set');
       assert.equal((await api(server!, 'POST', '/v0/quarantine', { body: { env: 'strict', name: 'flaky', reason: 'retries on cold start' } })).status, 201);
       const excused = await trigger(['--env', 'strict', '--override', `MARK=${randomUUID()}`]);
       assert.equal(excused.code, 0, excused.err);

@@ -84,6 +84,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
         queue,
         phase: setPhase(set.status, queue !== null, held.reduce((sum, h) => sum + h.members, 0)),
         held,
+        failing: set.failing,
       };
     },
   );

@@ -97,7 +97,7 @@ export function SetPage({ id }: { id: string }) {
         <section aria-label="Status">
           <p class="set-status" aria-live="polite">
             <StatusBadge status={status.status} /> <CountsBar counts={status.progress.counts} />
-            <RuleNote status={status.status} members={members} />
+            {details?.phase === 'ended' && <RuleNote status={status.status} counts={status.progress.counts} failing={details.failing} />}
           </p>
           <dl class="facts">
             <dt>Id</dt>
@@ -254,16 +254,15 @@ function MembersTable({ setId, members }: { setId: string; members: Member[] }) 
 }
 
 /**
- * What the status rule did beside the seed's, so a pass is never misread: a
- * SUCCESS with quarantined members in FAIL, or a FAIL that only a pass after a
- * retry explains (the environment's failOnFlaky).
+ * Where the server's status rule parted from the seed's (any FAIL fails the
+ * set), so a pass is never misread. Read from what the server counted, not
+ * worked out again here: the ends that fail the set (`failing`) beside the
+ * counts. A SUCCESS with members in FAIL had them all quarantined; a FAIL with
+ * none failed on passes after a retry (the environment's failOnFlaky).
  */
-function RuleNote({ status, members }: { status: string; members: Member[] }) {
-  const quarantined = members.filter((m) => m.quarantined && m.status === 'FAIL').length;
-  const failing = members.filter((m) => !m.quarantined && m.status === 'FAIL').length;
-  const flaky = members.filter((m) => m.flaky && !m.quarantined).length;
+function RuleNote({ status, counts, failing }: { status: string; counts: SetStatus['progress']['counts']; failing: number }) {
   const tests = (n: number) => `${n} test${n === 1 ? '' : 's'}`;
-  if (status === 'SUCCESS' && quarantined > 0) return <span class="rule-note" data-rule="quarantine"> — {tests(quarantined)} quarantined failed</span>;
-  if (status === 'FAIL' && failing === 0 && flaky > 0) return <span class="rule-note" data-rule="flaky"> — {tests(flaky)} passed only after a retry (failOnFlaky)</span>;
+  if (status === 'SUCCESS' && counts.FAIL > 0) return <span class="rule-note" data-rule="quarantine"> — {tests(counts.FAIL)} quarantined failed</span>;
+  if (status === 'FAIL' && counts.FAIL === 0 && failing > 0) return <span class="rule-note" data-rule="flaky"> — {tests(failing)} passed only after a retry (failOnFlaky)</span>;
   return null;
 }
