@@ -29759,7 +29759,7 @@ import { dirname, resolve } from "node:path";
 async function finish(client, id, outcome, last, ctx) {
   ctx.progress.stop();
   const members = await fetchMembers(client, id, last, ctx);
-  const suite = await fetchSuite(client, id, ctx);
+  const suiteVersion = await fetchSuiteVersion(client, id, ctx);
   const input = {
     env: ctx.options.env,
     setId: id,
@@ -29768,7 +29768,7 @@ async function finish(client, id, outcome, last, ctx) {
     members,
     elapsedMs: Date.now() - ctx.started,
     dashboardUrl: setPageUrl(client.url, id),
-    ...suite ? { suite } : {}
+    ...suiteVersion ? { suite: suiteVersion } : {}
   };
   for (const line of summaryLines(input)) ctx.stderr.write(`${line}
 `);
@@ -29840,12 +29840,12 @@ async function attempt(ctx, what, write) {
     if (!ctx.problems.includes(message)) ctx.problems.push(message);
   }
 }
-async function fetchSuite(client, id, ctx) {
+async function fetchSuiteVersion(client, id, ctx) {
   if (ctx.options.suite === void 0) return null;
-  const suite = await client.getTestRunSetSuite(id).catch(() => null);
-  if (!suite) return null;
+  const version = await client.getTestRunSetSuite(id).catch(() => null);
+  if (!version) return null;
   const asked = ctx.options.suite;
-  return { id: suite.id, name: asked !== suite.id && suite.names.includes(asked) ? asked : suite.names[0] ?? null, commit: suite.commit };
+  return { id: version.id, name: asked !== version.id && version.names.includes(asked) ? asked : version.names[0] ?? null, commit: version.commit };
 }
 var MEMBERS_MIN_BUDGET_MS, MEMBERS_MAX_BUDGET_MS;
 var init_finish = __esm({

@@ -60,7 +60,7 @@ export function registerPruneCommand(program: Command): void {
       const dryRun = flags.dryRun === true;
       const unlock = dryRun || flags.databaseUrl ? () => undefined : await lockDataDir(flags);
       try {
-        const [{ countEndedSets, removeEndedSets }, { removeUnusedSuites }, { artifactBlobsFor, suiteArchivesFor }] = await Promise.all([
+        const [{ countEndedSets, removeEndedSets }, { removeUnusedSuiteVersions }, { artifactBlobsFor, suiteArchivesFor }] = await Promise.all([
           import('../retention/sets.js'), import('../retention/suites.js'), import('../main.js'),
         ]);
         const dataDir = resolvePath(flags.dataDir);
@@ -68,7 +68,7 @@ export function registerPruneCommand(program: Command): void {
           if (dryRun) return countEndedSets(store, retentionMs);
           const sets = await removeEndedSets(store, artifactBlobsFor(store, dataDir), { retentionMs });
           // After the sets: a version their removal left unused goes in the same prune.
-          const suites = await removeUnusedSuites(store, suiteArchivesFor(store, dataDir), retentionMs);
+          const suites = await removeUnusedSuiteVersions(store, suiteArchivesFor(store, dataDir), retentionMs);
           return { ...sets, suiteVersions: suites.versions };
         });
         process.stdout.write(flags.json ? `${JSON.stringify({ dryRun, ...result }, null, 2)}\n` : describe(result, dryRun));

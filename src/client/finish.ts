@@ -24,7 +24,7 @@ const MEMBERS_MAX_BUDGET_MS = 30_000;
 export async function finish(client: RunsetClient, id: string, outcome: Outcome, last: TestRunSetStatus | null, ctx: TriggerContext): Promise<ExitCode> {
   ctx.progress.stop();
   const members = await fetchMembers(client, id, last, ctx);
-  const suite = await fetchSuite(client, id, ctx);
+  const suiteVersion = await fetchSuiteVersion(client, id, ctx);
   const input: ReportInput = {
     env: ctx.options.env,
     setId: id,
@@ -33,7 +33,7 @@ export async function finish(client: RunsetClient, id: string, outcome: Outcome,
     members,
     elapsedMs: Date.now() - ctx.started,
     dashboardUrl: setPageUrl(client.url, id),
-    ...(suite ? { suite } : {}),
+    ...(suiteVersion ? { suite: suiteVersion } : {}),
   };
   for (const line of summaryLines(input)) ctx.stderr.write(`${line}\n`);
   await writeReports(input, ctx);
@@ -113,10 +113,10 @@ async function attempt(ctx: TriggerContext, what: string, write: () => Promise<u
 }
 
 /** The suite version the set ran, when the trigger named one (`--suite`, `--suite-name`): for the reports. Detail, never the verdict: unreadable is none. */
-async function fetchSuite(client: RunsetClient, id: string, ctx: TriggerContext): Promise<ReportInput['suite'] | null> {
+async function fetchSuiteVersion(client: RunsetClient, id: string, ctx: TriggerContext): Promise<ReportInput['suite'] | null> {
   if (ctx.options.suite === undefined) return null;
-  const suite = await client.getTestRunSetSuite(id).catch(() => null);
-  if (!suite) return null;
+  const version = await client.getTestRunSetSuite(id).catch(() => null);
+  if (!version) return null;
   const asked = ctx.options.suite;
-  return { id: suite.id, name: asked !== suite.id && suite.names.includes(asked) ? asked : (suite.names[0] ?? null), commit: suite.commit };
+  return { id: version.id, name: asked !== version.id && version.names.includes(asked) ? asked : (version.names[0] ?? null), commit: version.commit };
 }

@@ -1,6 +1,6 @@
 /**
- * Member names once Playwright suites are listed. A case is named
- * `file › describe › title`; two entries over one suite (a smoke `grep` for
+ * Member names once Playwright entries are listed. A case is named
+ * `file › describe › title`; two entries over one folder (a smoke `grep` for
  * prod, all of it for staging) list the same cases under the same names.
  *
  * A name must be unique in a set — a set is one environment — because a member

@@ -3,7 +3,7 @@
  * RUNSET_SUITE_CACHE) and how big that folder may grow (`--suite-cache-size`,
  * RUNSET_SUITE_CACHE_SIZE). See src/suites/cache.ts.
  *
- * Default size 5 GB: a Playwright suite's installed dependencies (browsers are
+ * Default size 5 GB: the installed dependencies of a suite of Playwright tests (browsers are
  * not downloaded: runset runs an installed one) take 100-300 MB and an
  * unpacked version a few MB, so 5 GB keeps some fifteen lockfiles' installs and
  * hundreds of versions warm (a busy day of pull requests, where lockfiles

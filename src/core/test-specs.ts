@@ -48,7 +48,7 @@ export interface CommandTestSpec extends TestCommon {
 }
 
 /**
- * A Playwright suite entry, and — once discovery has listed the suite — one of
+ * A Playwright entry, and — once discovery has listed its folder — one of
  * its test cases. The config entry becomes one member per case; the cases of a
  * set that share an entry run batched in one Playwright process, whatever their project.
  */
@@ -104,7 +104,7 @@ export const FRAMEWORKS = Object.freeze(['vitest', 'jest', 'mocha', 'cucumber', 
 export type FrameworkName = (typeof FRAMEWORKS)[number];
 
 /**
- * A framework suite entry (`type: vitest`, `jest`, …) and, once listed, one of
+ * A framework entry (`type: vitest`, `jest`, …) and, once listed, one of
  * its cases: like a Playwright entry, one member per case, the cases of one
  * entry batched into one framework process per share.
  */

@@ -1,20 +1,41 @@
 /**
- * runset's vocabulary (see docs/architecture.md) and the shapes shared by every part.
+ * runset's vocabulary: the same words, in the same order, as the table in
+ * docs/architecture.md (a change to one is a change to both), then the shapes
+ * shared by every part.
  *
- * - environment: a named target (`staging`) with variables (`BASE_URL`, …).
- * - test: one declared check in the suite — an HTTP check, one Playwright test
- *   case, or one command.
- * - Test Run Set: one request to run the tests of an environment; it has an id,
- *   a status and counts.
- * - Test Run: one member of a set — one test, executed once (with retries)
- *   against the set's variables.
- * - executor: the code that runs one kind of test (`http`, `command`, …).
- * - worker: a loop that claims WAITING runs from the store and hands them to
- *   executors.
- * - store: where sets, runs, keys and artifacts metadata live (SQLite embedded,
- *   or PostgreSQL).
- * - batch: members of one set that one executor call runs together (the cases
- *   of a Playwright suite, in one Playwright process).
+ * - environment: a named target (`staging`) with variables (`BASE_URL`, …),
+ *   declared in `runset.config.yaml`.
+ * - config: a `runset.config.yaml` as loaded: environments, tests, webhooks
+ *   (`SuiteConfig`, held in variables named `config`).
+ * - suite: a folder holding a config and the files its tests need: the
+ *   server's own (its config's folder, `suiteDir`, a worker's `--suite-root`)
+ *   or a local one the CLI packs (`trigger --suite DIR`).
+ * - entry: a test of the config of type `playwright` or a framework: a folder
+ *   of that framework's tests, listed into its cases (never "a Playwright
+ *   suite"; `suites` in Playwright's and JUnit's reports are their words).
+ * - test: one declared check of the config: an HTTP check, one case of an
+ *   entry, or one command.
+ * - Test Run Set (set): one request to run the tests of an environment: an
+ *   id, a status, counts.
+ * - Test Run (member): one test of a set, executed once (with retries) against
+ *   the set's variables.
+ * - executor: the code that runs one kind of test: `http`, `command`,
+ *   `playwright`, and one per test framework.
+ * - worker: a process's loop of slots that claims WAITING members from the
+ *   store and hands them to executors.
+ * - slot: one member (or one Playwright worker of a batch) running at a time.
+ * - lease: a claim's right to run a member until a time judged by the store's
+ *   clock; every write under it is fenced by (workerId, claim).
+ * - batch: members of one set that may run in one executor call: the cases of
+ *   one Playwright or framework entry.
+ * - share: the part of a batch one worker takes at once, sized by expected time.
+ * - suite version: an uploaded suite, named by the SHA-256 of its archive; a
+ *   set may run one instead of the server's own tests (its id is
+ *   `suiteVersion` in code; `suite` only where the API or CLI says so).
+ * - suite cache: a worker's suite versions, fetched, checked, unpacked and
+ *   installed (`--suite-cache`, src/suites/cache.ts).
+ * - store: where sets, members, keys, history, webhooks and artifact metadata
+ *   live: a SQLite file or PostgreSQL.
  * - artifact: a file kept for a member (screenshot, trace, video).
  */
 import type { Counts, RunState } from './states.js';

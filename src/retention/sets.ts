@@ -21,7 +21,7 @@ import type { ArtifactBlobStore, SuiteArchiveStore } from '../artifacts/blobs.js
 import { formatDuration, parseDuration } from '../core/duration.js';
 import type { RemovedSummary, RetentionWhenUnset } from '../store/retention.js';
 import type { Store } from '../store/store.js';
-import { removeUnusedSuites } from './suites.js';
+import { removeUnusedSuiteVersions } from './suites.js';
 
 /** The retention of a store made with retention, when serve is given none. */
 export const DEFAULT_RETENTION = '90d';
@@ -172,7 +172,7 @@ export function startSetRetentionSweep(opts: SetRetentionOptions): () => Promise
     await sweepSets(now);
     // After the sets: a version whose last set just went is unused now.
     if (opts.suiteArchives === undefined || stop.signal.aborted) return;
-    const suites = await removeUnusedSuites(opts.store, opts.suiteArchives, opts.retentionMs, now);
+    const suites = await removeUnusedSuiteVersions(opts.store, opts.suiteArchives, opts.retentionMs, now);
     if (suites.versions > 0 || suites.orphans > 0) opts.logger.info(suites, `removed ${suites.versions} suite version(s) that no set or name used, uploaded before the retention cut-off`);
   };
   const sweep = () => {

@@ -11,7 +11,7 @@
 import type { SuiteArchiveStore } from '../artifacts/blobs.js';
 import type { Store } from '../store/store.js';
 
-export interface RemovedSuites {
+export interface RemovedSuiteVersions {
   /** Versions removed. */
   versions: number;
   /** Their ids, for the log. */
@@ -24,7 +24,7 @@ export interface RemovedSuites {
 const ORPHAN_GRACE_MS = 60 * 60 * 1000;
 
 /** Removes every unused version created more than `retentionMs` before `now`, then its bytes. */
-export async function removeUnusedSuites(store: Store, archives: SuiteArchiveStore, retentionMs: number, now = Date.now()): Promise<RemovedSuites> {
+export async function removeUnusedSuiteVersions(store: Store, archives: SuiteArchiveStore, retentionMs: number, now = Date.now()): Promise<RemovedSuiteVersions> {
   const removed = await store.suites.removeUnused(new Date(now - retentionMs));
   // After the rows: bytes whose version is gone are unreachable, never a version without its bytes.
   await archives.remove(removed.map((r) => r.location));

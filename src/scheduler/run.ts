@@ -1,7 +1,7 @@
 /**
  * The one run path: the members a claim handed to this worker that run
  * together — a single member, or a share of a batch (the cases of one
- * Playwright suite, one executor call) — from their claim to their written
+ * Playwright or framework entry, one executor call) — from their claim to their written
  * outcomes.
  *
  * - Leases: every member's is held by the pool's LeaseKeeper until its outcome
@@ -12,7 +12,7 @@
  *   members of a set that runs a suite version (its files and dependencies are
  *   made ready first), were claimed reserved and start (a fenced write) when
  *   the executor reports their begin, so the set's counts move live and a
- *   member is never RUNNING while its suite is being prepared.
+ *   member is never RUNNING while its suite version is being prepared.
  * - Ends: each member's result becomes its outcome (./outcome-builder.ts:
  *   secrets masked, artifacts stored) and goes to `finish`, which writes it
  *   under the lease (a batch at once; a slot beside its next member).
@@ -36,7 +36,7 @@ import type { InFlight } from './inflight.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { buildOutcome, failedBeforeStart, messageOf } from './outcome-builder.js';
 import { runSingle } from './run-single.js';
-import { checkOutSuite, type SuiteCheckout, type SuiteSource } from './suite-checkout.js';
+import { checkOutSuiteVersion, type SuiteVersionCheckout, type SuiteVersionSource } from './suite-checkout.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
 export type ResolveVariables = (variables: Readonly<Record<string, VariableValue>>) => ResolvedVariables;
@@ -59,7 +59,7 @@ export interface RunDeps {
   /** Told of members' starts; absent when metrics are off. */
   metrics?: WorkerMetrics;
   /** Where members of sets that run an uploaded suite version get its files; without it such members fail. */
-  suites?: SuiteSource;
+  suites?: SuiteVersionSource;
   /** Under --run-as, a user per slot: each run's processes run as one no other running member has (../executors/test-users.ts). */
   testUsers?: TestUsers;
 }
@@ -117,9 +117,9 @@ export async function runMembers(req: RunRequest, deps: RunDeps): Promise<void> 
     } catch (err) {
       return await failAll(members, messageOf(err), req, deps);
     }
-    let checkout: SuiteCheckout;
+    let checkout: SuiteVersionCheckout;
     try {
-      checkout = await checkOutSuite(runs, deps.suites, abort.signal);
+      checkout = await checkOutSuiteVersion(runs, deps.suites, abort.signal);
     } catch (err) {
       if (abort.signal.aborted) return; // shutdown or a lost lease: nothing is written (see settleLeftovers)
       return await failAll(members, messageOf(err), req, deps);

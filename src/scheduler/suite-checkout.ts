@@ -10,14 +10,14 @@ import type { ClaimedRun, TestSpec } from '../core/types.js';
 import { relocateSpec } from '../worker-link/suite-root.js';
 
 /** Where a worker gets suite versions (a SuiteCache). */
-export interface SuiteSource {
+export interface SuiteVersionSource {
   /** Keeps the version from eviction until the returned function is called. */
   hold(id: string): () => void;
   /** The folder of the version, ready to run. */
   ensure(id: string, signal?: AbortSignal): Promise<string>;
 }
 
-export interface SuiteCheckout {
+export interface SuiteVersionCheckout {
   /** The members' specs, in the runs' order, with their paths in the version's folder. */
   specs: TestSpec[];
   /** The run no longer needs the version (call once its executor returned). */
@@ -29,13 +29,13 @@ export interface SuiteCheckout {
  * Throws, saying what failed, when the version cannot be made ready; `signal`
  * stops the waiting.
  */
-export async function checkOutSuite(runs: readonly ClaimedRun[], suites: SuiteSource | undefined, signal: AbortSignal): Promise<SuiteCheckout> {
+export async function checkOutSuiteVersion(runs: readonly ClaimedRun[], cache: SuiteVersionSource | undefined, signal: AbortSignal): Promise<SuiteVersionCheckout> {
   const id = runs[0]?.suite;
   if (!id) return { specs: runs.map((r) => r.spec), release: () => undefined };
-  if (!suites) throw new Error(`the set runs suite version ${id} and this worker has no suite cache to hold it`);
-  const release = suites.hold(id);
+  if (!cache) throw new Error(`the set runs suite version ${id} and this worker has no suite cache to hold it`);
+  const release = cache.hold(id);
   try {
-    const dir = await suites.ensure(id, signal);
+    const dir = await cache.ensure(id, signal);
     return { specs: runs.map((r) => relocateSpec(r.spec, VERSION_ROOT, dir)), release };
   } catch (err) {
     release();

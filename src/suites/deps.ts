@@ -16,7 +16,7 @@ import { testEnvironment, type TestProcessPolicy } from '../executors/environmen
 import { killQuietly } from '../executors/process-tree.js';
 import { spawnAs } from '../executors/run-as.js';
 
-/** How long one `npm ci` may take by default: a large Playwright suite installs in a few minutes from a cold cache. */
+/** How long one `npm ci` may take by default: a large suite of Playwright tests installs in a few minutes from a cold cache. */
 export const DEFAULT_INSTALL_TIMEOUT_MS = 10 * 60 * 1000;
 /** Lines of npm's stderr an install failure carries: enough for npm's own explanation. */
 const STDERR_LINES = 6;

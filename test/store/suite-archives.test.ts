@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { BlobTooLargeError, type SuiteArchiveStore } from '../../src/artifacts/blobs.js';
 import { artifactBlobsFor, suiteArchivesFor } from '../../src/main.js';
-import { removeUnusedSuites } from '../../src/retention/suites.js';
+import { removeUnusedSuiteVersions } from '../../src/retention/suites.js';
 import { startSetRetention, startSetRetentionSweep } from '../../src/retention/sets.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { PostgresStore } from '../../src/store/postgres/index.js';
@@ -94,7 +94,7 @@ function archivesContract(name: string, open: () => Promise<{ store: Store; data
       await store.suites.setName('main', named.id);
       await store.sets.create({ ...newSet(1), suite: used.id });
       await sleep(5);
-      const removed = await removeUnusedSuites(store, archives, 1);
+      const removed = await removeUnusedSuiteVersions(store, archives, 1);
       assert.deepEqual(removed, { versions: 1, ids: [unused.id], orphans: 0 });
       assert.equal(await archives.open(unused.location), undefined, 'its bytes went with it');
       assert.equal(await store.suites.get(unused.id), undefined);
@@ -172,9 +172,9 @@ describe('suite archives on PostgreSQL', { skip: url ? false : 'RUNSET_TEST_DATA
       await store.suites.setName('main', kept.id);
       const orphan = archive(4096);
       const { location } = await archives.put(orphan.id, orphan.file);
-      assert.equal((await removeUnusedSuites(store, archives, 1)).orphans, 0, 'a fresh upload is left to finish');
+      assert.equal((await removeUnusedSuiteVersions(store, archives, 1)).orphans, 0, 'a fresh upload is left to finish');
       await query(url, `UPDATE "${schema}".suite_chunks SET created_at = now() - interval '2 hours'`);
-      assert.deepEqual(await removeUnusedSuites(store, archives, 1), { versions: 0, ids: [], orphans: 1 });
+      assert.deepEqual(await removeUnusedSuiteVersions(store, archives, 1), { versions: 0, ids: [], orphans: 1 });
       assert.equal(await archives.open(location), undefined);
       assert.ok((await bytesOf(await archives.open(kept.location))).equals(kept.bytes));
     } finally {

@@ -26,11 +26,11 @@ export const environmentRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { 
       },
     },
     (request) => {
-      const suite = deps.suite();
-      const visible = [...suite.environments.values()].filter((env) => seesSetEnv(request.apiKey, env.name));
+      const config = deps.suite();
+      const visible = [...config.environments.values()].filter((env) => seesSetEnv(request.apiKey, env.name));
       const environments = visible.map((env) => ({
         name: env.name,
-        tests: testsForEnvironment(suite, env.name).length,
+        tests: testsForEnvironment(config, env.name).length,
         variables: Object.entries(env.variables).map(([name, value]) => {
           const rule = env.overrideRules[name];
           const accepts = rule ? describeRule(rule) : null;

@@ -72,10 +72,10 @@ export const testHistoryRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { 
  * the key may not see is 404 whether or not it exists, so a limited key learns
  * nothing of others; an unknown one is 400 naming those the key may see.
  */
-export function visibleEnvironment(suite: SuiteConfig, key: ApiKeyRecord | null, env: string): string {
+export function visibleEnvironment(config: SuiteConfig, key: ApiKeyRecord | null, env: string): string {
   if (!seesSetEnv(key, env)) throw new RunsetError('not_found', `no environment "${echo(env)}" among those this key may see`);
-  if (!suite.environments.has(env)) {
-    const known = [...suite.environments.keys()].filter((e) => seesSetEnv(key, e));
+  if (!config.environments.has(env)) {
+    const known = [...config.environments.keys()].filter((e) => seesSetEnv(key, e));
     throw new RunsetError('unknown_environment', `query parameter env: "${echo(env)}" is not a configured environment; known environments: ${known.join(', ')}`);
   }
   return env;
