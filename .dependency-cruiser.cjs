@@ -25,6 +25,7 @@ const MAY_IMPORT = {
   api: ['core', 'config', 'secrets', 'store', 'artifacts', 'auth', 'sets', 'history', 'dashboard', 'worker-link', 'suites', 'client', 'mcp'],
   client: ['core'],
   mcp: ['core', 'client'],
+  roles: ['core', 'config', 'secrets', 'store', 'artifacts', 'auth', 'executors', 'sets', 'suites', 'retention', 'webhooks', 'worker-link', 'scheduler', 'api'],
   demo: [],
   action: ['client', 'cli'],
 };

@@ -7,16 +7,16 @@
  * outbound rule); Playwright suites and commands run from this machine's own
  * checkout, as the spec's `dir` and `cwd` name them.
  *
- * Composition only, as src/main.ts is for the processes that hold a store.
+ * Composition only: the worker role (src/roles/worker.ts) over an HTTP link,
+ * as src/main.ts assembles it over a store link.
  */
-import { createLogger, executorRegistry, suiteCacheFor, testContainment, testProcessPolicy, testWorkRoot } from '../main.js';
+import { createLogger } from '../main.js';
 import type { SuiteCacheSettings } from '../config/options.js';
 import type { RunAsUser } from '../executors/run-as.js';
-import { testUsersFor } from '../config/slot-users.js';
 import { resolveVariables } from '../secrets/index.js';
-import { WorkerPool } from '../scheduler/pool.js';
-import { WorkerRegistration } from '../scheduler/registration.js';
-import { artifactSaver } from '../artifacts/save.js';
+import type { WorkerPool } from '../scheduler/pool.js';
+import { setUp } from '../roles/steps.js';
+import { workerSteps } from '../roles/worker.js';
 import { httpLink } from '../worker-link/http-link.js';
 import { LinkRefusedError, LinkUnavailableError } from '../worker-link/http-request.js';
 import { stopOnSignals } from './signals.js';
@@ -62,45 +62,46 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
     }
     throw err;
   }
-  const work = testWorkRoot({ runAs: opts.runAs });
-  // The key is this process's one credential: kept out of every test's environment (and npm's), as a direct worker's are.
-  const policy = testProcessPolicy({ runAs: opts.runAs, apiKey: opts.key }, testContainment(logger, opts.runAs));
-  const pool = new WorkerPool({
+  let grace = opts.graceMs;
+  let pool: WorkerPool | undefined;
+  let containment = 'process-group';
+  const tearDown = await setUp(workerSteps({
     link,
-    executors: executorRegistry({ chromium: opts.chromium, policy }),
-    suites: suiteCacheFor(opts.suiteCache, policy, (id, signal) => link.suiteArchive(id, signal), logger),
+    releaseLink: () => link.close(),
+    logger,
+    workers: opts.workers,
+    leaseMs: opts.leaseMs,
+    pollMs: opts.pollMs ?? settings.heartbeatMs,
+    heartbeatMs: settings.heartbeatMs,
+    maxShareMs: opts.maxShareMs,
+    chromium: opts.chromium,
+    runAs: opts.runAs,
+    suiteCache: opts.suiteCache,
+    // The key is this process's one credential: kept out of every test's environment (and npm's), as a direct worker's are.
+    credentials: { apiKey: opts.key },
     // Secret values arrive opened by the API; no environment of this process is ever read for a variable.
     resolveVariables: (vars) => resolveVariables(vars, { env: {}, key: undefined }),
     outboundPolicy: (env) => link.outboundPolicy(env),
-    logger,
-    concurrency: opts.workers,
-    leaseMs: opts.leaseMs,
-    pollMs: opts.pollMs ?? settings.heartbeatMs,
-    artifacts: artifactSaver(link.artifacts, { readableBy: policy.runAs }),
-    workDir: work.dir,
-    maxShareMs: opts.maxShareMs,
-    peers: (setId, batchKey) => link.batchWorkers(setId, batchKey),
-    testUsers: testUsersFor(policy.runAs, opts.workers),
-  });
-  const registration = new WorkerRegistration(link, { id: pool.workerId, slots: opts.workers }, settings.heartbeatMs, logger);
-  await registration.start();
-  pool.start();
+    graceMs: () => grace,
+    onStarted: (started, policy) => {
+      pool = started;
+      containment = policy.containment?.kind ?? containment;
+    },
+  }));
 
   let stopping: Promise<void> | undefined;
   const stop = (graceMs: number): Promise<void> => {
-    if (stopping && graceMs === 0) void pool.stop(0); // a second signal: abort what the graceful stop still waits for
+    if (stopping && graceMs === 0) void pool?.stop(0); // a second signal: abort what the graceful stop still waits for
+    grace = graceMs;
     stopping ??= (async () => {
       clearInterval(idleTimer);
-      await pool.stop(graceMs);
-      await registration.stop();
-      await link.close();
-      await work.remove();
+      await tearDown();
     })();
     return stopping;
   };
   let idleSince = Date.now();
   const idleTimer = setInterval(() => {
-    if (pool.busySlots > 0) idleSince = Date.now();
+    if (pool!.busySlots > 0) idleSince = Date.now();
     else if (opts.exitWhenIdleMs !== undefined && Date.now() - idleSince >= opts.exitWhenIdleMs) {
       logger.info({ idleMs: opts.exitWhenIdleMs }, 'nothing to do for --exit-when-idle: stopping');
       void stop(0).then(() => process.exit(0));
@@ -109,5 +110,5 @@ export async function runHttpWorker(opts: HttpWorkerOptions): Promise<void> {
   idleTimer.unref();
 
   stopOnSignals(stop, opts.graceMs, logger);
-  process.stderr.write(`runset: worker ${pool.workerId} with ${opts.workers} slot(s), over HTTP to ${link.url}${opts.setId ? `, set ${opts.setId} only` : ''}; tests contained by ${policy.containment?.kind ?? 'process-group'}\n`);
+  process.stderr.write(`runset: worker ${pool!.workerId} with ${opts.workers} slot(s), over HTTP to ${link.url}${opts.setId ? `, set ${opts.setId} only` : ''}; tests contained by ${containment}\n`);
 }

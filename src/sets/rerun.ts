@@ -24,7 +24,7 @@ import { membersInClaimOrder, planTestRunSet, type PlanOptions } from './plan.js
 /** The label a rerun of failures carries: the id of the set it reruns (label keys are lower case). */
 export const RERUN_OF_LABEL = 'rerun-of';
 
-interface EarlierSet {
+export interface EarlierSet {
   id: string;
   env: string;
   overrides: Readonly<Record<string, VariableValue>>;
@@ -32,6 +32,20 @@ interface EarlierSet {
   labels: Readonly<Record<string, string>>;
   /** Kept: a set of the smoke tests is run again as the smoke tests. Null or absent: every test. */
   select?: TestSelection | null;
+  /**
+   * Kept, up to the environment's setTimeout of now: a rerun runs the same
+   * tests, and is given no longer than the set it repeats was (an operator's
+   * shorter setTimeout since still bounds it). Null or absent: the environment's own.
+   */
+  timeoutSeconds?: number | null;
+  /**
+   * Kept: a rerun answers the earlier set's question (that pull request, that
+   * deploy) again, so it is the newest set of that group — it supersedes the
+   * group's older unfinished sets as a create does, and the next set of the
+   * group supersedes it (GitHub Actions' re-runs keep their concurrency group
+   * too). Null or absent: no group.
+   */
+  concurrencyGroup?: string | null;
 }
 
 /** The names of the members of an ended set that ended FAIL; refuses a set still running (409) and one with none (422). */
@@ -73,10 +87,19 @@ export function planRerun(suite: SuiteConfig, earlier: EarlierSet, opts: PlanOpt
     // An `env` reference is never an override (overrides are values sent by a client).
   }
   try {
-    return planTestRunSet(suite, { env: earlier.env, envOverride, labels: { ...earlier.labels }, ...(earlier.select ? { select: earlier.select } : {}) }, opts);
+    return planTestRunSet(suite, { env: earlier.env, envOverride, labels: { ...earlier.labels }, ...(earlier.select ? { select: earlier.select } : {}), ...inheritedTerms(suite, earlier) }, opts);
   } catch (err) {
     throw asRerunConflict(err, suite, earlier);
   }
+}
+
+/** The earlier set's deadline (never past today's setTimeout) and concurrency group, as a create body would give them. */
+function inheritedTerms(suite: SuiteConfig, earlier: EarlierSet): { timeoutSeconds?: number; concurrencyGroup?: string } {
+  const setTimeoutSeconds = suite.environments.get(earlier.env)?.setTimeoutSeconds;
+  return {
+    ...(typeof earlier.timeoutSeconds === 'number' && setTimeoutSeconds !== undefined ? { timeoutSeconds: Math.min(earlier.timeoutSeconds, setTimeoutSeconds) } : {}),
+    ...(earlier.concurrencyGroup ? { concurrencyGroup: earlier.concurrencyGroup } : {}),
+  };
 }
 
 /** planTestRunSet's refusals of what the earlier set itself carried, worded for "run again"; anything else as it was. */

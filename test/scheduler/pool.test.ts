@@ -19,7 +19,7 @@ import { StoreUnavailableError } from '../../src/store/postgres/connection.js';
 import type { ClaimsStore, NextClaim, Store } from '../../src/store/store.js';
 import type { CommandTestSpec, Executor, TestRunRecord, TestType } from '../../src/core/types.js';
 import { caseSpec } from '../store/batch-contract.js';
-import { executorRegistry } from '../../src/main.js';
+import { executorRegistry } from '../../src/roles/worker.js';
 import { WorkerPool } from '../../src/scheduler/pool.js';
 import { newSet } from '../store/fixtures.js';
 import { tempDir } from '../helpers/server.js';

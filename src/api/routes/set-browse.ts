@@ -12,11 +12,9 @@ import type { TestRunSetRecord } from '../../core/types.js';
 import { CreateTestRunSetResult, LABEL_KEY, statusDocument } from '../../core/wire.js';
 import { ListTestRunSetsQuery, RerunTestRunSetBody, SET_PAGE_LIMIT, TestRunSetDetails, TestRunSetPage, type TestRunSetSummary } from '../../core/wire-dashboard.js';
 import { MASK } from '../../secrets/index.js';
-import { failedNames, planRerun, planRerunOfFailures } from '../../sets/rerun.js';
-import { hasPatterns } from '../../sets/select.js';
+import { rerunSet } from '../../sets/create.js';
 import type { AppDeps } from '../deps.js';
-import { setSource } from '../../sets/suite-source.js';
-import { findSet } from './test-run-sets.js';
+import { findSet, setMaker } from './test-run-sets.js';
 import { listableEnvs } from '../../auth/policy.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
 
@@ -111,27 +109,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     },
     async (request, reply) => {
       const earlier = await findSet(deps, request.params.id, request.apiKey);
-      const keyId = request.apiKey?.id ?? null;
-      const [overrides, labels, history, version, select, quarantined] = await Promise.all([
-        deps.store.sets.overrides(earlier.id), deps.store.sets.labels(earlier.id), deps.store.durations.history(earlier.env), deps.store.sets.suite(earlier.id),
-        deps.store.sets.selection(earlier.id), deps.store.quarantine.activeNames(earlier.env),
-      ]);
-      // A set that ran an uploaded version runs the same version again (still only where the environment allows uploads).
-      const source = await setSource(deps.suite(), { env: earlier.env, ...(version ? { suite: version } : {}) }, deps.store.suites);
-      const again = { id: earlier.id, env: earlier.env, overrides: overrides ?? {}, labels: labels ?? {}, select: select ?? null };
-      const opts = { secretKey: deps.secretKey, keyId, history, quarantined };
-      const onlyFailed = request.body?.only === 'failed';
-      const failed = onlyFailed ? failedNames(earlier, await deps.store.sets.listRuns(earlier.id)) : undefined;
-      // As create: a selection's patterns spend the budget before they run (src/sets/select.ts), any other rerun once it is about to create a set.
-      const patterned = hasPatterns(select);
-      if (patterned) deps.setLimit.take(keyId, reply);
-      const planned = failed ? planRerunOfFailures(source.suite, again, failed, opts) : planRerun(source.suite, again, opts);
-      const set = { ...planned, suite: source.version };
-      if (!patterned) deps.setLimit.take(keyId, reply);
-      await deps.store.sets.create(set);
-      await deps.store.claims.notifyRunsWaiting();
-      request.log.info({ set: set.id, rerunOf: earlier.id, env: set.env, members: set.runs.length }, failed ? 'test run set created (rerun of failures)' : 'test run set created (run again)');
-      return { testRunSetId: set.id };
+      return { testRunSetId: await rerunSet(setMaker(deps, request, reply), earlier, request.body?.only) };
     },
   );
   return Promise.resolve();

@@ -1,11 +1,10 @@
 /**
  * The seed operations (create, status) and the members extension.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { echo, RunsetError } from '../../core/errors.js';
+import { RunsetError } from '../../core/errors.js';
 import { passedAfterRetry } from '../../core/states.js';
 import {
   CreateTestRunSetBody,
@@ -18,17 +17,13 @@ import type { TestRunSetRecord } from '../../core/types.js';
 import type { ApiKeyRecord } from '../../core/keys.js';
 import { createRefusal } from '../../auth/policy.js';
 import { seesSetEnv, setNotFound } from '../permission.js';
-import { planTestRunSet } from '../../sets/plan.js';
-import { setSource } from '../../sets/suite-source.js';
-import { hasPatterns } from '../../sets/select.js';
+import { createSet, type SetMaker } from '../../sets/create.js';
 import type { AppDeps } from '../deps.js';
 import { artifactsByRun } from './artifacts.js';
 import { BODY_PROBLEMS, named, problems, SECURED, SetIdParams } from './common.js';
 import { noneMatchHits, preferredWait, statusEtag } from '../conditional.js';
 import { DEFAULT_STATUS_WATCH, StatusWatch } from '../status-watch.js';
-import { supersedeOlder } from '../../sets/supersede.js';
 
-const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
@@ -38,15 +33,6 @@ const IdempotencyHeaders = Type.Object({
     }),
   ),
 });
-
-/** SHA-256 of the body with object keys sorted, so key order does not make two bodies differ. */
-function hashBody(body: unknown): string {
-  const canonical = (v: unknown): unknown =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => [k, canonical(x)]))
-      : v;
-  return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
-}
 
 export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }) => {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -71,45 +57,9 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       },
     },
     async (request, reply) => {
-      const keyId = request.apiKey?.id ?? null;
       const refusal = request.apiKey && createRefusal(request.apiKey, request.body.env);
       if (refusal) throw new RunsetError('forbidden', refusal);
-      const key = request.headers['idempotency-key'];
-      const idem = key === undefined ? undefined : { key, bodyHash: hashBody(request.body) };
-      if (idem) {
-        // A replay (a CI job retrying) gets its set back as it was: it does not
-        // spend the key's budget, and a config edited since cannot refuse it.
-        const earlier = await deps.store.sets.findCreatedOnce(keyId ?? '', idem.key);
-        if (earlier) return replay(earlier, idem.key, idem.bodyHash);
-      }
-      // A selection's patterns may hold the event loop up to MATCH_DEADLINE_MS:
-      // a request carrying them spends the budget before they run, refused or
-      // not, so a key cannot stall the server with patterns faster than its
-      // sets-per-minute. Any other request spends it once judged (a refused one
-      // creates no set, so spends nothing).
-      const patterned = hasPatterns(request.body.select);
-      if (patterned) deps.setLimit.take(keyId, reply);
-      const source = await setSource(deps.suite(), request.body, deps.store.suites);
-      const [history, quarantined] = await Promise.all([deps.store.durations.history(request.body.env), deps.store.quarantine.activeNames(request.body.env)]);
-      const set = { ...planTestRunSet(source.suite, request.body, { secretKey: deps.secretKey, keyId, history, quarantined }), suite: source.version };
-      if (!patterned) deps.setLimit.take(keyId, reply);
-      if (idem) {
-        // Two first tries racing: the store lets exactly one create.
-        const once = await deps.store.sets.createOnce(set, { keyId: keyId ?? '', ...idem, ttlMs: IDEMPOTENCY_TTL_MS });
-        if (!once.created) return replay(once, idem.key, idem.bodyHash);
-      } else {
-        await deps.store.sets.create(set);
-      }
-      await deps.store.claims.notifyRunsWaiting();
-      request.log.info({ set: set.id, env: set.env, members: set.runs.length }, 'test run set created');
-      if (set.concurrencyGroup) {
-        // The set exists: a failure here is logged, not answered (the older sets then run on, as without a group).
-        await supersedeOlder(deps.store, set.id).then(
-          (superseded) => superseded.length > 0 && request.log.info({ set: set.id, superseded }, 'older sets of its concurrency group were cancelled'),
-          (err: unknown) => request.log.warn({ err, set: set.id }, 'cancelling the older sets of its concurrency group failed; they run on'),
-        );
-      }
-      return { testRunSetId: set.id };
+      return { testRunSetId: await createSet(setMaker(deps, request, reply), request.body, request.headers['idempotency-key']) };
     },
   );
 
@@ -239,14 +189,6 @@ function waitForChange(watch: StatusWatch, id: string, etag: string, seconds: nu
   return watch.wait(id, etag, seconds * 1000, gone.signal);
 }
 
-/** The answer to a repeated Idempotency-Key: the earlier set, or 422 when the body differs. */
-function replay(earlier: { setId: string; bodyHash: string }, key: string, bodyHash: string): { testRunSetId: string } {
-  if (earlier.bodyHash !== bodyHash) {
-    throw new RunsetError('idempotency_conflict', `Idempotency-Key "${echo(key)}" was used in the last 24h with a different body; use a new key for a new request`);
-  }
-  return { testRunSetId: earlier.setId };
-}
-
 /**
  * The set, or the 404 problem every route that takes a set id answers — also
  * for a set of an environment the key may not see, so its existence is not told.
@@ -257,3 +199,9 @@ export async function findSet(deps: AppDeps, id: string, key: ApiKeyRecord | nul
   return set;
 }
 
+
+/** What the use cases of src/sets/create.ts need of a request: its key, the key's set budget (429 on this reply when spent), its log. */
+export function setMaker(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): SetMaker {
+  const keyId = request.apiKey?.id ?? null;
+  return { store: deps.store, suite: deps.suite(), secretKey: deps.secretKey, keyId, spend: () => deps.setLimit.take(keyId, reply), log: request.log };
+}
