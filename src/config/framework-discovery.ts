@@ -18,11 +18,8 @@ import { FRAMEWORKS, type FrameworkTestSpec, type TestSpec } from '../core/types
 import type { ReportedCase } from '../executors/frameworks/adapter.js';
 import { listFrameworkEntry } from '../executors/frameworks/listing.js';
 import { FRAMEWORK_ADAPTERS } from '../executors/frameworks/registry.js';
-import { mapLimited, withCases } from './playwright-discovery.js';
-import { ConfigError, type SuiteConfig } from './suite.js';
-
-/** Suites listed at once: each listing is a framework process loading the suite. */
-const LIST_CONCURRENCY = 4;
+import { entryFailure as namedEntryFailure, LIST_CONCURRENCY, mapLimited, unlistedEntries, withCases } from './discovery.js';
+import type { SuiteConfig } from './suite.js';
 
 export function isFrameworkSpec(test: TestSpec): test is FrameworkTestSpec {
   return (FRAMEWORKS as readonly string[]).includes(test.type);
@@ -30,7 +27,7 @@ export function isFrameworkSpec(test: TestSpec): test is FrameworkTestSpec {
 
 /** The framework entries discovery expands: those not yet listed, with their index in `tests`. */
 export function frameworkEntries(config: SuiteConfig): Array<{ test: FrameworkTestSpec; index: number }> {
-  return config.tests.flatMap((test, index) => (isFrameworkSpec(test) && test.case === undefined ? [{ test, index }] : []));
+  return unlistedEntries(config, isFrameworkSpec);
 }
 
 /** The config with every framework entry replaced by its cases; `config` itself when it has none. */
@@ -130,6 +127,5 @@ export function frameworkCases(file: string, entry: FrameworkTestSpec, index: nu
 }
 
 function entryFailure(file: string, entry: FrameworkTestSpec, index: number, problem: string, expected: string): never {
-  const title = FRAMEWORK_ADAPTERS[entry.type].title;
-  throw new ConfigError({ file, path: `tests[${index}]`, problem: `${title} suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
+  return namedEntryFailure(file, FRAMEWORK_ADAPTERS[entry.type].title, entry, index, problem, expected);
 }

@@ -16,15 +16,12 @@
  * A suite that cannot be listed (syntax error, unknown project, no cases) is a
  * ConfigError naming the entry, like any other mistake in the file.
  */
-import type { PlaywrightCase, PlaywrightTestSpec, TestSpec } from '../core/types.js';
+import type { PlaywrightCase, PlaywrightTestSpec } from '../core/types.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
-import { ConfigError, deepFreeze, type SuiteConfig } from './suite.js';
-import { nameCases } from './case-names.js';
+import type { SuiteConfig } from './suite.js';
+import { entryFailure as namedEntryFailure, LIST_CONCURRENCY, mapLimited, unlistedEntries, withCases } from './discovery.js';
 import { listPlaywrightEntry } from './playwright-listing.js';
 import { reportForUpload, reportShapeProblem, type JsonReport, type JsonSuite } from './playwright-report.js';
-
-/** Suites listed at once: each listing is a Node process compiling the suite. */
-const LIST_CONCURRENCY = 4;
 
 /** A case with what is needed to order and name it. */
 interface ListedCase {
@@ -54,19 +51,11 @@ export async function discoverPlaywrightTests(config: SuiteConfig): Promise<Suit
 
 /** The entries discovery expands: Playwright entries not yet listed, with their index in `tests`. */
 export function playwrightEntries(config: SuiteConfig): Array<{ test: PlaywrightTestSpec; index: number }> {
-  return config.tests.flatMap((test, index) => (test.type === 'playwright' && test.case === undefined ? [{ test, index }] : []));
+  return unlistedEntries(config, (test): test is PlaywrightTestSpec => test.type === 'playwright');
 }
 
-/** The config with each listed entry replaced by its cases (`listed[i]` for `entries[i]`), names made unique. */
-export function withCases(config: SuiteConfig, entries: ReadonlyArray<{ index: number }>, listed: readonly TestSpec[][]): SuiteConfig {
-  const byIndex = new Map(entries.map(({ index }, i) => [index, listed[i] as TestSpec[]]));
-  const tests: TestSpec[] = config.tests.flatMap((test, index) => byIndex.get(index) ?? [test]);
-  return Object.freeze({ ...config, tests: Object.freeze(nameCases(config, tests).map((t) => deepFreeze(t))) });
-}
-
-/** A ConfigError naming the entry: its place in `tests`, its name and folder. */
-export function entryFailure(file: string, entry: PlaywrightTestSpec, index: number, problem: string, expected: string): never {
-  throw new ConfigError({ file, path: `tests[${index}]`, problem: `Playwright suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
+function entryFailure(file: string, entry: PlaywrightTestSpec, index: number, problem: string, expected: string): never {
+  return namedEntryFailure(file, 'Playwright', entry, index, problem, expected);
 }
 
 /**
@@ -189,18 +178,3 @@ function caseSpec(entry: PlaywrightTestSpec, listed: ListedCase, showProject: bo
   const retries = entry.retriesOverride ? entry.retries : (listed.retries ?? 0);
   return { ...entry, name, timeoutSeconds, retries, case: c };
 }
-
-/** `fn` over `items`, at most `limit` at a time, results in order; the first failure rejects. */
-export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}
-
