@@ -1,25 +1,18 @@
 /**
- * Discovery: each `type: playwright` entry of the config becomes its test cases,
- * as Playwright itself lists them (`playwright test --list --reporter=json`,
- * run by ./playwright-listing.ts), one TestSpec per case named
- * `file › describe › title` (./case-names.ts says when the entry's name comes
- * first). The expanded config is what sets are planned from; it is rebuilt (the
- * suites listed again) when the config is reloaded, and kept in memory between
- * reloads.
- *
- * A suite version (src/core/suites.ts) is listed where its dependencies are
- * installed (the uploader's checkout: listPlaywrightForUpload) and its reports
- * shipped in the archive (./suite-listing.ts); the API turns them into cases
- * with the same entryCases (applyPlaywrightListing), never running anything of
- * the upload.
+ * Playwright's part of discovery (./discovery.ts): each `type: playwright`
+ * entry becomes its test cases as Playwright itself lists them
+ * (`playwright test --list --reporter=json`, run by ./playwright-listing.ts),
+ * one TestSpec per (case, project) named `file › describe › title`
+ * (./case-names.ts says when the entry's name comes first). An upload ships the
+ * report, trimmed to what is read here (reportForUpload); the API reads it with
+ * the same entryCases, its shape checked first.
  *
  * A suite that cannot be listed (syntax error, unknown project, no cases) is a
  * ConfigError naming the entry, like any other mistake in the file.
  */
 import type { PlaywrightCase, PlaywrightTestSpec } from '../core/types.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
-import type { SuiteConfig } from './suite.js';
-import { entryFailure as namedEntryFailure, LIST_CONCURRENCY, mapLimited, unlistedEntries, withCases } from './discovery.js';
+import { entryFailure as namedEntryFailure, type EntryLister } from './discovery.js';
 import { listPlaywrightEntry } from './playwright-listing.js';
 import { reportForUpload, reportShapeProblem, type JsonReport, type JsonSuite } from './playwright-report.js';
 
@@ -31,31 +24,24 @@ interface ListedCase {
   retries: number | undefined;
 }
 
+const TITLE = 'Playwright';
 const LISTABLE = 'a Playwright suite that `npx playwright test --list` lists without errors';
 
-/** The config with every Playwright entry replaced by its cases; `config` itself when it has none. */
-export async function discoverPlaywrightTests(config: SuiteConfig): Promise<SuiteConfig> {
-  const entries = playwrightEntries(config);
-  if (entries.length === 0) return config;
-  const listed = await mapLimited(entries, LIST_CONCURRENCY, async ({ test, index }) => {
-    let report: unknown;
-    try {
-      report = await listPlaywrightEntry(test);
-    } catch (error) {
-      return entryFailure(config.file, test, index, `cannot be listed: ${(error as Error).message}`, LISTABLE);
-    }
-    return entryCases(config.file, test, index, report);
-  });
-  return withCases(config, entries, listed);
-}
-
-/** The entries discovery expands: Playwright entries not yet listed, with their index in `tests`. */
-export function playwrightEntries(config: SuiteConfig): Array<{ test: PlaywrightTestSpec; index: number }> {
-  return unlistedEntries(config, (test): test is PlaywrightTestSpec => test.type === 'playwright');
-}
+/** Playwright entries for discovery (./discovery.ts): listed by `playwright test --list`, an upload shipping its report. */
+export const playwrightLister: EntryLister<PlaywrightTestSpec, unknown> = {
+  isKind: (test): test is PlaywrightTestSpec => test.type === 'playwright',
+  title: () => TITLE,
+  listable: () => LISTABLE,
+  list: listPlaywrightEntry,
+  cases: entryCases,
+  uploadKey: 'report',
+  shipped: (report) => reportForUpload(report as JsonReport),
+  uploadExpected: (index) => `a report for tests[${index}] in the archive's listing (runset suites push lists every Playwright entry)`,
+  casesFromUpload: entryCases,
+};
 
 function entryFailure(file: string, entry: PlaywrightTestSpec, index: number, problem: string, expected: string): never {
-  return namedEntryFailure(file, 'Playwright', entry, index, problem, expected);
+  return namedEntryFailure(file, TITLE, entry, index, problem, expected);
 }
 
 /**
@@ -82,43 +68,6 @@ export function entryCases(file: string, entry: PlaywrightTestSpec, index: numbe
   }
   const projects = new Set(cases.map((c) => c.case.project));
   return cases.map((c) => caseSpec(entry, c, projects.size > 1));
-}
-
-/**
- * Lists every Playwright entry of `config` with its own installed
- * @playwright/test, in the uploader's checkout. Each report is also turned into
- * cases here, so a suite that lists no case, or lists with errors, fails before
- * anything is uploaded, with the same ConfigError the server would answer.
- */
-export async function listPlaywrightForUpload(config: SuiteConfig): Promise<Array<{ entry: number; report: unknown }>> {
-  return mapLimited(playwrightEntries(config), LIST_CONCURRENCY, async ({ test, index }) => {
-    let report: unknown;
-    try {
-      report = await listPlaywrightEntry(test);
-    } catch (error) {
-      return entryFailure(config.file, test, index, `cannot be listed: ${(error as Error).message}`, LISTABLE);
-    }
-    entryCases(config.file, test, index, report);
-    return { entry: index, report: reportForUpload(report as JsonReport) };
-  });
-}
-
-/**
- * The config with each Playwright entry replaced by the cases its shipped
- * report lists (`reports`: by index in `tests`, ./suite-listing.ts reads them
- * from the upload); never spawns. A report missing for an entry, or malformed,
- * is a ConfigError naming the entry.
- */
-export function applyPlaywrightListing(config: SuiteConfig, reports: ReadonlyMap<number, unknown>): SuiteConfig {
-  const entries = playwrightEntries(config);
-  if (entries.length === 0) return config;
-  const listed: PlaywrightTestSpec[][] = entries.map(({ test, index }) => {
-    if (!reports.has(index)) {
-      entryFailure(config.file, test, index, 'the upload has no listing for it', `a report for tests[${index}] in the archive's listing (runset suites push lists every Playwright entry)`);
-    }
-    return entryCases(config.file, test, index, reports.get(index));
-  });
-  return withCases(config, entries, listed);
 }
 
 /** Every (spec, project) pair of the report, in file order then source order. */
