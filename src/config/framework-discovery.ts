@@ -1,15 +1,12 @@
 /**
- * Discovery of framework entries (`type: vitest`, `jest`, …), as for
- * Playwright's (./playwright-discovery.ts): each entry is listed by its own
- * framework (src/executors/frameworks/listing.ts) and becomes one TestSpec per
- * case, named `file › describe › title` (./case-names.ts says when the entry's
- * name comes first). A suite that cannot be listed, or lists no case, is a
- * ConfigError naming the entry, with the framework's own first lines.
- *
- * An uploaded suite version's entries are listed in the uploader's checkout
- * (listFrameworksForUpload) and their cases shipped in its listing; the API
- * checks their shape and expands them with the same frameworkCases
- * (applyFrameworkListing), never running anything of the upload.
+ * The frameworks' part of discovery (./discovery.ts): each framework entry
+ * (`type: vitest`, `jest`, …) is listed by its own framework
+ * (src/executors/frameworks/listing.ts) and becomes one TestSpec per case,
+ * named `file › describe › title` (./case-names.ts says when the entry's name
+ * comes first), or as its adapter names cases. A suite that cannot be listed,
+ * or lists no case, is a ConfigError naming the entry, with the framework's own
+ * first lines. An upload ships the cases; the API checks their shape and
+ * expands them with the same frameworkCases.
  */
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -18,56 +15,24 @@ import { FRAMEWORKS, type FrameworkTestSpec, type TestSpec } from '../core/types
 import type { ReportedCase } from '../executors/frameworks/adapter.js';
 import { listFrameworkEntry } from '../executors/frameworks/listing.js';
 import { FRAMEWORK_ADAPTERS } from '../executors/frameworks/registry.js';
-import { mapLimited, withCases } from './playwright-discovery.js';
-import { ConfigError, type SuiteConfig } from './suite.js';
-
-/** Suites listed at once: each listing is a framework process loading the suite. */
-const LIST_CONCURRENCY = 4;
+import { entryFailure as namedEntryFailure, type EntryLister } from './discovery.js';
 
 export function isFrameworkSpec(test: TestSpec): test is FrameworkTestSpec {
   return (FRAMEWORKS as readonly string[]).includes(test.type);
 }
 
-/** The framework entries discovery expands: those not yet listed, with their index in `tests`. */
-export function frameworkEntries(config: SuiteConfig): Array<{ test: FrameworkTestSpec; index: number }> {
-  return config.tests.flatMap((test, index) => (isFrameworkSpec(test) && test.case === undefined ? [{ test, index }] : []));
-}
-
-/** The config with every framework entry replaced by its cases; `config` itself when it has none. */
-export async function discoverFrameworkTests(config: SuiteConfig): Promise<SuiteConfig> {
-  const entries = frameworkEntries(config);
-  if (entries.length === 0) return config;
-  const listed = await mapLimited(entries, LIST_CONCURRENCY, async ({ test, index }) => {
-    let cases: ReportedCase[];
-    try {
-      cases = await listFrameworkEntry(test);
-    } catch (error) {
-      return entryFailure(config.file, test, index, `cannot be listed: ${(error as Error).message}`, `a suite that ${FRAMEWORK_ADAPTERS[test.type].title} lists without errors`);
-    }
-    return frameworkCases(config.file, test, index, cases);
-  });
-  return withCases(config, entries, listed);
-}
-
-/**
- * Lists every framework entry of `config` with its own installed framework, in
- * the uploader's checkout, as the cases an upload ships: a suite that cannot be
- * listed, or lists no case, fails here, before anything is uploaded, with the
- * ConfigError the server would give (the framework's own first lines).
- */
-export async function listFrameworksForUpload(config: SuiteConfig): Promise<Array<{ entry: number; cases: ListedFrameworkCase[] }>> {
-  const listed = await mapLimited(frameworkEntries(config), LIST_CONCURRENCY, async ({ test, index }) => {
-    let cases: ReportedCase[];
-    try {
-      cases = await listFrameworkEntry(test);
-    } catch (error) {
-      return entryFailure(config.file, test, index, `cannot be listed: ${(error as Error).message}`, `a suite that ${FRAMEWORK_ADAPTERS[test.type].title} lists without errors`);
-    }
-    frameworkCases(config.file, test, index, cases);
-    return { entry: index, cases: cases.map(({ file, titles, tags, line }) => ({ file, titles, ...(tags ? { tags } : {}), ...(line ? { line } : {}) })) };
-  });
-  return listed;
-}
+/** Framework entries for discovery (./discovery.ts): listed by their adapter, an upload shipping their cases. */
+export const frameworkLister: EntryLister<FrameworkTestSpec, ReportedCase[]> = {
+  isKind: isFrameworkSpec,
+  title: (entry) => FRAMEWORK_ADAPTERS[entry.type].title,
+  listable: (entry) => `a suite that ${FRAMEWORK_ADAPTERS[entry.type].title} lists without errors`,
+  list: listFrameworkEntry,
+  cases: frameworkCases,
+  uploadKey: 'cases',
+  shipped: (cases) => cases.map(({ file, titles, tags, line }): ListedFrameworkCase => ({ file, titles, ...(tags ? { tags } : {}), ...(line ? { line } : {}) })),
+  uploadExpected: (index) => `its cases at tests[${index}] in the archive's listing (runset suites push lists every framework entry)`,
+  casesFromUpload: uploadedCases,
+};
 
 /** Text of a name part: a path or a title, as long as any framework writes one. */
 const PART = Type.String({ maxLength: 4096 });
@@ -87,28 +52,13 @@ const UploadedCases = Compile(
   ),
 );
 
-/**
- * `current` (`original` with its Playwright entries already listed) with each
- * framework entry replaced by the cases its shipped listing gives; `cases` maps
- * an index in `original`'s tests to what the upload said for it. Never spawns.
- * A listing missing for an entry, or malformed, is a ConfigError naming it.
- */
-export function applyFrameworkListing(original: SuiteConfig, current: SuiteConfig, cases: ReadonlyMap<number, unknown>): SuiteConfig {
-  const entries = frameworkEntries(current);
-  if (entries.length === 0) return current;
-  // Listing Playwright entries moved the framework entries; their order is kept, so the k-th is `original`'s k-th.
-  const listed = frameworkEntries(original).map(({ test, index }) => {
-    const raw = cases.get(index);
-    if (raw === undefined) {
-      entryFailure(original.file, test, index, 'the upload has no listing for it', `its cases at tests[${index}] in the archive's listing (runset suites push lists every framework entry)`);
-    }
-    if (!UploadedCases.Check(raw)) {
-      const first = UploadedCases.Errors(raw)[0];
-      entryFailure(original.file, test, index, `its listing is not a list of cases: ${first ? `${first.instancePath || 'the list'} ${first.message}` : 'malformed'}`, '[{ "file": <path>, "titles": [<describe>…, <title>], "tags"?: [...], "line"?: <n> }], as runset suites push writes it');
-    }
-    return frameworkCases(original.file, test, index, raw);
-  });
-  return withCases(current, entries, listed);
+/** An entry's cases from what an upload says of them, checked to be a bounded list of cases first. */
+function uploadedCases(file: string, entry: FrameworkTestSpec, index: number, raw: unknown): FrameworkTestSpec[] {
+  if (!UploadedCases.Check(raw)) {
+    const first = UploadedCases.Errors(raw)[0];
+    entryFailure(file, entry, index, `its listing is not a list of cases: ${first ? `${first.instancePath || 'the list'} ${first.message}` : 'malformed'}`, '[{ "file": <path>, "titles": [<describe>…, <title>], "tags"?: [...], "line"?: <n> }], as runset suites push writes it');
+  }
+  return frameworkCases(file, entry, index, raw);
 }
 
 /** One entry's cases from what its framework reported; no case at all is a ConfigError (an empty run must not pass). */
@@ -130,6 +80,5 @@ export function frameworkCases(file: string, entry: FrameworkTestSpec, index: nu
 }
 
 function entryFailure(file: string, entry: FrameworkTestSpec, index: number, problem: string, expected: string): never {
-  const title = FRAMEWORK_ADAPTERS[entry.type].title;
-  throw new ConfigError({ file, path: `tests[${index}]`, problem: `${title} suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
+  return namedEntryFailure(file, FRAMEWORK_ADAPTERS[entry.type].title, entry, index, problem, expected);
 }

@@ -5,9 +5,8 @@
  * test cases by listing the entry. Worker-only processes never list: members carry their cases.
  */
 import type { TestType } from '../core/types.js';
-import { discoverFrameworkTests } from './framework-discovery.js';
-import { discoverPlaywrightTests } from './playwright-discovery.js';
 import { loadSuiteConfig, type SuiteConfig } from './suite.js';
+import { discoverSuiteTests } from './suite-listing.js';
 
 export interface LoadSuiteOptions {
   /** List Playwright and framework entries into their test cases. */
@@ -20,5 +19,5 @@ export async function loadSuite(file: string, options: LoadSuiteOptions): Promis
   let config = loadSuiteConfig(file);
   const skip = options.skipTypes ?? [];
   if (skip.length > 0) config = Object.freeze({ ...config, tests: Object.freeze(config.tests.filter((t) => !skip.includes(t.type))) });
-  return options.discover ? discoverFrameworkTests(await discoverPlaywrightTests(config)) : config;
+  return options.discover ? discoverSuiteTests(config) : config;
 }

@@ -1,30 +1,20 @@
 /**
- * Discovery: each `type: playwright` entry of the config becomes its test cases,
- * as Playwright itself lists them (`playwright test --list --reporter=json`,
- * run by ./playwright-listing.ts), one TestSpec per case named
- * `file › describe › title` (./case-names.ts says when the entry's name comes
- * first). The expanded config is what sets are planned from; it is rebuilt (the
- * suites listed again) when the config is reloaded, and kept in memory between
- * reloads.
- *
- * A suite version (src/core/suites.ts) is listed where its dependencies are
- * installed (the uploader's checkout: listPlaywrightForUpload) and its reports
- * shipped in the archive (./suite-listing.ts); the API turns them into cases
- * with the same entryCases (applyPlaywrightListing), never running anything of
- * the upload.
+ * Playwright's part of discovery (./discovery.ts): each `type: playwright`
+ * entry becomes its test cases as Playwright itself lists them
+ * (`playwright test --list --reporter=json`, run by ./playwright-listing.ts),
+ * one TestSpec per (case, project) named `file › describe › title`
+ * (./case-names.ts says when the entry's name comes first). An upload ships the
+ * report, trimmed to what is read here (reportForUpload); the API reads it with
+ * the same entryCases, its shape checked first.
  *
  * A suite that cannot be listed (syntax error, unknown project, no cases) is a
  * ConfigError naming the entry, like any other mistake in the file.
  */
-import type { PlaywrightCase, PlaywrightTestSpec, TestSpec } from '../core/types.js';
+import type { PlaywrightCase, PlaywrightTestSpec } from '../core/types.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
-import { ConfigError, deepFreeze, type SuiteConfig } from './suite.js';
-import { nameCases } from './case-names.js';
+import { entryFailure as namedEntryFailure, type EntryLister } from './discovery.js';
 import { listPlaywrightEntry } from './playwright-listing.js';
 import { reportForUpload, reportShapeProblem, type JsonReport, type JsonSuite } from './playwright-report.js';
-
-/** Suites listed at once: each listing is a Node process compiling the suite. */
-const LIST_CONCURRENCY = 4;
 
 /** A case with what is needed to order and name it. */
 interface ListedCase {
@@ -34,39 +24,24 @@ interface ListedCase {
   retries: number | undefined;
 }
 
+const TITLE = 'Playwright';
 const LISTABLE = 'a Playwright suite that `npx playwright test --list` lists without errors';
 
-/** The config with every Playwright entry replaced by its cases; `config` itself when it has none. */
-export async function discoverPlaywrightTests(config: SuiteConfig): Promise<SuiteConfig> {
-  const entries = playwrightEntries(config);
-  if (entries.length === 0) return config;
-  const listed = await mapLimited(entries, LIST_CONCURRENCY, async ({ test, index }) => {
-    let report: unknown;
-    try {
-      report = await listPlaywrightEntry(test);
-    } catch (error) {
-      return entryFailure(config.file, test, index, `cannot be listed: ${(error as Error).message}`, LISTABLE);
-    }
-    return entryCases(config.file, test, index, report);
-  });
-  return withCases(config, entries, listed);
-}
+/** Playwright entries for discovery (./discovery.ts): listed by `playwright test --list`, an upload shipping its report. */
+export const playwrightLister: EntryLister<PlaywrightTestSpec, unknown> = {
+  isKind: (test): test is PlaywrightTestSpec => test.type === 'playwright',
+  title: () => TITLE,
+  listable: () => LISTABLE,
+  list: listPlaywrightEntry,
+  cases: entryCases,
+  uploadKey: 'report',
+  shipped: (report) => reportForUpload(report as JsonReport),
+  uploadExpected: (index) => `a report for tests[${index}] in the archive's listing (runset suites push lists every Playwright entry)`,
+  casesFromUpload: entryCases,
+};
 
-/** The entries discovery expands: Playwright entries not yet listed, with their index in `tests`. */
-export function playwrightEntries(config: SuiteConfig): Array<{ test: PlaywrightTestSpec; index: number }> {
-  return config.tests.flatMap((test, index) => (test.type === 'playwright' && test.case === undefined ? [{ test, index }] : []));
-}
-
-/** The config with each listed entry replaced by its cases (`listed[i]` for `entries[i]`), names made unique. */
-export function withCases(config: SuiteConfig, entries: ReadonlyArray<{ index: number }>, listed: readonly TestSpec[][]): SuiteConfig {
-  const byIndex = new Map(entries.map(({ index }, i) => [index, listed[i] as TestSpec[]]));
-  const tests: TestSpec[] = config.tests.flatMap((test, index) => byIndex.get(index) ?? [test]);
-  return Object.freeze({ ...config, tests: Object.freeze(nameCases(config, tests).map((t) => deepFreeze(t))) });
-}
-
-/** A ConfigError naming the entry: its place in `tests`, its name and folder. */
-export function entryFailure(file: string, entry: PlaywrightTestSpec, index: number, problem: string, expected: string): never {
-  throw new ConfigError({ file, path: `tests[${index}]`, problem: `Playwright suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
+function entryFailure(file: string, entry: PlaywrightTestSpec, index: number, problem: string, expected: string): never {
+  return namedEntryFailure(file, TITLE, entry, index, problem, expected);
 }
 
 /**
@@ -93,43 +68,6 @@ export function entryCases(file: string, entry: PlaywrightTestSpec, index: numbe
   }
   const projects = new Set(cases.map((c) => c.case.project));
   return cases.map((c) => caseSpec(entry, c, projects.size > 1));
-}
-
-/**
- * Lists every Playwright entry of `config` with its own installed
- * @playwright/test, in the uploader's checkout. Each report is also turned into
- * cases here, so a suite that lists no case, or lists with errors, fails before
- * anything is uploaded, with the same ConfigError the server would answer.
- */
-export async function listPlaywrightForUpload(config: SuiteConfig): Promise<Array<{ entry: number; report: unknown }>> {
-  return mapLimited(playwrightEntries(config), LIST_CONCURRENCY, async ({ test, index }) => {
-    let report: unknown;
-    try {
-      report = await listPlaywrightEntry(test);
-    } catch (error) {
-      return entryFailure(config.file, test, index, `cannot be listed: ${(error as Error).message}`, LISTABLE);
-    }
-    entryCases(config.file, test, index, report);
-    return { entry: index, report: reportForUpload(report as JsonReport) };
-  });
-}
-
-/**
- * The config with each Playwright entry replaced by the cases its shipped
- * report lists (`reports`: by index in `tests`, ./suite-listing.ts reads them
- * from the upload); never spawns. A report missing for an entry, or malformed,
- * is a ConfigError naming the entry.
- */
-export function applyPlaywrightListing(config: SuiteConfig, reports: ReadonlyMap<number, unknown>): SuiteConfig {
-  const entries = playwrightEntries(config);
-  if (entries.length === 0) return config;
-  const listed: PlaywrightTestSpec[][] = entries.map(({ test, index }) => {
-    if (!reports.has(index)) {
-      entryFailure(config.file, test, index, 'the upload has no listing for it', `a report for tests[${index}] in the archive's listing (runset suites push lists every Playwright entry)`);
-    }
-    return entryCases(config.file, test, index, reports.get(index));
-  });
-  return withCases(config, entries, listed);
 }
 
 /** Every (spec, project) pair of the report, in file order then source order. */
@@ -189,18 +127,3 @@ function caseSpec(entry: PlaywrightTestSpec, listed: ListedCase, showProject: bo
   const retries = entry.retriesOverride ? entry.retries : (listed.retries ?? 0);
   return { ...entry, name, timeoutSeconds, retries, case: c };
 }
-
-/** `fn` over `items`, at most `limit` at a time, results in order; the first failure rejects. */
-export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}
-

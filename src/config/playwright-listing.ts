@@ -10,9 +10,7 @@ import type { PlaywrightTestSpec } from '../core/types.js';
 import { locatePlaywright, playwrightEnvironment } from '../executors/playwright/locate.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
 import { TailBuffer } from '../executors/tail-buffer.js';
-
-/** A listing that takes longer is stuck (a config waiting on something). */
-export const LIST_TIMEOUT_MS = 120_000;
+import { LIST_TIMEOUT_MS } from '../executors/frameworks/listing.js';
 
 /** Runs the listing in the entry's folder; resolves with the parsed JSON report, as Playwright wrote it. */
 export function listPlaywrightEntry(entry: PlaywrightTestSpec): Promise<unknown> {

@@ -11,8 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseSuiteConfig } from '../../src/config/suite.js';
 import { parseSuiteTests } from '../../src/config/suite-tests.js';
-import { discoverPlaywrightTests } from '../../src/config/playwright-discovery.js';
-import { applySuiteListing, listSuiteForUpload } from '../../src/config/suite-listing.js';
+import { applySuiteListing, discoverSuiteTests, listSuiteForUpload } from '../../src/config/suite-listing.js';
 import { VERSION_ROOT } from '../../src/core/suites.js';
 import type { CommandTestSpec, PlaywrightTestSpec } from '../../src/core/types.js';
 
@@ -75,7 +74,7 @@ test('the uploader lists with its Playwright; the server expands the same cases 
   const expanded = applySuiteListing(server, JSON.parse(JSON.stringify(listing)));
   const cases = expanded.tests.filter((t): t is PlaywrightTestSpec => t.type === 'playwright');
   assert.ok(cases.length > 0 && cases.every((c) => c.case !== undefined && c.dir === `${VERSION_ROOT}/e2e`));
-  const discovered = await discoverPlaywrightTests(parseSuiteConfig(text, path.join(DEMO, 'runset.config.yaml')));
+  const discovered = await discoverSuiteTests(parseSuiteConfig(text, path.join(DEMO, 'runset.config.yaml')));
   assert.deepEqual(expanded.tests.map((t) => t.name), discovered.tests.map((t) => t.name), 'the same members as the server listing its own copy');
 });
 

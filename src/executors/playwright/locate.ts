@@ -7,11 +7,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suiteEnvironment, type TestProcessPolicy } from '../environment.js';
+import type { FrameworkInstall } from '../frameworks/adapter.js';
 
-export interface PlaywrightInstall {
-  /** The `playwright` CLI entry (…/@playwright/test/cli.js). */
-  cli: string;
-  version: string;
+/** A framework install whose `cli` is the `playwright` CLI entry (…/@playwright/test/cli.js). */
+export interface PlaywrightInstall extends FrameworkInstall {
   /** True when it is the suite's own, false when runset's is lent to it. */
   own: boolean;
 }
