@@ -27,14 +27,14 @@ export const KUBERNETES_DIR = path.join(REPO_ROOT, 'deploy', 'kubernetes');
 
 /** kubectl's path, or a failure that says what to install. */
 export function requireKubectl(): string {
-  const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) {
-    assert.fail(
-      'kubectl is needed to render deploy/kubernetes (its built-in kustomize, kubectl 1.14 or later; no cluster is used): ' +
-        'install kubectl (Kubernetes\' release binaries, or your distribution\'s kubectl/kubernetes-client package) so that `kubectl kustomize` runs. ' +
-        `(${probe.error?.message ?? probe.stderr})`,
-    );
-  }
+  const install =
+    'install kubectl 1.22 or later (its built-in kustomize renders deploy/kubernetes; no cluster is used): Kubernetes\' release binary ' +
+    'or your distribution\'s kubectl package (Debian bookworm\'s kubernetes-client is 1.20, whose kustomize v2 lacks `labels` and `replicas`)';
+  const probe = spawnSync('kubectl', ['version', '--client', '-o', 'json'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) assert.fail(`kubectl did not run: ${install}. (${probe.error?.message ?? probe.stderr})`);
+  const { clientVersion } = JSON.parse(probe.stdout) as { clientVersion: { major: string; minor: string } };
+  const minor = Number.parseInt(clientVersion.minor, 10);
+  if (clientVersion.major !== '1' || minor < 22) assert.fail(`kubectl ${clientVersion.major}.${clientVersion.minor} is too old: ${install}`);
   return 'kubectl';
 }
 
