@@ -18,7 +18,9 @@ export function registerDemoCommand(program: Command): void {
     .description('start runset with the demo suite and the demo shop it tests (what `npm start` runs)')
     .addOption(new Option('--port <n>', 'API port').env('RUNSET_PORT').default(String(DEFAULTS.port)))
     .addOption(new Option('--data-dir <dir>', 'data dir').env('RUNSET_DATA_DIR').default(DEFAULTS.dataDir))
-    .action(async (flags: { port: string; dataDir: string }) => {
+    // The container image sets RUNSET_HOST=0.0.0.0 so that `docker run -p 8080:8080` reaches the demo.
+    .addOption(new Option('--host <host>', 'address the API listens on').env('RUNSET_HOST').default(DEFAULTS.host))
+    .action(async (flags: { port: string; dataDir: string; host: string }) => {
       const [{ DEMO_PASSWORD_ENV, startDemoShop }, { createKey }] = await Promise.all([import('../demo/shop.js'), import('../auth/keys.js')]);
       process.env[DEMO_PASSWORD_ENV] ??= 'demo-password';
       const shop = await startDemoShop(SHOP_PORT);
@@ -26,7 +28,7 @@ export function registerDemoCommand(program: Command): void {
         {
           config: DEMO_CONFIG,
           port: flags.port,
-          host: '127.0.0.1',
+          host: flags.host,
           dataDir: flags.dataDir,
           workers: String(defaultWorkers()),
           lease: '30s',

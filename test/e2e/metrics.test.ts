@@ -11,11 +11,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { parser as promql } from '@prometheus-io/lezer-promql';
 import YAML from 'yaml';
 import { api, assertNoLeakedServers, CLI, REPO_ROOT, startRunset, waitForSet } from '../helpers/server.js';
 import { freePort } from '../helpers/receiver.js';
-import { metricsUrlIn, scrape, scrapeUntil, valueOf, type Scrape } from '../helpers/prometheus.js';
+import { metricsUrlIn, scrape, scrapeUntil, selectorsIn, valueOf, type Scrape } from '../helpers/prometheus.js';
 
 afterEach(assertNoLeakedServers);
 after(assertNoLeakedServers);
@@ -36,20 +35,6 @@ webhooks:
     secret: \${env:HOOK_SECRET}
     events: [set.finished]
 `;
-
-/** The metric families PromQL selectors in `expr` name, after checking it parses. */
-function metricsNamedIn(expr: string): string[] {
-  const names: string[] = [];
-  const errors: string[] = [];
-  promql.parse(expr).iterate({
-    enter(node) {
-      if (node.type.isError) errors.push(`at ${node.from}: "${expr.slice(node.from, node.from + 20)}"`);
-      if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector') names.push(expr.slice(node.from, node.to));
-    },
-  });
-  assert.deepEqual(errors, [], `PromQL syntax errors in ${expr}`);
-  return names;
-}
 
 /** The alerting rules between the alert-rules markers of docs/deploy.md. */
 function alertRules(): Array<{ alert: string; expr: string; for?: string; labels?: { severity?: string }; annotations?: { summary?: string } }> {
@@ -157,7 +142,7 @@ function checkAlertRules(s: Scrape): void {
   const known = new Set([...s.types.keys(), ...s.samples.map((x) => x.name)]);
   for (const rule of rules) {
     assert.ok(rule.for && rule.labels?.severity && rule.annotations?.summary, `${rule.alert} has for, severity and summary`);
-    const names = metricsNamedIn(rule.expr);
+    const names = selectorsIn(rule.expr).metrics;
     assert.ok(names.length > 0, `${rule.alert} names a metric`);
     for (const name of names) assert.ok(known.has(name), `${rule.alert}: ${name} is not in a scrape`);
   }

@@ -7,6 +7,7 @@
  * grammar (`name{label="value",…} value`, values escaped with \\ \" \n).
  */
 import assert from 'node:assert/strict';
+import { parser as promql } from '@prometheus-io/lezer-promql';
 
 export interface Sample {
   name: string;
@@ -77,4 +78,20 @@ export function metricsUrlIn(output: string): string {
   const m = /metrics at (http:\/\/\S+\/metrics)/.exec(output);
   assert.ok(m, `no metrics address in:\n${output}`);
   return m[1]!;
+}
+
+/** The metric names and matched label names of a PromQL expression's selectors, after checking that it parses. */
+export function selectorsIn(expr: string): { metrics: string[]; labels: string[] } {
+  const metrics: string[] = [];
+  const labels: string[] = [];
+  const errors: string[] = [];
+  promql.parse(expr).iterate({
+    enter(node) {
+      if (node.type.isError) errors.push(`at ${node.from}: "${expr.slice(node.from, node.from + 20)}"`);
+      if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector') metrics.push(expr.slice(node.from, node.to));
+      if (node.name === 'LabelName' && node.node.parent?.name === 'UnquotedLabelMatcher') labels.push(expr.slice(node.from, node.to));
+    },
+  });
+  assert.deepEqual(errors, [], `PromQL syntax errors in ${expr}`);
+  return { metrics, labels };
 }
