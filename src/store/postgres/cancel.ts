@@ -1,15 +1,16 @@
 /**
  * The PostgreSQL store's SQL for cancel and fail fast (the rules of ./statements.ts
  * hold: schema-qualified, prepared by name). A cancel is two statements in one
- * transaction: the members' moves with their set's counts (carryToSets, as
- * every move), then the set's record of who cancelled it and the NOTIFY that
+ * transaction: the members' moves with their set's counts (setRollUpCtes, ../sql/set-rollup.ts,
+ * as every move), then the set's record of who cancelled it and the NOTIFY that
  * tells every worker — delivered only if the transaction commits.
  */
 import type { SetControl } from '../../core/types.js';
 import { controlOf, type ControlRow } from '../rows.js';
 import type { CancelRequest } from '../sets.js';
 import type { Queryable } from './connection.js';
-import { carryToSets, failsSetSql } from './set-moves.js';
+import { failsSetSql, setRollUpCtes } from '../sql/set-rollup.js';
+import { POSTGRES } from '../sql/dialect.js';
 import { NOW, type Names } from './statements.js';
 
 /** The payload prefix on the wake-up channel that says "this set was cancelled". */
@@ -35,7 +36,7 @@ export async function cancelMembers(q: Queryable, n: Names, setId: string, error
         RETURNING r.set_id, u.status AS previous, r.status AS next, ${failsSetSql('cancel', 'r', 'r.status', 'r.attempts')} AS fails
       ), moved AS (
         SELECT set_id, previous, next, fails FROM ended
-      ), ${carryToSets(n)}
+      ), ${setRollUpCtes(POSTGRES, n.sets)}
       SELECT EXISTS (SELECT 1 FROM ${n.sets} WHERE id = $1) AS found, (SELECT count(*) FROM ended)::integer AS ended`,
     values: [setId, error],
   });

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL side of the claims sub-store. Each move is one statement that
- * also updates the member's set (./moves.ts, ./set-moves.ts): one round trip,
+ * also updates the member's set (./moves.ts, ../sql/set-rollup.ts): one round trip,
  * with no transaction held open across the network. Every move that touches a
  * set row waits its turn in this process (moveInTurn); heartbeats and the
  * reaper do not. Wake-ups and cancel notices are LISTEN/NOTIFY (./listener.ts).

@@ -11,7 +11,7 @@
  *   (RUNNING, or reserved: WAITING with a lease, see claimCtes): a worker whose
  *   lease was taken over matches no row and changes nothing.
  * - A move and its set's new counts, status and timestamps are one statement
- *   (./set-moves.ts): one round trip, and the set row is locked only while the
+ *   (../sql/set-rollup.ts): one round trip, and the set row is locked only while the
  *   statement runs, never across a client's round trips.
  */
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
@@ -19,7 +19,8 @@ import { casesOf, skippedOf, type BatchClaimRequest, type ClaimRequest, type Lea
 import { toClaimed as claimedFrom } from '../rows.js';
 import { caseTestNameSql, historyCases } from '../../core/result-cases.js';
 import type { Queryable } from './connection.js';
-import { carryToSets, FAILS_NOTHING, failsSetSql } from './set-moves.js';
+import { FAILS_NOTHING, failsSetSql, setRollUpCtes } from '../sql/set-rollup.js';
+import { POSTGRES } from '../sql/dialect.js';
 import { queuedSetsSql } from '../queue.js';
 import { msFromNow, NOW, type Names } from './statements.js';
 
@@ -79,7 +80,7 @@ export async function claimMembers(q: Queryable, n: Names, req: ClaimRequest): P
     text: `
       WITH ${claimCtes(n, { worker: '$1', limit: '$2', reserve: '$3', leaseMs: '$4', skip: '$5', set: '$6', envs: '$7' })}, moved AS (
         SELECT set_id, 'WAITING' AS previous, status AS next, ${FAILS_NOTHING} FROM claimed
-      ), ${carryToSets(n)}
+      ), ${setRollUpCtes(POSTGRES, n.sets)}
       SELECT c.id, c.set_id, c.spec, s.variables, s.env, s.suite, c.claims, c.batch_key, c.expected_ms
       FROM claimed c JOIN ${n.sets} s ON s.id = c.set_id
       ORDER BY c.seq`,
@@ -101,7 +102,7 @@ export async function startMember(q: Queryable, n: Names, lease: LeaseRef, since
         RETURNING r.set_id
       ), moved AS (
         SELECT set_id, 'WAITING' AS previous, 'RUNNING' AS next, ${FAILS_NOTHING} FROM started
-      ), ${carryToSets(n, began)}
+      ), ${setRollUpCtes(POSTGRES, n.sets, began)}
       SELECT set_id FROM started`,
     values: [lease.runId, lease.workerId, lease.claim, Math.max(0, Math.round(sinceMs))],
   });
@@ -189,7 +190,7 @@ export async function finishMember(q: Queryable, n: Names, lease: LeaseRef, outc
     text: `
       WITH ${finishCtes(n, finish.withArtifacts)}, moved AS (
         SELECT set_id, previous, next, fails FROM finished
-      ), ${carryToSets(n)}
+      ), ${setRollUpCtes(POSTGRES, n.sets)}
       SELECT id FROM finished`,
     values: finish.values,
   });
@@ -248,7 +249,7 @@ export async function finishAndClaimMembers(
         SELECT set_id, previous, next, fails FROM finished
         UNION ALL SELECT set_id, previous, 'RUNNING', false FROM begun
         UNION ALL SELECT set_id, 'WAITING', status, false FROM claimed
-      ), ${carryToSets(n)}
+      ), ${setRollUpCtes(POSTGRES, n.sets)}
       SELECT f.finished, f.started, c.id, c.set_id, c.spec, s.variables, s.env, s.suite, c.claims, c.batch_key, c.expected_ms
       FROM (SELECT EXISTS (SELECT 1 FROM finished) AS finished, EXISTS (SELECT 1 FROM begun) AS started) AS f
         LEFT JOIN (claimed c JOIN ${n.sets} s ON s.id = c.set_id) ON true
@@ -276,7 +277,7 @@ export async function releaseMembers(q: Queryable, n: Names, leases: LeaseRef[])
         RETURNING r.set_id, mine.status AS previous, r.status AS next
       ), moved AS (
         SELECT set_id, previous, next, ${FAILS_NOTHING} FROM released
-      ), ${carryToSets(n)}
+      ), ${setRollUpCtes(POSTGRES, n.sets)}
       SELECT count(*)::integer AS released FROM released`,
     values: [leases.map((l) => l.runId), leases.map((l) => l.workerId), leases.map((l) => l.claim)],
   });
@@ -307,7 +308,7 @@ export async function reapMembers(q: Queryable, n: Names, maxLostLeases: number,
         RETURNING r.set_id, expired.status AS previous, r.status AS next, ${failsSetSql('lost', 'r', 'r.status', 'r.attempts')} AS fails
       ), moved AS (
         SELECT set_id, previous, next, fails FROM reaped
-      ), ${carryToSets(n)}
+      ), ${setRollUpCtes(POSTGRES, n.sets)}
       SELECT count(*) FILTER (WHERE next = 'WAITING')::integer AS requeued,
              count(*) FILTER (WHERE next = 'FAIL')::integer AS failed
       FROM reaped`,

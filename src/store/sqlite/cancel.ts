@@ -10,6 +10,7 @@ import { controlOf, type ControlRow as StoredControl } from '../rows.js';
 import type { CancelRequest, CancelResult } from '../sets.js';
 import type { MoveCounts } from './set-moves.js';
 import { now } from './statements.js';
+import { failsSetSql } from '../sql/set-rollup.js';
 
 type ControlRow = StoredControl<string> & { status: RunState };
 
@@ -27,7 +28,8 @@ export class SqliteCancels {
       endRun: db.prepare(`
         UPDATE test_runs SET status = 'FAIL', error = @error, ended_at = @at, duration_ms = @duration_ms,
           worker_id = NULL, lease_expires_at = NULL
-        WHERE id = @id`),
+        WHERE id = @id
+        RETURNING ${failsSetSql('cancel', 'test_runs', 'status', 'attempts')} AS fails`),
       markSet: db.prepare(`
         UPDATE test_run_sets SET cancelled_at = @at, cancelled_by = @by, cancelled_by_name = @by_name, cancel_error = @error
         WHERE id = @id AND cancelled_at IS NULL`),
@@ -42,8 +44,8 @@ export class SqliteCancels {
     const unfinished = this.sql.unfinished.all(setId) as Array<{ id: string; status: RunState; started_at: string | null }>;
     for (const run of unfinished) {
       const duration = run.status === 'RUNNING' && run.started_at ? Math.max(0, Date.parse(at) - Date.parse(run.started_at)) : null;
-      this.sql.endRun.run({ id: run.id, error: req.error, at, duration_ms: duration });
-      this.moveCounts(setId, run.status, 'FAIL', at, true); // a cancel fails the set (failsSet), quarantined or not
+      const ended = this.sql.endRun.get({ id: run.id, error: req.error, at, duration_ms: duration }) as { fails: number };
+      this.moveCounts(setId, run.status, 'FAIL', at, ended.fails === 1);
     }
     this.sql.markSet.run({ id: setId, at, by: req.byKeyId, by_name: req.byKeyName, error: req.error });
     return { found: true, cancelled: true };

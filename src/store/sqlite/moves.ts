@@ -14,7 +14,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { RunState } from '../../core/states.js';
-import { failsSet, reapedTo, type MemberRules } from '../../core/moves.js';
+import { canMakeMove, reapedTo } from '../../core/moves.js';
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import { casesOf, skippedOf, WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type ReapResult } from '../claims.js';
 import { toClaimed } from '../rows.js';
@@ -22,21 +22,21 @@ import { caseTestNameSql, historyCases } from '../../core/result-cases.js';
 import type { SqliteArtifacts } from './artifacts.js';
 import type { MoveCounts } from './set-moves.js';
 import { FENCED, now } from './statements.js';
+import { failsSetSql } from '../sql/set-rollup.js';
 import { queuedSetsSql } from '../queue.js';
 
 /** Members of a set queued behind its environment's limit are never claimed (../queue.ts). */
 const NOT_QUEUED = `set_id NOT IN (${queuedSetsSql('test_run_sets', 'rowid')})`;
 
-/** A leased member as a finish or the reaper reads it: its state, its set and its rules (SQLite's 0 or 1). */
+/** A leased member as a finish or the reaper reads it: its state and its set. */
 interface HeldRow {
   status: RunState;
   set_id: string;
-  quarantined: number;
-  fail_on_flaky: number;
 }
 
-function rulesOf(row: HeldRow): MemberRules {
-  return { quarantined: row.quarantined === 1, failOnFlaky: row.fail_on_flaky === 1 };
+/** What a member's end returns: whether it fails its set (failsSetSql, SQLite's 0 or 1). */
+interface EndedRow {
+  fails: number;
 }
 
 /** What leasing a member returns: its new claim number, spec (JSON), batch key and expected duration. */
@@ -99,11 +99,12 @@ export class SqliteMoves {
         RETURNING set_id`),
       heartbeat: db.prepare(`UPDATE test_runs SET lease_expires_at = @lease_expires_at, attempts = @attempts WHERE ${FENCED}`),
       renewLease: db.prepare(`UPDATE test_runs SET lease_expires_at = @lease_expires_at WHERE ${FENCED}`),
-      leaseStatus: db.prepare(`SELECT status, set_id, quarantined, fail_on_flaky FROM test_runs WHERE ${FENCED}`),
+      leaseStatus: db.prepare(`SELECT status, set_id FROM test_runs WHERE ${FENCED}`),
       finishRun: db.prepare(`
         UPDATE test_runs SET status = @status, attempts = @attempts, error = @error, output = @output,
           duration_ms = @duration_ms, skipped = @skipped, result_cases = @result_cases, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
-        WHERE ${FENCED}`),
+        WHERE ${FENCED}
+        RETURNING ${failsSetSql('outcome', 'test_runs', 'status', 'attempts')} AS fails`),
       // The cases of its result that history counts (src/core/result-cases.ts), as runs of their own tests.
       insertCase: db.prepare(`
         INSERT INTO test_run_cases (run_id, position, env, name, set_id, status, duration_ms, error, ended_at)
@@ -116,14 +117,15 @@ export class SqliteMoves {
           AND error IS @error AND duration_ms = @duration_ms`),
       releaseRun: db.prepare(`UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL WHERE ${FENCED}`),
       expiredRuns: db.prepare(`
-        SELECT id, set_id, status, claims, lost_leases, quarantined, fail_on_flaky FROM test_runs
+        SELECT id, set_id, status, claims, lost_leases FROM test_runs
         WHERE lease_expires_at < ? AND status IN ('WAITING', 'RUNNING')`),
       requeueRun: db.prepare(`
         UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL, lost_leases = lost_leases + 1
         WHERE id = @id AND claims = @claims AND status IN ('WAITING', 'RUNNING')`),
       failLostRun: db.prepare(`
         UPDATE test_runs SET status = 'FAIL', error = @error, lost_leases = lost_leases + 1, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
-        WHERE id = @id AND claims = @claims AND status IN ('WAITING', 'RUNNING')`),
+        WHERE id = @id AND claims = @claims AND status IN ('WAITING', 'RUNNING')
+        RETURNING ${failsSetSql('lost', 'test_runs', 'status', 'attempts')} AS fails`),
     };
   }
 
@@ -212,12 +214,13 @@ export class SqliteMoves {
     const written = { status: outcome.status, attempts: outcome.attempts, error: outcome.error, duration_ms: Math.round(outcome.durationMs) };
     const held = this.sql.leaseStatus.get(fence) as HeldRow | undefined;
     if (!held) return this.sql.holdsOutcome.get({ id: lease.runId, claims: lease.claim, ...written }) !== undefined;
+    if (!canMakeMove('finish', held.status, outcome.status)) throw new Error(`illegal member move ${held.status} → ${outcome.status}`);
     // Read under the same fence inside this write transaction: the update matches.
-    this.sql.finishRun.run({ ...fence, ...written, output: outcome.output, skipped: skippedOf(outcome) ? 1 : 0, result_cases: casesOf(outcome), at });
+    const ended = this.sql.finishRun.get({ ...fence, ...written, output: outcome.output, skipped: skippedOf(outcome) ? 1 : 0, result_cases: casesOf(outcome), at }) as EndedRow;
     for (const c of historyCases(outcome.cases)) {
       this.sql.insertCase.run({ id: lease.runId, position: c.position, name: c.name, status: c.result, duration_ms: c.durationMs, error: c.error });
     }
-    this.moveSet(held.set_id, held.status, outcome.status, at, failsSet(rulesOf(held), outcome.status, outcome.attempts, 'outcome'));
+    this.moveSet(held.set_id, held.status, outcome.status, at, ended.fails === 1);
     this.artifacts.insert(lease.runId, held.set_id, outcome.artifacts ?? [], at);
     return true;
   }
@@ -249,8 +252,8 @@ export class SqliteMoves {
         if (run.status === 'RUNNING') this.moveSet(run.set_id, 'RUNNING', 'WAITING', at); // a reserved one stays WAITING
         res.requeued++;
       } else {
-        this.sql.failLostRun.run({ id: run.id, claims: run.claims, at, error: WORKER_LOST });
-        this.moveSet(run.set_id, run.status, 'FAIL', at, failsSet(rulesOf(run), 'FAIL', 0, 'lost'));
+        const ended = this.sql.failLostRun.get({ id: run.id, claims: run.claims, at, error: WORKER_LOST }) as EndedRow;
+        this.moveSet(run.set_id, run.status, 'FAIL', at, ended.fails === 1);
         res.failed++;
       }
     }
