@@ -4,7 +4,7 @@
  * write them once in SQL (src/store/sql/); the property test
  * (test/store/status-property-contract.ts) drives both stores through random
  * moves and compares every member and set with these functions. failsSet,
- * stampMember and moveSet are that model only: no store calls them.
+ * reapedTo, stampMember and moveSet are that model only: no store calls them.
  */
 import { deriveSetStatus, isFinal, passedAfterRetry, type Counts, type RunState } from './states.js';
 

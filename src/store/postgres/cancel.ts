@@ -11,6 +11,7 @@ import type { CancelRequest } from '../sets.js';
 import type { Queryable } from './connection.js';
 import { failsSetSql, setRollUpCtes } from '../sql/set-rollup.js';
 import { POSTGRES } from '../sql/dialect.js';
+import { cancelMember } from '../sql/member-moves.js';
 import { NOW, type Names } from './statements.js';
 
 /** The payload prefix on the wake-up channel that says "this set was cancelled". */
@@ -28,10 +29,7 @@ export async function cancelMembers(q: Queryable, n: Names, setId: string, error
       WITH unfinished AS (
         SELECT id, status FROM ${n.runs} WHERE set_id = $1 AND status IN ('WAITING', 'RUNNING') ORDER BY id FOR UPDATE
       ), ended AS (
-        UPDATE ${n.runs} AS r SET status = 'FAIL', error = $2, ended_at = ${NOW},
-          duration_ms = CASE WHEN u.status = 'RUNNING' AND r.started_at IS NOT NULL
-            THEN round(extract(epoch FROM ${NOW} - r.started_at) * 1000)::integer END,
-          worker_id = NULL, lease_expires_at = NULL
+        UPDATE ${n.runs} AS r SET ${cancelMember(POSTGRES, { error: '$2' })}
         FROM unfinished AS u WHERE r.id = u.id
         RETURNING r.set_id, u.status AS previous, r.status AS next, ${failsSetSql('cancel', 'r', 'r.status', 'r.attempts')} AS fails
       ), moved AS (

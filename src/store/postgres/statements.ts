@@ -82,10 +82,8 @@ export function channelOf(schema: string): string {
 /** The database's clock, truncated to what is stored and read back (milliseconds): the dialect's (../sql/dialect.ts). */
 export const NOW = POSTGRES.now;
 
-/** The database's clock `ms` milliseconds on: a lease's or a key's expiry (`ms`: a placeholder such as `$4`). */
-export function msFromNow(ms: string): string {
-  return `now() + make_interval(secs => ${ms}::double precision / 1000)`;
-}
+/** The database's clock `ms` milliseconds on: a lease's or a key's expiry (`ms`: a placeholder such as `$4`); the dialect's. */
+export const msFromNow = POSTGRES.msFromNow;
 
 /** PostgreSQL hands timestamps back as Dates (timestamptz). */
 export type SetRow = rows.SetRow<Date>;
