@@ -21,7 +21,7 @@ import { caseTestNameSql, historyCases } from '../../core/result-cases.js';
 import type { Queryable } from './connection.js';
 import { FAILS_NOTHING, failsSetSql, setRollUpCtes } from '../sql/set-rollup.js';
 import { POSTGRES } from '../sql/dialect.js';
-import { claimMember, fenced, finishMember, heartbeatMember, reapMember, RELEASE_MEMBER, renewLease, reserveMember, startMember } from '../sql/member-moves.js';
+import { claimMember, fenced, finishMember, heartbeatMember, reapMember, releaseMember, renewLease, reserveMember, startMember } from '../sql/member-moves.js';
 import { queuedSetsSql } from '../queue.js';
 import type { Names } from './statements.js';
 
@@ -183,7 +183,7 @@ function releaseText(n: Names): string {
         WHERE r.status IN ('WAITING', 'RUNNING')
         ORDER BY r.id FOR UPDATE OF r
       ), released AS (
-        UPDATE ${n.runs} AS r SET ${RELEASE_MEMBER}
+        UPDATE ${n.runs} AS r SET ${releaseMember(POSTGRES)}
         FROM mine WHERE r.id = mine.id
         RETURNING r.set_id, mine.status AS previous, r.status AS next
       ), moved AS (

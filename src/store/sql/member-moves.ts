@@ -2,7 +2,10 @@
  * What each member move writes on its member, written once for both stores:
  * the SET list of every UPDATE of test_runs a move makes, over the member row
  * aliased `r` (`UPDATE … AS r`), with the move's values as placeholders its
- * store passes in (PostgreSQL's `$n`, SQLite's `@name`). The stores differ only
+ * store passes in (PostgreSQL's `$n`, SQLite's `@name`). Every one takes the
+ * dialect, and the SQLite store binds its clock (`@at`) to every move, so that
+ * a column every move writes is added here (and in a migration per store) and
+ * nowhere else. The stores differ only
  * in how they find the rows and run the statements (../sqlite/moves.ts, a few
  * prepared statements in one transaction; ../postgres/moves.ts, one statement
  * per move). The rules written here are src/core/moves.ts's (MEMBER_MOVES,
@@ -63,7 +66,9 @@ export function finishMember(
 }
 
 /** The lease given back: WAITING again, no lost lease counted. */
-export const RELEASE_MEMBER = 'status = \'WAITING\', worker_id = NULL, lease_expires_at = NULL';
+export function releaseMember(_d: Dialect): string {
+  return `status = 'WAITING', worker_id = NULL, lease_expires_at = NULL`;
+}
 
 /**
  * An expired lease (reapedTo): back to WAITING until this is the member's

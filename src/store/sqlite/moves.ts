@@ -23,7 +23,7 @@ import type { MoveCounts } from './set-moves.js';
 import { now } from './statements.js';
 import { failsSetSql } from '../sql/set-rollup.js';
 import { SQLITE } from '../sql/dialect.js';
-import { claimMember, fenced, finishMember, heartbeatMember, reapMember, RELEASE_MEMBER, renewLease, startMember } from '../sql/member-moves.js';
+import { claimMember, fenced, finishMember, heartbeatMember, reapMember, releaseMember, renewLease, startMember } from '../sql/member-moves.js';
 import { queuedSetsSql } from '../queue.js';
 
 /** The lease fence (../sql/member-moves.ts) over the named parameters of fenceOf. */
@@ -124,7 +124,7 @@ export class SqliteMoves {
         SELECT 1 FROM test_runs
         WHERE id = @id AND claims = @claims AND worker_id IS NULL AND status = @status AND attempts = @attempts
           AND error IS @error AND duration_ms = @duration_ms`),
-      releaseRun: db.prepare(`UPDATE test_runs AS r SET ${RELEASE_MEMBER} WHERE ${FENCED}`),
+      releaseRun: db.prepare(`UPDATE test_runs AS r SET ${releaseMember(SQLITE)} WHERE ${FENCED}`),
       expiredRuns: db.prepare(`
         SELECT id, set_id, status, claims FROM test_runs
         WHERE lease_expires_at < ? AND status IN ('WAITING', 'RUNNING')`),
@@ -198,13 +198,13 @@ export class SqliteMoves {
     const held = this.sql.leaseStatus.get(fence) as { status: RunState } | undefined;
     if (!held) return false;
     if (held.status === 'WAITING') this.start(lease, now());
-    this.sql.renewLease.run({ ...fence, now_ms: Date.now(), lease_ms: leaseMs });
+    this.sql.renewLease.run({ ...fence, now_ms: Date.now(), lease_ms: leaseMs, at: now() });
     return true;
   }
 
   /** Extends the lease and records attempts so far; false when the lease is not ours. */
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): boolean {
-    return this.sql.heartbeat.run({ ...fenceOf(lease), now_ms: Date.now(), lease_ms: leaseMs, attempts }).changes === 1;
+    return this.sql.heartbeat.run({ ...fenceOf(lease), now_ms: Date.now(), lease_ms: leaseMs, attempts, at: now() }).changes === 1;
   }
 
   /**
@@ -237,7 +237,7 @@ export class SqliteMoves {
       const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
       if (!held) continue;
       // Read under the same fence inside this write transaction: the update matches.
-      this.sql.releaseRun.run(fence);
+      this.sql.releaseRun.run({ ...fence, at });
       if (held.status === 'RUNNING') this.moveSet(held.set_id, 'RUNNING', 'WAITING', at);
       n++;
     }
