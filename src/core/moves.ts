@@ -1,11 +1,10 @@
 /**
  * How members move, and what each move does to a member's and its set's
- * timestamps and status: the rules both stores keep, written once. The SQLite
- * store calls these functions (src/store/sqlite/set-moves.ts, moves.ts); the
- * PostgreSQL store writes the same rules in SQL (src/store/postgres/set-moves.ts,
- * moves.ts), and the property test (test/store/status-property-contract.ts)
- * drives both stores through random moves and compares every member and set
- * with these functions.
+ * timestamps and status: the model of the rules both stores keep. The stores
+ * write them once in SQL (src/store/sql/); the property test
+ * (test/store/status-property-contract.ts) drives both stores through random
+ * moves and compares every member and set with these functions. failsSet,
+ * reapedTo, stampMember and moveSet are that model only: no store calls them.
  */
 import { deriveSetStatus, isFinal, passedAfterRetry, type Counts, type RunState } from './states.js';
 
@@ -84,7 +83,7 @@ export type EndCause = 'outcome' | 'lost' | 'cancel';
  * - a FAIL does unless the member is quarantined;
  * - a SUCCESS after a retry does under failOnFlaky, unless quarantined;
  * - nothing else does (a member that has not ended fails nothing yet).
- * The PostgreSQL store writes this rule in SQL (failsSetSql, src/store/postgres/set-moves.ts),
+ * Both stores write this rule in SQL (failsSetSql, src/store/sql/set-rollup.ts),
  * tied to this one by the property test.
  */
 export function failsSet(member: MemberRules, to: RunState, attempts: number, cause: EndCause): boolean {

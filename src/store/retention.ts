@@ -12,7 +12,7 @@
 
 /**
  * What a `serve` given no `--retention` does on this store, recorded once by the
- * migration that added store_settings (SQLite 14, PostgreSQL 15): `default`, the
+ * migration that added store_settings (migration 15 on both stores): `default`, the
  * default retention (DEFAULT_RETENTION in src/retention/sets.ts); `keep`, every
  * set is kept. A store made by a runset that had no retention holds history its
  * operator never agreed to lose: an upgrade must not start deleting it.

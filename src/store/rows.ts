@@ -88,10 +88,9 @@ export function countsOf(row: SetRow<unknown>): Counts {
   return { WAITING: row.count_waiting, RUNNING: row.count_running, SUCCESS: row.count_success, FAIL: row.count_fail };
 }
 
-/** What a claim returns, once spec and variables are parsed. */
+/** What a claim returns, from a claimed member's row with its spec and set variables parsed (both stores). */
 export function toClaimed(
-  row: { id: string; set_id: string; env: string; claims: number; batch_key: string | null; expected_ms: number | null; suite?: string | null },
-  parsed: { spec: unknown; variables: unknown },
+  row: { id: string; set_id: string; env: string; claims: number; batch_key: string | null; expected_ms: number | null; suite?: string | null; spec: unknown; variables: unknown },
   workerId: string,
 ): ClaimedRun {
   return {
@@ -101,8 +100,8 @@ export function toClaimed(
     setId: row.set_id,
     env: row.env,
     expectedMs: row.expected_ms ?? 0,
-    spec: parsed.spec as ClaimedRun['spec'],
-    variables: parsed.variables as ClaimedRun['variables'],
+    spec: row.spec as ClaimedRun['spec'],
+    variables: row.variables as ClaimedRun['variables'],
     claim: row.claims,
     workerId,
     batchKey: row.batch_key,

@@ -1,15 +1,17 @@
 /**
  * The PostgreSQL store's SQL for cancel and fail fast (the rules of ./statements.ts
  * hold: schema-qualified, prepared by name). A cancel is two statements in one
- * transaction: the members' moves with their set's counts (carryToSets, as
- * every move), then the set's record of who cancelled it and the NOTIFY that
+ * transaction: the members' moves with their set's counts (setRollUpCtes, ../sql/set-rollup.ts,
+ * as every move), then the set's record of who cancelled it and the NOTIFY that
  * tells every worker — delivered only if the transaction commits.
  */
 import type { SetControl } from '../../core/types.js';
 import { controlOf, type ControlRow } from '../rows.js';
 import type { CancelRequest } from '../sets.js';
 import type { Queryable } from './connection.js';
-import { carryToSets, failsSetSql } from './set-moves.js';
+import { failsSetSql, setRollUpCtes } from '../sql/set-rollup.js';
+import { POSTGRES } from '../sql/dialect.js';
+import { cancelMember } from '../sql/member-moves.js';
 import { NOW, type Names } from './statements.js';
 
 /** The payload prefix on the wake-up channel that says "this set was cancelled". */
@@ -27,15 +29,12 @@ export async function cancelMembers(q: Queryable, n: Names, setId: string, error
       WITH unfinished AS (
         SELECT id, status FROM ${n.runs} WHERE set_id = $1 AND status IN ('WAITING', 'RUNNING') ORDER BY id FOR UPDATE
       ), ended AS (
-        UPDATE ${n.runs} AS r SET status = 'FAIL', error = $2, ended_at = ${NOW},
-          duration_ms = CASE WHEN u.status = 'RUNNING' AND r.started_at IS NOT NULL
-            THEN round(extract(epoch FROM ${NOW} - r.started_at) * 1000)::integer END,
-          worker_id = NULL, lease_expires_at = NULL
+        UPDATE ${n.runs} AS r SET ${cancelMember(POSTGRES, { error: '$2' })}
         FROM unfinished AS u WHERE r.id = u.id
         RETURNING r.set_id, u.status AS previous, r.status AS next, ${failsSetSql('cancel', 'r', 'r.status', 'r.attempts')} AS fails
       ), moved AS (
         SELECT set_id, previous, next, fails FROM ended
-      ), ${carryToSets(n)}
+      ), ${setRollUpCtes(POSTGRES, n.sets)}
       SELECT EXISTS (SELECT 1 FROM ${n.sets} WHERE id = $1) AS found, (SELECT count(*) FROM ended)::integer AS ended`,
     values: [setId, error],
   });

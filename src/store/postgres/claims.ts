@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL side of the claims sub-store. Each move is one statement that
- * also updates the member's set (./moves.ts, ./set-moves.ts): one round trip,
+ * also updates the member's set (./moves.ts, ../sql/set-rollup.ts): one round trip,
  * with no transaction held open across the network. Every move that touches a
  * set row waits its turn in this process (moveInTurn); heartbeats and the
  * reaper do not. Wake-ups and cancel notices are LISTEN/NOTIFY (./listener.ts).
@@ -11,58 +11,62 @@ import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type ClaimsStore, type FinishedAndClaimed, type LeaseRef, type NextClaim, type ReapResult } from '../claims.js';
 import { withClient, withTransaction, type Queryable } from './connection.js';
 import type { WakeListener } from './listener.js';
-import * as moves from './moves.js';
+import { PostgresMoves } from './moves.js';
+import { toClaimed } from '../rows.js';
 import { CANCEL_PAYLOAD } from './cancel.js';
 import { notifyWaiting, type Names } from './statements.js';
 
 export class PostgresClaims implements ClaimsStore {
   /** Member moves, one at a time: see `moveInTurn`. */
   private readonly moveLane: LimitFunction = pLimit(1);
+  private readonly moves: PostgresMoves;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly n: Names,
     private readonly wake: WakeListener,
-  ) {}
+  ) {
+    this.moves = new PostgresMoves(n);
+  }
 
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0) return Promise.resolve([]);
     return this.moveInTurn(async (q) => {
-      const rows = await moves.claimMembers(q, this.n, req);
-      return rows.map((r) => moves.toClaimed(r, req.workerId));
+      const rows = await this.moves.claim(q, req);
+      return rows.map((r) => toClaimed(r, req.workerId));
     });
   }
 
   async claimBatch(req: BatchClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0) return [];
-    const rows = await this.moveInTurn((q) => moves.claimBatchMembers(q, this.n, req));
-    return rows.map((r) => moves.toClaimed(r, req.workerId));
+    const rows = await this.moveInTurn((q) => this.moves.claimBatch(q, req));
+    return rows.map((r) => toClaimed(r, req.workerId));
   }
 
   startRun(lease: LeaseRef, sinceMs = 0): Promise<boolean> {
-    return this.moveInTurn((q) => moves.startMember(q, this.n, lease, sinceMs));
+    return this.moveInTurn((q) => this.moves.start(q, lease, sinceMs));
   }
 
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
-    return withClient(this.pool, (q) => moves.heartbeat(q, this.n, lease, leaseMs, attempts));
+    return withClient(this.pool, (q) => this.moves.heartbeat(q, lease, leaseMs, attempts));
   }
 
   async finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
-    const finished = await this.moveInTurn((q) => moves.finishMember(q, this.n, lease, outcome));
+    const finished = await this.moveInTurn((q) => this.moves.finish(q, lease, outcome));
     return this.writtenBy(finished, lease, outcome);
   }
 
   async finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: NextClaim): Promise<FinishedAndClaimed> {
-    const step = await this.moveInTurn((q) => moves.finishAndClaimMembers(q, this.n, lease, outcome, next));
+    const step = await this.moveInTurn((q) => this.moves.finishAndClaim(q, lease, outcome, next));
     const finished = await this.writtenBy(step.finished, lease, outcome);
-    return { ...step, finished, claimed: step.claimed.map((r) => moves.toClaimed(r, next.workerId)) };
+    return { ...step, finished, claimed: step.claimed.map((r) => toClaimed(r, next.workerId)) };
   }
 
   releaseRuns(leases: LeaseRef[]): Promise<number> {
     if (leases.length === 0) return Promise.resolve(0);
     return this.moveLane(() =>
       withTransaction(this.pool, async (tx) => {
-        const released = await moves.releaseMembers(tx, this.n, leases);
+        const released = await this.moves.release(tx, leases);
         if (released > 0) await notifyWaiting(tx, this.n);
         return released;
       }),
@@ -71,7 +75,7 @@ export class PostgresClaims implements ClaimsStore {
 
   reapExpired(maxLostLeases: number): Promise<ReapResult> {
     return withTransaction(this.pool, async (tx) => {
-      const reaped = await moves.reapMembers(tx, this.n, maxLostLeases, WORKER_LOST);
+      const reaped = await this.moves.reap(tx, maxLostLeases, WORKER_LOST);
       if (reaped.requeued > 0) await notifyWaiting(tx, this.n);
       return reaped;
     });
@@ -112,7 +116,7 @@ export class PostgresClaims implements ClaimsStore {
    * retry whose first try committed (its answer lost), and then it did.
    */
   private async writtenBy(finished: boolean, lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
-    return finished || withClient(this.pool, (q) => moves.holdsOutcome(q, this.n, lease, outcome));
+    return finished || withClient(this.pool, (q) => this.moves.holdsOutcome(q, lease, outcome));
   }
 
   /**

@@ -6,7 +6,7 @@
  * - Every statement is schema-qualified (no search_path games) and prepared by
  *   name, once per pooled connection.
  * - Member moves (claims, outcomes, releases, reaping) are in ./moves.ts, and
- *   carry to their sets through ./set-moves.ts.
+ *   carry to their sets through the roll-up both stores share (../sql/set-rollup.ts).
  * - Every clock reading is the database's (`now()`), never a worker's; stored
  *   timestamps are truncated to milliseconds so that what is read back is exactly
  *   what was written, in the same `toISOString()` form as the SQLite store.
@@ -15,6 +15,7 @@
  */
 import type * as rows from '../rows.js';
 import { quoteIdent, type Queryable } from './connection.js';
+import { POSTGRES } from '../sql/dialect.js';
 
 /** Qualified names of one store's tables, and its wake-up channel. */
 export interface Names {
@@ -78,13 +79,11 @@ export function channelOf(schema: string): string {
   return `runset_${schema}_waiting`;
 }
 
-/** The database's clock, truncated to what is stored and read back (milliseconds). */
-export const NOW = "date_trunc('milliseconds', now())";
+/** The database's clock, truncated to what is stored and read back (milliseconds): the dialect's (../sql/dialect.ts). */
+export const NOW = POSTGRES.now;
 
-/** The database's clock `ms` milliseconds on: a lease's or a key's expiry (`ms`: a placeholder such as `$4`). */
-export function msFromNow(ms: string): string {
-  return `now() + make_interval(secs => ${ms}::double precision / 1000)`;
-}
+/** The database's clock `ms` milliseconds on: a lease's or a key's expiry (`ms`: a placeholder such as `$4`); the dialect's. */
+export const msFromNow = POSTGRES.msFromNow;
 
 /** PostgreSQL hands timestamps back as Dates (timestamptz). */
 export type SetRow = rows.SetRow<Date>;

@@ -10,6 +10,9 @@ import { controlOf, type ControlRow as StoredControl } from '../rows.js';
 import type { CancelRequest, CancelResult } from '../sets.js';
 import type { MoveCounts } from './set-moves.js';
 import { now } from './statements.js';
+import { failsSetSql } from '../sql/set-rollup.js';
+import { SQLITE } from '../sql/dialect.js';
+import { cancelMember } from '../sql/member-moves.js';
 
 type ControlRow = StoredControl<string> & { status: RunState };
 
@@ -22,12 +25,11 @@ export class SqliteCancels {
   ) {
     this.sql = {
       control: db.prepare('SELECT status, max_failures, cancelled_at, cancelled_by, cancelled_by_name, cancel_error FROM test_run_sets WHERE id = ?'),
-      unfinished: db.prepare("SELECT id, status, started_at FROM test_runs WHERE set_id = ? AND status IN ('WAITING', 'RUNNING')"),
-      // Leased or not: the lease goes, so the holder's later writes match nothing.
+      unfinished: db.prepare("SELECT id, status FROM test_runs WHERE set_id = ? AND status IN ('WAITING', 'RUNNING')"),
       endRun: db.prepare(`
-        UPDATE test_runs SET status = 'FAIL', error = @error, ended_at = @at, duration_ms = @duration_ms,
-          worker_id = NULL, lease_expires_at = NULL
-        WHERE id = @id`),
+        UPDATE test_runs AS r SET ${cancelMember(SQLITE, { error: '@error' })}
+        WHERE r.id = @id
+        RETURNING ${failsSetSql('cancel', SQLITE.returnedOf('r', 'test_runs'), 'status', 'attempts')} AS fails`),
       markSet: db.prepare(`
         UPDATE test_run_sets SET cancelled_at = @at, cancelled_by = @by, cancelled_by_name = @by_name, cancel_error = @error
         WHERE id = @id AND cancelled_at IS NULL`),
@@ -39,11 +41,10 @@ export class SqliteCancels {
     if (!control) return { found: false };
     if (isFinal(control.status)) return { found: true, cancelled: false };
     const at = now();
-    const unfinished = this.sql.unfinished.all(setId) as Array<{ id: string; status: RunState; started_at: string | null }>;
+    const unfinished = this.sql.unfinished.all(setId) as Array<{ id: string; status: RunState }>;
     for (const run of unfinished) {
-      const duration = run.status === 'RUNNING' && run.started_at ? Math.max(0, Date.parse(at) - Date.parse(run.started_at)) : null;
-      this.sql.endRun.run({ id: run.id, error: req.error, at, duration_ms: duration });
-      this.moveCounts(setId, run.status, 'FAIL', at, true); // a cancel fails the set (failsSet), quarantined or not
+      const ended = this.sql.endRun.get({ id: run.id, error: req.error, at }) as { fails: number };
+      this.moveCounts(setId, run.status, 'FAIL', at, ended.fails === 1);
     }
     this.sql.markSet.run({ id: setId, at, by: req.byKeyId, by_name: req.byKeyName, error: req.error });
     return { found: true, cancelled: true };

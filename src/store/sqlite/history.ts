@@ -1,7 +1,7 @@
 /**
  * The SQLite store's test history: every read walks the partial index
  * test_runs_history (env, name, ended_at, id, status, attempts, duration_ms,
- * set_id, type) WHERE ended_at IS NOT NULL (migrations 12 and 13); the query
+ * set_id, type) WHERE ended_at IS NOT NULL (migrations 13 and 14); the query
  * plans are in bench/README.md (bench:history).
  *
  * The tests list finds an environment's distinct test names one index seek at

@@ -5,7 +5,7 @@
 /** A SqliteMigration (./migrations.ts) with plain SQL, spelled out: that file imports this one. */
 export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
   {
-    version: 16,
+    version: 17,
     name: 'suite versions',
     sql: `
       -- Suite versions (src/core/suites.ts) and their names; the archives' bytes are files
@@ -20,7 +20,7 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
     `,
   },
   {
-    version: 17,
+    version: 18,
     name: 'set selection',
     sql: `
       -- The selection a set was created with (src/sets/select.ts), as JSON; NULL: every
@@ -29,7 +29,7 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
     `,
   },
   {
-    version: 18,
+    version: 19,
     name: 'skipped members',
     sql: `
       -- A member that ended SUCCESS because Playwright skipped it (test.skip, test.fixme):
@@ -38,7 +38,7 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
     `,
   },
   {
-    version: 19,
+    version: 20,
     name: 'quarantine and the failing count',
     sql: `
       -- The status rule with quarantine and failOnFlaky (src/core/moves.ts failsSet): each
@@ -54,7 +54,7 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
     `,
   },
   {
-    version: 20,
+    version: 21,
     name: 'queues per environment',
     sql: `
       -- The environment's maxConcurrentSets when the set was created (NULL: no limit). A set's
@@ -65,7 +65,7 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
     `,
   },
   {
-    version: 21,
+    version: 22,
     name: 'set deadlines and concurrency groups',
     sql: `
       -- A set not ended by deadline_at (created_at + timeout_seconds, ISO) is cancelled
@@ -79,7 +79,7 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
     `,
   },
   {
-    version: 22,
+    version: 23,
     name: 'result cases',
     sql: `
       -- The cases of a member's result (a command's JUnit report, junit:), a JSON list of
@@ -88,7 +88,7 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
     `,
   },
   {
-    version: 24,
+    version: 25,
     name: 'result cases in history',
     sql: `
       -- Each case of a member's result that ran (src/core/result-cases.ts: not the skipped ones) is a

@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import { retentionWhenUnset } from '../retention.js';
 import { now } from './statements.js';
 import { LATER_MIGRATIONS } from './migrations-later.js';
+import { renumberToLadder } from './migration-numbers.js';
 
 export interface SqliteMigration {
   version: number;
@@ -14,7 +15,7 @@ export interface SqliteMigration {
 }
 
 /** The set retention migration: a store that had it was already swept by default. */
-const SET_RETENTION = 11;
+const SET_RETENTION = 12;
 
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -139,7 +140,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
   },
   {
-    version: 5,
+    version: 6,
     name: 'fan-out: expected durations, where members ran, duration history',
     sql: `
       -- Members are inserted longest expected first (their rowid is their claim
@@ -161,7 +162,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
   },
   {
-    version: 6,
+    version: 7,
     name: 'workers registry',
     sql: `
       -- Every live worker process, heartbeating; fan-out sizes shares from the
@@ -177,7 +178,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
   },
   {
-    version: 7,
+    version: 8,
     name: 'cancel and fail fast',
     sql: `
       -- maxFailures: the environment's fail-fast limit when the set was created.
@@ -191,7 +192,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
   },
   {
-    version: 8,
+    version: 9,
     name: 'webhooks: set events and deliveries',
     sql: `
       -- The outbox. A set's start (it began running; a set cancelled before that
@@ -241,7 +242,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
   },
   {
-    version: 9,
+    version: 10,
     name: 'key scopes: role, environments, expiry',
     sql: `
       -- Keys made before scopes keep what they could do: admin, every environment, no expiry.
@@ -252,7 +253,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
   },
   {
-    version: 10,
+    version: 11,
     name: 'set labels',
     sql: `
       -- CI context a client sent with the set (commit, branch, pipeline…), a JSON object.
@@ -260,7 +261,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
   },
   {
-    version: 11,
+    version: 12,
     name: 'set retention',
     sql: `
       -- The retention sweep takes sets that ended before a time, oldest end first.
@@ -274,7 +275,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
   },
   {
-    version: 12,
+    version: 13,
     name: 'test history: members by environment, name and end',
     sql: `
       -- A member's environment is its set's, copied onto it (at insert from now on,
@@ -288,10 +289,10 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
   },
   {
-    version: 13,
+    version: 14,
     name: 'test history: the index covers a test window',
     sql: `
-      -- Migration 12's index, now also holding what each test's window of latest runs
+      -- Migration 13's index, now also holding what each test's window of latest runs
       -- reads (all but the error, which is read for failures alone): the tests list
       -- reads 20 × 50 runs from a few index pages instead of 1,000 table rows
       -- scattered among every other test's (3 × slower at a million members than at
@@ -302,7 +303,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
   },
   {
-    version: 14,
+    version: 15,
     name: 'store settings: what serve does with no retention given',
     sql: (found) => `
       -- Facts about this store that the code reads, one row each. retention_when_unset:
@@ -316,7 +317,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
   },
   {
-    version: 15,
+    version: 16,
     name: 'key roles: worker',
     sql: `
       -- SQLite cannot alter a CHECK: the keys table is rebuilt with the wider one
@@ -351,7 +352,7 @@ export function sqlOf(m: SqliteMigration, found: ReadonlySet<number>): string {
 /**
  * Applies the migrations the store lacks, all in one immediate transaction: a
  * crash part-way leaves the store as it was, so the next start sees the same
- * versions found (what migration 14 records depends on them).
+ * versions found (what migration 15 records depends on them).
  */
 export function migrateSqlite(db: Database.Database): void {
   // A migration may rebuild a table others reference (SQLite's way to change a
@@ -369,6 +370,7 @@ export function migrateSqlite(db: Database.Database): void {
 function migrateAll(db: Database.Database): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   const apply = db.transaction(() => {
+    renumberToLadder(db, SQLITE_MIGRATIONS);
     const found = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
     const pending = SQLITE_MIGRATIONS.filter((m) => !found.has(m.version)).sort((a, b) => a.version - b.version);
     for (const m of pending) {

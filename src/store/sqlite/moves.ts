@@ -2,11 +2,11 @@
  * The SQLite store's member moves: claims (of any member, or the rest of a
  * batch), starts of reserved members, outcomes, releases and reaping, each run
  * inside a transaction its caller (./claims.ts) opens, each carrying its set's
- * counts, status and timestamps along (./set-moves.ts). Which moves each may
- * make, what they stamp on a member, and the reap rule are src/core/moves.ts's;
- * the statements below write them (started_at at the first move to RUNNING,
- * ended_at at the end). The PostgreSQL store makes the same moves in
- * ../postgres/moves.ts; the property test holds both to the core rules.
+ * counts, status and timestamps along (./set-moves.ts). What each move writes
+ * is both stores' SQL (../sql/member-moves.ts); here is how SQLite finds the
+ * rows and runs it: prepared statements, one member at a time (SQLite allows no
+ * UPDATE inside a WITH). The PostgreSQL store runs the same SQL in
+ * ../postgres/moves.ts; the property test holds both to src/core/moves.ts.
  *
  * Reserved = leased (worker_id, claims, lease_expires_at set) but still WAITING
  * in the set's counts: a batch of 50 Playwright cases shows 50 WAITING until
@@ -14,29 +14,39 @@
  */
 import type Database from 'better-sqlite3';
 import type { RunState } from '../../core/states.js';
-import { failsSet, reapedTo, type MemberRules } from '../../core/moves.js';
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import { casesOf, skippedOf, WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type LeaseRef, type ReapResult } from '../claims.js';
 import { toClaimed } from '../rows.js';
 import { caseTestNameSql, historyCases } from '../../core/result-cases.js';
 import type { SqliteArtifacts } from './artifacts.js';
 import type { MoveCounts } from './set-moves.js';
-import { FENCED, now } from './statements.js';
+import { now } from './statements.js';
+import { failsSetSql } from '../sql/set-rollup.js';
+import { SQLITE } from '../sql/dialect.js';
+import { claimMember, fenced, finishMember, heartbeatMember, reapMember, releaseMember, renewLease, startMember } from '../sql/member-moves.js';
 import { queuedSetsSql } from '../queue.js';
+
+/** The lease fence (../sql/member-moves.ts) over the named parameters of fenceOf. */
+const FENCED = fenced({ id: '@id', worker: '@worker_id', claims: '@claims' });
+
+/** The function a move calls to refuse a move the rules forbid (registered on the connection below). */
+const REFUSE_MOVE = 'refuse_move';
+
+/** SQLite's RETURNING names the written row by its table, never by its alias. */
+const RETURNED = SQLITE.returnedOf('r', 'test_runs');
 
 /** Members of a set queued behind its environment's limit are never claimed (../queue.ts). */
 const NOT_QUEUED = `set_id NOT IN (${queuedSetsSql('test_run_sets', 'rowid')})`;
 
-/** A leased member as a finish or the reaper reads it: its state, its set and its rules (SQLite's 0 or 1). */
+/** A leased member as a finish or the reaper reads it: its state and its set. */
 interface HeldRow {
   status: RunState;
   set_id: string;
-  quarantined: number;
-  fail_on_flaky: number;
 }
 
-function rulesOf(row: HeldRow): MemberRules {
-  return { quarantined: row.quarantined === 1, failOnFlaky: row.fail_on_flaky === 1 };
+/** What a member's end returns: whether it fails its set (failsSetSql, SQLite's 0 or 1). */
+interface EndedRow {
+  fails: number;
 }
 
 /** What leasing a member returns: its new claim number, spec (JSON), batch key and expected duration. */
@@ -55,8 +65,8 @@ interface SetOfClaim {
 }
 
 type Statement =
-  | 'waitingRuns' | 'waitingRunsSkipping' | 'batchRuns' | 'claimRun' | 'reserveRun' | 'setOfClaim' | 'startRun'
-  | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'insertCase' | 'holdsOutcome' | 'releaseRun' | 'expiredRuns' | 'requeueRun' | 'failLostRun';
+  | 'waitingRuns' | 'waitingRunsSkipping' | 'batchRuns' | 'claimRun' | 'setOfClaim' | 'startRun'
+  | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'insertCase' | 'holdsOutcome' | 'releaseRun' | 'expiredRuns' | 'reapRun';
 
 export class SqliteMoves {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -66,6 +76,10 @@ export class SqliteMoves {
     private readonly moveSet: MoveCounts,
     private readonly artifacts: SqliteArtifacts,
   ) {
+    // What a move calls to refuse a move the rules forbid (finishMember): it throws, and the transaction rolls back.
+    db.function(REFUSE_MOVE, (message: unknown) => {
+      throw new Error(String(message));
+    });
     this.sql = {
       waitingRuns: db.prepare(`SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL AND ${NOT_QUEUED} ORDER BY rowid LIMIT ?`),
       // The same, leaving out the batch keys of a JSON array (ClaimRequest.skipBatchKeys), and
@@ -80,30 +94,26 @@ export class SqliteMoves {
         SELECT id FROM test_runs
         WHERE set_id = @set_id AND batch_key = @batch_key AND status = 'WAITING' AND worker_id IS NULL
         ORDER BY rowid LIMIT @limit`),
-      // A member with a batch key is claimed reserved: leased but still WAITING, until its case begins.
+      // A claim that starts its member (@starts) leaves one with a batch key reserved: leased but still WAITING, until its case begins.
       claimRun: db.prepare(`
-        UPDATE test_runs SET status = CASE WHEN batch_key IS NULL THEN 'RUNNING' ELSE 'WAITING' END,
-          claims = claims + 1, worker_id = @worker_id, lease_expires_at = @lease_expires_at,
-          started_at = CASE WHEN batch_key IS NULL THEN COALESCE(started_at, @at) ELSE started_at END,
-          ran_on = CASE WHEN batch_key IS NULL THEN @worker_id ELSE ran_on END
-        WHERE id = @id AND status = 'WAITING' AND worker_id IS NULL
-        RETURNING claims, spec, batch_key, expected_ms`),
-      reserveRun: db.prepare(`
-        UPDATE test_runs SET claims = claims + 1, worker_id = @worker_id, lease_expires_at = @lease_expires_at
-        WHERE id = @id AND status = 'WAITING' AND worker_id IS NULL
+        UPDATE test_runs AS r SET ${claimMember(SQLITE, { starts: 'r.batch_key IS NULL AND @starts', worker: '@worker_id', leaseMs: '@lease_ms' })}
+        WHERE r.id = @id AND r.status = 'WAITING' AND r.worker_id IS NULL
         RETURNING claims, spec, batch_key, expected_ms`),
       setOfClaim: db.prepare('SELECT env, variables, suite FROM test_run_sets WHERE id = ?'),
       startRun: db.prepare(`
-        UPDATE test_runs SET status = 'RUNNING', started_at = COALESCE(started_at, @at), ran_on = worker_id
-        WHERE id = @id AND worker_id = @worker_id AND claims = @claims AND status = 'WAITING'
+        UPDATE test_runs AS r SET ${startMember(SQLITE)}
+        WHERE r.id = @id AND r.worker_id = @worker_id AND r.claims = @claims AND r.status = 'WAITING'
         RETURNING set_id`),
-      heartbeat: db.prepare(`UPDATE test_runs SET lease_expires_at = @lease_expires_at, attempts = @attempts WHERE ${FENCED}`),
-      renewLease: db.prepare(`UPDATE test_runs SET lease_expires_at = @lease_expires_at WHERE ${FENCED}`),
-      leaseStatus: db.prepare(`SELECT status, set_id, quarantined, fail_on_flaky FROM test_runs WHERE ${FENCED}`),
+      heartbeat: db.prepare(`UPDATE test_runs AS r SET ${heartbeatMember(SQLITE, { leaseMs: '@lease_ms', attempts: '@attempts' })} WHERE ${FENCED}`),
+      renewLease: db.prepare(`UPDATE test_runs AS r SET ${renewLease(SQLITE, '@lease_ms')} WHERE ${FENCED}`),
+      leaseStatus: db.prepare(`SELECT status, set_id FROM test_runs AS r WHERE ${FENCED}`),
       finishRun: db.prepare(`
-        UPDATE test_runs SET status = @status, attempts = @attempts, error = @error, output = @output,
-          duration_ms = @duration_ms, skipped = @skipped, result_cases = @result_cases, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
-        WHERE ${FENCED}`),
+        UPDATE test_runs AS r SET ${finishMember(SQLITE, {
+          refuse: REFUSE_MOVE, status: '@status', attempts: '@attempts', error: '@error', output: '@output',
+          durationMs: '@duration_ms', skipped: '@skipped', resultCases: '@result_cases',
+        })}
+        WHERE ${FENCED}
+        RETURNING ${failsSetSql('outcome', RETURNED, 'status', 'attempts')} AS fails`),
       // The cases of its result that history counts (src/core/result-cases.ts), as runs of their own tests.
       insertCase: db.prepare(`
         INSERT INTO test_run_cases (run_id, position, env, name, set_id, status, duration_ms, error, ended_at)
@@ -114,16 +124,14 @@ export class SqliteMoves {
         SELECT 1 FROM test_runs
         WHERE id = @id AND claims = @claims AND worker_id IS NULL AND status = @status AND attempts = @attempts
           AND error IS @error AND duration_ms = @duration_ms`),
-      releaseRun: db.prepare(`UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL WHERE ${FENCED}`),
+      releaseRun: db.prepare(`UPDATE test_runs AS r SET ${releaseMember(SQLITE)} WHERE ${FENCED}`),
       expiredRuns: db.prepare(`
-        SELECT id, set_id, status, claims, lost_leases, quarantined, fail_on_flaky FROM test_runs
+        SELECT id, set_id, status, claims FROM test_runs
         WHERE lease_expires_at < ? AND status IN ('WAITING', 'RUNNING')`),
-      requeueRun: db.prepare(`
-        UPDATE test_runs SET status = 'WAITING', worker_id = NULL, lease_expires_at = NULL, lost_leases = lost_leases + 1
-        WHERE id = @id AND claims = @claims AND status IN ('WAITING', 'RUNNING')`),
-      failLostRun: db.prepare(`
-        UPDATE test_runs SET status = 'FAIL', error = @error, lost_leases = lost_leases + 1, ended_at = @at, worker_id = NULL, lease_expires_at = NULL
-        WHERE id = @id AND claims = @claims AND status IN ('WAITING', 'RUNNING')`),
+      reapRun: db.prepare(`
+        UPDATE test_runs AS r SET ${reapMember(SQLITE, { maxLostLeases: '@max_lost_leases', error: '@error' })}
+        WHERE r.id = @id AND r.claims = @claims AND r.status IN ('WAITING', 'RUNNING')
+        RETURNING status, ${failsSetSql('lost', RETURNED, 'status', 'attempts')} AS fails`),
     };
   }
 
@@ -152,9 +160,7 @@ export class SqliteMoves {
       }
       // A member of a set that runs a suite version is reserved: it starts when its test does (startsAtClaim).
       const starts = i < starting && set.suite === null;
-      const taken = starts
-        ? (this.sql.claimRun.get({ id: row.id, worker_id: req.workerId, lease_expires_at: Date.now() + req.leaseMs, at }) as ReservedRow | undefined)
-        : this.reserve(row.id, req.workerId, req.leaseMs);
+      const taken = this.take(row.id, req.workerId, req.leaseMs, starts, at);
       if (!taken) continue;
       if (starts && taken.batch_key === null) this.moveSet(row.set_id, 'WAITING', 'RUNNING', at); // else reserved: still WAITING
       out.push(claimedOf(row.id, row.set_id, taken, set, req.workerId));
@@ -169,7 +175,7 @@ export class SqliteMoves {
     const set = this.setOfClaim(req.setId);
     const out: ClaimedRun[] = [];
     for (const row of rows) {
-      const taken = this.reserve(row.id, req.workerId, req.leaseMs);
+      const taken = this.take(row.id, req.workerId, req.leaseMs, false, now());
       if (taken && set !== undefined) out.push(claimedOf(row.id, req.setId, taken, set, req.workerId));
     }
     return out;
@@ -192,13 +198,13 @@ export class SqliteMoves {
     const held = this.sql.leaseStatus.get(fence) as { status: RunState } | undefined;
     if (!held) return false;
     if (held.status === 'WAITING') this.start(lease, now());
-    this.sql.renewLease.run({ ...fence, lease_expires_at: Date.now() + leaseMs });
+    this.sql.renewLease.run({ ...fence, now_ms: Date.now(), lease_ms: leaseMs, at: now() });
     return true;
   }
 
   /** Extends the lease and records attempts so far; false when the lease is not ours. */
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): boolean {
-    return this.sql.heartbeat.run({ ...fenceOf(lease), lease_expires_at: Date.now() + leaseMs, attempts }).changes === 1;
+    return this.sql.heartbeat.run({ ...fenceOf(lease), now_ms: Date.now(), lease_ms: leaseMs, attempts, at: now() }).changes === 1;
   }
 
   /**
@@ -213,11 +219,11 @@ export class SqliteMoves {
     const held = this.sql.leaseStatus.get(fence) as HeldRow | undefined;
     if (!held) return this.sql.holdsOutcome.get({ id: lease.runId, claims: lease.claim, ...written }) !== undefined;
     // Read under the same fence inside this write transaction: the update matches.
-    this.sql.finishRun.run({ ...fence, ...written, output: outcome.output, skipped: skippedOf(outcome) ? 1 : 0, result_cases: casesOf(outcome), at });
+    const ended = this.sql.finishRun.get({ ...fence, ...written, output: outcome.output, skipped: skippedOf(outcome) ? 1 : 0, result_cases: casesOf(outcome), at }) as EndedRow;
     for (const c of historyCases(outcome.cases)) {
       this.sql.insertCase.run({ id: lease.runId, position: c.position, name: c.name, status: c.result, duration_ms: c.durationMs, error: c.error });
     }
-    this.moveSet(held.set_id, held.status, outcome.status, at, failsSet(rulesOf(held), outcome.status, outcome.attempts, 'outcome'));
+    this.moveSet(held.set_id, held.status, outcome.status, at, ended.fails === 1);
     this.artifacts.insert(lease.runId, held.set_id, outcome.artifacts ?? [], at);
     return true;
   }
@@ -231,35 +237,34 @@ export class SqliteMoves {
       const held = this.sql.leaseStatus.get(fence) as { status: RunState; set_id: string } | undefined;
       if (!held) continue;
       // Read under the same fence inside this write transaction: the update matches.
-      this.sql.releaseRun.run(fence);
+      this.sql.releaseRun.run({ ...fence, at });
       if (held.status === 'RUNNING') this.moveSet(held.set_id, 'RUNNING', 'WAITING', at);
       n++;
     }
     return n;
   }
 
-  /** Expired leases back to WAITING, or FAIL with WORKER_LOST at the `maxLostLeases`-th (reapedTo). */
+  /** Expired leases back to WAITING, or FAIL with WORKER_LOST at the `maxLostLeases`-th (reapMember). */
   reap(maxLostLeases: number): ReapResult {
     const at = now();
-    const expired = this.sql.expiredRuns.all(Date.now()) as (HeldRow & { id: string; claims: number; lost_leases: number })[];
+    const expired = this.sql.expiredRuns.all(Date.now()) as (HeldRow & { id: string; claims: number })[];
     const res: ReapResult = { requeued: 0, failed: 0 };
     for (const run of expired) {
-      if (reapedTo(run.lost_leases, maxLostLeases) === 'WAITING') {
-        this.sql.requeueRun.run({ id: run.id, claims: run.claims });
-        if (run.status === 'RUNNING') this.moveSet(run.set_id, 'RUNNING', 'WAITING', at); // a reserved one stays WAITING
-        res.requeued++;
-      } else {
-        this.sql.failLostRun.run({ id: run.id, claims: run.claims, at, error: WORKER_LOST });
-        this.moveSet(run.set_id, run.status, 'FAIL', at, failsSet(rulesOf(run), 'FAIL', 0, 'lost'));
-        res.failed++;
-      }
+      // Read inside this write transaction: the update matches.
+      const reaped = this.sql.reapRun.get({ id: run.id, claims: run.claims, max_lost_leases: maxLostLeases, error: WORKER_LOST, at }) as EndedRow & { status: RunState };
+      if (reaped.status !== run.status) this.moveSet(run.set_id, run.status, reaped.status, at, reaped.fails === 1); // a reserved one requeued stays WAITING
+      if (reaped.status === 'WAITING') res.requeued++;
+      else res.failed++;
     }
     return res;
   }
 
-  /** Leases an unleased WAITING member without starting it; undefined when someone else holds it. */
-  private reserve(id: string, workerId: string, leaseMs: number): ReservedRow | undefined {
-    return this.sql.reserveRun.get({ id, worker_id: workerId, lease_expires_at: Date.now() + leaseMs }) as ReservedRow | undefined;
+  /**
+   * Leases an unleased WAITING member, starting it when `starts` unless it has a
+   * batch key; undefined when someone else holds it.
+   */
+  private take(id: string, workerId: string, leaseMs: number, starts: boolean, at: string): ReservedRow | undefined {
+    return this.sql.claimRun.get({ id, worker_id: workerId, now_ms: Date.now(), lease_ms: leaseMs, starts: starts ? 1 : 0, at }) as ReservedRow | undefined;
   }
 
   /** A set's environment and variables, or undefined for no such set. */
@@ -271,8 +276,10 @@ export class SqliteMoves {
 /** A member just leased to `workerId`, as claims hand it out. */
 function claimedOf(id: string, setId: string, taken: ReservedRow, set: SetOfClaim, workerId: string): ClaimedRun {
   return toClaimed(
-    { id, set_id: setId, env: set.env, claims: taken.claims, batch_key: taken.batch_key, expected_ms: taken.expected_ms, suite: set.suite },
-    { spec: JSON.parse(taken.spec), variables: JSON.parse(set.variables) },
+    {
+      id, set_id: setId, env: set.env, claims: taken.claims, batch_key: taken.batch_key, expected_ms: taken.expected_ms, suite: set.suite,
+      spec: JSON.parse(taken.spec), variables: JSON.parse(set.variables),
+    },
     workerId,
   );
 }

@@ -20,7 +20,7 @@ export class SqliteRetention implements SetRetention {
     /** Drops a removed set from the serving process's copy of set rows (SetRowCache). */
     private readonly forget: (setId: string) => void,
   ) {
-    // test_run_sets_ended (migration 11) serves the selection, oldest end first.
+    // test_run_sets_ended (migration 12) serves the selection, oldest end first.
     const ended = 'FROM test_run_sets WHERE ended_at < @before';
     this.sql = {
       doomed: db.prepare(`SELECT id, ended_at ${ended} AND ended_at >= @from ORDER BY ended_at LIMIT @limit`),

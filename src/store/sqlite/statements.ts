@@ -1,6 +1,7 @@
 /**
  * What every SQLite sub-store's statements share: the stored rows' shapes as
- * SQLite hands them back, the column lists, the lease fence, and the clock.
+ * SQLite hands them back, the column lists and the clock (the lease fence is
+ * both stores', ../sql/member-moves.ts).
  * Each sub-store prepares its own statements (./sets.ts, ./moves.ts, ./keys.ts…).
  */
 import type * as rows from '../rows.js';
@@ -12,14 +13,6 @@ export type KeyRow = rows.KeyRow<string>;
 
 export const SET_COLUMNS = 'id, env, status, created_at, started_at, ended_at, count_waiting, count_running, count_success, count_fail, count_failing';
 export const KEY_COLUMNS = 'id, name, role, envs, expires_at, created_at, last_used_at, revoked_at';
-
-/**
- * Every worker write is fenced by (worker_id, claims): a worker whose lease was
- * taken over matches no row and so changes nothing. A lease covers RUNNING
- * members and reserved ones (WAITING, leased, not begun); a member nobody holds
- * has worker_id NULL and matches neither.
- */
-export const FENCED = "id = @id AND worker_id = @worker_id AND claims = @claims AND status IN ('WAITING', 'RUNNING')";
 
 /** The embedded store's clock: timestamps are stored, and come back, as ISO strings. */
 export function now(): string {

@@ -1,6 +1,6 @@
 /**
  * The SQLite side of the webhook outbox (see ../webhook-outbox.ts). Set events
- * are written by the triggers of migration 8; one process owns the file, so a
+ * are written by the triggers of migration 9; one process owns the file, so a
  * lease here only guards against a second attempt from a loop in this process,
  * and the owner expires every lease when it opens the file (whoever held them died).
  */
