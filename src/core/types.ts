@@ -31,7 +31,9 @@
  * - share: the part of a batch one worker takes at once, sized by expected time.
  * - suite version: an uploaded suite, named by the SHA-256 of its archive; a
  *   set may run one instead of the server's own tests (its id is
- *   `suiteVersion` in code; `suite` only where the API or CLI says so).
+ *   named `suiteVersion` in new code, as SetAsk does; the API, the CLI, the
+ *   worker protocol, the store's `suite` column and the older names
+ *   `store.suites`, `ClaimedRun.suite` still say `suite`).
  * - suite cache: a worker's suite versions, fetched, checked, unpacked and
  *   installed (`--suite-cache`, src/suites/cache.ts).
  * - store: where sets, members, keys, history, webhooks and artifact metadata

@@ -80,17 +80,17 @@ export async function createSet(maker: SetMaker, body: CreateTestRunSetBody, ide
  */
 export async function rerunSet(maker: SetMaker, earlier: TestRunSetRecord, only?: 'failed'): Promise<string> {
   const { sets } = maker.store;
-  const [overrides, labels, version, select] = await Promise.all([sets.overrides(earlier.id), sets.labels(earlier.id), sets.suite(earlier.id), sets.selection(earlier.id)]);
+  const asked = await sets.asked(earlier.id);
+  if (!asked) throw new Error(`set ${earlier.id} has no stored request`); // it was just read: only a retention sweep in between removes it
+  const { suiteVersion: version, selection: select } = asked;
   const again: EarlierSet = {
     id: earlier.id,
     env: earlier.env,
-    overrides: overrides ?? {},
-    labels: labels ?? {},
-    select: select ?? null,
-    // The store reads neither back yet (SetsStore has no read of them): null
-    // keeps a rerun as it was, on its environment's setTimeout and in no group.
-    timeoutSeconds: null,
-    concurrencyGroup: null,
+    overrides: asked.overrides,
+    labels: asked.labels,
+    select,
+    timeoutSeconds: asked.timeoutSeconds,
+    concurrencyGroup: asked.concurrencyGroup,
   };
   const failed = only === 'failed' ? failedNames(earlier, await sets.listRuns(earlier.id)) : undefined;
   return makeSet(maker, {

@@ -5,10 +5,11 @@
  * each backend builds its mappers with its own `stamp`.
  */
 import type { Counts, RunState } from '../core/states.js';
-import { type ArtifactRecord, type ClaimedRun, type PlaywrightCase, type TestSpec, type SetControl, type TestRunRecord, type ResultCase, type TestRunSetRecord, type TestType } from '../core/types.js';
+import { type ArtifactRecord, type ClaimedRun, type PlaywrightCase, type TestSpec, type SetControl, type TestRunRecord, type ResultCase, type TestRunSetRecord, type TestSelection, type TestType } from '../core/types.js';
 import { isKeyRole, type ApiKeyRecord } from '../core/keys.js';
 import type { SuiteVersionInfo } from '../core/suites.js';
 import type { WorkerInfo } from './workers.js';
+import type { SetAsk } from './sets.js';
 
 export interface SetRow<T> {
   id: string;
@@ -232,6 +233,27 @@ export function controlOf<T>(row: ControlRow<T>, stamp: (value: T) => string): S
       row.cancelled_at === null
         ? null
         : { at: stamp(row.cancelled_at), byKeyId: row.cancelled_by, byKeyName: row.cancelled_by_name, error: row.cancel_error ?? 'cancelled' },
+  };
+}
+
+/** What a set was asked for (SetAsk), as stored; `J` is a JSON column as the driver gives it (SQLite: text; PostgreSQL: parsed). */
+export interface AskedRow<J> {
+  overrides: J;
+  labels: J;
+  suite: string | null;
+  selection: J | null;
+  timeout_seconds: number | null;
+  concurrency_group: string | null;
+}
+
+export function askedOf<J>(row: AskedRow<J>, json: (value: J) => unknown): SetAsk {
+  return {
+    overrides: json(row.overrides) as SetAsk['overrides'],
+    labels: json(row.labels) as SetAsk['labels'],
+    suiteVersion: row.suite,
+    selection: row.selection === null ? null : (json(row.selection) as TestSelection),
+    timeoutSeconds: row.timeout_seconds,
+    concurrencyGroup: row.concurrency_group,
   };
 }
 

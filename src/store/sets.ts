@@ -48,6 +48,22 @@ export function heldMembersSql(runs: string, setId: string): string {
     GROUP BY worker_id ORDER BY worker_id`;
 }
 
+/** What a set was created with, as stored: what its details show and what a rerun of it inherits (src/sets/rerun.ts). */
+export interface SetAsk {
+  /** What the client sent as envOverride (secret values sealed). */
+  overrides: Record<string, VariableValue>;
+  /** Its labels (`{}` when none). */
+  labels: Record<string, string>;
+  /** The suite version it runs (src/core/suites.ts); null: the server's own config. */
+  suiteVersion: string | null;
+  /** Its selection (src/sets/select.ts); null: every test of its environment. */
+  selection: TestSelection | null;
+  /** Its deadline in seconds from creation (src/core/deadlines.ts); null: none. */
+  timeoutSeconds: number | null;
+  /** Its concurrency group (src/sets/supersede.ts); null: none. */
+  concurrencyGroup: string | null;
+}
+
 export interface SetsStore {
   create(set: NewTestRunSet): Promise<void>;
   /**
@@ -84,14 +100,8 @@ export interface SetsStore {
   // ── the dashboard's reads ──
   /** Sets newest first (createdAt, then id), filtered, one page at a time. */
   list(query: ListSetsQuery): Promise<SetPage>;
-  /** What the client sent as envOverride (secret values sealed), or undefined for no such set. */
-  overrides(id: string): Promise<Record<string, VariableValue> | undefined>;
-  /** The labels a set was created with (`{}` when none); undefined when there is no such set. */
-  labels(id: string): Promise<Record<string, string> | undefined>;
-  /** The suite version the set runs (src/core/suites.ts); null: the server's own config; undefined when there is no such set. */
-  suite(id: string): Promise<string | null | undefined>;
-  /** The selection the set was created with (src/sets/select.ts); null: every test of its environment; undefined when there is no such set. */
-  selection(id: string): Promise<TestSelection | null | undefined>;
+  /** What a set was asked for (its details page, a rerun, a code host's commit label); undefined when there is no such set. */
+  asked(id: string): Promise<SetAsk | undefined>;
 
   /**
    * The set's members a worker has claimed and not begun (leased, still

@@ -64,9 +64,9 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
       const chosen = { ...aged(newSet, 1), select };
       const all = aged(newSet, 2);
       for (const set of [chosen, all]) await store.sets.create(set);
-      assert.deepEqual(await store.sets.selection(chosen.id), select);
-      assert.equal(await store.sets.selection(all.id), null);
-      assert.equal(await store.sets.selection(randomUUID()), undefined);
+      assert.deepEqual((await store.sets.asked(chosen.id))?.selection, select);
+      assert.equal((await store.sets.asked(all.id))?.selection, null);
+      assert.equal(await store.sets.asked(randomUUID()), undefined);
     });
 
     test('labels are kept, and the list filters on all the labels asked, paging within the filter', async () => {
@@ -75,9 +75,8 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
       const none = aged(newSet, 5);
       for (const set of [...main, feature, none]) await store.sets.create(set);
 
-      assert.deepEqual(await store.sets.labels(main[0]!.id), { branch: 'main', ci: 'github', 'commit.sha': 'c1' });
-      assert.deepEqual(await store.sets.labels(none.id), {});
-      assert.equal(await store.sets.labels(randomUUID()), undefined);
+      assert.deepEqual((await store.sets.asked(main[0]!.id))?.labels, { branch: 'main', ci: 'github', 'commit.sha': 'c1' });
+      assert.deepEqual((await store.sets.asked(none.id))?.labels, {});
 
       const ids = async (labels: Record<string, string>, limit = 100) => (await pageThrough(store, { labels }, limit)).flat();
       assert.deepEqual(await ids({ branch: 'main' }, 2), main.map((s) => s.id));
@@ -115,8 +114,18 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
     test('a set keeps its overrides as sent, secret ones sealed', async () => {
       const set = { ...newSet(1), overrides: { BASE_URL: { kind: 'plain' as const, value: 'http://pr-1' }, TOKEN: { kind: 'sealed' as const, box: 'v1.a.b.c' } } };
       await store.sets.create(set);
-      assert.deepEqual(await store.sets.overrides(set.id), set.overrides);
-      assert.equal(await store.sets.overrides(randomUUID()), undefined);
+      assert.deepEqual((await store.sets.asked(set.id))?.overrides, set.overrides);
+    });
+
+    test('a set keeps what a rerun of it inherits: its deadline and its concurrency group; none are null', async () => {
+      const grouped = { ...newSet(1), timeoutSeconds: 600, concurrencyGroup: 'pr-42' };
+      const plain = newSet(2);
+      for (const set of [grouped, plain]) await store.sets.create(set);
+      assert.deepEqual(await store.sets.asked(grouped.id), {
+        overrides: grouped.overrides, labels: {}, suiteVersion: null, selection: null, timeoutSeconds: 600, concurrencyGroup: 'pr-42',
+      });
+      const none = await store.sets.asked(plain.id);
+      assert.deepEqual([none?.timeoutSeconds, none?.concurrencyGroup, none?.suiteVersion], [null, null, null]);
     });
 
     test('sessions: found while live, gone when deleted, expired or when their key is revoked', async () => {

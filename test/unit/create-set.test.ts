@@ -71,7 +71,7 @@ test('create and run again make a set the same way: history, quarantine, one spe
     assert.equal(members.slow?.expectedMs, 9_000, 'planned from the duration history');
     assert.deepEqual([members.flaky?.quarantined, members.quick?.quarantined], [true, false], 'planned with the quarantine of now');
   }
-  assert.deepEqual(await store.sets.labels(again), { branch: 'main' });
+  assert.deepEqual((await store.sets.asked(again))?.labels, { branch: 'main' });
   // Wake-ups come from the store's events: let them arrive.
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual([seen.spent, seen.wakes], [2, 2]);
@@ -123,4 +123,13 @@ test('a rerun keeps the deadline and the concurrency group of the set it repeats
 
   const plain = planRerun(suite, { ...earlier, timeoutSeconds: null, concurrencyGroup: null }, { secretKey, keyId: null });
   assert.deepEqual([plain.timeoutSeconds, plain.concurrencyGroup], [3600, null], 'none given: the environment\'s own, no group');
+});
+
+test('run again through the store: the rerun is stored with the earlier set\'s deadline and group, and supersedes the group\'s older unfinished sets', async () => {
+  const { store, maker } = await setup('rerun-inherits');
+  const earlier = await createSet(maker, { env: 'staging', timeoutSeconds: 600, concurrencyGroup: 'pr-42' });
+  const again = await rerunSet(maker, (await store.sets.get(earlier))!);
+  const asked = await store.sets.asked(again);
+  assert.deepEqual([asked?.timeoutSeconds, asked?.concurrencyGroup], [600, 'pr-42']);
+  assert.equal((await store.sets.control(earlier))?.cancellation?.error, `superseded by ${again}`, 'the rerun is the group\'s newest set');
 });

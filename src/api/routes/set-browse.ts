@@ -63,22 +63,22 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     },
     async (request) => {
       const set = await findSet(deps, request.params.id, request.apiKey);
-      const [overrides, control, labels, version, select, queue, held] = await Promise.all([
-        deps.store.sets.overrides(set.id), deps.store.sets.control(set.id), deps.store.sets.labels(set.id), deps.store.sets.suite(set.id), deps.store.sets.selection(set.id),
-        deps.store.sets.queuePlace(set.id), deps.store.sets.held(set.id),
+      const [asked, control, queue, held] = await Promise.all([
+        deps.store.sets.asked(set.id), deps.store.sets.control(set.id), deps.store.sets.queuePlace(set.id), deps.store.sets.held(set.id),
       ]);
+      const version = asked?.suiteVersion ?? null;
       const suite = version ? await deps.store.suites.get(version) : undefined;
       return {
         id: set.id,
         env: set.env,
-        overrides: Object.entries(overrides ?? {}).map(([name, value]) =>
+        overrides: Object.entries(asked?.overrides ?? {}).map(([name, value]) =>
           value.kind === 'plain' ? { name, value: value.value, secret: false } : { name, value: MASK, secret: true },
         ),
         maxFailures: control?.maxFailures ?? null,
         cancellation: control?.cancellation ?? null,
-        labels: labels ?? {},
+        labels: asked?.labels ?? {},
         suite: version ? { id: version, names: suite?.names ?? [], commit: suite?.commit ?? null } : null,
-        select: select ?? null,
+        select: asked?.selection ?? null,
         queue,
         phase: setPhase(set.status, queue !== null, held.reduce((sum, h) => sum + h.members, 0)),
         held,

@@ -4,12 +4,12 @@
  * (./set-listing.ts), and cancelled (./cancel.ts). The rules of ./statements.ts hold.
  */
 import type pg from 'pg';
-import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, TestSpec, VariableValue } from '../../core/types.js';
+import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSpec } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
 import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
-import { heldMembersSql, type CancelRequest, type CancelResult, type CreatedOnce, type HeldMembers, type IdempotencyClaim, type SetsStore } from '../sets.js';
-import { playwrightCasesOf, rowMappers } from '../rows.js';
+import { heldMembersSql, type CancelRequest, type CancelResult, type CreatedOnce, type HeldMembers, type IdempotencyClaim, type SetAsk, type SetsStore } from '../sets.js';
+import { askedOf, playwrightCasesOf, rowMappers, type AskedRow } from '../rows.js';
 import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
 import { withClient, withTransaction, type Queryable } from './connection.js';
 import * as cancels from './cancel.js';
@@ -70,10 +70,6 @@ export class PostgresSets implements SetsStore {
     return withClient(this.pool, (q) => listSetsPage(q, this.n, query, toSet));
   }
 
-  async overrides(id: string): Promise<Record<string, VariableValue> | undefined> {
-    return (await withClient(this.pool, (q) => setColumn(q, this.n, id, 'overrides'))) as Record<string, VariableValue> | undefined;
-  }
-
   async playwrightCases(setId: string): Promise<Map<string, PlaywrightCase>> {
     const { rows } = await this.pool.query<{ id: string; spec: TestSpec }>({
       name: 'runset.playwrightCases',
@@ -83,16 +79,14 @@ export class PostgresSets implements SetsStore {
     return playwrightCasesOf(rows);
   }
 
-  async labels(id: string): Promise<Record<string, string> | undefined> {
-    return (await withClient(this.pool, (q) => setColumn(q, this.n, id, 'labels'))) as Record<string, string> | undefined;
-  }
-
-  async suite(id: string): Promise<string | null | undefined> {
-    return (await withClient(this.pool, (q) => setColumn(q, this.n, id, 'suite'))) as string | null | undefined;
-  }
-
-  async selection(id: string): Promise<TestSelection | null | undefined> {
-    return (await withClient(this.pool, (q) => setColumn(q, this.n, id, 'selection'))) as TestSelection | null | undefined;
+  async asked(id: string): Promise<SetAsk | undefined> {
+    const { rows } = await this.pool.query<AskedRow<unknown>>({
+      name: 'runset.asked',
+      text: `SELECT overrides, labels, suite, selection, timeout_seconds, concurrency_group FROM ${this.n.sets} WHERE id = $1`,
+      values: [id],
+    });
+    // jsonb columns arrive parsed.
+    return rows[0] && askedOf(rows[0], (value) => value);
   }
 
   cancel(setId: string, req: CancelRequest): Promise<CancelResult> {
@@ -223,16 +217,6 @@ async function listRuns(q: Queryable, n: Names, setId: string): Promise<RunRow[]
     values: [setId],
   });
   return rows;
-}
-
-/** One column of a set (what it was created with), or undefined for no such set. */
-async function setColumn(q: Queryable, n: Names, id: string, column: 'overrides' | 'labels' | 'suite' | 'selection'): Promise<unknown> {
-  const { rows } = await q.query<Record<typeof column, unknown>>({
-    name: `runset.browse.${column}`,
-    text: `SELECT ${column} FROM ${n.sets} WHERE id = $1`,
-    values: [id],
-  });
-  return rows[0]?.[column];
 }
 
 /** A set's queue place, then the sets holding its environment's places: two reads for a display (a set ending between them only shortens the list). */

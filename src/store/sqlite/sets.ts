@@ -6,12 +6,12 @@
  */
 import type { EventEmitter } from 'node:events';
 import type Database from 'better-sqlite3';
-import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, TestSpec, VariableValue } from '../../core/types.js';
+import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSpec } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
 import { deadlineOf } from '../../core/deadlines.js';
 import type { ListSetsQuery, SetPage } from '../browse.js';
-import { heldMembersSql, type CancelRequest, type CancelResult, type CreatedOnce, type HeldMembers, type IdempotencyClaim, type SetsStore } from '../sets.js';
-import { playwrightCasesOf, rowMappers } from '../rows.js';
+import { heldMembersSql, type CancelRequest, type CancelResult, type CreatedOnce, type HeldMembers, type IdempotencyClaim, type SetAsk, type SetsStore } from '../sets.js';
+import { askedOf, playwrightCasesOf, rowMappers, type AskedRow } from '../rows.js';
 import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
 import { SqliteCancels } from './cancel.js';
 import { SET_CANCELLED } from './claims.js';
@@ -24,7 +24,7 @@ import { SET_COLUMNS, type RunRow, type SetRow } from './statements.js';
 /** SQLite returns timestamps as the ISO strings they were written as. */
 const { toSet, toRun } = rowMappers<string>((value) => value);
 
-type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'cases' | 'overrides' | 'labels' | 'suite' | 'selection' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders' | 'overdue' | 'olderInGroup' | 'held';
+type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'cases' | 'asked' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders' | 'overdue' | 'olderInGroup' | 'held';
 
 export class SqliteSets implements SetsStore {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -51,11 +51,8 @@ export class SqliteSets implements SetsStore {
       listRuns: db.prepare(`
         SELECT id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, expected_ms, skipped, quarantined, result_cases
         FROM test_runs WHERE set_id = ? ORDER BY position`),
-      overrides: db.prepare('SELECT overrides FROM test_run_sets WHERE id = ?'),
       cases: db.prepare("SELECT id, spec FROM test_runs WHERE set_id = ? AND type = 'playwright' ORDER BY position"),
-      labels: db.prepare('SELECT labels FROM test_run_sets WHERE id = ?'),
-      suite: db.prepare('SELECT suite FROM test_run_sets WHERE id = ?'),
-      selection: db.prepare('SELECT selection FROM test_run_sets WHERE id = ?'),
+      asked: db.prepare('SELECT overrides, labels, suite, selection, timeout_seconds, concurrency_group FROM test_run_sets WHERE id = ?'),
       // Idempotency-Key on create: keys are scoped to the API key that sent them.
       idemDeleteExpired: db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
       idemFind: db.prepare('SELECT set_id, body_hash FROM idempotency_keys WHERE key_id = ? AND key = ? AND expires_at > ?'),
@@ -124,32 +121,14 @@ export class SqliteSets implements SetsStore {
     return settle(() => this.listing.page(query));
   }
 
-  overrides(id: string): Promise<Record<string, VariableValue> | undefined> {
-    return settle(() => {
-      const row = this.sql.overrides.get(id) as { overrides: string } | undefined;
-      return row ? (JSON.parse(row.overrides) as Record<string, VariableValue>) : undefined;
-    });
-  }
-
   playwrightCases(setId: string): Promise<Map<string, PlaywrightCase>> {
     return settle(() => playwrightCasesOf((this.sql.cases.all(setId) as Array<{ id: string; spec: string }>).map((row) => ({ id: row.id, spec: JSON.parse(row.spec) as TestSpec }))));
   }
 
-  labels(id: string): Promise<Record<string, string> | undefined> {
+  asked(id: string): Promise<SetAsk | undefined> {
     return settle(() => {
-      const row = this.sql.labels.get(id) as { labels: string } | undefined;
-      return row ? (JSON.parse(row.labels) as Record<string, string>) : undefined;
-    });
-  }
-
-  suite(id: string): Promise<string | null | undefined> {
-    return settle(() => (this.sql.suite.get(id) as { suite: string | null } | undefined)?.suite);
-  }
-
-  selection(id: string): Promise<TestSelection | null | undefined> {
-    return settle(() => {
-      const row = this.sql.selection.get(id) as { selection: string | null } | undefined;
-      return row && (row.selection === null ? null : (JSON.parse(row.selection) as TestSelection));
+      const row = this.sql.asked.get(id) as AskedRow<string> | undefined;
+      return row && askedOf(row, (text) => JSON.parse(text) as unknown);
     });
   }
 

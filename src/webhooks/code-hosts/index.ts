@@ -70,14 +70,14 @@ export class CodeHostReports {
 
   private async snapshot(setId: string): Promise<SetSnapshot | null> {
     const { store } = this.opts;
-    const [set, members, control, cases, labels] = await Promise.all([
+    const [set, members, control, cases, asked] = await Promise.all([
       store.sets.get(setId),
       store.sets.listRuns(setId),
       store.sets.control(setId),
       store.sets.playwrightCases(setId),
-      store.sets.labels(setId),
+      store.sets.asked(setId),
     ]);
-    const commit = labels?.commit;
+    const commit = asked?.labels.commit;
     if (!set || !commit) return null;
     return { set, members, cases, commit, cancelled: control?.cancellation?.error ?? null, dashboardUrl: this.opts.setUrl(set.id) };
   }
