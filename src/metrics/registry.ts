@@ -140,6 +140,7 @@ export class RunsetMetrics implements WorkerMetrics {
         },
       });
     gauge('runset_members_waiting', 'Members WAITING in unfinished sets across the store (the queue); the same on every process', (s) => s.waitingMembers);
+    gauge('runset_members_running', 'Members RUNNING in unfinished sets across the store (begun, not ended); the same on every process', (s) => s.runningMembers);
     gauge('runset_webhook_deliveries_pending', 'Webhook deliveries not yet delivered nor given up, across the store', (s) => s.pendingDeliveries);
     new Gauge({
       name: 'runset_sets_queued',

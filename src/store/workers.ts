@@ -53,6 +53,8 @@ export interface RunningMember {
 export interface QueueStats {
   /** Members WAITING in unfinished sets, as their sets count them (reserved ones included). */
   waitingMembers: number;
+  /** Members RUNNING in unfinished sets (begun, not ended): work a scale-down would cut short. */
+  runningMembers: number;
   /** Webhook deliveries not yet delivered nor given up. */
   pendingDeliveries: number;
   /** Worker processes that heartbeat within the staleness window. */

@@ -157,7 +157,7 @@ describe('deploy/kubernetes', () => {
     const [scaler] = render(path.join(KUBERNETES_DIR, 'base')).filter((o) => o.kind === 'ScaledObject') as Scaler[];
     const query = scaler!.spec.triggers[0]!.metadata.query!;
     const { metrics, labels } = selectorsIn(query);
-    assert.ok(metrics.includes('runset_members_waiting'), query);
+    assert.deepEqual([...metrics].sort(), ['runset_members_running', 'runset_members_waiting'], `${query}: work waiting and work under way`);
 
     // The API's role in the cluster: serve with no workers of its own, metrics on their own port.
     const server = await startRunset({

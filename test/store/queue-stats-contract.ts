@@ -25,7 +25,7 @@ export function runQueueStatsContract(name: string, makeStore: () => Promise<Sto
     });
 
     test('members waiting, deliveries pending and live workers, store-wide', async () => {
-      assert.deepEqual(await store.workers.queueStats(60_000), { waitingMembers: 0, pendingDeliveries: 0, liveWorkers: 0, queuedSets: {} });
+      assert.deepEqual(await store.workers.queueStats(60_000), { waitingMembers: 0, runningMembers: 0, pendingDeliveries: 0, liveWorkers: 0, queuedSets: {} });
       const one = newSet(1);
       await store.sets.create(one);
       await store.sets.create(newSet(3, 'preview'));
@@ -34,14 +34,16 @@ export function runQueueStatsContract(name: string, makeStore: () => Promise<Sto
       const [running] = await store.claims.claimRuns({ workerId: 'w1', limit: 1, leaseMs: 10_000 });
       const [reserved] = await store.claims.claimRuns({ workerId: 'w1', limit: 1, reserve: 1, leaseMs: 10_000 });
       assert.ok(running && reserved);
-      assert.equal((await store.workers.queueStats(60_000)).waitingMembers, 3, 'a started member left the queue; a reserved one is still WAITING');
+      const held = await store.workers.queueStats(60_000);
+      assert.equal(held.waitingMembers, 3, 'a started member left the queue; a reserved one is still WAITING');
+      assert.equal(held.runningMembers, 1, 'the started member runs; the reserved one has not begun');
 
       // The first set ends: its event fans out into two deliveries, pending until attempted.
       assert.ok(await store.claims.finishRun(leaseOf(running), passed));
       await store.webhooks.fanOut((event) => (event.event === 'set.finished' ? ['chat', 'pager'] : []), 10);
       await store.workers.register({ id: 'w1', host: 'h', pid: 1, slots: 2 });
       await store.workers.register({ id: 'w2', host: 'h', pid: 2, slots: 4 });
-      assert.deepEqual(await store.workers.queueStats(60_000), { waitingMembers: 3, pendingDeliveries: 2, liveWorkers: 2, queuedSets: {} });
+      assert.deepEqual(await store.workers.queueStats(60_000), { waitingMembers: 3, runningMembers: 0, pendingDeliveries: 2, liveWorkers: 2, queuedSets: {} });
       assert.equal((await store.workers.queueStats(-60_000)).liveWorkers, 0, 'none heartbeat within the window');
     });
 

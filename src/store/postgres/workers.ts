@@ -118,6 +118,7 @@ async function queueStats(q: Queryable, n: Names, staleMs: number): Promise<Queu
     text: `
       SELECT
         (SELECT COALESCE(sum(count_waiting), 0)::integer FROM ${n.sets} WHERE status IN ('WAITING', 'RUNNING')) AS "waitingMembers",
+        (SELECT COALESCE(sum(count_running), 0)::integer FROM ${n.sets} WHERE status IN ('WAITING', 'RUNNING')) AS "runningMembers",
         (SELECT count(*)::integer FROM ${n.deliveries} WHERE state = 'pending') AS "pendingDeliveries",
         (SELECT count(*)::integer FROM ${n.workers} WHERE heartbeat_at >= now() - make_interval(secs => $1::double precision / 1000)) AS "liveWorkers",
         (SELECT COALESCE(json_object_agg(q.env, q.n::integer), '{}') FROM (${queuedByEnvSql(n.sets, 'queue_seq')}) q) AS "queuedSets"`,

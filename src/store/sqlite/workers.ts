@@ -10,7 +10,7 @@ import { assembleWorkers, type LeasedRunRow, type WorkerRow } from '../rows.js';
 import { settle } from './settle.js';
 import { queuedByEnvSql } from '../queue.js';
 
-type Statement = 'register' | 'heartbeat' | 'remove' | 'dropStale' | 'batch' | 'list' | 'leased' | 'waitingMembers' | 'pendingDeliveries' | 'liveWorkers' | 'queuedSets';
+type Statement = 'register' | 'heartbeat' | 'remove' | 'dropStale' | 'batch' | 'list' | 'leased' | 'waitingMembers' | 'runningMembers' | 'pendingDeliveries' | 'liveWorkers' | 'queuedSets';
 
 export class SqliteWorkers implements WorkersStore {
   private readonly sql: Record<Statement, Database.Statement>;
@@ -36,6 +36,7 @@ export class SqliteWorkers implements WorkersStore {
       leased: db.prepare('SELECT id, set_id, name, type, status, started_at, worker_id FROM test_runs WHERE lease_expires_at IS NOT NULL'),
       // Unfinished sets through test_run_sets_status_recent, their counts rather than a COUNT over members.
       waitingMembers: db.prepare("SELECT COALESCE(sum(count_waiting), 0) AS n FROM test_run_sets WHERE status IN ('WAITING', 'RUNNING')").pluck(),
+      runningMembers: db.prepare("SELECT COALESCE(sum(count_running), 0) AS n FROM test_run_sets WHERE status IN ('WAITING', 'RUNNING')").pluck(),
       pendingDeliveries: db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending'").pluck(),
       liveWorkers: db.prepare('SELECT count(*) AS n FROM workers WHERE heartbeat_at >= ?').pluck(),
       queuedSets: db.prepare(queuedByEnvSql('test_run_sets', 'rowid')),
@@ -73,6 +74,7 @@ export class SqliteWorkers implements WorkersStore {
   queueStats(staleMs: number): Promise<QueueStats> {
     return settle(() => ({
       waitingMembers: this.sql.waitingMembers.get() as number,
+      runningMembers: this.sql.runningMembers.get() as number,
       pendingDeliveries: this.sql.pendingDeliveries.get() as number,
       liveWorkers: this.sql.liveWorkers.get(Date.now() - staleMs) as number,
       queuedSets: Object.fromEntries((this.sql.queuedSets.all() as Array<{ env: string; n: number }>).map((r) => [r.env, r.n])),
