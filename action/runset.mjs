@@ -29678,9 +29678,9 @@ function caseCounts(cases) {
     ms: cases.reduce((sum, c) => sum + c.durationMs, 0)
   };
 }
-function withCaseTotals(totals, withCases2) {
+function withCaseTotals(totals, withCases) {
   const sum = { tests: Number(totals.tests), failures: Number(totals.failures), skipped: Number(totals.skipped) };
-  for (const run of withCases2) {
+  for (const run of withCases) {
     const c = caseCounts(run.cases ?? []);
     sum.tests += c.tests;
     sum.failures += c.failures;
@@ -29725,9 +29725,9 @@ function buildJunit(input) {
   const time = seconds(setDurationMs(input));
   const timestamp = input.status?.startedAt ?? input.status?.createdAt ?? (/* @__PURE__ */ new Date()).toISOString();
   const totals = { tests: String(tests2), failures: String(failures), errors: String(errors), skipped: String(skipped), time };
-  const withCases2 = (members ?? []).filter((run) => (run.cases ?? []).length > 0);
+  const withCases = (members ?? []).filter((run) => (run.cases ?? []).length > 0);
   const doc = (0, import_xmlbuilder2.create)({ version: "1.0", encoding: "UTF-8" });
-  const root = doc.ele("testsuites", { name: "runset", ...withCases2.length === 0 ? totals : withCaseTotals(totals, withCases2) });
+  const root = doc.ele("testsuites", { name: "runset", ...withCases.length === 0 ? totals : withCaseTotals(totals, withCases) });
   const suite = root.ele("testsuite", { name: `runset ${input.env}`, ...totals, timestamp, id: input.setId });
   const properties = suite.ele("properties");
   properties.ele("property", { name: "runset.testRunSetId", value: input.setId });
@@ -29740,7 +29740,7 @@ function buildJunit(input) {
   }
   if (members) for (const run of members) addMember(suite, run, input);
   else addWholeSet(suite, input);
-  for (const run of withCases2) addCases(root, run, input, timestamp);
+  for (const run of withCases) addCases(root, run, input, timestamp);
   return doc.end({ prettyPrint: true });
 }
 var import_xmlbuilder2;
@@ -77227,6 +77227,65 @@ var init_suite = __esm({
   }
 });
 
+// src/core/batch.ts
+var init_batch = __esm({
+  "src/core/batch.ts"() {
+    "use strict";
+  }
+});
+
+// src/config/case-names.ts
+var init_case_names = __esm({
+  "src/config/case-names.ts"() {
+    "use strict";
+    init_batch();
+    init_suite();
+  }
+});
+
+// src/config/discovery.ts
+function unlistedEntries(config, isKind) {
+  return config.tests.flatMap((test, index3) => isKind(test) && test.case === void 0 ? [{ test, index: index3 }] : []);
+}
+function entryFailure(file, title, entry, index3, problem, expected) {
+  throw new ConfigError({ file, path: `tests[${index3}]`, problem: `${title} suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
+}
+async function listEntriesForUpload(config, lister) {
+  return mapLimited(unlistedEntries(config, lister.isKind), LIST_CONCURRENCY, async ({ test, index: index3 }) => {
+    const listing = await listEntry(config.file, lister, test, index3);
+    lister.cases(config.file, test, index3, listing);
+    return { entry: index3, [lister.uploadKey]: lister.shipped(listing) };
+  });
+}
+async function listEntry(file, lister, test, index3) {
+  try {
+    return await lister.list(test);
+  } catch (error) {
+    return entryFailure(file, lister.title(test), test, index3, `cannot be listed: ${error.message}`, lister.listable(test));
+  }
+}
+async function mapLimited(items, limit, fn) {
+  const results = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
+var LIST_CONCURRENCY;
+var init_discovery = __esm({
+  "src/config/discovery.ts"() {
+    "use strict";
+    init_case_names();
+    init_suite();
+    LIST_CONCURRENCY = 4;
+  }
+});
+
 // src/core/test-specs.ts
 var FRAMEWORKS;
 var init_test_specs = __esm({
@@ -77622,19 +77681,72 @@ var init_listing = __esm({
   }
 });
 
-// src/core/batch.ts
-var init_batch = __esm({
-  "src/core/batch.ts"() {
-    "use strict";
+// src/config/framework-discovery.ts
+function isFrameworkSpec(test) {
+  return FRAMEWORKS.includes(test.type);
+}
+function uploadedCases(file, entry, index3, raw) {
+  if (!UploadedCases.Check(raw)) {
+    const first = UploadedCases.Errors(raw)[0];
+    entryFailure2(file, entry, index3, `its listing is not a list of cases: ${first ? `${first.instancePath || "the list"} ${first.message}` : "malformed"}`, '[{ "file": <path>, "titles": [<describe>\u2026, <title>], "tags"?: [...], "line"?: <n> }], as runset suites push writes it');
   }
-});
-
-// src/config/case-names.ts
-var init_case_names = __esm({
-  "src/config/case-names.ts"() {
+  return frameworkCases(file, entry, index3, raw);
+}
+function frameworkCases(file, entry, index3, cases) {
+  if (cases.length === 0) {
+    entryFailure2(file, entry, index3, "no test cases found", "a suite with at least one test case: an empty run must not pass");
+  }
+  const adapter = FRAMEWORK_ADAPTERS[entry.type];
+  return cases.map((c) => {
+    const spec = {
+      ...entry,
+      name: adapter.caseName ? adapter.caseName(c) : [c.file, ...c.titles].join(" \u203A "),
+      // Unset in runset's config: the suite's own retries, which the framework applies (and reports as attempts).
+      retries: entry.retriesOverride ? entry.retries : 0,
+      case: { entry: entry.name, file: c.file, titles: [...c.titles], ...c.tags ? { tags: [...new Set(c.tags)] } : {}, ...c.line ? { line: c.line } : {} }
+    };
+    return spec;
+  });
+}
+function entryFailure2(file, entry, index3, problem, expected) {
+  return entryFailure(file, FRAMEWORK_ADAPTERS[entry.type].title, entry, index3, problem, expected);
+}
+var frameworkLister, PART, UploadedCases;
+var init_framework_discovery = __esm({
+  "src/config/framework-discovery.ts"() {
     "use strict";
-    init_batch();
-    init_suite();
+    init_build();
+    init_compile3();
+    init_types4();
+    init_listing();
+    init_registry2();
+    init_discovery();
+    frameworkLister = {
+      isKind: isFrameworkSpec,
+      title: (entry) => FRAMEWORK_ADAPTERS[entry.type].title,
+      listable: (entry) => `a suite that ${FRAMEWORK_ADAPTERS[entry.type].title} lists without errors`,
+      list: listFrameworkEntry,
+      cases: frameworkCases,
+      uploadKey: "cases",
+      shipped: (cases) => cases.map(({ file, titles, tags, line }) => ({ file, titles, ...tags ? { tags } : {}, ...line ? { line } : {} })),
+      uploadExpected: (index3) => `its cases at tests[${index3}] in the archive's listing (runset suites push lists every framework entry)`,
+      casesFromUpload: uploadedCases
+    };
+    PART = typebox_exports.String({ maxLength: 4096 });
+    UploadedCases = Compile(
+      typebox_exports.Array(
+        typebox_exports.Object(
+          {
+            file: typebox_exports.String({ minLength: 1, maxLength: 4096 }),
+            titles: typebox_exports.Array(PART, { minItems: 1, maxItems: 64 }),
+            tags: typebox_exports.Optional(typebox_exports.Array(typebox_exports.String({ minLength: 1, maxLength: 256 }), { maxItems: 100 })),
+            line: typebox_exports.Optional(typebox_exports.Integer({ minimum: 1, maximum: 1e7 }))
+          },
+          { additionalProperties: false }
+        ),
+        { maxItems: 1e5 }
+      )
+    );
   }
 });
 
@@ -77689,7 +77801,7 @@ function listPlaywrightEntry(entry) {
     const err = new TailBuffer(8 * 1024);
     child.stdout.on("data", (chunk) => out.push(chunk));
     child.stderr.on("data", (chunk) => err.write(chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), LIST_TIMEOUT_MS2);
+    const timer = setTimeout(() => child.kill("SIGKILL"), LIST_TIMEOUT_MS);
     child.on("error", (error) => {
       clearTimeout(timer);
       reject(error);
@@ -77700,21 +77812,20 @@ function listPlaywrightEntry(entry) {
       try {
         resolve2(JSON.parse(text.slice(text.indexOf("{"))));
       } catch {
-        const why = signal ? `killed by ${signal} (more than ${LIST_TIMEOUT_MS2 / 1e3}s?)` : `exited with code ${code}`;
+        const why = signal ? `killed by ${signal} (more than ${LIST_TIMEOUT_MS / 1e3}s?)` : `exited with code ${code}`;
         const stderr = errorSummary(err.toString());
         reject(new Error(`playwright test --list ${why}${stderr ? `: ${stderr}` : ""}`));
       }
     });
   });
 }
-var LIST_TIMEOUT_MS2;
 var init_playwright_listing = __esm({
   "src/config/playwright-listing.ts"() {
     "use strict";
     init_locate2();
     init_error_text();
     init_tail_buffer();
-    LIST_TIMEOUT_MS2 = 12e4;
+    init_listing();
   }
 });
 
@@ -77799,42 +77910,27 @@ var init_playwright_report = __esm({
 });
 
 // src/config/playwright-discovery.ts
-function playwrightEntries(config) {
-  return config.tests.flatMap((test, index3) => test.type === "playwright" && test.case === void 0 ? [{ test, index: index3 }] : []);
-}
-function entryFailure(file, entry, index3, problem, expected) {
-  throw new ConfigError({ file, path: `tests[${index3}]`, problem: `Playwright suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
+function entryFailure3(file, entry, index3, problem, expected) {
+  return entryFailure(file, TITLE, entry, index3, problem, expected);
 }
 function entryCases(file, entry, index3, raw) {
   const malformed = reportShapeProblem(raw);
   if (malformed !== null) {
-    entryFailure(file, entry, index3, `its listing is not a Playwright JSON report: ${malformed}`, "the report `playwright test --list --reporter=json` writes for this entry");
+    entryFailure3(file, entry, index3, `its listing is not a Playwright JSON report: ${malformed}`, "the report `playwright test --list --reporter=json` writes for this entry");
   }
   const report = raw;
   const firstError = report.errors?.[0];
   if (firstError) {
     const message = errorSummary(firstError.message ?? firstError.stack ?? "unknown error", false);
-    entryFailure(file, entry, index3, `cannot be listed: ${message}`, LISTABLE);
+    entryFailure3(file, entry, index3, `cannot be listed: ${message}`, LISTABLE);
   }
   const cases = casesOf(entry, report);
   if (cases.length === 0) {
     const filters = [entry.grep && `grep ${JSON.stringify(entry.grep)}`, entry.project && `project ${JSON.stringify(entry.project)}`].filter(Boolean);
-    entryFailure(file, entry, index3, `no test cases found${filters.length > 0 ? ` with ${filters.join(" and ")}` : ""}`, "a suite with at least one test case: an empty run must not pass");
+    entryFailure3(file, entry, index3, `no test cases found${filters.length > 0 ? ` with ${filters.join(" and ")}` : ""}`, "a suite with at least one test case: an empty run must not pass");
   }
   const projects = new Set(cases.map((c) => c.case.project));
   return cases.map((c) => caseSpec(entry, c, projects.size > 1));
-}
-async function listPlaywrightForUpload(config) {
-  return mapLimited(playwrightEntries(config), LIST_CONCURRENCY, async ({ test, index: index3 }) => {
-    let report;
-    try {
-      report = await listPlaywrightEntry(test);
-    } catch (error) {
-      return entryFailure(config.file, test, index3, `cannot be listed: ${error.message}`, LISTABLE);
-    }
-    entryCases(config.file, test, index3, report);
-    return { entry: index3, report: reportForUpload(report) };
-  });
 }
 function casesOf(entry, report) {
   const projects = new Map((report.config?.filteredProjects ?? report.config?.projects ?? []).map((p2) => [p2.name ?? "", p2]));
@@ -77889,114 +77985,45 @@ function caseSpec(entry, listed, showProject) {
   const retries = entry.retriesOverride ? entry.retries : listed.retries ?? 0;
   return { ...entry, name, timeoutSeconds, retries, case: c };
 }
-async function mapLimited(items, limit, fn) {
-  const results = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}
-var LIST_CONCURRENCY, LISTABLE;
+var TITLE, LISTABLE, playwrightLister;
 var init_playwright_discovery = __esm({
   "src/config/playwright-discovery.ts"() {
     "use strict";
     init_error_text();
-    init_suite();
-    init_case_names();
+    init_discovery();
     init_playwright_listing();
     init_playwright_report();
-    LIST_CONCURRENCY = 4;
+    TITLE = "Playwright";
     LISTABLE = "a Playwright suite that `npx playwright test --list` lists without errors";
-  }
-});
-
-// src/config/framework-discovery.ts
-function isFrameworkSpec(test) {
-  return FRAMEWORKS.includes(test.type);
-}
-function frameworkEntries(config) {
-  return config.tests.flatMap((test, index3) => isFrameworkSpec(test) && test.case === void 0 ? [{ test, index: index3 }] : []);
-}
-async function listFrameworksForUpload(config) {
-  const listed = await mapLimited(frameworkEntries(config), LIST_CONCURRENCY2, async ({ test, index: index3 }) => {
-    let cases;
-    try {
-      cases = await listFrameworkEntry(test);
-    } catch (error) {
-      return entryFailure2(config.file, test, index3, `cannot be listed: ${error.message}`, `a suite that ${FRAMEWORK_ADAPTERS[test.type].title} lists without errors`);
-    }
-    frameworkCases(config.file, test, index3, cases);
-    return { entry: index3, cases: cases.map(({ file, titles, tags, line }) => ({ file, titles, ...tags ? { tags } : {}, ...line ? { line } : {} })) };
-  });
-  return listed;
-}
-function frameworkCases(file, entry, index3, cases) {
-  if (cases.length === 0) {
-    entryFailure2(file, entry, index3, "no test cases found", "a suite with at least one test case: an empty run must not pass");
-  }
-  const adapter = FRAMEWORK_ADAPTERS[entry.type];
-  return cases.map((c) => {
-    const spec = {
-      ...entry,
-      name: adapter.caseName ? adapter.caseName(c) : [c.file, ...c.titles].join(" \u203A "),
-      // Unset in runset's config: the suite's own retries, which the framework applies (and reports as attempts).
-      retries: entry.retriesOverride ? entry.retries : 0,
-      case: { entry: entry.name, file: c.file, titles: [...c.titles], ...c.tags ? { tags: [...new Set(c.tags)] } : {}, ...c.line ? { line: c.line } : {} }
+    playwrightLister = {
+      isKind: (test) => test.type === "playwright",
+      title: () => TITLE,
+      listable: () => LISTABLE,
+      list: listPlaywrightEntry,
+      cases: entryCases,
+      uploadKey: "report",
+      shipped: (report) => reportForUpload(report),
+      uploadExpected: (index3) => `a report for tests[${index3}] in the archive's listing (runset suites push lists every Playwright entry)`,
+      casesFromUpload: entryCases
     };
-    return spec;
-  });
-}
-function entryFailure2(file, entry, index3, problem, expected) {
-  const title = FRAMEWORK_ADAPTERS[entry.type].title;
-  throw new ConfigError({ file, path: `tests[${index3}]`, problem: `${title} suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
-}
-var LIST_CONCURRENCY2, PART, UploadedCases;
-var init_framework_discovery = __esm({
-  "src/config/framework-discovery.ts"() {
-    "use strict";
-    init_build();
-    init_compile3();
-    init_types4();
-    init_listing();
-    init_registry2();
-    init_playwright_discovery();
-    init_suite();
-    LIST_CONCURRENCY2 = 4;
-    PART = typebox_exports.String({ maxLength: 4096 });
-    UploadedCases = Compile(
-      typebox_exports.Array(
-        typebox_exports.Object(
-          {
-            file: typebox_exports.String({ minLength: 1, maxLength: 4096 }),
-            titles: typebox_exports.Array(PART, { minItems: 1, maxItems: 64 }),
-            tags: typebox_exports.Optional(typebox_exports.Array(typebox_exports.String({ minLength: 1, maxLength: 256 }), { maxItems: 100 })),
-            line: typebox_exports.Optional(typebox_exports.Integer({ minimum: 1, maximum: 1e7 }))
-          },
-          { additionalProperties: false }
-        ),
-        { maxItems: 1e5 }
-      )
-    );
   }
 });
 
 // src/config/suite-listing.ts
 async function listSuiteForUpload(config) {
-  const playwright = await listPlaywrightForUpload(config);
-  const frameworks = await listFrameworksForUpload(config);
-  return { version: 1, reports: [...playwright, ...frameworks].sort((a, b2) => a.entry - b2.entry) };
+  const reports = [];
+  for (const lister of LISTERS) reports.push(...await listEntriesForUpload(config, lister));
+  return { version: 1, reports: reports.sort((a, b2) => a.entry - b2.entry) };
 }
+var LISTERS;
 var init_suite_listing = __esm({
   "src/config/suite-listing.ts"() {
     "use strict";
+    init_discovery();
     init_framework_discovery();
     init_playwright_discovery();
     init_suite();
+    LISTERS = [playwrightLister, frameworkLister];
   }
 });
 
