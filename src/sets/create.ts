@@ -81,7 +81,8 @@ export async function createSet(maker: SetMaker, body: CreateTestRunSetBody, ide
 export async function rerunSet(maker: SetMaker, earlier: TestRunSetRecord, only?: 'failed'): Promise<string> {
   const { sets } = maker.store;
   const asked = await sets.asked(earlier.id);
-  if (!asked) throw new Error(`set ${earlier.id} has no stored request`); // it was just read: only a retention sweep in between removes it
+  // It was just read: only a retention sweep in between removes it, and then it is gone as any other set is.
+  if (!asked) throw new RunsetError('not_found', `no Test Run Set with id ${earlier.id} (it may have passed its retention)`);
   const { suiteVersion: version, selection: select } = asked;
   const again: EarlierSet = {
     id: earlier.id,
