@@ -39,6 +39,10 @@ async function sizeShare(link: WorkerLink, claimed: readonly ClaimedRun[], ctx: 
   const [waiting, workers] = await Promise.all([link.waitingWork(head.setId, key, ctx.limit), ctx.peers?.(head.setId, key) ?? []]);
   const hostBound = webServerPorts(head.spec).length > 0;
   const peers = sharePeers({ workers, me: ctx.me, wanted: ctx.wanted, hostBound });
+  // A host-bound batch no other host can help with is this worker's whole: every member, however
+  // the two reads above raced a neighbour's give-back (read as held by the first and as held by no
+  // one by the second, a member counted by neither would wait for a second start of the suite).
+  if (hostBound && peers.slots <= 0) return ctx.limit;
   const share = batchShare({ waiting: [...claimed.map((r) => r.expectedMs), ...waiting], slots: ctx.slots, peers, maxShareMs: ctx.maxShareMs });
   // What a neighbour on this host holds of a host-bound batch comes back to this share (see
   // takeShare): counted now, since it may be given back before the share is claimed, and then
