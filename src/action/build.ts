@@ -50,10 +50,10 @@ export async function buildActionBundle(): Promise<Uint8Array> {
     logLevel: 'silent',
     plugins: [
       {
-        // src/cli/version.ts reads package.json beside dist/; the bundle has no such neighbour, so it carries the version.
+        // src/core/version.ts reads package.json beside dist/; the bundle has no such neighbour, so it carries the version.
         name: 'runset-version',
         setup(build) {
-          const versionModule = path.join(ROOT, 'src', 'cli', 'version.js');
+          const versionModule = path.join(ROOT, 'src', 'core', 'version.js');
           build.onResolve({ filter: /\/version\.js$/ }, (args) => (path.join(args.resolveDir, args.path) === versionModule ? { path: 'version', namespace: 'runset-version' } : undefined));
           build.onLoad({ filter: /.*/, namespace: 'runset-version' }, () => ({ contents: `export const VERSION = ${JSON.stringify(version)};`, loader: 'js' }));
         },

@@ -19,7 +19,7 @@ import { escapeData } from '../client/reports/github.js';
 import { describe } from '../client/trigger.js';
 import { EXIT_CODES, TriggerFailure, type TriggerIo } from '../client/trigger-context.js';
 import { runTriggerCommand } from '../cli/trigger.js';
-import { VERSION } from '../cli/version.js';
+import { VERSION } from '../core/version.js';
 import { missingInputs, readInput, triggerInvocation } from './inputs.js';
 import { ENDED_STATE, readState, saveState, SET_ID_STATE } from './state.js';
 

@@ -8,7 +8,7 @@ import { connectFromEnv } from '../client/connect.js';
 import { RunsetApiError } from '../client/errors.js';
 import { describe } from '../client/trigger.js';
 import { EXIT_CODES, TriggerFailure, type TriggerEnv, type TriggerIo } from '../client/trigger-context.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../core/version.js';
 
 export async function runClientCommand(
   env: TriggerEnv,

@@ -3,13 +3,31 @@
  * serving examples/demo/runset.config.yaml against it, and a fresh key with
  * copy-paste curl lines. Nothing needs the internet.
  */
+import { cpSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { DEFAULTS, defaultWorkers } from '../config/options.js';
 import { compileServeOptions, runUntilSignalled } from './serve.js';
 import { browserProblem, noChromium } from '../executors/playwright/chromium.js';
 
-const DEMO_CONFIG = fileURLToPath(new URL('../../../examples/demo/runset.config.yaml', import.meta.url));
+const DEMO_DIR = fileURLToPath(new URL('../../../examples/demo/', import.meta.url));
+const DEMO_CONFIG_FILE = 'runset.config.yaml';
+
+/**
+ * The demo's config, from where it can run. Installed as a package, the demo
+ * lies under node_modules, where Playwright does not compile TypeScript (its
+ * listing of the demo suite fails on playwright.config.ts): there it runs from
+ * a fresh copy in the data dir. From a clone it runs in place, so an edit to
+ * examples/demo shows at the next start.
+ */
+export function demoConfig(dataDir: string, demoDir: string = DEMO_DIR): string {
+  if (!path.resolve(demoDir).split(path.sep).includes('node_modules')) return path.join(demoDir, DEMO_CONFIG_FILE);
+  const copy = path.resolve(dataDir, 'demo');
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(demoDir, copy, { recursive: true, filter: (src) => path.basename(src) !== 'node_modules' });
+  return path.join(copy, DEMO_CONFIG_FILE);
+}
 const SHOP_PORT = 4010;
 
 export function registerDemoCommand(program: Command): void {
@@ -24,9 +42,10 @@ export function registerDemoCommand(program: Command): void {
       const [{ DEMO_PASSWORD_ENV, startDemoShop }, { createKey }] = await Promise.all([import('../demo/shop.js'), import('../auth/keys.js')]);
       process.env[DEMO_PASSWORD_ENV] ??= 'demo-password';
       const shop = await startDemoShop(SHOP_PORT);
+      const config = demoConfig(flags.dataDir);
       const options = compileServeOptions(
         {
-          config: DEMO_CONFIG,
+          config,
           port: flags.port,
           host: flags.host,
           dataDir: flags.dataDir,
@@ -50,19 +69,19 @@ export function registerDemoCommand(program: Command): void {
           if (key.name === 'demo' && !key.revokedAt) await rt.store.keys.revoke(key.id);
         }
         const { token } = await createKey(rt.store, 'demo');
-        process.stdout.write(demoBanner(rt.apiUrl ?? '', token));
+        process.stdout.write(demoBanner(rt.apiUrl ?? '', token, config));
         process.on('exit', () => shop.close());
       });
     });
 }
 
-function demoBanner(api: string, token: string): string {
+function demoBanner(api: string, token: string, config: string): string {
   return `
 runset demo is up.
   API:        ${api}   (OpenAPI: ${api}/openapi.json)
   dashboard:  ${api.replace(/\/api$/, '/')}   (sign in with the key below)
   demo shop:  http://127.0.0.1:${SHOP_PORT}
-  suite:      examples/demo/runset.config.yaml (environments: demo passes, broken fails)
+  suite:      ${path.relative(process.cwd(), config) || config} (environments: demo passes, broken fails)
 
 A key for this demo (a new one each start; the previous demo key is revoked):
   export RUNSET_URL=${api}

@@ -5,7 +5,7 @@
  * server commands; `trigger` documents its own.
  */
 import { Command, CommanderError } from 'commander';
-import { VERSION } from './version.js';
+import { VERSION } from '../core/version.js';
 
 type Register = (program: Command) => void;
 

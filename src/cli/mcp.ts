@@ -23,7 +23,7 @@ export async function runMcp(env: TriggerEnv): Promise<number> {
     import('../client/trigger-context.js'),
     import('../mcp/server.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
-    import('./version.js'),
+    import('../core/version.js'),
   ]);
   let client;
   try {

@@ -11,7 +11,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DurationError, parseDuration } from '../core/duration.js';
 import { EXIT_CODES, type TriggerDeps, type TriggerEnv, type TriggerIo } from '../client/trigger-context.js';
 import type { TestSelection } from '../client/types.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../core/version.js';
 import { parseSuiteName } from './suite-name.js';
 
 export interface TriggerCommandDeps extends TriggerDeps {

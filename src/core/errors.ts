@@ -17,6 +17,7 @@ export const ERRORS = Object.freeze({
   invalid_query: { status: 400, title: 'Query parameters do not match the schema' },
   invalid_header: { status: 400, title: 'A request header is malformed' },
   invalid_url: { status: 400, title: 'The URL is malformed' },
+  worker_protocol_unsupported: { status: 400, title: 'The worker speaks a protocol revision this API does not take' },
   invalid_until: { status: 400, title: 'The quarantine end is in the past or too far ahead' },
   malformed_request: { status: 400, title: 'The request is not valid HTTP' },
   csrf_rejected: { status: 403, title: 'Cross-site request refused' },

@@ -14,6 +14,18 @@ import { refTo, Uuid } from './wire.js';
 import { MAX_DURATION_MS } from './duration.js';
 import { SUITE_ID, VERSION_ROOT } from './suites.js';
 
+/**
+ * The worker protocol's revision, sent by every HTTP worker in the
+ * WORKER_PROTOCOL_HEADER of each request. It moves up by one when a request or
+ * an answer of the protocol changes so that the other side would misread it
+ * (a field added that the API may ignore does not move it). An API accepts
+ * its own revision and the one before (OLDEST_WORKER_PROTOCOL), so workers may
+ * be upgraded after the API, one release apart (docs/compatibility.md).
+ */
+export const WORKER_PROTOCOL = 1;
+export const OLDEST_WORKER_PROTOCOL = 1;
+export const WORKER_PROTOCOL_HEADER = 'runset-worker-protocol';
+
 /** The longest a claim waits for work before it answers empty. */
 export const MAX_CLAIM_WAIT_MS = 30_000;
 /** Most members one claim or release names (the scheduler's batches take at most 256). */
@@ -37,6 +49,14 @@ export const WorkerSettings = Type.Object(
     staleAfterMs: Type.Integer({ description: 'A worker silent this long is dropped from the registry.' }),
     maxArtifactBytes: Type.Integer({ description: 'Largest artifact an upload may carry.' }),
     maxClaimWaitMs: Type.Integer({ description: 'The longest a claim waits for work (waitMs is capped to it).' }),
+    version: Type.String({ description: 'The runset version of the API answering.' }),
+    protocol: Type.Object(
+      {
+        oldest: Type.Integer({ description: 'The oldest worker protocol revision this API takes.' }),
+        newest: Type.Integer({ description: 'The newest worker protocol revision this API takes (its own).' }),
+      },
+      { additionalProperties: false, description: `The worker protocol revisions this API takes (a worker sends its own in the \`${WORKER_PROTOCOL_HEADER}\` header).` },
+    ),
   },
   { additionalProperties: false, $id: 'WorkerSettings' },
 );

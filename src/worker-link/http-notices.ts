@@ -7,6 +7,7 @@
  * next heartbeat (their leases are gone).
  */
 import type { Logger } from 'pino';
+import { WORKER_PROTOCOL, WORKER_PROTOCOL_HEADER } from '../core/wire-worker.js';
 import type { WorkerNotice } from '../core/wire-worker.js';
 
 export interface NoticeListeners {
@@ -30,7 +31,7 @@ export async function followNotices(opts: NoticeStreamOptions): Promise<void> {
   let connectedBefore = false;
   while (!opts.closed.aborted) {
     try {
-      const res = await fetch(`${opts.url}/v0/worker/notices`, { headers: { authorization: `Bearer ${opts.key}` }, signal: opts.closed });
+      const res = await fetch(`${opts.url}/v0/worker/notices`, { headers: { authorization: `Bearer ${opts.key}`, [WORKER_PROTOCOL_HEADER]: String(WORKER_PROTOCOL) }, signal: opts.closed });
       if (!res.ok || !res.body) throw new Error(`the API answered ${res.status}`);
       if (connectedBefore) opts.logger.info('notices stream reconnected');
       // A wake-up may have been missed while the stream was down (or before it first opened).

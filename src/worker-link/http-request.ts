@@ -13,6 +13,7 @@ import https from 'node:https';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { STORE_UNAVAILABLE } from '../store/store.js';
+import { WORKER_PROTOCOL, WORKER_PROTOCOL_HEADER } from '../core/wire-worker.js';
 
 export class LinkUnavailableError extends Error {
   readonly code = STORE_UNAVAILABLE;
@@ -62,8 +63,10 @@ export function requester(url: string, key: string, closed: AbortSignal): Reques
   const agent = new transport.Agent({ keepAlive: true, timeout: IDLE_CLOSE_MS });
   closed.addEventListener('abort', () => agent.destroy(), { once: true });
   const authorization = `Bearer ${key}`;
+  // Every request says which protocol revision this worker speaks (the API refuses one it does not take).
+  const protocol = { [WORKER_PROTOCOL_HEADER]: String(WORKER_PROTOCOL) };
   const once = async (method: string, route: string, init: Parameters<Requester['send']>[2] = {}) => {
-    const headers: Record<string, string> = { authorization };
+    const headers: Record<string, string> = { authorization, ...protocol };
     let body: string | AsyncIterable<Uint8Array> | undefined;
     if (init.json !== undefined) {
       headers['content-type'] = 'application/json';
@@ -89,7 +92,7 @@ export function requester(url: string, key: string, closed: AbortSignal): Reques
     const signal = init.signal ? AbortSignal.any([init.signal, closed]) : closed;
     let res: http.IncomingMessage;
     try {
-      res = await respond(transport, new URL(`${base}${route}`), { method: 'GET', headers: { authorization }, agent, signal }, undefined);
+      res = await respond(transport, new URL(`${base}${route}`), { method: 'GET', headers: { authorization, ...protocol }, agent, signal }, undefined);
     } catch (err) {
       if (signal.aborted) throw err;
       throw unreachable('GET', route, err);

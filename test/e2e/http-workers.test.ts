@@ -8,6 +8,8 @@
  * --set and --exit-when-idle; a worker key is refused outside the protocol.
  */
 import { after, before, describe, test } from 'node:test';
+import { OLDEST_WORKER_PROTOCOL, WORKER_PROTOCOL, WORKER_PROTOCOL_HEADER } from '../../src/core/wire-worker.js';
+import { VERSION } from '../../src/core/version.js';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -223,6 +225,23 @@ for (const store of ['sqlite', 'postgres'] as const) {
       const after = await members(server, other);
       assert.ok(after.every((m) => m.status === 'WAITING' && m.output === null), JSON.stringify(after));
       assert.equal((await api(server, 'POST', `/v0/test-run-sets/${other}/cancel`)).status, 200);
+    });
+
+    test('the protocol revision: settings name the API\'s version and the revisions it takes; another revision is refused saying which', async () => {
+      const auth = `Bearer ${workerKey}`;
+      const settings = await api<{ version: string; protocol: { oldest: number; newest: number } }>(server, 'GET', '/v0/worker/settings', { auth });
+      assert.equal(settings.status, 200, settings.text);
+      assert.equal(settings.body.version, VERSION);
+      assert.deepEqual(settings.body.protocol, { oldest: OLDEST_WORKER_PROTOCOL, newest: WORKER_PROTOCOL });
+      const sent = (revision: string) => api<{ code: string; detail: string }>(server, 'POST', '/v0/worker/workers/heartbeat', { body: { id: 'rev' }, auth, headers: { [WORKER_PROTOCOL_HEADER]: revision } });
+      assert.equal((await sent(String(WORKER_PROTOCOL))).status, 200, 'its own revision');
+      for (const revision of [String(WORKER_PROTOCOL + 1), String(OLDEST_WORKER_PROTOCOL - 1), 'two', '1'.repeat(200)]) {
+        const refused = await sent(revision);
+        assert.equal(refused.status, 400, refused.text);
+        assert.equal(refused.body.code, 'worker_protocol_unsupported');
+        assert.match(refused.body.detail, new RegExp(`takes worker protocol revisions ${OLDEST_WORKER_PROTOCOL} to ${WORKER_PROTOCOL}.*runset ${VERSION.replace(/\./g, '\\.')}`));
+        assert.ok(refused.body.detail.length < 400, 'the detail quotes little of what it was sent');
+      }
     });
 
     test('a worker key may use only the worker protocol; a trigger key may not use it', async () => {

@@ -16,14 +16,15 @@
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { RunsetError } from '../../core/errors.js';
+import { echo, RunsetError } from '../../core/errors.js';
 import type { RunOutcome } from '../../core/types.js';
 import type { ApiKeyRecord } from '../../core/keys.js';
 import {
   BatchClaimBody, BatchRef, BatchWorkerList, ClaimBody, ClaimedRuns, FinishAndClaimBody, FinishedAndClaimedWire, FinishRunBody,
-  HeartbeatRunBody, MAX_CLAIM_WAIT_MS, RegisterWorkerBody, ReleasedRuns, ReleaseRunsBody, StartRunBody, WaitingWork, WorkerAlive,
-  WorkerIdBody, WorkerSettings, type FinishRunBody as FinishRunWire, type LeaseWire,
+  HeartbeatRunBody, MAX_CLAIM_WAIT_MS, OLDEST_WORKER_PROTOCOL, RegisterWorkerBody, ReleasedRuns, ReleaseRunsBody, StartRunBody, WaitingWork, WorkerAlive,
+  WORKER_PROTOCOL, WORKER_PROTOCOL_HEADER, WorkerIdBody, WorkerSettings, type FinishRunBody as FinishRunWire, type LeaseWire,
 } from '../../core/wire-worker.js';
+import { VERSION } from '../../core/version.js';
 import { openLeaseTicket } from '../lease-tickets.js';
 import { DEFAULT_MAX_ARTIFACT_BYTES } from '../../artifacts/blobs.js';
 import { leaseOf } from '../../store/store.js';
@@ -56,6 +57,7 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
   app.addHook('onClose', () => link.flush());
   app.addHook('onRoute', attachRequiredRole);
   app.addHook('onRequest', requireKey(deps.auth, authorizeRoute));
+  app.addHook('onRequest', takesWorkerProtocol);
   // Only a key that passed counts as a worker attached: the API reaps leases while one is (src/worker-link/reaper.ts).
   if (deps.onWorkerRequest) app.addHook('preHandler', (_request, _reply, done) => (deps.onWorkerRequest?.(), done()));
 
@@ -71,6 +73,8 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
     staleAfterMs: deps.workerStaleMs,
     maxArtifactBytes: deps.artifacts?.maxBytes ?? DEFAULT_MAX_ARTIFACT_BYTES,
     maxClaimWaitMs: MAX_CLAIM_WAIT_MS,
+    version: VERSION,
+    protocol: { oldest: OLDEST_WORKER_PROTOCOL, newest: WORKER_PROTOCOL },
   }));
 
   // ── the workers registry ──
@@ -232,4 +236,19 @@ function waitingOf(reply: FastifyReply, closing: Closing): Waiting {
     });
   });
   return { gone: Promise.race([left, closing.promise]), isGone: () => gone || closing.closed };
+}
+
+/**
+ * A worker of a protocol revision this API does not take is refused on its
+ * first request (its settings), saying which it speaks and which are taken.
+ * No header: a worker from before revisions were sent, which speaks revision 1.
+ */
+function takesWorkerProtocol(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+  const sent = request.headers[WORKER_PROTOCOL_HEADER];
+  const revision = sent === undefined ? 1 : /^[0-9]{1,6}$/.test(String(sent)) ? Number(sent) : Number.NaN;
+  if (!(revision >= OLDEST_WORKER_PROTOCOL && revision <= WORKER_PROTOCOL)) {
+    return done(new RunsetError('worker_protocol_unsupported', `this API (runset ${VERSION}) takes worker protocol revisions ${OLDEST_WORKER_PROTOCOL} to ${WORKER_PROTOCOL}; `
+      + `the worker sent ${WORKER_PROTOCOL_HEADER}: ${echo(String(sent))}. Run a worker of the API's version (runset ${VERSION}), or upgrade the API first`));
+  }
+  done();
 }
