@@ -47852,9 +47852,57 @@ var init_override_rules = __esm({
 });
 
 // src/config/dangerous-variables.ts
+var NAMES, PREFIXES, REFUSED_VARIABLES;
 var init_dangerous_variables = __esm({
   "src/config/dangerous-variables.ts"() {
     "use strict";
+    NAMES = /* @__PURE__ */ new Map([
+      ["NODE_OPTIONS", "Node.js reads its command-line options from it (--require, --import, --loader)"],
+      ["NODE_PATH", "Node.js loads modules from the folders it lists"],
+      ["NODE_REPL_EXTERNAL_MODULE", "Node.js loads it as a module"],
+      ["ELECTRON_RUN_AS_NODE", "it turns an Electron binary into a Node.js interpreter"],
+      ["LD_PRELOAD", "the dynamic loader injects the libraries it names into every program"],
+      ["LD_LIBRARY_PATH", "the dynamic loader takes libraries from the folders it lists"],
+      ["LD_AUDIT", "the dynamic loader runs the audit libraries it names"],
+      ["GCONV_PATH", "glibc loads character-set modules from it"],
+      ["BASH_ENV", "bash runs the file it names before every script"],
+      ["ENV", "sh runs the file it names when it starts"],
+      ["SHELLOPTS", "bash takes its options from it"],
+      ["BASHOPTS", "bash takes its options from it"],
+      ["PS4", "bash evaluates it when tracing commands"],
+      ["PROMPT_COMMAND", "bash runs it"],
+      ["IFS", "it changes how shells split words"],
+      ["PATH", "it decides which program runs for every command name"],
+      ["PYTHONPATH", "Python imports modules from the folders it lists"],
+      ["PYTHONSTARTUP", "Python runs the file it names"],
+      ["PYTHONHOME", "Python takes its standard library from it"],
+      ["PYTHONINSPECT", "Python enters interactive mode after the script"],
+      ["PYTHONWARNINGS", "Python imports the warning categories it names"],
+      ["PYTHONBREAKPOINT", "Python imports the function it names"],
+      ["PYTHONUSERBASE", "Python imports site packages from it"],
+      ["PERL5OPT", "Perl reads its command-line options from it (-M loads a module)"],
+      ["PERL5LIB", "Perl loads modules from the folders it lists"],
+      ["PERLLIB", "Perl loads modules from the folders it lists"],
+      ["PERL5DB", "Perl runs it as its debugger"],
+      ["RUBYOPT", "Ruby reads its command-line options from it (-r loads a library)"],
+      ["RUBYLIB", "Ruby loads libraries from the folders it lists"],
+      ["JAVA_TOOL_OPTIONS", "every JVM reads its options from it (-javaagent runs code)"],
+      ["_JAVA_OPTIONS", "every JVM reads its options from it (-javaagent runs code)"],
+      ["JDK_JAVA_OPTIONS", "the java launcher reads its options from it"],
+      ["CLASSPATH", "Java loads classes from it"],
+      ["GIT_SSH_COMMAND", "git runs it"],
+      ["GIT_EXEC_PATH", "git runs its subcommands from it"]
+    ]);
+    PREFIXES = [
+      ["LD_", "the dynamic loader reads LD_* variables (LD_PRELOAD, LD_AUDIT, \u2026)"],
+      ["DYLD_", "the macOS dynamic loader reads DYLD_* variables (DYLD_INSERT_LIBRARIES, \u2026)"],
+      ["NPM_CONFIG_", "npm reads its settings from npm_config_* variables (node-options, script-shell run code)"],
+      ["BASH_FUNC_", "bash imports functions from BASH_FUNC_* variables"]
+    ];
+    REFUSED_VARIABLES = Object.freeze({
+      names: Object.freeze([...NAMES.keys()]),
+      prefixes: Object.freeze(PREFIXES.map(([prefix]) => prefix))
+    });
   }
 });
 
@@ -47964,6 +48012,9 @@ function walkNumber(node, value, path23) {
 function walkArray(node, value, path23) {
   if (node.minItems !== void 0 && value.length < node.minItems) {
     return { path: path23, problem: value.length === 0 ? "empty list" : `only ${value.length} items`, expected: expectedOf(node) };
+  }
+  if (node.maxItems !== void 0 && value.length > node.maxItems) {
+    return { path: path23, problem: `too many items (${value.length}, at most ${node.maxItems})`, expected: expectedOf(node) };
   }
   if (!node.items) return void 0;
   for (const [index3, item] of value.entries()) {
@@ -75687,7 +75738,7 @@ var init_suite_schema = __esm({
     init_template2();
     init_suite_webhooks();
     init_suite_code_hosts();
-    ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+    ENVIRONMENT_NAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,${LIMITS.envNameLength - 1}}$`);
     VARIABLE_NAME_TEXT = "a variable name such as BASE_URL (letters, digits and _, not starting with a digit)";
     ENVIRONMENT_TEXT = 'a mapping with "variables", "maxFailures", "failOnFlaky", "maxConcurrentSets", "setTimeout", "allowPrivateTargets" and "allowSuiteUploads"';
     VARIABLES_TEXT = 'a mapping of variable names to string values, such as {BASE_URL: "https://staging.example.com"}';
@@ -75747,7 +75798,7 @@ var init_suite_schema = __esm({
     );
     SuiteSchema = typebox_exports.Object(
       {
-        environments: typebox_exports.Record(typebox_exports.String({ pattern: ENVIRONMENT_NAME.source, maxLength: LIMITS.envNameLength }), EnvironmentSchema, {
+        environments: typebox_exports.Record(typebox_exports.String({ pattern: ENVIRONMENT_NAME.source }), EnvironmentSchema, {
           additionalProperties: false,
           minProperties: 1,
           keyDescription: `an environment name such as staging (letters, digits, "_", "." and "-", at most ${LIMITS.envNameLength} characters)`,
@@ -76934,7 +76985,17 @@ function collectStrings(value, at2, out) {
 function isTestType(value) {
   return typeof value === "string" && Object.hasOwn(TEST_TYPES, value);
 }
-var HEADER_NAME, HttpProperties, http, CommandProperties, command2, TEST_TYPES, TEST_TYPE_NAMES;
+function testSchema(type) {
+  let schema = testSchemas.get(type);
+  if (!schema) {
+    const { name, ...rest } = CommonTestProperties;
+    const properties = { name, type: typebox_exports.Literal(type), ...TEST_TYPES[type].properties, ...rest };
+    schema = typebox_exports.Object(properties, { additionalProperties: false, description: `a test of type ${JSON.stringify(type)}` });
+    testSchemas.set(type, schema);
+  }
+  return schema;
+}
+var HEADER_NAME, HttpProperties, http, CommandProperties, command2, TEST_TYPES, TEST_TYPE_NAMES, testSchemas;
 var init_suite_test_types = __esm({
   "src/config/suite-test-types.ts"() {
     "use strict";
@@ -77051,6 +77112,7 @@ var init_suite_test_types = __esm({
       newman: frameworkTestType("newman")
     });
     TEST_TYPE_NAMES = Object.freeze(Object.keys(TEST_TYPES));
+    testSchemas = /* @__PURE__ */ new Map();
   }
 });
 
@@ -77157,16 +77219,6 @@ function fallbackFailure(validator, value, at2) {
     expected: "a valid value (see the documentation of runset.config.yaml)"
   };
 }
-function testSchema(type) {
-  let schema = testSchemas.get(type);
-  if (!schema) {
-    const { name, ...rest } = CommonTestProperties;
-    const properties = { name, type: typebox_exports.Literal(type), ...TEST_TYPES[type].properties, ...rest };
-    schema = typebox_exports.Object(properties, { additionalProperties: false, description: `a test of type ${JSON.stringify(type)}` });
-    testSchemas.set(type, schema);
-  }
-  return schema;
-}
 function yamlSyntaxError(error, file) {
   const position = error.linePos?.[0];
   const firstLine = error.message.split("\n")[0] ?? error.message;
@@ -77202,11 +77254,10 @@ function deepFreeze(value) {
   }
   return value;
 }
-var import_yaml, validators, testSchemas;
+var import_yaml, validators;
 var init_suite = __esm({
   "src/config/suite.ts"() {
     "use strict";
-    init_build();
     init_compile3();
     import_yaml = __toESM(require_dist(), 1);
     init_template2();
@@ -77223,7 +77274,6 @@ var init_suite = __esm({
     init_suite_test_types();
     init_suite_error();
     validators = /* @__PURE__ */ new Map();
-    testSchemas = /* @__PURE__ */ new Map();
   }
 });
 

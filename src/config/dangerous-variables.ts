@@ -68,3 +68,9 @@ export function dangerousVariableReason(name: string): string | null {
 export function refusedVariableNames(): string {
   return [...NAMES.keys(), ...PREFIXES.map(([prefix]) => `${prefix}*`)].join(', ');
 }
+
+/** The refused names and prefixes (upper case; compared ignoring case), for the published JSON Schema (./config-json-schema.ts), which refuses them too. */
+export const REFUSED_VARIABLES: { readonly names: readonly string[]; readonly prefixes: readonly string[] } = Object.freeze({
+  names: Object.freeze([...NAMES.keys()]),
+  prefixes: Object.freeze(PREFIXES.map(([prefix]) => prefix)),
+});

@@ -30,6 +30,7 @@ interface SchemaNode {
   minProperties?: number;
   items?: SchemaNode;
   minItems?: number;
+  maxItems?: number;
   minLength?: number;
   maxLength?: number;
   pattern?: string;
@@ -94,6 +95,9 @@ function walkNumber(node: SchemaNode, value: number, path: DocPath): Failure | u
 function walkArray(node: SchemaNode, value: unknown[], path: DocPath): Failure | undefined {
   if (node.minItems !== undefined && value.length < node.minItems) {
     return { path, problem: value.length === 0 ? 'empty list' : `only ${value.length} items`, expected: expectedOf(node) };
+  }
+  if (node.maxItems !== undefined && value.length > node.maxItems) {
+    return { path, problem: `too many items (${value.length}, at most ${node.maxItems})`, expected: expectedOf(node) };
   }
   if (!node.items) return undefined;
   for (const [index, item] of value.entries()) {

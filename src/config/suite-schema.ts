@@ -11,7 +11,12 @@ import { VARIABLE_NAME } from '../executors/template.js';
 import { WebhooksSchema } from './suite-webhooks.js';
 import { GitHubSchema, GitLabSchema } from './suite-code-hosts.js';
 
-export const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/**
+ * The length limit is in the pattern: a record's keys are judged by their
+ * pattern alone (a maxLength beside it is not applied), and the API refuses a
+ * longer name, so an environment declared with one could never be run.
+ */
+export const ENVIRONMENT_NAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,${LIMITS.envNameLength - 1}}$`);
 
 const VARIABLE_NAME_TEXT = 'a variable name such as BASE_URL (letters, digits and _, not starting with a digit)';
 const ENVIRONMENT_TEXT = 'a mapping with "variables", "maxFailures", "failOnFlaky", "maxConcurrentSets", "setTimeout", "allowPrivateTargets" and "allowSuiteUploads"';
@@ -78,7 +83,7 @@ export const EnvironmentSchema = Type.Union(
 
 export const SuiteSchema = Type.Object(
   {
-    environments: Type.Record(Type.String({ pattern: ENVIRONMENT_NAME.source, maxLength: LIMITS.envNameLength }), EnvironmentSchema, {
+    environments: Type.Record(Type.String({ pattern: ENVIRONMENT_NAME.source }), EnvironmentSchema, {
       additionalProperties: false,
       minProperties: 1,
       keyDescription: `an environment name such as staging (letters, digits, "_", "." and "-", at most ${LIMITS.envNameLength} characters)`,

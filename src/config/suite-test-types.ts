@@ -9,7 +9,7 @@
 import { Type, type Static, type TObject } from 'typebox';
 import type { CommandTestSpec, HttpTestSpec, TestSpec, TestType } from '../core/types.js';
 import { fail, type DocPath } from './suite-error.js';
-import { HTTP_METHODS } from './suite-schema.js';
+import { CommonTestProperties, HTTP_METHODS } from './suite-schema.js';
 import { playwrightTestType } from './suite-playwright.js';
 import { frameworkTestType } from './suite-frameworks.js';
 import { ArtifactGlobsProperty, artifactGlobs } from './artifact-globs.js';
@@ -168,4 +168,22 @@ export const TEST_TYPE_NAMES: readonly string[] = Object.freeze(Object.keys(TEST
 
 export function isTestType(value: unknown): value is TestType {
   return typeof value === 'string' && Object.hasOwn(TEST_TYPES, value);
+}
+
+const testSchemas = new Map<TestType, TObject>();
+
+/**
+ * A test's full schema: common keys + `type` + its own keys, nothing else. The
+ * loader validates each entry with it, and the published JSON Schema is built
+ * from it (./config-json-schema.ts), so both judge a test alike.
+ */
+export function testSchema(type: TestType): TObject {
+  let schema = testSchemas.get(type);
+  if (!schema) {
+    const { name, ...rest } = CommonTestProperties;
+    const properties = { name, type: Type.Literal(type), ...TEST_TYPES[type].properties, ...rest };
+    schema = Type.Object(properties, { additionalProperties: false, description: `a test of type ${JSON.stringify(type)}` });
+    testSchemas.set(type, schema);
+  }
+  return schema;
 }

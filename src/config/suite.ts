@@ -13,10 +13,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Static, Type, type TObject, type TSchema } from 'typebox';
+import { type Static, type TObject, type TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { isNode, LineCounter, parseDocument, type Document, type YAMLError } from 'yaml';
-import type { EnvironmentConfig, OverrideRule, TestCommon, TestSpec, TestType, VariableValue } from '../core/types.js';
+import type { EnvironmentConfig, OverrideRule, TestCommon, TestSpec, VariableValue } from '../core/types.js';
 import { findPlaceholders } from '../executors/template.js';
 import { ruleSyntaxError } from './override-rules.js';
 import { dangerousVariableReason, refusedVariableNames } from './dangerous-variables.js';
@@ -30,7 +30,7 @@ import { ENV_REFERENCE } from '../secrets/index.js';
 import { DEFAULT_SET_TIMEOUT_SECONDS, MAX_SET_TIMEOUT_SECONDS, setTimeoutText } from '../core/deadlines.js';
 import { DurationError, parseDuration } from '../core/duration.js';
 import type { WebhookConfig } from '../core/webhooks.js';
-import { isTestType, TEST_TYPE_NAMES, TEST_TYPES } from './suite-test-types.js';
+import { isTestType, TEST_TYPE_NAMES, TEST_TYPES, testSchema } from './suite-test-types.js';
 import type { BuildContext, TestTypeDefinition } from './test-type.js';
 
 export { ConfigError, type ConfigErrorDetails } from './suite-error.js';
@@ -272,7 +272,6 @@ function checkPlaceholders(definition: TestTypeDefinition, spec: TestSpec, at: D
 // ── validation plumbing ─────────────────────────────────────────────────────
 
 const validators = new Map<TSchema, Validator>();
-const testSchemas = new Map<TestType, TSchema>();
 
 /** Validates with the compiled TypeBox validator; on failure, explains the first problem. */
 export function validate(schema: TSchema, value: unknown, at: DocPath): void {
@@ -292,18 +291,6 @@ function fallbackFailure(validator: Validator, value: unknown, at: DocPath): Fai
     problem: first?.message ?? 'invalid',
     expected: 'a valid value (see the documentation of runset.config.yaml)',
   };
-}
-
-/** A test's full schema: common keys + `type` + its own keys, nothing else. */
-function testSchema(type: TestType): TSchema {
-  let schema = testSchemas.get(type);
-  if (!schema) {
-    const { name, ...rest } = CommonTestProperties;
-    const properties = { name, type: Type.Literal(type), ...TEST_TYPES[type].properties, ...rest };
-    schema = Type.Object(properties, { additionalProperties: false, description: `a test of type ${JSON.stringify(type)}` });
-    testSchemas.set(type, schema);
-  }
-  return schema;
 }
 
 // ── errors and freezing ─────────────────────────────────────────────────────

@@ -241,6 +241,13 @@ describe('parseSuiteConfig: errors name the file, the path and what is accepted'
     assertConfigError('environments:\n  s:\n    variables:\n      A: "Bearer ${env:X}"\ntests: []\n', 'environments.s.variables.A', /exactly "\$\{env:NAME\}"/);
   });
 
+  test('an environment name of at most 128 characters (the API takes no longer one), and at most 100 allow globs', () => {
+    parseSuiteConfig(`environments:\n  ${'e'.repeat(128)}:\ntests: []\n`, FILE);
+    assertConfigError(`environments:\n  ${'e'.repeat(129)}:\ntests: []\n`, `environments.${'e'.repeat(129)}`, /at most 128 characters/, /invalid name/);
+    const globs = Array.from({ length: 101 }, (_, i) => `g${i}`).join(', ');
+    assertConfigError(`environments:\n  s:\n    variables: { URL: { value: x, allow: [${globs}] } }\ntests: []\n`, 'environments.s.variables.URL.allow', /list of globs/, /too many items \(101, at most 100\)/);
+  });
+
   test('at least one environment', () => {
     assertConfigError('environments: {}\ntests: []\n', 'environments', /at least one environment/);
   });
