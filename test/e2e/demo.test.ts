@@ -84,7 +84,7 @@ test('the package: npm pack, installed into an empty folder, runs the demo (its 
   ];
   const files = new Set(packed.files.map((f) => f.path));
   for (const needed of ['dist/src/cli/main.js', 'dist/src/client/index.js', 'dist/src/client/index.d.ts', 'dist/dashboard/manifest.json', 'examples/demo/runset.config.yaml',
-    'examples/demo/e2e/playwright.config.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/compatibility.md']) {
+    'examples/demo/e2e/playwright.config.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/compatibility.md', 'schema/runset.config.schema.json']) {
     assert.ok(files.has(needed), `the package holds ${needed}`);
   }
   const leftOut = [...files].filter((f) => /^(src|test|bench|dist\/test|deploy|action)\//.test(f) || f.endsWith('.map') || f.endsWith('.tsbuildinfo'));
