@@ -26,6 +26,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['quarantine'], load: async () => (await import('./quarantine.js')).registerQuarantineCommand },
   { names: ['demo'], load: async () => (await import('./demo.js')).registerDemoCommand },
   { names: ['prune'], load: async () => (await import('./prune.js')).registerPruneCommand },
+  { names: ['check'], load: async () => (await import('./check.js')).registerCheckCommand },
   { names: ['backup', 'restore'], load: async () => (await import('./backup.js')).registerBackupCommands },
 ];
 
