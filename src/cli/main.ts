@@ -27,6 +27,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['demo'], load: async () => (await import('./demo.js')).registerDemoCommand },
   { names: ['prune'], load: async () => (await import('./prune.js')).registerPruneCommand },
   { names: ['check'], load: async () => (await import('./check.js')).registerCheckCommand },
+  { names: ['init'], load: async () => (await import('./init.js')).registerInitCommand },
   { names: ['backup', 'restore'], load: async () => (await import('./backup.js')).registerBackupCommands },
 ];
 

@@ -111,7 +111,7 @@ test('the CLI loads a command only when asked, and a command its heavy parts onl
   // Two executors' modules are option checks, made before anything starts, of Node's built-ins only:
   // the default Chromium path, and looking up --run-as's user. config/suite-cache parses the cache flags (Node's built-ins only).
   const server = /^(main\.js|api\/|store\/|scheduler\/|dashboard\/|executors\/(?!playwright\/chromium|run-as)|config\/(suite(?!-cache)|playwright)|suites\/)/;
-  for (const entry of ['cli/main.js', 'cli/trigger.js', 'cli/serve.js', 'cli/keys.js', 'cli/workers.js', 'cli/cancel.js', 'cli/demo.js', 'cli/suites.js']) {
+  for (const entry of ['cli/main.js', 'cli/trigger.js', 'cli/serve.js', 'cli/keys.js', 'cli/workers.js', 'cli/cancel.js', 'cli/demo.js', 'cli/suites.js', 'cli/check.js', 'cli/init.js']) {
     const loaded = [...staticClosure(path.join(DIST_SRC, entry))];
     assert.deepEqual(loaded.filter((m) => server.test(m)), [], `${entry} loads no server code up front`);
     // Exit codes and the --label parser: small modules that import nothing.
