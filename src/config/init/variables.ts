@@ -23,7 +23,7 @@ export const MAX_SCANNED_FILES = 300;
 const TEST_DEPTH = 3;
 
 /** Read by runners, CI or the OS rather than the suite's own settings: the worker's environment provides them. */
-const AMBIENT = /^(CI|NODE_ENV|HOME|PATH|PWD|USER|SHELL|TERM|LANG|TZ|TMPDIR|TEMP|DEBUG|PWDEBUG|JEST_WORKER_ID|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX|(PW|PWTEST|PLAYWRIGHT|GITHUB|GITLAB|RUNNER|npm|VITEST|PYTEST)_\w*|VITEST)$/;
+const AMBIENT = /^(CI|NODE_ENV|HOME|PATH|PWD|USER|SHELL|TERM|LANG|TZ|TMPDIR|TEMP|DEBUG|PWDEBUG|JEST_WORKER_ID|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX|(PW|PWTEST|GITHUB|GITLAB|RUNNER|npm|VITEST|PYTEST)_\w*|PLAYWRIGHT_(BROWSERS_PATH|SKIP_BROWSER_DOWNLOAD|HTML_\w+|JSON_\w+|JUNIT_\w+|BLOB_\w+)|VITEST)$/;
 
 /** A variable found, with where it is read and the fallback the code gives it, if any. */
 export interface FoundVariable {
@@ -44,9 +44,10 @@ export interface FoundVariables {
   scanned: number;
 }
 
+/** A read, then maybe its default (`?? 'text'`, `|| "text"`, `|| 3000`): groups name, text, number. */
 const JS_READS = [
-  /\bprocess\.env\.([A-Za-z_]\w*)(?:\s*(?:\?\?|\|\|)\s*(['"`])([^'"`\n]*)\2)?/g,
-  /\bprocess\.env\[\s*(['"`])([^'"`\n]+)\1\s*\](?:\s*(?:\?\?|\|\|)\s*(['"`])([^'"`\n]*)\3)?/g,
+  /\bprocess\.env\.(?<name>[A-Za-z_]\w*)(?:\s*(?:\?\?|\|\|)\s*(?:(?<q>['"`])(?<text>[^'"`\n]*)\k<q>|(?<number>\d+(?:\.\d+)?)\b))?/g,
+  /\bprocess\.env\[\s*(?<q0>['"`])(?<name>[^'"`\n]+)\k<q0>\s*\](?:\s*(?:\?\?|\|\|)\s*(?:(?<q>['"`])(?<text>[^'"`\n]*)\k<q>|(?<number>\d+(?:\.\d+)?)\b))?/g,
 ];
 const PY_READS = [
   /\b(?:os\.)?environ\[\s*(['"])([^'"\n]+)\1\s*\]/g,
@@ -99,8 +100,13 @@ function readsOf(file: string, text: string, note: (name: string, file: string, 
   }
   if (!/\.[cm]?[jt]sx?$/.test(file)) return; // a JSON, YAML, INI or TOML config names no variable
   const code = withoutComments(text);
-  for (const m of code.matchAll(JS_READS[0] as RegExp)) note(m[1] as string, file, m[3]);
-  for (const m of code.matchAll(JS_READS[1] as RegExp)) note(m[2] as string, file, m[4]);
+  for (const pattern of JS_READS) {
+    for (const { groups } of code.matchAll(pattern)) {
+      const fallback = groups?.text ?? groups?.number;
+      // A template's `${PORT}` would reach the tests as those very characters: no default then.
+      note(groups?.name as string, file, fallback?.includes('${') ? undefined : fallback);
+    }
+  }
 }
 
 /** `{{NAME}}` in a collection; its own `variable` list gives fallbacks. Postman's dynamic `{{$guid}}` is not a variable. */
