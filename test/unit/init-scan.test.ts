@@ -75,3 +75,12 @@ test('python reads, Postman placeholders with the collection\'s own values, and 
   assert.deepEqual([names.SHOP_URL, names.USER_NAME, names.RETRIES, names.HOST], [undefined, 'demo', undefined, 'http://localhost:8080']);
   assert.ok(found.leftOut.includes('bad-name') && !found.leftOut.includes('$timestamp'));
 });
+
+test('Vitest set up inside vite.config or by any package.json script; a vite.config without tests is no suite', () => {
+  const root = repository({
+    'app/vite.config.ts': "export default { plugins: [], test: { include: ['src/**/*.test.ts'] } };\n",
+    'site/vite.config.ts': "export default { plugins: [] }; // test: { } is only a comment here\n",
+    'lib/package.json': JSON.stringify({ scripts: { test: 'playwright test', 'test:unit': 'vitest run' } }),
+  });
+  assert.deepEqual(findSuites(root).map((s) => `${s.type} ${path.relative(root, s.dir)}`), ['vitest app', 'vitest lib']);
+});

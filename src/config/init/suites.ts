@@ -6,10 +6,10 @@
  * init works before any `npm install`. The rules, one folder one entry per type:
  *
  * - playwright: playwright.config.{ts,js,mts,mjs,cts,cjs} (Playwright's own names)
- * - vitest: vitest.config.* or vitest.workspace.*, or package.json's `scripts.test` running vitest
- * - jest: jest.config.*, or package.json with a "jest" key or `scripts.test` running jest
- * - mocha: .mocharc.*, or package.json with a "mocha" key or `scripts.test` running mocha
- * - cucumber: cucumber.{js,cjs,mjs,json,yaml,yml}, or `scripts.test` running cucumber-js
+ * - vitest: vitest.config.* or vitest.workspace.*, a vite.config.* with a `test:` section, or a package.json script running vitest
+ * - jest: jest.config.*, or package.json with a "jest" key or a script running jest
+ * - mocha: .mocharc.*, or package.json with a "mocha" key or a script running mocha
+ * - cucumber: cucumber.{js,cjs,mjs,json,yaml,yml}, or a script running cucumber-js
  * - pytest: pytest.ini, pyproject.toml with [tool.pytest.ini_options], setup.cfg with [tool:pytest], tox.ini with [pytest]
  * - newman: *.postman_collection.json (one entry per collection)
  *
@@ -53,6 +53,7 @@ type FileRule = { type: FoundSuite['type']; matches: (name: string) => boolean; 
 const FILE_RULES: readonly FileRule[] = [
   { type: 'playwright', matches: (name) => PLAYWRIGHT_CONFIG_NAMES.includes(name) },
   { type: 'vitest', matches: (name) => /^vitest\.(config|workspace)\.[cm]?[jt]s$/.test(name) },
+  { type: 'vitest', matches: (name) => /^vite\.config\.[cm]?[jt]s$/.test(name), confirms: (text) => /\btest\s*:\s*\{/.test(withoutComments(text)) },
   { type: 'jest', matches: (name) => /^jest\.config\.([cm]?[jt]s|json)$/.test(name) },
   { type: 'mocha', matches: (name) => /^\.mocharc\.(js|cjs|mjs|json|jsonc|yaml|yml)$/.test(name) },
   { type: 'cucumber', matches: (name) => /^cucumber\.(js|cjs|mjs|json|yaml|yml)$/.test(name) },
@@ -64,9 +65,9 @@ const FILE_RULES: readonly FileRule[] = [
 ];
 
 /** Globs of every name FILE_RULES may match, so the search returns candidates only. */
-const CANDIDATE_FILES = ['**/playwright.config.*', '**/vitest.config.*', '**/vitest.workspace.*', '**/jest.config.*', '**/.mocharc.*', '**/cucumber.*', '**/pytest.ini', '**/pyproject.toml', '**/setup.cfg', '**/tox.ini', '**/*.postman_collection.json', '**/package.json'];
+const CANDIDATE_FILES = ['**/playwright.config.*', '**/vitest.config.*', '**/vitest.workspace.*', '**/vite.config.*', '**/jest.config.*', '**/.mocharc.*', '**/cucumber.*', '**/pytest.ini', '**/pyproject.toml', '**/setup.cfg', '**/tox.ini', '**/*.postman_collection.json', '**/package.json'];
 
-/** package.json: a framework's key, or a `test` script that runs it. */
+/** package.json: a framework's key, or a script (`test`, `test:unit`, …) that runs it. */
 const PACKAGE_RULES: ReadonlyArray<{ type: FoundSuite['type']; key?: string; script: RegExp }> = [
   { type: 'vitest', script: /^(npx )?vitest\b/ },
   { type: 'jest', key: 'jest', script: /^(npx )?jest\b/ },
@@ -115,7 +116,7 @@ function typeOrder(type: string): number {
   return TYPE_ORDER.indexOf(type);
 }
 
-/** The frameworks a package.json sets up: by its own key, or by its `test` script. */
+/** The frameworks a package.json sets up: by its own key, or by a script. */
 function packageSuites(file: string): Array<FoundSuite['type']> {
   let manifest: { scripts?: Record<string, unknown> } & Record<string, unknown>;
   try {
@@ -124,8 +125,8 @@ function packageSuites(file: string): Array<FoundSuite['type']> {
     return [];
   }
   if (manifest === null || typeof manifest !== 'object') return [];
-  const script = typeof manifest.scripts?.test === 'string' ? manifest.scripts.test.trim() : '';
-  return PACKAGE_RULES.filter((rule) => (rule.key !== undefined && Object.hasOwn(manifest, rule.key)) || rule.script.test(script)).map((rule) => rule.type);
+  const scripts = Object.values(manifest.scripts ?? {}).filter((script): script is string => typeof script === 'string').map((script) => script.trim());
+  return PACKAGE_RULES.filter((rule) => (rule.key !== undefined && Object.hasOwn(manifest, rule.key)) || scripts.some((script) => rule.script.test(script))).map((rule) => rule.type);
 }
 
 /** Projects, webServer and testDir of a Playwright config, from its text (its comments left out). */
