@@ -14,7 +14,7 @@ interface InitFlags {
   force?: boolean;
 }
 
-const LOOKED_FOR = 'playwright.config.*, vitest.config.*, jest.config.* or package.json "jest", .mocharc.*, cucumber.*, pytest.ini or pyproject.toml [tool.pytest.ini_options], *.postman_collection.json';
+const LOOKED_FOR = 'playwright.config.*, vitest.config.*, jest.config.* or package.json "jest", .mocharc.*, cucumber.*, pytest.ini, pyproject.toml [tool.pytest.ini_options] or conftest.py, *.postman_collection.json';
 
 function refuse(message: string): never {
   process.stderr.write(`runset: ${message}\n`);

@@ -84,3 +84,15 @@ test('Vitest set up inside vite.config or by any package.json script; a vite.con
   });
   assert.deepEqual(findSuites(root).map((s) => `${s.type} ${path.relative(root, s.dir)}`), ['vitest app', 'vitest lib']);
 });
+
+test('pytest by its shallowest conftest.py where no pytest config covers it', () => {
+  const root = repository({
+    'conftest.py': '',
+    'tests/conftest.py': '',
+    'tests/test_a.py': 'import os\nos.getenv("BASE_URL", "https://jsonplaceholder.typicode.com")\n',
+    'svc/pytest.ini': '[pytest]\n',
+    'svc/tests/conftest.py': '',
+  });
+  assert.deepEqual(findSuites(root).map((s) => `${s.type} ${path.relative(root, s.dir) || '.'} ${s.files.map((f) => path.relative(root, f)).join(',')}`), ['pytest . conftest.py', 'pytest svc svc/pytest.ini']);
+  assert.deepEqual(declared(root), { BASE_URL: 'https://jsonplaceholder.typicode.com' });
+});

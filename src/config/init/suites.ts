@@ -10,7 +10,8 @@
  * - jest: jest.config.*, or package.json with a "jest" key or a script running jest
  * - mocha: .mocharc.*, or package.json with a "mocha" key or a script running mocha
  * - cucumber: cucumber.{js,cjs,mjs,json,yaml,yml}, or a script running cucumber-js
- * - pytest: pytest.ini, pyproject.toml with [tool.pytest.ini_options], setup.cfg with [tool:pytest], tox.ini with [pytest]
+ * - pytest: pytest.ini, pyproject.toml with [tool.pytest.ini_options], setup.cfg with [tool:pytest], tox.ini with [pytest];
+ *   else the shallowest conftest.py
  * - newman: *.postman_collection.json (one entry per collection)
  *
  * Folders never searched: node_modules, .git and every other dot-folder,
@@ -65,7 +66,7 @@ const FILE_RULES: readonly FileRule[] = [
 ];
 
 /** Globs of every name FILE_RULES may match, so the search returns candidates only. */
-const CANDIDATE_FILES = ['**/playwright.config.*', '**/vitest.config.*', '**/vitest.workspace.*', '**/vite.config.*', '**/jest.config.*', '**/.mocharc.*', '**/cucumber.*', '**/pytest.ini', '**/pyproject.toml', '**/setup.cfg', '**/tox.ini', '**/*.postman_collection.json', '**/package.json'];
+const CANDIDATE_FILES = ['**/playwright.config.*', '**/vitest.config.*', '**/vitest.workspace.*', '**/vite.config.*', '**/jest.config.*', '**/.mocharc.*', '**/cucumber.*', '**/pytest.ini', '**/conftest.py', '**/pyproject.toml', '**/setup.cfg', '**/tox.ini', '**/*.postman_collection.json', '**/package.json'];
 
 /** package.json: a framework's key, or a script (`test`, `test:unit`, …) that runs it. */
 const PACKAGE_RULES: ReadonlyArray<{ type: FoundSuite['type']; key?: string; script: RegExp }> = [
@@ -103,6 +104,12 @@ export function findSuites(root: string): FoundSuite[] {
     } else {
       add(rule.type, file, rule.type === 'newman' ? { collection: name } : {});
     }
+  }
+  // A conftest.py marks a pytest suite only where no pytest config or shallower conftest.py does: pytest reads nested ones itself.
+  for (const file of files.filter((f) => path.basename(f) === 'conftest.py').sort((a, b) => depth(a) - depth(b))) {
+    const dir = path.dirname(file);
+    const covered = [...found.values()].some((suite) => suite.type === 'pytest' && (dir === suite.dir || dir.startsWith(suite.dir + path.sep)));
+    if (!covered) add('pytest', file);
   }
   return [...found.values()].sort((a, b) => depth(a.dir) - depth(b.dir) || a.dir.localeCompare(b.dir) || typeOrder(a.type) - typeOrder(b.type) || (a.collection ?? '').localeCompare(b.collection ?? ''));
 }

@@ -113,7 +113,7 @@ function variableComment(variable: FoundVariable, base: string): string {
   const files = variable.readBy.slice(0, 2).map((file) => relativeTo(base, file));
   const readBy = `read by ${files.join(', ')}${variable.readBy.length > 2 ? ` and ${variable.readBy.length - 2} more` : ''}`;
   if (looksSecret(variable.name)) return `${readBy}; a secret: set ${variable.name} where runset serve runs (masked everywhere)`;
-  if (variable.fallbackFrom !== undefined) return `${readBy} (the default in ${relativeTo(base, variable.fallbackFrom)})`;
+  if (variable.fallbackFrom !== undefined) return variable.readBy.length === 1 ? `${readBy}, with this default` : `${readBy} (the default in ${relativeTo(base, variable.fallbackFrom)})`;
   return `${readBy}; set the real value`;
 }
 
