@@ -58,7 +58,7 @@ export function registerInitCommand(program: Command): void {
       process.stderr.write(
         `runset: wrote ${file}: ${plan.names.length} entr${plan.names.length === 1 ? 'y' : 'ies'} (${plan.names.join(', ')}), ` +
           `environment ${flags.env} with ${variables.length > 0 ? `variables ${variables.join(', ')}` : 'no variable'}\n` +
-          `Next: set the variables' values in it, then\n  runset check -c ${relative}      # loads it as serve will, lists the tests\n  runset serve --config ${relative}\n  runset trigger --env ${flags.env}    # from CI, with RUNSET_URL and RUNSET_API_KEY\n`,
+          `Next:${variables.length > 0 ? " set the variables' values in it, then" : ''}\n  runset check -c ${relative}      # loads it as serve will, lists the tests\n  runset serve --config ${relative}\n  runset trigger --env ${flags.env}    # from CI, with RUNSET_URL and RUNSET_API_KEY\n`,
       );
     });
 }
