@@ -6,12 +6,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { findSuites, readPlaywrightConfig } from '../../src/config/init/suites.js';
 import { findVariables, MAX_SCANNED_FILES } from '../../src/config/init/variables.js';
 import { MAX_FILE_BYTES, withoutComments } from '../../src/config/init/source-text.js';
+import { planConfig } from '../../src/config/init/write.js';
+
+
+/** This checkout: dist/test/unit/ is three levels down. */
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 function repository(files: Record<string, string>): string {
   const root = mkdtempSync(path.join(tmpdir(), 'runset-init-scan-'));
@@ -95,4 +101,14 @@ test('pytest by its shallowest conftest.py where no pytest config covers it', ()
   });
   assert.deepEqual(findSuites(root).map((s) => `${s.type} ${path.relative(root, s.dir) || '.'} ${s.files.map((f) => path.relative(root, f)).join(',')}`), ['pytest . conftest.py', 'pytest svc svc/pytest.ini']);
   assert.deepEqual(declared(root), { BASE_URL: 'https://jsonplaceholder.typicode.com' });
+});
+
+test('the written config names runset\'s JSON Schema for editors only when runset is installed inside its folder', () => {
+  const root = repository({ 'e2e/playwright.config.ts': 'export default {};\n' });
+  const inside = planConfig(root, path.join(REPO_ROOT, 'runset.config.yaml'), 'local').text;
+  assert.equal(inside.split('\n')[0], '# yaml-language-server: $schema=./schema/runset.config.schema.json');
+  assert.ok(existsSync(path.join(REPO_ROOT, 'schema', 'runset.config.schema.json')));
+  const outside = planConfig(root, path.join(root, 'runset.config.yaml'), 'local').text;
+  assert.match(outside, /^# Written by `runset init`/);
+  assert.doesNotMatch(outside, /yaml-language-server/);
 });

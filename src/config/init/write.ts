@@ -5,7 +5,9 @@
  * Document API (comments are nodes' own), then loaded with runset's own
  * loader before anything is written: init never writes a file `serve` refuses.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Document, isScalar, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
 import { FRAMEWORK_ADAPTERS } from '../../executors/frameworks/registry.js';
 import { parseSuiteConfig, type SuiteConfig } from '../suite.js';
@@ -70,11 +72,26 @@ const HEADER = [
   ' Every key is described in README.md, "Configuration: runset.config.yaml".',
 ].join('\n');
 
+/** The JSON Schema runset ships: dist/src/config/init/write.js is four levels below the package root. */
+const SHIPPED_SCHEMA = fileURLToPath(new URL('../../../../schema/runset.config.schema.json', import.meta.url));
+
+/**
+ * The editors' line naming runset's JSON Schema, when runset is installed inside
+ * the config's folder (./node_modules/runset/…, a path every checkout has); none
+ * otherwise, as a path out of the folder would be this machine's alone.
+ */
+function schemaLine(base: string): string | undefined {
+  const relative = relativeTo(base, SHIPPED_SCHEMA);
+  if (relative.startsWith('..') || path.isAbsolute(relative) || !existsSync(SHIPPED_SCHEMA)) return undefined;
+  return ` yaml-language-server: $schema=./${relative}`;
+}
+
 function configText({ suites, variables, names, base, env }: TextInput): string {
   const values = Object.fromEntries(variables.declared.map((v) => [v.name, valueOf(v)]));
   const tests = suites.map((suite, index) => entryOf(suite, names[index] as string, base));
   const doc = new Document({ environments: { [env]: { variables: values } }, tests });
-  doc.commentBefore = HEADER;
+  const schema = schemaLine(base);
+  doc.commentBefore = schema === undefined ? HEADER : `${schema}\n${HEADER}`;
   const environment = doc.getIn(['environments', env], true) as Node;
   environment.commentBefore = environmentComment(variables);
   const declared = doc.getIn(['environments', env, 'variables'], true) as YAMLMap;
