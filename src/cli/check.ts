@@ -7,6 +7,7 @@
  * its framework; `--no-list` skips that and checks the file alone.
  */
 import { Command, Option } from 'commander';
+import { listedEntryOf } from '../core/batch.js';
 import type { TestSpec } from '../core/types.js';
 import { DEFAULTS, resolvePath } from '../config/options.js';
 import type { SuiteConfig } from '../config/suite.js';
@@ -23,17 +24,11 @@ interface Group {
   tests: TestSpec[];
 }
 
-/** The entry a listed case came from (Playwright and frameworks alike), or undefined for a test of its own. */
-function entryOf(test: TestSpec): string | undefined {
-  const listed = (test as { case?: { entry?: unknown } }).case;
-  return typeof listed?.entry === 'string' ? listed.entry : undefined;
-}
-
 function groupsOf(tests: readonly TestSpec[]): Group[] {
   const groups: Group[] = [];
   let open: { entry: string; group: Group } | undefined;
   for (const test of tests) {
-    const entry = entryOf(test);
+    const entry = listedEntryOf(test);
     if (entry !== undefined && open?.entry === entry) {
       open.group.tests.push(test);
       continue;
@@ -47,7 +42,7 @@ function groupsOf(tests: readonly TestSpec[]): Group[] {
 
 /** A Playwright or framework entry as the file declares it, before listing turns it into its cases. */
 function isUnlistedEntry(test: TestSpec): boolean {
-  return test.type !== 'http' && test.type !== 'command' && entryOf(test) === undefined;
+  return test.type !== 'http' && test.type !== 'command' && listedEntryOf(test) === undefined;
 }
 
 function plural(n: number, word: string): string {
@@ -65,7 +60,7 @@ export function describeSuite(config: SuiteConfig, listed: boolean, testsOf: (en
     for (const group of groupsOf(tests)) {
       const [first] = group.tests;
       if (first === undefined) continue;
-      if (entryOf(first) !== undefined) {
+      if (listedEntryOf(first) !== undefined) {
         lines.push(`  ${group.title} (${first.type}, ${plural(group.tests.length, 'case')})`);
         for (const test of group.tests) lines.push(`    ${test.name}`);
       } else if (!listed && isUnlistedEntry(first)) {
