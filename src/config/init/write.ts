@@ -37,17 +37,17 @@ export function planConfig(root: string, file: string, env: string): InitPlan {
   const suites = findSuites(root);
   const variables = findVariables(suites);
   const base = path.dirname(file);
-  const names = entryNames(suites, base);
+  const names = entryNames(suites, root);
   const text = configText({ suites, variables, names, base, env });
   return { suites, variables, names, text, config: parseSuiteConfig(text, file) };
 }
 
-/** `playwright` for a suite at the config's folder, `playwright e2e` for one in e2e/; a collection by its own name; unique. */
-function entryNames(suites: readonly FoundSuite[], base: string): string[] {
+/** `playwright` for a suite at the repository's root, `playwright e2e` for one in e2e/; a collection by its own name; unique. */
+function entryNames(suites: readonly FoundSuite[], root: string): string[] {
   const used = new Set<string>();
   return suites.map((suite) => {
     // A collection by its file (newman postman/shop), any other suite by its folder (playwright e2e).
-    const where = relativeTo(base, suite.collection ? path.join(suite.dir, suite.collection.replace(/\.postman_collection\.json$/, '')) : suite.dir);
+    const where = relativeTo(root, suite.collection ? path.join(suite.dir, suite.collection.replace(/\.postman_collection\.json$/, '')) : suite.dir);
     const wanted = where === '.' ? suite.type : `${suite.type} ${where}`;
     let name = wanted;
     for (let n = 2; used.has(name); n++) name = `${wanted} ${n}`;
