@@ -27,7 +27,7 @@ const MAY_IMPORT = {
   mcp: ['core', 'client'],
   roles: ['core', 'config', 'secrets', 'store', 'artifacts', 'auth', 'executors', 'sets', 'suites', 'retention', 'webhooks', 'worker-link', 'scheduler', 'api'],
   demo: [],
-  action: ['client', 'cli'],
+  action: ['core', 'client', 'cli'],
 };
 const FOLDERS = Object.keys(MAY_IMPORT);
 
