@@ -15,7 +15,7 @@
  *   over and over; the second process says at start that it cannot help
  *   with such a suite, and to give one process --workers N instead.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -28,8 +28,28 @@ import { SECOND_PROCESS_ADVICE } from '../../src/scheduler/webserver-gate.js';
 
 const NO_CHROMIUM = chromiumMissing();
 
-/** 9 tests in 3 files, 3 of them in Chromium, one failing on purpose; a server that takes 1 s to listen. */
-async function setUp(): Promise<{ dir: string; suite: WebServerSuite; configPath: string; direct: Map<string, 'SUCCESS' | 'FAIL'> }> {
+interface Fixture { dir: string; suite: WebServerSuite; configPath: string; direct: Map<string, 'SUCCESS' | 'FAIL'> }
+
+/**
+ * 9 tests in 3 files, 3 of them in Chromium, one failing on purpose; a server that takes 1 s to listen.
+ * Written and run directly once for the file (a Playwright run with Chromium): both tests compare with
+ * that run and start from empty logs.
+ */
+let made: Promise<Fixture> | undefined;
+async function setUp(): Promise<Fixture> {
+  made ??= makeFixture();
+  const fixture = await made;
+  writeFileSync(fixture.suite.serverLog, '');
+  writeFileSync(fixture.suite.marker, '');
+  return fixture;
+}
+
+after(async () => {
+  const fixture = await made?.catch(() => undefined);
+  if (fixture) rmSync(fixture.dir, { recursive: true, force: true });
+});
+
+async function makeFixture(): Promise<Fixture> {
   const dir = tempDir('runset-webserver-');
   const suite = await writeWebServerSuite(dir, {
     files: 3, tests: 9, startMs: 1000, workers: 1,
@@ -39,8 +59,6 @@ async function setUp(): Promise<{ dir: string; suite: WebServerSuite; configPath
   assert.equal([...direct.values()].filter((o) => o === 'FAIL').length, 1, `the direct run: ${JSON.stringify([...direct])}`);
   // What the direct run logged is not runset's; Playwright may exit before its server has.
   await until('the direct run\'s server stopped', () => serverRuns(suite.serverLog).every((r) => r.stop !== undefined), 15_000);
-  writeFileSync(suite.serverLog, '');
-  writeFileSync(suite.marker, '');
   const configPath = path.join(dir, 'runset.config.yaml');
   writeFileSync(configPath, 'environments:\n  e2e: { variables: {} }\ntests:\n  - { name: shop, type: playwright, dir: suite, workers: 1 }\n');
   return { dir, suite, configPath, direct };
@@ -72,12 +90,11 @@ async function checkRuns(server: Server, ids: string[], suite: WebServerSuite, d
 }
 
 test('serve with 2 slots: two batches of a fixed-port webServer suite take turns, outcomes as run directly', { skip: NO_CHROMIUM, timeout: 240_000 }, async (t) => {
-  const { dir, suite, configPath, direct } = await setUp();
+  const { suite, configPath, direct } = await setUp();
   const server = await startRunset({ configPath, args: ['--workers', '2'] });
   t.after(async () => {
     await server.stop();
     assertNoLeakedServers();
-    rmSync(dir, { recursive: true, force: true });
   });
   const ids = await Promise.all([createSet(server, 'e2e'), createSet(server, 'e2e')]);
   // One process, its claims one after another: a worker alone runs each set's entry in one Playwright process.

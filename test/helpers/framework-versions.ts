@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { installLock } from './install-lock.js';
 import { REPO_ROOT } from './server.js';
 
 /**
@@ -36,7 +37,17 @@ export class RegistryUnreachable extends Error {}
 export async function frameworkModules(pkg: string, version: string): Promise<string> {
   const dir = path.join(FRAMEWORK_CACHE, `${pkg}-${version}`);
   const modules = path.join(dir, 'node_modules');
-  if (installedVersion(modules, pkg) === version) return modules;
+  // A test file running at the same time may be installing it: wait for that install, not a second one.
+  const release = await installLock(dir, () => installedVersion(modules, pkg) === version);
+  if (!release) return modules;
+  try {
+    return await install(pkg, version, dir, modules);
+  } finally {
+    release();
+  }
+}
+
+async function install(pkg: string, version: string, dir: string, modules: string): Promise<string> {
   // Installed beside, then moved in place: an interrupted install never looks complete.
   const staging = `${dir}.installing-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });

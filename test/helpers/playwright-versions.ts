@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { installLockSync } from './install-lock.js';
 import { REPO_ROOT } from './server.js';
 
 /** The oldest supported, a few between, and runset's own (package.json): keep README's range in step. */
@@ -26,7 +27,17 @@ export function playwrightModules(version: string): string {
   if (version === bundledVersion()) return path.join(REPO_ROOT, 'node_modules');
   const dir = path.join(COMPAT_CACHE, version);
   const modules = path.join(dir, 'node_modules');
-  if (installedVersion(modules) === version) return modules;
+  // A test file running at the same time may be installing it: wait for that install, not a second one.
+  const release = installLockSync(dir, () => installedVersion(modules) === version);
+  if (!release) return modules;
+  try {
+    return install(version, dir, modules);
+  } finally {
+    release();
+  }
+}
+
+function install(version: string, dir: string, modules: string): string {
   // Installed beside, then moved in place: an interrupted install never looks complete.
   const staging = `${dir}.installing-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
