@@ -119,4 +119,17 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       DELETE FROM workers;
     `,
   },
+  {
+    version: 29,
+    name: 'member starts',
+    sql: `
+      -- At-least-once made visible (src/core/starts.ts): how many times a member was started
+      -- (moved to RUNNING from WAITING), and why each start it lost was lost, in order: a JSON
+      -- list of 'lease lost' (the reaper) and 'worker lost' (given back after it began). A member
+      -- that began before this step is counted one start: what was known of it.
+      ALTER TABLE test_runs ADD COLUMN starts INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE test_runs ADD COLUMN lost_starts TEXT NOT NULL DEFAULT '[]';
+      UPDATE test_runs SET starts = 1 WHERE started_at IS NOT NULL;
+    `,
+  },
 ];
