@@ -76,9 +76,14 @@ export function passedHow(member: RunsOfMember): PassedHow | null {
   return 'first run';
 }
 
-/** Whether a member ran more than once because a start of it was lost (as against a retry): started twice or more. */
-export function wasRestarted(starts: number): boolean {
-  return starts > 1;
+/**
+ * Whether a member was started again because a start of it was lost (as
+ * against a retry): started twice or more. A member from a server older than
+ * `starts` reads as not restarted. History, the client's reports and the
+ * dashboard all ask this one function.
+ */
+export function wasRestarted(member: { starts?: number | undefined }): boolean {
+  return (member.starts ?? 0) > 1;
 }
 
 /**
