@@ -60,6 +60,12 @@ export function runStartsContract(name: string, makeStore: () => Promise<Store>,
       const ended = await member(set.id);
       assert.deepEqual(runsOf(ended), { status: 'SUCCESS', attempts: 1, starts: 2, restarts: ['lease lost'] });
       assert.equal(passedHow(ended), 'after a lost lease');
+      // History reads the starts, so a rerun after a lost lease is counted apart from a retry (src/history/flakiness.ts).
+      const runs = (await store.history.testRuns({ env: set.env, name: ended.name, limit: 10 })).runs.filter((r) => r.testRunId === ended.id);
+      assert.deepEqual(runs.map((r) => [r.starts, r.attempts]), [[2, 1]]);
+      const page = await store.history.listTests({ env: set.env, nameContains: ended.name, limit: 10, window: 50 });
+      const window = page.tests.find((t) => t.name === ended.name)?.runs.filter((r) => r.testRunId === ended.id);
+      assert.deepEqual(window?.map((r) => [r.starts, r.attempts]), [[2, 1]]);
     });
 
     test('a retry within one start is attempts, not starts', async () => {
