@@ -72,6 +72,7 @@ test('four worker processes share one 200-case suite: each case runs exactly onc
   assert.deepEqual(status!.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 200, FAIL: 0 });
   const members = await listMembers(api, id);
   assert.ok(members.every((m) => m.attempts === 1), 'no case needed a second attempt');
+  assert.ok(members.every((m) => m.starts === 1), 'no case was started twice');
   const { times } = ran(marker);
   assert.equal(times.size, 200, 'every case ran');
   assert.deepEqual([...times.values()].filter((n) => n !== 1), [], 'none ran twice');

@@ -26,6 +26,8 @@ export interface Member {
   name: string;
   status: RunState;
   attempts: number;
+  /** How many times it was started: more than 1 when a start was lost and it ran again. */
+  starts: number;
   startedAt: string | null;
   endedAt: string | null;
   error: string | null;
