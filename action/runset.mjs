@@ -1078,6 +1078,7 @@ function annotations(input) {
   if (members) {
     for (const run of failedMembers(members)) lines.push(command("error", `runset: ${run.name}`, run.error ?? "failed"));
     for (const run of flakyMembers(members)) lines.push(command("warning", `runset flaky: ${run.name}`, `passed after ${run.attempts} attempts`));
+    for (const run of restartedMembers(members)) lines.push(command("notice", `runset ran again: ${run.name}`, ranAgainText(run) ?? `started ${run.starts ?? 1} times`));
   }
   const counts = countsOf(input);
   if (input.outcome === "TIMEOUT") {
@@ -1092,7 +1093,8 @@ function cell(text) {
 }
 function memberRow(run) {
   const state2 = run.status === "FAIL" ? isQuarantined(run) ? "\u{1F6A7} failed (quarantined)" : "\u274C failed" : isFlaky(run) ? "\u26A0\uFE0F flaky" : isSkipped(run) ? "\u23ED\uFE0F skipped" : run.status === "SUCCESS" ? "\u2705 passed" : `\u23F3 ${cell(run.status)}`;
-  const error = run.status === "FAIL" ? cell(run.error ?? "failed") : isFlaky(run) ? `passed after ${run.attempts} attempts` : "";
+  const ranAgain = wasRestarted(run) ? cell(ranAgainText(run) ?? "") : "";
+  const error = run.status === "FAIL" ? [cell(run.error ?? "failed"), ranAgain].filter(Boolean).join(" \xB7 ") : isFlaky(run) ? `passed after ${run.attempts} attempts` : ranAgain;
   return `| ${state2} | ${cell(run.name)} | ${cell(run.type)} | ${run.attempts} | ${formatDuration(memberDurationMs(run))} | ${error} |`;
 }
 function stepSummaryMarkdown(input) {
@@ -1136,6 +1138,7 @@ var init_github = __esm({
     init_duration();
     init_types();
     init_model();
+    init_starts();
     ICON = { SUCCESS: "\u2705", FAIL: "\u274C", TIMEOUT: "\u23F1\uFE0F" };
     MAX_ROWS = 200;
   }

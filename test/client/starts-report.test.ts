@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { convert } from 'xmlbuilder2';
 import { buildJunit } from '../../src/client/reports/junit.js';
+import { annotations, stepSummaryMarkdown } from '../../src/client/reports/github.js';
 import type { ReportInput } from '../../src/client/reports/model.js';
 import { readTestRuns } from '../../src/client/parse.js';
 import { summaryLines } from '../../src/client/progress.js';
@@ -49,6 +50,14 @@ test('JUnit: a restarted member carries starts and restarts and says why it ran 
   assert.deepEqual(props(c), {});
   assert.deepEqual(props(d), { starts: '3', restarts: 'worker lost, lease lost' });
   assert.match(String((d?.failure as Record<string, unknown>)['#']), /ran 3 times \(worker lost, lease lost\)/);
+});
+
+test('GitHub: a notice per member started again, and the job summary says why beside the flaky one', () => {
+  const lines = annotations(input([lostLease, retried, once], 'SUCCESS'));
+  assert.deepEqual(lines.filter((l) => l.startsWith('::notice')), ['::notice title=runset ran again%3A checkout::passed after a lost lease, not flaky: ran 2 times (lease lost)']);
+  const markdown = stepSummaryMarkdown(input([lostLease, retried]));
+  assert.match(markdown, /\| ✅ passed \| checkout \| http \| 1 \| .* \| passed after a lost lease, not flaky: ran 2 times \(lease lost\) \|/);
+  assert.match(markdown, /\| ⚠️ flaky \| login \| http \| 2 \| .* \| passed after 2 attempts \|/);
 });
 
 test('the SDK reads starts and restarts tolerantly: an older server sends neither, an unknown reason is dropped', () => {
