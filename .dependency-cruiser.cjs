@@ -63,7 +63,7 @@ module.exports = {
       from: { path: '^src/dashboard/ui/' },
       to: {
         path: '^src/',
-        pathNot: ['^src/dashboard/ui/', '^src/core/(wire[^/]*|states|types|keys|quarantine|duration|result-cases)\\.ts$', '^src/dashboard/(env-trend|failure-groups|test-table|chart-scale|timeline-layout|failure-trend)\\.ts$'],
+        pathNot: ['^src/dashboard/ui/', '^src/core/(wire[^/]*|states|starts|types|keys|quarantine|duration|result-cases)\\.ts$', '^src/dashboard/(env-trend|failure-groups|test-table|chart-scale|timeline-layout|failure-trend)\\.ts$'],
       },
     },
     {

@@ -49,6 +49,55 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
+// src/core/states.ts
+function passedAfterRetry(status, attempts) {
+  return status === "SUCCESS" && attempts > 1;
+}
+var RUN_STATES;
+var init_states = __esm({
+  "src/core/states.ts"() {
+    "use strict";
+    RUN_STATES = Object.freeze(["WAITING", "RUNNING", "SUCCESS", "FAIL"]);
+  }
+});
+
+// src/core/starts.ts
+function isRestartReason(value) {
+  return RESTART_REASONS.includes(value);
+}
+function ranAgainReasons(member) {
+  const retries = Math.max(0, member.attempts - 1);
+  return [...member.restarts ?? [], ...Array.from({ length: retries }, () => "retry")];
+}
+function passedHow(member) {
+  if (member.status !== "SUCCESS") return null;
+  if (passedAfterRetry(member.status, member.attempts)) return "on retry";
+  const last = member.restarts?.at(-1);
+  if (last === "lease lost") return "after a lost lease";
+  if (last === "worker lost") return "after a lost worker";
+  return "first run";
+}
+function wasRestarted(member) {
+  return (member.starts ?? 0) > 1;
+}
+function ranAgainText(member) {
+  const reasons = ranAgainReasons(member);
+  if (reasons.length === 0) return null;
+  const how = passedHow(member);
+  const runs = `ran ${reasons.length + 1} times (${reasons.join(", ")})`;
+  if (how === "on retry") return `passed on retry (flaky): ${runs}`;
+  if (how === "after a lost lease" || how === "after a lost worker") return `passed ${how}, not flaky: ${runs}`;
+  return runs;
+}
+var RESTART_REASONS;
+var init_starts = __esm({
+  "src/core/starts.ts"() {
+    "use strict";
+    init_states();
+    RESTART_REASONS = Object.freeze(["lease lost", "worker lost"]);
+  }
+});
+
 // src/client/parse.ts
 function isRecord(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -105,6 +154,9 @@ function readTestRun(item, index3) {
     error: stringOrNull(item.error),
     output: stringOrNull(item.output),
     ...typeof item.flaky === "boolean" ? { flaky: item.flaky } : {},
+    // A server older than these sends neither: the member reads as never restarted.
+    ...typeof item.starts === "number" && item.starts >= 0 ? { starts: item.starts } : {},
+    ...Array.isArray(item.restarts) ? { restarts: item.restarts.filter(isRestartReason) } : {},
     // Tolerant: a server older than the mark sends none, and nothing it ran was marked.
     skipped: item.skipped === true,
     quarantined: item.quarantined === true
@@ -164,6 +216,7 @@ function readQueuePlace(details) {
 var init_parse = __esm({
   "src/client/parse.ts"() {
     "use strict";
+    init_starts();
   }
 });
 
@@ -458,18 +511,6 @@ var init_suites = __esm({
   "src/client/suites.ts"() {
     "use strict";
     init_parse();
-  }
-});
-
-// src/core/states.ts
-function passedAfterRetry(status, attempts) {
-  return status === "SUCCESS" && attempts > 1;
-}
-var RUN_STATES;
-var init_states = __esm({
-  "src/core/states.ts"() {
-    "use strict";
-    RUN_STATES = Object.freeze(["WAITING", "RUNNING", "SUCCESS", "FAIL"]);
   }
 });
 
@@ -957,6 +998,9 @@ function failedMembers(members) {
 function flakyMembers(members) {
   return members.filter((run) => isFlaky(run));
 }
+function restartedMembers(members) {
+  return members.filter((run) => wasRestarted(run));
+}
 function unfinishedMembers(members) {
   return members.filter((run) => run.status !== "SUCCESS" && run.status !== "FAIL");
 }
@@ -1010,6 +1054,7 @@ var init_model = __esm({
   "src/client/reports/model.ts"() {
     "use strict";
     init_types();
+    init_starts();
     ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
     NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
     tests = (n) => `${n} test${n === 1 ? "" : "s"}`;
@@ -1033,6 +1078,7 @@ function annotations(input) {
   if (members) {
     for (const run of failedMembers(members)) lines.push(command("error", `runset: ${run.name}`, run.error ?? "failed"));
     for (const run of flakyMembers(members)) lines.push(command("warning", `runset flaky: ${run.name}`, `passed after ${run.attempts} attempts`));
+    for (const run of restartedMembers(members)) lines.push(command("notice", `runset ran again: ${run.name}`, ranAgainText(run) ?? `started ${run.starts ?? 1} times`));
   }
   const counts = countsOf(input);
   if (input.outcome === "TIMEOUT") {
@@ -1047,7 +1093,8 @@ function cell(text) {
 }
 function memberRow(run) {
   const state2 = run.status === "FAIL" ? isQuarantined(run) ? "\u{1F6A7} failed (quarantined)" : "\u274C failed" : isFlaky(run) ? "\u26A0\uFE0F flaky" : isSkipped(run) ? "\u23ED\uFE0F skipped" : run.status === "SUCCESS" ? "\u2705 passed" : `\u23F3 ${cell(run.status)}`;
-  const error = run.status === "FAIL" ? cell(run.error ?? "failed") : isFlaky(run) ? `passed after ${run.attempts} attempts` : "";
+  const ranAgain = wasRestarted(run) ? cell(ranAgainText(run) ?? "") : "";
+  const error = run.status === "FAIL" ? [cell(run.error ?? "failed"), ranAgain].filter(Boolean).join(" \xB7 ") : isFlaky(run) ? `passed after ${run.attempts} attempts` : ranAgain;
   return `| ${state2} | ${cell(run.name)} | ${cell(run.type)} | ${run.attempts} | ${formatDuration(memberDurationMs(run))} | ${error} |`;
 }
 function stepSummaryMarkdown(input) {
@@ -1091,6 +1138,7 @@ var init_github = __esm({
     init_duration();
     init_types();
     init_model();
+    init_starts();
     ICON = { SUCCESS: "\u2705", FAIL: "\u274C", TIMEOUT: "\u23F1\uFE0F" };
     MAX_ROWS = 200;
   }
@@ -9108,6 +9156,7 @@ var init_wire = __esm({
     "use strict";
     init_build();
     init_states();
+    init_starts();
     LIMITS = Object.freeze({
       bodyBytes: 1024 * 1024,
       envNameLength: 128,
@@ -9237,13 +9286,23 @@ var init_wire = __esm({
         name: typebox_exports.String(),
         type: typebox_exports.String({ description: "Executor kind: http, command, \u2026" }),
         status: RunStateSchema,
-        attempts: typebox_exports.Integer({ minimum: 0, description: "Executions so far, retries included." }),
+        attempts: typebox_exports.Integer({
+          minimum: 0,
+          description: "Executions within its last start: 1 + the test framework's own retries (a `retry`). A run started again after a lost start begins again at 1: see starts."
+        }),
+        starts: typebox_exports.Integer({
+          minimum: 0,
+          description: "How many times it was started (0: not yet). runset runs a member at least once: a start cut short (its lease expired while it ran, or its worker gave it back after it had begun) is started again, so its test may have run more than once. A member reserved by a worker that never began is not started."
+        }),
+        restarts: typebox_exports.Array(typebox_exports.Union([typebox_exports.Literal(RESTART_REASONS[0]), typebox_exports.Literal(RESTART_REASONS[1])]), {
+          description: "One per start after the first, in order: why the start before it was lost. `lease lost`: its lease expired while it ran, and the reaper put it back; `worker lost`: its worker gave it back after it had begun (a drain, a shutdown). A pass after a restart alone is not flaky; a pass after a `retry` (attempts above 1) is."
+        }),
         startedAt: NullableDateTime,
         endedAt: NullableDateTime,
         durationMs: typebox_exports.Union([typebox_exports.Integer({ minimum: 0 }), typebox_exports.Null()]),
         error: typebox_exports.Union([typebox_exports.String(), typebox_exports.Null()], { description: "One-line reason of a failure." }),
         output: typebox_exports.Union([typebox_exports.String(), typebox_exports.Null()], { description: "Captured output tail, secrets masked." }),
-        flaky: typebox_exports.Boolean({ description: "Passed, but only after a retry." }),
+        flaky: typebox_exports.Boolean({ description: "Passed, but only after a retry of its test framework within its last start (attempts above 1); a pass on a later start after a lost lease or worker is not flaky (see restarts)." }),
         skipped: typebox_exports.Boolean({
           description: "Passed because its framework skipped it (Playwright test.skip or test.fixme, Vitest or Jest test.skip or test.todo): its status is SUCCESS, but nothing of it ran. Always false for http and command tests."
         }),
@@ -9458,6 +9517,9 @@ function summaryLines(input) {
   for (const run of flakyMembers(members).slice(0, MAX_LISTED)) {
     lines.push(`  \u26A0 ${run.name} [${run.type}]: flaky, passed after ${run.attempts} attempts`);
   }
+  for (const run of restartedMembers(members).slice(0, MAX_LISTED)) {
+    lines.push(`  \u21BB ${run.name} [${run.type}]: ${ranAgainText(run) ?? `started ${run.starts ?? 1} times`}`);
+  }
   if (input.outcome === "TIMEOUT") {
     for (const run of unfinishedMembers(members).slice(0, MAX_LISTED)) lines.push(`  \u2026 ${run.name} [${run.type}]: ${oneLine(run.status, 40)}`);
   }
@@ -9469,6 +9531,7 @@ var init_progress = __esm({
     "use strict";
     init_duration();
     init_model();
+    init_starts();
     init_types();
     CLEAR_LINE = "\r\x1B[2K";
     MAX_LISTED = 50;
@@ -29641,15 +29704,24 @@ var require_lib4 = __commonJS({
 function seconds(ms2) {
   return (ms2 / 1e3).toFixed(3);
 }
+function memberProperties(run) {
+  const properties = [];
+  if (isFlaky(run)) properties.push(["flaky", "true"], ["attempts", String(run.attempts)]);
+  if (run.status === "FAIL" && isQuarantined(run)) properties.push(["quarantined", "true"]);
+  if (wasRestarted(run)) properties.push(["starts", String(run.starts)], ["restarts", (run.restarts ?? []).join(", ")]);
+  return properties;
+}
 function addMember(suite, run, input) {
   const testcase = suite.ele("testcase", { name: cleanText(run.name), classname: `runset.${input.env}.${run.type}`, time: seconds(memberDurationMs(run)) });
+  const properties = memberProperties(run);
+  if (properties.length > 0) {
+    const list2 = testcase.ele("properties");
+    for (const [name, value] of properties) list2.ele("property", { name, value });
+  }
+  const ranAgain = wasRestarted(run) ? ranAgainText(run) : null;
   if (isFlaky(run)) {
-    const properties = testcase.ele("properties");
-    properties.ele("property", { name: "flaky", value: "true" });
-    properties.ele("property", { name: "attempts", value: String(run.attempts) });
-    testcase.ele("system-out").txt(`flaky: passed after ${run.attempts} attempts${run.output ? `
-
-${outputTail(run.output)}` : ""}`);
+    const note = [`flaky: passed after ${run.attempts} attempts`, ranAgain, run.output ? outputTail(run.output) : ""].filter(Boolean).join("\n\n");
+    testcase.ele("system-out").txt(note);
     return;
   }
   if (isSkipped(run)) {
@@ -29659,12 +29731,12 @@ ${outputTail(run.output)}` : ""}`);
   if (run.status === "FAIL") {
     const message = oneLine(run.error ?? "failed");
     const tail = outputTail(run.output);
-    const body = [cleanText(run.error ?? "failed"), run.attempts > 1 ? `(after ${run.attempts} attempts)` : "", tail ? `--- output (end) ---
+    const body = [cleanText(run.error ?? "failed"), run.attempts > 1 ? `(after ${run.attempts} attempts)` : "", ranAgain ?? "", tail ? `--- output (end) ---
 ${tail}` : ""].filter(Boolean).join("\n\n");
-    if (isQuarantined(run)) testcase.ele("properties").ele("property", { name: "quarantined", value: "true" });
     testcase.ele("failure", { message: isQuarantined(run) ? `quarantined: ${message}` : message, type: "FAIL" }).txt(body);
     return;
   }
+  if (ranAgain !== null) testcase.ele("system-out").txt(ranAgain);
   if (run.status !== "SUCCESS") {
     const why = input.outcome === "TIMEOUT" ? "not finished when the trigger timed out" : "not finished";
     testcase.ele("error", { message: `${why} (status ${oneLine(run.status)})`, type: "unfinished" });
@@ -29749,6 +29821,7 @@ var init_junit = __esm({
     "use strict";
     import_xmlbuilder2 = __toESM(require_lib4(), 1);
     init_types();
+    init_starts();
     init_model();
   }
 });

@@ -6,6 +6,7 @@
  * client needs yields null, which the caller turns into `invalid_response`.
  */
 import type { CancelResult, Counts, CreateTestRunSetResult, QueuePlace, TestRun, TestRunSetStatus, Worker } from './types.js';
+import { isRestartReason } from '../core/starts.js';
 
 type Json = Record<string, unknown>;
 
@@ -74,6 +75,9 @@ function readTestRun(item: unknown, index: number): TestRun | null {
     error: stringOrNull(item.error),
     output: stringOrNull(item.output),
     ...(typeof item.flaky === 'boolean' ? { flaky: item.flaky } : {}),
+    // A server older than these sends neither: the member reads as never restarted.
+    ...(typeof item.starts === 'number' && item.starts >= 0 ? { starts: item.starts } : {}),
+    ...(Array.isArray(item.restarts) ? { restarts: item.restarts.filter(isRestartReason) } : {}),
     // Tolerant: a server older than the mark sends none, and nothing it ran was marked.
     skipped: item.skipped === true,
     quarantined: item.quarantined === true,

@@ -7,7 +7,8 @@
  */
 import { formatDuration } from '../core/duration.js';
 import type { TextSink } from './redact.js';
-import { countsOf, failedMembers, failedText, flakyMembers, oneLine, passedText, setDurationMs, unfinishedMembers, type ReportInput } from './reports/model.js';
+import { countsOf, failedMembers, failedText, flakyMembers, oneLine, passedText, restartedMembers, setDurationMs, unfinishedMembers, type ReportInput } from './reports/model.js';
+import { ranAgainText } from '../core/starts.js';
 import { isQuarantined, type TestRunSetStatus } from './types.js';
 
 const CLEAR_LINE = '\r\u001b[2K';
@@ -76,7 +77,7 @@ export class ProgressReporter {
   }
 }
 
-/** The end-of-run summary: status, counts, duration, then failed and flaky tests with their errors. */
+/** The end-of-run summary: status, counts, duration, then failed and flaky tests with their errors, and the tests started more than once. */
 export function summaryLines(input: ReportInput): string[] {
   const counts = countsOf(input);
   const head = input.outcome === 'TIMEOUT' ? `timed out (last status ${input.status?.status ?? 'unknown'})` : input.outcome;
@@ -96,6 +97,10 @@ export function summaryLines(input: ReportInput): string[] {
   if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more failed`);
   for (const run of flakyMembers(members).slice(0, MAX_LISTED)) {
     lines.push(`  ⚠ ${run.name} [${run.type}]: flaky, passed after ${run.attempts} attempts`);
+  }
+  // Ran more than once because a start was lost: at-least-once, said rather than hidden; not flaky by itself.
+  for (const run of restartedMembers(members).slice(0, MAX_LISTED)) {
+    lines.push(`  ↻ ${run.name} [${run.type}]: ${ranAgainText(run) ?? `started ${run.starts ?? 1} times`}`);
   }
   if (input.outcome === 'TIMEOUT') {
     for (const run of unfinishedMembers(members).slice(0, MAX_LISTED)) lines.push(`  … ${run.name} [${run.type}]: ${oneLine(run.status, 40)}`);

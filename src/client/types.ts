@@ -29,8 +29,12 @@ export type CreateTestRunSetResult = WireCreateResult;
 export type TestRunSetStatus = Omit<WireStatus, 'status'> & { status: StatusValue };
 export type Counts = WireStatus['progress']['counts'];
 
-export type TestRun = Omit<WireTestRun, 'status' | 'flaky' | 'skipped' | 'quarantined' | 'artifacts' | 'workerId' | 'expectedMs' | 'cancelledBy' | 'cases'> & {
+export type TestRun = Omit<WireTestRun, 'status' | 'starts' | 'restarts' | 'flaky' | 'skipped' | 'quarantined' | 'artifacts' | 'workerId' | 'expectedMs' | 'cancelledBy' | 'cases'> & {
   status: StatusValue;
+  /** Extension: how many times it was started. Older servers omit it (src/core/starts.ts reads that as no restart). */
+  starts?: number;
+  /** Extension: why each start after the first happened. Older servers omit it: none. */
+  restarts?: WireTestRun['restarts'];
   /** Extension: the cases of its result (a command's junit:). Older servers omit it. */
   cases?: WireTestRun['cases'];
   /** Extension: the key whose cancel ended it. Older servers omit it. */

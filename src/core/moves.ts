@@ -4,9 +4,11 @@
  * write them once in SQL (src/store/sql/); the property test
  * (test/store/status-property-contract.ts) drives both stores through random
  * moves and compares every member and set with these functions. failsSet,
- * reapedTo, stampMember and moveSet are that model only: no store calls them.
+ * reapedTo, stampMember, startsAfter and moveSet are that model only: no store
+ * calls them.
  */
 import { deriveSetStatus, isFinal, passedAfterRetry, type Counts, type RunState } from './states.js';
+import type { RestartReason } from './starts.js';
 
 /**
  * The moves a store makes on a member, each with the state changes it may make
@@ -109,6 +111,27 @@ export function stampMember(member: Stamps, to: RunState, at: string): Stamps {
     startedAt: member.startedAt ?? (to === 'RUNNING' ? at : null),
     endedAt: isFinal(to) ? at : member.endedAt,
   };
+}
+
+/** A member's starts, and why each start it lost was lost, in order (./starts.ts). */
+export interface StartCount {
+  starts: number;
+  lostStarts: readonly RestartReason[];
+}
+
+/**
+ * A member's starts after `move` took it from `from` to `to`: a move from
+ * WAITING to RUNNING is a start; a RUNNING member reaped lost its start to its
+ * lease (`lease lost`, whether it goes back to WAITING or ends FAIL), one
+ * released lost it to its worker (`worker lost`). A reserved member (WAITING
+ * under a lease) never began: reaping or releasing it loses no start.
+ */
+export function startsAfter(member: StartCount, move: MemberMove, from: RunState, to: RunState): StartCount {
+  if (from === 'WAITING' && to === 'RUNNING') return { starts: member.starts + 1, lostStarts: member.lostStarts };
+  if (from === 'RUNNING' && (move === 'reap' || move === 'release')) {
+    return { starts: member.starts, lostStarts: [...member.lostStarts, move === 'reap' ? 'lease lost' : 'worker lost'] };
+  }
+  return member;
 }
 
 export interface SetProgress extends Stamps {

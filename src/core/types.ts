@@ -42,6 +42,7 @@
  */
 import type { Counts, RunState } from './states.js';
 import type { MemberRules } from './moves.js';
+import type { RestartReason } from './starts.js';
 
 // ── Tests, as declared in runset.config.yaml and frozen into each member (./test-specs.ts) ──
 
@@ -139,8 +140,12 @@ export interface TestRunRecord {
   name: string;
   type: TestType;
   status: RunState;
-  /** Executions of the test so far (1 + retries used). */
+  /** Executions of the test within its last start (1 + its framework's retries used). */
   attempts: number;
+  /** How many times it was started (moved to RUNNING): more than 1 when a start of it was lost (./starts.ts). */
+  starts: number;
+  /** One per start after the first: why the start before it was lost (restartsOf, ./starts.ts). */
+  restarts: RestartReason[];
   startedAt: string | null;
   endedAt: string | null;
   durationMs: number | null;

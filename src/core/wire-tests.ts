@@ -44,6 +44,9 @@ export type TestHistoryQuery = Static<typeof TestHistoryQuery>;
  */
 const Result = Type.Unsafe<'SUCCESS' | 'FAIL'>({ type: 'string', enum: ['SUCCESS', 'FAIL'], description: "The member's final status." });
 const Cancelled = Type.Boolean({ description: 'Ended by a cancel (its error is `cancelled…`): shown, but left out of runs, rates, durations and lastFailure.' });
+const Restarted = Type.Boolean({
+  description: 'Started more than once because a start was lost (its lease expired while it ran, or its worker gave it back): its test ran again. Counted apart from retries; not flaky by itself.',
+});
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
@@ -52,7 +55,8 @@ export const TestOutcome = Type.Object(
     setId: Uuid,
     testRunId: Uuid,
     result: Result,
-    flaky: Type.Boolean({ description: 'Passed only after a retry, or failed and passed on the same commit label within these runs (both of the pair).' }),
+    flaky: Type.Boolean({ description: 'Passed only after a retry, or failed and passed on the same commit label within these runs (both of the pair). A restart alone is not flaky.' }),
+    restarted: Restarted,
     cancelled: Cancelled,
     endedAt: DateTime,
   },
@@ -66,7 +70,8 @@ export const TestSummary = Type.Object(
     lastOutcomes: Type.Array(refTo(TestOutcome), { description: 'Its last 50 ended runs in this environment, newest first.' }),
     runs: Type.Integer({ minimum: 0, description: 'How many of lastOutcomes the figures count: all but the cancelled ones.' }),
     passRate: NullableNumber('SUCCESS runs / runs, 0-1; null when runs is 0.'),
-    flakyRate: NullableNumber('Flaky runs / runs, 0-1; null when runs is 0.'),
+    flakyRate: NullableNumber('Flaky runs / runs, 0-1; null when runs is 0. A run that passed on a later start after a lost lease or worker is not flaky: see restartRate.'),
+    restartRate: NullableNumber('Restarted runs / runs, 0-1 (started more than once because a start was lost: counted apart from retries); null when runs is 0.'),
     durationMs: Type.Object(
       { median: NullableNumber('Median duration of the counted runs (ms).'), p95: NullableNumber('95th percentile (nearest rank, ms).') },
       { additionalProperties: false },
@@ -102,7 +107,8 @@ export const TestHistoryRun = Type.Object(
     testRunId: Uuid,
     labels: Type.Record(Type.String(), Type.String(), { description: "The set's labels (commit, branch…); {} when none." }),
     result: Result,
-    attempts: Type.Integer({ minimum: 0, description: 'Executions: 1 + retries used (0: it never started).' }),
+    attempts: Type.Integer({ minimum: 0, description: 'Executions within its last start: 1 + retries used (0: it never started).' }),
+    starts: Type.Integer({ minimum: 0, description: 'How many times it was started: more than 1 when a start was lost (its lease expired, or its worker gave it back) and it ran again. A case of a JUnit report: 1.' }),
     durationMs: Type.Union([Type.Integer(), Type.Null()]),
     startedAt: NullableDateTime,
     endedAt: DateTime,

@@ -6,6 +6,7 @@
  */
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { RUN_STATES } from './states.js';
+import { RESTART_REASONS } from './starts.js';
 import type { TestRunSetRecord } from './types.js';
 
 export const LIMITS = Object.freeze({
@@ -192,13 +193,25 @@ export const TestRunSchema = Type.Object(
     name: Type.String(),
     type: Type.String({ description: 'Executor kind: http, command, …' }),
     status: RunStateSchema,
-    attempts: Type.Integer({ minimum: 0, description: 'Executions so far, retries included.' }),
+    attempts: Type.Integer({
+      minimum: 0,
+      description: "Executions within its last start: 1 + the test framework's own retries (a `retry`). A run started again after a lost start begins again at 1: see starts.",
+    }),
+    starts: Type.Integer({
+      minimum: 0,
+      description:
+        'How many times it was started (0: not yet). runset runs a member at least once: a start cut short (its lease expired while it ran, or its worker gave it back after it had begun) is started again, so its test may have run more than once. A member reserved by a worker that never began is not started.',
+    }),
+    restarts: Type.Array(Type.Union([Type.Literal(RESTART_REASONS[0]), Type.Literal(RESTART_REASONS[1])]), {
+      description:
+        "One per start after the first, in order: why the start before it was lost. `lease lost`: its lease expired while it ran, and the reaper put it back; `worker lost`: its worker gave it back after it had begun (a drain, a shutdown). A pass after a restart alone is not flaky; a pass after a `retry` (attempts above 1) is.",
+    }),
     startedAt: NullableDateTime,
     endedAt: NullableDateTime,
     durationMs: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
     error: Type.Union([Type.String(), Type.Null()], { description: 'One-line reason of a failure.' }),
     output: Type.Union([Type.String(), Type.Null()], { description: 'Captured output tail, secrets masked.' }),
-    flaky: Type.Boolean({ description: 'Passed, but only after a retry.' }),
+    flaky: Type.Boolean({ description: "Passed, but only after a retry of its test framework within its last start (attempts above 1); a pass on a later start after a lost lease or worker is not flaky (see restarts)." }),
     skipped: Type.Boolean({
       description: 'Passed because its framework skipped it (Playwright test.skip or test.fixme, Vitest or Jest test.skip or test.todo): its status is SUCCESS, but nothing of it ran. Always false for http and command tests.',
     }),

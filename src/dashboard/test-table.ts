@@ -19,11 +19,13 @@ export interface SortableTest {
   /** null: no counted run. */
   passRate: number | null;
   flakyRate: number | null;
+  /** Runs started again after a lost lease or worker, counted apart from flaky ones. */
+  restartRate: number | null;
   durationMs: { median: number | null; p95: number | null };
   lastFailure: { endedAt: string | null } | null;
 }
 
-export const SORT_KEYS = ['name', 'runs', 'passRate', 'flakyRate', 'median', 'p95', 'lastFailure'] as const;
+export const SORT_KEYS = ['name', 'runs', 'passRate', 'flakyRate', 'restartRate', 'median', 'p95', 'lastFailure'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 export type SortDir = 'asc' | 'desc';
 

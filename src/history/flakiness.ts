@@ -14,9 +14,16 @@
  *   passed, and that passing run too (the pair: the same code both passed and
  *   failed). The commit is the set's `commit` label; runs without one are judged
  *   by retries alone.
+ * - restarted: a run started more than once because a start of it was lost (its
+ *   lease expired while it ran, or its worker gave it back: wasRestarted,
+ *   src/core/starts.ts). runset runs a member at least once, so its test ran
+ *   again; that says something of the workers, not of the test: it is counted
+ *   apart (restartRate), and a restart alone never makes a run flaky (a retry
+ *   within its last start still does).
  */
 import { CANCELLED } from '../sets/cancel.js';
 import { passedAfterRetry } from '../core/states.js';
+import { wasRestarted } from '../core/starts.js';
 import { median } from '../core/expected.js';
 import type { WindowRun } from '../store/history.js';
 
@@ -30,6 +37,8 @@ export interface Outcome {
   testRunId: string;
   result: 'SUCCESS' | 'FAIL';
   flaky: boolean;
+  /** Started more than once because a start was lost (not flaky by itself). */
+  restarted: boolean;
   cancelled: boolean;
   endedAt: string;
 }
@@ -39,6 +48,8 @@ export interface TestFigures {
   runs: number;
   passRate: number | null;
   flakyRate: number | null;
+  /** Restarted runs / runs: how often a lost lease or worker made the test run again. */
+  restartRate: number | null;
   durationMs: { median: number | null; p95: number | null };
   lastFailure: { setId: string; testRunId: string; endedAt: string; error: string | null } | null;
 }
@@ -90,6 +101,7 @@ export function summarize(window: readonly WindowRun[]): TestFigures {
     testRunId: r.testRunId,
     result: r.result,
     flaky: flaky[i] === true,
+    restarted: wasRestarted(r),
     cancelled: isCancelled(r.error),
     endedAt: r.endedAt,
   }));
@@ -102,6 +114,7 @@ export function summarize(window: readonly WindowRun[]): TestFigures {
     runs: counted.length,
     passRate: rate(passed, counted.length),
     flakyRate: rate(flaky.filter(Boolean).length, counted.length),
+    restartRate: rate(counted.filter((r) => wasRestarted(r)).length, counted.length),
     durationMs: { median: median(durations) ?? null, p95: percentile(durations, 0.95) },
     lastFailure: failure ? { setId: failure.setId, testRunId: failure.testRunId, endedAt: failure.endedAt, error: firstLine(failure.error) } : null,
   };

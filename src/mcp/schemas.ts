@@ -32,6 +32,10 @@ export const Failure = z.object({
   name: z.string(),
   type: z.string(),
   attempts: z.number(),
+  ranAgain: z
+    .string()
+    .nullable()
+    .describe('Why it ran more than once, when it did: each restart after a lost lease or worker, then each retry of its last start (null: it ran once)'),
   error: z.string().nullable(),
   output: z.string().nullable().describe('The first lines of its output tail (secrets masked)'),
   errorContext: z.string().nullable().describe("Playwright's error context (page snapshot at the failure), when it left one"),

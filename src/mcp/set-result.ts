@@ -10,6 +10,7 @@ import type { QuarantineEntry } from '../client/quarantine.js';
 import type { TestHistorySummary } from '../client/insight.js';
 import { setPageUrl } from '../client/links.js';
 import { isQuarantined, type TestRun, type TestRunSetStatus } from '../client/types.js';
+import { ranAgainText } from '../core/starts.js';
 import { BOUNDS, clip, firstLines } from './bounds.js';
 import type { Failure, SetOutcome, SetResult } from './schemas.js';
 
@@ -103,6 +104,7 @@ async function describeFailure(client: RunsetClient, setId: string, env: string 
     name: run.name,
     type: run.type,
     attempts: run.attempts,
+    ranAgain: ranAgainText(run),
     error: run.error === null ? null : clip(run.error, BOUNDS.errorChars, page).text,
     output: run.output ? firstLines(run.output, BOUNDS.outputLines, BOUNDS.outputChars, page).text : null,
     errorContext: context === null ? null : clip(context, BOUNDS.errorContextChars, contextUri ?? undefined).text,

@@ -26,6 +26,8 @@ export interface WindowRun {
   testRunId: string;
   result: 'SUCCESS' | 'FAIL';
   attempts: number;
+  /** How many times it was started (src/core/starts.ts); a case of a member's result: 1. */
+  starts: number;
   durationMs: number | null;
   endedAt: string;
   /** The error of a FAIL run; null for a SUCCESS (its error is not read). */
@@ -61,6 +63,8 @@ export interface HistoryRun {
   labels: Record<string, string>;
   result: 'SUCCESS' | 'FAIL';
   attempts: number;
+  /** How many times it was started (src/core/starts.ts); a case of a member's result: 1. */
+  starts: number;
   durationMs: number | null;
   startedAt: string | null;
   endedAt: string;
@@ -86,6 +90,7 @@ export interface WindowRow<T> {
   type: string;
   status: 'SUCCESS' | 'FAIL';
   attempts: number;
+  starts: number;
   duration_ms: number | null;
   ended_at: T;
   error: string | null;
@@ -99,6 +104,7 @@ export interface HistoryRow<T> {
   labels: string | Record<string, string>;
   status: 'SUCCESS' | 'FAIL';
   attempts: number;
+  starts: number;
   duration_ms: number | null;
   started_at: T | null;
   ended_at: T;
@@ -112,6 +118,7 @@ export function historyMappers<T>(stamp: (value: T) => string) {
       testRunId: r.id,
       result: r.status,
       attempts: r.attempts,
+      starts: r.starts,
       durationMs: r.duration_ms,
       endedAt: stamp(r.ended_at),
       error: r.error,
@@ -123,6 +130,7 @@ export function historyMappers<T>(stamp: (value: T) => string) {
       labels: typeof r.labels === 'string' ? (JSON.parse(r.labels) as Record<string, string>) : r.labels,
       result: r.status,
       attempts: r.attempts,
+      starts: r.starts,
       durationMs: r.duration_ms,
       startedAt: r.started_at === null ? null : stamp(r.started_at),
       endedAt: stamp(r.ended_at),

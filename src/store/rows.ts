@@ -7,6 +7,7 @@
 import type { Counts, RunState } from '../core/states.js';
 import { type ArtifactRecord, type ClaimedRun, type PlaywrightCase, type TestSpec, type SetControl, type TestRunRecord, type ResultCase, type TestRunSetRecord, type TestSelection, type TestType } from '../core/types.js';
 import { isKeyRole, type ApiKeyRecord } from '../core/keys.js';
+import { isRestartReason, restartsOf } from '../core/starts.js';
 import type { SuiteVersionInfo } from '../core/suites.js';
 import type { WorkerInfo } from './workers.js';
 import type { SetAsk } from './sets.js';
@@ -46,6 +47,9 @@ export interface RunRow<T> {
   quarantined: number | boolean;
   /** SQLite: a JSON list as text; PostgreSQL: the list (jsonb); null: none. */
   result_cases: string | ResultCase[] | null;
+  starts: number;
+  /** Why each start it lost was lost, in order. SQLite: a JSON list as text; PostgreSQL: the list (jsonb). */
+  lost_starts: string | unknown[];
 }
 
 export interface KeyRow<T> {
@@ -133,6 +137,9 @@ export function rowMappers<T>(stamp: (value: T) => string) {
       type: row.type as TestType,
       status: row.status,
       attempts: row.attempts,
+      starts: row.starts,
+      // The column holds only the reasons the member moves write (../sql/member-moves.ts).
+      restarts: restartsOf(row.starts, (typeof row.lost_starts === 'string' ? (JSON.parse(row.lost_starts) as unknown[]) : row.lost_starts).filter(isRestartReason)),
       startedAt: optional(row.started_at),
       endedAt: optional(row.ended_at),
       durationMs: row.duration_ms,

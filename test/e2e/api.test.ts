@@ -46,8 +46,9 @@ describe('Test Run Set API', () => {
     const members = await api<{ testRuns: Array<Record<string, unknown>> }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`);
     assert.equal(members.status, 200);
     const [pass, fail] = members.body.testRuns;
-    assert.deepEqual(Object.keys(pass!).sort(), ['artifacts', 'attempts', 'cancelledBy', 'cases', 'durationMs', 'endedAt', 'error', 'expectedMs', 'flaky', 'id', 'name', 'output', 'quarantined', 'skipped', 'startedAt', 'status', 'type', 'workerId']);
+    assert.deepEqual(Object.keys(pass!).sort(), ['artifacts', 'attempts', 'cancelledBy', 'cases', 'durationMs', 'endedAt', 'error', 'expectedMs', 'flaky', 'id', 'name', 'output', 'quarantined', 'restarts', 'skipped', 'startedAt', 'starts', 'status', 'type', 'workerId']);
     assert.equal(pass!.flaky, false);
+    assert.deepEqual([pass!.starts, pass!.restarts, fail!.starts, fail!.restarts], [1, [], 1, []], 'each ran once: one start, no restart');
     assert.equal(pass!.skipped, false, 'a command never skips');
     assert.equal(fail!.skipped, false);
     assert.match(pass!.workerId as string, /\//, 'the worker that ran it: host/pid/…');
@@ -186,6 +187,12 @@ describe('Test Run Set API', () => {
     assert.equal(body.additionalProperties, false);
     const status = named(doc.paths['/v0/test-run-sets/{id}'].get.responses['200']!.content['application/json']!.schema);
     assert.deepEqual(Object.keys(status.properties).sort(), ['createdAt', 'endedAt', 'id', 'progress', 'startedAt', 'status']);
+    // The member view's starts and restarts (at-least-once made visible), beside the fields it had.
+    const member = doc.components.schemas.TestRun!.properties as Record<string, { type?: string; description?: string; items?: { anyOf?: Array<{ const?: string; enum?: string[] }> } }>;
+    assert.equal(member.starts?.type, 'integer');
+    assert.match(member.starts?.description ?? '', /lease expired/);
+    assert.deepEqual(member.restarts?.items?.anyOf?.flatMap((r) => r.enum ?? [r.const]), ['lease lost', 'worker lost'], JSON.stringify(member.restarts));
+    assert.ok(doc.components.schemas.TestRun!.required?.includes('starts'));
   });
 });
 

@@ -91,6 +91,14 @@ tests:
     assert.equal(done.status, 'SUCCESS', 'the members were run again and passed');
     assert.deepEqual(done.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 2, FAIL: 0 });
     assert.equal(readFileSync(marker, 'utf8').trim().split('\n').length - before, 2, 'after the restart, each member ran once more');
+    // Ran again, and says so: each member was started again after the lease the dead server held was lost.
+    const members = (await api<{ testRuns: Array<{ starts: number; restarts: string[]; attempts: number }> }>(second, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
+    for (const m of members) {
+      assert.ok(m.starts >= 2 && m.restarts.length === m.starts - 1 && m.restarts.at(-1) === 'lease lost', `started again after a lost lease: ${JSON.stringify(m)}`);
+      assert.equal(m.attempts, 1, 'a restart is not a retry');
+    }
+    const runs = readFileSync(marker, 'utf8').trim().split('\n').length;
+    assert.ok(members.reduce((sum, m) => sum + m.starts, 0) >= runs, 'every execution is counted as a start');
   } finally {
     await second.stop();
   }

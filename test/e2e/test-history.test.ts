@@ -12,7 +12,7 @@ import { leaseOf } from '../../src/store/store.js';
 import { startAccessServer, storeKinds, type AccessServer } from './access-fixture.js';
 
 type Problem = { code: string; status: number; detail: string };
-interface Outcome { setId: string; testRunId: string; result: string; flaky: boolean; cancelled: boolean; endedAt: string }
+interface Outcome { setId: string; testRunId: string; result: string; flaky: boolean; restarted: boolean; cancelled: boolean; endedAt: string }
 interface TestsBody { environment: string; tests: Array<Record<string, unknown> & { name: string; lastOutcomes: Outcome[] }>; nextCursor: string | null }
 interface HistoryBody { environment: string; name: string; runs: Array<Record<string, unknown> & { setId: string }>; nextCursor: string | null }
 
@@ -52,14 +52,14 @@ for (const kind of storeKinds()) {
       assert.equal(res.body.environment, 'staging');
       assert.equal(res.body.nextCursor, null);
       const [ok] = res.body.tests;
-      assert.deepEqual(Object.keys(ok!).sort(), ['durationMs', 'flakyRate', 'lastFailure', 'lastOutcomes', 'name', 'passRate', 'runs', 'type']);
-      assert.deepEqual(ok!.lastOutcomes.map((o) => [o.setId, o.result, o.flaky, o.cancelled]), [
-        [sets[2], 'SUCCESS', true, false],
-        [sets[1], 'SUCCESS', true, false],
-        [sets[0], 'FAIL', true, false],
+      assert.deepEqual(Object.keys(ok!).sort(), ['durationMs', 'flakyRate', 'lastFailure', 'lastOutcomes', 'name', 'passRate', 'restartRate', 'runs', 'type']);
+      assert.deepEqual(ok!.lastOutcomes.map((o) => [o.setId, o.result, o.flaky, o.cancelled, o.restarted]), [
+        [sets[2], 'SUCCESS', true, false, false],
+        [sets[1], 'SUCCESS', true, false, false],
+        [sets[0], 'FAIL', true, false, false],
       ]);
       assert.deepEqual({ ...ok, lastOutcomes: undefined, lastFailure: undefined }, {
-        name: 'ok', type: 'command', lastOutcomes: undefined, runs: 3, passRate: 0.6667, flakyRate: 1, durationMs: { median: 120, p95: 120 }, lastFailure: undefined,
+        name: 'ok', type: 'command', lastOutcomes: undefined, runs: 3, passRate: 0.6667, flakyRate: 1, restartRate: 0, durationMs: { median: 120, p95: 120 }, lastFailure: undefined,
       });
       assert.deepEqual(ok!.lastFailure, { setId: sets[0], testRunId: ok!.lastOutcomes[2]!.testRunId, endedAt: ok!.lastOutcomes[2]!.endedAt, error: 'expected 200, got 500' });
       const filtered = await server.call<TestsBody>(admin, 'GET', '/v0/tests?env=staging&name=O&limit=1');
@@ -81,9 +81,10 @@ for (const kind of storeKinds()) {
       } while (cursor !== null);
       assert.deepEqual(seen.map((r) => r.setId), [sets[2], sets[1], sets[0]]);
       const oldest = seen[2]!;
-      assert.deepEqual(Object.keys(oldest).sort(), ['attempts', 'cancelled', 'durationMs', 'endedAt', 'error', 'labels', 'result', 'setId', 'startedAt', 'testRunId']);
+      assert.deepEqual(Object.keys(oldest).sort(), ['attempts', 'cancelled', 'durationMs', 'endedAt', 'error', 'labels', 'result', 'setId', 'startedAt', 'starts', 'testRunId']);
       assert.deepEqual([oldest.labels, oldest.result, oldest.attempts, oldest.durationMs, oldest.error], [{ commit: 'c1', branch: 'main' }, 'FAIL', 1, 120, 'expected 200, got 500']);
       assert.equal(seen[0]!.attempts, 2);
+      assert.deepEqual(seen.map((r) => r.starts), [1, 1, 1], 'each ran in one start');
       const preview = await server.call<HistoryBody>(admin, 'GET', '/v0/tests/history?env=preview&name=ok');
       assert.deepEqual(preview.body.runs.map((r) => r.setId), [sets[3]]);
     });

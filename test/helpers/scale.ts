@@ -26,6 +26,10 @@ export interface Member {
   name: string;
   status: RunState;
   attempts: number;
+  /** How many times it was started: more than 1 when a start was lost and it ran again. */
+  starts: number;
+  /** Why each start after the first happened: 'lease lost' or 'worker lost'. */
+  restarts: string[];
   startedAt: string | null;
   endedAt: string | null;
   error: string | null;

@@ -25,6 +25,7 @@ import { runQuarantineContract } from './quarantine-contract.js';
 import { runQueueContract } from './queue-contract.js';
 import { runDeadlineContract } from './deadline-contract.js';
 import { runSupersedeContract } from './supersede-contract.js';
+import { runStartsContract } from './starts-contract.js';
 import { formatCases, leaseCases } from './record-cases.js';
 import { newSet } from './fixtures.js';
 
@@ -36,7 +37,7 @@ const bad = { status: 'FAIL' as const, attempts: 2, error: 'exited with code 1',
 export function runStoreContract(name: string, makeStore: StoreFactory): void {
   const parts = [runIdempotencyContract, runBrowseContract, runBatchContract, runFanoutContract, runCancelContract, runWatchContract, runKeysContract];
   for (const part of [...parts, runWebhookContract, runHistoryContract, runHistoryCasesContract, runQueueStatsContract, runSuitesContract, runQuarantineContract]) part(name, makeStore, newSet);
-  for (const part of [runQueueContract, runDeadlineContract, runSupersedeContract]) part(name, makeStore, newSet);
+  for (const part of [runQueueContract, runDeadlineContract, runSupersedeContract, runStartsContract]) part(name, makeStore, newSet);
   runStatusPropertyContract(name, makeStore);
   describe(`Store contract: ${name}`, () => {
     let store: Store;

@@ -7,8 +7,10 @@
  * calls the core functions; the PostgreSQL store writes them in SQL: this is
  * what ties the two.
  *
- * After every call the test reads the set and its members back and, for each
- * member whose state or timestamps changed, checks:
+ * After every call the test reads the set and its members back and checks that
+ * every member's starts and restarts are what startsAfter counts of its move
+ * (a start from WAITING to RUNNING; a start lost when a RUNNING member is reaped
+ * or released); and for each member whose state or timestamps changed:
  * - the call may make that move (canMakeMove, the core table of moves);
  * - a reaped member went where the reap rule sends it (reapedTo), FAIL with WORKER_LOST;
  * - its timestamps are what stampMember makes of the move, at a time within the call;
@@ -27,7 +29,8 @@ import type { Store } from '../../src/store/store.js';
 import { leaseOf, WORKER_LOST } from '../../src/store/store.js';
 import type { ClaimedRun, TestRunRecord } from '../../src/core/types.js';
 import { emptyCounts, isFinal, type RunState } from '../../src/core/states.js';
-import { canMakeMove, failsSet, moveSet, reapedTo, stampMember, type EndCause, type MemberMove, type MemberRules, type SetProgress } from '../../src/core/moves.js';
+import { canMakeMove, failsSet, moveSet, reapedTo, stampMember, startsAfter, type EndCause, type MemberMove, type MemberRules, type SetProgress, type StartCount } from '../../src/core/moves.js';
+import { restartsOf } from '../../src/core/starts.js';
 import { newSet } from './fixtures.js';
 
 type Move =
@@ -75,6 +78,8 @@ interface Model {
   rules: Map<string, MemberRules>;
   /** Leases each member has lost to the reaper so far. */
   lost: Map<string, number>;
+  /** Each member's starts and lost starts as the rules count them (startsAfter). */
+  starts: Map<string, StartCount>;
 }
 
 /** One run of a sequence: a set of one member per `rules` entry on a fresh worker id, moved by `moves`. */
@@ -88,6 +93,7 @@ async function play(store: Store, rules: readonly MemberRules[], moves: readonly
     members: new Map(created.runs.map((r) => [r.id, { status: 'WAITING', startedAt: null, endedAt: null, error: null }])),
     rules: new Map(created.runs.map((r) => [r.id, { quarantined: r.quarantined, failOnFlaky: r.failOnFlaky }])),
     lost: new Map(),
+    starts: new Map(created.runs.map((r) => [r.id, { starts: 0, lostStarts: [] }])),
   };
   await check(store, model, 'claim', Date.now(), Date.now()); // as created: nothing moved
   const workerId = `property-${created.id.slice(-8)}`;
@@ -205,6 +211,9 @@ async function check(store: Store, model: Model, move: MemberMove, from: number,
       assert.equal(run.status, reaped.get(run.id), `the reap rule: ${where}`);
       if (run.status === 'FAIL') assert.equal(run.error, WORKER_LOST, `a member lost too often fails as such: ${where}`);
     }
+    const counted = startsAfter(model.starts.get(run.id)!, move, was.status, run.status);
+    assert.deepEqual({ starts: run.starts, restarts: run.restarts }, { starts: counted.starts, restarts: restartsOf(counted.starts, counted.lostStarts) }, `the member's starts follow startsAfter: ${where}`);
+    model.starts.set(run.id, counted);
     if (was.status === run.status && was.startedAt === run.startedAt && was.endedAt === run.endedAt) continue;
     assert.ok(canMakeMove(move, was.status, run.status), `a move the core table allows: ${where}`);
     // When the move happened: what it stamped, which must fall within the call.

@@ -11,6 +11,7 @@ function run(result: 'SUCCESS' | 'FAIL', more: Partial<WindowRun> = {}): WindowR
     testRunId: `run-${n}`,
     result,
     attempts: 1,
+    starts: 1,
     durationMs: 100,
     endedAt: new Date(Date.UTC(2030, 0, 1) - n * 60_000).toISOString(),
     error: result === 'FAIL' ? 'expected 200, got 500' : null,
@@ -34,6 +35,21 @@ test('flaky by commit: a failure and a pass of the same commit are both flaky; o
     run('SUCCESS'),
   ];
   assert.deepEqual(flakyRuns(runs), [true, true, true, false, false, false, false]);
+});
+
+test('a rerun after a lost lease is counted apart from a retry: restarted, not flaky, in the restart rate and not the flaky rate', () => {
+  const runs = [
+    run('SUCCESS', { starts: 2 }), // passed on its second start, after its first was lost
+    run('SUCCESS', { attempts: 2 }), // passed on retry within one start: flaky
+    run('SUCCESS', { starts: 3, attempts: 2 }), // restarted, and retried in its last start: both
+    run('FAIL', { starts: 2, error: 'cancelled' }), // cancelled: counted nowhere
+    run('SUCCESS'),
+  ];
+  const figures = summarize(runs);
+  assert.deepEqual(figures.lastOutcomes.map((o) => [o.flaky, o.restarted]), [[false, true], [true, false], [true, true], [false, true], [false, false]]);
+  assert.equal(figures.runs, 4);
+  assert.equal(figures.flakyRate, 0.5);
+  assert.equal(figures.restartRate, 0.5);
 });
 
 test('cancelled runs are shown, never flaky, never pair, and counted nowhere', () => {
@@ -85,7 +101,7 @@ test('a newly failing test: its newest run failed, after passes on other commits
 });
 
 test('no counted runs: rates and durations are null; a failure of no error has a null error', () => {
-  assert.deepEqual(summarize([]), { lastOutcomes: [], runs: 0, passRate: null, flakyRate: null, durationMs: { median: null, p95: null }, lastFailure: null });
+  assert.deepEqual(summarize([]), { lastOutcomes: [], runs: 0, passRate: null, flakyRate: null, restartRate: null, durationMs: { median: null, p95: null }, lastFailure: null });
   assert.equal(summarize([run('FAIL', { error: null })]).lastFailure?.error, null);
   assert.equal(summarize([run('SUCCESS', { durationMs: null })]).durationMs.median, null);
 });

@@ -25,6 +25,7 @@ const t = (name: string, passRate: number | null, median: number | null, failedA
   runs: 10,
   passRate,
   flakyRate: 0,
+  restartRate: 0,
   durationMs: { median, p95: median },
   lastFailure: failedAt ? { endedAt: failedAt } : null,
 });

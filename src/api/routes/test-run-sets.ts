@@ -131,6 +131,8 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
           type: r.type,
           status: r.status,
           attempts: r.attempts,
+          starts: r.starts,
+          restarts: r.restarts,
           startedAt: r.startedAt,
           endedAt: r.endedAt,
           durationMs: r.durationMs,

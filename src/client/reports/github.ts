@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { formatDuration } from '../../core/duration.js';
 import { isFlaky, isQuarantined, isSkipped, type TestRun } from '../types.js';
-import { countsOf, failedMembers, flakyMembers, memberDurationMs, oneLine, failedText, passedText, setDurationMs, unfinishedMembers, type ReportInput } from './model.js';
+import { countsOf, failedMembers, flakyMembers, memberDurationMs, oneLine, failedText, passedText, restartedMembers, setDurationMs, unfinishedMembers, type ReportInput } from './model.js';
+import { ranAgainText, wasRestarted } from '../../core/starts.js';
 
 /** Workflow command message: GitHub's escaping for `%`, CR and LF. */
 export function escapeData(text: string): string {
@@ -19,17 +20,19 @@ export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
-function command(kind: 'error' | 'warning', title: string, message: string): string {
+function command(kind: 'error' | 'warning' | 'notice', title: string, message: string): string {
   return `::${kind} title=${escapeProperty(title)}::${escapeData(message)}`;
 }
 
-/** One annotation per failed member (or for the set), a warning per flaky member. */
+/** One annotation per failed member (or for the set), a warning per flaky member, a notice per member started again after a lost start. */
 export function annotations(input: ReportInput): string[] {
   const lines: string[] = [];
   const members = input.members;
   if (members) {
     for (const run of failedMembers(members)) lines.push(command('error', `runset: ${run.name}`, run.error ?? 'failed'));
     for (const run of flakyMembers(members)) lines.push(command('warning', `runset flaky: ${run.name}`, `passed after ${run.attempts} attempts`));
+    // Ran again because a start was lost: a notice, not a warning about the test.
+    for (const run of restartedMembers(members)) lines.push(command('notice', `runset ran again: ${run.name}`, ranAgainText(run) ?? `started ${run.starts ?? 1} times`));
   }
   const counts = countsOf(input);
   if (input.outcome === 'TIMEOUT') {
@@ -52,7 +55,8 @@ const MAX_ROWS = 200;
 function memberRow(run: TestRun): string {
   const state =
     run.status === 'FAIL' ? (isQuarantined(run) ? '🚧 failed (quarantined)' : '❌ failed') : isFlaky(run) ? '⚠️ flaky' : isSkipped(run) ? '⏭️ skipped' : run.status === 'SUCCESS' ? '✅ passed' : `⏳ ${cell(run.status)}`;
-  const error = run.status === 'FAIL' ? cell(run.error ?? 'failed') : isFlaky(run) ? `passed after ${run.attempts} attempts` : '';
+  const ranAgain = wasRestarted(run) ? cell(ranAgainText(run) ?? '') : '';
+  const error = run.status === 'FAIL' ? [cell(run.error ?? 'failed'), ranAgain].filter(Boolean).join(' · ') : isFlaky(run) ? `passed after ${run.attempts} attempts` : ranAgain;
   return `| ${state} | ${cell(run.name)} | ${cell(run.type)} | ${run.attempts} | ${formatDuration(memberDurationMs(run))} | ${error} |`;
 }
 

@@ -5,7 +5,10 @@
  * One testcase per member when the server lists members, else one testcase for
  * the whole set. Members that passed only after a retry are reported as passed
  * but marked flaky (a property and a system-out note): a retry must not hide an
- * unstable test. Members Playwright skipped (test.skip, test.fixme) are
+ * unstable test. Members started more than once because a start was lost (a
+ * lease that expired, a worker that gave them back) carry `starts` and
+ * `restarts` properties and say why in system-out: at-least-once is not hidden,
+ * and a pass after a lost lease is not called flaky. Members Playwright skipped (test.skip, test.fixme) are
  * `<skipped/>`: they passed by runset's states, but nothing of them ran.
  * Members still unfinished at a timeout are errors, not skips, so the report
  * never looks greener than the exit code.
@@ -18,6 +21,7 @@
  */
 import { create } from 'xmlbuilder2';
 import { isFlaky, isQuarantined, isSkipped, type TestRun } from '../types.js';
+import { ranAgainText, wasRestarted } from '../../core/starts.js';
 import { cleanText, countsOf, failedMembers, memberDurationMs, oneLine, outputTail, setDurationMs, skippedMembers, unfinishedMembers, type ReportInput } from './model.js';
 
 /** xmlbuilder2 does not export its node type from the package root. */
@@ -27,13 +31,31 @@ function seconds(ms: number): string {
   return (ms / 1000).toFixed(3);
 }
 
+/**
+ * A member's properties: flaky and its attempts (a retry), quarantined (a
+ * failure that does not fail the set), and its starts and restarts when a
+ * start of it was lost (src/core/starts.ts). One <properties> element.
+ */
+function memberProperties(run: TestRun): Array<[string, string]> {
+  const properties: Array<[string, string]> = [];
+  if (isFlaky(run)) properties.push(['flaky', 'true'], ['attempts', String(run.attempts)]);
+  if (run.status === 'FAIL' && isQuarantined(run)) properties.push(['quarantined', 'true']);
+  if (wasRestarted(run)) properties.push(['starts', String(run.starts)], ['restarts', (run.restarts ?? []).join(', ')]);
+  return properties;
+}
+
 function addMember(suite: XMLBuilder, run: TestRun, input: ReportInput): void {
   const testcase = suite.ele('testcase', { name: cleanText(run.name), classname: `runset.${input.env}.${run.type}`, time: seconds(memberDurationMs(run)) });
+  const properties = memberProperties(run);
+  if (properties.length > 0) {
+    const list = testcase.ele('properties');
+    for (const [name, value] of properties) list.ele('property', { name, value });
+  }
+  // Why it ran more than once, as Playwright notes a retry: a pass after a lost lease is not flaky.
+  const ranAgain = wasRestarted(run) ? ranAgainText(run) : null;
   if (isFlaky(run)) {
-    const properties = testcase.ele('properties');
-    properties.ele('property', { name: 'flaky', value: 'true' });
-    properties.ele('property', { name: 'attempts', value: String(run.attempts) });
-    testcase.ele('system-out').txt(`flaky: passed after ${run.attempts} attempts${run.output ? `\n\n${outputTail(run.output)}` : ''}`);
+    const note = [`flaky: passed after ${run.attempts} attempts`, ranAgain, run.output ? outputTail(run.output) : ''].filter(Boolean).join('\n\n');
+    testcase.ele('system-out').txt(note);
     return;
   }
   if (isSkipped(run)) {
@@ -43,13 +65,13 @@ function addMember(suite: XMLBuilder, run: TestRun, input: ReportInput): void {
   if (run.status === 'FAIL') {
     const message = oneLine(run.error ?? 'failed');
     const tail = outputTail(run.output);
-    const body = [cleanText(run.error ?? 'failed'), run.attempts > 1 ? `(after ${run.attempts} attempts)` : '', tail ? `--- output (end) ---\n${tail}` : '']
+    const body = [cleanText(run.error ?? 'failed'), run.attempts > 1 ? `(after ${run.attempts} attempts)` : '', ranAgain ?? '', tail ? `--- output (end) ---\n${tail}` : '']
       .filter(Boolean)
       .join('\n\n');
-    if (isQuarantined(run)) testcase.ele('properties').ele('property', { name: 'quarantined', value: 'true' });
     testcase.ele('failure', { message: isQuarantined(run) ? `quarantined: ${message}` : message, type: 'FAIL' }).txt(body);
     return;
   }
+  if (ranAgain !== null) testcase.ele('system-out').txt(ranAgain);
   if (run.status !== 'SUCCESS') {
     const why = input.outcome === 'TIMEOUT' ? 'not finished when the trigger timed out' : 'not finished';
     testcase.ele('error', { message: `${why} (status ${oneLine(run.status)})`, type: 'unfinished' });

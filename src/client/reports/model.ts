@@ -5,6 +5,7 @@
  * forbids).
  */
 import { isFlaky, isQuarantined, isSkipped, type TestRun, type TestRunSetStatus } from '../types.js';
+import { wasRestarted } from '../../core/starts.js';
 
 export type Outcome = 'SUCCESS' | 'FAIL' | 'TIMEOUT';
 
@@ -57,6 +58,11 @@ export function failedMembers(members: readonly TestRun[]): TestRun[] {
 
 export function flakyMembers(members: readonly TestRun[]): TestRun[] {
   return members.filter((run) => isFlaky(run));
+}
+
+/** Members started more than once because a start of theirs was lost (src/core/starts.ts), whatever their end. */
+export function restartedMembers(members: readonly TestRun[]): TestRun[] {
+  return members.filter((run) => wasRestarted(run));
 }
 
 /** Members still WAITING, RUNNING or in a state this client does not know. */

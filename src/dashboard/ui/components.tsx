@@ -1,6 +1,7 @@
-/** Small pieces shared by the pages: status, flaky, skipped and quarantined badges, the counts bar, times and durations. */
+/** Small pieces shared by the pages: status, flaky, restarted, skipped and quarantined badges, the counts bar, times and durations. */
 import type { ComponentChildren } from 'preact';
 import { isFinal, RUN_STATES as STATES, type Counts, type RunState as State } from '../../core/states.js';
+import { passedHow, ranAgainText, wasRestarted, type RunsOfMember } from '../../core/starts.js';
 
 // The states and their rules come from core (it imports nothing, so it bundles as is).
 export { isFinal, STATES, type Counts, type State };
@@ -24,6 +25,23 @@ export function FlakyBadge() {
   return (
     <span class="flaky" title="Passed only after a retry">
       flaky
+    </span>
+  );
+}
+
+/**
+ * Marks a member started more than once because a start of it was lost (its
+ * lease expired, or its worker gave it back): at-least-once made visible. Its
+ * words are the client's (ranAgainText): a pass after a lost lease is told
+ * apart from a pass on retry (flaky).
+ */
+export function RestartedBadge({ member }: { member: RunsOfMember }) {
+  if (!wasRestarted(member)) return null;
+  const how = passedHow(member);
+  const label = how === 'after a lost lease' || how === 'after a lost worker' ? `passed ${how}` : `started ${member.starts ?? 1}×`;
+  return (
+    <span class="restarted" title={ranAgainText(member) ?? ''}>
+      {label}
     </span>
   );
 }

@@ -1,8 +1,8 @@
 /**
  * The PostgreSQL store's test history: every read walks the partial index
  * test_runs_history (env, name COLLATE "C", ended_at, id) INCLUDE (status,
- * attempts, duration_ms, set_id, type) WHERE ended_at IS NOT NULL (migrations
- * 13 and 14); the query plans are in bench/README.md (bench:history).
+ * attempts, duration_ms, set_id, type, starts) WHERE ended_at IS NOT NULL
+ * (migrations 13, 14 and 29); the query plans are in bench/README.md (bench:history).
  * Names compare COLLATE "C" everywhere, to match that index and SQLite's order.
  *
  * A tests page is one statement: a recursive walk of the environment's distinct
@@ -57,13 +57,13 @@ export function testsPageSql(n: Names, fromCursor: boolean): string {
       (SELECT s.labels->>'commit' FROM ${n.sets} s WHERE s.id = x.set_id) AS "commit"
     FROM page p CROSS JOIN LATERAL (
       SELECT * FROM ((
-        SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at, false AS from_case, NULL::text AS case_error
+        SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.starts, r.duration_ms, r.ended_at, false AS from_case, NULL::text AS case_error
         FROM ${n.runs} r
         WHERE ${ENDED_IN_ENV} AND r.name COLLATE "C" = p.name
         ORDER BY r.ended_at DESC, r.id DESC LIMIT $4
       ) UNION ALL (
         -- The runs cases of members' results add (src/core/result-cases.ts): one attempt each, their error at hand.
-        SELECT c.run_id, c.set_id, '${CASE_TEST_TYPE}', c.status, 1, c.duration_ms, c.ended_at, true, c.error
+        SELECT c.run_id, c.set_id, '${CASE_TEST_TYPE}', c.status, 1, 1, c.duration_ms, c.ended_at, true, c.error
         FROM ${n.cases} c
         WHERE c.env = $1 AND c.name COLLATE "C" = p.name
         ORDER BY c.ended_at DESC, c.run_id DESC LIMIT $4
@@ -76,12 +76,12 @@ export function testsPageSql(n: Names, fromCursor: boolean): string {
 export function historySql(n: Names, fromCursor: boolean): string {
   return `
     SELECT u.*, s.labels FROM ((
-      SELECT r.id, r.set_id, r.status, r.attempts, r.duration_ms, r.started_at, r.ended_at, r.error
+      SELECT r.id, r.set_id, r.status, r.attempts, r.starts, r.duration_ms, r.started_at, r.ended_at, r.error
       FROM ${n.runs} r
       WHERE ${ENDED_IN_ENV} AND r.name COLLATE "C" = $2 ${fromCursor ? 'AND (r.ended_at, r.id) < ($4::timestamptz, $5)' : ''}
       ORDER BY r.ended_at DESC, r.id DESC LIMIT $3
     ) UNION ALL (
-      SELECT c.run_id, c.set_id, c.status, 1, c.duration_ms, r.started_at, c.ended_at, c.error
+      SELECT c.run_id, c.set_id, c.status, 1, 1, c.duration_ms, r.started_at, c.ended_at, c.error
       FROM ${n.cases} c JOIN ${n.runs} r ON r.id = c.run_id
       WHERE c.env = $1 AND c.name COLLATE "C" = $2 ${fromCursor ? 'AND (c.ended_at, c.run_id) < ($4::timestamptz, $5)' : ''}
       ORDER BY c.ended_at DESC, c.run_id DESC LIMIT $3

@@ -166,4 +166,22 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       DELETE FROM ${s}.workers;
     `,
   },
+  {
+    version: 29,
+    name: 'member starts',
+    sql: (s: string) => `
+      -- At-least-once made visible (src/core/starts.ts): how many times a member was started
+      -- (moved to RUNNING from WAITING), and why each start it lost was lost, in order: a JSON
+      -- list of 'lease lost' (the reaper) and 'worker lost' (given back after it began). A member
+      -- that began before this step is counted one start: what was known of it.
+      ALTER TABLE ${s}.test_runs ADD COLUMN starts integer NOT NULL DEFAULT 0,
+        ADD COLUMN lost_starts jsonb NOT NULL DEFAULT '[]';
+      UPDATE ${s}.test_runs SET starts = 1 WHERE started_at IS NOT NULL;
+      -- A test's window of latest runs reads its starts too (a rerun after a lost start is
+      -- counted apart from a retry): migration 14's index, with starts among its INCLUDE columns.
+      DROP INDEX ${s}.test_runs_history;
+      CREATE INDEX test_runs_history ON ${s}.test_runs (env, name COLLATE "C", ended_at, id)
+        INCLUDE (status, attempts, duration_ms, set_id, type, starts) WHERE ended_at IS NOT NULL;
+    `,
+  },
 ];

@@ -37,6 +37,8 @@ export interface Dialect {
   readonly msBetween: (from: string, to: string) => string;
   /** A placeholder holding a JSON text, as the column stores it (SQLite: text; PostgreSQL: jsonb). */
   readonly json: (param: string) => string;
+  /** The JSON list `list` (a column as stored: SQLite text, PostgreSQL jsonb) with the SQL text `text` appended. */
+  readonly jsonAppended: (list: string, text: string) => string;
 }
 
 export const SQLITE: Dialect = Object.freeze({
@@ -47,6 +49,7 @@ export const SQLITE: Dialect = Object.freeze({
   // ISO texts; never below 0, as the store measured before (a start moved back by a worker's reading).
   msBetween: (from: string, to: string) => `max(0, CAST(round((unixepoch(${to}, 'subsec') - unixepoch(${from}, 'subsec')) * 1000) AS INTEGER))`,
   json: (param: string) => param,
+  jsonAppended: (list: string, text: string) => `json_insert(${list}, '$[#]', ${text})`,
 });
 
 export const POSTGRES: Dialect = Object.freeze({
@@ -56,4 +59,5 @@ export const POSTGRES: Dialect = Object.freeze({
   msFromNow: (ms: string) => `now() + make_interval(secs => ${ms}::double precision / 1000)`,
   msBetween: (from: string, to: string) => `round(extract(epoch FROM ${to} - ${from}) * 1000)::integer`,
   json: (param: string) => `${param}::jsonb`,
+  jsonAppended: (list: string, text: string) => `(${list} || jsonb_build_array(${text}::text))`,
 });

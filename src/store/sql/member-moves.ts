@@ -13,9 +13,23 @@
  *
  * - a member starts (started_at) at its first move to RUNNING and keeps that
  *   start when claimed again; it ends (ended_at) at SUCCESS or FAIL;
- * - every move that ends or gives back a member drops its lease.
+ * - every move that ends or gives back a member drops its lease;
+ * - every move from WAITING to RUNNING counts a start (`starts`), and a RUNNING
+ *   member given back or reaped records why its start was lost (`lost_starts`,
+ *   src/core/starts.ts); a reserved member that never began loses no start.
  */
+import type { RestartReason } from '../../core/starts.js';
 import type { Dialect } from './dialect.js';
+
+/** A start of the member counted when `starting` (an SQL condition over the old row) holds. */
+function countStart(starting: string): string {
+  return `starts = r.starts + CASE WHEN ${starting} THEN 1 ELSE 0 END`;
+}
+
+/** A RUNNING member's start lost for `reason`, recorded in order; a reserved member's lease was no start. */
+function loseStart(d: Dialect, reason: RestartReason): string {
+  return `lost_starts = CASE WHEN r.status = 'RUNNING' THEN ${d.jsonAppended('r.lost_starts', `'${reason}'`)} ELSE r.lost_starts END`;
+}
 
 /** Every worker write is fenced by (id, worker_id, claims) on a leased member: RUNNING, or reserved (WAITING with a lease). */
 export function fenced(p: { id: string; worker: string; claims: string }): string {
@@ -31,12 +45,12 @@ export function reserveMember(d: Dialect, p: { worker: string; leaseMs: string }
 export function claimMember(d: Dialect, p: { starts: string; worker: string; leaseMs: string }): string {
   return `status = CASE WHEN ${p.starts} THEN 'RUNNING' ELSE 'WAITING' END, ${reserveMember(d, p)},
           started_at = CASE WHEN ${p.starts} THEN COALESCE(r.started_at, ${d.now}) ELSE r.started_at END,
-          ran_on = CASE WHEN ${p.starts} THEN ${p.worker} ELSE r.ran_on END`;
+          ran_on = CASE WHEN ${p.starts} THEN ${p.worker} ELSE r.ran_on END, ${countStart(p.starts)}`;
 }
 
-/** A reserved member begins at `at` (the move's clock unless told) under its lease. */
+/** A reserved member begins at `at` (the move's clock unless told) under its lease; one already RUNNING under it starts no more. */
 export function startMember(d: Dialect, at: string = d.now): string {
-  return `status = 'RUNNING', started_at = COALESCE(r.started_at, ${at}), ran_on = r.worker_id`;
+  return `status = 'RUNNING', started_at = COALESCE(r.started_at, ${at}), ran_on = r.worker_id, ${countStart("r.status = 'WAITING'")}`;
 }
 
 /** A heartbeat: the lease renewed, and the attempts so far recorded. */
@@ -65,21 +79,22 @@ export function finishMember(
           result_cases = ${d.json(p.resultCases)}, ended_at = ${d.now}, worker_id = NULL, lease_expires_at = NULL`;
 }
 
-/** The lease given back: WAITING again, no lost lease counted. */
-export function releaseMember(_d: Dialect): string {
-  return `status = 'WAITING', worker_id = NULL, lease_expires_at = NULL`;
+/** The lease given back: WAITING again, no lost lease counted; a member that had begun lost its start to its worker. */
+export function releaseMember(d: Dialect): string {
+  return `status = 'WAITING', worker_id = NULL, lease_expires_at = NULL, ${loseStart(d, 'worker lost')}`;
 }
 
 /**
  * An expired lease (reapedTo): back to WAITING until this is the member's
- * `maxLostLeases`-th lost lease, then FAIL with `error`.
+ * `maxLostLeases`-th lost lease, then FAIL with `error`. A member that had
+ * begun lost its start to the lease.
  */
 export function reapMember(d: Dialect, p: { maxLostLeases: string; error: string }): string {
   const requeued = `r.lost_leases + 1 < ${p.maxLostLeases}`;
   return `status = CASE WHEN ${requeued} THEN 'WAITING' ELSE 'FAIL' END,
           error = CASE WHEN ${requeued} THEN r.error ELSE ${p.error} END,
           ended_at = CASE WHEN ${requeued} THEN r.ended_at ELSE ${d.now} END,
-          lost_leases = r.lost_leases + 1, worker_id = NULL, lease_expires_at = NULL`;
+          lost_leases = r.lost_leases + 1, worker_id = NULL, lease_expires_at = NULL, ${loseStart(d, 'lease lost')}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The SQLite store's test history: every read walks the partial index
  * test_runs_history (env, name, ended_at, id, status, attempts, duration_ms,
- * set_id, type) WHERE ended_at IS NOT NULL (migrations 13 and 14); the query
+ * set_id, type, starts) WHERE ended_at IS NOT NULL (migrations 13, 14 and 29); the query
  * plans are in bench/README.md (bench:history).
  *
  * The tests list finds an environment's distinct test names one index seek at
@@ -22,7 +22,7 @@ const ENDED = 'r.env = @env AND r.name = @name AND r.ended_at IS NOT NULL';
 const NEWEST_FIRST = 'ORDER BY r.ended_at DESC, r.id DESC LIMIT @limit';
 const NAMES = 'SELECT name FROM test_runs WHERE env = @env AND ended_at IS NOT NULL';
 const RUNS = `
-  SELECT r.id, r.set_id, s.labels, r.status, r.attempts, r.duration_ms, r.started_at, r.ended_at, r.error
+  SELECT r.id, r.set_id, s.labels, r.status, r.attempts, r.starts, r.duration_ms, r.started_at, r.ended_at, r.error
   FROM test_runs r JOIN test_run_sets s ON s.id = r.set_id
   WHERE ${ENDED}`;
 
@@ -30,7 +30,7 @@ const CASE_ENDED = 'c.env = @env AND c.name = @name';
 const CASES_NEWEST_FIRST = 'ORDER BY c.ended_at DESC, c.run_id DESC LIMIT @limit';
 const CASE_NAMES = 'SELECT name FROM test_run_cases WHERE env = @env';
 const CASE_RUNS = `
-  SELECT c.run_id AS id, c.set_id, s.labels, c.status, 1 AS attempts, c.duration_ms, r.started_at, c.ended_at, c.error
+  SELECT c.run_id AS id, c.set_id, s.labels, c.status, 1 AS attempts, 1 AS starts, c.duration_ms, r.started_at, c.ended_at, c.error
   FROM test_run_cases c JOIN test_run_sets s ON s.id = c.set_id JOIN test_runs r ON r.id = c.run_id
   WHERE ${CASE_ENDED}`;
 
@@ -40,7 +40,7 @@ export const HISTORY_SQL = Object.freeze({
   nextName: `${NAMES} AND name > @after ORDER BY name LIMIT 1`,
   // Covered by the index but for the error, looked up (by rowid) for failures alone.
   window: `
-    SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.duration_ms, r.ended_at, e.error,
+    SELECT r.id, r.set_id, r.type, r.status, r.attempts, r.starts, r.duration_ms, r.ended_at, e.error,
       json_extract(s.labels, '$.commit') AS "commit"
     FROM test_runs r JOIN test_run_sets s ON s.id = r.set_id
       LEFT JOIN test_runs e ON r.status = 'FAIL' AND e.rowid = r.rowid
@@ -52,7 +52,7 @@ export const HISTORY_SQL = Object.freeze({
   caseFirstName: `${CASE_NAMES} ORDER BY name LIMIT 1`,
   caseNextName: `${CASE_NAMES} AND name > @after ORDER BY name LIMIT 1`,
   caseWindow: `
-    SELECT c.run_id AS id, c.set_id, '${CASE_TEST_TYPE}' AS type, c.status, 1 AS attempts, c.duration_ms, c.ended_at, c.error,
+    SELECT c.run_id AS id, c.set_id, '${CASE_TEST_TYPE}' AS type, c.status, 1 AS attempts, 1 AS starts, c.duration_ms, c.ended_at, c.error,
       json_extract(s.labels, '$.commit') AS "commit"
     FROM test_run_cases c JOIN test_run_sets s ON s.id = c.set_id
     WHERE ${CASE_ENDED} ${CASES_NEWEST_FIRST}`,

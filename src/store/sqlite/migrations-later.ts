@@ -119,4 +119,22 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sq
       DELETE FROM workers;
     `,
   },
+  {
+    version: 29,
+    name: 'member starts',
+    sql: `
+      -- At-least-once made visible (src/core/starts.ts): how many times a member was started
+      -- (moved to RUNNING from WAITING), and why each start it lost was lost, in order: a JSON
+      -- list of 'lease lost' (the reaper) and 'worker lost' (given back after it began). A member
+      -- that began before this step is counted one start: what was known of it.
+      ALTER TABLE test_runs ADD COLUMN starts INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE test_runs ADD COLUMN lost_starts TEXT NOT NULL DEFAULT '[]';
+      UPDATE test_runs SET starts = 1 WHERE started_at IS NOT NULL;
+      -- A test's window of latest runs reads its starts too (a rerun after a lost start is
+      -- counted apart from a retry): migration 14's covering index, with starts.
+      DROP INDEX test_runs_history;
+      CREATE INDEX test_runs_history ON test_runs(env, name, ended_at, id, status, attempts, duration_ms, set_id, type, starts)
+        WHERE ended_at IS NOT NULL;
+    `,
+  },
 ];

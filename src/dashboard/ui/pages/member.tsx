@@ -1,7 +1,8 @@
 /** `/sets/:id/runs/:runId` — one member: status, error, artifacts (screenshots inline, traces in Playwright's viewer, text to open, all to download) and output. */
 import { useState } from 'preact/hooks';
 import { api, artifactUrl, setLoadError, type Artifact, type Member } from '../api.js';
-import { Alert, FlakyBadge, formatBytes, formatDuration, isFinal, QuarantinedBadge, shortId, SkippedBadge, StatusBadge, Time } from '../components.js';
+import { Alert, FlakyBadge, formatBytes, formatDuration, isFinal, QuarantinedBadge, RestartedBadge, shortId, SkippedBadge, StatusBadge, Time } from '../components.js';
+import { ranAgainText } from '../../../core/starts.js';
 import { usePoll } from '../live.js';
 import { CasesTable } from '../cases.js';
 
@@ -45,6 +46,7 @@ function MemberBody({ setId, member }: { setId: string; member: Member }) {
       <p aria-live="polite">
         <StatusBadge status={member.status} />
         {member.flaky && <FlakyBadge />}
+        <RestartedBadge member={member} />
         {member.skipped && <SkippedBadge />}
         {member.quarantined && <QuarantinedBadge />}
       </p>
@@ -53,6 +55,11 @@ function MemberBody({ setId, member }: { setId: string; member: Member }) {
         <dd>{member.type}</dd>
         <dt>Attempts</dt>
         <dd>{member.attempts}</dd>
+        <dt>Starts</dt>
+        <dd>
+          {member.starts}
+          {ranAgainText(member) !== null && <span class="muted"> — {ranAgainText(member)}</span>}
+        </dd>
         <dt>Duration</dt>
         <dd>
           {formatDuration(member.durationMs)}

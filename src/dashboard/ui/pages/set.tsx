@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import type { TestRunSetDetails } from '../../../core/wire-dashboard.js';
 import { api, setLoadError, type Member, type SetStatus } from '../api.js';
-import { Alert, CountsBar, FlakyBadge, formatDuration, isFinal, QuarantinedBadge, shortId, SkippedBadge, spanMs, StatusBadge, Time } from '../components.js';
+import { Alert, CountsBar, FlakyBadge, formatDuration, isFinal, QuarantinedBadge, RestartedBadge, shortId, SkippedBadge, spanMs, StatusBadge, Time } from '../components.js';
 import { usePoll } from '../live.js';
 import { navigate } from '../router.js';
 import { Timeline } from '../timeline.js';
@@ -234,6 +234,7 @@ function MembersTable({ setId, members }: { setId: string; members: Member[] }) 
             <td data-label="Test">
               <a href={`/sets/${setId}/runs/${m.id}`}>{m.name}</a> <span class="muted">{m.type}</span>
               {m.flaky && <FlakyBadge />}
+              <RestartedBadge member={m} />
             </td>
             <td data-label="Status">
               <StatusBadge status={m.status} />

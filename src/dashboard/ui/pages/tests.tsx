@@ -19,6 +19,7 @@ const COLUMNS: { key: SortKey; label: string; first: SortDir }[] = [
   { key: 'runs', label: 'Runs', first: 'desc' },
   { key: 'passRate', label: 'Pass rate', first: 'asc' },
   { key: 'flakyRate', label: 'Flaky rate', first: 'desc' },
+  { key: 'restartRate', label: 'Restart rate', first: 'desc' },
   { key: 'median', label: 'Median', first: 'desc' },
   { key: 'p95', label: 'p95', first: 'desc' },
   { key: 'lastFailure', label: 'Last failure', first: 'desc' },
@@ -137,6 +138,9 @@ function TestsTable(props: { env: string; tests: TestSummary[]; sort: SortKey; d
             <td data-label="Runs">{t.runs}</td>
             <td data-label="Pass rate">{rate(t.passRate)}</td>
             <td data-label="Flaky rate">{rate(t.flakyRate)}</td>
+            <td data-label="Restart rate" title="Runs started again after a lost lease or worker: not flaky">
+              {rate(t.restartRate)}
+            </td>
             <td data-label="Median">{formatDuration(t.durationMs.median)}</td>
             <td data-label="p95">{formatDuration(t.durationMs.p95)}</td>
             <td data-label="Last failure">
