@@ -109,7 +109,7 @@ function renderOperation(doc: OpenApiDocument, method: string, path: string, op:
     out.push(table(['parameter', 'in', 'required', 'type', 'limits', 'description'], rows), '');
   }
   out.push(...bodyTable(doc, op));
-  out.push(table(['status', 'meaning', 'body', 'problem codes of this status'], responseRows(doc, op)), '');
+  out.push(table(['status', 'meaning', 'body', 'codes with this status'], responseRows(doc, op)), '');
 }
 
 export function renderApiReference(doc: OpenApiDocument): string {
@@ -119,7 +119,7 @@ export function renderApiReference(doc: OpenApiDocument): string {
     '',
     `# ${doc.info?.title ?? 'API'} reference`,
     '',
-    `${doc.info?.description ?? ''} Paths are relative to ${code(prefix)}; the document itself is ${code(`GET ${prefix}/openapi.json`)}. A role reaches the ones below it (read < trigger < admin); the worker role may use the worker protocol only (src/auth/policy.ts). "Problem codes of this status" lists the registry's codes with that status: which of them an operation answers, its description says.`,
+    `${doc.info?.description ?? ''} Paths are relative to ${code(prefix)}; the document itself is ${code(`GET ${prefix}/openapi.json`)}. A role reaches the ones below it (read < trigger < admin); the worker role may use the worker protocol only (src/auth/policy.ts). The document names each operation's statuses, not its problem codes: the column "codes with this status" lists every registry code with that status, of which an operation answers some (see the table at the end).`,
     '',
   ];
   const operations = operationsOf(doc);
