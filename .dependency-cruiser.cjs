@@ -28,6 +28,7 @@ const MAY_IMPORT = {
   roles: ['core', 'config', 'secrets', 'store', 'artifacts', 'auth', 'executors', 'sets', 'suites', 'retention', 'webhooks', 'worker-link', 'scheduler', 'api'],
   demo: [],
   action: ['core', 'client', 'cli'],
+  docs: ['core', 'config', 'store', 'auth', 'api', 'cli'],
 };
 const FOLDERS = Object.keys(MAY_IMPORT);
 
