@@ -63,6 +63,7 @@ let seq = 0;
 /** This process's cgroups: those free (empty, for the next test) and every one it made (removed when it exits). */
 const free = new Map<string, string[]>();
 const made = new Set<string>();
+let removing = false;
 
 /** One line for a worker's start log. */
 export function describeContainment(c: Containment): string {
@@ -143,6 +144,8 @@ function ownCgroup(root: string): string {
  */
 function bornIn<T>(cgroup: string, fork: () => T): T {
   const home = path.join(ownCgroup(path.dirname(cgroup)), 'cgroup.procs');
+  // A way back first (a cgroup namespace can hide this process's own): never move in without one.
+  if (!existsSync(home)) throw new Error(`this process's cgroup (${path.dirname(home)}) is not under ${path.dirname(path.dirname(cgroup))}`);
   writeFileSync(path.join(cgroup, 'cgroup.procs'), '0'); // 0: the writer's own process, every thread of it
   try {
     return fork();
@@ -186,7 +189,8 @@ function takeCgroup(root: string): string {
   if (reused !== undefined) return reused;
   const dir = path.join(root, `t-${process.pid}-${++seq}`);
   mkdirSync(dir);
-  if (made.size === 0) process.once('exit', removeMade);
+  if (!removing) process.once('exit', removeMade);
+  removing = true;
   made.add(dir);
   return dir;
 }
