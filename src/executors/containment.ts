@@ -6,46 +6,64 @@
  * Two mechanisms, chosen once when a worker starts (detectContainment) and
  * named in its start log:
  * - `cgroup`: cgroup v2 (`/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` on a
- *   hybrid machine). Each test process gets a cgroup of its own under
- *   `<mount>/runset/`. It is started through `sh`, which writes its own pid
- *   into the cgroup before it execs the test (dropping to the --run-as user
- *   with `setpriv` only after that), so nothing the test starts is ever outside
- *   it; a child cannot leave a cgroup without root. At the end, `cgroup.kill`
- *   SIGKILLs everything in it at once, and the cgroup is removed once empty.
- *   Needs root (or a delegated cgroup) and a kernel with `cgroup.kill` (5.14).
+ *   hybrid machine). A test process runs in a cgroup under `<mount>/runset/`
+ *   that holds nothing else. It is born there: the process that spawns it
+ *   moves itself into the cgroup, forks the test (a child starts in its
+ *   parent's cgroup), and moves itself back before it does anything else
+ *   (bornIn). So no instruction of the test ever runs outside the cgroup, and
+ *   a child cannot leave a cgroup without root. At the end, `cgroup.kill`
+ *   SIGKILLs everything in it at once, and the cgroup is handed to the next
+ *   test only once the kernel says it is empty (`populated 0`): one cgroup per
+ *   test running at once (a worker slot), made once, never shared by two tests,
+ *   never reused while anything of the last test is left in it. Needs root (or
+ *   a delegated cgroup) and a kernel with `cgroup.kill` (5.14).
  * - `process-group`, where that cannot be had (no cgroup v2, no write access,
  *   an older kernel): the spawners' own kills (process group, process tree,
  *   environment mark) stay the only ones. A `setsid` child escapes those; under
  *   --run-as every process of the member's user is still killed when the member
  *   ends (./test-users.ts), which does catch it.
+ *
+ * Until 2026-11-29 each test process got a new cgroup, joined by a `sh`
+ * wrapper (`echo $$ > cgroup.procs; exec test`) and removed at its end: the
+ * extra `exec` of `sh` cost the claim loop about 3 ms of wall time a command
+ * (bench/README.md, "Issue 40 item 3"). Moving the spawner in and out costs two
+ * writes, a tenth of a millisecond.
  */
-import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { setprivPath, spawnAs, type RunAsUser, type SpawnAs } from './run-as.js';
+import { killQuietly } from './process-tree.js';
+import { spawnAs, type RunAsUser, type SpawnAs } from './run-as.js';
 
 /** How test processes are contained; plain data, so that it travels to the command launcher. */
 export type Containment =
-  /** `root`: the cgroup v2 folder under which each test process gets a cgroup of its own. */
+  /** `root`: the cgroup v2 folder under which each running test process gets a cgroup of its own. */
   | { kind: 'cgroup'; root: string }
   /** `why`: what kept cgroups out of reach. */
   | { kind: 'process-group'; why: string };
 
+/** What a cage's spawn takes: child_process's options, but the user is the cage's. */
+export type CageSpawnOptions = Omit<SpawnOptions, 'uid' | 'gid'>;
+
 /** One test process's containment: how to start it, and how to end everything it started. */
 export interface Cage {
+  /** The program the test process is (as `user`: `uid`/`gid`, or `setpriv` for supplementary groups). */
   readonly start: SpawnAs;
-  /** Kills every process in it, waits (a bounded while) for them to be gone, and removes it. */
+  /** Starts `start` inside the cage (once). Throws as child_process's spawn does, or when the cage cannot be entered. */
+  spawn(options: CageSpawnOptions): ChildProcess;
+  /** Kills every process in it and waits (a bounded while) for them to be gone; only then may it serve another test. */
   end(): Promise<void>;
 }
 
-const SH = '/bin/sh';
-/** Joins the cgroup whose cgroup.procs is $0, then becomes the test: nothing runs outside it. */
-const JOIN = 'echo $$ > "$0" || exit 126; exec "$@"';
 /** How long end() waits for a killed cgroup to empty. */
 const EMPTY_WAIT_MS = 2000;
 
 let seq = 0;
+/** This process's cgroups: those free (empty, for the next test) and every one it made (removed when it exits). */
+const free = new Map<string, string[]>();
+const made = new Set<string>();
+let removing = false;
 
 /** One line for a worker's start log. */
 export function describeContainment(c: Containment): string {
@@ -56,13 +74,11 @@ export function describeContainment(c: Containment): string {
 
 /**
  * What this machine allows, tried for real: a cgroup made under the cgroup v2
- * mount's `runset/`, a shell moved into it. Leftover cgroups of runset
- * processes that died are emptied and removed on the way.
+ * mount's `runset/`, this process moved into it and back. Leftover cgroups of
+ * runset processes that died are emptied and removed on the way.
  */
-export function detectContainment(runAs?: RunAsUser, mountinfo = '/proc/self/mountinfo'): Containment {
+export function detectContainment(mountinfo = '/proc/self/mountinfo'): Containment {
   if (process.platform !== 'linux') return { kind: 'process-group', why: 'not Linux' };
-  // Inside the cgroup the wrapper drops to the user with setpriv (it must join as root first).
-  if (runAs && setprivPath() === undefined) return { kind: 'process-group', why: 'no setpriv (util-linux) to become the --run-as user inside a cgroup' };
   const mount = cgroup2Mount(mountinfo);
   if (!mount) return { kind: 'process-group', why: 'no cgroup v2 mounted' };
   const root = path.join(mount, 'runset');
@@ -73,8 +89,8 @@ export function detectContainment(runAs?: RunAsUser, mountinfo = '/proc/self/mou
     mkdirSync(probe, { recursive: true });
     try {
       if (!existsSync(path.join(probe, 'cgroup.kill'))) return { kind: 'process-group', why: 'this kernel has no cgroup.kill (Linux 5.14)' };
-      accessSync(SH, constants.X_OK);
-      execFileSync(SH, ['-c', JOIN, path.join(probe, 'cgroup.procs'), 'true'], { stdio: 'ignore' });
+      const inside = bornIn(probe, () => ownCgroup(root));
+      if (inside !== probe) return { kind: 'process-group', why: `cannot move into a cgroup under ${root} (it reads ${inside})` };
     } finally {
       rmdirSync(probe);
     }
@@ -112,33 +128,110 @@ function sweepStale(root: string): void {
   }
 }
 
+/** This process's cgroup v2 folder, under the mount `root` is in. */
+function ownCgroup(root: string): string {
+  const relative = /^0::(\/.*)$/m.exec(readFileSync('/proc/self/cgroup', 'utf8'))?.[1];
+  if (relative === undefined) throw new Error('no cgroup v2 line in /proc/self/cgroup');
+  return path.join(path.dirname(root), relative);
+}
+
+/**
+ * Runs `fork` (which must start its process synchronously, as spawn does)
+ * with this whole process moved into `cgroup`: what it starts is born there.
+ * Nothing else runs in between (JavaScript is single-threaded here; no other
+ * thread of Node forks), and this process is back in its own cgroup before it
+ * returns: a cgroup.kill aimed at the test can never reach it.
+ */
+function bornIn<T>(cgroup: string, fork: () => T): T {
+  const home = path.join(ownCgroup(path.dirname(cgroup)), 'cgroup.procs');
+  // A way back first (a cgroup namespace can hide this process's own): never move in without one.
+  if (!existsSync(home)) throw new Error(`this process's cgroup (${path.dirname(home)}) is not under ${path.dirname(path.dirname(cgroup))}`);
+  writeFileSync(path.join(cgroup, 'cgroup.procs'), '0'); // 0: the writer's own process, every thread of it
+  try {
+    return fork();
+  } finally {
+    writeFileSync(home, '0');
+  }
+}
+
 /**
  * A cage for one test process: `file args` as `user` (this process's user without one).
- * Throws when the cgroup cannot be made: a test is not run uncontained.
+ * Throws when no cgroup can be had: a test is not run uncontained.
  */
 export function openCage(c: Containment | undefined, user: RunAsUser | undefined, file: string, args: readonly string[]): Cage {
-  if (c?.kind !== 'cgroup') return { start: spawnAs(user, file, args), end: () => Promise.resolve() };
-  const dir = path.join(c.root, `t-${process.pid}-${++seq}`);
+  const start = spawnAs(user, file, args);
+  const launch = (options: CageSpawnOptions): ChildProcess => spawn(start.file, start.args, { ...options, uid: start.uid, gid: start.gid });
+  if (c?.kind !== 'cgroup') return { start, spawn: launch, end: () => Promise.resolve() };
+  const dir = takeCgroup(c.root);
+  let ended: Promise<void> | undefined;
+  return {
+    start,
+    spawn: (options) => {
+      let child: ChildProcess | undefined;
+      try {
+        return bornIn(dir, () => (child = launch(options)));
+      } catch (error) {
+        // Not back home (bornIn's way out failed): the test must not run on in a cage this process shares.
+        if (child?.pid !== undefined) {
+          killQuietly(-child.pid);
+          killQuietly(child.pid);
+        }
+        throw error;
+      }
+    },
+    end: () => (ended ??= endCgroup(c.root, dir)),
+  };
+}
+
+/** A free cgroup of this process under `root`, else a new one. */
+function takeCgroup(root: string): string {
+  const reused = free.get(root)?.pop();
+  if (reused !== undefined) return reused;
+  const dir = path.join(root, `t-${process.pid}-${++seq}`);
   mkdirSync(dir);
-  const test = user ? [setprivPath() ?? 'setpriv', ...setprivIds(user), '--', file, ...args] : [file, ...args];
-  return { start: { file: SH, args: ['-c', JOIN, path.join(dir, 'cgroup.procs'), ...test] }, end: () => endCgroup(dir) };
+  if (!removing) process.once('exit', removeMade);
+  removing = true;
+  made.add(dir);
+  return dir;
 }
 
-function setprivIds(user: RunAsUser): string[] {
-  const groups = user.groups.length > 0 ? `--groups=${user.groups.join(',')}` : '--clear-groups';
-  return [`--reuid=${user.uid}`, `--regid=${user.gid}`, groups];
-}
-
-async function endCgroup(dir: string): Promise<void> {
+/** The cage's end: everything in the cgroup killed; the cgroup free again once the kernel says it is empty. */
+async function endCgroup(root: string, dir: string): Promise<void> {
   try {
-    if (populated(dir)) writeFileSync(path.join(dir, 'cgroup.kill'), '1');
-    for (const deadline = Date.now() + EMPTY_WAIT_MS; populated(dir) && Date.now() < deadline; ) await sleep(5);
-    rmdirSync(dir);
+    if (populated(dir)) {
+      // Never this process itself (stranded in it by a failed move back): it would kill the worker.
+      if (holdsThisProcess(dir)) return;
+      writeFileSync(path.join(dir, 'cgroup.kill'), '1');
+      for (const deadline = Date.now() + EMPTY_WAIT_MS; populated(dir); ) {
+        if (Date.now() >= deadline) return; // still emptying: never handed to another test
+        await sleep(5);
+      }
+    }
+    const list = free.get(root) ?? [];
+    list.push(dir);
+    free.set(root, list);
   } catch {
-    // Still emptying after the wait, or already gone: sweepStale removes it on a later start.
+    // Gone (removed by hand): a new one is made for the next test.
+    made.delete(dir);
   }
 }
 
 function populated(dir: string): boolean {
   return /^populated 1$/m.test(readFileSync(path.join(dir, 'cgroup.events'), 'utf8'));
+}
+
+function holdsThisProcess(dir: string): boolean {
+  return readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').includes(String(process.pid));
+}
+
+/** At exit: whatever this process's tests still run is killed, and its cgroups removed (a later start's sweep removes those still emptying). */
+function removeMade(): void {
+  for (const dir of made) {
+    try {
+      if (populated(dir) && !holdsThisProcess(dir)) writeFileSync(path.join(dir, 'cgroup.kill'), '1');
+      rmdirSync(dir);
+    } catch {
+      // still emptying, or gone
+    }
+  }
 }

@@ -46,8 +46,8 @@ export function testProcessPolicy(options: Partial<Pick<ServeOptions, 'runAs' | 
 }
 
 /** How this worker process contains its tests (detected once, at start), said in its start log. */
-export function testContainment(logger: Logger, runAs: RunAsUser | undefined): Containment {
-  const containment = detectContainment(runAs);
+export function testContainment(logger: Logger): Containment {
+  const containment = detectContainment();
   logger.info({ containment: containment.kind }, `tests are contained by ${describeContainment(containment)}`);
   return containment;
 }
@@ -110,7 +110,7 @@ export function workerSteps(o: WorkerRoleOptions): Step[] {
     {
       name: 'worker registration',
       setup: async () => {
-        policy = testProcessPolicy({ ...o.credentials, runAs: o.runAs }, testContainment(o.logger, o.runAs));
+        policy = testProcessPolicy({ ...o.credentials, runAs: o.runAs }, testContainment(o.logger));
         pool = new WorkerPool({
           link: o.link,
           reap: o.reap,

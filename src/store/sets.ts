@@ -81,7 +81,9 @@ export interface SetsStore {
   /**
    * The set, when the store can answer without waiting (the embedded store keeps
    * a copy of the set rows it serves); undefined means "ask get", never "no
-   * such set". Lets the status GET answer with no await at all.
+   * such set". Lets the status GET answer with no await at all. A row it
+   * returns is never changed afterwards (a write replaces it with another
+   * object): the status GET keeps each row's serialised answer by the object.
    */
   peek?(id: string): TestRunSetRecord | undefined;
   /** Several sets in one read, each once; ids that name no set are skipped. What a process watching sets for its waiting clients reads each tick. */

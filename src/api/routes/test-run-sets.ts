@@ -97,8 +97,10 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       const id = request.params.id.toLowerCase();
       const known = request.headers['if-none-match'] === undefined ? deps.store.sets.peek?.(id) : undefined;
       if (known && seesSetEnv(request.apiKey, known.env)) {
-        void reply.header('etag', statusEtag(known));
-        return statusDocument(known);
+        const { etag, body } = servedStatus(known, reply);
+        // Already the serializer's JSON: sent as it is (Fastify serialises no string).
+        void (reply as FastifyReply).header('etag', etag).type(JSON_TYPE).send(body);
+        return;
       }
       return findSet(deps, id, request.apiKey).then((set) => answerStatus(watch, set, request, reply));
     },
@@ -152,6 +154,28 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
   );
   return Promise.resolve();
 };
+
+/** What Fastify's serializer answers JSON as. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The status answers of the rows a store peeks: each row's ETag and body,
+ * serialised once by the route's own serializer. A peeked row is never changed
+ * (a write replaces it: Store.peek), so its answer cannot go stale, and it is
+ * dropped with the row. Pipelines polling a set get the same answer until it
+ * changes: no status document built and serialised again per request
+ * (bench/README.md, "Issue 40 item 3").
+ */
+const answers = new WeakMap<object, { etag: string; body: string }>();
+
+function servedStatus(set: TestRunSetRecord, reply: FastifyReply): { etag: string; body: string } {
+  const kept = answers.get(set);
+  if (kept) return kept;
+  // The route's 200 serializer (fast-json-stringify) answers a string.
+  const answer = { etag: statusEtag(set), body: reply.serialize(statusDocument(set)) as string };
+  answers.set(set, answer);
+  return answer;
+}
 
 const ConditionalStatusHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ description: 'The `ETag` of the status the client holds: 304 while it is still the current one.' })),

@@ -11,7 +11,7 @@
  * - Commands are started by a small helper process, not the worker (./launcher.ts:
  *   spawning from a big process is slow); `runCommand` is what it runs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { CommandTestSpec, ExecutionContext, ExecutionResult, Executor } from '../../core/types.js';
 import { abortMessage } from '../abort.js';
@@ -83,12 +83,9 @@ export function runCommand(spec: CommandTestSpec, ctx: ExecutionContext, policy:
     let cage: Cage | undefined;
     try {
       cage = openCage(policy.containment, policy.runAs, program, args);
-      const { start } = cage;
-      child = spawn(start.file, start.args, {
+      child = cage.spawn({
         cwd: spec.cwd,
         env: suiteEnvironment(spec.cwd, ctx.variables, policy),
-        uid: start.uid,
-        gid: start.gid,
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
       });

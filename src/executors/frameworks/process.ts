@@ -5,7 +5,7 @@
  * deadline. Whatever it started that outlived it (re-parented workers) is
  * found by a mark in their environment and stopped.
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { killMarked, killTree } from '../process-tree.js';
 import type { RunAsUser } from '../run-as.js';
@@ -40,22 +40,22 @@ export function runFramework(install: FrameworkInstall, args: readonly string[],
   const mark = randomUUID();
   return new Promise((resolve) => {
     let stopped: FrameworkExit['stopped'];
-    let cage: Cage;
+    let cage: Cage | undefined;
+    let child: ChildProcess;
     try {
       cage = install.program === undefined ? openCage(opts.containment, opts.runAs, process.execPath, [install.cli, ...args]) : openCage(opts.containment, opts.runAs, install.program, args);
+      child = cage.spawn({
+        cwd: opts.cwd,
+        env: { ...opts.env, [MARK_ENV]: mark },
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (error) {
+      void cage?.end();
       resolve({ code: null, signal: null, log: `cannot start it: ${(error as Error).message}\n` });
       return;
     }
-    const { start } = cage;
-    const child = spawn(start.file, start.args, {
-      cwd: opts.cwd,
-      uid: start.uid,
-      gid: start.gid,
-      env: { ...opts.env, [MARK_ENV]: mark },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const caged = cage;
     const running = () => child.exitCode === null && child.signalCode === null;
     const stop = (why: NonNullable<FrameworkExit['stopped']>) => {
       stopped ??= why;
@@ -65,8 +65,8 @@ export function runFramework(install: FrameworkInstall, args: readonly string[],
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();
     const timer = setTimeout(() => stop('deadline'), opts.deadlineMs);
-    child.stdout.on('data', (chunk: Buffer) => log.write(chunk));
-    child.stderr.on('data', (chunk: Buffer) => log.write(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => log.write(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => log.write(chunk));
     let settled = false;
     const settle = (code: number | null, signal: string | null) => {
       if (settled) return;
@@ -74,7 +74,7 @@ export function runFramework(install: FrameworkInstall, args: readonly string[],
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
       killMarked(MARK_ENV, mark);
-      void cage.end().then(() => resolve({ code, signal, log: log.toString(), ...(stopped ? { stopped } : {}) }));
+      void caged.end().then(() => resolve({ code, signal, log: log.toString(), ...(stopped ? { stopped } : {}) }));
     };
     child.on('error', (error) => {
       log.write(`cannot start it: ${error.message}\n`);

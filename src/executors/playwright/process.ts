@@ -4,7 +4,7 @@
  * line, its own stdout/stderr kept (last 64 KiB) for when it fails before
  * reporting anything.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { killMarked, killTree } from '../process-tree.js';
 import type { RunAsUser } from '../run-as.js';
@@ -62,11 +62,9 @@ export function startRunner(
   try {
     opts.beforeStart?.();
     cage = openCage(opts.containment, opts.runAs, process.execPath, [cli, ...args]);
-    const { start } = cage;
-    child = spawn(start.file, start.args, {
+    // Under --run-as the runner, its workers and browsers are that user's.
+    child = cage.spawn({
       cwd: opts.cwd,
-      uid: start.uid, // under --run-as the runner, its workers and browsers are that user's
-      gid: start.gid,
       env: { ...opts.env, [REPORTER_FILE_ENV]: opts.eventFile, [BATCH_MARK_ENV]: mark },
       detached: true, // its own process group, so signals aimed at runset's group never reach it by accident
       stdio: ['ignore', 'pipe', 'pipe'],
