@@ -54862,7 +54862,7 @@ var require_client_h1 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols();
-    var constants3 = require_constants3();
+    var constants2 = require_constants3();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -54998,7 +54998,7 @@ var require_client_h1 = __commonJS({
          */
       constructor(client, socket, { exports: exports2 }) {
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants2.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -55094,11 +55094,11 @@ var require_client_h1 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret !== constants3.ERROR.OK) {
+          if (ret !== constants2.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants2.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret === constants3.ERROR.PAUSED) {
+            } else if (ret === constants2.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -55121,10 +55121,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants3.ERROR.OK) {
+        if (ret === constants2.ERROR.OK) {
           return null;
         }
-        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants2.ERROR.PAUSED || ret === constants2.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -55141,7 +55141,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants3.ERROR[ret], data);
+        return new HTTPParserError(message, constants2.ERROR[ret], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -55352,7 +55352,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause ? constants2.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -55378,7 +55378,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request.onData(buf) === false) {
-          return constants3.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         }
         return 0;
       }
@@ -55418,13 +55418,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -77590,40 +77590,101 @@ var init_process_tree = __esm({
 });
 
 // src/executors/containment.ts
-import { accessSync as accessSync2, constants as constants2, existsSync as existsSync3, mkdirSync, readdirSync as readdirSync3, readFileSync as readFileSync5, rmdirSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync as existsSync3, mkdirSync, readdirSync as readdirSync3, readFileSync as readFileSync5, rmdirSync, writeFileSync as writeFileSync3 } from "node:fs";
 import path14 from "node:path";
 import { setTimeout as sleep2 } from "node:timers/promises";
-function openCage(c, user, file, args) {
-  if (c?.kind !== "cgroup") return { start: spawnAs(user, file, args), end: () => Promise.resolve() };
-  const dir = path14.join(c.root, `t-${process.pid}-${++seq}`);
-  mkdirSync(dir);
-  const test = user ? [setprivPath() ?? "setpriv", ...setprivIds(user), "--", file, ...args] : [file, ...args];
-  return { start: { file: SH, args: ["-c", JOIN, path14.join(dir, "cgroup.procs"), ...test] }, end: () => endCgroup(dir) };
+function ownCgroup(root) {
+  const relative = /^0::(\/.*)$/m.exec(readFileSync5("/proc/self/cgroup", "utf8"))?.[1];
+  if (relative === void 0) throw new Error("no cgroup v2 line in /proc/self/cgroup");
+  return path14.join(path14.dirname(root), relative);
 }
-function setprivIds(user) {
-  const groups = user.groups.length > 0 ? `--groups=${user.groups.join(",")}` : "--clear-groups";
-  return [`--reuid=${user.uid}`, `--regid=${user.gid}`, groups];
-}
-async function endCgroup(dir) {
+function bornIn(cgroup, fork) {
+  const home = path14.join(ownCgroup(path14.dirname(cgroup)), "cgroup.procs");
+  if (!existsSync3(home)) throw new Error(`this process's cgroup (${path14.dirname(home)}) is not under ${path14.dirname(path14.dirname(cgroup))}`);
+  writeFileSync3(path14.join(cgroup, "cgroup.procs"), "0");
   try {
-    if (populated(dir)) writeFileSync3(path14.join(dir, "cgroup.kill"), "1");
-    for (const deadline = Date.now() + EMPTY_WAIT_MS; populated(dir) && Date.now() < deadline; ) await sleep2(5);
-    rmdirSync(dir);
+    return fork();
+  } finally {
+    writeFileSync3(home, "0");
+  }
+}
+function openCage(c, user, file, args) {
+  const start = spawnAs(user, file, args);
+  const launch = (options) => spawn(start.file, start.args, { ...options, uid: start.uid, gid: start.gid });
+  if (c?.kind !== "cgroup") return { start, spawn: launch, end: () => Promise.resolve() };
+  const dir = takeCgroup(c.root);
+  let ended;
+  return {
+    start,
+    spawn: (options) => {
+      let child;
+      try {
+        return bornIn(dir, () => child = launch(options));
+      } catch (error) {
+        if (child?.pid !== void 0) {
+          killQuietly(-child.pid);
+          killQuietly(child.pid);
+        }
+        throw error;
+      }
+    },
+    end: () => ended ??= endCgroup(c.root, dir)
+  };
+}
+function takeCgroup(root) {
+  const reused = free.get(root)?.pop();
+  if (reused !== void 0) return reused;
+  const dir = path14.join(root, `t-${process.pid}-${++seq}`);
+  mkdirSync(dir);
+  if (!removing) process.once("exit", removeMade);
+  removing = true;
+  made.add(dir);
+  return dir;
+}
+async function endCgroup(root, dir) {
+  try {
+    if (populated(dir)) {
+      if (holdsThisProcess(dir)) return;
+      writeFileSync3(path14.join(dir, "cgroup.kill"), "1");
+      for (const deadline = Date.now() + EMPTY_WAIT_MS; populated(dir); ) {
+        if (Date.now() >= deadline) return;
+        await sleep2(5);
+      }
+    }
+    const list2 = free.get(root) ?? [];
+    list2.push(dir);
+    free.set(root, list2);
   } catch {
+    made.delete(dir);
   }
 }
 function populated(dir) {
   return /^populated 1$/m.test(readFileSync5(path14.join(dir, "cgroup.events"), "utf8"));
 }
-var SH, JOIN, EMPTY_WAIT_MS, seq;
+function holdsThisProcess(dir) {
+  return readFileSync5(path14.join(dir, "cgroup.procs"), "utf8").split("\n").includes(String(process.pid));
+}
+function removeMade() {
+  for (const dir of made) {
+    try {
+      if (populated(dir) && !holdsThisProcess(dir)) writeFileSync3(path14.join(dir, "cgroup.kill"), "1");
+      rmdirSync(dir);
+    } catch {
+    }
+  }
+}
+var EMPTY_WAIT_MS, seq, free, made, removing;
 var init_containment = __esm({
   "src/executors/containment.ts"() {
     "use strict";
+    init_process_tree();
     init_run_as();
-    SH = "/bin/sh";
-    JOIN = 'echo $$ > "$0" || exit 126; exec "$@"';
     EMPTY_WAIT_MS = 2e3;
     seq = 0;
+    free = /* @__PURE__ */ new Map();
+    made = /* @__PURE__ */ new Set();
+    removing = false;
   }
 });
 
@@ -77701,7 +77762,6 @@ var init_tail_buffer = __esm({
 });
 
 // src/executors/frameworks/process.ts
-import { spawn } from "node:child_process";
 import { randomUUID as randomUUID3 } from "node:crypto";
 function runFramework(install, args, opts) {
   const log = new TailBuffer();
@@ -77709,22 +77769,22 @@ function runFramework(install, args, opts) {
   return new Promise((resolve2) => {
     let stopped;
     let cage;
+    let child;
     try {
       cage = install.program === void 0 ? openCage(opts.containment, opts.runAs, process.execPath, [install.cli, ...args]) : openCage(opts.containment, opts.runAs, install.program, args);
+      child = cage.spawn({
+        cwd: opts.cwd,
+        env: { ...opts.env, [MARK_ENV]: mark },
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"]
+      });
     } catch (error) {
+      void cage?.end();
       resolve2({ code: null, signal: null, log: `cannot start it: ${error.message}
 ` });
       return;
     }
-    const { start } = cage;
-    const child = spawn(start.file, start.args, {
-      cwd: opts.cwd,
-      uid: start.uid,
-      gid: start.gid,
-      env: { ...opts.env, [MARK_ENV]: mark },
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"]
-    });
+    const caged = cage;
     const running = () => child.exitCode === null && child.signalCode === null;
     const stop = (why) => {
       stopped ??= why;
@@ -77734,8 +77794,8 @@ function runFramework(install, args, opts) {
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();
     const timer = setTimeout(() => stop("deadline"), opts.deadlineMs);
-    child.stdout.on("data", (chunk) => log.write(chunk));
-    child.stderr.on("data", (chunk) => log.write(chunk));
+    child.stdout?.on("data", (chunk) => log.write(chunk));
+    child.stderr?.on("data", (chunk) => log.write(chunk));
     let settled = false;
     const settle = (code, signal) => {
       if (settled) return;
@@ -77743,7 +77803,7 @@ function runFramework(install, args, opts) {
       clearTimeout(timer);
       opts.signal?.removeEventListener("abort", onAbort);
       killMarked(MARK_ENV, mark);
-      void cage.end().then(() => resolve2({ code, signal, log: log.toString(), ...stopped ? { stopped } : {} }));
+      void caged.end().then(() => resolve2({ code, signal, log: log.toString(), ...stopped ? { stopped } : {} }));
     };
     child.on("error", (error) => {
       log.write(`cannot start it: ${error.message}

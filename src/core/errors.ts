@@ -1,7 +1,7 @@
 /**
  * The error registry: every error a client can meet has a stable `code`, an HTTP
  * status and a title. Responses are RFC 9457 problem details built from it, and
- * the README's error table is checked against it by a test.
+ * the error table (docs/reference/errors.md) is checked against it by a test.
  */
 
 export const ERRORS = Object.freeze({

@@ -31,7 +31,7 @@ export const MAX_SUITE_FILES = 20_000;
  * The limits an archive is read under, past the size in bytes sent and
  * MAX_SUITE_FILES (issue 39: untrusted input is bounded before it is buffered):
  * the API's inspection and a worker's unpacking both stop at the first one
- * passed (src/suites/tar-feed.ts), and README's uploads section lists them.
+ * passed (src/suites/tar-feed.ts), and docs/guides/uploads.md lists them.
  */
 export const SUITE_READ_LIMITS = {
   /** Longest path of an entry, in UTF-8 bytes: Linux's PATH_MAX is 4096, and a version is unpacked some folders deep. */

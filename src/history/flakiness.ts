@@ -1,7 +1,7 @@
 /**
  * What a test's recent runs say about it: pass rate, flakiness, durations, its
  * last failure. Pure (rows in, figures out): both stores hand it the same rows,
- * and its unit test hands it crafted ones. The definitions, also in the README
+ * and its unit test hands it crafted ones. The definitions, also in docs/guides/insight.md
  * (Test history and flakiness):
  *
  * - window: a test's last HISTORY_WINDOW ended runs in one environment, newest

@@ -20,7 +20,7 @@ export function signatureHeader(secret: string, body: string, timestamp: number)
 
 /**
  * Whether `header` signs `body` with `secret` at a time within `toleranceSeconds`
- * of `nowSeconds`: what a receiver runs (the README shows the same in a few lines).
+ * of `nowSeconds`: what a receiver runs (docs/guides/integrations.md shows the same in a few lines).
  */
 export function verifySignature(
   header: string | undefined,

@@ -118,7 +118,7 @@ describe('files runset accepts, the schema accepts', () => {
   }
 
   test("the README's configuration example", () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const readme = readFileSync(path.join(ROOT, 'docs', 'guides', 'configuration.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Configuration: `runset.config.yaml`'));
     const example = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
     assert.ok(example, 'the section opens with a YAML example');

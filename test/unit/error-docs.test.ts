@@ -1,10 +1,10 @@
-/** Every registered error code is documented in the README's error table, with its status, and nothing else is. */
+/** Every registered error code is documented in the error table (docs/reference/errors.md), with its status, and nothing else is. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ERRORS } from '../../src/core/errors.js';
 
-const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+const README = readFileSync(new URL('../../../docs/reference/errors.md', import.meta.url), 'utf8');
 
 test('README documents exactly the registered error codes', () => {
   const table = README.split('<!-- error-codes:start -->')[1]?.split('<!-- error-codes:end -->')[0] ?? '';

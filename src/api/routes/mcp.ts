@@ -36,7 +36,7 @@ export const mcpRoutes: FastifyPluginAsync<{ deps: AppDeps; root: FastifyInstanc
     '/mcp',
     {
       onRequest: requireKey(deps.auth),
-      // JSON-RPC, not REST: OpenAPI cannot describe it; the README does ("Coding agents (MCP)").
+      // JSON-RPC, not REST: OpenAPI cannot describe it; docs/guides/ci.md does ("Coding agents (MCP)").
       schema: { hide: true },
     },
     async (request, reply) => {

@@ -69,7 +69,7 @@ const HEADER = [
   ' Next: `runset check` loads it as `runset serve` will and lists the tests each',
   ' environment runs; `runset serve` runs them on demand; `runset trigger --env NAME`',
   ' (with RUNSET_URL and RUNSET_API_KEY) runs a set from CI and waits for its result.',
-  ' Every key is described in README.md, "Configuration: runset.config.yaml".',
+  ' Every key is described in docs/reference/config.md of the runset package.',
 ].join('\n');
 
 /** The JSON Schema runset ships: dist/src/config/init/write.js is four levels below the package root. */

@@ -9,7 +9,7 @@
  * Only the bytes the backup's own rows name are copied: the rows are the
  * consistent moment; bytes written after it are orphans the sweeps remove.
  * `secret.key` is never copied: a backup holding the key would open the
- * secrets it seals (README, Backup and restore).
+ * secrets it seals (docs/guides/operations.md, Backups).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
