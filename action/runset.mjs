@@ -84,17 +84,20 @@ function ranAgainText(member) {
   const reasons = ranAgainReasons(member);
   if (reasons.length === 0) return null;
   const how = passedHow(member);
-  const runs = `ran ${reasons.length + 1} times (${reasons.join(", ")})`;
+  const unnamed = Math.max(0, (member.starts ?? 0) - 1 - (member.restarts?.length ?? 0));
+  const named = unnamed > 0 ? [...reasons, `${unnamed} more`] : reasons;
+  const runs = `ran ${reasons.length + unnamed + 1} times (${named.join(", ")})`;
   if (how === "on retry") return `passed on retry (flaky): ${runs}`;
   if (how === "after a lost lease" || how === "after a lost worker") return `passed ${how}, not flaky: ${runs}`;
   return runs;
 }
-var RESTART_REASONS;
+var RESTART_REASONS, MAX_LOST_STARTS_KEPT;
 var init_starts = __esm({
   "src/core/starts.ts"() {
     "use strict";
     init_states();
     RESTART_REASONS = Object.freeze(["lease lost", "worker lost"]);
+    MAX_LOST_STARTS_KEPT = 100;
   }
 });
 
@@ -9295,7 +9298,8 @@ var init_wire = __esm({
           description: "How many times it was started (0: not yet). runset runs a member at least once: a start cut short (its lease expired while it ran, or its worker gave it back after it had begun) is started again, so its test may have run more than once. A member reserved by a worker that never began is not started."
         }),
         restarts: typebox_exports.Array(typebox_exports.Union([typebox_exports.Literal(RESTART_REASONS[0]), typebox_exports.Literal(RESTART_REASONS[1])]), {
-          description: "One per start after the first, in order: why the start before it was lost. `lease lost`: its lease expired while it ran, and the reaper put it back; `worker lost`: its worker gave it back after it had begun (a drain, a shutdown). A pass after a restart alone is not flaky; a pass after a `retry` (attempts above 1) is."
+          description: "One per start after the first, in order: why the start before it was lost. `lease lost`: its lease expired while it ran, and the reaper put it back; `worker lost`: its worker gave it back after it had begun (a drain, a shutdown). A pass after a restart alone is not flaky; a pass after a `retry` (attempts above 1) is. The first 100 are kept; `starts` counts every start.",
+          maxItems: MAX_LOST_STARTS_KEPT
         }),
         startedAt: NullableDateTime,
         endedAt: NullableDateTime,

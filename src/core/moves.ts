@@ -8,7 +8,7 @@
  * calls them.
  */
 import { deriveSetStatus, isFinal, passedAfterRetry, type Counts, type RunState } from './states.js';
-import type { RestartReason } from './starts.js';
+import { MAX_LOST_STARTS_KEPT, type RestartReason } from './starts.js';
 
 /**
  * The moves a store makes on a member, each with the state changes it may make
@@ -124,11 +124,13 @@ export interface StartCount {
  * WAITING to RUNNING is a start; a RUNNING member reaped lost its start to its
  * lease (`lease lost`, whether it goes back to WAITING or ends FAIL), one
  * released lost it to its worker (`worker lost`). A reserved member (WAITING
- * under a lease) never began: reaping or releasing it loses no start.
+ * under a lease) never began: reaping or releasing it loses no start. The
+ * reasons stop at MAX_LOST_STARTS_KEPT.
  */
 export function startsAfter(member: StartCount, move: MemberMove, from: RunState, to: RunState): StartCount {
   if (from === 'WAITING' && to === 'RUNNING') return { starts: member.starts + 1, lostStarts: member.lostStarts };
   if (from === 'RUNNING' && (move === 'reap' || move === 'release')) {
+    if (member.lostStarts.length >= MAX_LOST_STARTS_KEPT) return member;
     return { starts: member.starts, lostStarts: [...member.lostStarts, move === 'reap' ? 'lease lost' : 'worker lost'] };
   }
   return member;

@@ -24,6 +24,16 @@ import { passedAfterRetry } from './states.js';
 export const RESTART_REASONS = Object.freeze(['lease lost', 'worker lost'] as const);
 export type RestartReason = (typeof RESTART_REASONS)[number];
 
+/**
+ * The most lost starts a member records. A worker may give a started member
+ * back (a drain, a shutdown) without that counting toward the lost-lease limit,
+ * so a worker key on a machine runset does not own could claim, start and give
+ * back one member without end: the reasons kept stop here, while `starts`
+ * still counts every start. The stores cap the list in SQL
+ * (src/store/sql/member-moves.ts), the property test's model in ./moves.ts.
+ */
+export const MAX_LOST_STARTS_KEPT = 100;
+
 /** Why a test ran again: a restart's reason, or its framework's retry within one start. */
 export type RanAgainReason = RestartReason | 'retry';
 
@@ -36,7 +46,8 @@ export function isRestartReason(value: unknown): value is RestartReason {
  * `lostStarts` (in order): one per start after the first, the reason of the
  * start lost before it. A member whose last start was lost and that has not
  * started again (waiting for a worker, or failed by the reaper) has one lost
- * start more than restarts.
+ * start more than restarts. Past MAX_LOST_STARTS_KEPT lost starts, the
+ * restarts name only the first ones; `starts` keeps the true count.
  */
 export function restartsOf(starts: number, lostStarts: readonly RestartReason[]): RestartReason[] {
   return lostStarts.slice(0, Math.max(0, starts - 1));
@@ -95,7 +106,10 @@ export function ranAgainText(member: RunsOfMember): string | null {
   const reasons = ranAgainReasons(member);
   if (reasons.length === 0) return null;
   const how = passedHow(member);
-  const runs = `ran ${reasons.length + 1} times (${reasons.join(', ')})`;
+  // Past MAX_LOST_STARTS_KEPT the reasons are not all kept: the starts still count every run.
+  const unnamed = Math.max(0, (member.starts ?? 0) - 1 - (member.restarts?.length ?? 0));
+  const named = unnamed > 0 ? [...reasons, `${unnamed} more`] : reasons;
+  const runs = `ran ${reasons.length + unnamed + 1} times (${named.join(', ')})`;
   if (how === 'on retry') return `passed on retry (flaky): ${runs}`;
   if (how === 'after a lost lease' || how === 'after a lost worker') return `passed ${how}, not flaky: ${runs}`;
   return runs;

@@ -6,7 +6,7 @@
  */
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { RUN_STATES } from './states.js';
-import { RESTART_REASONS } from './starts.js';
+import { MAX_LOST_STARTS_KEPT, RESTART_REASONS } from './starts.js';
 import type { TestRunSetRecord } from './types.js';
 
 export const LIMITS = Object.freeze({
@@ -204,7 +204,8 @@ export const TestRunSchema = Type.Object(
     }),
     restarts: Type.Array(Type.Union([Type.Literal(RESTART_REASONS[0]), Type.Literal(RESTART_REASONS[1])]), {
       description:
-        "One per start after the first, in order: why the start before it was lost. `lease lost`: its lease expired while it ran, and the reaper put it back; `worker lost`: its worker gave it back after it had begun (a drain, a shutdown). A pass after a restart alone is not flaky; a pass after a `retry` (attempts above 1) is.",
+        "One per start after the first, in order: why the start before it was lost. `lease lost`: its lease expired while it ran, and the reaper put it back; `worker lost`: its worker gave it back after it had begun (a drain, a shutdown). A pass after a restart alone is not flaky; a pass after a `retry` (attempts above 1) is. The first 100 are kept; `starts` counts every start.",
+      maxItems: MAX_LOST_STARTS_KEPT,
     }),
     startedAt: NullableDateTime,
     endedAt: NullableDateTime,

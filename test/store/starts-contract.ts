@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NewTestRunSet, TestRunRecord } from '../../src/core/types.js';
 import { leaseOf, type Store } from '../../src/store/store.js';
-import { passedHow } from '../../src/core/starts.js';
+import { MAX_LOST_STARTS_KEPT, passedHow, ranAgainText } from '../../src/core/starts.js';
 
 type NewSet = (members: number, env?: string) => NewTestRunSet;
 
@@ -135,6 +135,27 @@ export function runStartsContract(name: string, makeStore: () => Promise<Store>,
         await store.claims.reapExpired(2);
       }
       assert.deepEqual(runsOf(await member(set.id)), { status: 'FAIL', attempts: 0, starts: 2, restarts: ['lease lost'] });
+    });
+
+    test('a worker that starts and gives back one member without end grows its row no further than the reasons kept; starts still counts every start', async () => {
+      const set = newSet(1);
+      await store.sets.create(set);
+      const rounds = MAX_LOST_STARTS_KEPT + 50;
+      for (let round = 0; round < rounds; round++) {
+        const [run] = await store.claims.claimRuns({ workerId: 'hostile', limit: 1, leaseMs: 10_000 });
+        assert.ok(run, `round ${round} claims the member`);
+        assert.equal(await store.claims.releaseRuns([leaseOf(run)]), 1);
+      }
+      const given = await member(set.id);
+      assert.equal(given.status, 'WAITING');
+      assert.equal(given.starts, rounds);
+      assert.equal(given.restarts?.length, MAX_LOST_STARTS_KEPT, 'the reasons stop at the cap');
+      const [last] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      assert.ok(await store.claims.finishRun(leaseOf(last!), passed));
+      const ended = await member(set.id);
+      assert.equal(ended.starts, rounds + 1);
+      assert.equal(ended.restarts?.length, MAX_LOST_STARTS_KEPT);
+      assert.match(ranAgainText(ended) ?? '', new RegExp(`^passed after a lost worker, not flaky: ran ${rounds + 1} times \\(worker lost, .*, ${rounds - MAX_LOST_STARTS_KEPT} more\\)$`));
     });
   });
 }

@@ -39,6 +39,8 @@ export interface Dialect {
   readonly json: (param: string) => string;
   /** The JSON list `list` (a column as stored: SQLite text, PostgreSQL jsonb) with the SQL text `text` appended. */
   readonly jsonAppended: (list: string, text: string) => string;
+  /** How many items the JSON list `list` (a column as stored) holds. */
+  readonly jsonLength: (list: string) => string;
 }
 
 export const SQLITE: Dialect = Object.freeze({
@@ -50,6 +52,7 @@ export const SQLITE: Dialect = Object.freeze({
   msBetween: (from: string, to: string) => `max(0, CAST(round((unixepoch(${to}, 'subsec') - unixepoch(${from}, 'subsec')) * 1000) AS INTEGER))`,
   json: (param: string) => param,
   jsonAppended: (list: string, text: string) => `json_insert(${list}, '$[#]', ${text})`,
+  jsonLength: (list: string) => `json_array_length(${list})`,
 });
 
 export const POSTGRES: Dialect = Object.freeze({
@@ -60,4 +63,5 @@ export const POSTGRES: Dialect = Object.freeze({
   msBetween: (from: string, to: string) => `round(extract(epoch FROM ${to} - ${from}) * 1000)::integer`,
   json: (param: string) => `${param}::jsonb`,
   jsonAppended: (list: string, text: string) => `(${list} || jsonb_build_array(${text}::text))`,
+  jsonLength: (list: string) => `jsonb_array_length(${list})`,
 });

@@ -16,9 +16,10 @@
  * - every move that ends or gives back a member drops its lease;
  * - every move from WAITING to RUNNING counts a start (`starts`), and a RUNNING
  *   member given back or reaped records why its start was lost (`lost_starts`,
- *   src/core/starts.ts); a reserved member that never began loses no start.
+ *   src/core/starts.ts, the first MAX_LOST_STARTS_KEPT of them); a reserved
+ *   member that never began loses no start.
  */
-import type { RestartReason } from '../../core/starts.js';
+import { MAX_LOST_STARTS_KEPT, type RestartReason } from '../../core/starts.js';
 import type { Dialect } from './dialect.js';
 
 /** A start of the member counted when `starting` (an SQL condition over the old row) holds. */
@@ -26,9 +27,10 @@ function countStart(starting: string): string {
   return `starts = r.starts + CASE WHEN ${starting} THEN 1 ELSE 0 END`;
 }
 
-/** A RUNNING member's start lost for `reason`, recorded in order; a reserved member's lease was no start. */
+/** A RUNNING member's start lost for `reason`, recorded in order up to MAX_LOST_STARTS_KEPT; a reserved member's lease was no start. */
 function loseStart(d: Dialect, reason: RestartReason): string {
-  return `lost_starts = CASE WHEN r.status = 'RUNNING' THEN ${d.jsonAppended('r.lost_starts', `'${reason}'`)} ELSE r.lost_starts END`;
+  const kept = `r.status = 'RUNNING' AND ${d.jsonLength('r.lost_starts')} < ${MAX_LOST_STARTS_KEPT}`;
+  return `lost_starts = CASE WHEN ${kept} THEN ${d.jsonAppended('r.lost_starts', `'${reason}'`)} ELSE r.lost_starts END`;
 }
 
 /** Every worker write is fenced by (id, worker_id, claims) on a leased member: RUNNING, or reserved (WAITING with a lease). */
