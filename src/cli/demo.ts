@@ -3,7 +3,7 @@
  * serving examples/demo/runset.config.yaml against it, and a fresh key with
  * copy-paste curl lines. Nothing needs the internet.
  */
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
@@ -19,15 +19,23 @@ const DEMO_CONFIG_FILE = 'runset.config.yaml';
  * lies under node_modules, where Playwright does not compile TypeScript (its
  * listing of the demo suite fails on playwright.config.ts): there it runs from
  * a fresh copy in the data dir. From a clone it runs in place, so an edit to
- * examples/demo shows at the next start.
+ * examples/demo shows at the next start. The copy's folder has a name runset
+ * alone uses and a mark inside; a folder of that name without the mark is the
+ * user's, and is never removed.
  */
 export function demoConfig(dataDir: string, demoDir: string = DEMO_DIR): string {
   if (!path.resolve(demoDir).split(path.sep).includes('node_modules')) return path.join(demoDir, DEMO_CONFIG_FILE);
-  const copy = path.resolve(dataDir, 'demo');
+  const copy = path.resolve(dataDir, DEMO_COPY_DIR);
+  if (existsSync(copy) && !existsSync(path.join(copy, DEMO_COPY_MARK))) {
+    throw new Error(`${copy} exists and was not made by runset demo, which copies its demo there: move it away, or pass another --data-dir`);
+  }
   rmSync(copy, { recursive: true, force: true });
   cpSync(demoDir, copy, { recursive: true, filter: (src) => path.basename(src) !== 'node_modules' });
+  writeFileSync(path.join(copy, DEMO_COPY_MARK), 'made by runset demo: replaced at its next start\n');
   return path.join(copy, DEMO_CONFIG_FILE);
 }
+const DEMO_COPY_DIR = '.runset-demo';
+const DEMO_COPY_MARK = '.made-by-runset-demo';
 const SHOP_PORT = 4010;
 
 export function registerDemoCommand(program: Command): void {
@@ -41,8 +49,8 @@ export function registerDemoCommand(program: Command): void {
     .action(async (flags: { port: string; dataDir: string; host: string }) => {
       const [{ DEMO_PASSWORD_ENV, startDemoShop }, { createKey }] = await Promise.all([import('../demo/shop.js'), import('../auth/keys.js')]);
       process.env[DEMO_PASSWORD_ENV] ??= 'demo-password';
-      const shop = await startDemoShop(SHOP_PORT);
       const config = demoConfig(flags.dataDir);
+      const shop = await startDemoShop(SHOP_PORT);
       const options = compileServeOptions(
         {
           config,
