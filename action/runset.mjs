@@ -9312,6 +9312,9 @@ var init_wire = __esm({
         workerId: typebox_exports.Union([typebox_exports.String(), typebox_exports.Null()], {
           description: "The worker process that started its last attempt (see GET /api/v0/workers); null until it starts."
         }),
+        heldBy: typebox_exports.Union([typebox_exports.String(), typebox_exports.Null()], {
+          description: "The worker process holding it while it is still WAITING: it took the member with the rest of its batch and its test process (Playwright, a framework) is starting, or it prepares the set's suite version. Null while nobody holds it (it waits for a free slot) and once it has started (see workerId)."
+        }),
         expectedMs: typebox_exports.Union([typebox_exports.Integer({ minimum: 0 }), typebox_exports.Null()], {
           description: "How long it was expected to take when the set was created: the median of its recent successful runs in this environment. Members are claimed longest expected first."
         }),
