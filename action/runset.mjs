@@ -9316,6 +9316,9 @@ var init_wire = __esm({
         workerId: typebox_exports.Union([typebox_exports.String(), typebox_exports.Null()], {
           description: "The worker process that started its last attempt (see GET /api/v0/workers); null until it starts."
         }),
+        heldBy: typebox_exports.Union([typebox_exports.String(), typebox_exports.Null()], {
+          description: "The worker process holding it while it is still WAITING: it took the member with the rest of its batch and its test process (Playwright, a framework) is starting, or it prepares the set's suite version. Null while nobody holds it (it waits for a free slot) and once it has started (see workerId)."
+        }),
         expectedMs: typebox_exports.Union([typebox_exports.Integer({ minimum: 0 }), typebox_exports.Null()], {
           description: "How long it was expected to take when the set was created: the median of its recent successful runs in this environment. Members are claimed longest expected first."
         }),
@@ -76294,7 +76297,7 @@ var init_cucumber = __esm({
       read: readCucumberMessages,
       // A formatter class (Cucumber 11 and 12 construct one with the run's envelope stream), both parts quoted as Cucumber
       // asks of a path with colons; its output (none) goes to the null device, leaving the terminal's formatter as it was.
-      liveReporter: () => ({ args: ["--format", `"${FORMATTER}":"${devNull}"`], caseStarts: true })
+      liveReporter: () => ({ args: ["--format", `"${FORMATTER}":"${devNull}"`], caseStarts: true, readyBeforeSetup: true })
     });
   }
 });
@@ -76395,7 +76398,7 @@ var init_vitest = __esm({
         return status === "skipped" ? 0 : status === "passed" ? failures + 1 : Math.max(1, failures);
       }),
       // onTestCaseReady and onTestCaseResult came with Vitest 3.0.
-      liveReporter: (version) => majorMinor(version)[0] >= 3 ? { args: [`--reporter=${REPORTER}`], caseStarts: true } : void 0
+      liveReporter: (version) => majorMinor(version)[0] >= 3 ? { args: [`--reporter=${REPORTER}`], caseStarts: true, readyBeforeSetup: true } : void 0
     });
   }
 });
@@ -76430,7 +76433,7 @@ var init_jest = __esm({
       liveReporter(version) {
         const [major, minor] = majorMinor(version);
         if (major < 29) return void 0;
-        return { args: ["--reporters=default", `--reporters=${REPORTER2}`], caseStarts: major > 29 || major === 29 && minor >= 6 };
+        return { args: ["--reporters=default", `--reporters=${REPORTER2}`], caseStarts: major > 29 || major === 29 && minor >= 6, readyBeforeSetup: false };
       }
     });
   }
@@ -76930,7 +76933,7 @@ var init_mocha = __esm({
       read: readMochaReport,
       // Its reporter (already on the command line) reports live when the live file is named. In parallel mode Mocha hands a
       // file's events to reporters only once the file has finished in its worker, all at once: those members move at the end.
-      liveReporter: (_version, plan) => plan.workers > 1 ? void 0 : { args: [], caseStarts: true }
+      liveReporter: (_version, plan) => plan.workers > 1 ? void 0 : { args: [], caseStarts: true, readyBeforeSetup: true }
     });
     isObject3 = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
   }

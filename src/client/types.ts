@@ -29,7 +29,7 @@ export type CreateTestRunSetResult = WireCreateResult;
 export type TestRunSetStatus = Omit<WireStatus, 'status'> & { status: StatusValue };
 export type Counts = WireStatus['progress']['counts'];
 
-export type TestRun = Omit<WireTestRun, 'status' | 'starts' | 'restarts' | 'flaky' | 'skipped' | 'quarantined' | 'artifacts' | 'workerId' | 'expectedMs' | 'cancelledBy' | 'cases'> & {
+export type TestRun = Omit<WireTestRun, 'status' | 'starts' | 'restarts' | 'flaky' | 'skipped' | 'quarantined' | 'artifacts' | 'workerId' | 'heldBy' | 'expectedMs' | 'cancelledBy' | 'cases'> & {
   status: StatusValue;
   /** Extension: how many times it was started. Older servers omit it (src/core/starts.ts reads that as no restart). */
   starts?: number;
@@ -41,6 +41,8 @@ export type TestRun = Omit<WireTestRun, 'status' | 'starts' | 'restarts' | 'flak
   cancelledBy?: { keyId: string; keyName: string } | null;
   /** Extension: the worker that started its last attempt. Older servers omit it. */
   workerId?: string | null;
+  /** Extension: the worker holding it while it is still WAITING (its batch's process is starting). Older servers omit it. */
+  heldBy?: string | null;
   /** Extension: the duration expected when the set was created. Older servers omit it. */
   expectedMs?: number | null;
   /** Extension: passed only after a retry. Older servers omit it (see `isFlaky`). */

@@ -153,6 +153,12 @@ export interface TestRunRecord {
   output: string | null;
   /** The worker that ran (or runs) its last attempt: set when the member starts, kept after it ends. */
   workerId: string | null;
+  /**
+   * The worker holding it while it is still WAITING: it took the member with its
+   * batch (the share's test process is starting) or is preparing its suite
+   * version. Null while nobody holds it (it waits for a slot) and once it starts.
+   */
+  heldBy: string | null;
   /** Ended SUCCESS because Playwright skipped it (declared or at run time): nothing of it ran. Always false for other types. */
   skipped: boolean;
   /** Its test was quarantined when the set was planned: its end does not fail the set (failsSet). */

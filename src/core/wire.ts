@@ -223,6 +223,10 @@ export const TestRunSchema = Type.Object(
     workerId: Type.Union([Type.String(), Type.Null()], {
       description: 'The worker process that started its last attempt (see GET /api/v0/workers); null until it starts.',
     }),
+    heldBy: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The worker process holding it while it is still WAITING: it took the member with the rest of its batch and its test process (Playwright, a framework) is starting, or it prepares the set\'s suite version. Null while nobody holds it (it waits for a free slot) and once it has started (see workerId).',
+    }),
     expectedMs: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description: 'How long it was expected to take when the set was created: the median of its recent successful runs in this environment. Members are claimed longest expected first.',
     }),

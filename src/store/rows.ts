@@ -40,6 +40,8 @@ export interface RunRow<T> {
   error: string | null;
   output: string | null;
   ran_on: string | null;
+  /** The lease's holder (RUNNING, or reserved while WAITING); null when unleased. */
+  worker_id: string | null;
   expected_ms: number | null;
   /** SQLite: 0 or 1; PostgreSQL: a boolean. */
   skipped: number | boolean;
@@ -146,6 +148,7 @@ export function rowMappers<T>(stamp: (value: T) => string) {
       error: row.error,
       output: row.output,
       workerId: row.ran_on,
+      heldBy: row.status === 'WAITING' ? row.worker_id : null,
       expectedMs: row.expected_ms,
       skipped: row.skipped === true || row.skipped === 1,
       quarantined: row.quarantined === true || row.quarantined === 1,

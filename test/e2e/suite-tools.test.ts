@@ -22,7 +22,7 @@ import { chromiumMissing } from './playwright-fixtures.js';
 
 const NO_CHROMIUM = chromiumMissing();
 
-interface Member { name: string; status: string; error: string | null; output: string | null }
+interface Member { name: string; status: string; error: string | null; output: string | null; heldBy: string | null }
 
 test('a server\'s own Playwright suite whose webServer command names its own tool (node_modules/.bin) passes', { skip: NO_CHROMIUM, timeout: 120_000 }, async (t) => {
   const root = tempDir('runset-tools-');
@@ -90,12 +90,15 @@ test('an uploaded suite: its build output re-included, its .npmrc setting honour
   assert.deepEqual([set.status, set.startedAt], ['WAITING', null], 'the set has not started while its suite is prepared');
   const preparing = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${setId}/test-runs`)).body.testRuns;
   assert.deepEqual(preparing.map((m) => m.status), ['WAITING', 'WAITING'], 'no member is RUNNING while its suite is prepared');
+  const holder = details.held[0]?.workerId;
+  assert.deepEqual(preparing.map((m) => m.heldBy), [holder, holder], 'each member names the worker holding it: not unclaimed, though WAITING');
 
   writeFileSync(release, '');
   const ended = await waitForSet(server, setId, 120_000);
   const members = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${setId}/test-runs`)).body.testRuns;
   assert.equal(ended.status, 'SUCCESS', JSON.stringify(members));
   assert.deepEqual(members.map((m) => [m.name, m.status]).sort(), [['shop.spec.js › the built page is served', 'SUCCESS'], ['tool', 'SUCCESS']]);
+  assert.deepEqual(members.map((m) => m.heldBy), [null, null], 'an ended member is held by nobody');
   assert.match(members.find((m) => m.name === 'tool')?.output ?? '', /from-cross-env/, 'a command finds the suite\'s own tool too');
   assert.equal((await api<Details>(server, 'GET', `/v0/test-run-sets/${setId}/details`)).body.phase, 'ended');
 });

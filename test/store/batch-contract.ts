@@ -63,6 +63,18 @@ export function runBatchContract(name: string, makeStore: () => Promise<Store>, 
       assert.equal((await store.sets.get(set.id))?.counts.RUNNING, 1);
     });
 
+    test('a reserved member names its holder (heldBy) while WAITING; an unclaimed one and a started one do not', async () => {
+      const set = mixedSet(newSet, 3);
+      await store.sets.create(set);
+      const [head] = await store.claims.claimRuns({ workerId: 'w', limit: 1, leaseMs: 10_000 });
+      const seen = async () => (await store.sets.listRuns(set.id)).map((r) => [r.id === head!.id ? 'head' : 'other', r.status, r.heldBy, r.workerId]).sort();
+      assert.deepEqual(await seen(), [['head', 'WAITING', 'w', null], ['other', 'WAITING', null, null], ['other', 'WAITING', null, null]], 'held by w, not yet begun; the others wait for a slot');
+      assert.ok(await store.claims.startRun(leaseOf(head!)));
+      assert.deepEqual((await seen())[0], ['head', 'RUNNING', null, 'w'], 'once begun: workerId says who runs it');
+      assert.equal(await store.claims.releaseRuns([leaseOf(head!)]), 1);
+      assert.deepEqual((await seen())[0]?.slice(0, 3), ['head', 'WAITING', null], 'given back: nobody holds it');
+    });
+
     test('a batch claim takes one set and one batch key, oldest first, never a member twice', async () => {
       const first = mixedSet(newSet, 4, 0, 'e2e');
       const other = mixedSet(newSet, 2, 0, 'other');

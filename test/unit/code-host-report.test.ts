@@ -21,7 +21,7 @@ after(() => github.stop());
 function member(i: number, status: 'SUCCESS' | 'FAIL'): TestRunRecord {
   return {
     id: `m${i}`, setId: 's1', position: i, name: `shop.spec.ts › case ${i}`, type: 'playwright', status, attempts: 1, starts: 1, restarts: [], startedAt: null, endedAt: null, durationMs: 10,
-    error: status === 'FAIL' ? `\nError: expected ${i}\n    at shop.spec.ts:${i + 1}` : null, output: null, workerId: null, skipped: false, quarantined: false, expectedMs: null, cases: [],
+    error: status === 'FAIL' ? `\nError: expected ${i}\n    at shop.spec.ts:${i + 1}` : null, output: null, workerId: null, heldBy: null, skipped: false, quarantined: false, expectedMs: null, cases: [],
   };
 }
 

@@ -73,7 +73,7 @@ test('a Mocha or Cucumber entry takes one framework worker unless it sets worker
 });
 
 test('Mocha reports live in a serial run only (parallel mode hands reporters a file when it has finished); Cucumber in both', () => {
-  assert.deepEqual(mochaAdapter.liveReporter?.('12.0.3', { report: '/tmp/r.json', workers: 1 }), { args: [], caseStarts: true }, 'its own reporter, already on the command line');
+  assert.deepEqual(mochaAdapter.liveReporter?.('12.0.3', { report: '/tmp/r.json', workers: 1 }), { args: [], caseStarts: true, readyBeforeSetup: true }, 'its own reporter, already on the command line; ready before the global setup');
   assert.equal(mochaAdapter.liveReporter?.('12.0.3', { report: '/tmp/r.json', workers: 4 }), undefined);
   const cucumber = cucumberAdapter.liveReporter?.('11.3.0', { report: '/tmp/r.ndjson', workers: 4 });
   assert.equal(cucumber?.caseStarts, true);

@@ -71,7 +71,7 @@ test('Mocha: a test begins at its first attempt and ends once, after its retries
   runner.emit('test', flaky); // its second attempt: no second begin
   runner.emit('pass', flaky);
   const { sent, begun, ended } = replay(mochaAdapter, [spec('a.test.js', ['group', 'flaky'])]);
-  assert.deepEqual(sent.map((e) => e.type), ['caseBegin', 'results'], 'a begin at the first attempt, one end after the last');
+  assert.deepEqual(sent.map((e) => e.type), ['ready', 'caseBegin', 'results'], 'ready as Mocha constructs it; a begin at the first attempt, one end after the last');
   assert.deepEqual(begun, [0]);
   assert.deepEqual(ended.map(([i, r]) => [i, r.passed, r.attempts, r.durationMs]), [[0, true, 2, 7]]);
   assert.match(ended[0]![1].output, /first try/, "the failed attempt's message is kept, as in the report");
@@ -128,13 +128,13 @@ test('Cucumber: a scenario begins at its first attempt and ends once, after its 
   for (const e of envelopes) broadcaster.emit('envelope', e);
   const specs = [spec('features/a.feature', ['Shop', 'one']), spec('features/a.feature', ['Shop', 'group', 'two'])];
   const { sent, begun, ended } = replay(cucumberAdapter, specs);
-  assert.deepEqual(sent.map((e) => e.type), ['caseBegin', 'results', 'caseBegin', 'results'], 'a retried attempt neither begins nor ends its scenario');
+  assert.deepEqual(sent.map((e) => e.type), ['ready', 'caseBegin', 'results', 'caseBegin', 'results'], 'ready as Cucumber constructs it; a retried attempt neither begins nor ends its scenario');
   assert.deepEqual(begun, [0, 1]);
   assert.deepEqual(ended.map(([i, r]) => [i, r.passed, r.attempts, r.durationMs, r.error]), [
     [0, true, 2, 2000, null],
     [1, false, 1, 1000, 'Error: nope'],
   ]);
-  const fragment = (sent[1] as { report: Array<{ gherkinDocument?: typeof DOCUMENT }> }).report;
+  const fragment = (sent[2] as { report: Array<{ gherkinDocument?: typeof DOCUMENT }> }).report;
   assert.deepEqual(fragment[0]?.gherkinDocument?.feature.children.map((c) => Object.keys(c)[0]), ['background', 'scenario'], 'the document is pruned to its scenario');
   return formatter.finished().then(() => assert.ok(closed, 'its output is closed when Cucumber is done'));
 });

@@ -146,8 +146,28 @@ test('an aborted batch ends nothing: the worker gives its members back', () => {
   assert.equal(h.ended.size, 0);
 });
 
+test('idle before any word: Playwright that never loaded runset reporter is stopped after READY_LIMIT_MS, not 5 minutes', () => {
+  const h = harness(['a']);
+  h.advance(60_000);
+  assert.equal(h.tracker.idle(), false);
+  h.advance(1);
+  assert.equal(h.tracker.idle(), true);
+  assert.equal(h.tracker.started, false);
+});
+
+test('once Playwright said ready, its webServer and globalSetup get the whole idle limit', () => {
+  const h = harness(['a']);
+  h.tracker.handle({ type: 'ready' });
+  h.advance(5 * 60_000);
+  assert.equal(h.tracker.idle(), false, 'a webServer that boots for minutes is not stuck');
+  h.advance(1);
+  assert.equal(h.tracker.idle(), true);
+  assert.equal(h.tracker.started, true);
+});
+
 test('idle: nothing running, something waiting, no word for the limit', () => {
   const h = harness(['a']);
+  h.tracker.handle({ type: 'ready' });
   assert.equal(h.tracker.idle(), false);
   h.advance(5 * 60_000 + 1);
   assert.equal(h.tracker.idle(), true);

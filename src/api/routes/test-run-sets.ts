@@ -144,6 +144,7 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
           skipped: r.skipped,
           quarantined: r.quarantined,
           workerId: r.workerId,
+          heldBy: r.heldBy,
           expectedMs: r.expectedMs,
           cancelledBy: byKey && r.status === 'FAIL' && r.error === cancel?.error ? byKey : null,
           artifacts: byRun.get(r.id) ?? [],

@@ -42,7 +42,7 @@ export const cucumberAdapter = Object.freeze<FrameworkAdapter>({
   read: readCucumberMessages,
   // A formatter class (Cucumber 11 and 12 construct one with the run's envelope stream), both parts quoted as Cucumber
   // asks of a path with colons; its output (none) goes to the null device, leaving the terminal's formatter as it was.
-  liveReporter: () => ({ args: ['--format', `"${FORMATTER}":"${devNull}"`], caseStarts: true }),
+  liveReporter: () => ({ args: ['--format', `"${FORMATTER}":"${devNull}"`], caseStarts: true, readyBeforeSetup: true }),
 });
 
 /** `file:line:line…` per feature file: exactly the cases' scenarios and example rows. */

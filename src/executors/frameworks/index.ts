@@ -25,32 +25,40 @@ import { ShareArtifacts } from './share-artifacts.js';
 import { locateFramework, type FrameworkInstall } from './locate.js';
 import { runFramework, type FrameworkExit } from './process.js';
 import { FRAMEWORK_ADAPTERS } from './registry.js';
+import { REPORTER_LOAD_MS, silentStartError, StartGuard } from './start-guard.js';
 
 /** Time a share's process may take beyond its cases' own timeouts: starting up, collecting files. */
 const START_MS = 60_000;
 
-export function createFrameworkExecutor(type: FrameworkName, options: { policy?: TestProcessPolicy } = {}): Executor<FrameworkTestSpec> {
+export interface FrameworkExecutorOptions {
+  policy?: TestProcessPolicy;
+  /** How long a share's process may take to load runset's reporter (./start-guard.ts); default REPORTER_LOAD_MS. */
+  reporterLoadMs?: number;
+}
+
+export function createFrameworkExecutor(type: FrameworkName, options: FrameworkExecutorOptions = {}): Executor<FrameworkTestSpec> {
   const adapter = FRAMEWORK_ADAPTERS[type];
   const policy = options.policy ?? {};
+  const loadMs = options.reporterLoadMs ?? REPORTER_LOAD_MS;
   return Object.freeze({
     type,
-    run: (spec: FrameworkTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, adapter, memberPolicy(policy, ctx.runAs)),
-    runBatch: (specs: FrameworkTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, adapter, memberPolicy(policy, ctx.runAs)),
+    run: (spec: FrameworkTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, adapter, memberPolicy(policy, ctx.runAs), loadMs),
+    runBatch: (specs: FrameworkTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, adapter, memberPolicy(policy, ctx.runAs), loadMs),
   });
 }
 
-async function runAlone(spec: FrameworkTestSpec, ctx: ExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy): Promise<ExecutionResult> {
+async function runAlone(spec: FrameworkTestSpec, ctx: ExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy, loadMs: number): Promise<ExecutionResult> {
   const workDir = await mkdtemp(path.join(tmpdir(), `runset-${adapter.type}-`));
   let result: CaseResult | undefined;
   try {
-    await runBatch([spec], { ...ctx, workDir, parallelism: 1, onBegin: () => undefined, onEnd: (_, r) => (result = r) }, adapter, policy);
+    await runBatch([spec], { ...ctx, workDir, parallelism: 1, onBegin: () => undefined, onEnd: (_, r) => (result = r) }, adapter, policy, loadMs);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
   return result ?? { passed: false, error: 'aborted', output: '' };
 }
 
-async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy): Promise<void> {
+async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy, loadMs: number): Promise<void> {
   const first = specs[0];
   if (first === undefined) return;
   const cases = specs.map((s) => s.case);
@@ -66,7 +74,9 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], plan);
   const env = suiteEnvironment(first.dir, ctx.variables, policy);
   const artifacts = new ShareArtifacts(specs, ctx.workDir);
-  const live = startLive(specs, ctx, adapter, install, plan, artifacts);
+  const guard = new StartGuard(loadMs);
+  const live = startLive(specs, ctx, adapter, install, plan, artifacts, guard);
+  if (!live?.reporting.readyBeforeSetup) guard.dispose(); // nothing says when such a process has started
   if (live) {
     args.push(...live.args);
     env[REPORTER_FILE_ENV] = live.events.file;
@@ -75,10 +85,13 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   const deadlineMs = START_MS + specs.reduce((sum, s) => sum + s.timeoutSeconds * 1000 * (s.retries + 1), 0);
   let exit: FrameworkExit;
   try {
-    exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, containment: policy.containment, signal: ctx.signal, deadlineMs });
+    const signal = AbortSignal.any([ctx.signal, guard.signal]);
+    exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, containment: policy.containment, signal, deadlineMs });
   } finally {
+    guard.dispose();
     live?.events.close(); // every event written before the exit is handed on first
   }
+  if (guard.tripped && !ctx.signal.aborted) return failAll(specs, ctx, silentStartError(adapter.title, install.version, loadMs), exit.log);
   if (exit.stopped === 'aborted') return;
   const read = await readReport(adapter, report, first.dir);
   const byKey = new Map((read instanceof Error ? [] : read.cases).map((c) => [caseKey(c.file, c.titles), c]));
@@ -98,14 +111,17 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
  * its reporter's arguments, the followed event file. Not with `artifacts:`
  * globs: their files are given out when the process has ended.
  */
-function startLive(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, install: FrameworkInstall, plan: RunPlan, artifacts: ShareArtifacts) {
+function startLive(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, install: FrameworkInstall, plan: RunPlan, artifacts: ShareArtifacts, guard: StartGuard) {
   const reporting = artifacts.globbed ? undefined : adapter.liveReporter?.(install.version, plan);
   if (!reporting) return undefined;
   const first = specs[0] as FrameworkTestSpec;
   const tracker = new LiveTracker(specs, adapter, first.dir, reporting.caseStarts, ctx, (index, c) => artifacts.result(index, c));
   try {
-    const events = new EventLog<LiveEvent>(path.join(ctx.workDir, 'live-events.jsonl'), (event) => tracker.handle(event));
-    return { args: reporting.args, events, tracker };
+    const events = new EventLog<LiveEvent>(path.join(ctx.workDir, 'live-events.jsonl'), (event) => {
+      guard.heard();
+      tracker.handle(event);
+    });
+    return { args: reporting.args, events, tracker, reporting };
   } catch {
     return undefined; // no event file: the members move at the end, as without a live reporter
   }
@@ -138,6 +154,7 @@ function missing(adapter: FrameworkAdapter, install: FrameworkInstall, exit: Fra
   return { passed: false, error, output: exit.log, attempts: 1, durationMs: 0, artifacts: [] };
 }
 
-function failAll(specs: readonly FrameworkTestSpec[], ctx: BatchExecutionContext, error: string): void {
-  specs.forEach((_, index) => ctx.onEnd(index, { passed: false, error, output: '', attempts: 0, durationMs: 0, artifacts: [] }));
+function failAll(specs: readonly FrameworkTestSpec[], ctx: BatchExecutionContext, error: string, output = ''): void {
+  const said = errorSummary(output);
+  specs.forEach((_, index) => ctx.onEnd(index, { passed: false, error: said ? `${error}: ${said}` : error, output, attempts: 0, durationMs: 0, artifacts: [] }));
 }

@@ -36,6 +36,6 @@ export const jestAdapter = Object.freeze<FrameworkAdapter>({
     // Jest 29 loads an ES module reporter (requireOrImportModule; older ones are not tried); `default` keeps its own terminal output for failures runset quotes.
     const [major, minor] = majorMinor(version);
     if (major < 29) return undefined;
-    return { args: ['--reporters=default', `--reporters=${REPORTER}`], caseStarts: major > 29 || (major === 29 && minor >= 6) };
+    return { args: ['--reporters=default', `--reporters=${REPORTER}`], caseStarts: major > 29 || (major === 29 && minor >= 6), readyBeforeSetup: false };
   },
 });

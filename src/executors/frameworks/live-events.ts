@@ -5,6 +5,8 @@
  */
 
 export type LiveEvent =
+  /** runset's reporter was loaded: the framework started (./start-guard.ts). Sent once, first. */
+  | { type: 'ready' }
   /** A case starts running (its first attempt). `file` is absolute, as the framework gives it. */
   | { type: 'caseBegin'; file: string; titles: string[] }
   /** A test file starts: every case of it begins, when the framework cannot tell a case's start. */
@@ -18,4 +20,11 @@ export interface LiveReporting {
   args: string[];
   /** Whether the framework tells each case's start (else a case begins with its file). */
   caseStarts: boolean;
+  /**
+   * The framework constructs runset's reporter (which then says `ready`) before
+   * it runs any setup of the suite's own (a globalSetup, BeforeAll hooks), so a
+   * process silent past REPORTER_LOAD_MS is stuck starting (./start-guard.ts).
+   * Not Jest: it runs its globalSetup first.
+   */
+  readyBeforeSetup: boolean;
 }

@@ -18,6 +18,7 @@ export class LiveWriter {
   constructor() {
     const file = process.env[REPORTER_FILE_ENV];
     this.fd = file ? openSync(file, 'a') : undefined;
+    this.send({ type: 'ready' }); // the framework constructs its reporters once it has started (./start-guard.ts)
   }
 
   send(event: LiveEvent): void {

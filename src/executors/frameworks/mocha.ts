@@ -43,7 +43,7 @@ export const mochaAdapter = Object.freeze<FrameworkAdapter>({
   read: readMochaReport,
   // Its reporter (already on the command line) reports live when the live file is named. In parallel mode Mocha hands a
   // file's events to reporters only once the file has finished in its worker, all at once: those members move at the end.
-  liveReporter: (_version, plan) => (plan.workers > 1 ? undefined : { args: [], caseStarts: true }),
+  liveReporter: (_version, plan) => (plan.workers > 1 ? undefined : { args: [], caseStarts: true, readyBeforeSetup: true }),
 });
 
 interface MochaCase {

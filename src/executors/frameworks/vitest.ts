@@ -40,7 +40,7 @@ export const vitestAdapter = Object.freeze<FrameworkAdapter>({
       return status === 'skipped' ? 0 : status === 'passed' ? failures + 1 : Math.max(1, failures);
     }),
   // onTestCaseReady and onTestCaseResult came with Vitest 3.0.
-  liveReporter: (version) => (majorMinor(version)[0] >= 3 ? { args: [`--reporter=${REPORTER}`], caseStarts: true } : undefined),
+  liveReporter: (version) => (majorMinor(version)[0] >= 3 ? { args: [`--reporter=${REPORTER}`], caseStarts: true, readyBeforeSetup: true } : undefined),
 });
 
 /** Exactly the cases' full names (titles joined by a space), as Vitest and Jest match --testNamePattern. */

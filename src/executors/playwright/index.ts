@@ -23,7 +23,7 @@ import { browserProblem, CHROMIUM_ARGS, chromiumVersion, DEFAULT_CHROMIUM } from
 import { missingFfmpeg } from './ffmpeg.js';
 import { locatePlaywright, playwrightEnvironment, type PlaywrightInstall } from './locate.js';
 import { startRunner, type RunnerProcess } from './process.js';
-import { BatchTracker, type BatchEnd } from './tracker.js';
+import { BatchTracker, IDLE_LIMIT_MS, READY_LIMIT_MS, type BatchEnd } from './tracker.js';
 import type { WrapOptions } from './wrap-config.cjs';
 import type { BrowserOptions } from './browser-choice.cjs';
 
@@ -114,7 +114,10 @@ async function supervise(runner: RunnerProcess, tracker: BatchTracker, signal: A
       runner.kill();
     } else if (tracker.idle()) {
       runner.kill();
-      end ??= { kind: 'exited', code: null, signal: 'SIGKILL', log: 'Playwright reported nothing for 5 minutes while tests were waiting to begin (a global setup or webServer that never finished?); runset stopped it' };
+      const log = tracker.started
+        ? `Playwright reported nothing for ${IDLE_LIMIT_MS / 60_000} minutes while tests were waiting to begin (a global setup or webServer that never finished?); runset stopped it`
+        : `Playwright said nothing for ${READY_LIMIT_MS / 1000}s after it started (runset's reporter never loaded: its config never finished loading?); runset stopped it`;
+      end ??= { kind: 'exited', code: null, signal: 'SIGKILL', log };
     }
   }, WATCHDOG_MS);
   try {

@@ -25,6 +25,8 @@ import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult } fro
 export const REPORTER_FILE_ENV = 'RUNSET_REPORTER_FILE';
 
 export type ReporterEvent =
+  /** Playwright constructed this reporter: its config is loaded (before its webServer and globalSetup run). */
+  | { type: 'ready' }
   /** `setupProjects`: the projects others depend on, and their teardown projects: what runs again in a new run. */
   | { type: 'begin'; keys: string[]; setupProjects?: string[] }
   /** `timeoutMs`: as Playwright will enforce it from the start (a declared test.slow() triples it); `id`: Playwright's test id. */
@@ -70,6 +72,10 @@ export default class RunsetReporter implements Reporter {
   // Left open to the end: Playwright may still report (onError, output) after onEnd; exit closes it.
   private readonly fd = openEventFile();
   private rootDir = '';
+
+  constructor() {
+    this.send({ type: 'ready' }); // the tracker's READY_LIMIT_MS ends here
+  }
 
   printsToStdio(): boolean {
     // true: Playwright then adds no terminal reporter of its own; runset keeps the output per case.

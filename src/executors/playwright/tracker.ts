@@ -36,6 +36,14 @@ export function guardLimitMs(timeoutMs: number): number {
 /** How long a batch may go without any event while tests still wait to begin (a stuck globalSetup or webServer). */
 export const IDLE_LIMIT_MS = 5 * 60_000;
 
+/**
+ * How long Playwright may take to say anything at all: it constructs runset's
+ * reporter (`ready`) once its config is loaded, before its webServer boots and
+ * its globalSetup runs (those may take long by right: IDLE_LIMIT_MS). Silent
+ * past this, it is stuck loading (an ES module config that never settles).
+ */
+export const READY_LIMIT_MS = 60_000;
+
 interface CaseState {
   key: string;
   index: number;
@@ -82,6 +90,8 @@ export class BatchTracker {
   /** Every project a test of which began in this run, the batch's or not. */
   private readonly begunProjects = new Set<string>();
   private lastEventAt: number;
+  /** Something came from Playwright (its reporter's `ready`, at least). */
+  private heard = false;
 
   constructor(
     specs: readonly PlaywrightTestSpec[],
@@ -107,6 +117,7 @@ export class BatchTracker {
     // A worker's pulse says it lives, not that the run moves on: it does not hold off idle().
     if (event.type === 'pulse') return this.pulse(event);
     this.lastEventAt = this.now();
+    this.heard = true;
     if (event.type === 'begin') {
       this.listed = new Set(event.keys);
       this.setupProjects = event.setupProjects ?? [];
@@ -126,10 +137,16 @@ export class BatchTracker {
     return hung && { index: hung.index };
   }
 
-  /** Nothing running, something left to run, and no word from Playwright for IDLE_LIMIT_MS. */
+  /** Nothing running, something left to run, and no word from Playwright for IDLE_LIMIT_MS (READY_LIMIT_MS before its first). */
   idle(): boolean {
     const states = [...this.cases.values()];
-    return !states.some((c) => c.inFlight && !c.ended) && states.some((c) => !c.ended) && this.now() - this.lastEventAt > IDLE_LIMIT_MS;
+    const limit = this.heard ? IDLE_LIMIT_MS : READY_LIMIT_MS;
+    return !states.some((c) => c.inFlight && !c.ended) && states.some((c) => !c.ended) && this.now() - this.lastEventAt > limit;
+  }
+
+  /** Whether Playwright said anything yet (see READY_LIMIT_MS). */
+  get started(): boolean {
+    return this.heard;
   }
 
   /**

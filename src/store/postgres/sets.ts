@@ -19,7 +19,7 @@ import { msFromNow, SET_COLUMNS, type Names, type RunRow, type SetRow } from './
 /** PostgreSQL returns timestamps as Dates. */
 const { toSet, toRun } = rowMappers<Date>((value) => value.toISOString());
 
-const RUN_COLUMNS = 'id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, expected_ms, skipped, quarantined, result_cases, starts, lost_starts';
+const RUN_COLUMNS = 'id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, worker_id, expected_ms, skipped, quarantined, result_cases, starts, lost_starts';
 
 export class PostgresSets implements SetsStore {
   constructor(

@@ -49,7 +49,7 @@ export class SqliteSets implements SetsStore {
         VALUES (@id, @set_id, @env, @position, @name, @type, @spec, 'WAITING', @batch_key, @expected_ms, @quarantined, @fail_on_flaky)`),
       getSet: db.prepare(`SELECT ${SET_COLUMNS} FROM test_run_sets WHERE id = ?`),
       listRuns: db.prepare(`
-        SELECT id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, expected_ms, skipped, quarantined, result_cases, starts, lost_starts
+        SELECT id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, worker_id, expected_ms, skipped, quarantined, result_cases, starts, lost_starts
         FROM test_runs WHERE set_id = ? ORDER BY position`),
       cases: db.prepare("SELECT id, spec FROM test_runs WHERE set_id = ? AND type = 'playwright' ORDER BY position"),
       asked: db.prepare('SELECT overrides, labels, suite, selection, timeout_seconds, concurrency_group FROM test_run_sets WHERE id = ?'),
