@@ -80,7 +80,7 @@ export async function createSet(maker: SetMaker, body: CreateTestRunSetBody, ide
  */
 export async function rerunSet(maker: SetMaker, earlier: TestRunSetRecord, only?: 'failed'): Promise<string> {
   const { sets } = maker.store;
-  const asked = await sets.asked(earlier.id);
+  const asked = await maker.store.setViews.asked(earlier.id);
   // It was just read: only a retention sweep in between removes it, and then it is gone as any other set is.
   if (!asked) throw new RunsetError('not_found', `no Test Run Set with id ${earlier.id} (it may have passed its retention)`);
   const { suiteVersion: version, selection: select } = asked;

@@ -10,7 +10,7 @@ import { isKeyRole, type ApiKeyRecord } from '../core/keys.js';
 import { isRestartReason, restartsOf } from '../core/starts.js';
 import type { SuiteVersionInfo } from '../core/suites.js';
 import type { WorkerInfo } from './workers.js';
-import type { SetAsk } from './sets.js';
+import type { SetAsk } from './set-views.js';
 
 export interface SetRow<T> {
   id: string;

@@ -14,6 +14,7 @@
  * - lease expiry is judged by the store's clock, never a worker's.
  */
 import type { SetsStore } from './sets.js';
+import type { SetViewsStore } from './set-views.js';
 import type { KeysStore } from './keys.js';
 import type { ClaimsStore } from './claims.js';
 import type { WorkersStore } from './workers.js';
@@ -27,6 +28,7 @@ import type { QuarantineStore } from './quarantine.js';
 
 // The sub-stores' shapes, for callers that import them with the Store.
 export * from './sets.js';
+export * from './set-views.js';
 export * from './keys.js';
 export * from './claims.js';
 export * from './workers.js';
@@ -49,8 +51,10 @@ export interface Store {
   migrate(): Promise<void>;
   close(): Promise<void>;
 
-  /** Sets and their members: create, read, list, cancel (the API, the dashboard, fail fast). */
+  /** Sets and their members: create, read, cancel (the API, fail fast, deadlines, supersede). */
   readonly sets: SetsStore;
+  /** What people read about a set: the dashboard's list, what it was asked for, its queue place, its held members, its Playwright cases. */
+  readonly setViews: SetViewsStore;
   /** API keys and dashboard sessions (src/auth/). */
   readonly keys: KeysStore;
   /** What workers do to members under leases, and the wake-ups they hear (src/worker-link/). */

@@ -90,8 +90,8 @@ export function runSuitesContract(name: string, makeStore: () => Promise<Store>,
       const batched: NewTestRunSet = { ...newSet(0), suite: v.id };
       batched.runs = ['one', 'two', 'three'].map((title, position) => ({ id: randomUUID(), position, spec: caseSpec(title), expectedMs: 1000, quarantined: false, failOnFlaky: false }));
       for (const set of [plain, withSuite, batched]) await store.sets.create(set);
-      assert.equal((await store.sets.asked(withSuite.id))?.suiteVersion, v.id);
-      assert.equal((await store.sets.asked(plain.id))?.suiteVersion, null);
+      assert.equal((await store.setViews.asked(withSuite.id))?.suiteVersion, v.id);
+      assert.equal((await store.setViews.asked(plain.id))?.suiteVersion, null);
 
       const [first, second] = await store.claims.claimRuns({ workerId: 'w', limit: 2, leaseMs: 10_000 });
       assert.equal(first?.setId, plain.id);
@@ -102,10 +102,10 @@ export function runSuitesContract(name: string, makeStore: () => Promise<Store>,
       assert.equal((await store.sets.get(plain.id))?.status, 'RUNNING');
       const waiting = await store.sets.get(withSuite.id);
       assert.deepEqual([waiting?.status, waiting?.startedAt ?? null, waiting?.counts.RUNNING], ['WAITING', null, 0], 'a member of a version is not RUNNING while it is prepared');
-      assert.deepEqual(await store.sets.held(withSuite.id), [{ workerId: 'w', members: 1 }], 'the worker holds it: it is preparing it');
-      assert.deepEqual(await store.sets.held(plain.id), [], 'a started member is not held');
+      assert.deepEqual(await store.setViews.held(withSuite.id), [{ workerId: 'w', members: 1 }], 'the worker holds it: it is preparing it');
+      assert.deepEqual(await store.setViews.held(plain.id), [], 'a started member is not held');
       assert.equal(await store.claims.startRun({ runId: second.id, workerId: 'w', claim: second.claim }), true, 'its test began: it starts under its lease');
-      assert.deepEqual(await store.sets.held(withSuite.id), []);
+      assert.deepEqual(await store.setViews.held(withSuite.id), []);
       const started = await store.sets.get(withSuite.id);
       assert.deepEqual([started?.status, started?.counts.RUNNING], ['RUNNING', 1]);
       assert.ok(started?.startedAt);

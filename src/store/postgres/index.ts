@@ -16,6 +16,7 @@ import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
 import { namesOf } from './statements.js';
 import { PostgresSets } from './sets.js';
+import { PostgresSetViews } from './set-views.js';
 import { PostgresKeys } from './keys.js';
 import { PostgresClaims } from './claims.js';
 import { PostgresWorkers } from './workers.js';
@@ -50,6 +51,7 @@ export class PostgresStore implements Store {
   private readonly wake: WakeListener;
   private closing: Promise<void> | undefined;
   readonly sets: PostgresSets;
+  readonly setViews: PostgresSetViews;
   readonly keys: PostgresKeys;
   readonly claims: PostgresClaims;
   readonly workers: PostgresWorkers;
@@ -81,6 +83,7 @@ export class PostgresStore implements Store {
       onError,
     });
     this.sets = new PostgresSets(this.pool, names);
+    this.setViews = new PostgresSetViews(this.pool, names);
     this.keys = new PostgresKeys(this.pool, names);
     this.claims = new PostgresClaims(this.pool, names, this.wake);
     this.workers = new PostgresWorkers(this.pool, names);

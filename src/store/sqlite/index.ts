@@ -21,6 +21,7 @@ import { SetRowCache } from './set-cache.js';
 import { SetMoves } from './set-moves.js';
 import { SqliteMoves } from './moves.js';
 import { SqliteSets } from './sets.js';
+import { SqliteSetViews } from './set-views.js';
 import { SqliteKeys } from './keys.js';
 import { SqliteClaims } from './claims.js';
 import { SqliteWorkers } from './workers.js';
@@ -38,6 +39,7 @@ export class SqliteStore implements Store {
   private readonly wake = new EventEmitter();
   // The sub-stores prepare their statements on a migrated file: made by migrate().
   sets!: SqliteSets;
+  setViews!: SqliteSetViews;
   keys!: SqliteKeys;
   claims!: SqliteClaims;
   workers!: SqliteWorkers;
@@ -79,6 +81,7 @@ export class SqliteStore implements Store {
     const setMoves = new SetMoves(this.db, this.setRows, this.wake);
     this.artifacts = new SqliteArtifacts(this.db);
     this.sets = new SqliteSets(this.db, this.setRows, this.wake, setMoves.move);
+    this.setViews = new SqliteSetViews(this.db);
     this.claims = new SqliteClaims(this.db, new SqliteMoves(this.db, setMoves.move, this.artifacts), this.wake);
     this.keys = new SqliteKeys(this.db);
     this.workers = new SqliteWorkers(this.db);
