@@ -39,6 +39,22 @@ export interface Dialect {
   readonly json: (param: string) => string;
   /** The JSON list `list` (a column as stored: SQLite text, PostgreSQL jsonb) with the SQL text `text` appended. */
   readonly jsonAppended: (list: string, text: string) => string;
+  /**
+   * What a SELECT ends with to lock the rows it picks and pass over those
+   * another transaction holds (a claim's `FOR UPDATE SKIP LOCKED`). SQLite's
+   * writer holds the whole database: nothing to lock or skip.
+   */
+  readonly lockSkipping: string;
+  /** The members' creation order: their claim order (SQLite's rowid, PostgreSQL's seq). */
+  readonly memberOrder: string;
+  /** The sets' creation order: their environment's queue order (SQLite's rowid, PostgreSQL's queue_seq; ../queue.ts). */
+  readonly setOrder: string;
+  /** A text placeholder, typed where it may be NULL (PostgreSQL must know it to compare it). */
+  readonly text: (param: string) => string;
+  /** A placeholder holding a list of texts (SQLite: a JSON array's text; PostgreSQL: text[]); it may be NULL. */
+  readonly list: (param: string) => string;
+  /** Whether `column` is one of list placeholder `param`'s texts. */
+  readonly inList: (column: string, param: string) => string;
 }
 
 export const SQLITE: Dialect = Object.freeze({
@@ -50,6 +66,12 @@ export const SQLITE: Dialect = Object.freeze({
   msBetween: (from: string, to: string) => `max(0, CAST(round((unixepoch(${to}, 'subsec') - unixepoch(${from}, 'subsec')) * 1000) AS INTEGER))`,
   json: (param: string) => param,
   jsonAppended: (list: string, text: string) => `json_insert(${list}, '$[#]', ${text})`,
+  lockSkipping: '',
+  memberOrder: 'rowid',
+  setOrder: 'rowid',
+  text: (param: string) => param,
+  list: (param: string) => param,
+  inList: (column: string, param: string) => `${column} IN (SELECT value FROM json_each(${param}))`,
 });
 
 export const POSTGRES: Dialect = Object.freeze({
@@ -60,4 +82,10 @@ export const POSTGRES: Dialect = Object.freeze({
   msBetween: (from: string, to: string) => `round(extract(epoch FROM ${to} - ${from}) * 1000)::integer`,
   json: (param: string) => `${param}::jsonb`,
   jsonAppended: (list: string, text: string) => `(${list} || jsonb_build_array(${text}::text))`,
+  lockSkipping: ' FOR UPDATE SKIP LOCKED',
+  memberOrder: 'seq',
+  setOrder: 'queue_seq',
+  text: (param: string) => `${param}::text`,
+  list: (param: string) => `${param}::text[]`,
+  inList: (column: string, param: string) => `${column} = ANY (${param}::text[])`,
 });
