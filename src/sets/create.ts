@@ -114,11 +114,11 @@ async function makeSet(maker: SetMaker, making: Making): Promise<string> {
   const patterned = hasPatterns(making.select);
   if (patterned) maker.spend();
   const [source, history, quarantined] = await Promise.all([
-    setSource(maker.suite, { env: making.env, ...(making.suite === undefined ? {} : { suite: making.suite }) }, store.suites),
+    setSource(maker.suite, { env: making.env, ...(making.suite === undefined ? {} : { suite: making.suite }) }, store.suiteVersions),
     store.durations.history(making.env),
     store.quarantine.activeNames(making.env),
   ]);
-  const set = { ...making.plan(source.suite, { secretKey: maker.secretKey, keyId: maker.keyId, history, quarantined }), suite: source.version };
+  const set = { ...making.plan(source.suite, { secretKey: maker.secretKey, keyId: maker.keyId, history, quarantined }), suiteVersion: source.version };
   if (!patterned) maker.spend();
   if (making.once) {
     // Two first tries racing: the store lets exactly one create.

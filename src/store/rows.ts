@@ -100,7 +100,7 @@ export function toClaimed(
 ): ClaimedRun {
   return {
     // Only a set that runs a suite version says so: a claim of the server's own tests is as it always was.
-    ...(row.suite ? { suite: row.suite } : {}),
+    ...(row.suite ? { suiteVersion: row.suite } : {}),
     id: row.id,
     setId: row.set_id,
     env: row.env,

@@ -23,7 +23,7 @@ import type { ArtifactsStore } from './artifacts.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 import type { TestHistoryStore } from './history.js';
 import type { SetRetention } from './retention.js';
-import type { SuitesStore } from './suites.js';
+import type { SuiteVersionsStore } from './suite-versions.js';
 import type { QuarantineStore } from './quarantine.js';
 
 // The sub-stores' shapes, for callers that import them with the Store.
@@ -34,7 +34,7 @@ export * from './claims.js';
 export * from './workers.js';
 export * from './durations.js';
 export type { ArtifactsStore } from './artifacts.js';
-export type { NewSuiteVersion, SuitesStore } from './suites.js';
+export type { NewSuiteVersion, SuiteVersionsStore } from './suite-versions.js';
 
 /** The code a store error carries when the store is out of reach for a while (PostgreSQL restarting): worth retrying. */
 export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
@@ -72,7 +72,7 @@ export interface Store {
   /** Removing sets that ended long ago, with everything keyed by them (src/store/retention.ts). */
   readonly retention: SetRetention;
   /** Suite versions (src/core/suites.ts): their metadata and planned tests, names, and which are unused. */
-  readonly suites: SuitesStore;
+  readonly suiteVersions: SuiteVersionsStore;
   /** Quarantined tests per environment (src/store/quarantine.ts): read when a set is planned. */
   readonly quarantine: QuarantineStore;
 }

@@ -67,7 +67,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
         deps.store.setViews.asked(set.id), deps.store.sets.control(set.id), deps.store.setViews.queuePlace(set.id), deps.store.setViews.held(set.id),
       ]);
       const version = asked?.suiteVersion ?? null;
-      const suite = version ? await deps.store.suites.get(version) : undefined;
+      const suite = version ? await deps.store.suiteVersions.get(version) : undefined;
       return {
         id: set.id,
         env: set.env,

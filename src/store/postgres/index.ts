@@ -25,7 +25,7 @@ import { PostgresArtifacts } from './artifacts.js';
 import { PostgresWebhooks } from './webhooks.js';
 import { PostgresHistory } from './history.js';
 import { PostgresRetention } from './retention.js';
-import { PostgresSuites } from './suites.js';
+import { PostgresSuiteVersions } from './suite-versions.js';
 import { PostgresQuarantine } from './quarantine.js';
 
 export { StoreUnavailableError } from './connection.js';
@@ -60,7 +60,7 @@ export class PostgresStore implements Store {
   readonly webhooks: PostgresWebhooks;
   readonly history: PostgresHistory;
   readonly retention: PostgresRetention;
-  readonly suites: PostgresSuites;
+  readonly suiteVersions: PostgresSuiteVersions;
   readonly quarantine: PostgresQuarantine;
 
   constructor(options: PostgresStoreOptions) {
@@ -92,7 +92,7 @@ export class PostgresStore implements Store {
     this.webhooks = new PostgresWebhooks(this.pool, names);
     this.history = new PostgresHistory(this.pool, names);
     this.retention = new PostgresRetention(this.pool, names);
-    this.suites = new PostgresSuites(this.pool, names);
+    this.suiteVersions = new PostgresSuiteVersions(this.pool, names);
     this.quarantine = new PostgresQuarantine(this.pool, names);
   }
 

@@ -109,7 +109,7 @@ async function insertSet(q: Queryable, n: Names, set: NewTestRunSet): Promise<vo
       VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13, $14, $15)`,
     values: [
       set.id, set.env, set.createdAt, set.runs.length, JSON.stringify(set.variables), JSON.stringify(set.overrides), set.keyId, set.maxFailures, JSON.stringify(set.labels),
-      set.suite ?? null, set.select ? JSON.stringify(set.select) : null, set.maxConcurrentSets ?? null,
+      set.suiteVersion ?? null, set.select ? JSON.stringify(set.select) : null, set.maxConcurrentSets ?? null,
       set.timeoutSeconds ?? null, set.timeoutSeconds ? deadlineOf(set.createdAt, set.timeoutSeconds) : null, set.concurrencyGroup ?? null,
     ],
   });

@@ -30,7 +30,7 @@ import { SqliteArtifacts } from './artifacts.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { SqliteHistory } from './history.js';
 import { SqliteRetention } from './retention.js';
-import { SqliteSuites } from './suites.js';
+import { SqliteSuiteVersions } from './suite-versions.js';
 import { SqliteQuarantine } from './quarantine.js';
 
 export class SqliteStore implements Store {
@@ -48,7 +48,7 @@ export class SqliteStore implements Store {
   webhooks!: SqliteWebhooks;
   history!: SqliteHistory;
   retention!: SqliteRetention;
-  suites!: SqliteSuites;
+  suiteVersions!: SqliteSuiteVersions;
   quarantine!: SqliteQuarantine;
 
   private releaseLock: (() => void) | undefined;
@@ -89,7 +89,7 @@ export class SqliteStore implements Store {
     this.webhooks = new SqliteWebhooks(this.db, this.opts.owner === true);
     this.history = new SqliteHistory(this.db);
     this.retention = new SqliteRetention(this.db, (setId) => this.setRows?.drop(setId));
-    this.suites = new SqliteSuites(this.db);
+    this.suiteVersions = new SqliteSuiteVersions(this.db);
     this.quarantine = new SqliteQuarantine(this.db);
     return Promise.resolve();
   }

@@ -139,7 +139,7 @@ export class SqliteSets implements SetsStore {
       key_id: set.keyId,
       max_failures: set.maxFailures,
       labels: JSON.stringify(set.labels),
-      suite: set.suite ?? null,
+      suite: set.suiteVersion ?? null,
       selection: set.select ? JSON.stringify(set.select) : null,
       max_concurrent: set.maxConcurrentSets ?? null,
       timeout_seconds: set.timeoutSeconds ?? null,
