@@ -64,7 +64,7 @@ export function artifactBlobsFor(store: Store, dataDir: string): ArtifactBlobSto
  * orphan sweep never reaches them.
  */
 export function suiteArchivesFor(store: Store, dataDir: string, maxBytes = DEFAULT_MAX_SUITE_BYTES): SuiteArchiveStore {
-  return store.suites.archives?.(maxBytes) ?? new FileBlobStore(path.join(dataDir, 'suites'), maxBytes, 'suite archive');
+  return store.suiteVersions.archives?.(maxBytes) ?? new FileBlobStore(path.join(dataDir, 'suites'), maxBytes, 'suite archive');
 }
 
 /** What the first steps of every process set up, for the roles after them and the runtime. */

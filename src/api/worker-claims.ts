@@ -58,7 +58,7 @@ export async function claimsToWire(runs: readonly ClaimedRun[], deps: ClaimWire,
       batchKey: run.batchKey,
       allowPrivateTargets: deps.allowPrivateTargets(run.env),
       suiteDir: deps.suiteDir(),
-      ...(run.suite ? { suite: run.suite } : {}),
+      ...(run.suiteVersion ? { suite: run.suiteVersion } : {}),
       leaseToken: leaseTicket(deps.secretKey, keyId, run),
     });
   }

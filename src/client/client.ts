@@ -8,7 +8,7 @@ import { readEnvironments, readTestSummaries, type Environment, type TestHistory
 import { readQuarantineAdded, readQuarantineList, type QuarantineEntry, type QuarantineResult } from './quarantine.js';
 import { parseDuration } from '../core/duration.js';
 import { parseRetryAfter, RunsetApiError } from './errors.js';
-import { isRecord, readCancelResult, readCreateResult, readProblem, readQueuePlace, readSetPage, readStatus, readTestRuns, readWorkers } from './parse.js';
+import { isRecord, readCancelResult, readCreateResult, readFailing, readProblem, readQueuePlace, readSetPage, readStatus, readTestRuns, readWorkers } from './parse.js';
 import { redact } from './redact.js';
 import { abortReason } from './retry.js';
 import { readSetSuite, readSuiteVersion, readSuiteVersionList, type SetSuite, type SuiteUpload, type SuiteVersion } from './suites.js';
@@ -137,6 +137,20 @@ export class RunsetClient {
     try {
       const details = await this.#call({ method: 'GET', path: `${setPath(id)}/details`, signal: options.signal, read: (body) => ({ suite: readSetSuite(body) }) });
       return details.suite;
+    } catch (error) {
+      if (error instanceof RunsetApiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Extension: how many of the set's member ends failed it (a FAIL not
+   * quarantined, a cancel, a pass after a retry under failOnFlaky), counted by
+   * the server, from its details; null when the server does not say or has no such set.
+   */
+  async getTestRunSetFailing(id: string, options: RequestOptions = {}): Promise<number | null> {
+    try {
+      return (await this.#call({ method: 'GET', path: `${setPath(id)}/details`, signal: options.signal, read: (body) => ({ failing: readFailing(body) }) })).failing;
     } catch (error) {
       if (error instanceof RunsetApiError && error.status === 404) return null;
       throw error;

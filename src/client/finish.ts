@@ -25,6 +25,7 @@ export async function finish(client: RunsetClient, id: string, outcome: Outcome,
   ctx.progress.stop();
   const members = await fetchMembers(client, id, last, ctx);
   const suiteVersion = await fetchSuiteVersion(client, id, ctx);
+  const failing = outcome === 'TIMEOUT' ? null : await client.getTestRunSetFailing(id).catch(() => null);
   const input: ReportInput = {
     env: ctx.options.env,
     setId: id,
@@ -34,6 +35,8 @@ export async function finish(client: RunsetClient, id: string, outcome: Outcome,
     elapsedMs: Date.now() - ctx.started,
     dashboardUrl: setPageUrl(client.url, id),
     ...(suiteVersion ? { suite: suiteVersion } : {}),
+    // The server's count of the ends that failed the set (verdictText); unreadable: the members' flags tell.
+    ...(failing === null ? {} : { failing }),
   };
   for (const line of summaryLines(input)) ctx.stderr.write(`${line}\n`);
   await writeReports(input, ctx);

@@ -141,3 +141,9 @@ export function readQueuePlace(details: unknown): QueuePlace | null {
   if (!isRecord(queue) || typeof queue.ahead !== 'number' || typeof queue.limit !== 'number') return null;
   return { ahead: queue.ahead, limit: queue.limit, holders: Array.isArray(queue.holders) ? queue.holders.filter((h): h is string => typeof h === 'string') : [] };
 }
+
+/** A set's details' `failing`: how many member ends failed the set, by the server's rule; null when the server does not say (one older than it). */
+export function readFailing(details: unknown): number | null {
+  const failing = isRecord(details) ? details.failing : undefined;
+  return typeof failing === 'number' && Number.isInteger(failing) && failing >= 0 ? failing : null;
+}

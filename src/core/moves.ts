@@ -44,8 +44,8 @@ export type MemberMove = keyof typeof MEMBER_MOVES;
  * members claimed ahead, ClaimRequest.reserve, are reserved as well.) The SQL
  * of both stores writes the same rule: `batch_key IS NULL AND suite IS NULL`.
  */
-export function startsAtClaim(member: { batchKey: string | null; suite?: string | null | undefined }): boolean {
-  return member.batchKey === null && (member.suite ?? null) === null;
+export function startsAtClaim(member: { batchKey: string | null; suiteVersion?: string | null | undefined }): boolean {
+  return member.batchKey === null && (member.suiteVersion ?? null) === null;
 }
 
 /** Whether `move` may take a member from `from` to `to`. */

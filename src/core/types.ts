@@ -30,10 +30,11 @@
  *   one Playwright or framework entry.
  * - share: the part of a batch one worker takes at once, sized by expected time.
  * - suite version: an uploaded suite, named by the SHA-256 of its archive; a
- *   set may run one instead of the server's own tests (its id is
- *   named `suiteVersion` in new code, as SetAsk does; the API, the CLI, the
- *   worker protocol, the store's `suite` column and the older names
- *   `store.suites`, `ClaimedRun.suite` still say `suite`).
+ *   set may run one instead of the server's own tests. Code names it (and its
+ *   id) `suiteVersion`: `store.suiteVersions`, `ClaimedRun.suiteVersion`,
+ *   `NewTestRunSet.suiteVersion`, `SetAsk.suiteVersion`; only what users and
+ *   older workers see still says `suite`: the API, the CLI, the worker
+ *   protocol and the store's `suite` column.
  * - suite cache: a worker's suite versions, fetched, checked, unpacked and
  *   installed (`--suite-cache`, src/suites/cache.ts).
  * - store: where sets, members, keys, history, webhooks and artifact metadata
@@ -215,8 +216,8 @@ export interface NewTestRunSet {
   concurrencyGroup?: string | null;
   /** CI context the client sent (commit, branch, pipeline…); `{}` when none. */
   labels: Record<string, string>;
-  /** The suite version the set runs (src/core/suites.ts); null or absent: the server's own config. */
-  suite?: string | null;
+  /** The suite version the set runs (src/core/suites.ts); null or absent: the server's own config. Stored in the set's `suite` column. */
+  suiteVersion?: string | null;
   /** Which of the environment's tests the set was asked to run (src/sets/select.ts); null or absent: all of them. */
   select?: TestSelection | null;
   runs: NewTestRun[];
@@ -257,8 +258,8 @@ export interface ClaimedRun {
    * member is claimed *reserved*: leased, but still WAITING until it begins.
    */
   batchKey: string | null;
-  /** The suite version its set runs (src/core/suites.ts): its spec's paths are under VERSION_ROOT. Null or absent: the server's own config. */
-  suite?: string | null;
+  /** The suite version its set runs (src/core/suites.ts): its spec's paths are under VERSION_ROOT. Null or absent: the server's own config. The worker protocol calls it `suite`. */
+  suiteVersion?: string | null;
   /** Claimed over HTTP: the lease's ticket, which every write under the lease sends back (LeaseRef.token). */
   leaseToken?: string;
 }

@@ -63,7 +63,7 @@ export function instrumentStore(store: Store, metrics: RunsetMetrics): Store {
   });
 }
 
-const SUB_STORES = ['sets', 'keys', 'claims', 'workers', 'durations', 'artifacts', 'webhooks', 'history', 'retention'] as const satisfies readonly (keyof Store)[];
+const SUB_STORES = ['sets', 'setViews', 'keys', 'claims', 'workers', 'durations', 'artifacts', 'webhooks', 'history', 'retention'] as const satisfies readonly (keyof Store)[];
 type SubStore = (typeof SUB_STORES)[number];
 
 /**

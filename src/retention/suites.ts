@@ -25,7 +25,7 @@ const ORPHAN_GRACE_MS = 60 * 60 * 1000;
 
 /** Removes every unused version created more than `retentionMs` before `now`, then its bytes. */
 export async function removeUnusedSuiteVersions(store: Store, archives: SuiteArchiveStore, retentionMs: number, now = Date.now()): Promise<RemovedSuiteVersions> {
-  const removed = await store.suites.removeUnused(new Date(now - retentionMs));
+  const removed = await store.suiteVersions.removeUnused(new Date(now - retentionMs));
   // After the rows: bytes whose version is gone are unreachable, never a version without its bytes.
   await archives.remove(removed.map((r) => r.location));
   const orphans = (await archives.sweepOrphans?.(new Date(now - Math.max(retentionMs, ORPHAN_GRACE_MS)))) ?? 0;

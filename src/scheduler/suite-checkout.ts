@@ -1,5 +1,5 @@
 /**
- * A run of members whose set runs an uploaded suite version (ClaimedRun.suite):
+ * A run of members whose set runs an uploaded suite version (ClaimedRun.suiteVersion):
  * the version is made ready in this worker's cache (fetched, checked, unpacked,
  * dependencies installed: src/suites/cache.ts) and each spec's paths, planned
  * under VERSION_ROOT, are read from that unpacked copy instead, so a member
@@ -30,7 +30,7 @@ export interface SuiteVersionCheckout {
  * stops the waiting.
  */
 export async function checkOutSuiteVersion(runs: readonly ClaimedRun[], cache: SuiteVersionSource | undefined, signal: AbortSignal): Promise<SuiteVersionCheckout> {
-  const id = runs[0]?.suite;
+  const id = runs[0]?.suiteVersion;
   if (!id) return { specs: runs.map((r) => r.spec), release: () => undefined };
   if (!cache) throw new Error(`the set runs suite version ${id} and this worker has no suite cache to hold it`);
   const release = cache.hold(id);

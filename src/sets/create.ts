@@ -80,7 +80,7 @@ export async function createSet(maker: SetMaker, body: CreateTestRunSetBody, ide
  */
 export async function rerunSet(maker: SetMaker, earlier: TestRunSetRecord, only?: 'failed'): Promise<string> {
   const { sets } = maker.store;
-  const asked = await sets.asked(earlier.id);
+  const asked = await maker.store.setViews.asked(earlier.id);
   // It was just read: only a retention sweep in between removes it, and then it is gone as any other set is.
   if (!asked) throw new RunsetError('not_found', `no Test Run Set with id ${earlier.id} (it may have passed its retention)`);
   const { suiteVersion: version, selection: select } = asked;
@@ -114,11 +114,11 @@ async function makeSet(maker: SetMaker, making: Making): Promise<string> {
   const patterned = hasPatterns(making.select);
   if (patterned) maker.spend();
   const [source, history, quarantined] = await Promise.all([
-    setSource(maker.suite, { env: making.env, ...(making.suite === undefined ? {} : { suite: making.suite }) }, store.suites),
+    setSource(maker.suite, { env: making.env, ...(making.suite === undefined ? {} : { suite: making.suite }) }, store.suiteVersions),
     store.durations.history(making.env),
     store.quarantine.activeNames(making.env),
   ]);
-  const set = { ...making.plan(source.suite, { secretKey: maker.secretKey, keyId: maker.keyId, history, quarantined }), suite: source.version };
+  const set = { ...making.plan(source.suite, { secretKey: maker.secretKey, keyId: maker.keyId, history, quarantined }), suiteVersion: source.version };
   if (!patterned) maker.spend();
   if (making.once) {
     // Two first tries racing: the store lets exactly one create.

@@ -8,7 +8,7 @@
  */
 import { echo, RunsetError } from '../core/errors.js';
 import type { SuiteConfig } from '../config/suite.js';
-import type { SuitesStore } from '../store/suites.js';
+import type { SuiteVersionsStore } from '../store/suite-versions.js';
 
 export interface SetSource {
   /** What the set is planned from: the server's config, or the same with the version's tests. */
@@ -17,7 +17,7 @@ export interface SetSource {
   version: string | null;
 }
 
-export async function setSource(config: SuiteConfig, body: { env: string; suite?: string }, suites: Pick<SuitesStore, 'resolve' | 'tests'>): Promise<SetSource> {
+export async function setSource(config: SuiteConfig, body: { env: string; suite?: string }, suites: Pick<SuiteVersionsStore, 'resolve' | 'tests'>): Promise<SetSource> {
   if (body.suite === undefined) return { suite: config, version: null };
   const environment = config.environments.get(body.env);
   // An unknown environment is the plan's to refuse, with the list of known ones.

@@ -10,7 +10,7 @@ import { isKeyRole, type ApiKeyRecord } from '../core/keys.js';
 import { isRestartReason, restartsOf } from '../core/starts.js';
 import type { SuiteVersionInfo } from '../core/suites.js';
 import type { WorkerInfo } from './workers.js';
-import type { SetAsk } from './sets.js';
+import type { SetAsk } from './set-views.js';
 
 export interface SetRow<T> {
   id: string;
@@ -102,7 +102,7 @@ export function toClaimed(
 ): ClaimedRun {
   return {
     // Only a set that runs a suite version says so: a claim of the server's own tests is as it always was.
-    ...(row.suite ? { suite: row.suite } : {}),
+    ...(row.suite ? { suiteVersion: row.suite } : {}),
     id: row.id,
     setId: row.set_id,
     env: row.env,

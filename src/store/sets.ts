@@ -1,11 +1,12 @@
 /**
  * The sets sub-store: creating a set with its members, reading sets and
- * members, the dashboard's listing, and ending a set early (cancel, fail fast).
+ * members as the moves keep them, and ending a set early (cancel, fail fast,
+ * deadlines, supersede). What people read about a set (the dashboard's list,
+ * what it was asked for, its queue place…) is the set views' (./set-views.ts).
  * A set's status, timestamps and counts are never written here by hand: every
  * member move carries them (src/core/moves.ts, src/core/states.ts).
  */
-import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSelection, VariableValue } from '../core/types.js';
-import type { ListSetsQuery, SetPage } from './browse.js';
+import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord } from '../core/types.js';
 
 /** An Idempotency-Key on create, scoped to the API key that sent it. */
 export interface IdempotencyClaim {
@@ -34,35 +35,6 @@ export interface CancelRequest {
 
 /** found: the set exists; cancelled: this call ended it (false: it had already ended). */
 export type CancelResult = { found: false } | { found: true; cancelled: boolean };
-
-/** Members of a set one worker holds, claimed and not begun. */
-export interface HeldMembers {
-  workerId: string;
-  members: number;
-}
-
-/** The statement of SetsStore.held, for both stores: `runs` is the members' table, `setId` the placeholder of the set's id. */
-export function heldMembersSql(runs: string, setId: string): string {
-  return `SELECT worker_id AS "workerId", count(*) AS members FROM ${runs}
-    WHERE set_id = ${setId} AND status = 'WAITING' AND worker_id IS NOT NULL
-    GROUP BY worker_id ORDER BY worker_id`;
-}
-
-/** What a set was created with, as stored: what its details show and what a rerun of it inherits (src/sets/rerun.ts). */
-export interface SetAsk {
-  /** What the client sent as envOverride (secret values sealed). */
-  overrides: Record<string, VariableValue>;
-  /** Its labels (`{}` when none). */
-  labels: Record<string, string>;
-  /** The suite version it runs (src/core/suites.ts); null: the server's own config. */
-  suiteVersion: string | null;
-  /** Its selection (src/sets/select.ts); null: every test of its environment. */
-  selection: TestSelection | null;
-  /** Its deadline in seconds from creation (src/core/deadlines.ts); null: none. */
-  timeoutSeconds: number | null;
-  /** Its concurrency group (src/sets/supersede.ts); null: none. */
-  concurrencyGroup: string | null;
-}
 
 export interface SetsStore {
   create(set: NewTestRunSet): Promise<void>;
@@ -96,29 +68,8 @@ export interface SetsStore {
    */
   onChanged?(listener: (setId: string) => void): () => void;
   listRuns(setId: string): Promise<TestRunRecord[]>;
-  /** The Playwright case (file and line) of each member that runs one, by member id: where a failure is annotated (src/webhooks/code-hosts/). */
-  playwrightCases(setId: string): Promise<Map<string, PlaywrightCase>>;
 
-  // ── the dashboard's reads ──
-  /** Sets newest first (createdAt, then id), filtered, one page at a time. */
-  list(query: ListSetsQuery): Promise<SetPage>;
-  /** What a set was asked for (its details page, a rerun, a code host's commit label); undefined when there is no such set. */
-  asked(id: string): Promise<SetAsk | undefined>;
-
-  /**
-   * The set's members a worker has claimed and not begun (leased, still
-   * WAITING), by worker: what it is preparing (the suite version and its
-   * dependencies, the test process and its webServer) before they start.
-   */
-  held(setId: string): Promise<HeldMembers[]>;
-
-  // ── queues (src/store/queue.ts) ──
-  /**
-   * Where the set stands in its environment's queue; null when it is not
-   * queued (no limit, among the first maxConcurrentSets, ended, or no such set).
-   */
-  queuePlace(setId: string): Promise<QueuePlace | null>;
-
+  // ── supersede (src/sets/supersede.ts) ──
   /** The unfinished sets of the set's environment and concurrency group created before it, oldest first (src/sets/supersede.ts); none when it has no group. */
   olderInGroup(setId: string): Promise<string[]>;
 

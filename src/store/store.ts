@@ -14,6 +14,7 @@
  * - lease expiry is judged by the store's clock, never a worker's.
  */
 import type { SetsStore } from './sets.js';
+import type { SetViewsStore } from './set-views.js';
 import type { KeysStore } from './keys.js';
 import type { ClaimsStore } from './claims.js';
 import type { WorkersStore } from './workers.js';
@@ -22,17 +23,18 @@ import type { ArtifactsStore } from './artifacts.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 import type { TestHistoryStore } from './history.js';
 import type { SetRetention } from './retention.js';
-import type { SuitesStore } from './suites.js';
+import type { SuiteVersionsStore } from './suite-versions.js';
 import type { QuarantineStore } from './quarantine.js';
 
 // The sub-stores' shapes, for callers that import them with the Store.
 export * from './sets.js';
+export * from './set-views.js';
 export * from './keys.js';
 export * from './claims.js';
 export * from './workers.js';
 export * from './durations.js';
 export type { ArtifactsStore } from './artifacts.js';
-export type { NewSuiteVersion, SuitesStore } from './suites.js';
+export type { NewSuiteVersion, SuiteVersionsStore } from './suite-versions.js';
 
 /** The code a store error carries when the store is out of reach for a while (PostgreSQL restarting): worth retrying. */
 export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
@@ -49,8 +51,10 @@ export interface Store {
   migrate(): Promise<void>;
   close(): Promise<void>;
 
-  /** Sets and their members: create, read, list, cancel (the API, the dashboard, fail fast). */
+  /** Sets and their members: create, read, cancel (the API, fail fast, deadlines, supersede). */
   readonly sets: SetsStore;
+  /** What people read about a set: the dashboard's list, what it was asked for, its queue place, its held members, its Playwright cases. */
+  readonly setViews: SetViewsStore;
   /** API keys and dashboard sessions (src/auth/). */
   readonly keys: KeysStore;
   /** What workers do to members under leases, and the wake-ups they hear (src/worker-link/). */
@@ -68,7 +72,7 @@ export interface Store {
   /** Removing sets that ended long ago, with everything keyed by them (src/store/retention.ts). */
   readonly retention: SetRetention;
   /** Suite versions (src/core/suites.ts): their metadata and planned tests, names, and which are unused. */
-  readonly suites: SuitesStore;
+  readonly suiteVersions: SuiteVersionsStore;
   /** Quarantined tests per environment (src/store/quarantine.ts): read when a set is planned. */
   readonly quarantine: QuarantineStore;
 }

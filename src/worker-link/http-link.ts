@@ -191,6 +191,6 @@ function claimedOf(wire: ClaimedRunWire): ClaimedRun {
   return {
     id: wire.id, setId: wire.setId, env: wire.env, spec: wire.spec, expectedMs: wire.expectedMs,
     variables, claim: wire.claim, workerId: wire.workerId, batchKey: wire.batchKey, leaseToken: wire.leaseToken,
-    ...(wire.suite ? { suite: wire.suite } : {}),
+    ...(wire.suite ? { suiteVersion: wire.suite } : {}),
   };
 }

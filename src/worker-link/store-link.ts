@@ -98,7 +98,7 @@ export function storeLink(opts: StoreLinkOptions): StoreLink {
     onSetCancelled: (listener) => store.claims.onSetCancelled(listener),
     artifacts: opts.blobs,
     async suiteArchive(id) {
-      const version = await store.suites.get(id);
+      const version = await store.suiteVersions.get(id);
       if (version === undefined) throw new SuiteArchiveGoneError(id, 'the service has no such version (never uploaded, or removed by retention once unused)');
       const bytes = await opts.suiteArchives?.open(version.location);
       if (bytes === undefined) throw new SuiteArchiveGoneError(id, `its archive's bytes are missing from the service's store (${opts.suiteArchives ? 'removed' : 'this process keeps no suite archives'})`);

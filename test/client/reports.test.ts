@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { convert } from 'xmlbuilder2';
 import { annotations, escapeData, escapeProperty, outputLines, stepSummaryMarkdown } from '../../src/client/reports/github.js';
 import { buildJunit } from '../../src/client/reports/junit.js';
-import { cleanText, outputTail, type ReportInput } from '../../src/client/reports/model.js';
-import { readTestRuns } from '../../src/client/parse.js';
+import { cleanText, outputTail, verdictText, type ReportInput } from '../../src/client/reports/model.js';
+import { readFailing, readTestRuns } from '../../src/client/parse.js';
 import { summaryLines } from '../../src/client/progress.js';
 import { isFlaky, isSkipped, type TestRun } from '../../src/client/types.js';
 
@@ -101,4 +101,22 @@ test('the SDK reads skipped tolerantly: absent or not a boolean is false, and on
   const runs = readTestRuns({ testRuns: [{ ...base, skipped: true }, base, { ...base, skipped: 'yes' }, { ...base, status: 'FAIL', skipped: true }] });
   assert.deepEqual(runs?.map((r) => r.skipped), [true, false, false, true]);
   assert.deepEqual(runs?.map((r) => isSkipped(r)), [true, false, false, false]);
+});
+
+test("the verdict reads the server's failing count: a FAIL with no failure of its own names what failed it; a SUCCESS's failures were quarantined", () => {
+  // Two passes after a retry failed the set (failOnFlaky); only one of them says so in the member's flags (flaky: false on the other).
+  const passes = [member({ name: 'a', attempts: 2 }), member({ name: 'b', attempts: 2, flaky: false }), member({ name: 'c' })];
+  assert.equal(
+    verdictText({ ...input(passes), failing: 2 }),
+    'FAIL: 2 tests passed only after a retry, and this environment fails a set on flaky tests (failOnFlaky)',
+  );
+  assert.match(verdictText(input(passes)), /^FAIL: 1 test passed only after a retry/, 'an older server does not say: the members tell');
+  // A failure of its own is the verdict, whatever else failed the set.
+  assert.equal(verdictText({ ...input([member({ status: 'FAIL' }), member({ attempts: 2 })]), failing: 2 }), 'FAIL: 1 of 2 tests failed');
+  // No member listed: the counts and the server's figure are all there is.
+  const counted: ReportInput = { ...input(null, 'SUCCESS'), status: { id: 'set-1', status: 'SUCCESS', progress: { counts: { WAITING: 0, RUNNING: 0, SUCCESS: 3, FAIL: 1 } } } as ReportInput['status'] };
+  assert.equal(verdictText(counted), 'SUCCESS: 3 of 4 tests passed — 1 test quarantined failed');
+  assert.equal(readFailing({ failing: 3 }), 3);
+  assert.equal(readFailing({ failing: -1 }), null);
+  assert.equal(readFailing({}), null, 'a server older than the field');
 });

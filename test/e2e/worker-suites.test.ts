@@ -70,7 +70,7 @@ for (const kind of kinds) {
         const file = path.join(dataDir, 'suite.tgz');
         writeFileSync(file, bytes);
         const { location, size } = await archives.put(id, file);
-        await store.suites.put(newVersion({ id, location, size }));
+        await store.suiteVersions.put(newVersion({ id, location, size }));
 
         const fetched = await bytesOf(await link.suiteArchive(id));
         assert.equal(createHash('sha256').update(fetched).digest('hex'), id, 'the bytes as stored');
@@ -86,9 +86,9 @@ for (const kind of kinds) {
 
         // Claims over HTTP say which version their set runs; a set of the server's own tests says none.
         await store.sets.create(newSet(1));
-        await store.sets.create({ ...newSet(1), suite: id });
+        await store.sets.create({ ...newSet(1), suiteVersion: id });
         const claimed = await link.claimRuns({ workerId: 'w1', limit: 2, leaseMs: 30_000 });
-        assert.deepEqual(claimed.map((c) => c.suite ?? null), [null, id]);
+        assert.deepEqual(claimed.map((c) => c.suiteVersion ?? null), [null, id]);
 
         // The row without its bytes (removed behind the store's back): still a clear refusal.
         await archives.remove([location]);

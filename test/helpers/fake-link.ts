@@ -55,7 +55,7 @@ export class FakeLink implements WorkerLink {
   readonly failures: Partial<Record<Method, Error[]>> = {};
   /** The live workers batchWorkers answers. */
   workers: BatchWorker[] = [];
-  /** The suite version each set runs (ClaimedRun.suite), by set id; absent: the server's own config. */
+  /** The suite version each set runs (ClaimedRun.suiteVersion), by set id; absent: the server's own config. */
   readonly suites = new Map<string, string>();
   private claims = 0;
   private readonly waitingListeners = new Set<() => void>();
@@ -198,8 +198,8 @@ export class FakeLink implements WorkerLink {
     return taken.map((m, i) => {
       m.workerId = req.workerId;
       m.claim = ++this.claims;
-      if (startsAtClaim({ batchKey: m.batchKey, suite: this.suites.get(m.setId) }) && i < reserveFrom) m.status = 'RUNNING';
-      return { id: m.id, setId: m.setId, env: 'staging', spec: m.spec, expectedMs: m.expectedMs, variables: {}, claim: m.claim, workerId: req.workerId, batchKey: m.batchKey, suite: this.suites.get(m.setId) ?? null };
+      if (startsAtClaim({ batchKey: m.batchKey, suiteVersion: this.suites.get(m.setId) }) && i < reserveFrom) m.status = 'RUNNING';
+      return { id: m.id, setId: m.setId, env: 'staging', spec: m.spec, expectedMs: m.expectedMs, variables: {}, claim: m.claim, workerId: req.workerId, batchKey: m.batchKey, suiteVersion: this.suites.get(m.setId) ?? null };
     });
   }
 

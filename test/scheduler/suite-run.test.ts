@@ -1,5 +1,5 @@
 /**
- * Members of a set that runs an uploaded suite version (ClaimedRun.suite), in
+ * Members of a set that runs an uploaded suite version (ClaimedRun.suiteVersion), in
  * a worker pool over a fake link with a real suite cache: each runs its spec
  * relocated into the unpacked version (its own files), and when the version
  * cannot be made ready every member ends FAIL saying why, never left leased.

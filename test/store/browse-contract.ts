@@ -22,7 +22,7 @@ async function pageThrough(
   const pages: string[][] = [];
   let cursor: string | undefined;
   do {
-    const page = await store.sets.list({ ...query, limit, cursor });
+    const page = await store.setViews.list({ ...query, limit, cursor });
     pages.push(page.sets.map((s) => s.id));
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined && pages.length < 50);
@@ -51,11 +51,11 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
       const expected = [sets[1]!, sets[3]!, twins[1]!, twins[0]!, sets[2]!, sets[4]!, sets[0]!].map((s) => s.id);
       assert.deepEqual(pages.flat(), expected);
 
-      const whole = await store.sets.list({ limit: 100 });
+      const whole = await store.setViews.list({ limit: 100 });
       assert.equal(whole.nextCursor, null);
       assert.deepEqual(whole.sets.map((s) => s.id), expected);
       assert.deepEqual(whole.sets[0], await store.sets.get(sets[1]!.id), 'list items are the same records as getSet');
-      const exact = await store.sets.list({ limit: 7 });
+      const exact = await store.setViews.list({ limit: 7 });
       assert.equal(exact.nextCursor, null, 'a full last page says there is no next one');
     });
 
@@ -64,9 +64,9 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
       const chosen = { ...aged(newSet, 1), select };
       const all = aged(newSet, 2);
       for (const set of [chosen, all]) await store.sets.create(set);
-      assert.deepEqual((await store.sets.asked(chosen.id))?.selection, select);
-      assert.equal((await store.sets.asked(all.id))?.selection, null);
-      assert.equal(await store.sets.asked(randomUUID()), undefined);
+      assert.deepEqual((await store.setViews.asked(chosen.id))?.selection, select);
+      assert.equal((await store.setViews.asked(all.id))?.selection, null);
+      assert.equal(await store.setViews.asked(randomUUID()), undefined);
     });
 
     test('labels are kept, and the list filters on all the labels asked, paging within the filter', async () => {
@@ -75,8 +75,8 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
       const none = aged(newSet, 5);
       for (const set of [...main, feature, none]) await store.sets.create(set);
 
-      assert.deepEqual((await store.sets.asked(main[0]!.id))?.labels, { branch: 'main', ci: 'github', 'commit.sha': 'c1' });
-      assert.deepEqual((await store.sets.asked(none.id))?.labels, {});
+      assert.deepEqual((await store.setViews.asked(main[0]!.id))?.labels, { branch: 'main', ci: 'github', 'commit.sha': 'c1' });
+      assert.deepEqual((await store.setViews.asked(none.id))?.labels, {});
 
       const ids = async (labels: Record<string, string>, limit = 100) => (await pageThrough(store, { labels }, limit)).flat();
       assert.deepEqual(await ids({ branch: 'main' }, 2), main.map((s) => s.id));
@@ -98,33 +98,33 @@ export function runBrowseContract(name: string, makeStore: () => Promise<Store>,
       assert.deepEqual((await pageThrough(store, { status: 'RUNNING' }, 10)).flat(), [running]);
       const waitingStaging = staging.map((s) => s.id).filter((id) => id !== running);
       assert.deepEqual((await pageThrough(store, { env: 'staging', status: 'WAITING' }, 1)).flat(), waitingStaging);
-      assert.deepEqual((await store.sets.list({ env: 'nowhere', limit: 10 })).sets, []);
+      assert.deepEqual((await store.setViews.list({ env: 'nowhere', limit: 10 })).sets, []);
       // Found by the API fuzz: PostgreSQL text cannot hold a NUL byte; such an environment has no sets, on either store.
-      assert.deepEqual(await store.sets.list({ env: 'stag\0ing', limit: 10 }), { sets: [], nextCursor: null });
+      assert.deepEqual(await store.setViews.list({ env: 'stag\0ing', limit: 10 }), { sets: [], nextCursor: null });
     });
 
     test('a cursor that the store did not make is refused as invalid_query', async () => {
       const at = '2026-01-01T00:00:00.000Z';
       const made = (id: string) => Buffer.from(JSON.stringify([at, id])).toString('base64url');
       for (const cursor of ['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["x","y"]').toString('base64url'), made('a\0b'), made('not-a-uuid')]) {
-        await assert.rejects(store.sets.list({ limit: 5, cursor }), (err: unknown) => err instanceof RunsetError && err.code === 'invalid_query');
+        await assert.rejects(store.setViews.list({ limit: 5, cursor }), (err: unknown) => err instanceof RunsetError && err.code === 'invalid_query');
       }
     });
 
     test('a set keeps its overrides as sent, secret ones sealed', async () => {
       const set = { ...newSet(1), overrides: { BASE_URL: { kind: 'plain' as const, value: 'http://pr-1' }, TOKEN: { kind: 'sealed' as const, box: 'v1.a.b.c' } } };
       await store.sets.create(set);
-      assert.deepEqual((await store.sets.asked(set.id))?.overrides, set.overrides);
+      assert.deepEqual((await store.setViews.asked(set.id))?.overrides, set.overrides);
     });
 
     test('a set keeps what a rerun of it inherits: its deadline and its concurrency group; none are null', async () => {
       const grouped = { ...newSet(1), timeoutSeconds: 600, concurrencyGroup: 'pr-42' };
       const plain = newSet(2);
       for (const set of [grouped, plain]) await store.sets.create(set);
-      assert.deepEqual(await store.sets.asked(grouped.id), {
+      assert.deepEqual(await store.setViews.asked(grouped.id), {
         overrides: grouped.overrides, labels: {}, suiteVersion: null, selection: null, timeoutSeconds: 600, concurrencyGroup: 'pr-42',
       });
-      const none = await store.sets.asked(plain.id);
+      const none = await store.setViews.asked(plain.id);
       assert.deepEqual([none?.timeoutSeconds, none?.concurrencyGroup, none?.suiteVersion], [null, null, null]);
     });
 

@@ -86,12 +86,12 @@ export function runDeadlineContract(name: string, makeStore: () => Promise<Store
       for (const set of [running, queued, behind]) await store.sets.create(set);
       const [run] = await store.claims.claimRuns({ workerId: 'w', limit: 10, leaseMs: 60_000 });
       assert.equal(run?.setId, running.id);
-      assert.deepEqual(await store.sets.queuePlace(behind.id), { ahead: 2, limit: 1, holders: [running.id] });
+      assert.deepEqual(await store.setViews.queuePlace(behind.id), { ahead: 2, limit: 1, holders: [running.id] });
 
       assert.equal(await cancelOverdueSets(store), 1);
       assert.deepEqual((await store.sets.listRuns(queued.id)).map((r) => [r.status, r.error, r.startedAt]), [['FAIL', 'set timeout 1s reached', null]]);
       assert.equal((await store.sets.get(running.id))?.status, 'RUNNING');
-      assert.deepEqual(await store.sets.queuePlace(behind.id), { ahead: 1, limit: 1, holders: [running.id] });
+      assert.deepEqual(await store.setViews.queuePlace(behind.id), { ahead: 1, limit: 1, holders: [running.id] });
     });
   });
 }

@@ -64,14 +64,14 @@ export function runKeysContract(name: string, makeStore: () => Promise<Store>, n
 
     test('set listings keep only the environments asked for, with the other filters and paging', async () => {
       for (const env of ['staging', 'preview', 'production', 'staging']) await store.sets.create(newSet(1, env));
-      const envsOf = async (envs: string[], limit = 10) => (await store.sets.list({ envs, limit })).sets.map((s) => s.env).sort();
+      const envsOf = async (envs: string[], limit = 10) => (await store.setViews.list({ envs, limit })).sets.map((s) => s.env).sort();
       assert.deepEqual(await envsOf(['staging', 'preview']), ['preview', 'staging', 'staging']);
       assert.deepEqual(await envsOf(['nowhere']), []);
-      const first = await store.sets.list({ envs: ['staging', 'production'], limit: 2 });
+      const first = await store.setViews.list({ envs: ['staging', 'production'], limit: 2 });
       assert.equal(first.sets.length, 2);
-      const rest = await store.sets.list({ envs: ['staging', 'production'], limit: 2, cursor: first.nextCursor! });
+      const rest = await store.setViews.list({ envs: ['staging', 'production'], limit: 2, cursor: first.nextCursor! });
       assert.deepEqual([...first.sets, ...rest.sets].map((s) => s.env).sort(), ['production', 'staging', 'staging']);
-      assert.deepEqual((await store.sets.list({ envs: ['staging', 'preview'], env: 'preview', limit: 10 })).sets.map((s) => s.env), ['preview']);
+      assert.deepEqual((await store.setViews.list({ envs: ['staging', 'preview'], env: 'preview', limit: 10 })).sets.map((s) => s.env), ['preview']);
     });
   });
 }

@@ -33,7 +33,7 @@ describe('--pool-size', { skip: TEST_DATABASE_URL ? false : NO_DATABASE }, () =>
         while (busy) seen.push(await connections(`runset:${schema}`));
       })();
       for (let round = 0; round < 5; round++) {
-        await Promise.all(Array.from({ length: 60 }, () => store.sets.list({ limit: 50 })));
+        await Promise.all(Array.from({ length: 60 }, () => store.setViews.list({ limit: 50 })));
         await Promise.all(Array.from({ length: 60 }, () => store.sets.get(randomUUID())));
       }
       busy = false;

@@ -51,27 +51,27 @@ export function runQueueContract(name: string, makeStore: () => Promise<Store>, 
       assert.deepEqual(setsOf(first), [a!.id, free.id].sort(), 'only the first set of staging and the set of preview');
       assert.equal((await store.sets.get(b!.id))?.status, 'WAITING');
       assert.deepEqual((await store.sets.get(b!.id))?.counts, { WAITING: 2, RUNNING: 0, SUCCESS: 0, FAIL: 0 });
-      assert.equal(await store.sets.queuePlace(a!.id), null, 'the first holds its place');
-      assert.deepEqual(await store.sets.queuePlace(b!.id), { ahead: 1, limit: 1, holders: [a!.id] });
-      assert.deepEqual(await store.sets.queuePlace(c!.id), { ahead: 2, limit: 1, holders: [a!.id] });
-      assert.equal(await store.sets.queuePlace(free.id), null, 'no limit: never queued');
+      assert.equal(await store.setViews.queuePlace(a!.id), null, 'the first holds its place');
+      assert.deepEqual(await store.setViews.queuePlace(b!.id), { ahead: 1, limit: 1, holders: [a!.id] });
+      assert.deepEqual(await store.setViews.queuePlace(c!.id), { ahead: 2, limit: 1, holders: [a!.id] });
+      assert.equal(await store.setViews.queuePlace(free.id), null, 'no limit: never queued');
 
       await finishAll(first);
       assert.equal((await store.sets.get(a!.id))?.status, 'SUCCESS');
-      assert.equal(await store.sets.queuePlace(b!.id), null, 'the next set holds the place now, before any member of it started');
-      assert.deepEqual(await store.sets.queuePlace(c!.id), { ahead: 1, limit: 1, holders: [b!.id] });
+      assert.equal(await store.setViews.queuePlace(b!.id), null, 'the next set holds the place now, before any member of it started');
+      assert.deepEqual(await store.setViews.queuePlace(c!.id), { ahead: 1, limit: 1, holders: [b!.id] });
       const second = await store.claims.claimRuns({ workerId: 'w', limit: 10, leaseMs: 60_000 });
       assert.deepEqual(setsOf(second), [b!.id]);
       await finishAll(second);
       assert.deepEqual(setsOf(await store.claims.claimRuns({ workerId: 'w', limit: 10, leaseMs: 60_000 })), [c!.id]);
-      assert.equal(await store.sets.queuePlace(a!.id), null, 'an ended set has no place');
+      assert.equal(await store.setViews.queuePlace(a!.id), null, 'an ended set has no place');
     });
 
     test('a limit of two: two sets run at once, and a failed set frees its place as a passed one does', async () => {
       const [a, b, c] = await queued(3, 2, 1);
       const first = await store.claims.claimRuns({ workerId: 'w', limit: 10, leaseMs: 60_000 });
       assert.deepEqual(setsOf(first), [a!.id, b!.id].sort());
-      assert.deepEqual(await store.sets.queuePlace(c!.id), { ahead: 1, limit: 2, holders: [a!.id, b!.id] });
+      assert.deepEqual(await store.setViews.queuePlace(c!.id), { ahead: 1, limit: 2, holders: [a!.id, b!.id] });
       const failing = first.find((r) => r.setId === b!.id)!;
       assert.ok(await store.claims.finishRun(leaseOf(failing), { ...passed, status: 'FAIL', error: 'boom' }));
       assert.deepEqual(setsOf(await store.claims.claimRuns({ workerId: 'w', limit: 10, leaseMs: 60_000 })), [c!.id]);
@@ -103,10 +103,10 @@ export function runQueueContract(name: string, makeStore: () => Promise<Store>, 
       assert.equal(cancelled?.status, 'FAIL');
       assert.deepEqual(cancelled?.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 0, FAIL: 2 });
       assert.ok((await store.sets.listRuns(b!.id)).every((r) => r.status === 'FAIL' && r.error === 'cancelled' && r.durationMs === null));
-      assert.deepEqual(await store.sets.queuePlace(c!.id), { ahead: 1, limit: 1, holders: [a!.id] }, 'one set ahead now');
+      assert.deepEqual(await store.setViews.queuePlace(c!.id), { ahead: 1, limit: 1, holders: [a!.id] }, 'one set ahead now');
 
       await store.sets.cancel(a!.id, { byKeyId: null, byKeyName: null, error: 'cancelled' });
-      assert.equal(await store.sets.queuePlace(c!.id), null);
+      assert.equal(await store.setViews.queuePlace(c!.id), null);
       assert.deepEqual(setsOf(await store.claims.claimRuns({ workerId: 'w', limit: 10, leaseMs: 60_000 })), [c!.id]);
     });
 

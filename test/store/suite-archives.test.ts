@@ -40,7 +40,7 @@ function archive(size = 1.5 * 1024 * 1024): { id: string; file: string; bytes: B
 async function stored(store: Store, archives: SuiteArchiveStore): Promise<{ id: string; location: string; bytes: Buffer }> {
   const a = archive(4096);
   const { location, size } = await archives.put(a.id, a.file);
-  await store.suites.put(newVersion({ id: a.id, location, size }));
+  await store.suiteVersions.put(newVersion({ id: a.id, location, size }));
   return { id: a.id, location, bytes: a.bytes };
 }
 
@@ -91,13 +91,13 @@ function archivesContract(name: string, open: () => Promise<{ store: Store; data
     try {
       const archives = suiteArchivesFor(store, dataDir);
       const [unused, named, used] = [await stored(store, archives), await stored(store, archives), await stored(store, archives)];
-      await store.suites.setName('main', named.id);
-      await store.sets.create({ ...newSet(1), suite: used.id });
+      await store.suiteVersions.setName('main', named.id);
+      await store.sets.create({ ...newSet(1), suiteVersion: used.id });
       await sleep(5);
       const removed = await removeUnusedSuiteVersions(store, archives, 1);
       assert.deepEqual(removed, { versions: 1, ids: [unused.id], orphans: 0 });
       assert.equal(await archives.open(unused.location), undefined, 'its bytes went with it');
-      assert.equal(await store.suites.get(unused.id), undefined);
+      assert.equal(await store.suiteVersions.get(unused.id), undefined);
       for (const kept of [named, used]) assert.ok((await bytesOf(await archives.open(kept.location))).equals(kept.bytes));
     } finally {
       await store.close();
@@ -115,11 +115,11 @@ function archivesContract(name: string, open: () => Promise<{ store: Store; data
       const stopOff = await startSetRetention({ store, blobs, suiteArchives: archives, givenMs: 0, logger });
       await sleep(1300);
       await stopOff();
-      assert.ok(await store.suites.get(kept.id), 'retention off: kept');
+      assert.ok(await store.suiteVersions.get(kept.id), 'retention off: kept');
       const stop = startSetRetentionSweep({ store, blobs, suiteArchives: archives, retentionMs: 1, logger });
-      for (let i = 0; i < 40 && (await store.suites.get(kept.id)); i++) await sleep(100);
+      for (let i = 0; i < 40 && (await store.suiteVersions.get(kept.id)); i++) await sleep(100);
       await stop();
-      assert.equal(await store.suites.get(kept.id), undefined, 'removed by the sweep');
+      assert.equal(await store.suiteVersions.get(kept.id), undefined, 'removed by the sweep');
       assert.equal(await archives.open(kept.location), undefined);
       assert.ok(logs.some((l) => l.versions === 1 && /removed 1 suite version/.test(l.msg ?? '')), JSON.stringify(logs));
     } finally {
@@ -169,7 +169,7 @@ describe('suite archives on PostgreSQL', { skip: url ? false : 'RUNSET_TEST_DATA
     try {
       const archives = suiteArchivesFor(store, tempDir());
       const kept = await stored(store, archives);
-      await store.suites.setName('main', kept.id);
+      await store.suiteVersions.setName('main', kept.id);
       const orphan = archive(4096);
       const { location } = await archives.put(orphan.id, orphan.file);
       assert.equal((await removeUnusedSuiteVersions(store, archives, 1)).orphans, 0, 'a fresh upload is left to finish');

@@ -65,10 +65,10 @@ export function runSupersedeContract(name: string, makeStore: () => Promise<Stor
       await store.claims.claimRuns({ workerId: 'w', limit: 10, leaseMs: 60_000 });
       const queued = await created('main', 'staging', limit);
       const newer = await created('main', 'staging', limit);
-      assert.deepEqual(await store.sets.queuePlace(newer.id), { ahead: 2, limit: 1, holders: [holder.id] });
+      assert.deepEqual(await store.setViews.queuePlace(newer.id), { ahead: 2, limit: 1, holders: [holder.id] });
       assert.deepEqual(await supersedeOlder(store, newer.id), [queued.id]);
       assert.deepEqual((await store.sets.listRuns(queued.id)).map((r) => [r.error, r.startedAt]), [[`superseded by ${newer.id}`, null], [`superseded by ${newer.id}`, null]]);
-      assert.deepEqual(await store.sets.queuePlace(newer.id), { ahead: 1, limit: 1, holders: [holder.id] });
+      assert.deepEqual(await store.setViews.queuePlace(newer.id), { ahead: 1, limit: 1, holders: [holder.id] });
     });
   });
 }

@@ -83,9 +83,9 @@ export function runWebhookContract(name: string, makeStore: () => Promise<Store>
       const pw = { ...set.runs[0]!, spec: { type: 'playwright' as const, name: 'shop.spec.ts › pays', tags: [], dir: '/s', config: '/s/playwright.config.ts', timeoutSeconds: 30, retries: 0, timeoutOverride: false, retriesOverride: false,
         case: { entry: 'ui', project: '', browser: 'chromium', file: 'shop.spec.ts', line: 7, titles: ['pays'] } } };
       await store.sets.create({ ...set, runs: [pw, set.runs[1]!] });
-      const cases = await store.sets.playwrightCases(set.id);
+      const cases = await store.setViews.playwrightCases(set.id);
       assert.deepEqual([...cases], [[pw.id, pw.spec.case]]);
-      assert.deepEqual([...(await store.sets.playwrightCases('no-such-set'))], []);
+      assert.deepEqual([...(await store.setViews.playwrightCases('no-such-set'))], []);
     });
 
     test('a cancelled set ends with its event, and an event no webhook wants is dropped', async () => {

@@ -71,7 +71,7 @@ test('create and run again make a set the same way: history, quarantine, one spe
     assert.equal(members.slow?.expectedMs, 9_000, 'planned from the duration history');
     assert.deepEqual([members.flaky?.quarantined, members.quick?.quarantined], [true, false], 'planned with the quarantine of now');
   }
-  assert.deepEqual((await store.sets.asked(again))?.labels, { branch: 'main' });
+  assert.deepEqual((await store.setViews.asked(again))?.labels, { branch: 'main' });
   // Wake-ups come from the store's events: let them arrive.
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual([seen.spent, seen.wakes], [2, 2]);
@@ -84,7 +84,7 @@ test('a key without budget makes no set, by either path; a pattern spends before
   const earlier = (await store.sets.get(first))!;
   await assert.rejects(createSet(maker, { env: 'staging' }), { code: 'rate_limited' });
   await assert.rejects(rerunSet(maker, earlier), { code: 'rate_limited' });
-  assert.equal((await store.sets.list({ limit: 10 })).sets.length, 1);
+  assert.equal((await store.setViews.list({ limit: 10 })).sets.length, 1);
 
   const { maker: patterned, seen: spentOn } = await setup('patterned');
   await assert.rejects(createSet(patterned, { env: 'staging', select: { grep: '^none$' } }), { code: 'no_tests_selected' });
@@ -129,7 +129,7 @@ test('run again through the store: the rerun is stored with the earlier set\'s d
   const { store, maker } = await setup('rerun-inherits');
   const earlier = await createSet(maker, { env: 'staging', timeoutSeconds: 600, concurrencyGroup: 'pr-42' });
   const again = await rerunSet(maker, (await store.sets.get(earlier))!);
-  const asked = await store.sets.asked(again);
+  const asked = await store.setViews.asked(again);
   assert.deepEqual([asked?.timeoutSeconds, asked?.concurrencyGroup], [600, 'pr-42']);
   assert.equal((await store.sets.control(earlier))?.cancellation?.error, `superseded by ${again}`, 'the rerun is the group\'s newest set');
 });

@@ -92,10 +92,10 @@ test('failOnFlaky: a pass after a retry fails the set, unless quarantined; a fir
 });
 
 test('a claim starts a member only when nothing stands before its test: no batch, no suite version to prepare', () => {
-  assert.equal(startsAtClaim({ batchKey: null, suite: null }), true);
+  assert.equal(startsAtClaim({ batchKey: null, suiteVersion: null }), true);
   assert.equal(startsAtClaim({ batchKey: null }), true, 'a claim from before versions existed');
-  assert.equal(startsAtClaim({ batchKey: 'entry', suite: null }), false);
-  assert.equal(startsAtClaim({ batchKey: null, suite: 'a'.repeat(64) }), false);
+  assert.equal(startsAtClaim({ batchKey: 'entry', suiteVersion: null }), false);
+  assert.equal(startsAtClaim({ batchKey: null, suiteVersion: 'a'.repeat(64) }), false);
 });
 
 test('a set\'s phase beside its status: queued, waiting, preparing while a worker holds members none began, running, ended', () => {

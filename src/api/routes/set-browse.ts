@@ -43,7 +43,7 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
       const limit = request.query.limit === undefined ? SET_PAGE_LIMIT.default : Number(request.query.limit);
       if (limit < 1 || limit > SET_PAGE_LIMIT.max) throw new RunsetError('invalid_query', `query parameter limit must be 1-${SET_PAGE_LIMIT.max} (default ${SET_PAGE_LIMIT.default}); got "${String(request.query.limit)}"`);
       const envs = request.apiKey ? listableEnvs(request.apiKey, env) : [];
-      const page = envs?.length === 0 ? { sets: [], nextCursor: null } : await deps.store.sets.list({ env, envs, status, limit, cursor, labels });
+      const page = envs?.length === 0 ? { sets: [], nextCursor: null } : await deps.store.setViews.list({ env, envs, status, limit, cursor, labels });
       return { testRunSets: page.sets.map(toSummary), nextCursor: page.nextCursor };
     },
   );
@@ -64,10 +64,10 @@ export const setBrowseRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { de
     async (request) => {
       const set = await findSet(deps, request.params.id, request.apiKey);
       const [asked, control, queue, held] = await Promise.all([
-        deps.store.sets.asked(set.id), deps.store.sets.control(set.id), deps.store.sets.queuePlace(set.id), deps.store.sets.held(set.id),
+        deps.store.setViews.asked(set.id), deps.store.sets.control(set.id), deps.store.setViews.queuePlace(set.id), deps.store.setViews.held(set.id),
       ]);
       const version = asked?.suiteVersion ?? null;
-      const suite = version ? await deps.store.suites.get(version) : undefined;
+      const suite = version ? await deps.store.suiteVersions.get(version) : undefined;
       return {
         id: set.id,
         env: set.env,

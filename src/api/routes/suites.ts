@@ -58,7 +58,7 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
   }, async (request, reply) => {
     if (!(request.body instanceof Readable)) throw new RunsetError('unsupported_media_type', 'send the suite archive\'s bytes as application/gzip (a gzipped tar; `runset suites push DIR` makes one)');
     const { id } = request.params;
-    const known = await deps.store.suites.get(id);
+    const known = await deps.store.suiteVersions.get(id);
     if (known && (await hasBytes(known.location))) {
       request.body.resume(); // the same content is the same version: nothing more to store
       await nameIt(request.query.name, id);
@@ -76,7 +76,7 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
           if (location !== known.location) throw new Error(`suite version ${id} is recorded at ${known.location}, its bytes were stored again at ${location}`);
           request.log.warn({ suite: id, size: inspected.size }, 'suite version\'s missing archive stored again');
         } else {
-          await deps.store.suites.put({ id, size: inspected.size, files: inspected.files, commit: request.query.commit ?? null, tests, location });
+          await deps.store.suiteVersions.put({ id, size: inspected.size, files: inspected.files, commit: request.query.commit ?? null, tests, location });
           request.log.info({ suite: id, size: inspected.size, files: inspected.files, tests: tests.length }, 'suite version stored');
         }
         await nameIt(request.query.name, id);
@@ -106,7 +106,7 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
       response: { 200: named(SuiteVersionView, 'The version'), ...problems(400, 401, 403, 404) },
     },
   }, async (request) => {
-    const found = await deps.store.suites.get(request.params.id);
+    const found = await deps.store.suiteVersions.get(request.params.id);
     // A version whose bytes are missing is not had: the pusher sends them again (PUT stores them).
     if (found && !(await hasBytes(found.location))) {
       throw new RunsetError('not_found', `suite version ${found.id} is recorded but its archive's bytes are missing from this server; push it again (\`runset suites push DIR\`) to store them`);
@@ -123,7 +123,7 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
       security: SECURED,
       response: { 200: named(SuiteVersionList, 'The versions'), ...problems(401, 403) },
     },
-  }, async () => ({ versions: (await deps.store.suites.list()).map(viewOf) }));
+  }, async () => ({ versions: (await deps.store.suiteVersions.list()).map(viewOf) }));
 
   api.post('/suite-names', {
     schema: {
@@ -136,17 +136,17 @@ export const suiteRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { deps }
       response: { 200: named(SuiteVersionView, 'The version, with its names'), ...problems(...BODY_PROBLEMS, 401, 403, 422) },
     },
   }, async (request) => {
-    if (!(await deps.store.suites.get(request.body.id))) throw unknownVersion(request.body.id);
+    if (!(await deps.store.suiteVersions.get(request.body.id))) throw unknownVersion(request.body.id);
     await nameIt(request.body.name, request.body.id);
     return view(request.body.id);
   });
 
   async function nameIt(name: string | undefined, id: string): Promise<void> {
-    if (name !== undefined) await deps.store.suites.setName(name, id);
+    if (name !== undefined) await deps.store.suiteVersions.setName(name, id);
   }
 
   async function view(id: string) {
-    const found = await deps.store.suites.get(id);
+    const found = await deps.store.suiteVersions.get(id);
     if (!found) throw new RunsetError('not_found', `no suite version ${id}; push it with \`runset suites push DIR\``);
     return viewOf(found);
   }

@@ -174,7 +174,7 @@ export const workerProtocolRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async
 
   await app.register(workerNoticeRoutes, { deps, link, closing });
   await app.register(workerArtifactRoutes, { deps, blobs });
-  await app.register(workerSuiteRoutes, { link, suites: deps.store.suites });
+  await app.register(workerSuiteRoutes, { link, suites: deps.store.suiteVersions });
 
   /** A set this key may name: else 404, as for a set that does not exist. */
   async function visibleSet(key: ApiKeyRecord | null, setId: string): Promise<void> {

@@ -11,11 +11,11 @@ import { SuiteArchiveGoneError } from '../../core/suites.js';
 import { SuiteId } from '../../core/wire-suites.js';
 import type { WorkerLink } from '../../worker-link/link.js';
 import { BEARER_ONLY, problems } from './common.js';
-import type { SuitesStore } from '../../store/suites.js';
+import type { SuiteVersionsStore } from '../../store/suite-versions.js';
 
 const SuiteParams = Type.Object({ id: SuiteId });
 
-export const workerSuiteRoutes: FastifyPluginAsync<{ link: Pick<WorkerLink, 'suiteArchive'>; suites: Pick<SuitesStore, 'ranIn'> }> = (app, { link, suites }) => {
+export const workerSuiteRoutes: FastifyPluginAsync<{ link: Pick<WorkerLink, 'suiteArchive'>; suites: Pick<SuiteVersionsStore, 'ranIn'> }> = (app, { link, suites }) => {
   // Not the TypeBox provider: the 200 answer is a byte stream, which its typing cannot express.
   app.get<{ Params: Static<typeof SuiteParams> }>(
     '/suites/:id',

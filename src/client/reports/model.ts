@@ -23,6 +23,12 @@ export interface ReportInput {
   suite?: { id: string; name: string | null; commit: string | null };
   /** The set's dashboard page (./links.ts), linked from the step summary. */
   dashboardUrl?: string;
+  /**
+   * How many member ends failed the set, as the server counted them (its
+   * details' `failing`); absent when the server does not say (an older one),
+   * or the set did not end.
+   */
+  failing?: number;
 }
 
 // Matching escape sequences is the point here, so control characters are expected.
@@ -135,16 +141,21 @@ const tests = (n: number) => `${n} test${n === 1 ? '' : 's'}`;
 /**
  * The verdict in one line, naming what the status rule did beside the seed's:
  * "SUCCESS: 3 of 5 tests passed — 2 quarantined tests failed"; a FAIL that no
- * failure explains came from failOnFlaky.
+ * failure explains came from failOnFlaky. The rule is the server's: a SUCCESS
+ * had no end that failed it, so its failures were all quarantined, and a FAIL
+ * reads the ends that failed it (`failing`). Only a server too old to say
+ * leaves the members' own flags to tell.
  */
 export function verdictText(input: ReportInput): string {
   const counts = countsOf(input);
   if (input.outcome === 'SUCCESS') {
-    const quarantined = counts.quarantinedFailed > 0 ? ` — ${tests(counts.quarantinedFailed)} quarantined failed` : '';
+    const quarantined = counts.failed > 0 ? ` — ${tests(counts.failed)} quarantined failed` : '';
     return `SUCCESS: ${counts.passed} of ${tests(counts.total)} passed${counts.skipped > 0 ? ` (${counts.skipped} skipped)` : ''}${quarantined}`;
   }
-  const failing = counts.failed - counts.quarantinedFailed;
+  const failed = counts.failed - counts.quarantinedFailed;
   const quarantined = counts.quarantinedFailed > 0 ? ` (and ${counts.quarantinedFailed} quarantined)` : '';
-  if (failing === 0 && counts.flaky > 0) return `FAIL: ${tests(counts.flaky)} passed only after a retry, and this environment fails a set on flaky tests (failOnFlaky)${quarantined}`;
-  return `FAIL: ${failing > 0 ? failing : counts.failed} of ${tests(counts.total)} failed${failing > 0 ? quarantined : ''}`;
+  // No failure of its own failed it: passes after a retry did (failOnFlaky), as many as the server counted.
+  const onFlaky = failed === 0 ? (input.failing ?? counts.flaky) : 0;
+  if (onFlaky > 0) return `FAIL: ${tests(onFlaky)} passed only after a retry, and this environment fails a set on flaky tests (failOnFlaky)${quarantined}`;
+  return `FAIL: ${failed > 0 ? failed : counts.failed} of ${tests(counts.total)} failed${failed > 0 ? quarantined : ''}`;
 }

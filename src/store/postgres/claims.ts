@@ -12,6 +12,8 @@ import { WORKER_LOST, type BatchClaimRequest, type ClaimRequest, type ClaimsStor
 import { withClient, withTransaction, type Queryable } from './connection.js';
 import type { WakeListener } from './listener.js';
 import { PostgresMoves } from './moves.js';
+import { POSTGRES } from '../sql/dialect.js';
+import { pickBatchSql } from '../sql/claim-picks.js';
 import { toClaimed } from '../rows.js';
 import { CANCEL_PAYLOAD } from './cancel.js';
 import { notifyWaiting, type Names } from './statements.js';
@@ -86,10 +88,7 @@ export class PostgresClaims implements ClaimsStore {
     return withClient(this.pool, async (q) => {
       const { rows } = await q.query<{ expected_ms: number | null }>({
         name: 'runset.waitingWork',
-        text: `
-          SELECT expected_ms FROM ${this.n.runs}
-          WHERE set_id = $1 AND batch_key = $2 AND status = 'WAITING' AND worker_id IS NULL
-          ORDER BY seq LIMIT $3`,
+        text: pickBatchSql(POSTGRES, this.n, 'expected_ms', { set: '$1', batchKey: '$2', limit: '$3', lock: false }),
         values: [setId, batchKey, limit],
       });
       return rows.map((r) => r.expected_ms ?? 0);

@@ -16,6 +16,7 @@ import { WakeListener } from './listener.js';
 import { migrate } from './migrations.js';
 import { namesOf } from './statements.js';
 import { PostgresSets } from './sets.js';
+import { PostgresSetViews } from './set-views.js';
 import { PostgresKeys } from './keys.js';
 import { PostgresClaims } from './claims.js';
 import { PostgresWorkers } from './workers.js';
@@ -24,7 +25,7 @@ import { PostgresArtifacts } from './artifacts.js';
 import { PostgresWebhooks } from './webhooks.js';
 import { PostgresHistory } from './history.js';
 import { PostgresRetention } from './retention.js';
-import { PostgresSuites } from './suites.js';
+import { PostgresSuiteVersions } from './suite-versions.js';
 import { PostgresQuarantine } from './quarantine.js';
 
 export { StoreUnavailableError } from './connection.js';
@@ -50,6 +51,7 @@ export class PostgresStore implements Store {
   private readonly wake: WakeListener;
   private closing: Promise<void> | undefined;
   readonly sets: PostgresSets;
+  readonly setViews: PostgresSetViews;
   readonly keys: PostgresKeys;
   readonly claims: PostgresClaims;
   readonly workers: PostgresWorkers;
@@ -58,7 +60,7 @@ export class PostgresStore implements Store {
   readonly webhooks: PostgresWebhooks;
   readonly history: PostgresHistory;
   readonly retention: PostgresRetention;
-  readonly suites: PostgresSuites;
+  readonly suiteVersions: PostgresSuiteVersions;
   readonly quarantine: PostgresQuarantine;
 
   constructor(options: PostgresStoreOptions) {
@@ -81,6 +83,7 @@ export class PostgresStore implements Store {
       onError,
     });
     this.sets = new PostgresSets(this.pool, names);
+    this.setViews = new PostgresSetViews(this.pool, names);
     this.keys = new PostgresKeys(this.pool, names);
     this.claims = new PostgresClaims(this.pool, names, this.wake);
     this.workers = new PostgresWorkers(this.pool, names);
@@ -89,7 +92,7 @@ export class PostgresStore implements Store {
     this.webhooks = new PostgresWebhooks(this.pool, names);
     this.history = new PostgresHistory(this.pool, names);
     this.retention = new PostgresRetention(this.pool, names);
-    this.suites = new PostgresSuites(this.pool, names);
+    this.suiteVersions = new PostgresSuiteVersions(this.pool, names);
     this.quarantine = new PostgresQuarantine(this.pool, names);
   }
 

@@ -22,7 +22,7 @@ import type { Queryable } from './connection.js';
 import { FAILS_NOTHING, failsSetSql, setRollUpCtes } from '../sql/set-rollup.js';
 import { POSTGRES } from '../sql/dialect.js';
 import { claimMember, fenced, finishMember, heartbeatMember, reapMember, releaseMember, renewLease, reserveMember, startMember } from '../sql/member-moves.js';
-import { queuedSetsSql } from '../queue.js';
+import { pickBatchSql, pickWaitingSql } from '../sql/claim-picks.js';
 import type { Names } from './statements.js';
 
 const FENCED = fenced({ id: '$1', worker: '$2', claims: '$3' });
@@ -54,12 +54,7 @@ export interface ClaimRow {
  */
 function claimCtes(n: Names, p: { worker: string; limit: string; reserve: string; leaseMs: string; skip: string; set: string; envs: string }): string {
   return `
-      picked AS (
-        SELECT id, seq, set_id FROM ${n.runs} WHERE status = 'WAITING' AND worker_id IS NULL
-          AND (batch_key IS NULL OR batch_key <> ALL (${p.skip}::text[]))
-          AND (${p.set}::text IS NULL OR set_id = ${p.set}::text) AND (${p.envs}::text[] IS NULL OR env = ANY (${p.envs}::text[]))
-          AND set_id NOT IN (${queuedSetsSql(n.sets, 'queue_seq')})
-        ORDER BY seq LIMIT ${p.limit} FOR UPDATE SKIP LOCKED
+      picked AS (${pickWaitingSql(POSTGRES, n, p.limit, { skip: p.skip, set: p.set, envs: p.envs })}
       ), ranked AS (
         SELECT p.id, row_number() OVER (ORDER BY p.seq) <= ${p.limit} - ${p.reserve} AND s.suite IS NULL AS starts
         FROM picked p JOIN ${n.sets} s ON s.id = p.set_id
@@ -218,10 +213,7 @@ function reapText(n: Names): string {
 /** Reserves up to $4 unleased waiting members of one set ($2) with one batch key ($3): leased to $1, still WAITING. */
 function claimBatchText(n: Names): string {
   return `
-      WITH picked AS (
-        SELECT id FROM ${n.runs}
-        WHERE set_id = $2 AND batch_key = $3 AND status = 'WAITING' AND worker_id IS NULL
-        ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED
+      WITH picked AS (${pickBatchSql(POSTGRES, n, 'id', { set: '$2', batchKey: '$3', limit: '$4', lock: true })}
       ), claimed AS (
         UPDATE ${n.runs} AS r SET ${reserveMember(POSTGRES, { worker: '$1', leaseMs: '$5' })}
         FROM picked WHERE r.id = picked.id

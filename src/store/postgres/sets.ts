@@ -1,19 +1,18 @@
 /**
  * The PostgreSQL side of the sets sub-store: a set and its members created in
- * one transaction (once per Idempotency-Key), read, listed for the dashboard
- * (./set-listing.ts), and cancelled (./cancel.ts). The rules of ./statements.ts hold.
+ * one transaction (once per Idempotency-Key), read, and cancelled
+ * (./cancel.ts). What people read about a set is ./set-views.ts's. The rules
+ * of ./statements.ts hold.
  */
 import type pg from 'pg';
-import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSpec } from '../../core/types.js';
+import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
 import { deadlineOf } from '../../core/deadlines.js';
-import type { ListSetsQuery, SetPage } from '../browse.js';
-import { heldMembersSql, type CancelRequest, type CancelResult, type CreatedOnce, type HeldMembers, type IdempotencyClaim, type SetAsk, type SetsStore } from '../sets.js';
-import { askedOf, playwrightCasesOf, rowMappers, type AskedRow } from '../rows.js';
-import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
+import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
+import { rowMappers } from '../rows.js';
+import { olderInGroupSql } from '../queue.js';
 import { withClient, withTransaction, type Queryable } from './connection.js';
 import * as cancels from './cancel.js';
-import { listSetsPage } from './set-listing.js';
 import { msFromNow, SET_COLUMNS, type Names, type RunRow, type SetRow } from './statements.js';
 
 /** PostgreSQL returns timestamps as Dates. */
@@ -66,29 +65,6 @@ export class PostgresSets implements SetsStore {
     return (await withClient(this.pool, (q) => listRuns(q, this.n, setId))).map(toRun);
   }
 
-  list(query: ListSetsQuery): Promise<SetPage> {
-    return withClient(this.pool, (q) => listSetsPage(q, this.n, query, toSet));
-  }
-
-  async playwrightCases(setId: string): Promise<Map<string, PlaywrightCase>> {
-    const { rows } = await this.pool.query<{ id: string; spec: TestSpec }>({
-      name: 'runset.playwrightCases',
-      text: `SELECT id, spec FROM ${this.n.runs} WHERE set_id = $1 AND type = 'playwright' ORDER BY position`,
-      values: [setId],
-    });
-    return playwrightCasesOf(rows);
-  }
-
-  async asked(id: string): Promise<SetAsk | undefined> {
-    const { rows } = await this.pool.query<AskedRow<unknown>>({
-      name: 'runset.asked',
-      text: `SELECT overrides, labels, suite, selection, timeout_seconds, concurrency_group FROM ${this.n.sets} WHERE id = $1`,
-      values: [id],
-    });
-    // jsonb columns arrive parsed.
-    return rows[0] && askedOf(rows[0], (value) => value);
-  }
-
   cancel(setId: string, req: CancelRequest): Promise<CancelResult> {
     return withTransaction(this.pool, async (tx) => {
       const { found, ended } = await cancels.cancelMembers(tx, this.n, setId, req.error);
@@ -122,15 +98,6 @@ export class PostgresSets implements SetsStore {
     );
     return rows.map((r) => ({ id: r.id, timeoutSeconds: r.timeout_seconds }));
   }
-
-  queuePlace(setId: string): Promise<QueuePlace | null> {
-    return withClient(this.pool, (q) => readQueuePlace(q, this.n, setId));
-  }
-
-  async held(setId: string): Promise<HeldMembers[]> {
-    const { rows } = await this.pool.query<{ workerId: string; members: string }>({ name: 'runset.held', text: heldMembersSql(this.n.runs, '$1'), values: [setId] });
-    return rows.map((r) => ({ workerId: r.workerId, members: Number(r.members) }));
-  }
 }
 
 async function insertSet(q: Queryable, n: Names, set: NewTestRunSet): Promise<void> {
@@ -142,7 +109,7 @@ async function insertSet(q: Queryable, n: Names, set: NewTestRunSet): Promise<vo
       VALUES ($1, $2, 'WAITING', $3, $4, $5::json, $6::json, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13, $14, $15)`,
     values: [
       set.id, set.env, set.createdAt, set.runs.length, JSON.stringify(set.variables), JSON.stringify(set.overrides), set.keyId, set.maxFailures, JSON.stringify(set.labels),
-      set.suite ?? null, set.select ? JSON.stringify(set.select) : null, set.maxConcurrentSets ?? null,
+      set.suiteVersion ?? null, set.select ? JSON.stringify(set.select) : null, set.maxConcurrentSets ?? null,
       set.timeoutSeconds ?? null, set.timeoutSeconds ? deadlineOf(set.createdAt, set.timeoutSeconds) : null, set.concurrencyGroup ?? null,
     ],
   });
@@ -217,15 +184,6 @@ async function listRuns(q: Queryable, n: Names, setId: string): Promise<RunRow[]
     values: [setId],
   });
   return rows;
-}
-
-/** A set's queue place, then the sets holding its environment's places: two reads for a display (a set ending between them only shortens the list). */
-async function readQueuePlace(q: Queryable, n: Names, setId: string): Promise<QueuePlace | null> {
-  const { rows } = await q.query<QueuePlaceRow>({ name: 'runset.queuePlace', text: queuePlaceSql(n.sets, 'queue_seq', '$1'), values: [setId] });
-  const place = queuePlaceOf(rows[0]);
-  if (!place) return null;
-  const held = await q.query<{ id: string }>({ name: 'runset.placeHolders', text: placeHoldersSql(n.sets, 'queue_seq', '$1', '$2'), values: [place.env, place.limit] });
-  return { ahead: place.ahead, limit: place.limit, holders: held.rows.map((r) => r.id) };
 }
 
 // ── Idempotency-Key on create ──

@@ -41,6 +41,22 @@ export interface Dialect {
   readonly jsonAppended: (list: string, text: string) => string;
   /** How many items the JSON list `list` (a column as stored) holds. */
   readonly jsonLength: (list: string) => string;
+  /**
+   * What a SELECT ends with to lock the rows it picks and pass over those
+   * another transaction holds (a claim's `FOR UPDATE SKIP LOCKED`). SQLite's
+   * writer holds the whole database: nothing to lock or skip.
+   */
+  readonly lockSkipping: string;
+  /** The members' creation order: their claim order (SQLite's rowid, PostgreSQL's seq). */
+  readonly memberOrder: string;
+  /** The sets' creation order: their environment's queue order (SQLite's rowid, PostgreSQL's queue_seq; ../queue.ts). */
+  readonly setOrder: string;
+  /** A text placeholder, typed where it may be NULL (PostgreSQL must know it to compare it). */
+  readonly text: (param: string) => string;
+  /** A placeholder holding a list of texts (SQLite: a JSON array's text; PostgreSQL: text[]); it may be NULL. */
+  readonly list: (param: string) => string;
+  /** Whether `column` is one of list placeholder `param`'s texts. */
+  readonly inList: (column: string, param: string) => string;
 }
 
 export const SQLITE: Dialect = Object.freeze({
@@ -53,6 +69,12 @@ export const SQLITE: Dialect = Object.freeze({
   json: (param: string) => param,
   jsonAppended: (list: string, text: string) => `json_insert(${list}, '$[#]', ${text})`,
   jsonLength: (list: string) => `json_array_length(${list})`,
+  lockSkipping: '',
+  memberOrder: 'rowid',
+  setOrder: 'rowid',
+  text: (param: string) => param,
+  list: (param: string) => param,
+  inList: (column: string, param: string) => `${column} IN (SELECT value FROM json_each(${param}))`,
 });
 
 export const POSTGRES: Dialect = Object.freeze({
@@ -64,4 +86,10 @@ export const POSTGRES: Dialect = Object.freeze({
   json: (param: string) => `${param}::jsonb`,
   jsonAppended: (list: string, text: string) => `(${list} || jsonb_build_array(${text}::text))`,
   jsonLength: (list: string) => `jsonb_array_length(${list})`,
+  lockSkipping: ' FOR UPDATE SKIP LOCKED',
+  memberOrder: 'seq',
+  setOrder: 'queue_seq',
+  text: (param: string) => `${param}::text`,
+  list: (param: string) => `${param}::text[]`,
+  inList: (column: string, param: string) => `${column} = ANY (${param}::text[])`,
 });

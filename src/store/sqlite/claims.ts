@@ -8,6 +8,9 @@ import type Database from 'better-sqlite3';
 import type { ClaimedRun, RunOutcome } from '../../core/types.js';
 import type { BatchClaimRequest, ClaimRequest, ClaimsStore, FinishedAndClaimed, LeaseRef, NextClaim, ReapResult } from '../claims.js';
 import type { SqliteMoves } from './moves.js';
+import { TABLES } from './statements.js';
+import { SQLITE } from '../sql/dialect.js';
+import { pickBatchSql } from '../sql/claim-picks.js';
 import { SET_CHANGED } from './set-moves.js';
 import { settle } from './settle.js';
 
@@ -24,10 +27,7 @@ export class SqliteClaims implements ClaimsStore {
     private readonly moves: SqliteMoves,
     private readonly wake: EventEmitter,
   ) {
-    this.waitingWorkOf = db.prepare(`
-      SELECT expected_ms FROM test_runs
-      WHERE set_id = ? AND batch_key = ? AND status = 'WAITING' AND worker_id IS NULL
-      ORDER BY rowid LIMIT ?`);
+    this.waitingWorkOf = db.prepare(pickBatchSql(SQLITE, TABLES, 'expected_ms', { set: '?', batchKey: '?', limit: '?', lock: false }));
     this.endedWithLimit = db.prepare("SELECT 1 FROM test_run_sets WHERE id = ? AND max_concurrent IS NOT NULL AND status IN ('SUCCESS', 'FAIL')");
   }
 

@@ -21,6 +21,7 @@ import { SetRowCache } from './set-cache.js';
 import { SetMoves } from './set-moves.js';
 import { SqliteMoves } from './moves.js';
 import { SqliteSets } from './sets.js';
+import { SqliteSetViews } from './set-views.js';
 import { SqliteKeys } from './keys.js';
 import { SqliteClaims } from './claims.js';
 import { SqliteWorkers } from './workers.js';
@@ -29,7 +30,7 @@ import { SqliteArtifacts } from './artifacts.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { SqliteHistory } from './history.js';
 import { SqliteRetention } from './retention.js';
-import { SqliteSuites } from './suites.js';
+import { SqliteSuiteVersions } from './suite-versions.js';
 import { SqliteQuarantine } from './quarantine.js';
 
 export class SqliteStore implements Store {
@@ -38,6 +39,7 @@ export class SqliteStore implements Store {
   private readonly wake = new EventEmitter();
   // The sub-stores prepare their statements on a migrated file: made by migrate().
   sets!: SqliteSets;
+  setViews!: SqliteSetViews;
   keys!: SqliteKeys;
   claims!: SqliteClaims;
   workers!: SqliteWorkers;
@@ -46,7 +48,7 @@ export class SqliteStore implements Store {
   webhooks!: SqliteWebhooks;
   history!: SqliteHistory;
   retention!: SqliteRetention;
-  suites!: SqliteSuites;
+  suiteVersions!: SqliteSuiteVersions;
   quarantine!: SqliteQuarantine;
 
   private releaseLock: (() => void) | undefined;
@@ -79,6 +81,7 @@ export class SqliteStore implements Store {
     const setMoves = new SetMoves(this.db, this.setRows, this.wake);
     this.artifacts = new SqliteArtifacts(this.db);
     this.sets = new SqliteSets(this.db, this.setRows, this.wake, setMoves.move);
+    this.setViews = new SqliteSetViews(this.db);
     this.claims = new SqliteClaims(this.db, new SqliteMoves(this.db, setMoves.move, this.artifacts), this.wake);
     this.keys = new SqliteKeys(this.db);
     this.workers = new SqliteWorkers(this.db);
@@ -86,7 +89,7 @@ export class SqliteStore implements Store {
     this.webhooks = new SqliteWebhooks(this.db, this.opts.owner === true);
     this.history = new SqliteHistory(this.db);
     this.retention = new SqliteRetention(this.db, (setId) => this.setRows?.drop(setId));
-    this.suites = new SqliteSuites(this.db);
+    this.suiteVersions = new SqliteSuiteVersions(this.db);
     this.quarantine = new SqliteQuarantine(this.db);
     return Promise.resolve();
   }

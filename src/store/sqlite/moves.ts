@@ -20,11 +20,11 @@ import { toClaimed } from '../rows.js';
 import { caseTestNameSql, historyCases } from '../../core/result-cases.js';
 import type { SqliteArtifacts } from './artifacts.js';
 import type { MoveCounts } from './set-moves.js';
-import { now } from './statements.js';
+import { now, TABLES } from './statements.js';
 import { failsSetSql } from '../sql/set-rollup.js';
 import { SQLITE } from '../sql/dialect.js';
 import { claimMember, fenced, finishMember, heartbeatMember, reapMember, releaseMember, renewLease, startMember } from '../sql/member-moves.js';
-import { queuedSetsSql } from '../queue.js';
+import { pickBatchSql, pickWaitingSql } from '../sql/claim-picks.js';
 
 /** The lease fence (../sql/member-moves.ts) over the named parameters of fenceOf. */
 const FENCED = fenced({ id: '@id', worker: '@worker_id', claims: '@claims' });
@@ -34,9 +34,6 @@ const REFUSE_MOVE = 'refuse_move';
 
 /** SQLite's RETURNING names the written row by its table, never by its alias. */
 const RETURNED = SQLITE.returnedOf('r', 'test_runs');
-
-/** Members of a set queued behind its environment's limit are never claimed (../queue.ts). */
-const NOT_QUEUED = `set_id NOT IN (${queuedSetsSql('test_run_sets', 'rowid')})`;
 
 /** A leased member as a finish or the reaper reads it: its state and its set. */
 interface HeldRow {
@@ -81,19 +78,10 @@ export class SqliteMoves {
       throw new Error(String(message));
     });
     this.sql = {
-      waitingRuns: db.prepare(`SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL AND ${NOT_QUEUED} ORDER BY rowid LIMIT ?`),
-      // The same, leaving out the batch keys of a JSON array (ClaimRequest.skipBatchKeys), and
-      // only of one set and of some environments when asked; apart so the usual claim stays as simple.
-      waitingRunsSkipping: db.prepare(`
-        SELECT id, set_id FROM test_runs WHERE status = 'WAITING' AND worker_id IS NULL
-          AND (batch_key IS NULL OR batch_key NOT IN (SELECT value FROM json_each(@skip)))
-          AND (@set_id IS NULL OR set_id = @set_id) AND (@envs IS NULL OR env IN (SELECT value FROM json_each(@envs)))
-          AND ${NOT_QUEUED}
-        ORDER BY rowid LIMIT @limit`),
-      batchRuns: db.prepare(`
-        SELECT id FROM test_runs
-        WHERE set_id = @set_id AND batch_key = @batch_key AND status = 'WAITING' AND worker_id IS NULL
-        ORDER BY rowid LIMIT @limit`),
+      waitingRuns: db.prepare(pickWaitingSql(SQLITE, TABLES, '@limit')),
+      // The same, narrowed (ClaimRequest.skipBatchKeys, setId, envs); apart so the usual claim stays as simple.
+      waitingRunsSkipping: db.prepare(pickWaitingSql(SQLITE, TABLES, '@limit', { skip: '@skip', set: '@set_id', envs: '@envs' })),
+      batchRuns: db.prepare(pickBatchSql(SQLITE, TABLES, 'id', { set: '@set_id', batchKey: '@batch_key', limit: '@limit', lock: true })),
       // A claim that starts its member (@starts) leaves one with a batch key reserved: leased but still WAITING, until its case begins.
       claimRun: db.prepare(`
         UPDATE test_runs AS r SET ${claimMember(SQLITE, { starts: 'r.batch_key IS NULL AND @starts', worker: '@worker_id', leaseMs: '@lease_ms' })}
@@ -147,7 +135,7 @@ export class SqliteMoves {
     const filtered = skip.length > 0 || req.setId !== undefined || req.envs !== undefined;
     const waiting = filtered
       ? this.sql.waitingRunsSkipping.all({ skip: JSON.stringify(skip), set_id: req.setId ?? null, envs: req.envs ? JSON.stringify(req.envs) : null, limit: req.limit })
-      : this.sql.waitingRuns.all(req.limit);
+      : this.sql.waitingRuns.all({ limit: req.limit });
     const rows = waiting as { id: string; set_id: string }[];
     const sets = new Map<string, SetOfClaim>(); // the claimed members' sets, each read once
     const out: ClaimedRun[] = [];

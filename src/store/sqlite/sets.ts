@@ -1,21 +1,19 @@
 /**
  * The SQLite side of the sets sub-store: a set and its members created in one
  * transaction (once per Idempotency-Key), read (through the owning process's
- * copy of set rows: ./set-cache.ts), listed for the dashboard
- * (./set-listing.ts), and cancelled (./cancel.ts).
+ * copy of set rows: ./set-cache.ts), and cancelled (./cancel.ts). What people
+ * read about a set is ./set-views.ts's.
  */
 import type { EventEmitter } from 'node:events';
 import type Database from 'better-sqlite3';
-import type { NewTestRunSet, PlaywrightCase, QueuePlace, SetControl, TestRunRecord, TestRunSetRecord, TestSpec } from '../../core/types.js';
+import type { NewTestRunSet, SetControl, TestRunRecord, TestRunSetRecord } from '../../core/types.js';
 import { batchKeyOf } from '../../core/batch.js';
 import { deadlineOf } from '../../core/deadlines.js';
-import type { ListSetsQuery, SetPage } from '../browse.js';
-import { heldMembersSql, type CancelRequest, type CancelResult, type CreatedOnce, type HeldMembers, type IdempotencyClaim, type SetAsk, type SetsStore } from '../sets.js';
-import { askedOf, playwrightCasesOf, rowMappers, type AskedRow } from '../rows.js';
-import { olderInGroupSql, placeHoldersSql, queuePlaceOf, queuePlaceSql, type QueuePlaceRow } from '../queue.js';
+import type { CancelRequest, CancelResult, CreatedOnce, IdempotencyClaim, SetsStore } from '../sets.js';
+import { rowMappers } from '../rows.js';
+import { olderInGroupSql } from '../queue.js';
 import { SqliteCancels } from './cancel.js';
 import { SET_CANCELLED } from './claims.js';
-import { SetListing } from './set-listing.js';
 import type { SetRowCache } from './set-cache.js';
 import { SET_CHANGED, type MoveCounts } from './set-moves.js';
 import { settle } from './settle.js';
@@ -24,11 +22,10 @@ import { SET_COLUMNS, type RunRow, type SetRow } from './statements.js';
 /** SQLite returns timestamps as the ISO strings they were written as. */
 const { toSet, toRun } = rowMappers<string>((value) => value);
 
-type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'cases' | 'asked' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'queuePlace' | 'placeHolders' | 'overdue' | 'olderInGroup' | 'held';
+type Statement = 'insertSet' | 'insertRun' | 'getSet' | 'listRuns' | 'idemDeleteExpired' | 'idemFind' | 'idemInsert' | 'overdue' | 'olderInGroup';
 
 export class SqliteSets implements SetsStore {
   private readonly sql: Record<Statement, Database.Statement>;
-  private readonly listing: SetListing;
   private readonly cancels: SqliteCancels;
 
   constructor(
@@ -51,24 +48,18 @@ export class SqliteSets implements SetsStore {
       listRuns: db.prepare(`
         SELECT id, set_id, position, name, type, status, attempts, started_at, ended_at, duration_ms, error, output, ran_on, worker_id, expected_ms, skipped, quarantined, result_cases, starts, lost_starts
         FROM test_runs WHERE set_id = ? ORDER BY position`),
-      cases: db.prepare("SELECT id, spec FROM test_runs WHERE set_id = ? AND type = 'playwright' ORDER BY position"),
-      asked: db.prepare('SELECT overrides, labels, suite, selection, timeout_seconds, concurrency_group FROM test_run_sets WHERE id = ?'),
       // Idempotency-Key on create: keys are scoped to the API key that sent them.
       idemDeleteExpired: db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
       idemFind: db.prepare('SELECT set_id, body_hash FROM idempotency_keys WHERE key_id = ? AND key = ? AND expires_at > ?'),
       idemInsert: db.prepare(`
         INSERT INTO idempotency_keys (key_id, key, body_hash, set_id, expires_at)
         VALUES (@key_id, @key, @body_hash, @set_id, @expires_at)`),
-      queuePlace: db.prepare(queuePlaceSql('test_run_sets', 'rowid', '@id')),
-      held: db.prepare(heldMembersSql('test_runs', '?')),
-      placeHolders: db.prepare(placeHoldersSql('test_run_sets', 'rowid', '@env', '@limit')),
       olderInGroup: db.prepare(olderInGroupSql('test_run_sets', 'rowid', '@id')),
       overdue: db.prepare(`
         SELECT id, timeout_seconds AS timeoutSeconds FROM test_run_sets
         WHERE status IN ('WAITING', 'RUNNING') AND deadline_at IS NOT NULL AND deadline_at <= ?
         ORDER BY deadline_at LIMIT ?`),
     };
-    this.listing = new SetListing(db, toSet);
     this.cancels = new SqliteCancels(db, moveSet);
   }
 
@@ -117,21 +108,6 @@ export class SqliteSets implements SetsStore {
     return settle(() => (this.sql.listRuns.all(setId) as RunRow[]).map(toRun));
   }
 
-  list(query: ListSetsQuery): Promise<SetPage> {
-    return settle(() => this.listing.page(query));
-  }
-
-  playwrightCases(setId: string): Promise<Map<string, PlaywrightCase>> {
-    return settle(() => playwrightCasesOf((this.sql.cases.all(setId) as Array<{ id: string; spec: string }>).map((row) => ({ id: row.id, spec: JSON.parse(row.spec) as TestSpec }))));
-  }
-
-  asked(id: string): Promise<SetAsk | undefined> {
-    return settle(() => {
-      const row = this.sql.asked.get(id) as AskedRow<string> | undefined;
-      return row && askedOf(row, (text) => JSON.parse(text) as unknown);
-    });
-  }
-
   cancel(setId: string, req: CancelRequest): Promise<CancelResult> {
     return settle(() => {
       const result = this.db.transaction(() => this.cancels.cancel(setId, req)).immediate();
@@ -152,21 +128,6 @@ export class SqliteSets implements SetsStore {
     return settle(() => this.sql.overdue.all(new Date().toISOString(), limit) as Array<{ id: string; timeoutSeconds: number }>);
   }
 
-  held(setId: string): Promise<HeldMembers[]> {
-    return settle(() => this.sql.held.all(setId) as HeldMembers[]);
-  }
-
-  queuePlace(setId: string): Promise<QueuePlace | null> {
-    // One read transaction: the place and its holders agree.
-    const read = this.db.transaction((): QueuePlace | null => {
-      const place = queuePlaceOf(this.sql.queuePlace.get({ id: setId }) as QueuePlaceRow | undefined);
-      if (!place) return null;
-      const holders = (this.sql.placeHolders.all({ env: place.env, limit: place.limit }) as { id: string }[]).map((r) => r.id);
-      return { ahead: place.ahead, limit: place.limit, holders };
-    });
-    return settle(() => read.deferred());
-  }
-
   private insertSetRows(set: NewTestRunSet): void {
     this.sql.insertSet.run({
       id: set.id,
@@ -178,7 +139,7 @@ export class SqliteSets implements SetsStore {
       key_id: set.keyId,
       max_failures: set.maxFailures,
       labels: JSON.stringify(set.labels),
-      suite: set.suite ?? null,
+      suite: set.suiteVersion ?? null,
       selection: set.select ? JSON.stringify(set.select) : null,
       max_concurrent: set.maxConcurrentSets ?? null,
       timeout_seconds: set.timeoutSeconds ?? null,

@@ -18,3 +18,6 @@ export const KEY_COLUMNS = 'id, name, role, envs, expires_at, created_at, last_u
 export function now(): string {
   return new Date().toISOString();
 }
+
+/** This store's tables, as the SQL both stores share names them (../sql/). */
+export const TABLES = { runs: 'test_runs', sets: 'test_run_sets' } as const;

@@ -74,8 +74,8 @@ export class CodeHostReports {
       store.sets.get(setId),
       store.sets.listRuns(setId),
       store.sets.control(setId),
-      store.sets.playwrightCases(setId),
-      store.sets.asked(setId),
+      store.setViews.playwrightCases(setId),
+      store.setViews.asked(setId),
     ]);
     const commit = asked?.labels.commit;
     if (!set || !commit) return null;

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL side of the suites sub-store (../suites.ts): versions, their
+ * The PostgreSQL side of the suite versions sub-store (../suite-versions.ts): versions, their
  * names, which are no longer used, and the archives' bytes in this database
  * (suite_chunks, through ./blobs.ts) so that any API process serves what
  * another stored. The rules of ./statements.ts hold.
@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { DEFAULT_MAX_SUITE_BYTES, SUITE_ID, type SuiteVersionInfo } from '../../core/suites.js';
 import type { TestSpec } from '../../core/types.js';
 import { rowMappers, type SuiteVersionRow } from '../rows.js';
-import type { NewSuiteVersion, SuitesStore } from '../suites.js';
+import type { NewSuiteVersion, SuiteVersionsStore } from '../suite-versions.js';
 import { PostgresBlobStore, SUITE_ARCHIVE_TABLES } from './blobs.js';
 import { withClient, type Queryable } from './connection.js';
 import type { Names } from './statements.js';
@@ -24,7 +24,7 @@ function versionColumns(n: Names): string {
     (SELECT max(s.created_at) FROM ${n.sets} s WHERE s.suite = v.id) AS last_set_at`;
 }
 
-export class PostgresSuites implements SuitesStore {
+export class PostgresSuiteVersions implements SuiteVersionsStore {
   constructor(
     private readonly pool: pg.Pool,
     private readonly n: Names,

@@ -1,5 +1,5 @@
 /**
- * The SQLite side of the suites sub-store (../suites.ts): versions, their
+ * The SQLite side of the suite versions sub-store (../suite-versions.ts): versions, their
  * names, and which are no longer used. Archives' bytes are files under
  * `<data dir>/suites/` (src/main.ts), never in this file.
  */
@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { SUITE_ID, type SuiteVersionInfo } from '../../core/suites.js';
 import type { TestSpec } from '../../core/types.js';
 import { rowMappers, type SuiteVersionRow } from '../rows.js';
-import type { NewSuiteVersion, SuitesStore } from '../suites.js';
+import type { NewSuiteVersion, SuiteVersionsStore } from '../suite-versions.js';
 import { settle } from './settle.js';
 import { now } from './statements.js';
 
@@ -22,7 +22,7 @@ const VERSION_COLUMNS = `
 
 type Statement = 'insert' | 'get' | 'ranIn' | 'list' | 'tests' | 'exists' | 'byName' | 'namesOf' | 'allNames' | 'setName' | 'removeUnused';
 
-export class SqliteSuites implements SuitesStore {
+export class SqliteSuiteVersions implements SuiteVersionsStore {
   private readonly sql: Record<Statement, Database.Statement>;
 
   constructor(private readonly db: Database.Database) {

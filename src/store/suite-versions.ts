@@ -19,7 +19,7 @@ export interface NewSuiteVersion {
   location: string;
 }
 
-export interface SuitesStore {
+export interface SuiteVersionsStore {
   /** Records a version; the same id again changes nothing (created: false). */
   put(version: NewSuiteVersion): Promise<{ created: boolean }>;
   get(id: string): Promise<(SuiteVersionInfo & { location: string }) | undefined>;
