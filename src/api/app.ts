@@ -25,7 +25,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { SignInLimit } from './rate-limit.js';
 import type { AppDeps } from './deps.js';
 import { DEFAULTS } from '../config/options.js';
-import { attachRequiredRole, authorizeRoute } from './permission.js';
+import { guardRoute } from './permission.js';
 import { keyRoutes } from './routes/keys.js';
 import { testHistoryRoutes } from './routes/tests.js';
 import { suiteRoutes } from './routes/suites.js';
@@ -89,8 +89,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       api.get('/openapi.json', { schema: { hide: true } }, openApiRoute(app));
       await api.register(healthRoute, { store: deps.store });
       await api.register(async (v0) => {
-        v0.addHook('onRoute', attachRequiredRole);
-        v0.addHook('onRequest', requireKeyOrSession(deps.auth, sessions, authorizeRoute));
+        // Each route's own credential check, its role bound when it is registered (src/api/permission.ts).
+        v0.addHook('onRoute', guardRoute((authorize) => requireKeyOrSession(deps.auth, sessions, authorize)));
         await v0.register(testRunSetRoutes, { deps });
         await v0.register(setBrowseRoutes, { deps });
         await v0.register(environmentRoutes, { deps });

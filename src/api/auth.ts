@@ -26,18 +26,20 @@ const ANY_KEY: Authorize = () => true;
  * is accepted synchronously: no promise on that hot path; a miss asks the store.
  */
 export function requireKey(auth: KeyAuthenticator, authorize: Authorize = ANY_KEY) {
+  // Made once per hook: a key found in the cache costs no closure per request.
+  const accept = (key: ApiKeyRecord | undefined, request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
+    if (!key) {
+      void sendProblem(reply, problemOf('unauthorized', UNAUTHORIZED));
+      return; // replied: the request goes no further
+    }
+    request.apiKey = key;
+    if (authorize(request, reply)) done();
+  };
   return (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
-    const accept = (key: ApiKeyRecord | undefined) => {
-      if (!key) {
-        void sendProblem(reply, problemOf('unauthorized', UNAUTHORIZED));
-        return; // replied: the request goes no further
-      }
-      request.apiKey = key;
-      if (authorize(request, reply)) done();
-    };
-    const cached = auth.fromCache(request.headers.authorization);
-    if (cached !== CACHE_MISS) return accept(cached);
-    auth.authenticate(request.headers.authorization).then(accept, done);
+    const header = request.headers.authorization;
+    const cached = auth.fromCache(header);
+    if (cached !== CACHE_MISS) return accept(cached, request, reply, done);
+    auth.authenticate(header).then((key) => accept(key, request, reply, done), done);
   };
 }
 

@@ -38,11 +38,32 @@ export const lazySerializers: SerializerFactory = (externalSchemas, options) => 
 
 type Validate = ((data: unknown) => unknown) & { errors?: unknown };
 
+type RouteSchema = Parameters<ReturnType<ValidatorFactory>>[0];
+type PropertySchema = Record<string, unknown>;
+
+/**
+ * A headers schema no request can fail: headers named only to be documented,
+ * each optional, a plain string (Node hands every request header as a string),
+ * extra headers allowed. Its validator would only cost each request (the
+ * status GET's `If-None-Match` and `Prefer`: bench:status).
+ */
+function acceptsEveryRequest(route: RouteSchema): boolean {
+  const { schema, httpPart } = route as unknown as {
+    httpPart: string;
+    schema: { type?: unknown; required?: unknown[]; additionalProperties?: unknown; properties?: Record<string, PropertySchema> };
+  };
+  if (httpPart !== 'headers' || schema.type !== 'object' || (schema.required?.length ?? 0) > 0 || schema.additionalProperties === false) return false;
+  return Object.values(schema.properties ?? {}).every((p) => p.type === 'string' && Object.keys(p).every((k) => k === 'type' || k === 'description'));
+}
+
+const ACCEPT = (() => true) as unknown as ReturnType<ReturnType<ValidatorFactory>>;
+
 /** Fastify's default validator factory (Ajv, the server's `ajv` options), each validator compiled on first use. */
 export const lazyValidators: ValidatorFactory = (externalSchemas, options) => {
   // The Ajv instance too (a third of a second with runset's shared schemas), at the first validation.
   let compile: ReturnType<ValidatorFactory> | undefined;
   return (route) => {
+    if (acceptsEveryRequest(route)) return ACCEPT;
     let validate: Validate | undefined;
     // Fastify reads a failed validation's `errors` from the function it was given: this one.
     const lazy: Validate = (data) => {

@@ -64,6 +64,12 @@ class LazyChildLogger {
 /** Fastify's `childLoggerFactory`: the request's logger, bound to its id when it first logs. */
 export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildOptions): FastifyBaseLogger {
   // A route with its own level or serializers gets a real child at once.
-  if (options && Object.keys(options).length > 0) return logger.child(bindings, options);
+  if (options && !isEmpty(options)) return logger.child(bindings, options);
   return new LazyChildLogger(logger, bindings);
+}
+
+/** Whether an object has no own enumerable key, without making their list (called per request). */
+function isEmpty(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return false;
+  return true;
 }

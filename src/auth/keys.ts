@@ -5,7 +5,7 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, KeyRole } from '../core/keys.js';
 import type { Store } from '../store/store.js';
-import { isExpired } from './policy.js';
+import { expiryOf, isExpired } from './policy.js';
 import { DurationError, parseDuration } from '../core/duration.js';
 
 export const TOKEN_PATTERN = /^rs_[A-Za-z0-9_-]{43}$/;
@@ -82,7 +82,13 @@ const BEARER = /^[ \t]*bearer[ \t]+(\S+)[ \t]*$/i;
 
 /** The token of a well-formed `Bearer rs_…` header, else undefined. */
 export function tokenOf(header: string | undefined): string | undefined {
-  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
+  if (header === undefined) return undefined;
+  // The spelling every client of ours sends, without the match array of BEARER (the status GET's path).
+  if (header.startsWith('Bearer ')) {
+    const token = header.slice(7);
+    if (TOKEN_PATTERN.test(token)) return token;
+  }
+  const token = BEARER.exec(header)?.[1];
   return token && TOKEN_PATTERN.test(token) ? token : undefined;
 }
 
@@ -101,7 +107,10 @@ export function asBearer(typed: string): string {
 // as before, took about twice as long).
 interface CacheEntry {
   key: ApiKeyRecord | undefined;
+  /** When this lookup is to be made again (the cache's TTL). */
   expires: number;
+  /** When the key itself expires (its `expiresAt`, read once per lookup, not per request); Infinity for none. */
+  keyExpires: number;
 }
 
 /**
@@ -133,7 +142,7 @@ export class KeyAuthenticator {
     if (known !== CACHE_MISS) return known;
     const key = await this.store.keys.findActiveByHash(digest);
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(digest, { key, expires: Date.now() + this.ttlMs });
+    this.cache.set(digest, { key, expires: Date.now() + this.ttlMs, keyExpires: key ? expiryOf(key) : Infinity });
     if (!key || isExpired(key)) return undefined;
     this.used.add(key.id);
     return key;
@@ -161,8 +170,9 @@ export class KeyAuthenticator {
 
   private cached(digest: string): ApiKeyRecord | undefined | typeof CACHE_MISS {
     const entry = this.cache.get(digest);
-    if (!entry || entry.expires <= Date.now()) return CACHE_MISS;
-    if (!entry.key || isExpired(entry.key)) return undefined;
+    const now = Date.now();
+    if (!entry || entry.expires <= now) return CACHE_MISS;
+    if (!entry.key || entry.keyExpires <= now) return undefined;
     this.used.add(entry.key.id);
     return entry.key;
   }

@@ -143,7 +143,12 @@ export function listableEnvs(key: KeyScope, requested: string | undefined): read
 
 /** An expired key is refused like a revoked one. */
 export function isExpired(key: Pick<KeyScope, 'expiresAt'>, now: number = Date.now()): boolean {
-  return key.expiresAt !== null && Date.parse(key.expiresAt) <= now;
+  return expiryOf(key) <= now;
+}
+
+/** When the key expires, in ms since the epoch; Infinity for a key that never does. */
+export function expiryOf(key: Pick<KeyScope, 'expiresAt'>): number {
+  return key.expiresAt === null ? Infinity : Date.parse(key.expiresAt);
 }
 
 /** Whether an admin key may see and revoke another key: only keys no wider than its own environments. */

@@ -43,6 +43,15 @@ test('every route\'s serializers and validators compile; lazy ones answer what e
       assert.equal(b.statusCode, a.statusCode, url);
       assert.equal(b.body, a.body, `${url}: the same bytes`);
     }
+    // The status GET's headers schema (If-None-Match, Prefer: optional strings) no request can
+    // fail, so the lazy app runs no validator for it; what it answers is still the eager app's.
+    const status = `/api/v0/test-run-sets/${id}`;
+    for (const extra of [{ 'if-none-match': 'W/"x", "y"', prefer: 'wait=0, respond-async' }, { 'if-none-match': '*' }, { prefer: 'wait' }]) {
+      const opts = { method: 'GET' as const, url: status, headers: { ...headers, ...extra } };
+      const [a, b] = await Promise.all([eager.inject(opts), lazy.inject(opts)]);
+      assert.equal(b.statusCode, a.statusCode, JSON.stringify(extra));
+      assert.equal(b.body, a.body, `${JSON.stringify(extra)}: the same answer`);
+    }
     // Refused by a validator (body, params, headers), twice: the first request compiles it, the second reuses it.
     const refused: Array<{ method: 'POST' | 'GET'; url: string; payload?: unknown; headers?: Record<string, string> }> = [
       { method: 'POST', url: '/api/v0/test-run-sets', payload: { env: 'local', unknown: 1 } },

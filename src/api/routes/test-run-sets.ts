@@ -98,7 +98,8 @@ export const testRunSetRoutes: FastifyPluginAsync<{ deps: AppDeps }> = (app, { d
       const known = request.headers['if-none-match'] === undefined ? deps.store.sets.peek?.(id) : undefined;
       if (known && seesSetEnv(request.apiKey, known.env)) {
         const { etag, body } = servedStatus(known, reply);
-        // Already the serializer's JSON: sent as it is (Fastify serialises no string).
+        // Already the serializer's JSON, as bytes: sent as they are (Fastify
+        // serialises no Buffer, nor encodes it again per request).
         void (reply as FastifyReply).header('etag', etag).type(JSON_TYPE).send(body);
         return;
       }
@@ -161,19 +162,19 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * The status answers of the rows a store peeks: each row's ETag and body,
- * serialised once by the route's own serializer. A peeked row is never changed
+ * serialised once by the route's own serializer and encoded once. A peeked row is never changed
  * (a write replaces it: Store.peek), so its answer cannot go stale, and it is
  * dropped with the row. Pipelines polling a set get the same answer until it
  * changes: no status document built and serialised again per request
  * (bench/README.md, "Issue 40 item 3").
  */
-const answers = new WeakMap<object, { etag: string; body: string }>();
+const answers = new WeakMap<object, { etag: string; body: Buffer }>();
 
-function servedStatus(set: TestRunSetRecord, reply: FastifyReply): { etag: string; body: string } {
+function servedStatus(set: TestRunSetRecord, reply: FastifyReply): { etag: string; body: Buffer } {
   const kept = answers.get(set);
   if (kept) return kept;
   // The route's 200 serializer (fast-json-stringify) answers a string.
-  const answer = { etag: statusEtag(set), body: reply.serialize(statusDocument(set)) as string };
+  const answer = { etag: statusEtag(set), body: Buffer.from(reply.serialize(statusDocument(set)) as string) };
   answers.set(set, answer);
   return answer;
 }
