@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'action/runset.mjs', 'node_modules/', 'examples/**/node_modules/', '.runset/', 'coverage/'] },
+  { ignores: ['dist/', 'action/runset.mjs', 'node_modules/', 'examples/**/node_modules/', '.runset/', 'coverage/', 'docs/.vitepress/dist/', 'docs/.vitepress/cache/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -22,7 +22,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    // The docs site's config is loaded by VitePress (its own esbuild), outside tsconfig.json's project.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs', 'docs/.vitepress/*.mts'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node } },
   },

@@ -10,6 +10,7 @@ import { WEBHOOK_OUTBOUND_POLICY } from '../core/webhooks.js';
 import type { CodeHostsConfig, EnvSecret, GitHubConfig, GitLabConfig } from '../core/code-hosts.js';
 import { describeValue, fail, type DocPath } from './suite-error.js';
 import { ENV_REFERENCE } from '../secrets/index.js';
+import { CONFIG_DEFAULTS } from './config-defaults.js';
 
 const SECRET_TEXT = 'a reference "${env:NAME}" to a secret in the server\'s environment';
 const ENVIRONMENTS = Type.Array(Type.String({ minLength: 1, description: 'an environment name' }), { minItems: 1, description: 'a list of environment names such as [staging]' });
@@ -29,9 +30,11 @@ export const GitHubSchema = Type.Object(
       ),
     ),
     environments: Type.Optional(ENVIRONMENTS),
-    apiUrl: Type.Optional(Type.String({ minLength: 1, description: 'the REST API address, such as https://github.example.com/api/v3 (default https://api.github.com)' })),
-    checkName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'the check run\'s name; {env} is the environment (default "runset ({env})")' })),
-    pathPrefix: Type.Optional(Type.String({ description: "the folder, in the repository, of Playwright's testDir, such as e2e/tests/ (default: the repository's root)" })),
+    apiUrl: Type.Optional(Type.String({ minLength: 1, default: CONFIG_DEFAULTS.github.apiUrl, description: 'the REST API address, such as https://github.example.com/api/v3' })),
+    checkName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, default: CONFIG_DEFAULTS.github.checkName, description: 'the check run\'s name; {env} is the environment' })),
+    pathPrefix: Type.Optional(
+      Type.String({ default: CONFIG_DEFAULTS.github.pathPrefix, description: "the folder, in the repository, of Playwright's testDir, such as e2e/tests/ (empty: the repository's root)" }),
+    ),
   },
   { additionalProperties: false, description: 'a mapping with repository, token (or app), and optionally environments, apiUrl, checkName and pathPrefix' },
 );
@@ -41,13 +44,11 @@ export const GitLabSchema = Type.Object(
     project: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1 })], { description: 'the project id, such as 42, or its path, such as group/shop' }),
     token: Type.String({ description: SECRET_TEXT }),
     environments: Type.Optional(ENVIRONMENTS),
-    apiUrl: Type.Optional(Type.String({ minLength: 1, description: 'the REST API address, such as https://gitlab.example.com/api/v4 (default https://gitlab.com/api/v4)' })),
-    statusName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'the status\'s name; {env} is the environment (default "runset ({env})")' })),
+    apiUrl: Type.Optional(Type.String({ minLength: 1, default: CONFIG_DEFAULTS.gitlab.apiUrl, description: 'the REST API address, such as https://gitlab.example.com/api/v4' })),
+    statusName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, default: CONFIG_DEFAULTS.gitlab.statusName, description: 'the status\'s name; {env} is the environment' })),
   },
   { additionalProperties: false, description: 'a mapping with project and token, and optionally environments, apiUrl and statusName' },
 );
-
-const DEFAULT_NAME = 'runset ({env})';
 
 /** The code hosts of a file whose structure the schema has checked. */
 export function buildCodeHosts(
@@ -70,9 +71,9 @@ function buildGitHub(raw: Static<typeof GitHubSchema>, declared: ReadonlySet<str
     repo,
     auth,
     environments: environmentsOf(raw.environments, declared, ['github', 'environments']),
-    apiUrl: apiUrlOf(raw.apiUrl ?? 'https://api.github.com', ['github', 'apiUrl']),
-    checkName: raw.checkName ?? DEFAULT_NAME,
-    pathPrefix: prefixOf(raw.pathPrefix ?? ''),
+    apiUrl: apiUrlOf(raw.apiUrl ?? CONFIG_DEFAULTS.github.apiUrl, ['github', 'apiUrl']),
+    checkName: raw.checkName ?? CONFIG_DEFAULTS.github.checkName,
+    pathPrefix: prefixOf(raw.pathPrefix ?? CONFIG_DEFAULTS.github.pathPrefix),
   };
 }
 
@@ -81,8 +82,8 @@ function buildGitLab(raw: Static<typeof GitLabSchema>, declared: ReadonlySet<str
     project: String(raw.project),
     token: envSecret(raw.token, ['gitlab', 'token']),
     environments: environmentsOf(raw.environments, declared, ['gitlab', 'environments']),
-    apiUrl: apiUrlOf(raw.apiUrl ?? 'https://gitlab.com/api/v4', ['gitlab', 'apiUrl']),
-    statusName: raw.statusName ?? DEFAULT_NAME,
+    apiUrl: apiUrlOf(raw.apiUrl ?? CONFIG_DEFAULTS.gitlab.apiUrl, ['gitlab', 'apiUrl']),
+    statusName: raw.statusName ?? CONFIG_DEFAULTS.gitlab.statusName,
   };
 }
 

@@ -21,16 +21,23 @@ const FrameworkProperties = {
       description: 'extra arguments for the framework, given to its listing and its runs, such as [--config, vitest.e2e.config.ts]',
     }),
   ),
-  workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'a whole number of framework workers from 1 to 64' })),
   artifacts: ArtifactGlobsProperty,
 };
 
-type FrameworkRaw = Static<TObject<typeof FrameworkProperties>> & { python?: string; collection?: string };
+/** `workers`, whose default is the adapter's own count where it has one (else the framework's). */
+function workersProperty(defaultWorkers: number | undefined) {
+  return Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 64, ...(defaultWorkers === undefined ? {} : { default: defaultWorkers }), description: 'a whole number of framework workers from 1 to 64' }),
+  );
+}
+
+type FrameworkRaw = Static<TObject<typeof FrameworkProperties>> & { workers?: number; python?: string; collection?: string };
 
 export function frameworkTestType<F extends FrameworkName>(type: F): TestTypeDefinition<Extract<TestSpec, { type: F }>> {
   const adapter = FRAMEWORK_ADAPTERS[type];
   return {
-    properties: { ...FrameworkProperties, ...adapter.properties },
+    properties: { dir: FrameworkProperties.dir, args: FrameworkProperties.args, workers: workersProperty(adapter.defaultWorkers), artifacts: FrameworkProperties.artifacts, ...adapter.properties },
+    suiteOwnsTimings: true,
     build(raw, common, ctx) {
       const { dir, args, workers, python, collection, artifacts } = raw as FrameworkRaw; // validated by the caller
       const at = [...ctx.path, 'dir'];

@@ -31,6 +31,7 @@ type PlaywrightRaw = Static<TObject<typeof PlaywrightProperties>>;
 
 export const playwrightTestType: TestTypeDefinition<PlaywrightTestSpec> = {
   properties: PlaywrightProperties,
+  suiteOwnsTimings: true,
   build(raw, common, ctx) {
     const { dir, grep, project, workers } = raw as PlaywrightRaw; // validated by the caller
     const at = [...ctx.path, 'dir'];

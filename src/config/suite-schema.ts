@@ -9,6 +9,7 @@ import { Type, type TProperties } from 'typebox';
 import { LIMITS } from '../core/wire.js';
 import { VARIABLE_NAME } from '../executors/template.js';
 import { WebhooksSchema } from './suite-webhooks.js';
+import { CONFIG_DEFAULTS } from './config-defaults.js';
 import { GitHubSchema, GitLabSchema } from './suite-code-hosts.js';
 
 /**
@@ -61,18 +62,18 @@ export const EnvironmentSchema = Type.Union(
         maxFailures: Type.Optional(
           Type.Integer({ minimum: 1, maximum: 100_000, description: 'a whole number of failures from 1, after which the rest of a set is cancelled' }),
         ),
-        failOnFlaky: Type.Optional(Type.Boolean({ description: 'true or false: whether a test that passed only after a retry fails its set' })),
+        failOnFlaky: Type.Optional(Type.Boolean({ default: CONFIG_DEFAULTS.environment.failOnFlaky, description: 'true or false: whether a test that passed only after a retry fails its set' })),
         maxConcurrentSets: Type.Optional(
           Type.Integer({ minimum: 1, maximum: 1000, description: 'a whole number of sets from 1 to 1000 that may run at once; later sets wait their turn in order' }),
         ),
         setTimeout: Type.Optional(
-          Type.String({ minLength: 1, description: 'a duration from 1s to 7d such as 60m or 2h: how long a set may take from its creation, queue time included, before it is cancelled' }),
+          Type.String({ minLength: 1, default: CONFIG_DEFAULTS.environment.setTimeout, description: 'a duration from 1s to 7d such as 60m or 2h: how long a set may take from its creation, queue time included, before it is cancelled' }),
         ),
         allowPrivateTargets: Type.Optional(
-          Type.Boolean({ description: 'true or false: whether http tests may reach private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)' }),
+          Type.Boolean({ default: CONFIG_DEFAULTS.environment.allowPrivateTargets, description: 'true or false: whether http tests may reach private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)' }),
         ),
         allowSuiteUploads: Type.Optional(
-          Type.Boolean({ description: 'true or false: whether a set may run an uploaded suite version (`runset trigger --suite`) rather than this config\'s tests' }),
+          Type.Boolean({ default: CONFIG_DEFAULTS.environment.allowSuiteUploads, description: 'true or false: whether a set may run an uploaded suite version (`runset trigger --suite`) rather than this config\'s tests' }),
         ),
       },
       { additionalProperties: false, description: ENVIRONMENT_TEXT },
@@ -105,6 +106,25 @@ export const SuiteSchema = Type.Object(
 
 export const HTTP_METHODS: readonly string[] = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
+/**
+ * A test's `timeoutSeconds` and `retries`; `withDefaults` for the types whose
+ * unset ones are runset's (http, command), not the suite's own.
+ */
+export function timingProperties(withDefaults: boolean) {
+  const defaults = (key: keyof typeof CONFIG_DEFAULTS.test) => (withDefaults ? { default: CONFIG_DEFAULTS.test[key] } : {});
+  return {
+    timeoutSeconds: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 86_400,
+        ...defaults('timeoutSeconds'),
+        description: 'a positive number of seconds, at most 86400 (one day), such as 300',
+      }),
+    ),
+    retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, ...defaults('retries'), description: 'a whole number of extra tries from 0 to 10' })),
+  } satisfies TProperties;
+}
+
 /** Keys every test accepts, whatever its type (`type` itself is added per type). */
 export const CommonTestProperties = {
   name: Type.String({ minLength: 1, maxLength: 200, description: 'a test name, unique in the file' }),
@@ -119,14 +139,5 @@ export const CommonTestProperties = {
       description: 'a list of environment names such as [staging] (leave the key out to run in every environment)',
     }),
   ),
-  timeoutSeconds: Type.Optional(
-    Type.Number({
-      exclusiveMinimum: 0,
-      maximum: 86_400,
-      description: 'a positive number of seconds, at most 86400 (one day), such as 300',
-    }),
-  ),
-  retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'a whole number of extra tries from 0 to 10' })),
+  ...timingProperties(false),
 } satisfies TProperties;
-
-export const TEST_DEFAULTS = Object.freeze({ timeoutSeconds: 120, retries: 0 });

@@ -9,7 +9,8 @@
 import { Type, type Static, type TObject } from 'typebox';
 import type { CommandTestSpec, HttpTestSpec, TestSpec, TestType } from '../core/types.js';
 import { fail, type DocPath } from './suite-error.js';
-import { CommonTestProperties, HTTP_METHODS } from './suite-schema.js';
+import { CommonTestProperties, HTTP_METHODS, timingProperties } from './suite-schema.js';
+import { CONFIG_DEFAULTS } from './config-defaults.js';
 import { playwrightTestType } from './suite-playwright.js';
 import { frameworkTestType } from './suite-frameworks.js';
 import { ArtifactGlobsProperty, artifactGlobs } from './artifact-globs.js';
@@ -22,7 +23,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HttpProperties = {
   request: Type.Object(
     {
-      method: Type.Optional(Type.String({ description: `an HTTP method: ${HTTP_METHODS.join(', ')}` })),
+      method: Type.Optional(Type.String({ default: CONFIG_DEFAULTS.http.method, description: `an HTTP method: ${HTTP_METHODS.join(', ')}` })),
       url: Type.String({ minLength: 1, description: 'a URL string such as "{{BASE_URL}}/health"' }),
       headers: Type.Optional(
         Type.Record(Type.String({ pattern: HEADER_NAME.source }), Type.String({ description: 'a header value string' }), {
@@ -57,7 +58,7 @@ const http: TestTypeDefinition<HttpTestSpec> = {
   properties: HttpProperties,
   build(raw, common, ctx) {
     const { request, expect } = raw as HttpRaw; // validated against HttpProperties by the caller
-    const method = (request.method ?? 'GET').toUpperCase();
+    const method = (request.method ?? CONFIG_DEFAULTS.http.method).toUpperCase();
     const at = [...ctx.path, 'request'];
     if (!HTTP_METHODS.includes(method)) {
       fail([...at, 'method'], `unknown HTTP method ${JSON.stringify(request.method)}`, `one of ${HTTP_METHODS.join(', ')}`);
@@ -117,7 +118,7 @@ const CommandProperties = {
     minItems: 1,
     description: 'an argv list such as [npm, run, contract]',
   }),
-  cwd: Type.Optional(Type.String({ minLength: 1, description: "a folder, relative to the config file's folder" })),
+  cwd: Type.Optional(Type.String({ minLength: 1, default: CONFIG_DEFAULTS.command.cwd, description: "a folder, relative to the config file's folder" })),
   junit: Type.Optional(Type.String({ minLength: 1, description: 'a JUnit XML file or glob the command writes, relative to its cwd, such as "reports/*.xml"' })),
   artifacts: ArtifactGlobsProperty,
 };
@@ -143,7 +144,7 @@ const command: TestTypeDefinition<CommandTestSpec> = {
     const { run, cwd, junit, artifacts } = raw as CommandRaw; // validated against CommandProperties by the caller
     if (run[0] === '') fail([...ctx.path, 'run', 0], 'empty program name', 'a program such as npm or ./scripts/check.sh');
     const { name, ...rest } = common;
-    const folder = resolveTestPath(ctx, [...ctx.path, 'cwd'], cwd ?? '.');
+    const folder = resolveTestPath(ctx, [...ctx.path, 'cwd'], cwd ?? CONFIG_DEFAULTS.command.cwd);
     if (junit !== undefined) checkInsideGlob([...ctx.path, 'junit'], junit, "the command's folder (cwd)", 'reports/junit.xml');
     const globs = artifactGlobs(artifacts, [...ctx.path, 'artifacts'], "the command's folder (cwd)");
     return { name, type: 'command', run: [...run], cwd: folder, ...(junit !== undefined ? { junit } : {}), ...(globs ? { artifacts: globs } : {}), ...rest };
@@ -181,7 +182,9 @@ export function testSchema(type: TestType): TObject {
   let schema = testSchemas.get(type);
   if (!schema) {
     const { name, ...rest } = CommonTestProperties;
-    const properties = { name, type: Type.Literal(type), ...TEST_TYPES[type].properties, ...rest };
+    const definition = TEST_TYPES[type];
+    // Unset timeout and retries are runset's defaults, unless the suite applies its own.
+    const properties = { name, type: Type.Literal(type), ...definition.properties, ...rest, ...(definition.suiteOwnsTimings ? {} : timingProperties(true)) };
     schema = Type.Object(properties, { additionalProperties: false, description: `a test of type ${JSON.stringify(type)}` });
     testSchemas.set(type, schema);
   }

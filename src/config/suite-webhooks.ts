@@ -6,10 +6,11 @@
 import { type Static, Type } from 'typebox';
 import type { VariableValue } from '../core/types.js';
 import { checkHost } from '../net/outbound.js';
-import { SET_EVENTS, WEBHOOK_FORMATS, WEBHOOK_OUTBOUND_POLICY, WEBHOOK_WHEN, type SetEventName, type WebhookConfig, type WebhookFormat, type WebhookWhen } from '../core/webhooks.js';
+import { SET_EVENTS, WEBHOOK_FORMATS, WEBHOOK_OUTBOUND_POLICY, WEBHOOK_WHEN, type SetEventName, type WebhookConfig } from '../core/webhooks.js';
 import { describeValue, fail, type DocPath } from './suite-error.js';
 import { ENV_REFERENCE } from '../secrets/index.js';
 import { envSecret } from './suite-code-hosts.js';
+import { CONFIG_DEFAULTS } from './config-defaults.js';
 
 const quoted = (list: readonly string[]) => list.map((item) => JSON.stringify(item)).join(', ');
 
@@ -21,15 +22,16 @@ export const WebhookSchema = Type.Object(
     events: Type.Optional(
       Type.Array(Type.Union(SET_EVENTS.map((event) => Type.Literal(event)), { description: `one of ${quoted(SET_EVENTS)}` }), {
         minItems: 1,
+        default: CONFIG_DEFAULTS.webhook.events,
         description: `a list of events such as [set.finished] (${quoted(SET_EVENTS)})`,
       }),
     ),
     environments: Type.Optional(
       Type.Array(Type.String({ minLength: 1, description: 'an environment name' }), { minItems: 1, description: 'a list of environment names such as [production]' }),
     ),
-    format: Type.Optional(Type.Union(WEBHOOK_FORMATS.map((format) => Type.Literal(format)), { description: `one of ${quoted(WEBHOOK_FORMATS)}` })),
+    format: Type.Optional(Type.Union(WEBHOOK_FORMATS.map((format) => Type.Literal(format)), { default: CONFIG_DEFAULTS.webhook.format, description: `one of ${quoted(WEBHOOK_FORMATS)}` })),
     when: Type.Optional(
-      Type.Union(WEBHOOK_WHEN.map((when) => Type.Literal(when)), { description: `one of ${quoted(WEBHOOK_WHEN)} (failure: only sets that FAIL; change: only a result that differs from the environment's previous set's)` }),
+      Type.Union(WEBHOOK_WHEN.map((when) => Type.Literal(when)), { default: CONFIG_DEFAULTS.webhook.when, description: `one of ${quoted(WEBHOOK_WHEN)} (failure: only sets that FAIL; change: only a result that differs from the environment's previous set's)` }),
     ),
   },
   { additionalProperties: false, description: 'a webhook: a mapping with url, secret, events, environments, format and when' },
@@ -46,13 +48,13 @@ export function buildWebhooks(raw: Static<typeof WebhooksSchema> | null | undefi
     const name = hook.name ?? `webhook-${index + 1}`;
     if (names.has(name)) fail([...at, 'name'], `duplicate webhook name ${JSON.stringify(name)}`, 'a name unique among the webhooks');
     names.add(name);
-    const format = (hook.format ?? 'json') as WebhookFormat;
+    const format = hook.format ?? CONFIG_DEFAULTS.webhook.format;
     const secret = secretOf(hook.secret, format, [...at, 'secret']);
     hook.environments?.forEach((env, i) => {
       if (!declared.has(env)) fail([...at, 'environments', i], `unknown environment ${JSON.stringify(env)}`, `one of the declared environments: ${[...declared].join(', ')}`);
     });
-    const events = [...new Set((hook.events ?? ['set.finished']) as SetEventName[])];
-    const when = (hook.when ?? 'always') as WebhookWhen;
+    const events = [...new Set((hook.events ?? CONFIG_DEFAULTS.webhook.events) as SetEventName[])];
+    const when = hook.when ?? CONFIG_DEFAULTS.webhook.when;
     if (when !== 'always' && events.includes('set.started')) {
       fail([...at, 'when'], `when: ${when} sends only set ends, but events lists set.started`, 'events: [set.finished] with when: failure or change, or when: always to be told of starts too');
     }

@@ -22,12 +22,13 @@ import { ruleSyntaxError } from './override-rules.js';
 import { dangerousVariableReason, refusedVariableNames } from './dangerous-variables.js';
 import { ConfigError, describeValue, fail, FailureSignal, formatPath, type DocPath, type Failure } from './suite-error.js';
 import { explain, isMapping } from './suite-explain.js';
-import { CommonTestProperties, SuiteSchema, TEST_DEFAULTS } from './suite-schema.js';
+import { CommonTestProperties, SuiteSchema } from './suite-schema.js';
+import { CONFIG_DEFAULTS } from './config-defaults.js';
 import { buildWebhooks } from './suite-webhooks.js';
 import { buildCodeHosts } from './suite-code-hosts.js';
 import type { CodeHostsConfig } from '../core/code-hosts.js';
 import { ENV_REFERENCE } from '../secrets/index.js';
-import { DEFAULT_SET_TIMEOUT_SECONDS, MAX_SET_TIMEOUT_SECONDS, setTimeoutText } from '../core/deadlines.js';
+import { MAX_SET_TIMEOUT_SECONDS, setTimeoutText } from '../core/deadlines.js';
 import { DurationError, parseDuration } from '../core/duration.js';
 import type { WebhookConfig } from '../core/webhooks.js';
 import { isTestType, TEST_TYPE_NAMES, TEST_TYPES, testSchema } from './suite-test-types.js';
@@ -150,10 +151,11 @@ function buildEnvironments(raw: Static<typeof SuiteSchema>['environments']): Map
         overrideRules[key] = overrideRuleOf(declaration, at);
       }
     }
-    const allowPrivateTargets = declared?.allowPrivateTargets ?? false;
-    const allowSuiteUploads = declared?.allowSuiteUploads ?? false;
-    const setTimeoutSeconds = declared?.setTimeout === undefined ? DEFAULT_SET_TIMEOUT_SECONDS : setTimeoutOf(declared.setTimeout, ['environments', name, 'setTimeout']);
-    const limits = { maxFailures: declared?.maxFailures ?? null, maxConcurrentSets: declared?.maxConcurrentSets ?? null, setTimeoutSeconds, failOnFlaky: declared?.failOnFlaky ?? false };
+    const defaults = CONFIG_DEFAULTS.environment;
+    const allowPrivateTargets = declared?.allowPrivateTargets ?? defaults.allowPrivateTargets;
+    const allowSuiteUploads = declared?.allowSuiteUploads ?? defaults.allowSuiteUploads;
+    const setTimeoutSeconds = setTimeoutOf(declared?.setTimeout ?? defaults.setTimeout, ['environments', name, 'setTimeout']);
+    const limits = { maxFailures: declared?.maxFailures ?? null, maxConcurrentSets: declared?.maxConcurrentSets ?? null, setTimeoutSeconds, failOnFlaky: declared?.failOnFlaky ?? defaults.failOnFlaky };
     environments.set(name, deepFreeze({ name, variables, ...limits, allowPrivateTargets, allowSuiteUploads, overrideRules }));
   }
   return environments;
@@ -231,8 +233,8 @@ function commonOf(raw: CommonRaw): TestCommon {
   const common: TestCommon = {
     name: raw.name,
     tags: [...(raw.tags ?? [])],
-    timeoutSeconds: raw.timeoutSeconds ?? TEST_DEFAULTS.timeoutSeconds,
-    retries: raw.retries ?? TEST_DEFAULTS.retries,
+    timeoutSeconds: raw.timeoutSeconds ?? CONFIG_DEFAULTS.test.timeoutSeconds,
+    retries: raw.retries ?? CONFIG_DEFAULTS.test.retries,
   };
   if (raw.environments !== undefined) common.environments = [...raw.environments];
   return common;

@@ -60,6 +60,8 @@ export interface TemplatedText {
 export interface TestTypeDefinition<S extends TestSpec = TestSpec> {
   /** The keys this type accepts besides the common ones. */
   readonly properties: TProperties;
+  /** Unset timeoutSeconds and retries are the suite's own (its runner applies them), not runset's defaults. */
+  readonly suiteOwnsTimings?: boolean;
   /** Checks that deserve a better message than the schema's, run before it. */
   precheck?(raw: Readonly<Record<string, unknown>>, ctx: BuildContext): void;
   /** Builds the spec from an entry that passed the schema; `fail()`s on semantic errors. */

@@ -73,7 +73,6 @@ export function limitsOf(schema: JsonSchema): string {
   if (typeof schema.pattern === 'string') {
     limits.push(schema.pattern.length <= LONGEST_PATTERN_SHOWN ? `pattern ${code(schema.pattern)}` : 'pattern (see the description)');
   }
-  if (schema.default !== undefined) limits.push(`default ${code(JSON.stringify(schema.default))}`);
   const items = asSchema(schema.items);
   if (items) {
     const each = limitsOf(items);
@@ -84,6 +83,11 @@ export function limitsOf(schema: JsonSchema): string {
     if (more) limits.push(more);
   }
   return limits.join('; ');
+}
+
+/** What an absent key means, as JSON in code (`"GET"`, `false`, `["set.finished"]`); empty where the schema names no default. */
+export function defaultOf(schema: JsonSchema): string {
+  return schema.default === undefined ? '' : code(JSON.stringify(schema.default));
 }
 
 /** A mapping with keys worth a table: named ones, or free names whose values have a shape (not JSON's `{}` values). */
@@ -123,18 +127,18 @@ function renderSection(section: Section, out: string[]): void {
   const properties = asSchema(schema.properties) ?? {};
   for (const [key, value] of Object.entries(properties)) {
     const child = asSchema(value) ?? {};
-    rows.push([code(key), typeOf(child), required.has(key) ? 'yes' : 'no', limitsOf(child), text(child.description)]);
+    rows.push([code(key), typeOf(child), required.has(key) ? 'yes' : 'no', defaultOf(child), limitsOf(child), text(child.description)]);
     const inner = objectWithin(child);
     if (inner) below.push({ path: `${path ? `${path}.` : ''}${key}${inner.suffix}`, schema: inner.schema });
   }
   for (const [pattern, value] of Object.entries(asSchema(schema.patternProperties) ?? {})) {
     const child = asSchema(value) ?? {};
     if (pattern === '^x-' && path === '') {
-      rows.push([code('x-…'), 'any', 'no', '', 'any key starting with x-: ignored by runset (for YAML anchors and your own notes)']);
+      rows.push([code('x-…'), 'any', 'no', '', '', 'any key starting with x-: ignored by runset (for YAML anchors and your own notes)']);
       continue;
     }
     const name = freeKeyName(path);
-    rows.push([code(name), typeOf(child), 'no', `name matches ${code(pattern)}`, text(child.description)]);
+    rows.push([code(name), typeOf(child), 'no', defaultOf(child), `name matches ${code(pattern)}`, text(child.description)]);
     const inner = objectWithin(child);
     if (inner) below.push({ path: `${path}.${name}${inner.suffix}`, schema: inner.schema });
   }
@@ -147,7 +151,7 @@ function renderSection(section: Section, out: string[]): void {
   if (asSchema(schema.propertyNames)?.not) {
     out.push(`These names are refused, in any case, as a loader, runtime or shell reads them: ${REFUSED_VARIABLES.names.map(code).join(', ')}, and names starting with ${REFUSED_VARIABLES.prefixes.map(code).join(', ')}.`, '');
   }
-  out.push(table(['key', 'type', 'required', 'limits', 'description'], rows), '');
+  out.push(table(['key', 'type', 'required', 'default', 'limits', 'description'], rows), '');
   for (const next of below) {
     if (next.path === 'tests[]') renderTests(next.schema, out);
     else renderSection(next, out);
@@ -173,7 +177,7 @@ export function renderConfigReference(schema: JsonSchema = configJsonSchema()): 
     '',
     text(schema.description).replace(/ Generated from runset's loader \(npm run build:schema\): do not edit\.$/, ''),
     '',
-    'Editors can check the file with the JSON Schema `schema/runset.config.schema.json`. Every table below is rendered from it; `runset check` also applies the loader-only rules listed at the end.',
+    'Editors can check the file with the JSON Schema `schema/runset.config.schema.json`. Every table below is rendered from it; `runset check` also applies the loader-only rules listed at the end. A key left out takes its default (src/config/config-defaults.ts, read by the loader and the schema alike); where none is shown, leaving it out means none (no limit), or for a Playwright or framework test its suite\'s own setting.',
     '',
   ];
   renderSection({ path: '', schema }, out);

@@ -5,7 +5,19 @@
 
 /** A table cell's text: one line, pipes escaped, so no value breaks the table. */
 export function cell(text: string): string {
-  return text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
+  return escapeTags(text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim());
+}
+
+/**
+ * `<` outside inline code written `&lt;`: a placeholder such as `set <id>` in a
+ * description reads the same on a forge, and the docs site (whose pages are
+ * Vue templates) does not take it for an unclosed element.
+ */
+export function escapeTags(text: string): string {
+  return text
+    .split(/(``[\s\S]*?``|`[^`]*`)/)
+    .map((part, index) => (index % 2 === 1 ? part : part.replace(/</g, '&lt;')))
+    .join('');
 }
 
 /** Inline code that survives backticks inside it. */

@@ -87,7 +87,7 @@ test('the package: npm pack, installed into an empty folder, runs the demo (its 
     'examples/demo/e2e/playwright.config.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/compatibility.md', 'schema/runset.config.schema.json']) {
     assert.ok(files.has(needed), `the package holds ${needed}`);
   }
-  const leftOut = [...files].filter((f) => /^(src|test|bench|dist\/test|deploy|action)\//.test(f) || f.endsWith('.map') || f.endsWith('.tsbuildinfo'));
+  const leftOut = [...files].filter((f) => /^(src|test|bench|dist\/test|deploy|action|docs\/\.vitepress)\//.test(f) || f.endsWith('.map') || f.endsWith('.tsbuildinfo'));
   assert.deepEqual(leftOut, [], 'no sources, tests, benches, source maps or build state in the package');
 
   const app = path.join(dir, 'app');
