@@ -1,13 +1,16 @@
 /**
- * The Dockerfile, checked in every way that needs no container engine (none
- * runs on this machine or CI's; docs/deploy.md says what was and was not run):
+ * The Dockerfile, checked in every way that needs no container engine (CI has
+ * none; deploy/image/try-here.sh builds and runs the image with podman on a
+ * machine like runset's development one, and docs/deploy.md says what that run
+ * verified and what it did not):
  * its instructions parse; it is multi-stage on Node 20 with a slim runtime and
  * Debian's Chromium; it runs as a non-root user with /data as a volume; EXPOSE
  * is runset's default port; HEALTHCHECK is exec-form node on a real route;
  * ENTRYPOINT is exec-form under tini and reaches real CLI commands; every COPY
  * from the context exists and is not left out by .dockerignore, and the build
- * stage's COPY . . carries what `npm run build` reads. The entrypoint script
- * and the health check script run here for real.
+ * stage's COPY . . carries what `npm run build` reads; nothing of one build
+ * machine's network is in it. The entrypoint script and the health check
+ * script run here for real.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -112,6 +115,18 @@ test('every COPY source exists and is in the build context (.dockerignore leaves
   for (const left of ['node_modules', 'dist', '.git', '.runset', 'examples/demo/e2e/node_modules', 'tsconfig.tsbuildinfo', 'deploy/kubernetes/base/api.yaml']) {
     assert.equal(dockerIgnored(IGNORE, left), true, `${left} is left out of the context`);
   }
+});
+
+test('nothing of one build machine in the file; podman builds keep HEALTHCHECK; try-here.sh parses', () => {
+  // A proxy's CA, a registry or node-gyp's headers are given at build time (try-here.sh mounts them), never written here.
+  const text = DOCKERFILE.map((i) => `${i.keyword} ${i.args}`).join('\n');
+  assert.doesNotMatch(text, /NODE_EXTRA_CA_CERTS|SSL_CERT|cafile|npmrc|registry|nodedir|strict-ssl|_proxy\b|\.crt\b|\.pem\b/i);
+  // podman builds OCI images by default, and the OCI format has no HEALTHCHECK: the real build warned and dropped it.
+  const tryHere = path.join(REPO_ROOT, 'deploy/image/try-here.sh');
+  assert.match(readFileSync(tryHere, 'utf8'), /podman build [^\n]*--format docker/);
+  assert.match(readFileSync(path.join(REPO_ROOT, 'docs/deploy.md'), 'utf8'), /podman build --format docker/);
+  const parsed = spawnSync('bash', ['-n', tryHere], { encoding: 'utf8' });
+  assert.equal(parsed.status, 0, parsed.stderr);
 });
 
 test('the entrypoint: no arguments serve a config when there is one, else the demo; arguments go to runset', () => {
