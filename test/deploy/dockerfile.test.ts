@@ -153,7 +153,7 @@ test('the entrypoint: no arguments serve a config when there is one, else the de
   for (const command of ['serve', 'worker', 'demo', 'keys']) assert.match(help, new RegExp(`^  ${command}\\b`, 'm'));
 });
 
-test('the health check: 0 on a 200 from /api/health, 1 on a 503 or nothing listening, 0 in a worker container', async () => {
+test('the health check: 0 on a 200 from /api/health (on RUNSET_PORT or serve\'s --port), 1 on a 503 or nothing listening, 0 in a worker container', async () => {
   const script = path.join(REPO_ROOT, 'deploy/image/healthcheck.mjs');
   let status = 200;
   const server = createServer((req, res) => {
@@ -172,6 +172,13 @@ test('the health check: 0 on a 200 from /api/health, 1 on a 503 or nothing liste
     const workerCmdline = path.join(tempDir(), 'cmdline');
     writeFileSync(workerCmdline, ['/usr/bin/tini', '--', '/usr/local/bin/runset-entrypoint', 'worker', '--url', 'http://api'].join('\0'));
     assert.equal(await check(workerCmdline), 0);
+    // `docker run … runset serve --port N`: the port of the command line, not RUNSET_PORT's default.
+    status = 200;
+    for (const args of [['--port', port], [`--port=${port}`]]) {
+      const flagged = path.join(tempDir(), 'cmdline');
+      writeFileSync(flagged, ['/usr/bin/tini', '--', '/usr/local/bin/runset-entrypoint', 'serve', ...args].join('\0'));
+      assert.equal(await check(flagged, '1'), 0, args.join(' '));
+    }
   } finally {
     await new Promise((r) => server.close(r));
   }
