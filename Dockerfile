@@ -3,7 +3,7 @@
 #   docker build -t runset .
 #   docker run -p 8080:8080 -v runset-data:/data runset                     # the demo (no config mounted)
 #   docker run -p 8080:8080 -v runset-data:/data -v "$PWD:/suite:ro" runset  # your suite's runset.config.yaml
-# docs/deploy.md ("The container image") walks through it; test/unit/dockerfile.test.ts checks this file.
+# docs/deploy.md ("The container image") walks through it; test/deploy/dockerfile.test.ts checks this file.
 
 # ---- build: compile TypeScript and the dashboard, then keep production dependencies only ----
 FROM node:20-bookworm AS build

@@ -1,13 +1,16 @@
 /**
- * The Dockerfile, checked in every way that needs no container engine (none
- * runs on this machine or CI's; docs/deploy.md says what was and was not run):
+ * The Dockerfile, checked in every way that needs no container engine (CI has
+ * none; deploy/image/try-here.sh builds and runs the image with podman on a
+ * machine like runset's development one, and docs/deploy.md says what that run
+ * verified and what it did not):
  * its instructions parse; it is multi-stage on Node 20 with a slim runtime and
  * Debian's Chromium; it runs as a non-root user with /data as a volume; EXPOSE
  * is runset's default port; HEALTHCHECK is exec-form node on a real route;
  * ENTRYPOINT is exec-form under tini and reaches real CLI commands; every COPY
  * from the context exists and is not left out by .dockerignore, and the build
- * stage's COPY . . carries what `npm run build` reads. The entrypoint script
- * and the health check script run here for real.
+ * stage's COPY . . carries what `npm run build` reads; nothing of one build
+ * machine's network is in it. The entrypoint script and the health check
+ * script run here for real.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,6 +117,18 @@ test('every COPY source exists and is in the build context (.dockerignore leaves
   }
 });
 
+test('nothing of one build machine in the file; podman builds keep HEALTHCHECK; try-here.sh parses', () => {
+  // A proxy's CA, a registry or node-gyp's headers are given at build time (try-here.sh mounts them), never written here.
+  const text = DOCKERFILE.map((i) => `${i.keyword} ${i.args}`).join('\n');
+  assert.doesNotMatch(text, /NODE_EXTRA_CA_CERTS|SSL_CERT|cafile|npmrc|registry|nodedir|strict-ssl|_proxy\b|\.crt\b|\.pem\b/i);
+  // podman builds OCI images by default, and the OCI format has no HEALTHCHECK: the real build warned and dropped it.
+  const tryHere = path.join(REPO_ROOT, 'deploy/image/try-here.sh');
+  assert.match(readFileSync(tryHere, 'utf8'), /podman build [^\n]*--format docker/);
+  assert.match(readFileSync(path.join(REPO_ROOT, 'docs/deploy.md'), 'utf8'), /podman build --format docker/);
+  const parsed = spawnSync('bash', ['-n', tryHere], { encoding: 'utf8' });
+  assert.equal(parsed.status, 0, parsed.stderr);
+});
+
 test('the entrypoint: no arguments serve a config when there is one, else the demo; arguments go to runset', () => {
   // A stand-in for /app's CLI that prints what it was asked; the script itself runs for real.
   const home = tempDir('runset-image-');
@@ -138,7 +153,7 @@ test('the entrypoint: no arguments serve a config when there is one, else the de
   for (const command of ['serve', 'worker', 'demo', 'keys']) assert.match(help, new RegExp(`^  ${command}\\b`, 'm'));
 });
 
-test('the health check: 0 on a 200 from /api/health, 1 on a 503 or nothing listening, 0 in a worker container', async () => {
+test('the health check: 0 on a 200 from /api/health (on RUNSET_PORT or serve\'s --port), 1 on a 503 or nothing listening, 0 in a worker container', async () => {
   const script = path.join(REPO_ROOT, 'deploy/image/healthcheck.mjs');
   let status = 200;
   const server = createServer((req, res) => {
@@ -157,6 +172,13 @@ test('the health check: 0 on a 200 from /api/health, 1 on a 503 or nothing liste
     const workerCmdline = path.join(tempDir(), 'cmdline');
     writeFileSync(workerCmdline, ['/usr/bin/tini', '--', '/usr/local/bin/runset-entrypoint', 'worker', '--url', 'http://api'].join('\0'));
     assert.equal(await check(workerCmdline), 0);
+    // `docker run … runset serve --port N`: the port of the command line, not RUNSET_PORT's default.
+    status = 200;
+    for (const args of [['--port', port], [`--port=${port}`]]) {
+      const flagged = path.join(tempDir(), 'cmdline');
+      writeFileSync(flagged, ['/usr/bin/tini', '--', '/usr/local/bin/runset-entrypoint', 'serve', ...args].join('\0'));
+      assert.equal(await check(flagged, '1'), 0, args.join(' '));
+    }
   } finally {
     await new Promise((r) => server.close(r));
   }

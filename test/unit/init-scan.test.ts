@@ -46,6 +46,44 @@ test('reads with their defaults: strings, numbers, not templates; user PLAYWRIGH
   assert.deepEqual(findVariables(findSuites(root)).leftOut, ['CI', 'NODE_OPTIONS', 'PLAYWRIGHT_HTML_REPORT'], 'ambient and refused names are reported, not declared');
 });
 
+test('destructuring of process.env and import.meta.env, with defaults; aliases, rests and Vite\'s own names are no variables', () => {
+  const root = repository({
+    'playwright.config.ts': [
+      "const { BASE_URL, TOKEN = 'x', 'SHOP_ID': shop, RETRIES: retries = 2, ...rest } = process.env;",
+      'let { ONLY_NAME }: NodeJS.ProcessEnv = process.env, other = 1;',
+      "const { nested: { INNER } } = process.env; const { NOT_ENV } = process.env.CONFIG_JSON ?? {};",
+      "export default { use: { baseURL: BASE_URL, headers: { t: TOKEN, s: shop, r: retries, o: ONLY_NAME } }, rest };",
+    ].join('\n'),
+    'tests/app.spec.ts': [
+      "const api = import.meta.env.VITE_API_URL ?? 'http://localhost:5173/api';",
+      "const key = import.meta.env['VITE_KEY']; const { VITE_MODE_NAME = 'dev', MODE, DEV } = import.meta.env;",
+      'if (import.meta.env.PROD || import.meta.env.MODE === import.meta.env.BASE_URL || import.meta.env.SSR) void 0;',
+    ].join('\n'),
+  });
+  assert.deepEqual(declared(root), {
+    BASE_URL: undefined, TOKEN: 'x', SHOP_ID: undefined, RETRIES: '2', ONLY_NAME: undefined, CONFIG_JSON: undefined,
+    VITE_API_URL: 'http://localhost:5173/api', VITE_KEY: undefined, VITE_MODE_NAME: 'dev',
+  });
+  const found = findVariables(findSuites(root));
+  assert.deepEqual(found.leftOut, [], 'shop, retries, rest, nested, INNER, NOT_ENV, MODE, DEV, PROD, SSR and BASE_URL of Vite are not reported at all');
+  assert.deepEqual(found.declared.map((v) => v.name).slice(0, 5), ['BASE_URL', 'TOKEN', 'SHOP_ID', 'RETRIES', 'ONLY_NAME'], 'in the order written');
+});
+
+test('only names of variables: no methods, no names the code sets or deletes, no computed names', () => {
+  const root = repository({
+    'playwright.config.ts': [
+      "if (process.env.hasOwnProperty('X') || Object.hasOwn(process.env, 'Y')) process.env.toString();",
+      "process.env.SET_HERE = 'yes'; process.env['SET_TOO'] = '1'; delete process.env.DELETED; delete process.env['DELETED_TOO'];",
+      'for (let i = 0; i < 3; i++) void process.env[`SHARD_${i}`]; const k = process.env[name];',
+      "process.env.DEFAULTED ??= 'b'; const kept = process.env.COMPARED === 'a'; export default { kept, m: process.env.CALLED_ON.trim() };",
+      'void foo.process.env.NOT_PROCESS;',
+    ].join('\n'),
+  });
+  const found = findVariables(findSuites(root));
+  assert.deepEqual(Object.keys(declared(root)), ['DEFAULTED', 'COMPARED', 'CALLED_ON']);
+  assert.deepEqual(found.leftOut, []);
+});
+
 test('comments, strings that look like comments, node_modules and oversized files', () => {
   assert.equal(withoutComments("a('http://x') // process.env.GONE\n/* process.env.GONE2 */b"), "a('http://x') \n b");
   assert.equal(withoutComments('x = os.getenv("A")  # os.getenv("B")\n', true), 'x = os.getenv("A")  \n');

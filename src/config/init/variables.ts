@@ -1,6 +1,7 @@
 /**
  * `runset init`'s search for the variables a suite reads, so the written
- * config declares them: `process.env.NAME` and `process.env['NAME']` in JS/TS,
+ * config declares them: `process.env.NAME`, `process.env['NAME']`,
+ * `import.meta.env.NAME` and destructuring of either in JS/TS (./js-reads.ts),
  * `os.environ['NAME']`, `os.environ.get('NAME')` and `os.getenv('NAME')` in
  * Python, `{{NAME}}` in a Postman collection. Bounded: the files that made the
  * suite, then its test folder at most TEST_DEPTH deep, MAX_SCANNED_FILES in
@@ -14,6 +15,7 @@ import path from 'node:path';
 import { globSync } from 'tinyglobby';
 import { VARIABLE_NAME } from '../../executors/template.js';
 import { dangerousVariableReason } from '../dangerous-variables.js';
+import { jsReads } from './js-reads.js';
 import { readSmallFile, withoutComments } from './source-text.js';
 import { SKIPPED_FOLDERS, type FoundSuite } from './suites.js';
 
@@ -44,11 +46,6 @@ export interface FoundVariables {
   scanned: number;
 }
 
-/** A read, then maybe its default (`?? 'text'`, `|| "text"`, `|| 3000`): groups name, text, number. */
-const JS_READS = [
-  /\bprocess\.env\.(?<name>[A-Za-z_]\w*)(?:\s*(?:\?\?|\|\|)\s*(?:(?<q>['"`])(?<text>[^'"`\n]*)\k<q>|(?<number>\d+(?:\.\d+)?)\b))?/g,
-  /\bprocess\.env\[\s*(?<q0>['"`])(?<name>[^'"`\n]+)\k<q0>\s*\](?:\s*(?:\?\?|\|\|)\s*(?:(?<q>['"`])(?<text>[^'"`\n]*)\k<q>|(?<number>\d+(?:\.\d+)?)\b))?/g,
-];
 const PY_READS = [
   /\b(?:os\.)?environ\[\s*(['"])([^'"\n]+)\1\s*\]/g,
   /\b(?:os\.environ\.get|os\.getenv|getenv)\(\s*(['"])([^'"\n]+)\1(?:\s*,\s*(['"])([^'"\n]*)\3)?/g,
@@ -99,14 +96,7 @@ function readsOf(file: string, text: string, note: (name: string, file: string, 
     return;
   }
   if (!/\.[cm]?[jt]sx?$/.test(file)) return; // a JSON, YAML, INI or TOML config names no variable
-  const code = withoutComments(text);
-  for (const pattern of JS_READS) {
-    for (const { groups } of code.matchAll(pattern)) {
-      const fallback = groups?.text ?? groups?.number;
-      // A template's `${PORT}` would reach the tests as those very characters: no default then.
-      note(groups?.name as string, file, fallback?.includes('${') ? undefined : fallback);
-    }
-  }
+  for (const read of jsReads(withoutComments(text))) note(read.name, file, read.fallback);
 }
 
 /** `{{NAME}}` in a collection; its own `variable` list gives fallbacks. Postman's dynamic `{{$guid}}` is not a variable. */
