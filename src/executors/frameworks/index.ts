@@ -73,12 +73,8 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   } else specs.forEach((_, index) => ctx.onBegin(index, 1));
   handOver(ctx.workDir, policy.runAs);
   const deadlineMs = START_MS + specs.reduce((sum, s) => sum + s.timeoutSeconds * 1000 * (s.retries + 1), 0);
-  let exit: FrameworkExit;
-  try {
-    exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, containment: policy.containment, signal: ctx.signal, deadlineMs });
-  } finally {
-    live?.events.close(); // every event written before the exit is handed on first
-  }
+  // Every event written before the exit is handed on first: the process path reads the event file to its end.
+  const exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, containment: policy.containment, signal: ctx.signal, deadlineMs, events: live?.events });
   if (exit.stopped === 'aborted') return;
   const read = await readReport(adapter, report, first.dir);
   const byKey = new Map((read instanceof Error ? [] : read.cases).map((c) => [caseKey(c.file, c.titles), c]));
