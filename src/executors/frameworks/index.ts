@@ -9,15 +9,15 @@
  * cases begin together when the process starts and end when its report is
  * read. A case the report lacks fails with the framework's own first lines.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
+import type { BatchExecutionContext, CaseResult, ExecutionContext, Executor, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
 import { memberPolicy, suiteEnvironment, type TestProcessPolicy } from '../environment.js';
 import { errorSummary } from '../playwright/error-text.js';
 import { EventLog } from '../event-log.js';
 import { REPORTER_FILE_ENV } from '../playwright/reporter.js';
 import { handOver } from '../run-as.js';
+import { failAll, runAlone } from '../share.js';
 import { caseKey, type FrameworkAdapter, type FrameworkReport, type RunPlan } from './adapter.js';
 import type { LiveEvent } from './live-events.js';
 import { LiveTracker } from './live.js';
@@ -34,20 +34,9 @@ export function createFrameworkExecutor(type: FrameworkName, options: { policy?:
   const policy = options.policy ?? {};
   return Object.freeze({
     type,
-    run: (spec: FrameworkTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, adapter, memberPolicy(policy, ctx.runAs)),
+    run: (spec: FrameworkTestSpec, ctx: ExecutionContext) => runAlone(type, spec, ctx, (specs, batch) => runBatch(specs, batch, adapter, memberPolicy(policy, ctx.runAs))),
     runBatch: (specs: FrameworkTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, adapter, memberPolicy(policy, ctx.runAs)),
   });
-}
-
-async function runAlone(spec: FrameworkTestSpec, ctx: ExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy): Promise<ExecutionResult> {
-  const workDir = await mkdtemp(path.join(tmpdir(), `runset-${adapter.type}-`));
-  let result: CaseResult | undefined;
-  try {
-    await runBatch([spec], { ...ctx, workDir, parallelism: 1, onBegin: () => undefined, onEnd: (_, r) => (result = r) }, adapter, policy);
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
-  return result ?? { passed: false, error: 'aborted', output: '' };
 }
 
 async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy): Promise<void> {
@@ -132,8 +121,4 @@ function missing(adapter: FrameworkAdapter, install: FrameworkInstall, exit: Fra
   else error = `the ${adapter.title} report has no result for this test (exit code ${exit.code ?? exit.signal})`;
   if (said && fileError === undefined) error += `: ${said}`;
   return { passed: false, error, output: exit.log, attempts: 1, durationMs: 0, artifacts: [] };
-}
-
-function failAll(specs: readonly FrameworkTestSpec[], ctx: BatchExecutionContext, error: string): void {
-  specs.forEach((_, index) => ctx.onEnd(index, { passed: false, error, output: '', attempts: 0, durationMs: 0, artifacts: [] }));
 }
