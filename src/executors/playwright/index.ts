@@ -21,7 +21,9 @@ import { handOver } from '../run-as.js';
 import { failAll, runAlone } from '../share.js';
 import { browserProblem, CHROMIUM_ARGS, chromiumVersion, DEFAULT_CHROMIUM } from './chromium.js';
 import { missingFfmpeg } from './ffmpeg.js';
-import { locatePlaywright, playwrightEnvironment, type PlaywrightInstall } from './locate.js';
+import { locateFramework } from '../frameworks/locate.js';
+import { playwrightAdapter } from './adapter.js';
+import { playwrightEnvironment, type PlaywrightInstall } from './locate.js';
 import { startRunner, type RunnerProcess } from './process.js';
 import { BatchTracker, type BatchEnd } from './tracker.js';
 import type { WrapOptions } from './wrap-config.cjs';
@@ -64,7 +66,7 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
   const first = specs[0] as PlaywrightTestSpec;
   let install: PlaywrightInstall;
   try {
-    install = locatePlaywright(first.dir);
+    install = await locateFramework(playwrightAdapter, first);
   } catch (error) {
     return failAll(specs, ctx, (error as Error).message);
   }

@@ -6,6 +6,7 @@
  */
 import { EventLog } from '../event-log.js';
 import { startTestProcess, type TestProcess, type TestProcessOptions } from '../test-process.js';
+import { playwrightAdapter } from './adapter.js';
 import { REPORTER_FILE_ENV, type ReporterEvent } from './reporter.js';
 
 /** In the runner's environment, so every process it starts carries it: Playwright stops its webServer and browsers when it exits, not when it is killed. */
@@ -30,7 +31,7 @@ export function startRunner(
   }
   const { cwd, env, runAs, containment, beforeStart } = opts;
   return startTestProcess(process.execPath, [cli, ...args], {
-    name: 'Playwright',
+    name: playwrightAdapter.title,
     markEnv: BATCH_MARK_ENV,
     cwd,
     env: { ...env, [REPORTER_FILE_ENV]: opts.eventFile },
