@@ -77789,66 +77789,87 @@ var init_tail_buffer = __esm({
   }
 });
 
-// src/executors/frameworks/process.ts
+// src/executors/test-process.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
-function runFramework(install, args, opts) {
+function startTestProcess(program2, args, opts) {
   const log = new TailBuffer();
   const mark = randomUUID3();
-  return new Promise((resolve2) => {
-    let stopped;
-    let cage;
-    let child;
-    try {
-      cage = install.program === void 0 ? openCage(opts.containment, opts.runAs, process.execPath, [install.cli, ...args]) : openCage(opts.containment, opts.runAs, install.program, args);
-      child = cage.spawn({
-        cwd: opts.cwd,
-        env: { ...opts.env, [MARK_ENV]: mark },
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"]
-      });
-    } catch (error) {
-      void cage?.end();
-      resolve2({ code: null, signal: null, log: `cannot start it: ${error.message}
+  let cage;
+  let child;
+  try {
+    opts.beforeStart?.();
+    cage = openCage(opts.containment, opts.runAs, program2, args);
+    child = cage.spawn({ cwd: opts.cwd, env: { ...opts.env, [opts.markEnv]: mark }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  } catch (error) {
+    void cage?.end();
+    opts.events?.close();
+    const done2 = Promise.resolve({ code: null, signal: null, log: `cannot start ${opts.name}: ${error.message}
 ` });
-      return;
-    }
-    const caged = cage;
-    const running = () => child.exitCode === null && child.signalCode === null;
+    return { pid: void 0, done: done2, kill: () => void 0 };
+  }
+  const caged = cage;
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const kill = () => {
+    if (child.pid !== void 0 && running()) killTree(child.pid);
+  };
+  child.stdout?.on("data", (chunk) => log.write(chunk));
+  child.stderr?.on("data", (chunk) => log.write(chunk));
+  const done = new Promise((resolve2) => {
+    let stopped;
     const stop = (why) => {
       stopped ??= why;
-      if (child.pid !== void 0 && running()) killTree(child.pid);
+      kill();
     };
     const onAbort = () => stop("aborted");
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();
-    const timer = setTimeout(() => stop("deadline"), opts.deadlineMs);
-    child.stdout?.on("data", (chunk) => log.write(chunk));
-    child.stderr?.on("data", (chunk) => log.write(chunk));
+    const deadline = opts.deadlineMs === void 0 ? void 0 : setTimeout(() => stop("deadline"), opts.deadlineMs);
+    let drain;
     let settled = false;
     const settle = (code, signal) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      clearTimeout(drain);
+      clearTimeout(deadline);
       opts.signal?.removeEventListener("abort", onAbort);
-      killMarked(MARK_ENV, mark);
+      killMarked(opts.markEnv, mark);
+      opts.events?.close();
       void caged.end().then(() => resolve2({ code, signal, log: log.toString(), ...stopped ? { stopped } : {} }));
     };
     child.on("error", (error) => {
-      log.write(`cannot start it: ${error.message}
+      log.write(`cannot start ${opts.name}: ${error.message}
 `);
       settle(null, null);
     });
-    child.on("exit", (code, signal) => setTimeout(() => settle(code, signal), 2e3).unref());
+    child.on("exit", (code, signal) => {
+      drain = setTimeout(() => settle(code, signal), DRAIN_MS);
+      drain.unref();
+    });
     child.on("close", (code, signal) => settle(code, signal));
   });
+  return { pid: child.pid, done, kill };
+}
+var DRAIN_MS;
+var init_test_process = __esm({
+  "src/executors/test-process.ts"() {
+    "use strict";
+    init_process_tree();
+    init_containment();
+    init_tail_buffer();
+    DRAIN_MS = 2e3;
+  }
+});
+
+// src/executors/frameworks/process.ts
+function runFramework(install, args, opts) {
+  const [program2, all] = install.program === void 0 ? [process.execPath, [install.cli, ...args]] : [install.program, args];
+  return startTestProcess(program2, all, { ...opts, name: "it", markEnv: MARK_ENV }).done;
 }
 var MARK_ENV;
 var init_process = __esm({
   "src/executors/frameworks/process.ts"() {
     "use strict";
-    init_process_tree();
-    init_containment();
-    init_tail_buffer();
+    init_test_process();
     MARK_ENV = "RUNSET_FRAMEWORK_MARK";
   }
 });
@@ -77999,10 +78020,25 @@ var init_locate2 = __esm({
   }
 });
 
+// src/executors/playwright/adapter.ts
+var playwrightAdapter;
+var init_adapter2 = __esm({
+  "src/executors/playwright/adapter.ts"() {
+    "use strict";
+    init_locate2();
+    playwrightAdapter = Object.freeze({
+      title: "Playwright",
+      packageName: "@playwright/test",
+      bin: "playwright",
+      locate: (spec) => Promise.resolve().then(() => locatePlaywright(spec.dir))
+    });
+  }
+});
+
 // src/config/playwright-listing.ts
 import { spawn as spawn2 } from "node:child_process";
-function listPlaywrightEntry(entry) {
-  const install = locatePlaywright(entry.dir);
+async function listPlaywrightEntry(entry) {
+  const install = await locateFramework(playwrightAdapter, entry);
   const args = [install.cli, "test", "--list", "--reporter=json", "-c", entry.config, "--pass-with-no-tests"];
   if (entry.project !== void 0) args.push("--project", entry.project);
   if (entry.grep !== void 0) args.push("--grep", entry.grep);
@@ -78033,6 +78069,8 @@ function listPlaywrightEntry(entry) {
 var init_playwright_listing = __esm({
   "src/config/playwright-listing.ts"() {
     "use strict";
+    init_locate();
+    init_adapter2();
     init_locate2();
     init_error_text();
     init_tail_buffer();
@@ -78200,11 +78238,12 @@ var TITLE, LISTABLE, playwrightLister;
 var init_playwright_discovery = __esm({
   "src/config/playwright-discovery.ts"() {
     "use strict";
+    init_adapter2();
     init_error_text();
     init_discovery();
     init_playwright_listing();
     init_playwright_report();
-    TITLE = "Playwright";
+    TITLE = playwrightAdapter.title;
     LISTABLE = "a Playwright suite that `npx playwright test --list` lists without errors";
     playwrightLister = {
       isKind: (test) => test.type === "playwright",

@@ -11,6 +11,7 @@
  * ConfigError naming the entry, like any other mistake in the file.
  */
 import type { PlaywrightCase, PlaywrightTestSpec } from '../core/types.js';
+import { playwrightAdapter } from '../executors/playwright/adapter.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
 import { entryFailure as namedEntryFailure, type EntryLister } from './discovery.js';
 import { listPlaywrightEntry } from './playwright-listing.js';
@@ -24,7 +25,7 @@ interface ListedCase {
   retries: number | undefined;
 }
 
-const TITLE = 'Playwright';
+const TITLE = playwrightAdapter.title;
 const LISTABLE = 'a Playwright suite that `npx playwright test --list` lists without errors';
 
 /** Playwright entries for discovery (./discovery.ts): listed by `playwright test --list`, an upload shipping its report. */

@@ -7,14 +7,16 @@
  */
 import { spawn } from 'node:child_process';
 import type { PlaywrightTestSpec } from '../core/types.js';
-import { locatePlaywright, playwrightEnvironment } from '../executors/playwright/locate.js';
+import { locateFramework } from '../executors/frameworks/locate.js';
+import { playwrightAdapter } from '../executors/playwright/adapter.js';
+import { playwrightEnvironment } from '../executors/playwright/locate.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
 import { TailBuffer } from '../executors/tail-buffer.js';
 import { LIST_TIMEOUT_MS } from '../executors/frameworks/listing.js';
 
 /** Runs the listing in the entry's folder; resolves with the parsed JSON report, as Playwright wrote it. */
-export function listPlaywrightEntry(entry: PlaywrightTestSpec): Promise<unknown> {
-  const install = locatePlaywright(entry.dir);
+export async function listPlaywrightEntry(entry: PlaywrightTestSpec): Promise<unknown> {
+  const install = await locateFramework(playwrightAdapter, entry);
   const args = [install.cli, 'test', '--list', '--reporter=json', '-c', entry.config, '--pass-with-no-tests'];
   if (entry.project !== undefined) args.push('--project', entry.project);
   if (entry.grep !== undefined) args.push('--grep', entry.grep);

@@ -54,14 +54,24 @@ export interface RunPlan {
   variables?: Readonly<Record<string, string>>;
 }
 
-export interface FrameworkAdapter {
-  readonly type: FrameworkName;
+/**
+ * What every kind of listed entry says of the framework that runs it,
+ * Playwright's (../playwright/adapter.ts) as each framework's: its name and
+ * where its program is found (./locate.ts, one locate for every kind).
+ */
+export interface RunnerAdapter<S extends { dir: string } = FrameworkTestSpec, I extends FrameworkInstall = FrameworkInstall> {
   /** The framework's name as people write it (Vitest). */
   readonly title: string;
   /** The npm package whose `bin` runs it, resolved from the suite's folder. */
   readonly packageName: string;
   /** Its program's name in that `bin`, when not the package's name (cucumber-js). */
   readonly bin?: string;
+  /** Finds the program itself instead of node_modules/<packageName> (pytest: a Python interpreter; Playwright: the suite's own, else runset's); throws saying what was tried. */
+  locate?(spec: S): Promise<I>;
+}
+
+export interface FrameworkAdapter extends RunnerAdapter {
+  readonly type: FrameworkName;
   /** Framework workers of an entry that sets no `workers:`, for a framework that runs one test at a time unless told otherwise (Mocha); unset: half the cores. */
   readonly defaultWorkers?: number;
   /** Whether runset's `retries` can be handed to it on its command line. */
@@ -86,8 +96,6 @@ export interface FrameworkAdapter {
   readonly properties?: TProperties;
   /** Where people set retries when `retriesFlag` is false, for the config error. */
   readonly retriesHint?: string;
-  /** Finds the program itself instead of node_modules/<packageName> (pytest: a Python interpreter); throws saying what was tried. */
-  locate?(spec: FrameworkTestSpec): Promise<FrameworkInstall>;
   /** Reads the listing's report when it differs from a run's. */
   readListing?(text: string, dir: string): FrameworkReport;
   /** Lists the cases without a framework process (Newman: from the collection file). */

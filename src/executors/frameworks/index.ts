@@ -9,15 +9,15 @@
  * cases begin together when the process starts and end when its report is
  * read. A case the report lacks fails with the framework's own first lines.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
+import type { BatchExecutionContext, CaseResult, ExecutionContext, Executor, FrameworkName, FrameworkTestSpec } from '../../core/types.js';
 import { memberPolicy, suiteEnvironment, type TestProcessPolicy } from '../environment.js';
 import { errorSummary } from '../playwright/error-text.js';
 import { EventLog } from '../event-log.js';
 import { REPORTER_FILE_ENV } from '../playwright/reporter.js';
 import { handOver } from '../run-as.js';
+import { failAll, runAlone } from '../share.js';
 import { caseKey, type FrameworkAdapter, type FrameworkReport, type RunPlan } from './adapter.js';
 import type { LiveEvent } from './live-events.js';
 import { LiveTracker } from './live.js';
@@ -42,20 +42,10 @@ export function createFrameworkExecutor(type: FrameworkName, options: FrameworkE
   const loadMs = options.reporterLoadMs ?? REPORTER_LOAD_MS;
   return Object.freeze({
     type,
-    run: (spec: FrameworkTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, adapter, memberPolicy(policy, ctx.runAs), loadMs),
+    run: (spec: FrameworkTestSpec, ctx: ExecutionContext) =>
+      runAlone(type, spec, ctx, (specs, batch) => runBatch(specs, batch, adapter, memberPolicy(policy, ctx.runAs), loadMs)),
     runBatch: (specs: FrameworkTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, adapter, memberPolicy(policy, ctx.runAs), loadMs),
   });
-}
-
-async function runAlone(spec: FrameworkTestSpec, ctx: ExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy, loadMs: number): Promise<ExecutionResult> {
-  const workDir = await mkdtemp(path.join(tmpdir(), `runset-${adapter.type}-`));
-  let result: CaseResult | undefined;
-  try {
-    await runBatch([spec], { ...ctx, workDir, parallelism: 1, onBegin: () => undefined, onEnd: (_, r) => (result = r) }, adapter, policy, loadMs);
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
-  return result ?? { passed: false, error: 'aborted', output: '' };
 }
 
 async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy, loadMs: number): Promise<void> {
@@ -85,11 +75,11 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   const deadlineMs = START_MS + specs.reduce((sum, s) => sum + s.timeoutSeconds * 1000 * (s.retries + 1), 0);
   let exit: FrameworkExit;
   try {
+    // Every event written before the exit is handed on first: the process path reads the event file to its end.
     const signal = AbortSignal.any([ctx.signal, guard.signal]);
-    exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, containment: policy.containment, signal, deadlineMs });
+    exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, containment: policy.containment, signal, deadlineMs, events: live?.events });
   } finally {
     guard.dispose();
-    live?.events.close(); // every event written before the exit is handed on first
   }
   if (guard.tripped && !ctx.signal.aborted) return failAll(specs, ctx, silentStartError(adapter.title, install.version, loadMs), exit.log);
   if (exit.stopped === 'aborted') return;
@@ -152,9 +142,4 @@ function missing(adapter: FrameworkAdapter, install: FrameworkInstall, exit: Fra
   else error = `the ${adapter.title} report has no result for this test (exit code ${exit.code ?? exit.signal})`;
   if (said && fileError === undefined) error += `: ${said}`;
   return { passed: false, error, output: exit.log, attempts: 1, durationMs: 0, artifacts: [] };
-}
-
-function failAll(specs: readonly FrameworkTestSpec[], ctx: BatchExecutionContext, error: string, output = ''): void {
-  const said = errorSummary(output);
-  specs.forEach((_, index) => ctx.onEnd(index, { passed: false, error: said ? `${error}: ${said}` : error, output, attempts: 0, durationMs: 0, artifacts: [] }));
 }

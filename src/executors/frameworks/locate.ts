@@ -1,21 +1,24 @@
 /**
- * Which copy of a framework runs a suite: the suite's own, found from its
- * folder upwards as `npx` would (node_modules/<package>), its CLI named by the
- * package's `bin`. runset lends none: a framework suite brings its framework.
+ * Which copy of a framework runs a suite, for every kind of listed entry: the
+ * adapter's own way to find it where it has one (pytest's interpreter;
+ * Playwright's, which lends runset's own to a suite without one), else the
+ * suite's own, found from its folder upwards as `npx` would
+ * (node_modules/<package>), its CLI named by the package's `bin`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FrameworkTestSpec } from '../../core/types.js';
-import type { FrameworkAdapter, FrameworkInstall } from './adapter.js';
+import type { FrameworkInstall, RunnerAdapter } from './adapter.js';
 
 export type { FrameworkInstall } from './adapter.js';
 
 /** The framework that runs `spec`: the adapter's own way to find it, else the suite's npm package. */
-export async function locateFramework(adapter: FrameworkAdapter, spec: FrameworkTestSpec): Promise<FrameworkInstall> {
+export function locateFramework<S extends { dir: string }, I extends FrameworkInstall>(adapter: RunnerAdapter<S, I> & { locate(spec: S): Promise<I> }, spec: S): Promise<I>;
+export function locateFramework<S extends { dir: string }>(adapter: RunnerAdapter<S>, spec: S): Promise<FrameworkInstall>;
+export async function locateFramework<S extends { dir: string }>(adapter: RunnerAdapter<S>, spec: S): Promise<FrameworkInstall> {
   return adapter.locate ? adapter.locate(spec) : locatePackage(adapter, spec.dir);
 }
 
-function locatePackage(adapter: FrameworkAdapter, dir: string): FrameworkInstall {
+function locatePackage(adapter: Pick<RunnerAdapter, 'title' | 'packageName' | 'bin'>, dir: string): FrameworkInstall {
   for (let at = path.resolve(dir); ; at = path.dirname(at)) {
     const manifest = path.join(at, 'node_modules', adapter.packageName, 'package.json');
     if (existsSync(manifest)) {

@@ -11,17 +11,19 @@
  *   gets the whole process tree killed by the hang guard (./tracker.ts).
  * - Cancellation (shutdown, lost lease): the process tree is killed at once.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { BatchExecutionContext, CaseResult, ExecutionContext, ExecutionResult, Executor, PlaywrightTestSpec } from '../../core/types.js';
+import type { BatchExecutionContext, ExecutionContext, Executor, PlaywrightTestSpec } from '../../core/types.js';
 import { memberPolicy, type TestProcessPolicy } from '../environment.js';
 import { handOver } from '../run-as.js';
+import { failAll, runAlone } from '../share.js';
 import { browserProblem, CHROMIUM_ARGS, chromiumVersion, DEFAULT_CHROMIUM } from './chromium.js';
 import { missingFfmpeg } from './ffmpeg.js';
-import { locatePlaywright, playwrightEnvironment, type PlaywrightInstall } from './locate.js';
+import { locateFramework } from '../frameworks/locate.js';
+import { playwrightAdapter } from './adapter.js';
+import { playwrightEnvironment, type PlaywrightInstall } from './locate.js';
 import { startRunner, type RunnerProcess } from './process.js';
 import { BatchTracker, IDLE_LIMIT_MS, READY_LIMIT_MS, type BatchEnd } from './tracker.js';
 import type { WrapOptions } from './wrap-config.cjs';
@@ -50,21 +52,10 @@ export function createPlaywrightExecutor(options: PlaywrightExecutorOptions = {}
   const setup: Setup = { chromium: options.chromium, systemChromium: options.systemChromium ?? DEFAULT_CHROMIUM, policy: options.policy ?? {} };
   return Object.freeze({
     type: 'playwright' as const,
-    run: (spec: PlaywrightTestSpec, ctx: ExecutionContext) => runAlone(spec, ctx, setup),
+    // One case outside any batch (artifacts are not kept on this path).
+    run: (spec: PlaywrightTestSpec, ctx: ExecutionContext) => runAlone('playwright', spec, ctx, (specs, batch) => runBatch(specs, batch, setup)),
     runBatch: (specs: PlaywrightTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, setup),
   });
-}
-
-/** One case outside any batch (artifacts are not kept on this path). */
-async function runAlone(spec: PlaywrightTestSpec, ctx: ExecutionContext, setup: Setup): Promise<ExecutionResult> {
-  const workDir = await mkdtemp(path.join(tmpdir(), 'runset-playwright-'));
-  let result: CaseResult | undefined;
-  try {
-    await runBatch([spec], { ...ctx, workDir, parallelism: 1, onBegin: () => undefined, onEnd: (_, r) => (result = r) }, setup);
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
-  return result ?? { passed: false, error: 'aborted', output: '' };
 }
 
 async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext, setup: Setup): Promise<void> {
@@ -75,7 +66,7 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
   const first = specs[0] as PlaywrightTestSpec;
   let install: PlaywrightInstall;
   try {
-    install = locatePlaywright(first.dir);
+    install = await locateFramework(playwrightAdapter, first);
   } catch (error) {
     return failAll(specs, ctx, (error as Error).message);
   }
@@ -145,10 +136,6 @@ async function browserOptions(specs: readonly PlaywrightTestSpec[], setup: Setup
   const options: BrowserOptions = { system: await known(setup.systemChromium), rootArgs: [...CHROMIUM_ARGS], cli };
   if (setup.chromium !== undefined) options.explicit = await known(setup.chromium);
   return options;
-}
-
-function failAll(specs: readonly PlaywrightTestSpec[], ctx: BatchExecutionContext, error: string): void {
-  specs.forEach((_, index) => ctx.onEnd(index, { passed: false, error, output: '', attempts: 0, durationMs: 0, artifacts: [] }));
 }
 
 /** Writes the test list and the wrapper config into the batch's folder; returns the CLI arguments. */
