@@ -9165,17 +9165,6832 @@ var init_build = __esm({
   }
 });
 
+// node_modules/typebox/build/schema/types/_refine.mjs
+function IsRefine2(value) {
+  return guard_exports.HasPropertyKey(value, "~refine") && guard_exports.IsArray(value["~refine"]) && guard_exports.Every(value["~refine"], 0, (value2) => guard_exports.IsObject(value2) && guard_exports.HasPropertyKey(value2, "check") && guard_exports.HasPropertyKey(value2, "error") && guard_exports.IsFunction(value2.check) && guard_exports.IsFunction(value2.error));
+}
+var init_refine2 = __esm({
+  "node_modules/typebox/build/schema/types/_refine.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/schema.mjs
+function IsSchemaObject(value) {
+  return guard_exports.IsObject(value) && !guard_exports.IsArray(value);
+}
+function IsSchemaBoolean(value) {
+  return guard_exports.IsBoolean(value);
+}
+function IsSchema2(value) {
+  return IsSchemaObject(value) || IsSchemaBoolean(value);
+}
+var init_schema2 = __esm({
+  "node_modules/typebox/build/schema/types/schema.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/additionalItems.mjs
+function IsAdditionalItems(schema) {
+  return guard_exports.HasPropertyKey(schema, "additionalItems") && IsSchema2(schema.additionalItems);
+}
+var init_additionalItems = __esm({
+  "node_modules/typebox/build/schema/types/additionalItems.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/additionalProperties.mjs
+function IsAdditionalProperties(schema) {
+  return guard_exports.HasPropertyKey(schema, "additionalProperties") && IsSchema2(schema.additionalProperties);
+}
+var init_additionalProperties = __esm({
+  "node_modules/typebox/build/schema/types/additionalProperties.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/allOf.mjs
+function IsAllOf(schema) {
+  return guard_exports.HasPropertyKey(schema, "allOf") && guard_exports.IsArray(schema.allOf) && schema.allOf.every((value) => IsSchema2(value));
+}
+var init_allOf = __esm({
+  "node_modules/typebox/build/schema/types/allOf.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/anchor.mjs
+function IsAnchor(schema) {
+  return guard_exports.HasPropertyKey(schema, "$anchor") && guard_exports.IsString(schema.$anchor);
+}
+var init_anchor = __esm({
+  "node_modules/typebox/build/schema/types/anchor.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/anyOf.mjs
+function IsAnyOf(schema) {
+  return guard_exports.HasPropertyKey(schema, "anyOf") && guard_exports.IsArray(schema.anyOf) && schema.anyOf.every((value) => IsSchema2(value));
+}
+var init_anyOf = __esm({
+  "node_modules/typebox/build/schema/types/anyOf.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/const.mjs
+function IsConst(value) {
+  return guard_exports.HasPropertyKey(value, "const");
+}
+var init_const2 = __esm({
+  "node_modules/typebox/build/schema/types/const.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/contains.mjs
+function IsContains(schema) {
+  return guard_exports.HasPropertyKey(schema, "contains") && IsSchema2(schema.contains);
+}
+var init_contains = __esm({
+  "node_modules/typebox/build/schema/types/contains.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/default.mjs
+function IsDefault(schema) {
+  return guard_exports.HasPropertyKey(schema, "default");
+}
+var init_default = __esm({
+  "node_modules/typebox/build/schema/types/default.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/defs.mjs
+var init_defs = __esm({
+  "node_modules/typebox/build/schema/types/defs.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/dependencies.mjs
+function IsDependencies(schema) {
+  return guard_exports.HasPropertyKey(schema, "dependencies") && guard_exports.IsObject(schema.dependencies) && Object.values(schema.dependencies).every((value) => IsSchema2(value) || guard_exports.IsArray(value) && value.every((value2) => guard_exports.IsString(value2)));
+}
+var init_dependencies2 = __esm({
+  "node_modules/typebox/build/schema/types/dependencies.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/dependentRequired.mjs
+function IsDependentRequired(schema) {
+  return guard_exports.HasPropertyKey(schema, "dependentRequired") && guard_exports.IsObject(schema.dependentRequired) && Object.values(schema.dependentRequired).every((value) => guard_exports.IsArray(value) && value.every((value2) => guard_exports.IsString(value2)));
+}
+var init_dependentRequired = __esm({
+  "node_modules/typebox/build/schema/types/dependentRequired.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/dependentSchemas.mjs
+function IsDependentSchemas(schema) {
+  return guard_exports.HasPropertyKey(schema, "dependentSchemas") && guard_exports.IsObject(schema.dependentSchemas) && Object.values(schema.dependentSchemas).every((value) => IsSchema2(value));
+}
+var init_dependentSchemas = __esm({
+  "node_modules/typebox/build/schema/types/dependentSchemas.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/dynamicAnchor.mjs
+function IsDynamicAnchor(schema) {
+  return guard_exports.HasPropertyKey(schema, "$dynamicAnchor") && guard_exports.IsString(schema.$dynamicAnchor);
+}
+var init_dynamicAnchor = __esm({
+  "node_modules/typebox/build/schema/types/dynamicAnchor.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/dynamicRef.mjs
+function IsDynamicRef(schema) {
+  return guard_exports.HasPropertyKey(schema, "$dynamicRef") && guard_exports.IsString(schema.$dynamicRef);
+}
+var init_dynamicRef = __esm({
+  "node_modules/typebox/build/schema/types/dynamicRef.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/else.mjs
+function IsElse(schema) {
+  return guard_exports.HasPropertyKey(schema, "else") && IsSchema2(schema.else);
+}
+var init_else = __esm({
+  "node_modules/typebox/build/schema/types/else.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/enum.mjs
+function IsEnum2(schema) {
+  return guard_exports.HasPropertyKey(schema, "enum") && guard_exports.IsArray(schema.enum);
+}
+var init_enum4 = __esm({
+  "node_modules/typebox/build/schema/types/enum.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/exclusiveMaximum.mjs
+function IsExclusiveMaximum(schema) {
+  return guard_exports.HasPropertyKey(schema, "exclusiveMaximum") && (guard_exports.IsNumber(schema.exclusiveMaximum) || guard_exports.IsBigInt(schema.exclusiveMaximum));
+}
+var init_exclusiveMaximum = __esm({
+  "node_modules/typebox/build/schema/types/exclusiveMaximum.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/exclusiveMinimum.mjs
+function IsExclusiveMinimum(schema) {
+  return guard_exports.HasPropertyKey(schema, "exclusiveMinimum") && (guard_exports.IsNumber(schema.exclusiveMinimum) || guard_exports.IsBigInt(schema.exclusiveMinimum));
+}
+var init_exclusiveMinimum = __esm({
+  "node_modules/typebox/build/schema/types/exclusiveMinimum.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/format.mjs
+function IsFormat(schema) {
+  return guard_exports.HasPropertyKey(schema, "format") && guard_exports.IsString(schema.format);
+}
+var init_format = __esm({
+  "node_modules/typebox/build/schema/types/format.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/id.mjs
+function IsId(schema) {
+  return guard_exports.HasPropertyKey(schema, "$id") && guard_exports.IsString(schema.$id);
+}
+var init_id = __esm({
+  "node_modules/typebox/build/schema/types/id.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/if.mjs
+function IsIf(schema) {
+  return guard_exports.HasPropertyKey(schema, "if") && IsSchema2(schema.if);
+}
+var init_if = __esm({
+  "node_modules/typebox/build/schema/types/if.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/items.mjs
+function IsItems(schema) {
+  return guard_exports.HasPropertyKey(schema, "items") && (IsSchema2(schema.items) || guard_exports.IsArray(schema.items) && schema.items.every((value) => {
+    return IsSchema2(value);
+  }));
+}
+function IsItemsSized(schema) {
+  return IsItems(schema) && guard_exports.IsArray(schema.items);
+}
+var init_items = __esm({
+  "node_modules/typebox/build/schema/types/items.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/maximum.mjs
+function IsMaximum(schema) {
+  return guard_exports.HasPropertyKey(schema, "maximum") && (guard_exports.IsNumber(schema.maximum) || guard_exports.IsBigInt(schema.maximum));
+}
+var init_maximum = __esm({
+  "node_modules/typebox/build/schema/types/maximum.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/maxContains.mjs
+function IsMaxContains(schema) {
+  return guard_exports.HasPropertyKey(schema, "maxContains") && guard_exports.IsNumber(schema.maxContains);
+}
+var init_maxContains = __esm({
+  "node_modules/typebox/build/schema/types/maxContains.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/maxItems.mjs
+function IsMaxItems(schema) {
+  return guard_exports.HasPropertyKey(schema, "maxItems") && guard_exports.IsNumber(schema.maxItems);
+}
+var init_maxItems = __esm({
+  "node_modules/typebox/build/schema/types/maxItems.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/maxLength.mjs
+function IsMaxLength4(schema) {
+  return guard_exports.HasPropertyKey(schema, "maxLength") && guard_exports.IsNumber(schema.maxLength);
+}
+var init_maxLength = __esm({
+  "node_modules/typebox/build/schema/types/maxLength.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/maxProperties.mjs
+function IsMaxProperties(schema) {
+  return guard_exports.HasPropertyKey(schema, "maxProperties") && guard_exports.IsNumber(schema.maxProperties);
+}
+var init_maxProperties = __esm({
+  "node_modules/typebox/build/schema/types/maxProperties.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/minimum.mjs
+function IsMinimum(schema) {
+  return guard_exports.HasPropertyKey(schema, "minimum") && (guard_exports.IsNumber(schema.minimum) || guard_exports.IsBigInt(schema.minimum));
+}
+var init_minimum = __esm({
+  "node_modules/typebox/build/schema/types/minimum.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/minContains.mjs
+function IsMinContains(schema) {
+  return guard_exports.HasPropertyKey(schema, "minContains") && guard_exports.IsNumber(schema.minContains);
+}
+var init_minContains = __esm({
+  "node_modules/typebox/build/schema/types/minContains.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/minItems.mjs
+function IsMinItems(schema) {
+  return guard_exports.HasPropertyKey(schema, "minItems") && guard_exports.IsNumber(schema.minItems);
+}
+var init_minItems = __esm({
+  "node_modules/typebox/build/schema/types/minItems.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/minLength.mjs
+function IsMinLength4(schema) {
+  return guard_exports.HasPropertyKey(schema, "minLength") && guard_exports.IsNumber(schema.minLength);
+}
+var init_minLength = __esm({
+  "node_modules/typebox/build/schema/types/minLength.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/minProperties.mjs
+function IsMinProperties(schema) {
+  return guard_exports.HasPropertyKey(schema, "minProperties") && guard_exports.IsNumber(schema.minProperties);
+}
+var init_minProperties = __esm({
+  "node_modules/typebox/build/schema/types/minProperties.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/multipleOf.mjs
+function IsMultipleOf2(schema) {
+  return guard_exports.HasPropertyKey(schema, "multipleOf") && (guard_exports.IsNumber(schema.multipleOf) || guard_exports.IsBigInt(schema.multipleOf));
+}
+var init_multipleOf = __esm({
+  "node_modules/typebox/build/schema/types/multipleOf.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/not.mjs
+function IsNot(schema) {
+  return guard_exports.HasPropertyKey(schema, "not") && IsSchema2(schema.not);
+}
+var init_not = __esm({
+  "node_modules/typebox/build/schema/types/not.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/oneOf.mjs
+function IsOneOf(schema) {
+  return guard_exports.HasPropertyKey(schema, "oneOf") && guard_exports.IsArray(schema.oneOf) && schema.oneOf.every((value) => IsSchema2(value));
+}
+var init_oneOf = __esm({
+  "node_modules/typebox/build/schema/types/oneOf.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/pattern.mjs
+function IsPattern(schema) {
+  return guard_exports.HasPropertyKey(schema, "pattern") && (guard_exports.IsString(schema.pattern) || schema.pattern instanceof RegExp);
+}
+var init_pattern2 = __esm({
+  "node_modules/typebox/build/schema/types/pattern.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/patternProperties.mjs
+function IsPatternProperties(schema) {
+  return guard_exports.HasPropertyKey(schema, "patternProperties") && guard_exports.IsObject(schema.patternProperties) && Object.values(schema.patternProperties).every((value) => IsSchema2(value));
+}
+var init_patternProperties = __esm({
+  "node_modules/typebox/build/schema/types/patternProperties.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/prefixItems.mjs
+function IsPrefixItems(schema) {
+  return guard_exports.HasPropertyKey(schema, "prefixItems") && guard_exports.IsArray(schema.prefixItems) && schema.prefixItems.every((schema2) => IsSchema2(schema2));
+}
+var init_prefixItems = __esm({
+  "node_modules/typebox/build/schema/types/prefixItems.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/properties.mjs
+function IsProperties(schema) {
+  return guard_exports.HasPropertyKey(schema, "properties") && guard_exports.IsObject(schema.properties) && Object.values(schema.properties).every((value) => IsSchema2(value));
+}
+var init_properties2 = __esm({
+  "node_modules/typebox/build/schema/types/properties.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/propertyNames.mjs
+function IsPropertyNames(schema) {
+  return guard_exports.HasPropertyKey(schema, "propertyNames") && (guard_exports.IsObject(schema.propertyNames) || IsSchema2(schema.propertyNames));
+}
+var init_propertyNames = __esm({
+  "node_modules/typebox/build/schema/types/propertyNames.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/recursiveAnchor.mjs
+function IsRecursiveAnchor(schema) {
+  return guard_exports.HasPropertyKey(schema, "$recursiveAnchor") && guard_exports.IsBoolean(schema.$recursiveAnchor);
+}
+function IsRecursiveAnchorTrue(schema) {
+  return IsRecursiveAnchor(schema) && guard_exports.IsEqual(schema.$recursiveAnchor, true);
+}
+var init_recursiveAnchor = __esm({
+  "node_modules/typebox/build/schema/types/recursiveAnchor.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/recursiveRef.mjs
+function IsRecursiveRef(schema) {
+  return guard_exports.HasPropertyKey(schema, "$recursiveRef") && guard_exports.IsString(schema.$recursiveRef);
+}
+var init_recursiveRef = __esm({
+  "node_modules/typebox/build/schema/types/recursiveRef.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/ref.mjs
+function IsRef2(schema) {
+  return guard_exports.HasPropertyKey(schema, "$ref") && guard_exports.IsString(schema.$ref);
+}
+var init_ref3 = __esm({
+  "node_modules/typebox/build/schema/types/ref.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/required.mjs
+function IsRequired(schema) {
+  return guard_exports.HasPropertyKey(schema, "required") && guard_exports.IsArray(schema.required) && schema.required.every((value) => guard_exports.IsString(value));
+}
+var init_required3 = __esm({
+  "node_modules/typebox/build/schema/types/required.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/then.mjs
+function IsThen(schema) {
+  return guard_exports.HasPropertyKey(schema, "then") && IsSchema2(schema.then);
+}
+var init_then = __esm({
+  "node_modules/typebox/build/schema/types/then.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/type.mjs
+function IsType(schema) {
+  return guard_exports.HasPropertyKey(schema, "type") && (guard_exports.IsString(schema.type) || guard_exports.IsArray(schema.type) && schema.type.every((value) => guard_exports.IsString(value)));
+}
+var init_type = __esm({
+  "node_modules/typebox/build/schema/types/type.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/uniqueItems.mjs
+function IsUniqueItems(schema) {
+  return guard_exports.HasPropertyKey(schema, "uniqueItems") && guard_exports.IsBoolean(schema.uniqueItems);
+}
+var init_uniqueItems = __esm({
+  "node_modules/typebox/build/schema/types/uniqueItems.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/unevaluatedItems.mjs
+function IsUnevaluatedItems(schema) {
+  return guard_exports.HasPropertyKey(schema, "unevaluatedItems") && IsSchema2(schema.unevaluatedItems);
+}
+var init_unevaluatedItems = __esm({
+  "node_modules/typebox/build/schema/types/unevaluatedItems.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/unevaluatedProperties.mjs
+function IsUnevaluatedProperties(schema) {
+  return guard_exports.HasPropertyKey(schema, "unevaluatedProperties") && IsSchema2(schema.unevaluatedProperties);
+}
+var init_unevaluatedProperties = __esm({
+  "node_modules/typebox/build/schema/types/unevaluatedProperties.mjs"() {
+    init_guard2();
+    init_schema2();
+  }
+});
+
+// node_modules/typebox/build/schema/types/index.mjs
+var init_types3 = __esm({
+  "node_modules/typebox/build/schema/types/index.mjs"() {
+    init_refine2();
+    init_additionalItems();
+    init_additionalProperties();
+    init_allOf();
+    init_anchor();
+    init_anyOf();
+    init_const2();
+    init_contains();
+    init_default();
+    init_defs();
+    init_dependencies2();
+    init_dependentRequired();
+    init_dependentSchemas();
+    init_dynamicAnchor();
+    init_dynamicRef();
+    init_else();
+    init_enum4();
+    init_exclusiveMaximum();
+    init_exclusiveMinimum();
+    init_format();
+    init_id();
+    init_if();
+    init_items();
+    init_maximum();
+    init_maxContains();
+    init_maxItems();
+    init_maxLength();
+    init_maxProperties();
+    init_minimum();
+    init_minContains();
+    init_minItems();
+    init_minLength();
+    init_minProperties();
+    init_multipleOf();
+    init_not();
+    init_oneOf();
+    init_pattern2();
+    init_patternProperties();
+    init_prefixItems();
+    init_properties2();
+    init_propertyNames();
+    init_recursiveAnchor();
+    init_recursiveRef();
+    init_ref3();
+    init_required3();
+    init_schema2();
+    init_then();
+    init_type();
+    init_uniqueItems();
+    init_unevaluatedItems();
+    init_unevaluatedProperties();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/_context.mjs
+function HasUnevaluatedFromObject(value) {
+  return IsUnevaluatedItems(value) || IsUnevaluatedProperties(value) || guard_exports.Some(guard_exports.Keys(value), (key) => HasUnevaluatedFromUnknown(value[key]));
+}
+function HasUnevaluatedFromArray(value) {
+  return guard_exports.Some(value, (value2) => HasUnevaluatedFromUnknown(value2));
+}
+function HasUnevaluatedFromUnknown(value) {
+  return guard_exports.IsArray(value) ? HasUnevaluatedFromArray(value) : guard_exports.IsObject(value) ? HasUnevaluatedFromObject(value) : false;
+}
+function HasUnevaluated(context, schema) {
+  return HasUnevaluatedFromUnknown(schema) || guard_exports.Some(guard_exports.Keys(context), (key) => HasUnevaluatedFromUnknown(context[key]));
+}
+var BuildContext, CheckContext, ErrorContext;
+var init_context = __esm({
+  "node_modules/typebox/build/schema/engine/_context.mjs"() {
+    init_settings2();
+    init_types3();
+    init_guard2();
+    BuildContext = class {
+      constructor(hasUnevaluated) {
+        this.hasUnevaluated = hasUnevaluated;
+      }
+      UseUnevaluated() {
+        return this.hasUnevaluated;
+      }
+      // ----------------------------------------------------------------
+      // Stack
+      // ----------------------------------------------------------------
+      Push() {
+        return emit_exports.Call(emit_exports.Member("context", "Push"), []);
+      }
+      Pop() {
+        return emit_exports.Call(emit_exports.Member("context", "Pop"), []);
+      }
+      // ----------------------------------------------------------------
+      // Top
+      // ----------------------------------------------------------------
+      AddIndex(index3) {
+        return emit_exports.Call(emit_exports.Member("context", "AddIndex"), [index3]);
+      }
+      AddKey(key) {
+        return emit_exports.Call(emit_exports.Member("context", "AddKey"), [key]);
+      }
+      Merge(results) {
+        return emit_exports.Call(emit_exports.Member("context", "Merge"), [results]);
+      }
+    };
+    CheckContext = class {
+      constructor() {
+        const indices = /* @__PURE__ */ new Set();
+        const keys = /* @__PURE__ */ new Set();
+        this.stack = [{ indices, keys }];
+      }
+      // ----------------------------------------------------------------
+      // Stack
+      // ----------------------------------------------------------------
+      Push() {
+        const indices = /* @__PURE__ */ new Set();
+        const keys = /* @__PURE__ */ new Set();
+        this.stack.push({ indices, keys });
+        return true;
+      }
+      Pop() {
+        this.stack.pop();
+        return true;
+      }
+      // ----------------------------------------------------------------
+      // Top
+      // ----------------------------------------------------------------
+      AddIndex(index3) {
+        this.GetIndices().add(index3);
+        return true;
+      }
+      AddKey(key) {
+        this.GetKeys().add(key);
+        return true;
+      }
+      GetIndices() {
+        const top = this.stack[this.stack.length - 1];
+        return top.indices;
+      }
+      GetKeys() {
+        const top = this.stack[this.stack.length - 1];
+        return top.keys;
+      }
+      Merge(results) {
+        for (const context of results) {
+          context.GetIndices().forEach((value) => this.GetIndices().add(value));
+          context.GetKeys().forEach((value) => this.GetKeys().add(value));
+        }
+        return true;
+      }
+    };
+    ErrorContext = class extends CheckContext {
+      constructor() {
+        super();
+        this.errors = [];
+      }
+      // ----------------------------------------------------------------
+      // Public
+      // ----------------------------------------------------------------
+      AtCapacity() {
+        return this.errors.length >= settings_exports.Get().maxErrors;
+      }
+      AddError(keyword, schemaPath, instancePath, params) {
+        return this.AddErrorObject({ keyword, schemaPath, instancePath, params });
+      }
+      AddErrors(error) {
+        error.forEach((error2) => this.AddErrorObject(error2));
+        return false;
+      }
+      GetErrors() {
+        return this.errors;
+      }
+      // ----------------------------------------------------------------
+      // Private
+      // ----------------------------------------------------------------
+      AddErrorObject(error) {
+        if (!this.AtCapacity())
+          this.errors.push(error);
+        return false;
+      }
+    };
+  }
+});
+
+// node_modules/typebox/build/schema/engine/_externals.mjs
+function CreateVariable(value) {
+  const call = `External[${state.variables.length}]`;
+  state.variables.push(value);
+  return call;
+}
+function ResetExternal() {
+  state.variables = [];
+}
+function GetExternal() {
+  return { ...state };
+}
+var state;
+var init_externals = __esm({
+  "node_modules/typebox/build/schema/engine/_externals.mjs"() {
+    state = {
+      identifier: "External",
+      variables: []
+    };
+  }
+});
+
+// node_modules/typebox/build/schema/engine/_refine.mjs
+function BuildRefineMultiple(_stack, _context, schema, value) {
+  const external = CreateVariable(schema["~refine"]);
+  return emit_exports.Every(external, emit_exports.Constant(0), ["refinement", "_"], emit_exports.Call(emit_exports.Member("refinement", "check"), [value]));
+}
+function BuildRefineSingle(_stack, _context, schema, value) {
+  const external = CreateVariable(schema["~refine"][0]);
+  return emit_exports.Call(emit_exports.Member(external, "check"), [value]);
+}
+function BuildRefine(_stack, _context, schema, value) {
+  return guard_exports.IsEqual(schema["~refine"].length, 1) ? BuildRefineSingle(_stack, _context, schema, value) : BuildRefineMultiple(_stack, _context, schema, value);
+}
+function CheckRefine(_stack, _context, schema, value) {
+  return guard_exports.Every(schema["~refine"], 0, (refinement, _2) => refinement.check(value));
+}
+function ErrorRefine(_stack, context, schemaPath, instancePath, schema, value) {
+  return guard_exports.EveryAll(schema["~refine"], 0, (refinement, index3) => {
+    return refinement.check(value) || context.AddError("~refine", schemaPath, instancePath, { index: index3, message: refinement.error(value) });
+  });
+}
+var init_refine3 = __esm({
+  "node_modules/typebox/build/schema/engine/_refine.mjs"() {
+    init_externals();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/_stack.mjs
+function NextUri(ref, base) {
+  return URL.canParse(ref, base) ? new URL(ref, base) : guard_exports.IsEqual(base, DefaultUri) ? new URL(`${base}:${ref}`) : new URL(`${base.slice(0, base.lastIndexOf(":"))}:${ref}`);
+}
+function Stack(context, schema) {
+  const base = IsSchemaObject(schema) && IsId(schema) ? NextUri(schema.$id, DefaultUri).href : DefaultUri;
+  return {
+    context,
+    schema,
+    lexicalSchema: schema,
+    lexicalBase: base,
+    resourceBase: base,
+    referenceBase: base,
+    ids: [],
+    useResourceBaseForReference: true,
+    recursiveAnchor: void 0,
+    dynamicAnchors: [],
+    resourceEntries: /* @__PURE__ */ new Map(),
+    pendingResource: true,
+    enteredResource: false
+  };
+}
+function RegisterResourceAnchors(anchors, schema, isRoot = true) {
+  if (IsSchemaBoolean(schema))
+    return anchors;
+  if (Array.isArray(schema))
+    return schema.reduce((result, item) => RegisterResourceAnchors(result, item, false), anchors);
+  if (!IsSchemaObject(schema))
+    return anchors;
+  if (!isRoot && IsId(schema))
+    return anchors;
+  const next = !isRoot && IsDynamicAnchor(schema) ? [...anchors, schema] : anchors;
+  return Object.keys(schema).reduce((result, key) => RegisterResourceAnchors(result, schema[key], false), next);
+}
+function ResourceEntry(stack, schema) {
+  return stack.resourceEntries.get(schema);
+}
+function NextEnteredResource(stack, schema) {
+  return stack.enteredResource || ResourceEntry(stack, schema) !== void 0;
+}
+function IsRelativeId(schema) {
+  return !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(schema.$id);
+}
+function NextIds(stack, schema) {
+  return IsId(schema) ? [...stack.ids, schema] : stack.ids;
+}
+function NextRecursiveAnchor(stack, schema) {
+  return stack.recursiveAnchor ?? (IsRecursiveAnchorTrue(schema) ? schema : void 0);
+}
+function NextDynamicAnchors(stack, schema) {
+  const registered = IsId(schema) ? RegisterResourceAnchors(stack.dynamicAnchors, schema) : stack.dynamicAnchors;
+  return IsDynamicAnchor(schema) ? [...registered, schema] : registered;
+}
+function NextPendingResource(stack, schema) {
+  return IsId(schema) ? false : stack.pendingResource;
+}
+function NextLexicalBase(stack, schema) {
+  const entry = ResourceEntry(stack, schema);
+  if (entry)
+    return entry.base;
+  return IsId(schema) ? NextUri(schema.$id, stack.lexicalBase).href : stack.lexicalBase;
+}
+function NextResourceBase(stack, schema) {
+  const entry = ResourceEntry(stack, schema);
+  if (entry)
+    return entry.base;
+  return IsId(schema) && stack.pendingResource ? NextUri(schema.$id, stack.resourceBase).href : stack.resourceBase;
+}
+function NextUseResourceBaseForReference(stack, schema) {
+  return IsId(schema) ? !IsRelativeId(schema) : stack.useResourceBaseForReference;
+}
+function NextReferenceBase(stack, schema) {
+  const isRetrieved = NextEnteredResource(stack, schema);
+  const useResourceBaseForReference = NextUseResourceBaseForReference(stack, schema);
+  return isRetrieved || useResourceBaseForReference ? NextResourceBase(stack, schema) : NextLexicalBase(stack, schema);
+}
+function NextLexicalSchema(stack, schema) {
+  const entry = ResourceEntry(stack, schema);
+  if (entry)
+    return entry.root;
+  return IsId(schema) ? schema : stack.lexicalSchema;
+}
+function HasStackKeywords(stack, schema) {
+  return IsSchemaObject(schema) && (IsId(schema) || IsDynamicAnchor(schema) || guard_exports.IsUndefined(stack.recursiveAnchor) && IsRecursiveAnchorTrue(schema) || !guard_exports.IsUndefined(ResourceEntry(stack, schema)));
+}
+function NextStack(stack, schema) {
+  return HasStackKeywords(stack, schema) ? {
+    ...stack,
+    ids: NextIds(stack, schema),
+    dynamicAnchors: NextDynamicAnchors(stack, schema),
+    recursiveAnchor: NextRecursiveAnchor(stack, schema),
+    pendingResource: NextPendingResource(stack, schema),
+    lexicalBase: NextLexicalBase(stack, schema),
+    resourceBase: NextResourceBase(stack, schema),
+    useResourceBaseForReference: NextUseResourceBaseForReference(stack, schema),
+    referenceBase: NextReferenceBase(stack, schema),
+    lexicalSchema: NextLexicalSchema(stack, schema),
+    enteredResource: NextEnteredResource(stack, schema)
+  } : stack;
+}
+var DefaultUri;
+var init_stack = __esm({
+  "node_modules/typebox/build/schema/engine/_stack.mjs"() {
+    init_guard2();
+    init_types3();
+    DefaultUri = "urn:typebox:root";
+  }
+});
+
+// node_modules/typebox/build/schema/engine/_unique.mjs
+function CreateUnique() {
+  return `unique_${index++}`;
+}
+function ResetUnique() {
+  index = 0;
+}
+var index;
+var init_unique = __esm({
+  "node_modules/typebox/build/schema/engine/_unique.mjs"() {
+    index = 0;
+  }
+});
+
+// node_modules/typebox/build/schema/engine/additionalItems.mjs
+function IsValid(schema) {
+  return IsItems(schema) && guard_exports.IsArray(schema.items);
+}
+function BuildAdditionalItemsStandard(stack, context, schema, value) {
+  const [item, index3] = [CreateUnique(), CreateUnique()];
+  const isSchema = BuildSchemaPushStack(stack, context, schema.additionalItems, item);
+  const isLength = emit_exports.IsLessThan(index3, emit_exports.Constant(schema.items.length));
+  const addIndex = context.AddIndex(index3);
+  return emit_exports.Every(value, emit_exports.Constant(0), [item, index3], emit_exports.Or(isLength, emit_exports.And(isSchema, addIndex)));
+}
+function BuildAdditionalItemsFast(stack, context, schema, value) {
+  const [item, index3] = [CreateUnique(), CreateUnique()];
+  const isSchema = BuildSchemaPushStack(stack, context, schema.additionalItems, item);
+  const isLength = emit_exports.IsLessThan(index3, emit_exports.Constant(schema.items.length));
+  return emit_exports.Every(value, emit_exports.Constant(0), [item, index3], emit_exports.Or(isLength, isSchema));
+}
+function BuildAdditionalItems(stack, context, schema, value) {
+  if (!IsValid(schema))
+    return emit_exports.Constant(true);
+  return context.UseUnevaluated() ? BuildAdditionalItemsStandard(stack, context, schema, value) : BuildAdditionalItemsFast(stack, context, schema, value);
+}
+function CheckAdditionalItems(stack, context, schema, value) {
+  if (!IsValid(schema))
+    return true;
+  const isAdditionalItems = guard_exports.Every(value, 0, (item, index3) => {
+    return guard_exports.IsLessThan(index3, schema.items.length) || CheckSchemaPushStack(stack, context, schema.additionalItems, item) && context.AddIndex(index3);
+  });
+  return isAdditionalItems;
+}
+function ErrorAdditionalItems(stack, context, schemaPath, instancePath, schema, value) {
+  if (!IsValid(schema))
+    return true;
+  const isAdditionalItems = guard_exports.Every(value, 0, (item, index3) => {
+    const nextSchemaPath = `${schemaPath}/additionalItems`;
+    const nextInstancePath = `${instancePath}/${index3}`;
+    return guard_exports.IsLessThan(index3, schema.items.length) || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema.additionalItems, item) && context.AddIndex(index3);
+  });
+  return isAdditionalItems;
+}
+var init_additionalItems2 = __esm({
+  "node_modules/typebox/build/schema/engine/additionalItems.mjs"() {
+    init_types3();
+    init_unique();
+    init_guard2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/_pathing.mjs
+function EncodeFragment(fragment) {
+  return fragment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+var init_pathing = __esm({
+  "node_modules/typebox/build/schema/engine/_pathing.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/schema/engine/_regexp.mjs
+function UnicodeRegExp(pattern) {
+  return new RegExp(pattern, "u");
+}
+var init_regexp = __esm({
+  "node_modules/typebox/build/schema/engine/_regexp.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/schema/engine/additionalProperties.mjs
+function IsAdditionalPropertiesIgnored(context, additionalProperties) {
+  return !context.UseUnevaluated() && (guard_exports.IsEqual(additionalProperties, true) || guard_exports.IsObject(additionalProperties) && guard_exports.IsEqual(guard_exports.Keys(additionalProperties).length, 0));
+}
+function GetPropertyKeyAsPattern(key) {
+  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return `^${escaped}$`;
+}
+function GetPropertiesPattern(schema) {
+  const patterns = [];
+  if (IsPatternProperties(schema))
+    patterns.push(...guard_exports.Keys(schema.patternProperties));
+  if (IsProperties(schema))
+    patterns.push(...guard_exports.Keys(schema.properties).map(GetPropertyKeyAsPattern));
+  return guard_exports.IsEqual(patterns.length, 0) ? "(?!)" : `(${patterns.join("|")})`;
+}
+function HasExactRequiredProperties(schema) {
+  const keys = guard_exports.Keys(schema.properties);
+  return guard_exports.IsEqual(keys.length, schema.required.length) && guard_exports.Every(keys, 0, (key) => schema.required.includes(key));
+}
+function CanAdditionalPropertiesFast(_context, schema, _value) {
+  return IsRequired(schema) && IsProperties(schema) && !IsPatternProperties(schema) && guard_exports.IsEqual(schema.additionalProperties, false) && HasExactRequiredProperties(schema);
+}
+function BuildAdditionalPropertiesFast(_context, schema, value) {
+  return emit_exports.IsEqual(emit_exports.Member(emit_exports.Call(emit_exports.Member("Object", "getOwnPropertyNames"), [value]), "length"), emit_exports.Constant(schema.required.length));
+}
+function BuildAdditionalPropertiesStandard(stack, context, schema, value) {
+  const [key, _index] = [CreateUnique(), CreateUnique()];
+  const regexp = CreateVariable(UnicodeRegExp(GetPropertiesPattern(schema)));
+  const isSchema = BuildSchemaPushStack(stack, context, schema.additionalProperties, `${value}[${key}]`);
+  const isKey = emit_exports.Call(emit_exports.Member(regexp, "test"), [key]);
+  const addKey = context.AddKey(key);
+  const guarded = context.UseUnevaluated() ? emit_exports.Or(isKey, emit_exports.And(isSchema, addKey)) : emit_exports.Or(isKey, isSchema);
+  const result = emit_exports.Every(emit_exports.Keys(value), emit_exports.Constant(0), [key, _index], guarded);
+  return result;
+}
+function BuildAdditionalProperties(stack, context, schema, value) {
+  if (IsAdditionalPropertiesIgnored(context, schema.additionalProperties))
+    return emit_exports.Constant(true);
+  return CanAdditionalPropertiesFast(context, schema, value) ? BuildAdditionalPropertiesFast(context, schema, value) : BuildAdditionalPropertiesStandard(stack, context, schema, value);
+}
+function CheckAdditionalProperties(stack, context, schema, value) {
+  const regexp = UnicodeRegExp(GetPropertiesPattern(schema));
+  const isAdditionalProperties = guard_exports.Every(guard_exports.Keys(value), 0, (key, _index) => {
+    return regexp.test(key) || CheckSchemaPushStack(stack, context, schema.additionalProperties, value[key]) && context.AddKey(key);
+  });
+  return isAdditionalProperties;
+}
+function ErrorAdditionalProperties(stack, context, schemaPath, instancePath, schema, value) {
+  const regexp = UnicodeRegExp(GetPropertiesPattern(schema));
+  const additionalProperties = [];
+  const isAdditionalProperties = guard_exports.EveryAll(guard_exports.Keys(value), 0, (key, _index) => {
+    const nextSchemaPath = `${schemaPath}/additionalProperties`;
+    const nextInstancePath = `${instancePath}/${EncodeFragment(key)}`;
+    const isAdditionalProperty = regexp.test(key) || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema.additionalProperties, value[key]) && context.AddKey(key);
+    if (!isAdditionalProperty)
+      additionalProperties.push(key);
+    return isAdditionalProperty;
+  });
+  return isAdditionalProperties || context.AddError("additionalProperties", schemaPath, instancePath, { additionalProperties });
+}
+var init_additionalProperties2 = __esm({
+  "node_modules/typebox/build/schema/engine/additionalProperties.mjs"() {
+    init_types3();
+    init_unique();
+    init_externals();
+    init_pathing();
+    init_regexp();
+    init_guard2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/_reducer.mjs
+function Reducer(stack, context, schemas, value, check) {
+  const results = emit_exports.ConstDeclaration("results", "[]");
+  const context_n = schemas.map((_schema, index3) => emit_exports.ConstDeclaration(`context_${index3}`, emit_exports.New("CheckContext", [])));
+  const condition_n = schemas.map((schema, index3) => emit_exports.ConstDeclaration(`condition_${index3}`, emit_exports.Call(emit_exports.ArrowFunction(["context"], BuildSchema(stack, context, schema, value)), [`context_${index3}`])));
+  const checks = schemas.map((_schema, index3) => emit_exports.If(`condition_${index3}`, emit_exports.Call(emit_exports.Member("results", "push"), [`context_${index3}`])));
+  const returns = emit_exports.Return(emit_exports.And(check, context.Merge("results")));
+  return emit_exports.Call(emit_exports.ArrowFunction([], emit_exports.Statements([results, ...context_n, ...condition_n, ...checks, returns])), []);
+}
+var init_reducer = __esm({
+  "node_modules/typebox/build/schema/engine/_reducer.mjs"() {
+    init_guard2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/allOf.mjs
+function BuildAllOfStandard(stack, context, schema, value) {
+  return Reducer(stack, context, schema.allOf, value, emit_exports.IsEqual(emit_exports.Member("results", "length"), emit_exports.Constant(schema.allOf.length)));
+}
+function BuildAllOfFast(stack, context, schema, value) {
+  return emit_exports.ReduceAnd(schema.allOf.map((schema2) => BuildSchema(stack, context, schema2, value)));
+}
+function BuildAllOf(stack, context, schema, value) {
+  return context.UseUnevaluated() ? BuildAllOfStandard(stack, context, schema, value) : BuildAllOfFast(stack, context, schema, value);
+}
+function CheckAllOf(stack, context, schema, value) {
+  const results = schema.allOf.reduce((result, schema2) => {
+    const nextContext = new CheckContext();
+    return CheckSchema(stack, nextContext, schema2, value) ? [...result, nextContext] : result;
+  }, []);
+  return guard_exports.IsEqual(results.length, schema.allOf.length) && context.Merge(results);
+}
+function ErrorAllOf(stack, context, schemaPath, instancePath, schema, value) {
+  const failedContexts = [];
+  const results = schema.allOf.reduce((result, schema2, index3) => {
+    const nextSchemaPath = `${schemaPath}/allOf/${index3}`;
+    const nextContext = new ErrorContext();
+    const isSchema = ErrorSchema(stack, nextContext, nextSchemaPath, instancePath, schema2, value);
+    if (!isSchema)
+      failedContexts.push(nextContext);
+    return isSchema ? [...result, nextContext] : result;
+  }, []);
+  const isAllOf = guard_exports.IsEqual(results.length, schema.allOf.length) && context.Merge(results);
+  if (!isAllOf)
+    failedContexts.forEach((failed) => context.AddErrors(failed.GetErrors()));
+  return isAllOf;
+}
+var init_allOf2 = __esm({
+  "node_modules/typebox/build/schema/engine/allOf.mjs"() {
+    init_context();
+    init_reducer();
+    init_guard2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/anyOf.mjs
+function BuildAnyOfStandard(stack, context, schema, value) {
+  return Reducer(stack, context, schema.anyOf, value, emit_exports.IsGreaterThan(emit_exports.Member("results", "length"), emit_exports.Constant(0)));
+}
+function BuildAnyOfFast(stack, context, schema, value) {
+  return emit_exports.ReduceOr(schema.anyOf.map((schema2) => BuildSchema(stack, context, schema2, value)));
+}
+function BuildAnyOf(stack, context, schema, value) {
+  return context.UseUnevaluated() ? BuildAnyOfStandard(stack, context, schema, value) : BuildAnyOfFast(stack, context, schema, value);
+}
+function CheckAnyOf(stack, context, schema, value) {
+  const results = schema.anyOf.reduce((result, schema2) => {
+    const nextContext = new CheckContext();
+    return CheckSchema(stack, nextContext, schema2, value) ? [...result, nextContext] : result;
+  }, []);
+  return guard_exports.IsGreaterThan(results.length, 0) && context.Merge(results);
+}
+function ErrorAnyOf(stack, context, schemaPath, instancePath, schema, value) {
+  const failedContexts = [];
+  const results = schema.anyOf.reduce((result, schema2, index3) => {
+    const nextContext = new ErrorContext();
+    const nextSchemaPath = `${schemaPath}/anyOf/${index3}`;
+    const isSchema = ErrorSchema(stack, nextContext, nextSchemaPath, instancePath, schema2, value);
+    if (!isSchema)
+      failedContexts.push(nextContext);
+    return isSchema ? [...result, nextContext] : result;
+  }, []);
+  const isAnyOf = guard_exports.IsGreaterThan(results.length, 0) && context.Merge(results);
+  if (!isAnyOf)
+    failedContexts.forEach((failed) => context.AddErrors(failed.GetErrors()));
+  return isAnyOf || context.AddError("anyOf", schemaPath, instancePath, {});
+}
+var init_anyOf2 = __esm({
+  "node_modules/typebox/build/schema/engine/anyOf.mjs"() {
+    init_reducer();
+    init_context();
+    init_schema3();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/boolean.mjs
+function BuildSchemaBoolean(_stack, _context, schema, _value) {
+  return schema ? emit_exports.Constant(true) : emit_exports.Constant(false);
+}
+function CheckSchemaBoolean(_stack, _context, schema, _value) {
+  return schema;
+}
+function ErrorSchemaBoolean(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckSchemaBoolean(stack, context, schema, value) || context.AddError("boolean", schemaPath, instancePath, {});
+}
+var init_boolean3 = __esm({
+  "node_modules/typebox/build/schema/engine/boolean.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/const.mjs
+function BuildConst(_stack, _context, schema, value) {
+  return guard_exports.IsValueLike(schema.const) ? emit_exports.IsEqual(value, emit_exports.Constant(schema.const)) : emit_exports.IsDeepEqual(value, CreateVariable(schema.const));
+}
+function CheckConst(_stack, _context, schema, value) {
+  return guard_exports.IsValueLike(schema.const) ? guard_exports.IsEqual(value, schema.const) : guard_exports.IsDeepEqual(value, schema.const);
+}
+function ErrorConst(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckConst(stack, context, schema, value) || context.AddError("const", schemaPath, instancePath, { allowedValue: schema.const });
+}
+var init_const3 = __esm({
+  "node_modules/typebox/build/schema/engine/const.mjs"() {
+    init_externals();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/contains.mjs
+function IsValid2(schema) {
+  return !(IsMinContains(schema) && guard_exports.IsEqual(schema.minContains, 0));
+}
+function BuildContainsStandard(stack, context, schema, value) {
+  const [item, index3] = [CreateUnique(), CreateUnique()];
+  const isLength = emit_exports.Not(emit_exports.IsEqual(emit_exports.Member(value, "length"), emit_exports.Constant(0)));
+  const isSome = emit_exports.SomeAll(value, [item, index3], emit_exports.And(BuildSchema(stack, context, schema.contains, item), context.AddIndex(index3)));
+  return emit_exports.And(isLength, isSome);
+}
+function BuildContainsFast(stack, context, schema, value) {
+  const [item] = [CreateUnique()];
+  const isLength = emit_exports.Not(emit_exports.IsEqual(emit_exports.Member(value, "length"), emit_exports.Constant(0)));
+  const isSome = emit_exports.Some(value, [item, "_"], BuildSchema(stack, context, schema.contains, item));
+  return emit_exports.And(isLength, isSome);
+}
+function BuildContains(stack, context, schema, value) {
+  if (!IsValid2(schema))
+    return emit_exports.Constant(true);
+  return context.UseUnevaluated() ? BuildContainsStandard(stack, context, schema, value) : BuildContainsFast(stack, context, schema, value);
+}
+function CheckContains(stack, context, schema, value) {
+  if (!IsValid2(schema))
+    return true;
+  return !guard_exports.IsEqual(value.length, 0) && guard_exports.SomeAll(value, (item, index3) => {
+    return CheckSchema(stack, context, schema.contains, item) && context.AddIndex(index3);
+  });
+}
+function ErrorContains(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckContains(stack, context, schema, value) || context.AddError("contains", schemaPath, instancePath, { minContains: 1 });
+}
+var init_contains2 = __esm({
+  "node_modules/typebox/build/schema/engine/contains.mjs"() {
+    init_types3();
+    init_unique();
+    init_guard2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/dependencies.mjs
+function BuildDependencies(stack, context, schema, value) {
+  const isLength = emit_exports.IsEqual(emit_exports.Member(emit_exports.Keys(value), "length"), emit_exports.Constant(0));
+  const isEveryDependency = emit_exports.ReduceAnd(guard_exports.Entries(schema.dependencies).map(([key, schema2]) => {
+    const notKey = emit_exports.Not(emit_exports.HasPropertyKey(value, emit_exports.Constant(key)));
+    const isSchema = BuildSchema(stack, context, schema2, value);
+    const isEveryKey = (schema3) => emit_exports.ReduceAnd(schema3.map((key2) => emit_exports.HasPropertyKey(value, emit_exports.Constant(key2))));
+    return emit_exports.Or(notKey, guard_exports.IsArray(schema2) ? isEveryKey(schema2) : isSchema);
+  }));
+  return emit_exports.Or(isLength, isEveryDependency);
+}
+function CheckDependencies(stack, context, schema, value) {
+  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
+  const isEvery = guard_exports.Every(guard_exports.Entries(schema.dependencies), 0, ([key, schema2]) => {
+    return !guard_exports.HasPropertyKey(value, key) || (guard_exports.IsArray(schema2) ? schema2.every((key2) => guard_exports.HasPropertyKey(value, key2)) : CheckSchema(stack, context, schema2, value));
+  });
+  return isLength || isEvery;
+}
+function ErrorDependencies(stack, context, schemaPath, instancePath, schema, value) {
+  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
+  const isEvery = guard_exports.EveryAll(guard_exports.Entries(schema.dependencies), 0, ([key, schema2]) => {
+    const nextSchemaPath = `${schemaPath}/dependencies/${EncodeFragment(key)}`;
+    return !guard_exports.HasPropertyKey(value, key) || (guard_exports.IsArray(schema2) ? schema2.every((dependency) => guard_exports.HasPropertyKey(value, dependency) || context.AddError("dependencies", schemaPath, instancePath, { property: key, dependencies: schema2 })) : ErrorSchema(stack, context, nextSchemaPath, instancePath, schema2, value));
+  });
+  return isLength || isEvery;
+}
+var init_dependencies3 = __esm({
+  "node_modules/typebox/build/schema/engine/dependencies.mjs"() {
+    init_pathing();
+    init_guard2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/dependentRequired.mjs
+function BuildDependentRequired(_stack, _context, schema, value) {
+  const isLength = emit_exports.IsEqual(emit_exports.Member(emit_exports.Keys(value), "length"), emit_exports.Constant(0));
+  const isEvery = emit_exports.ReduceAnd(guard_exports.Entries(schema.dependentRequired).map(([key, keys]) => {
+    const notKey = emit_exports.Not(emit_exports.HasPropertyKey(value, emit_exports.Constant(key)));
+    const everyKey = emit_exports.ReduceAnd(keys.map((key2) => emit_exports.HasPropertyKey(value, emit_exports.Constant(key2))));
+    return emit_exports.Or(notKey, everyKey);
+  }));
+  return emit_exports.Or(isLength, isEvery);
+}
+function CheckDependentRequired(_stack, _context, schema, value) {
+  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
+  const isEvery = guard_exports.Every(guard_exports.Entries(schema.dependentRequired), 0, ([key, keys]) => {
+    return !guard_exports.HasPropertyKey(value, key) || keys.every((key2) => guard_exports.HasPropertyKey(value, key2));
+  });
+  return isLength || isEvery;
+}
+function ErrorDependentRequired(_stack, context, schemaPath, instancePath, schema, value) {
+  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
+  const isEveryEntry = guard_exports.EveryAll(guard_exports.Entries(schema.dependentRequired), 0, ([key, keys]) => {
+    return !guard_exports.HasPropertyKey(value, key) || guard_exports.EveryAll(keys, 0, (dependency) => guard_exports.HasPropertyKey(value, dependency) || context.AddError("dependentRequired", schemaPath, instancePath, { property: key, dependencies: keys }));
+  });
+  return isLength || isEveryEntry;
+}
+var init_dependentRequired2 = __esm({
+  "node_modules/typebox/build/schema/engine/dependentRequired.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/dependentSchemas.mjs
+function BuildDependentSchemas(stack, context, schema, value) {
+  const isLength = emit_exports.IsEqual(emit_exports.Member(emit_exports.Keys(value), "length"), emit_exports.Constant(0));
+  const isEvery = emit_exports.ReduceAnd(guard_exports.Entries(schema.dependentSchemas).map(([key, schema2]) => {
+    const notKey = emit_exports.Not(emit_exports.HasPropertyKey(value, emit_exports.Constant(key)));
+    const isSchema = BuildSchema(stack, context, schema2, value);
+    return emit_exports.Or(notKey, isSchema);
+  }));
+  return emit_exports.Or(isLength, isEvery);
+}
+function CheckDependentSchemas(stack, context, schema, value) {
+  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
+  const isEvery = guard_exports.Every(guard_exports.Entries(schema.dependentSchemas), 0, ([key, schema2]) => {
+    return !guard_exports.HasPropertyKey(value, key) || CheckSchema(stack, context, schema2, value);
+  });
+  return isLength || isEvery;
+}
+function ErrorDependentSchemas(stack, context, schemaPath, instancePath, schema, value) {
+  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
+  const isEvery = guard_exports.EveryAll(guard_exports.Entries(schema.dependentSchemas), 0, ([key, schema2]) => {
+    const nextSchemaPath = `${schemaPath}/dependentSchemas/${EncodeFragment(key)}`;
+    return !guard_exports.HasPropertyKey(value, key) || ErrorSchema(stack, context, nextSchemaPath, instancePath, schema2, value);
+  });
+  return isLength || isEvery;
+}
+var init_dependentSchemas2 = __esm({
+  "node_modules/typebox/build/schema/engine/dependentSchemas.mjs"() {
+    init_pathing();
+    init_guard2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/pointer/pointer_get.mjs
+var init_pointer_get = __esm({
+  "node_modules/typebox/build/schema/pointer/pointer_get.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/schema/pointer/pointer.mjs
+var pointer_exports = {};
+__export(pointer_exports, {
+  Delete: () => Delete,
+  Get: () => Get3,
+  Has: () => Has,
+  Indices: () => Indices,
+  Set: () => Set3
+});
+function Throw(message) {
+  throw Error(message);
+}
+function ThrowUnsafePropertyKey() {
+  Throw("Pointer contains unsafe property key");
+}
+function ThrowCannotSetRoot() {
+  Throw("Cannot set value");
+}
+function Indices(pointer) {
+  const indices = pointer.split("/").map((index3) => index3.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return indices[0] === "" ? indices.slice(1) : indices;
+}
+function Has(value, pointer) {
+  let current = value;
+  for (const index3 of Indices(pointer)) {
+    if (!guard_exports.IsObject(current) || !guard_exports.HasPropertyKey(current, index3))
+      return false;
+    current = current[index3];
+  }
+  return true;
+}
+function Get3(value, pointer) {
+  let current = value;
+  for (const index3 of Indices(pointer)) {
+    if (!guard_exports.IsObject(current) || guard_exports.IsUnsafePropertyKey(index3))
+      return void 0;
+    current = current[index3];
+  }
+  return current;
+}
+function Parent(value, indices, last) {
+  let current = value;
+  for (const index3 of indices) {
+    if (guard_exports.IsUnsafePropertyKey(index3))
+      ThrowUnsafePropertyKey();
+    current = guard_exports.IsObject(current) ? current[index3] : void 0;
+  }
+  if (guard_exports.IsUnsafePropertyKey(last))
+    ThrowUnsafePropertyKey();
+  if (!guard_exports.IsObject(current))
+    ThrowCannotSetRoot();
+  return current;
+}
+function Set3(value, pointer, next) {
+  const indices = Indices(pointer);
+  const last = indices.pop();
+  if (guard_exports.IsUndefined(last))
+    ThrowCannotSetRoot();
+  Parent(value, indices, last)[last] = next;
+  return value;
+}
+function Delete(value, pointer) {
+  const indices = Indices(pointer);
+  const last = indices.pop();
+  if (guard_exports.IsUndefined(last))
+    ThrowCannotSetRoot();
+  const parent = Parent(value, indices, last);
+  if (guard_exports.IsArray(parent) && /^(0|[1-9]\d*)$/.test(last)) {
+    parent.splice(Number(last), 1);
+  } else {
+    delete parent[last];
+  }
+  return value;
+}
+var init_pointer = __esm({
+  "node_modules/typebox/build/schema/pointer/pointer.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/pointer/index.mjs
+var init_pointer2 = __esm({
+  "node_modules/typebox/build/schema/pointer/index.mjs"() {
+    init_pointer_get();
+    init_pointer();
+  }
+});
+
+// node_modules/typebox/build/schema/resolve/resolve.mjs
+var resolve_exports = {};
+__export(resolve_exports, {
+  DynamicRef: () => DynamicRef,
+  RecursiveRef: () => RecursiveRef,
+  Ref: () => Ref2
+});
+function RelativeBase(schema, base) {
+  return IsSchemaObject(schema) && IsId(schema) ? NextUri(schema.$id, base.href) : base;
+}
+function AbsoluteBase(base) {
+  return NextUri(base, DefaultUri);
+}
+function CanonicalHref(url) {
+  return url.href.split("#")[0];
+}
+function Base2(schema, base, target) {
+  return SearchBase(schema, AbsoluteBase(base), target);
+}
+function RefRoot(stack, ref) {
+  return ref.$ref.startsWith("#") || stack.enteredResource ? stack.lexicalSchema : stack.schema;
+}
+function IsPointerFragment(fragment) {
+  return fragment.startsWith("#/");
+}
+function SearchDynamicAnchor(schema, name) {
+  if (guard_exports.IsObject(schema) && IsDynamicAnchor(schema) && guard_exports.IsEqual(schema.$dynamicAnchor, name)) {
+    return schema;
+  }
+  if (guard_exports.IsObject(schema)) {
+    for (const key of guard_exports.Keys(schema)) {
+      const result = SearchDynamicAnchor(schema[key], name);
+      if (result)
+        return result;
+    }
+  }
+  return void 0;
+}
+function SearchBase(schema, base, target) {
+  if (guard_exports.IsEqual(schema, target))
+    return base.href;
+  const nextBase = RelativeBase(schema, base);
+  if (guard_exports.IsArray(schema)) {
+    for (const item of schema) {
+      const result = SearchBase(item, nextBase, target);
+      if (!guard_exports.IsUndefined(result))
+        return result;
+    }
+  } else if (guard_exports.IsObject(schema)) {
+    for (const key of guard_exports.Keys(schema)) {
+      const result = SearchBase(schema[key], nextBase, target);
+      if (!guard_exports.IsUndefined(result))
+        return result;
+    }
+  }
+  return void 0;
+}
+function MatchWithHash(schema, ref) {
+  if (ref.href.endsWith("#"))
+    return schema;
+  if (!ref.hash.startsWith("#"))
+    return void 0;
+  const fragment = decodeURIComponent(ref.hash.slice(1));
+  if (!fragment.startsWith("/"))
+    return void 0;
+  return pointer_exports.Get(schema, fragment);
+}
+function MatchWithId(schema, base, ref) {
+  if (!IsId(schema))
+    return void 0;
+  if (guard_exports.IsEqual(schema.$id, ref.hash))
+    return schema;
+  const absoluteRef = new URL(ref.href, base.href);
+  if (guard_exports.IsEqual(base.pathname, absoluteRef.pathname))
+    return ref.hash.startsWith("#") ? MatchWithHash(schema, ref) : schema;
+  return void 0;
+}
+function MatchWithAnchor(schema, base, ref) {
+  if (!IsAnchor(schema))
+    return void 0;
+  const absoluteAnchor = new URL(`#${schema.$anchor}`, base.href);
+  const absoluteRef = new URL(ref.href, base.href);
+  return guard_exports.IsEqual(absoluteAnchor.href, absoluteRef.href) ? schema : void 0;
+}
+function MatchWithDynamicAnchor(schema, base, ref) {
+  if (!IsDynamicAnchor(schema))
+    return void 0;
+  const absoluteAnchor = new URL(`#${schema.$dynamicAnchor}`, base.href);
+  const absoluteRef = new URL(ref.href, base.href);
+  const isMatch = guard_exports.IsEqual(absoluteAnchor.href, absoluteRef.href);
+  return isMatch ? schema : void 0;
+}
+function MatchSchemaObject(schema, base, ref) {
+  if (!IsSchemaObject(schema))
+    return void 0;
+  return MatchWithId(schema, base, ref) ?? MatchWithAnchor(schema, base, ref) ?? MatchWithDynamicAnchor(schema, base, ref) ?? MatchWithHash(schema, ref);
+}
+function MatchFromArray(schema, base, ref) {
+  if (!guard_exports.IsArray(schema))
+    return void 0;
+  return schema.reduce((result, item) => {
+    const match = Match4(item, base, ref);
+    return !guard_exports.IsUndefined(match) ? match : result;
+  }, void 0);
+}
+function MatchFromObject(schema, base, ref) {
+  if (!guard_exports.IsObject(schema))
+    return void 0;
+  return guard_exports.Keys(schema).reduce((result, key) => {
+    if (guard_exports.IsEqual(key, "const") || guard_exports.IsEqual(key, "enum"))
+      return result;
+    const match = Match4(schema[key], base, ref);
+    return !guard_exports.IsUndefined(match) ? match : result;
+  }, void 0);
+}
+function Match4(schema, base, ref) {
+  const relativeBase = RelativeBase(schema, base);
+  return MatchSchemaObject(schema, relativeBase, ref) ?? MatchFromArray(schema, relativeBase, ref) ?? MatchFromObject(schema, relativeBase, ref);
+}
+function Resource(context, schema, base, ref) {
+  const result = RefInternal(context, schema, base, ref);
+  return IsSchemaObject(result) && IsId(result) ? result : void 0;
+}
+function FindDeferredResourceLegacy(stack, ref, schema) {
+  if (!ref.$ref.startsWith("#"))
+    return void 0;
+  if (!IsSchemaObject(stack.schema) || guard_exports.HasPropertyKey(stack.schema, "$schema"))
+    return void 0;
+  const targetBase = Base2(stack.lexicalSchema, stack.referenceBase, schema);
+  if (guard_exports.IsUndefined(targetBase) || guard_exports.IsEqual(targetBase, stack.referenceBase))
+    return void 0;
+  return { target: schema, base: targetBase, root: (
+    /* safe-object-root */
+    stack.lexicalSchema
+  ) };
+}
+function FindDeferredResourceModern(stack, canonical2, schema) {
+  const remoteRoot = stack.context[canonical2];
+  if (!IsSchemaObject(remoteRoot))
+    return void 0;
+  return { target: schema, base: canonical2, root: remoteRoot };
+}
+function FindDeferredResource(stack, ref, schema, canonical2, isRemote) {
+  const remote = isRemote ? FindDeferredResourceModern(stack, canonical2, schema) : void 0;
+  return guard_exports.IsUndefined(remote) ? FindDeferredResourceLegacy(stack, ref, schema) : remote;
+}
+function FindResolvedResource(stack, canonical2, schema) {
+  if (IsId(schema))
+    return void 0;
+  const resource = Resource(
+    stack.context,
+    /* safe-object-root */
+    stack.schema,
+    stack.referenceBase,
+    canonical2
+  );
+  if (!resource || stack.ids.includes(resource))
+    return void 0;
+  return { resource };
+}
+function RefInternalWithContext(context, ref) {
+  return guard_exports.HasPropertyKey(context, ref) ? context[ref] : void 0;
+}
+function RefInternalWithLocal(schema, base, ref) {
+  return Match4(schema, base, ref);
+}
+function RefInternalWithRemote(context, base, ref) {
+  const canonicalHref = CanonicalHref(ref);
+  if (!guard_exports.HasPropertyKey(context, canonicalHref) || guard_exports.IsEqual(canonicalHref, CanonicalHref(base)))
+    return void 0;
+  const remoteSchema = context[canonicalHref];
+  const remoteBase = RelativeBase(remoteSchema, new URL(canonicalHref));
+  return guard_exports.IsEqual(ref.hash, "") ? remoteSchema : Match4(remoteSchema, remoteBase, ref);
+}
+function RefInternal(context, schema, base, ref) {
+  const absoluteBase = AbsoluteBase(base);
+  const target = NextUri(ref, absoluteBase.href);
+  return RefInternalWithContext(context, ref) ?? RefInternalWithLocal(schema, absoluteBase, target) ?? RefInternalWithRemote(context, absoluteBase, target);
+}
+function RefNextStackDeferred(stack, deferredResource) {
+  if (!deferredResource)
+    return stack;
+  const resourceEntries = new Map(stack.resourceEntries);
+  resourceEntries.set(deferredResource.target, { base: deferredResource.base, root: deferredResource.root });
+  return { ...stack, resourceEntries };
+}
+function RefNextStackResolved(stack, resolvedResource) {
+  return resolvedResource ? NextStack(stack, resolvedResource.resource) : stack;
+}
+function RefNextStack(stack, pendingResource, deferredResource, resolvedResource) {
+  const withDeferred = RefNextStackDeferred({ ...stack, pendingResource }, deferredResource);
+  const withResolved = RefNextStackResolved(withDeferred, resolvedResource);
+  return withResolved;
+}
+function RefResultFound(stack, ref, schema) {
+  const canonical2 = CanonicalHref(NextUri(ref.$ref, stack.referenceBase));
+  const isRemote = !guard_exports.IsEqual(canonical2, stack.resourceBase);
+  const deferredResource = FindDeferredResource(stack, ref, schema, canonical2, isRemote);
+  const resolvedResource = isRemote ? FindResolvedResource(stack, canonical2, schema) : void 0;
+  return { schema, stack: RefNextStack(stack, true, deferredResource, resolvedResource) };
+}
+function RefResultNotFound(stack, schema) {
+  return { schema, stack: RefNextStack(stack, !guard_exports.IsUndefined(schema)) };
+}
+function Ref2(stack, ref) {
+  const schema = RefInternal(stack.context, RefRoot(stack, ref), stack.referenceBase, ref.$ref);
+  return IsSchemaObject(schema) ? RefResultFound(stack, ref, schema) : RefResultNotFound(stack, schema);
+}
+function IsRecursiveAnchorInScope(stack) {
+  return IsSchemaObject(stack.lexicalSchema) && IsRecursiveAnchorTrue(stack.lexicalSchema);
+}
+function RecursiveRef(stack, recursiveRef) {
+  const schema = IsRecursiveAnchorInScope(stack) ? stack.recursiveAnchor : stack.lexicalSchema;
+  return RefInternal(stack.context, schema, stack.lexicalBase, recursiveRef.$recursiveRef);
+}
+function DynamicRefFragment(stack, dynamicRef) {
+  return NextUri(dynamicRef.$dynamicRef, AbsoluteBase(stack.lexicalBase).href).hash;
+}
+function FindScopedDynamicAnchor(stack, name) {
+  return stack.dynamicAnchors.find((anchor) => guard_exports.IsEqual(anchor.$dynamicAnchor, name)) ?? SearchDynamicAnchor(stack.schema, name);
+}
+function DynamicRefWhenFound(stack, dynamicRef, fragmentTarget) {
+  if (!IsSchemaObject(fragmentTarget) || !IsDynamicAnchor(fragmentTarget))
+    return fragmentTarget;
+  const fragment = DynamicRefFragment(stack, dynamicRef);
+  return IsPointerFragment(fragment) ? fragmentTarget : FindScopedDynamicAnchor(stack, fragmentTarget.$dynamicAnchor);
+}
+function DynamicRefWhenNotFound(stack, dynamicRef) {
+  const fragment = DynamicRefFragment(stack, dynamicRef);
+  return FindScopedDynamicAnchor(stack, decodeURIComponent(fragment.slice(1)));
+}
+function DynamicRef(stack, dynamicRef) {
+  const fragmentRoot = dynamicRef.$dynamicRef.startsWith("#") ? stack.lexicalSchema : stack.schema;
+  const fragmentTarget = RefInternal(stack.context, fragmentRoot, stack.lexicalBase, dynamicRef.$dynamicRef);
+  return guard_exports.IsUndefined(fragmentTarget) ? DynamicRefWhenNotFound(stack, dynamicRef) : DynamicRefWhenFound(stack, dynamicRef, fragmentTarget);
+}
+var init_resolve = __esm({
+  "node_modules/typebox/build/schema/resolve/resolve.mjs"() {
+    init_guard2();
+    init_pointer2();
+    init_types3();
+    init_stack();
+  }
+});
+
+// node_modules/typebox/build/schema/resolve/index.mjs
+var init_resolve2 = __esm({
+  "node_modules/typebox/build/schema/resolve/index.mjs"() {
+    init_resolve();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/dynamicRef.mjs
+function BuildDynamicRef(stack, context, schema, value) {
+  const target = resolve_exports.DynamicRef(stack, schema) ?? false;
+  const nextStack = target ? { ...stack, pendingResource: true } : stack;
+  return CreateFunction(nextStack, context, target, value);
+}
+function CheckDynamicRef(stack, context, schema, value) {
+  const target = resolve_exports.DynamicRef(stack, schema) ?? false;
+  const nextStack = target ? { ...stack, pendingResource: true } : stack;
+  return IsSchema2(target) && CheckSchema(nextStack, context, target, value);
+}
+function ErrorDynamicRef(stack, context, schemaPath, instancePath, schema, value) {
+  const target = resolve_exports.DynamicRef(stack, schema) ?? false;
+  const nextStack = target ? { ...stack, pendingResource: true } : stack;
+  return IsSchema2(target) && ErrorSchema(nextStack, context, schemaPath, instancePath, target, value);
+}
+var init_dynamicRef2 = __esm({
+  "node_modules/typebox/build/schema/engine/dynamicRef.mjs"() {
+    init_types3();
+    init_functions();
+    init_resolve2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/enum.mjs
+function BuildEnum(_stack, _context, schema, value) {
+  return emit_exports.ReduceOr(schema.enum.map((option) => {
+    if (guard_exports.IsValueLike(option))
+      return emit_exports.IsEqual(value, emit_exports.Constant(option));
+    const variable = CreateVariable(option);
+    return emit_exports.IsDeepEqual(value, variable);
+  }));
+}
+function CheckEnum(_stack, _context, schema, value) {
+  return guard_exports.Some(schema.enum, (option) => guard_exports.IsValueLike(option) ? guard_exports.IsEqual(value, option) : guard_exports.IsDeepEqual(value, option));
+}
+function ErrorEnum(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckEnum(stack, context, schema, value) || context.AddError("enum", schemaPath, instancePath, { allowedValues: schema.enum });
+}
+var init_enum5 = __esm({
+  "node_modules/typebox/build/schema/engine/enum.mjs"() {
+    init_externals();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/exclusiveMaximum.mjs
+function BuildExclusiveMaximum(_stack, _context, schema, value) {
+  return emit_exports.IsLessThan(value, emit_exports.Constant(schema.exclusiveMaximum));
+}
+function CheckExclusiveMaximum(_stack, _context, schema, value) {
+  return guard_exports.IsLessThan(value, schema.exclusiveMaximum);
+}
+function ErrorExclusiveMaximum(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckExclusiveMaximum(stack, context, schema, value) || context.AddError("exclusiveMaximum", schemaPath, instancePath, { comparison: "<", limit: schema.exclusiveMaximum });
+}
+var init_exclusiveMaximum2 = __esm({
+  "node_modules/typebox/build/schema/engine/exclusiveMaximum.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/exclusiveMinimum.mjs
+function BuildExclusiveMinimum(_stack, _context, schema, value) {
+  return emit_exports.IsGreaterThan(value, emit_exports.Constant(schema.exclusiveMinimum));
+}
+function CheckExclusiveMinimum(_stack, _context, schema, value) {
+  return guard_exports.IsGreaterThan(value, schema.exclusiveMinimum);
+}
+function ErrorExclusiveMinimum(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckExclusiveMinimum(stack, context, schema, value) || context.AddError("exclusiveMinimum", schemaPath, instancePath, { comparison: ">", limit: schema.exclusiveMinimum });
+}
+var init_exclusiveMinimum2 = __esm({
+  "node_modules/typebox/build/schema/engine/exclusiveMinimum.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/format/date.mjs
+function IsLeapYear(year) {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+}
+function IsDate2(value) {
+  const matches = DATE.exec(value);
+  if (!matches)
+    return false;
+  const year = +matches[1];
+  const month = +matches[2];
+  const day = +matches[3];
+  return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && IsLeapYear(year) ? 29 : DAYS[month]);
+}
+var DAYS, DATE;
+var init_date = __esm({
+  "node_modules/typebox/build/format/date.mjs"() {
+    DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
+  }
+});
+
+// node_modules/typebox/build/format/time.mjs
+function IsTime(value, strictTimeZone = true) {
+  const matches = TIME.exec(value);
+  if (!matches)
+    return false;
+  if (strictTimeZone && !matches[4] && !matches[5])
+    return false;
+  const hr2 = +matches[1];
+  const min = +matches[2];
+  const sec = +matches[3];
+  if (hr2 > 23 || min > 59 || sec > 60)
+    return false;
+  if (matches[5]) {
+    const tzH2 = +matches[6];
+    const tzM2 = +matches[7];
+    if (tzH2 > 23 || tzM2 > 59)
+      return false;
+  }
+  if (sec < 60)
+    return true;
+  const tzSign = matches[5] === "-" ? -1 : 1;
+  const tzH = +(matches[6] || 0);
+  const tzM = +(matches[7] || 0);
+  const totalUtcMin = hr2 * 60 + min - tzSign * (tzH * 60 + tzM);
+  return (totalUtcMin % 1440 + 1440) % 1440 === 1439;
+}
+var TIME;
+var init_time = __esm({
+  "node_modules/typebox/build/format/time.mjs"() {
+    TIME = /^(\d\d):(\d\d):(\d\d)(?:\.\d+)?(?:([Zz])|([+-])(\d\d):(\d\d))?$/;
+  }
+});
+
+// node_modules/typebox/build/format/date_time.mjs
+function IsDateTime(value) {
+  const index3 = value.indexOf("[");
+  const datetime = index3 === -1 ? value : value.slice(0, index3);
+  if (index3 !== -1 && !DATE_TIME_SUFFIX.test(value.slice(index3)))
+    return false;
+  const split = datetime.split(/T/i);
+  return split.length === 2 && IsDate2(split[0]) && IsTime(split[1]);
+}
+var DATE_TIME_SUFFIX;
+var init_date_time = __esm({
+  "node_modules/typebox/build/format/date_time.mjs"() {
+    init_date();
+    init_time();
+    DATE_TIME_SUFFIX = /^(?:\[!?(?:(?!\.{1,2}[/\]])[A-Za-z._][A-Za-z._0-9+-]{0,13}(?:\/(?!\.{1,2}[/\]])[A-Za-z._][A-Za-z._0-9+-]{0,13})*|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])\](?:\[!?[a-z_][a-z_0-9-]*=[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\])*|(?:\[!?[a-z_][a-z_0-9-]*=[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\])*)$/;
+  }
+});
+
+// node_modules/typebox/build/format/duration.mjs
+function IsDuration(value) {
+  return Duration.test(value);
+}
+var Duration;
+var init_duration2 = __esm({
+  "node_modules/typebox/build/format/duration.mjs"() {
+    Duration = /^P((\d+Y(\d+M(\d+D)?)?|\d+M(\d+D)?|\d+D)(T(\d+H(\d+M(\d+S)?)?|\d+M(\d+S)?|\d+S))?|T(\d+H(\d+M(\d+S)?)?|\d+M(\d+S)?|\d+S)|\d+W)$/;
+  }
+});
+
+// node_modules/typebox/build/format/email.mjs
+function IsEmail(value) {
+  return Email.test(value);
+}
+var Email;
+var init_email = __esm({
+  "node_modules/typebox/build/format/email.mjs"() {
+    Email = /^(?:[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*|"(?:[^"\\]|\\[\x20-\x7e])*")@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[(?:IPv6:[a-f0-9:]+|(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})\])$/i;
+  }
+});
+
+// node_modules/typebox/build/format/idna/pattern/pattern.mjs
+var RE_RULE_HYPHEN_PLACEMENT, RE_RULE_NOT_RESERVED_ACE, RE_ASCII_LDH, RE_ASCII, RE_NON_ASCII, RE_ASCII_DIGIT, RE_ARABIC_INDIC_DIGIT, RE_EXT_ARABIC_INDIC_DIGIT, RE_COMMON_SEPARATOR, RE_EUROPEAN_SEPARATOR, RE_MARK_NONSPACING, RE_MARK_SPACING_COMBINING, RE_MARK_ENCLOSING, RE_COMBINING_MARK, RE_LETTER, RE_NUMBER_DECIMAL, RE_SCRIPT_GREEK, RE_SCRIPT_HEBREW, RE_SCRIPT_JAPANESE, RE_SCRIPT_ARABIC_LETTER, RE_VIRAMA, RE_RFC5892_DISALLOWED, RE_CONTEXTO_EXCEPTIONS, RE_PVALID_EXCEPTIONS, RE_EUROPEAN_NUMBER, RE_PERMITTED_CATEGORY;
+var init_pattern3 = __esm({
+  "node_modules/typebox/build/format/idna/pattern/pattern.mjs"() {
+    RE_RULE_HYPHEN_PLACEMENT = /^(?!-).*(?<!-)$/;
+    RE_RULE_NOT_RESERVED_ACE = /^(?!..--)/;
+    RE_ASCII_LDH = /^[a-zA-Z0-9-]*$/;
+    RE_ASCII = new RegExp("^\\p{ASCII}*$", "u");
+    RE_NON_ASCII = /[^\p{ASCII}]/u;
+    RE_ASCII_DIGIT = /[0-9]/;
+    RE_ARABIC_INDIC_DIGIT = /[\u{0660}-\u{0669}]/u;
+    RE_EXT_ARABIC_INDIC_DIGIT = /[\u{06f0}-\u{06f9}]/u;
+    RE_COMMON_SEPARATOR = /[\u{002e}\u{002c}\u{003a}\u{002f}]/u;
+    RE_EUROPEAN_SEPARATOR = /[\u{002d}\u{002b}]/u;
+    RE_MARK_NONSPACING = new RegExp("\\p{Mn}", "u");
+    RE_MARK_SPACING_COMBINING = new RegExp("\\p{Mc}", "u");
+    RE_MARK_ENCLOSING = new RegExp("\\p{Me}", "u");
+    RE_COMBINING_MARK = /[\p{Mn}\p{Mc}\p{Me}]/u;
+    RE_LETTER = new RegExp("\\p{L}", "u");
+    RE_NUMBER_DECIMAL = new RegExp("\\p{Nd}", "u");
+    RE_SCRIPT_GREEK = new RegExp("\\p{Script=Greek}", "u");
+    RE_SCRIPT_HEBREW = new RegExp("\\p{Script=Hebrew}", "u");
+    RE_SCRIPT_JAPANESE = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
+    RE_SCRIPT_ARABIC_LETTER = /[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Mandaic}]/u;
+    RE_VIRAMA = /[\u{094d}\u{09cd}\u{0a4d}\u{0acd}\u{0b4d}\u{0bcd}\u{0c4d}\u{0ccd}\u{0d3b}\u{0d3c}\u{0d4d}\u{0dca}\u{1b44}\u{1baa}\u{1bab}\u{a9c0}\u{11046}\u{1107f}\u{110b9}\u{11133}\u{11134}\u{111c0}\u{11235}\u{1134d}\u{11442}\u{114c2}\u{115bf}\u{1163f}\u{116b6}\u{11c3f}\u{11d44}\u{11d45}]/u;
+    RE_RFC5892_DISALLOWED = /[\u{0640}\u{07fa}\u{302e}\u{302f}\u{3031}\u{3032}\u{3033}\u{3034}\u{3035}\u{303b}]/u;
+    RE_CONTEXTO_EXCEPTIONS = /[\u{00b7}\u{0375}\u{05f3}\u{05f4}\u{200c}\u{200d}\u{30fb}]/u;
+    RE_PVALID_EXCEPTIONS = /[\u{00df}\u{03c2}\u{06fd}\u{06fe}\u{0f0b}\u{3007}]/u;
+    RE_EUROPEAN_NUMBER = new RegExp([
+      RE_ASCII_DIGIT,
+      RE_EXT_ARABIC_INDIC_DIGIT
+    ].map((regexp) => regexp.source).join("|"), "u");
+    RE_PERMITTED_CATEGORY = new RegExp([
+      RE_LETTER,
+      RE_EUROPEAN_SEPARATOR,
+      RE_COMMON_SEPARATOR,
+      RE_NUMBER_DECIMAL,
+      RE_MARK_NONSPACING,
+      RE_MARK_SPACING_COMBINING,
+      RE_CONTEXTO_EXCEPTIONS,
+      RE_PVALID_EXCEPTIONS
+    ].map((regexp) => regexp.source).join("|"), "u");
+  }
+});
+
+// node_modules/typebox/build/format/idna/label/ascii.mjs
+function IsAsciiLabel(value) {
+  return RE_RULE_HYPHEN_PLACEMENT.test(value) && RE_RULE_NOT_RESERVED_ACE.test(value) && RE_ASCII_LDH.test(value);
+}
+var init_ascii = __esm({
+  "node_modules/typebox/build/format/idna/label/ascii.mjs"() {
+    init_pattern3();
+  }
+});
+
+// node_modules/typebox/build/format/idna/format/puny.mjs
+function ThrowDontCare() {
+  throw null;
+}
+function IsAcePrefixed(value) {
+  return value.toLowerCase().startsWith("xn--");
+}
+function Adapt(delta, numPoints, firstTime) {
+  delta = firstTime ? Math.floor(delta / PUNYCODE_DAMP) : delta >> 1;
+  delta += Math.floor(delta / numPoints);
+  let k2 = 0;
+  while (delta > (PUNYCODE_BASE - PUNYCODE_TMIN) * PUNYCODE_TMAX >> 1) {
+    delta = Math.floor(delta / (PUNYCODE_BASE - PUNYCODE_TMIN));
+    k2 += PUNYCODE_BASE;
+  }
+  return k2 + Math.floor((PUNYCODE_BASE - PUNYCODE_TMIN + 1) * delta / (delta + PUNYCODE_SKEW));
+}
+function Decode2(value) {
+  const output = [];
+  let n = PUNYCODE_INITIAL_N;
+  let i = 0;
+  let bias = PUNYCODE_INITIAL_BIAS;
+  const delimIdx = value.lastIndexOf("-");
+  if (delimIdx > 0) {
+    for (let j2 = 0; j2 < delimIdx; j2++) {
+      const cp = value.charCodeAt(j2);
+      if (cp >= 128)
+        ThrowDontCare();
+      output.push(cp);
+    }
+  }
+  let inIdx = delimIdx < 0 ? 0 : delimIdx + 1;
+  while (inIdx < value.length) {
+    const oldi = i;
+    let w2 = 1;
+    let k2 = PUNYCODE_BASE;
+    while (true) {
+      if (inIdx >= value.length)
+        ThrowDontCare();
+      const ch = value.charCodeAt(inIdx++);
+      let digit;
+      if (ch >= 97 && ch <= 122)
+        digit = ch - 97;
+      else if (ch >= 48 && ch <= 57)
+        digit = ch - 48 + 26;
+      else
+        ThrowDontCare();
+      i += digit * w2;
+      const t = k2 <= bias ? PUNYCODE_TMIN : k2 >= bias + PUNYCODE_TMAX ? PUNYCODE_TMAX : k2 - bias;
+      if (digit < t)
+        break;
+      w2 *= PUNYCODE_BASE - t;
+      k2 += PUNYCODE_BASE;
+    }
+    const outLen = output.length + 1;
+    bias = Adapt(i - oldi, outLen, oldi === 0);
+    n += Math.floor(i / outLen);
+    i %= outLen;
+    output.splice(i, 0, n);
+    i++;
+  }
+  return String.fromCodePoint(...output);
+}
+function DigitToChar(digit) {
+  return digit < 26 ? String.fromCharCode(digit + 97) : String.fromCharCode(digit - 26 + 48);
+}
+function Encode2(input) {
+  const basic = input.replace(RE_REPLACE_NON_ASCII, "");
+  const basicLength = basic.length;
+  const result = basicLength > 0 ? [basic, "-"] : [];
+  const codePoints = Array.from(input, (char) => char.codePointAt(0));
+  let n = PUNYCODE_INITIAL_N;
+  let delta = 0;
+  let bias = PUNYCODE_INITIAL_BIAS;
+  let handledCPCount = basicLength;
+  while (handledCPCount < codePoints.length) {
+    let m2 = Infinity;
+    for (const cp of codePoints) {
+      if (cp >= n && cp < m2)
+        m2 = cp;
+    }
+    delta += (m2 - n) * (handledCPCount + 1);
+    n = m2;
+    for (const cp of codePoints) {
+      if (cp < n)
+        delta++;
+      if (cp === n) {
+        let q2 = delta;
+        for (let k2 = PUNYCODE_BASE; ; k2 += PUNYCODE_BASE) {
+          const t = k2 <= bias ? PUNYCODE_TMIN : k2 >= bias + PUNYCODE_TMAX ? PUNYCODE_TMAX : k2 - bias;
+          if (q2 < t)
+            break;
+          const digit = t + (q2 - t) % (PUNYCODE_BASE - t);
+          result.push(DigitToChar(digit));
+          q2 = Math.floor((q2 - t) / (PUNYCODE_BASE - t));
+        }
+        result.push(DigitToChar(q2));
+        bias = Adapt(delta, handledCPCount + 1, handledCPCount === basicLength);
+        delta = 0;
+        handledCPCount++;
+      }
+    }
+    delta++;
+    n++;
+  }
+  return result.join("");
+}
+var PUNYCODE_BASE, PUNYCODE_TMIN, PUNYCODE_TMAX, PUNYCODE_SKEW, PUNYCODE_DAMP, PUNYCODE_INITIAL_BIAS, PUNYCODE_INITIAL_N, RE_REPLACE_NON_ASCII;
+var init_puny = __esm({
+  "node_modules/typebox/build/format/idna/format/puny.mjs"() {
+    init_pattern3();
+    PUNYCODE_BASE = 36;
+    PUNYCODE_TMIN = 1;
+    PUNYCODE_TMAX = 26;
+    PUNYCODE_SKEW = 38;
+    PUNYCODE_DAMP = 700;
+    PUNYCODE_INITIAL_BIAS = 72;
+    PUNYCODE_INITIAL_N = 128;
+    RE_REPLACE_NON_ASCII = new RegExp(RE_NON_ASCII.source, "gu");
+  }
+});
+
+// node_modules/typebox/build/format/idna/format/bidi.mjs
+function HasBidiChars(value) {
+  if (IsAcePrefixed(value)) {
+    try {
+      return HasRightToLeftCharacters(Decode2(value.slice(4).toLowerCase()));
+    } catch {
+      return false;
+    }
+  }
+  return HasRightToLeftCharacters(value);
+}
+function GetBidiClass(codePoint) {
+  const char = String.fromCodePoint(codePoint);
+  return RE_EUROPEAN_NUMBER.test(char) ? "EN" : RE_ARABIC_INDIC_DIGIT.test(char) ? "AN" : (
+    // Pattern.RE_EUROPEAN_SEPARATOR.test(char) ? 'ES' : // (no-spec-coverage)
+    // Pattern.RE_COMMON_SEPARATOR.test(char) ? 'CS' : // (no-spec-coverage)
+    RE_MARK_NONSPACING.test(char) ? "NSM" : RE_SCRIPT_HEBREW.test(char) ? "R" : RE_SCRIPT_ARABIC_LETTER.test(char) ? "AL" : RE_LETTER.test(char) ? "L" : "ON"
+  );
+}
+function HasRightToLeftCharacters(value) {
+  for (const ch of value)
+    if (RE_RTL_CLASSES.test(GetBidiClass(ch.codePointAt(0))))
+      return true;
+  return false;
+}
+function SatisfiesBidiRule(value) {
+  let isRtl = false;
+  let allowed = RE_LTR_ALLOWED;
+  let sawEN = false;
+  let sawAN = false;
+  let isFirst = true;
+  for (const ch of value) {
+    const bidiClass = GetBidiClass(ch.codePointAt(0));
+    if (isFirst) {
+      if (bidiClass !== "L" && bidiClass !== "R" && bidiClass !== "AL")
+        return false;
+      isRtl = bidiClass === "R" || bidiClass === "AL";
+      allowed = isRtl ? RE_RTL_ALLOWED : RE_LTR_ALLOWED;
+      isFirst = false;
+    }
+    if (!allowed.test(bidiClass))
+      return false;
+    if (bidiClass === "EN")
+      sawEN = true;
+    else if (bidiClass === "AN")
+      sawAN = true;
+  }
+  if (isRtl && sawEN && sawAN)
+    return false;
+  return true;
+}
+var RE_RTL_ALLOWED, RE_LTR_ALLOWED, RE_RTL_CLASSES;
+var init_bidi = __esm({
+  "node_modules/typebox/build/format/idna/format/bidi.mjs"() {
+    init_puny();
+    init_pattern3();
+    RE_RTL_ALLOWED = /^(?:R|AL|AN|EN|ES|CS|ET|ON|BN|NSM)$/;
+    RE_LTR_ALLOWED = /^(?:L|EN|ES|CS|ET|ON|BN|NSM)$/;
+    RE_RTL_CLASSES = /^(?:R|AL|AN)$/;
+  }
+});
+
+// node_modules/typebox/build/format/idna/label/unicode.mjs
+function ExceedsMaxALabelLength(value) {
+  return RE_NON_ASCII.test(value) && Encode2(value).length + 4 > 63;
+}
+function HasInvalidHyphens(chars) {
+  if (chars[0] === "-" || chars[chars.length - 1] === "-")
+    return true;
+  return chars.slice(2).join("").startsWith("--");
+}
+function IsUnicodeLabel(value) {
+  if (ExceedsMaxALabelLength(value))
+    return false;
+  if (HasRightToLeftCharacters(value) && !SatisfiesBidiRule(value))
+    return false;
+  const chars = [...value];
+  const codePoints = chars.map((c) => c.codePointAt(0));
+  const length = codePoints.length;
+  if (HasInvalidHyphens(chars))
+    return false;
+  if (RE_COMBINING_MARK.test(chars[0]))
+    return false;
+  let hasJapanese = false;
+  for (let i = 0; i < length; i++) {
+    const codePoint = codePoints[i];
+    const char = chars[i];
+    if (RE_RFC5892_DISALLOWED.test(char))
+      return false;
+    if (!RE_PERMITTED_CATEGORY.test(char))
+      return false;
+    if (RE_SCRIPT_JAPANESE.test(char))
+      hasJapanese = true;
+    const prev = codePoints[i - 1], next = codePoints[i + 1];
+    switch (codePoint) {
+      case 183:
+        if (prev !== 108 || next !== 108)
+          return false;
+        break;
+      // MIDDLE DOT (Catalan)
+      case 885:
+        if (!next || !RE_SCRIPT_GREEK.test(chars[i + 1]))
+          return false;
+        break;
+      // Greek KERAIA
+      case 1523:
+      case 1524:
+        if (!prev || !RE_SCRIPT_HEBREW.test(chars[i - 1]))
+          return false;
+        break;
+      // Hebrew GERESH
+      case 8204:
+        if (!prev || prev < 128 && !RE_VIRAMA.test(chars[i - 1]))
+          return false;
+        break;
+      case 8205:
+        if (!prev || !RE_VIRAMA.test(chars[i - 1]))
+          return false;
+        break;
+      case 12539:
+        break;
+    }
+  }
+  if (value.includes("\u30FB") && !hasJapanese)
+    return false;
+  return true;
+}
+var init_unicode2 = __esm({
+  "node_modules/typebox/build/format/idna/label/unicode.mjs"() {
+    init_pattern3();
+    init_bidi();
+    init_puny();
+  }
+});
+
+// node_modules/typebox/build/format/idna/label/puny.mjs
+function IsPunyLabel(value) {
+  if (!IsAcePrefixed(value))
+    return false;
+  try {
+    const body = value.slice(4).toLowerCase();
+    if (body.lastIndexOf("-") === 0)
+      return false;
+    const decoded = Decode2(body);
+    if (!RE_NON_ASCII.test(decoded))
+      return false;
+    return IsUnicodeLabel(decoded);
+  } catch {
+    return false;
+  }
+}
+var init_puny2 = __esm({
+  "node_modules/typebox/build/format/idna/label/puny.mjs"() {
+    init_puny();
+    init_unicode2();
+    init_pattern3();
+  }
+});
+
+// node_modules/typebox/build/format/idna/hostname.mjs
+function IsValidLabelLength(value) {
+  return value.length > 0 && value.length <= 63;
+}
+function IsLabel(value) {
+  return IsValidLabelLength(value) && (IsPunyLabel(value) || IsAsciiLabel(value));
+}
+function IsHostname(value) {
+  if (value.length === 0 || value.length > 253)
+    return false;
+  if (value.charCodeAt(value.length - 1) === 46)
+    return false;
+  return value.split(".").every((label) => IsLabel(label));
+}
+var init_hostname = __esm({
+  "node_modules/typebox/build/format/idna/hostname.mjs"() {
+    init_ascii();
+    init_puny2();
+  }
+});
+
+// node_modules/typebox/build/format/idna/idn-hostname.mjs
+function IsValidLabelLength2(value) {
+  return value.length > 0 && value.length <= 63;
+}
+function IsLabel2(value) {
+  return IsValidLabelLength2(value) && (IsPunyLabel(value) || IsUnicodeLabel(value));
+}
+function NormalizeHostname(value) {
+  return value.replace(/[\uff01-\uff5e]/g, (char) => String.fromCharCode(char.charCodeAt(0) - 65248)).normalize("NFC").replace(/[\u00ad\u034f\u180b-\u180d\u200b\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu, "").replace(/[\u002E\u3002\uFF0E\uFF61]/g, ".");
+}
+function IsIdnHostname(value) {
+  if (value.length === 0 || value.includes(" "))
+    return false;
+  const normalized = NormalizeHostname(value);
+  if (normalized.length > 253)
+    return false;
+  const labels = normalized.split(".");
+  const hasBidiChars = labels.some((label) => HasBidiChars(label));
+  return labels.every((label) => IsLabel2(label) && (!hasBidiChars || SatisfiesBidiRule(label)));
+}
+var init_idn_hostname = __esm({
+  "node_modules/typebox/build/format/idna/idn-hostname.mjs"() {
+    init_bidi();
+    init_unicode2();
+    init_puny2();
+  }
+});
+
+// node_modules/typebox/build/format/idna/index.mjs
+var init_idna = __esm({
+  "node_modules/typebox/build/format/idna/index.mjs"() {
+    init_hostname();
+    init_idn_hostname();
+  }
+});
+
+// node_modules/typebox/build/format/hostname.mjs
+function IsHostname2(value) {
+  return IsHostname(value);
+}
+var init_hostname2 = __esm({
+  "node_modules/typebox/build/format/hostname.mjs"() {
+    init_idna();
+  }
+});
+
+// node_modules/typebox/build/format/idn_email.mjs
+function IsIdnEmail(value) {
+  return IdnEmail.test(value.normalize("NFC"));
+}
+var IdnEmail;
+var init_idn_email = __esm({
+  "node_modules/typebox/build/format/idn_email.mjs"() {
+    IdnEmail = /^(?:[A-Za-z0-9!#$%&'*+\/=?^_`{|}~\u{0080}-\u{10FFFF}-]+(?:\.[A-Za-z0-9!#$%&'*+\/=?^_`{|}~\u{0080}-\u{10FFFF}-]+)*|"(?:[^"\\]|\\.)*")@[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,62})(?<!-)(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,62})(?<!-))*$/iu;
+  }
+});
+
+// node_modules/typebox/build/format/idn_hostname.mjs
+function IsIdnHostname2(value) {
+  return IsIdnHostname(value);
+}
+var init_idn_hostname2 = __esm({
+  "node_modules/typebox/build/format/idn_hostname.mjs"() {
+    init_idna();
+  }
+});
+
+// node_modules/typebox/build/format/ipv4.mjs
+function IsIPv4(value) {
+  return IPv4.test(value);
+}
+var IPv4;
+var init_ipv4 = __esm({
+  "node_modules/typebox/build/format/ipv4.mjs"() {
+    IPv4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+  }
+});
+
+// node_modules/typebox/build/format/ipv6.mjs
+function IsIPv6(value) {
+  return IPv6.test(value);
+}
+var IPv6;
+var init_ipv6 = __esm({
+  "node_modules/typebox/build/format/ipv6.mjs"() {
+    IPv6 = /^(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:)?[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)$/i;
+  }
+});
+
+// node_modules/typebox/build/format/iri_reference.mjs
+function IsIriReference(value) {
+  return !InvalidIriChars.test(value) && !MalformedScheme.test(value) && URL.canParse(value, "http://example.com");
+}
+var InvalidIriChars, MalformedScheme;
+var init_iri_reference = __esm({
+  "node_modules/typebox/build/format/iri_reference.mjs"() {
+    InvalidIriChars = /[\x00-\x20\x7F\\]|%(?![0-9a-fA-F]{2})/;
+    MalformedScheme = /^[a-zA-Z][a-zA-Z0-9+\-.]*\/\//;
+  }
+});
+
+// node_modules/typebox/build/format/iri.mjs
+function IsIri(value) {
+  if (InvalidIriChars2.test(value))
+    return false;
+  if (InvalidPercentEncoding.test(value))
+    return false;
+  return URL.canParse(value);
+}
+var InvalidIriChars2, InvalidPercentEncoding;
+var init_iri = __esm({
+  "node_modules/typebox/build/format/iri.mjs"() {
+    InvalidIriChars2 = /[\x00-\x20<>\^`{|}\\]/;
+    InvalidPercentEncoding = /%(?![0-9a-fA-F]{2})/;
+  }
+});
+
+// node_modules/typebox/build/format/json_pointer_uri_fragment.mjs
+function IsJsonPointerUriFragment(value) {
+  return JsonPointerUriFragment.test(value);
+}
+var JsonPointerUriFragment;
+var init_json_pointer_uri_fragment = __esm({
+  "node_modules/typebox/build/format/json_pointer_uri_fragment.mjs"() {
+    JsonPointerUriFragment = /^#(?:\/(?:[a-z0-9_\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$/i;
+  }
+});
+
+// node_modules/typebox/build/format/json_pointer.mjs
+function IsJsonPointer(value) {
+  return JsonPointer.test(value);
+}
+var JsonPointer;
+var init_json_pointer = __esm({
+  "node_modules/typebox/build/format/json_pointer.mjs"() {
+    JsonPointer = /^(?:\/(?:[^~/]|~0|~1)*)*$/;
+  }
+});
+
+// node_modules/typebox/build/format/regex.mjs
+function IsRegex(value) {
+  try {
+    new RegExp(value, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}
+var init_regex = __esm({
+  "node_modules/typebox/build/format/regex.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/format/relative_json_pointer.mjs
+function IsRelativeJsonPointer(value) {
+  return RelativeJsonPointer.test(value);
+}
+var RelativeJsonPointer;
+var init_relative_json_pointer = __esm({
+  "node_modules/typebox/build/format/relative_json_pointer.mjs"() {
+    RelativeJsonPointer = /^(?:0|[1-9][0-9]*)(?:#|(?:\/(?:[^~/]|~0|~1)*)*)$/;
+  }
+});
+
+// node_modules/typebox/build/format/uri_reference.mjs
+function IsUriReference(value) {
+  return UriReference.test(value);
+}
+var UriReference;
+var init_uri_reference = __esm({
+  "node_modules/typebox/build/format/uri_reference.mjs"() {
+    UriReference = /^(?:[a-z][a-z0-9+\-.]*:(?:\/\/(?:(?:[-a-z0-9._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:[\da-f]{1,4}:){6}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|::(?:[\da-f]{1,4}:){5}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:[\da-f]{1,4})?::(?:[\da-f]{1,4}:){4}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,1}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){3}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,2}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){2}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,3}[\da-f]{1,4})?::[\da-f]{1,4}:(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,4}[\da-f]{1,4})?::(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,5}[\da-f]{1,4})?::[\da-f]{1,4}|(?:(?:[\da-f]{1,4}:){0,6}[\da-f]{1,4})?::)|v[0-9a-f]+\.[-a-z0-9._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)|(?:[-a-z0-9._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:\/\/(?:(?:[-a-z0-9._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:[\da-f]{1,4}:){6}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|::(?:[\da-f]{1,4}:){5}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:[\da-f]{1,4})?::(?:[\da-f]{1,4}:){4}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,1}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){3}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,2}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){2}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,3}[\da-f]{1,4})?::[\da-f]{1,4}:(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,4}[\da-f]{1,4})?::(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,5}[\da-f]{1,4})?::[\da-f]{1,4}|(?:(?:[\da-f]{1,4}:){0,6}[\da-f]{1,4})?::)|v[0-9a-f]+\.[-a-z0-9._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)|(?:[-a-z0-9._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[-a-z0-9._~!$&'()*+,;=@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?)(?:\?(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
+  }
+});
+
+// node_modules/typebox/build/format/uri_template.mjs
+function IsUriTemplate(value) {
+  return UriTemplate.test(value);
+}
+var UriTemplate;
+var init_uri_template = __esm({
+  "node_modules/typebox/build/format/uri_template.mjs"() {
+    UriTemplate = /^(?:(?:[^\x00-\x20"<>%\\^`{|}\x7f]|%[0-9a-f]{2})|\{[+#./;?&=,!@|]?(?:[a-z0-9_]|%[0-9a-f]{2})+(?:\.(?:[a-z0-9_]|%[0-9a-f]{2})+)*(?::[1-9]\d{0,3}|\*)?(?:,(?:[a-z0-9_]|%[0-9a-f]{2})+(?:\.(?:[a-z0-9_]|%[0-9a-f]{2})+)*(?::[1-9]\d{0,3}|\*)?)*\})*$/i;
+  }
+});
+
+// node_modules/typebox/build/format/uri.mjs
+function IsUri(value) {
+  return Uri.test(value);
+}
+var Uri;
+var init_uri = __esm({
+  "node_modules/typebox/build/format/uri.mjs"() {
+    Uri = /^[a-z][a-z0-9+\-.]*:(?:\/\/(?:(?:[-a-z0-9._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:[\da-f]{1,4}:){6}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|::(?:[\da-f]{1,4}:){5}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:[\da-f]{1,4})?::(?:[\da-f]{1,4}:){4}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,1}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){3}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,2}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){2}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,3}[\da-f]{1,4})?::[\da-f]{1,4}:(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,4}[\da-f]{1,4})?::(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,5}[\da-f]{1,4})?::[\da-f]{1,4}|(?:(?:[\da-f]{1,4}:){0,6}[\da-f]{1,4})?::)|v[0-9a-f]+\.[-a-z0-9._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)|(?:[-a-z0-9._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
+  }
+});
+
+// node_modules/typebox/build/format/url.mjs
+function IsUrl(value) {
+  return URL.canParse(value);
+}
+var init_url = __esm({
+  "node_modules/typebox/build/format/url.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/format/uuid.mjs
+function IsUuid(value) {
+  return Uuid.test(value);
+}
+var Uuid;
+var init_uuid = __esm({
+  "node_modules/typebox/build/format/uuid.mjs"() {
+    Uuid = /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+  }
+});
+
+// node_modules/typebox/build/format/_registry.mjs
+function Clear() {
+  formats.clear();
+}
+function Entries3() {
+  return [...formats.entries()];
+}
+function Set4(format, check) {
+  formats.set(format, check);
+}
+function Has2(format) {
+  return formats.has(format);
+}
+function Get4(format) {
+  return formats.get(format);
+}
+function Test(format, value) {
+  return formats.get(format)?.(value) ?? true;
+}
+function Reset2() {
+  Clear();
+  formats.set("date-time", IsDateTime);
+  formats.set("date", IsDate2);
+  formats.set("duration", IsDuration);
+  formats.set("email", IsEmail);
+  formats.set("hostname", IsHostname2);
+  formats.set("idn-email", IsIdnEmail);
+  formats.set("idn-hostname", IsIdnHostname2);
+  formats.set("ipv4", IsIPv4);
+  formats.set("ipv6", IsIPv6);
+  formats.set("iri-reference", IsIriReference);
+  formats.set("iri", IsIri);
+  formats.set("json-pointer-uri-fragment", IsJsonPointerUriFragment);
+  formats.set("json-pointer", IsJsonPointer);
+  formats.set("regex", IsRegex);
+  formats.set("relative-json-pointer", IsRelativeJsonPointer);
+  formats.set("time", IsTime);
+  formats.set("uri-reference", IsUriReference);
+  formats.set("uri-template", IsUriTemplate);
+  formats.set("uri", IsUri);
+  formats.set("url", IsUrl);
+  formats.set("uuid", IsUuid);
+}
+var formats;
+var init_registry = __esm({
+  "node_modules/typebox/build/format/_registry.mjs"() {
+    init_date_time();
+    init_date();
+    init_duration2();
+    init_email();
+    init_hostname2();
+    init_idn_email();
+    init_idn_hostname2();
+    init_ipv4();
+    init_ipv6();
+    init_iri_reference();
+    init_iri();
+    init_json_pointer_uri_fragment();
+    init_json_pointer();
+    init_regex();
+    init_relative_json_pointer();
+    init_time();
+    init_uri_reference();
+    init_uri_template();
+    init_uri();
+    init_url();
+    init_uuid();
+    formats = /* @__PURE__ */ new Map();
+    Reset2();
+  }
+});
+
+// node_modules/typebox/build/format/format.mjs
+var format_exports = {};
+__export(format_exports, {
+  Clear: () => Clear,
+  Entries: () => Entries3,
+  Get: () => Get4,
+  Has: () => Has2,
+  IsDate: () => IsDate2,
+  IsDateTime: () => IsDateTime,
+  IsDuration: () => IsDuration,
+  IsEmail: () => IsEmail,
+  IsHostname: () => IsHostname2,
+  IsIPv4: () => IsIPv4,
+  IsIPv6: () => IsIPv6,
+  IsIdnEmail: () => IsIdnEmail,
+  IsIdnHostname: () => IsIdnHostname2,
+  IsIri: () => IsIri,
+  IsIriReference: () => IsIriReference,
+  IsJsonPointer: () => IsJsonPointer,
+  IsJsonPointerUriFragment: () => IsJsonPointerUriFragment,
+  IsRegex: () => IsRegex,
+  IsRelativeJsonPointer: () => IsRelativeJsonPointer,
+  IsTime: () => IsTime,
+  IsUri: () => IsUri,
+  IsUriReference: () => IsUriReference,
+  IsUriTemplate: () => IsUriTemplate,
+  IsUrl: () => IsUrl,
+  IsUuid: () => IsUuid,
+  Reset: () => Reset2,
+  Set: () => Set4,
+  Test: () => Test
+});
+var init_format2 = __esm({
+  "node_modules/typebox/build/format/format.mjs"() {
+    init_registry();
+    init_date_time();
+    init_date();
+    init_duration2();
+    init_email();
+    init_hostname2();
+    init_idn_email();
+    init_idn_hostname2();
+    init_ipv4();
+    init_ipv6();
+    init_iri_reference();
+    init_iri();
+    init_json_pointer_uri_fragment();
+    init_json_pointer();
+    init_regex();
+    init_relative_json_pointer();
+    init_time();
+    init_uri_reference();
+    init_uri_template();
+    init_uri();
+    init_url();
+    init_uuid();
+  }
+});
+
+// node_modules/typebox/build/format/index.mjs
+var init_format3 = __esm({
+  "node_modules/typebox/build/format/index.mjs"() {
+    init_format2();
+    init_format2();
+    init_format2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/format.mjs
+function BuildFormat(_stack, _context, schema, value) {
+  return format_exports.Has(schema.format) ? emit_exports.Call(CreateVariable(format_exports.Get(schema.format)), [value]) : emit_exports.Constant(true);
+}
+function CheckFormat(_stack, _context, schema, value) {
+  return format_exports.Test(schema.format, value);
+}
+function ErrorFormat(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckFormat(stack, context, schema, value) || context.AddError("format", schemaPath, instancePath, { format: schema.format });
+}
+var init_format4 = __esm({
+  "node_modules/typebox/build/schema/engine/format.mjs"() {
+    init_externals();
+    init_format3();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/if.mjs
+function BuildIf(stack, context, schema, value) {
+  const thenSchema = IsThen(schema) ? schema.then : true;
+  const elseSchema = IsElse(schema) ? schema.else : true;
+  return emit_exports.Ternary(BuildSchema(stack, context, schema.if, value), BuildSchema(stack, context, thenSchema, value), BuildSchema(stack, context, elseSchema, value));
+}
+function CheckIf(stack, context, schema, value) {
+  const thenSchema = IsThen(schema) ? schema.then : true;
+  const elseSchema = IsElse(schema) ? schema.else : true;
+  return CheckSchema(stack, context, schema.if, value) ? CheckSchema(stack, context, thenSchema, value) : CheckSchema(stack, context, elseSchema, value);
+}
+function ErrorIf(stack, context, schemaPath, instancePath, schema, value) {
+  const thenSchema = IsThen(schema) ? schema.then : true;
+  const elseSchema = IsElse(schema) ? schema.else : true;
+  const trueContext = new ErrorContext();
+  const isIf = ErrorSchema(stack, trueContext, `${schemaPath}/if`, instancePath, schema.if, value) ? ErrorSchema(stack, trueContext, `${schemaPath}/then`, instancePath, thenSchema, value) || context.AddError("if", schemaPath, instancePath, { failingKeyword: "then" }) : ErrorSchema(stack, context, `${schemaPath}/else`, instancePath, elseSchema, value) || context.AddError("if", schemaPath, instancePath, { failingKeyword: "else" });
+  if (isIf)
+    context.Merge([trueContext]);
+  return isIf;
+}
+var init_if2 = __esm({
+  "node_modules/typebox/build/schema/engine/if.mjs"() {
+    init_types3();
+    init_context();
+    init_schema3();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/items.mjs
+function BuildItemsSizedStandard(stack, context, schema, value) {
+  return emit_exports.ReduceAnd(schema.items.map((schema2, index3) => {
+    const isLength = emit_exports.IsLessEqualThan(emit_exports.Member(value, "length"), emit_exports.Constant(index3));
+    const isSchema = BuildSchemaPushStack(stack, context, schema2, `${value}[${index3}]`);
+    const addIndex = context.AddIndex(emit_exports.Constant(index3));
+    return emit_exports.Or(isLength, emit_exports.And(isSchema, addIndex));
+  }));
+}
+function BuildItemsSizedFast(stack, context, schema, value) {
+  return emit_exports.ReduceAnd(schema.items.map((schema2, index3) => {
+    const isLength = emit_exports.IsLessEqualThan(emit_exports.Member(value, "length"), emit_exports.Constant(index3));
+    const isSchema = BuildSchemaPushStack(stack, context, schema2, `${value}[${index3}]`);
+    return emit_exports.Or(isLength, isSchema);
+  }));
+}
+function BuildItemsSized(stack, context, schema, value) {
+  return context.UseUnevaluated() ? BuildItemsSizedStandard(stack, context, schema, value) : BuildItemsSizedFast(stack, context, schema, value);
+}
+function CheckItemsSized(stack, context, schema, value) {
+  return guard_exports.Every(schema.items, 0, (schema2, index3) => {
+    return guard_exports.IsLessEqualThan(value.length, index3) || CheckSchemaPushStack(stack, context, schema2, value[index3]) && context.AddIndex(index3);
+  });
+}
+function ErrorItemsSized(stack, context, schemaPath, instancePath, schema, value) {
+  return guard_exports.EveryAll(schema.items, 0, (schema2, index3) => {
+    const nextSchemaPath = `${schemaPath}/items/${index3}`;
+    const nextInstancePath = `${instancePath}/${index3}`;
+    return guard_exports.IsLessEqualThan(value.length, index3) || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema2, value[index3]) && context.AddIndex(index3);
+  });
+}
+function BuildItemsUnsizedStandard(stack, context, schema, value) {
+  const offset = IsPrefixItems(schema) ? schema.prefixItems.length : 0;
+  const [item] = [CreateUnique()];
+  const isSchema = BuildSchemaPushStack(stack, context, schema.items, item);
+  const addIndex = context.AddIndex("index");
+  return emit_exports.Every(value, emit_exports.Constant(offset), [item, "index"], emit_exports.And(isSchema, addIndex));
+}
+function BuildItemsUnsizedFast(stack, context, schema, value) {
+  const offset = IsPrefixItems(schema) ? schema.prefixItems.length : 0;
+  const [item] = [CreateUnique()];
+  const isSchema = BuildSchemaPushStack(stack, context, schema.items, item);
+  return emit_exports.Every(value, emit_exports.Constant(offset), [item, "index"], isSchema);
+}
+function BuildItemsUnsized(stack, context, schema, value) {
+  return context.UseUnevaluated() ? BuildItemsUnsizedStandard(stack, context, schema, value) : BuildItemsUnsizedFast(stack, context, schema, value);
+}
+function CheckItemsUnsized(stack, context, schema, value) {
+  const offset = IsPrefixItems(schema) ? schema.prefixItems.length : 0;
+  return guard_exports.Every(value, offset, (element, index3) => {
+    return CheckSchemaPushStack(stack, context, schema.items, element) && context.AddIndex(index3);
+  });
+}
+function ErrorItemsUnsized(stack, context, schemaPath, instancePath, schema, value) {
+  const offset = IsPrefixItems(schema) ? schema.prefixItems.length : 0;
+  return guard_exports.EveryAll(value, offset, (element, index3) => {
+    const nextSchemaPath = `${schemaPath}/items`;
+    const nextInstancePath = `${instancePath}/${index3}`;
+    return ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema.items, element) && context.AddIndex(index3);
+  });
+}
+function BuildItems(stack, context, schema, value) {
+  return IsItemsSized(schema) ? BuildItemsSized(stack, context, schema, value) : BuildItemsUnsized(stack, context, schema, value);
+}
+function CheckItems(stack, context, schema, value) {
+  return IsItemsSized(schema) ? CheckItemsSized(stack, context, schema, value) : CheckItemsUnsized(stack, context, schema, value);
+}
+function ErrorItems(stack, context, schemaPath, instancePath, schema, value) {
+  return IsItemsSized(schema) ? ErrorItemsSized(stack, context, schemaPath, instancePath, schema, value) : ErrorItemsUnsized(stack, context, schemaPath, instancePath, schema, value);
+}
+var init_items2 = __esm({
+  "node_modules/typebox/build/schema/engine/items.mjs"() {
+    init_types3();
+    init_unique();
+    init_schema3();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/maxContains.mjs
+function IsValid3(schema) {
+  return IsContains(schema);
+}
+function BuildMaxContains(stack, context, schema, value) {
+  if (!IsValid3(schema))
+    return emit_exports.Constant(true);
+  const [item] = [CreateUnique()];
+  const count2 = emit_exports.Counted(value, [item, "_"], BuildSchema(stack, context, schema.contains, item));
+  return emit_exports.IsLessEqualThan(count2, emit_exports.Constant(schema.maxContains));
+}
+function CheckMaxContains(stack, context, schema, value) {
+  if (!IsValid3(schema))
+    return true;
+  const count2 = guard_exports.Counted(value, (item) => CheckSchema(stack, context, schema.contains, item));
+  return guard_exports.IsLessEqualThan(count2, schema.maxContains);
+}
+function ErrorMaxContains(stack, context, schemaPath, instancePath, schema, value) {
+  const minContains = IsMinContains(schema) ? schema.minContains : 1;
+  return CheckMaxContains(stack, context, schema, value) || context.AddError("contains", schemaPath, instancePath, { minContains, maxContains: schema.maxContains });
+}
+var init_maxContains2 = __esm({
+  "node_modules/typebox/build/schema/engine/maxContains.mjs"() {
+    init_types3();
+    init_unique();
+    init_guard2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/maximum.mjs
+function BuildMaximum(_stack, _context, schema, value) {
+  return emit_exports.IsLessEqualThan(value, emit_exports.Constant(schema.maximum));
+}
+function CheckMaximum(_stack, _context, schema, value) {
+  return guard_exports.IsLessEqualThan(value, schema.maximum);
+}
+function ErrorMaximum(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckMaximum(stack, context, schema, value) || context.AddError("maximum", schemaPath, instancePath, { comparison: "<=", limit: schema.maximum });
+}
+var init_maximum2 = __esm({
+  "node_modules/typebox/build/schema/engine/maximum.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/maxItems.mjs
+function BuildMaxItems(_stack, _context, schema, value) {
+  return emit_exports.IsLessEqualThan(emit_exports.Member(value, "length"), emit_exports.Constant(schema.maxItems));
+}
+function CheckMaxItems(_stack, _context, schema, value) {
+  return guard_exports.IsLessEqualThan(value.length, schema.maxItems);
+}
+function ErrorMaxItems(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckMaxItems(stack, context, schema, value) || context.AddError("maxItems", schemaPath, instancePath, { limit: schema.maxItems });
+}
+var init_maxItems2 = __esm({
+  "node_modules/typebox/build/schema/engine/maxItems.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/maxLength.mjs
+function BuildMaxLength(_stack, _context, schema, value) {
+  return emit_exports.IsMaxLength(value, emit_exports.Constant(schema.maxLength));
+}
+function CheckMaxLength(_stack, _context, schema, value) {
+  return guard_exports.IsMaxLength(value, schema.maxLength);
+}
+function ErrorMaxLength(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckMaxLength(stack, context, schema, value) || context.AddError("maxLength", schemaPath, instancePath, { limit: schema.maxLength });
+}
+var init_maxLength2 = __esm({
+  "node_modules/typebox/build/schema/engine/maxLength.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/maxProperties.mjs
+function BuildMaxProperties(_stack, _context, schema, value) {
+  return emit_exports.IsLessEqualThan(emit_exports.Member(emit_exports.Keys(value), "length"), emit_exports.Constant(schema.maxProperties));
+}
+function CheckMaxProperties(_stack, _context, schema, value) {
+  return guard_exports.IsLessEqualThan(guard_exports.Keys(value).length, schema.maxProperties);
+}
+function ErrorMaxProperties(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckMaxProperties(stack, context, schema, value) || context.AddError("maxProperties", schemaPath, instancePath, { limit: schema.maxProperties });
+}
+var init_maxProperties2 = __esm({
+  "node_modules/typebox/build/schema/engine/maxProperties.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/minContains.mjs
+function IsValid4(schema) {
+  return IsContains(schema);
+}
+function BuildMinContainsStandard(stack, context, schema, value) {
+  const [item, index3] = [CreateUnique(), CreateUnique()];
+  const count2 = emit_exports.Counted(value, [item, index3], emit_exports.And(BuildSchema(stack, context, schema.contains, item), context.AddIndex(index3)));
+  return emit_exports.IsGreaterEqualThan(count2, emit_exports.Constant(schema.minContains));
+}
+function BuildMinContainsFast(stack, context, schema, value) {
+  const [item] = [CreateUnique()];
+  const count2 = emit_exports.Counted(value, [item, "_"], BuildSchema(stack, context, schema.contains, item));
+  return emit_exports.IsGreaterEqualThan(count2, emit_exports.Constant(schema.minContains));
+}
+function BuildMinContains(stack, context, schema, value) {
+  if (!IsValid4(schema))
+    return emit_exports.Constant(true);
+  return context.UseUnevaluated() ? BuildMinContainsStandard(stack, context, schema, value) : BuildMinContainsFast(stack, context, schema, value);
+}
+function CheckMinContains(stack, context, schema, value) {
+  if (!IsValid4(schema))
+    return true;
+  const count2 = guard_exports.Counted(value, (item, index3) => CheckSchema(stack, context, schema.contains, item) && context.AddIndex(index3));
+  return guard_exports.IsGreaterEqualThan(count2, schema.minContains);
+}
+function ErrorMinContains(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckMinContains(stack, context, schema, value) || context.AddError("contains", schemaPath, instancePath, { minContains: schema.minContains });
+}
+var init_minContains2 = __esm({
+  "node_modules/typebox/build/schema/engine/minContains.mjs"() {
+    init_types3();
+    init_unique();
+    init_guard2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/minimum.mjs
+function BuildMinimum(_stack, _context, schema, value) {
+  return emit_exports.IsGreaterEqualThan(value, emit_exports.Constant(schema.minimum));
+}
+function CheckMinimum(_stack, _context, schema, value) {
+  return guard_exports.IsGreaterEqualThan(value, schema.minimum);
+}
+function ErrorMinimum(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckMinimum(stack, context, schema, value) || context.AddError("minimum", schemaPath, instancePath, { comparison: ">=", limit: schema.minimum });
+}
+var init_minimum2 = __esm({
+  "node_modules/typebox/build/schema/engine/minimum.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/minItems.mjs
+function BuildMinItems(_stack, _context, schema, value) {
+  return emit_exports.IsGreaterEqualThan(emit_exports.Member(value, "length"), emit_exports.Constant(schema.minItems));
+}
+function CheckMinItems(_stack, _context, schema, value) {
+  return guard_exports.IsGreaterEqualThan(value.length, schema.minItems);
+}
+function ErrorMinItems(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckMinItems(stack, context, schema, value) || context.AddError("minItems", schemaPath, instancePath, { limit: schema.minItems });
+}
+var init_minItems2 = __esm({
+  "node_modules/typebox/build/schema/engine/minItems.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/minLength.mjs
+function BuildMinLength(_stack, _context, schema, value) {
+  return emit_exports.IsMinLength(value, emit_exports.Constant(schema.minLength));
+}
+function CheckMinLength(_stack, _context, schema, value) {
+  return guard_exports.IsMinLength(value, schema.minLength);
+}
+function ErrorMinLength(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckMinLength(stack, context, schema, value) || context.AddError("minLength", schemaPath, instancePath, { limit: schema.minLength });
+}
+var init_minLength2 = __esm({
+  "node_modules/typebox/build/schema/engine/minLength.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/minProperties.mjs
+function BuildMinProperties(_stack, _context, schema, value) {
+  return emit_exports.IsGreaterEqualThan(emit_exports.Member(emit_exports.Keys(value), "length"), emit_exports.Constant(schema.minProperties));
+}
+function CheckMinProperties(_stack, _context, schema, value) {
+  return guard_exports.IsGreaterEqualThan(guard_exports.Keys(value).length, schema.minProperties);
+}
+function ErrorMinProperties(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckMinProperties(stack, context, schema, value) || context.AddError("minProperties", schemaPath, instancePath, { limit: schema.minProperties });
+}
+var init_minProperties2 = __esm({
+  "node_modules/typebox/build/schema/engine/minProperties.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/multipleOf.mjs
+function BuildMultipleOf(_stack, _context, schema, value) {
+  return emit_exports.MultipleOf(value, emit_exports.Constant(schema.multipleOf));
+}
+function CheckMultipleOf(_stack, _context, schema, value) {
+  return guard_exports.IsMultipleOf(value, schema.multipleOf);
+}
+function ErrorMultipleOf(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckMultipleOf(stack, context, schema, value) || context.AddError("multipleOf", schemaPath, instancePath, { multipleOf: schema.multipleOf });
+}
+var init_multipleOf2 = __esm({
+  "node_modules/typebox/build/schema/engine/multipleOf.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/not.mjs
+function BuildNotStandard(stack, context, schema, value) {
+  return Reducer(stack, context, [schema.not], value, emit_exports.Not(emit_exports.IsEqual(emit_exports.Member("results", "length"), emit_exports.Constant(1))));
+}
+function BuildNotFast(stack, context, schema, value) {
+  return emit_exports.Not(BuildSchema(stack, context, schema.not, value));
+}
+function BuildNot(stack, context, schema, value) {
+  return context.UseUnevaluated() ? BuildNotStandard(stack, context, schema, value) : BuildNotFast(stack, context, schema, value);
+}
+function CheckNot(stack, context, schema, value) {
+  const nextContext = new CheckContext();
+  const isSchema = !CheckSchema(stack, nextContext, schema.not, value);
+  const isNot = isSchema && context.Merge([nextContext]);
+  return isNot;
+}
+function ErrorNot(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckNot(stack, context, schema, value) || context.AddError("not", schemaPath, instancePath, {});
+}
+var init_not2 = __esm({
+  "node_modules/typebox/build/schema/engine/not.mjs"() {
+    init_reducer();
+    init_context();
+    init_schema3();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/oneOf.mjs
+function BuildOneOfStandard(stack, context, schema, value) {
+  return Reducer(stack, context, schema.oneOf, value, emit_exports.IsEqual(emit_exports.Member("results", "length"), emit_exports.Constant(1)));
+}
+function BuildOneOfFast(stack, context, schema, value) {
+  const [result] = [CreateUnique()];
+  const results = emit_exports.ArrayLiteral(schema.oneOf.map((schema2) => BuildSchema(stack, context, schema2, value)));
+  const count2 = emit_exports.Counted(results, [result, "_"], emit_exports.IsEqual(result, emit_exports.Constant(true)));
+  return emit_exports.IsEqual(count2, emit_exports.Constant(1));
+}
+function BuildOneOf(stack, context, schema, value) {
+  return context.UseUnevaluated() ? BuildOneOfStandard(stack, context, schema, value) : BuildOneOfFast(stack, context, schema, value);
+}
+function CheckOneOf(stack, context, schema, value) {
+  const passedContexts = schema.oneOf.reduce((result, schema2) => {
+    const nextContext = new CheckContext();
+    return CheckSchema(stack, nextContext, schema2, value) ? [...result, nextContext] : result;
+  }, []);
+  return guard_exports.IsEqual(passedContexts.length, 1) && context.Merge(passedContexts);
+}
+function ErrorOneOf(stack, context, schemaPath, instancePath, schema, value) {
+  const failedContexts = [];
+  const passingSchemas = [];
+  const passedContexts = schema.oneOf.reduce((result, schema2, index3) => {
+    const nextContext = new ErrorContext();
+    const nextSchemaPath = `${schemaPath}/oneOf/${index3}`;
+    const isSchema = ErrorSchema(stack, nextContext, nextSchemaPath, instancePath, schema2, value);
+    if (isSchema)
+      passingSchemas.push(index3);
+    if (!isSchema)
+      failedContexts.push(nextContext);
+    return isSchema ? [...result, nextContext] : result;
+  }, []);
+  const isOneOf = guard_exports.IsEqual(passedContexts.length, 1) && context.Merge(passedContexts);
+  if (!isOneOf && guard_exports.IsEqual(passingSchemas.length, 0))
+    failedContexts.forEach((failed) => context.AddErrors(failed.GetErrors()));
+  return isOneOf || context.AddError("oneOf", schemaPath, instancePath, { passingSchemas });
+}
+var init_oneOf2 = __esm({
+  "node_modules/typebox/build/schema/engine/oneOf.mjs"() {
+    init_reducer();
+    init_unique();
+    init_context();
+    init_schema3();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/pattern.mjs
+function BuildPattern(_stack, _context, schema, value) {
+  const regexp = CreateVariable(guard_exports.IsString(schema.pattern) ? UnicodeRegExp(schema.pattern) : schema.pattern);
+  return emit_exports.Call(emit_exports.Member(regexp, "test"), [value]);
+}
+function CheckPattern(_stack, _context, schema, value) {
+  const regexp = guard_exports.IsString(schema.pattern) ? UnicodeRegExp(schema.pattern) : schema.pattern;
+  return regexp.test(value);
+}
+function ErrorPattern(stack, context, schemaPath, instancePath, schema, value) {
+  return CheckPattern(stack, context, schema, value) || context.AddError("pattern", schemaPath, instancePath, { pattern: schema.pattern });
+}
+var init_pattern4 = __esm({
+  "node_modules/typebox/build/schema/engine/pattern.mjs"() {
+    init_externals();
+    init_regexp();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/patternProperties.mjs
+function BuildPatternProperties(stack, context, schema, value) {
+  return emit_exports.ReduceAnd(guard_exports.Entries(schema.patternProperties).map(([pattern, schema2]) => {
+    const [key, prop] = [CreateUnique(), CreateUnique()];
+    const regexp = CreateVariable(UnicodeRegExp(pattern));
+    const notKey = emit_exports.Not(emit_exports.Call(emit_exports.Member(regexp, "test"), [key]));
+    const isSchema = BuildSchemaPushStack(stack, context, schema2, prop);
+    const addKey = context.AddKey(key);
+    const guarded = context.UseUnevaluated() ? emit_exports.Or(notKey, emit_exports.And(isSchema, addKey)) : emit_exports.Or(notKey, isSchema);
+    return emit_exports.Every(emit_exports.Entries(value), emit_exports.Constant(0), [`[${key}, ${prop}]`, "_"], guarded);
+  }));
+}
+function CheckPatternProperties(stack, context, schema, value) {
+  return guard_exports.Every(guard_exports.Entries(schema.patternProperties), 0, ([pattern, schema2]) => {
+    const regexp = UnicodeRegExp(pattern);
+    return guard_exports.Every(guard_exports.Entries(value), 0, ([key, prop]) => {
+      return !regexp.test(key) || CheckSchemaPushStack(stack, context, schema2, prop) && context.AddKey(key);
+    });
+  });
+}
+function ErrorPatternProperties(stack, context, schemaPath, instancePath, schema, value) {
+  return guard_exports.EveryAll(guard_exports.Entries(schema.patternProperties), 0, ([pattern, schema2]) => {
+    const nextSchemaPath = `${schemaPath}/patternProperties/${EncodeFragment(pattern)}`;
+    const regexp = UnicodeRegExp(pattern);
+    return guard_exports.EveryAll(guard_exports.Entries(value), 0, ([key, value2]) => {
+      const nextInstancePath = `${instancePath}/${EncodeFragment(key)}`;
+      const notKey = !regexp.test(key);
+      return notKey || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema2, value2) && context.AddKey(key);
+    });
+  });
+}
+var init_patternProperties2 = __esm({
+  "node_modules/typebox/build/schema/engine/patternProperties.mjs"() {
+    init_unique();
+    init_externals();
+    init_pathing();
+    init_regexp();
+    init_schema3();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/prefixItems.mjs
+function BuildPrefixItems(stack, context, schema, value) {
+  return emit_exports.ReduceAnd(schema.prefixItems.map((schema2, index3) => {
+    const isLength = emit_exports.IsLessEqualThan(emit_exports.Member(value, "length"), emit_exports.Constant(index3));
+    const isSchema = BuildSchemaPushStack(stack, context, schema2, `${value}[${index3}]`);
+    const addIndex = context.AddIndex(emit_exports.Constant(index3));
+    const guarded = context.UseUnevaluated() ? emit_exports.And(isSchema, addIndex) : isSchema;
+    return emit_exports.Or(isLength, guarded);
+  }));
+}
+function CheckPrefixItems(stack, context, schema, value) {
+  return guard_exports.IsEqual(value.length, 0) || guard_exports.Every(schema.prefixItems, 0, (schema2, index3) => {
+    return guard_exports.IsLessEqualThan(value.length, index3) || CheckSchemaPushStack(stack, context, schema2, value[index3]) && context.AddIndex(index3);
+  });
+}
+function ErrorPrefixItems(stack, context, schemaPath, instancePath, schema, value) {
+  return guard_exports.IsEqual(value.length, 0) || guard_exports.EveryAll(schema.prefixItems, 0, (schema2, index3) => {
+    const nextSchemaPath = `${schemaPath}/prefixItems/${index3}`;
+    const nextInstancePath = `${instancePath}/${index3}`;
+    return guard_exports.IsLessEqualThan(value.length, index3) || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema2, value[index3]) && context.AddIndex(index3);
+  });
+}
+var init_prefixItems2 = __esm({
+  "node_modules/typebox/build/schema/engine/prefixItems.mjs"() {
+    init_schema3();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/_exact_optional.mjs
+function IsExactOptional(required, key) {
+  return required.includes(key) || settings_exports.Get().exactOptionalPropertyTypes;
+}
+function InexactOptionalBuild(value, key) {
+  return emit_exports.IsUndefined(emit_exports.Member(value, key));
+}
+function InexactOptionalCheck(value, key) {
+  return guard_exports.IsUndefined(value[key]);
+}
+var init_exact_optional = __esm({
+  "node_modules/typebox/build/schema/engine/_exact_optional.mjs"() {
+    init_settings2();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/properties.mjs
+function BuildProperties(stack, context, schema, value) {
+  const required = IsRequired(schema) ? schema.required : [];
+  const everyKey = guard_exports.Entries(schema.properties).map(([key, schema2]) => {
+    const notKey = emit_exports.Not(emit_exports.HasPropertyKey(value, emit_exports.Constant(key)));
+    const isSchema = BuildSchemaPushStack(stack, context, schema2, emit_exports.Member(value, key));
+    const addKey = context.AddKey(emit_exports.Constant(key));
+    const guarded = context.UseUnevaluated() ? emit_exports.And(isSchema, addKey) : isSchema;
+    const isProperty = required.includes(key) ? guarded : emit_exports.Or(notKey, guarded);
+    return IsExactOptional(required, key) ? isProperty : emit_exports.Or(InexactOptionalBuild(value, key), isProperty);
+  });
+  return emit_exports.ReduceAnd(everyKey);
+}
+function CheckProperties(stack, context, schema, value) {
+  const required = IsRequired(schema) ? schema.required : [];
+  const isProperties = guard_exports.Every(guard_exports.Entries(schema.properties), 0, ([key, schema2]) => {
+    const isProperty = !guard_exports.HasPropertyKey(value, key) || CheckSchemaPushStack(stack, context, schema2, value[key]) && context.AddKey(key);
+    return IsExactOptional(required, key) ? isProperty : InexactOptionalCheck(value, key) || isProperty;
+  });
+  return isProperties;
+}
+function ErrorProperties(stack, context, schemaPath, instancePath, schema, value) {
+  const required = IsRequired(schema) ? schema.required : [];
+  const isProperties = guard_exports.EveryAll(guard_exports.Entries(schema.properties), 0, ([key, schema2]) => {
+    const nextSchemaPath = `${schemaPath}/properties/${EncodeFragment(key)}`;
+    const nextInstancePath = `${instancePath}/${EncodeFragment(key)}`;
+    const isProperty = () => !guard_exports.HasPropertyKey(value, key) || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema2, value[key]) && context.AddKey(key);
+    return IsExactOptional(required, key) ? isProperty() : InexactOptionalCheck(value, key) || isProperty();
+  });
+  return isProperties;
+}
+var init_properties3 = __esm({
+  "node_modules/typebox/build/schema/engine/properties.mjs"() {
+    init_types3();
+    init_pathing();
+    init_schema3();
+    init_exact_optional();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/propertyNames.mjs
+function BuildPropertyNames(stack, context, schema, value) {
+  const [key, _index] = [CreateUnique(), CreateUnique()];
+  return emit_exports.Every(emit_exports.Keys(value), emit_exports.Constant(0), [key, _index], BuildSchema(stack, context, schema.propertyNames, key));
+}
+function CheckPropertyNames(stack, context, schema, value) {
+  return guard_exports.Every(guard_exports.Keys(value), 0, (key, _index) => CheckSchema(stack, context, schema.propertyNames, key));
+}
+function ErrorPropertyNames(stack, context, schemaPath, instancePath, schema, value) {
+  const propertyNames = [];
+  const isPropertyNames = guard_exports.EveryAll(guard_exports.Keys(value), 0, (key, _index) => {
+    const nextInstancePath = `${instancePath}/${EncodeFragment(key)}`;
+    const nextSchemaPath = `${schemaPath}/propertyNames`;
+    const isPropertyName = ErrorSchema(stack, context, nextSchemaPath, nextInstancePath, schema.propertyNames, key);
+    if (!isPropertyName)
+      propertyNames.push(key);
+    return isPropertyName;
+  });
+  return isPropertyNames || context.AddError("propertyNames", schemaPath, instancePath, { propertyNames });
+}
+var init_propertyNames2 = __esm({
+  "node_modules/typebox/build/schema/engine/propertyNames.mjs"() {
+    init_pathing();
+    init_unique();
+    init_schema3();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/recursiveRef.mjs
+function BuildRecursiveRef(stack, context, schema, value) {
+  const target = resolve_exports.RecursiveRef(stack, schema) ?? false;
+  const nextStack = target ? { ...stack, pendingResource: true } : stack;
+  return CreateFunction(nextStack, context, target, value);
+}
+function CheckRecursiveRef(stack, context, schema, value) {
+  const target = resolve_exports.RecursiveRef(stack, schema) ?? false;
+  const nextStack = target ? { ...stack, pendingResource: true } : stack;
+  return IsSchema2(target) && CheckSchema(nextStack, context, target, value);
+}
+function ErrorRecursiveRef(stack, context, schemaPath, instancePath, schema, value) {
+  const target = resolve_exports.RecursiveRef(stack, schema) ?? false;
+  const nextStack = target ? { ...stack, pendingResource: true } : stack;
+  return IsSchema2(target) && ErrorSchema(nextStack, context, schemaPath, instancePath, target, value);
+}
+var init_recursiveRef2 = __esm({
+  "node_modules/typebox/build/schema/engine/recursiveRef.mjs"() {
+    init_types3();
+    init_functions();
+    init_resolve2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/ref.mjs
+function BuildRefStandard(stack, context, target, value) {
+  const interior = emit_exports.ArrowFunction(["context", "value"], CreateFunction(stack, context, target, "value"));
+  const exterior = emit_exports.ArrowFunction(["context", "value"], emit_exports.Statements([
+    emit_exports.ConstDeclaration("nextContext", emit_exports.New("CheckContext", [])),
+    emit_exports.ConstDeclaration("result", emit_exports.Call(interior, ["nextContext", "value"])),
+    emit_exports.If("result", context.Merge("[nextContext]")),
+    emit_exports.Return("result")
+  ]));
+  return emit_exports.Call(exterior, ["context", value]);
+}
+function BuildRefFast(stack, context, target, value) {
+  return CreateFunction(stack, context, target, value);
+}
+function BuildRef(stack, context, schema, value) {
+  const result = resolve_exports.Ref(stack, schema);
+  const target = result.schema ?? false;
+  return context.UseUnevaluated() ? BuildRefStandard(result.stack, context, target, value) : BuildRefFast(result.stack, context, target, value);
+}
+function CheckRef(stack, context, schema, value) {
+  const result = resolve_exports.Ref(stack, schema);
+  const target = result.schema ?? false;
+  const nextContext = new CheckContext();
+  const valid = IsSchema2(target) && CheckSchema(result.stack, nextContext, target, value);
+  if (valid)
+    context.Merge([nextContext]);
+  return valid;
+}
+function ErrorRef(stack, context, schemaPath, instancePath, schema, value) {
+  const result = resolve_exports.Ref(stack, schema);
+  const target = result.schema ?? false;
+  const nextContext = new ErrorContext();
+  const valid = IsSchema2(target) && ErrorSchema(result.stack, nextContext, schemaPath, instancePath, target, value);
+  if (valid)
+    context.Merge([nextContext]);
+  if (!valid)
+    context.AddErrors(nextContext.GetErrors());
+  return valid;
+}
+var init_ref4 = __esm({
+  "node_modules/typebox/build/schema/engine/ref.mjs"() {
+    init_functions();
+    init_types3();
+    init_resolve2();
+    init_context();
+    init_guard2();
+    init_schema3();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/required.mjs
+function BuildRequired(_stack, _context, schema, value) {
+  return emit_exports.ReduceAnd(schema.required.map((key) => emit_exports.HasPropertyKey(value, emit_exports.Constant(key))));
+}
+function CheckRequired(_stack, _context, schema, value) {
+  return guard_exports.Every(schema.required, 0, (key) => guard_exports.HasPropertyKey(value, key));
+}
+function ErrorRequired(_stack, context, schemaPath, instancePath, schema, value) {
+  const requiredProperties = [];
+  const isRequired = guard_exports.EveryAll(schema.required, 0, (key) => {
+    const hasKey = guard_exports.HasPropertyKey(value, key);
+    if (!hasKey)
+      requiredProperties.push(key);
+    return hasKey;
+  });
+  return isRequired || context.AddError("required", schemaPath, instancePath, { requiredProperties });
+}
+var init_required4 = __esm({
+  "node_modules/typebox/build/schema/engine/required.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/type.mjs
+function BuildTypeName(_stack, _context, type, value) {
+  return (
+    // jsonschema
+    guard_exports.IsEqual(type, "object") ? emit_exports.IsObjectNotArray(value) : guard_exports.IsEqual(type, "array") ? emit_exports.IsArray(value) : guard_exports.IsEqual(type, "boolean") ? emit_exports.IsBoolean(value) : guard_exports.IsEqual(type, "integer") ? emit_exports.IsInteger(value) : guard_exports.IsEqual(type, "number") ? emit_exports.IsNumber(value) : guard_exports.IsEqual(type, "null") ? emit_exports.IsNull(value) : guard_exports.IsEqual(type, "string") ? emit_exports.IsString(value) : (
+      // xschema
+      guard_exports.IsEqual(type, "bigint") ? emit_exports.IsBigInt(value) : guard_exports.IsEqual(type, "constructor") ? emit_exports.IsConstructor(value) : guard_exports.IsEqual(type, "function") ? emit_exports.IsFunction(value) : guard_exports.IsEqual(type, "symbol") ? emit_exports.IsSymbol(value) : guard_exports.IsEqual(type, "undefined") ? emit_exports.IsUndefined(value) : guard_exports.IsEqual(type, "void") ? emit_exports.IsUndefined(value) : emit_exports.Constant(true)
+    )
+  );
+}
+function CheckTypeName(_stack, _context, type, _schema, value) {
+  return (
+    // jsonschema
+    guard_exports.IsEqual(type, "object") ? guard_exports.IsObjectNotArray(value) : guard_exports.IsEqual(type, "array") ? guard_exports.IsArray(value) : guard_exports.IsEqual(type, "boolean") ? guard_exports.IsBoolean(value) : guard_exports.IsEqual(type, "integer") ? guard_exports.IsInteger(value) : guard_exports.IsEqual(type, "number") ? guard_exports.IsNumber(value) : guard_exports.IsEqual(type, "null") ? guard_exports.IsNull(value) : guard_exports.IsEqual(type, "string") ? guard_exports.IsString(value) : (
+      // xschema
+      guard_exports.IsEqual(type, "bigint") ? guard_exports.IsBigInt(value) : guard_exports.IsEqual(type, "constructor") ? guard_exports.IsConstructor(value) : guard_exports.IsEqual(type, "function") ? guard_exports.IsFunction(value) : guard_exports.IsEqual(type, "symbol") ? guard_exports.IsSymbol(value) : guard_exports.IsEqual(type, "undefined") ? guard_exports.IsUndefined(value) : guard_exports.IsEqual(type, "void") ? guard_exports.IsUndefined(value) : true
+    )
+  );
+}
+function BuildTypeNames(stack, context, typenames, value) {
+  return emit_exports.ReduceOr(typenames.map((type) => BuildTypeName(stack, context, type, value)));
+}
+function CheckTypeNames(stack, context, types, schema, value) {
+  return guard_exports.Some(types, (type) => CheckTypeName(stack, context, type, schema, value));
+}
+function BuildType(stack, context, schema, value) {
+  return guard_exports.IsArray(schema.type) ? BuildTypeNames(stack, context, schema.type, value) : BuildTypeName(stack, context, schema.type, value);
+}
+function CheckType(stack, context, schema, value) {
+  return guard_exports.IsArray(schema.type) ? CheckTypeNames(stack, context, schema.type, schema, value) : CheckTypeName(stack, context, schema.type, schema, value);
+}
+function ErrorType(stack, context, schemaPath, instancePath, schema, value) {
+  const isType = guard_exports.IsArray(schema.type) ? CheckTypeNames(stack, context, schema.type, schema, value) : CheckTypeName(stack, context, schema.type, schema, value);
+  return isType || context.AddError("type", schemaPath, instancePath, { type: schema.type });
+}
+var init_type2 = __esm({
+  "node_modules/typebox/build/schema/engine/type.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/unevaluatedItems.mjs
+function BuildUnevaluatedItems(stack, context, schema, value) {
+  const [index3, item] = [CreateUnique(), CreateUnique()];
+  const indices = emit_exports.Call(emit_exports.Member("context", "GetIndices"), []);
+  const hasIndex = emit_exports.Call(emit_exports.Member("indices", "has"), [index3]);
+  const isSchema = BuildSchema(stack, context, schema.unevaluatedItems, item);
+  const addIndex = emit_exports.Call(emit_exports.Member("context", "AddIndex"), [index3]);
+  const isEvery = emit_exports.Every(value, emit_exports.Constant(0), [item, index3], emit_exports.And(emit_exports.Or(hasIndex, isSchema), addIndex));
+  return emit_exports.Call(emit_exports.ArrowFunction(["context"], emit_exports.Statements([
+    emit_exports.ConstDeclaration("indices", indices),
+    emit_exports.Return(isEvery)
+  ])), ["context"]);
+}
+function CheckUnevaluatedItems(stack, context, schema, value) {
+  const indices = context.GetIndices();
+  return guard_exports.Every(value, 0, (item, index3) => {
+    return (indices.has(index3) || CheckSchema(stack, context, schema.unevaluatedItems, item)) && context.AddIndex(index3);
+  });
+}
+function ErrorUnevaluatedItems(stack, context, schemaPath, instancePath, schema, value) {
+  const indices = context.GetIndices();
+  const unevaluatedItems = [];
+  const isUnevaluatedItems = guard_exports.EveryAll(value, 0, (item, index3) => {
+    const nextContext = new ErrorContext();
+    const isEvaluatedItem = (indices.has(index3) || ErrorSchema(stack, nextContext, schemaPath, instancePath, schema.unevaluatedItems, item)) && context.AddIndex(index3);
+    if (!isEvaluatedItem)
+      unevaluatedItems.push(index3);
+    return isEvaluatedItem;
+  });
+  return isUnevaluatedItems || context.AddError("unevaluatedItems", schemaPath, instancePath, { unevaluatedItems });
+}
+var init_unevaluatedItems2 = __esm({
+  "node_modules/typebox/build/schema/engine/unevaluatedItems.mjs"() {
+    init_unique();
+    init_context();
+    init_schema3();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/unevaluatedProperties.mjs
+function BuildUnevaluatedProperties(stack, context, schema, value) {
+  const [key, prop] = [CreateUnique(), CreateUnique()];
+  const keys = emit_exports.Call(emit_exports.Member("context", "GetKeys"), []);
+  const hasKey = emit_exports.Call(emit_exports.Member("keys", "has"), [key]);
+  const addKey = emit_exports.Call(emit_exports.Member("context", "AddKey"), [key]);
+  const isSchema = BuildSchema(stack, context, schema.unevaluatedProperties, prop);
+  const isEvery = emit_exports.Every(emit_exports.Entries(value), emit_exports.Constant(0), [`[${key}, ${prop}]`, "_"], emit_exports.Or(hasKey, emit_exports.And(isSchema, addKey)));
+  return emit_exports.Call(emit_exports.ArrowFunction(["context"], emit_exports.Statements([
+    emit_exports.ConstDeclaration("keys", keys),
+    emit_exports.Return(isEvery)
+  ])), ["context"]);
+}
+function CheckUnevaluatedProperties(stack, context, schema, value) {
+  const keys = context.GetKeys();
+  return guard_exports.Every(guard_exports.Entries(value), 0, ([key, prop]) => {
+    return keys.has(key) || CheckSchema(stack, context, schema.unevaluatedProperties, prop) && context.AddKey(key);
+  });
+}
+function ErrorUnevaluatedProperties(stack, context, schemaPath, instancePath, schema, value) {
+  const keys = context.GetKeys();
+  const unevaluatedProperties = [];
+  const isUnevaluatedProperties = guard_exports.EveryAll(guard_exports.Entries(value), 0, ([key, prop]) => {
+    const nextContext = new ErrorContext();
+    const isEvaluatedProperty = keys.has(key) || ErrorSchema(stack, nextContext, schemaPath, instancePath, schema.unevaluatedProperties, prop) && context.AddKey(key);
+    if (!isEvaluatedProperty)
+      unevaluatedProperties.push(key);
+    return isEvaluatedProperty;
+  });
+  return isUnevaluatedProperties || context.AddError("unevaluatedProperties", schemaPath, instancePath, { unevaluatedProperties });
+}
+var init_unevaluatedProperties2 = __esm({
+  "node_modules/typebox/build/schema/engine/unevaluatedProperties.mjs"() {
+    init_unique();
+    init_context();
+    init_schema3();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/uniqueItems.mjs
+function IsValid5(schema) {
+  return !guard_exports.IsEqual(schema.uniqueItems, false);
+}
+function BuildUniqueItems(_stack, _context, schema, value) {
+  if (!IsValid5(schema))
+    return emit_exports.Constant(true);
+  const set = emit_exports.Member(emit_exports.New("Set", [emit_exports.Call(emit_exports.Member(value, "map"), [emit_exports.Member("Hashing", "Hash")])]), "size");
+  const isLength = emit_exports.Member(value, "length");
+  return emit_exports.IsEqual(set, isLength);
+}
+function CheckUniqueItems(_stack, _context, schema, value) {
+  if (!IsValid5(schema))
+    return true;
+  const set = new Set(value.map(hash_exports.Hash)).size;
+  const isLength = value.length;
+  return guard_exports.IsEqual(set, isLength);
+}
+function ErrorUniqueItems(_stack, context, schemaPath, instancePath, schema, value) {
+  if (!IsValid5(schema))
+    return true;
+  const set = /* @__PURE__ */ new Set();
+  const duplicateItems = value.reduce((result, value2, index3) => {
+    const hash = hash_exports.Hash(value2);
+    if (set.has(hash))
+      return [...result, index3];
+    set.add(hash);
+    return result;
+  }, []);
+  const isUniqueItems = guard_exports.IsEqual(duplicateItems.length, 0);
+  return isUniqueItems || context.AddError("uniqueItems", schemaPath, instancePath, { duplicateItems });
+}
+var init_uniqueItems2 = __esm({
+  "node_modules/typebox/build/schema/engine/uniqueItems.mjs"() {
+    init_hashing();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/schema.mjs
+function HasTypeName(schema, typename) {
+  return IsType(schema) && (guard_exports.IsArray(schema.type) && guard_exports.IsGreaterThan(schema.type.length, 0) && guard_exports.Every(schema.type, 0, (type) => guard_exports.IsEqual(type, typename)) || guard_exports.IsEqual(schema.type, typename));
+}
+function HasObjectType(schema) {
+  return HasTypeName(schema, "object");
+}
+function HasObjectKeywords(schema) {
+  return IsSchemaObject(schema) && (IsAdditionalProperties(schema) || IsDependencies(schema) || IsDependentRequired(schema) || IsDependentSchemas(schema) || IsProperties(schema) || IsPatternProperties(schema) || IsPropertyNames(schema) || IsMinProperties(schema) || IsMaxProperties(schema) || IsRequired(schema) || IsUnevaluatedProperties(schema));
+}
+function HasArrayType(schema) {
+  return HasTypeName(schema, "array");
+}
+function HasArrayKeywords(schema) {
+  return IsSchemaObject(schema) && (IsAdditionalItems(schema) || IsItems(schema) || IsContains(schema) || IsMaxContains(schema) || IsMaxItems(schema) || IsMinContains(schema) || IsMinItems(schema) || IsPrefixItems(schema) || IsUnevaluatedItems(schema) || IsUniqueItems(schema));
+}
+function HasStringType(schema) {
+  return HasTypeName(schema, "string");
+}
+function HasStringKeywords(schema) {
+  return IsSchemaObject(schema) && (IsMinLength4(schema) || IsMaxLength4(schema) || IsFormat(schema) || IsPattern(schema));
+}
+function HasNumberType(schema) {
+  return HasTypeName(schema, "number") || HasTypeName(schema, "bigint");
+}
+function HasNumberKeywords(schema) {
+  return IsSchemaObject(schema) && (IsMinimum(schema) || IsMaximum(schema) || IsExclusiveMaximum(schema) || IsExclusiveMinimum(schema) || IsMultipleOf2(schema));
+}
+function BuildSchemaPushStack(stack, context, schema, value) {
+  return context.UseUnevaluated() ? emit_exports.And(emit_exports.And(context.Push(), BuildSchema(stack, context, schema, value)), context.Pop()) : BuildSchema(stack, context, schema, value);
+}
+function BuildSchema(stack, context, schema, value) {
+  const current = NextStack(stack, schema);
+  const conditions = [];
+  if (IsSchemaBoolean(schema))
+    return BuildSchemaBoolean(current, context, schema, value);
+  if (IsType(schema))
+    conditions.push(BuildType(current, context, schema, value));
+  if (HasObjectKeywords(schema)) {
+    const constraints = [];
+    if (IsRequired(schema))
+      constraints.push(BuildRequired(current, context, schema, value));
+    if (IsAdditionalProperties(schema))
+      constraints.push(BuildAdditionalProperties(current, context, schema, value));
+    if (IsDependencies(schema))
+      constraints.push(BuildDependencies(current, context, schema, value));
+    if (IsDependentRequired(schema))
+      constraints.push(BuildDependentRequired(current, context, schema, value));
+    if (IsDependentSchemas(schema))
+      constraints.push(BuildDependentSchemas(current, context, schema, value));
+    if (IsPatternProperties(schema))
+      constraints.push(BuildPatternProperties(current, context, schema, value));
+    if (IsProperties(schema))
+      constraints.push(BuildProperties(current, context, schema, value));
+    if (IsPropertyNames(schema))
+      constraints.push(BuildPropertyNames(current, context, schema, value));
+    if (IsMinProperties(schema))
+      constraints.push(BuildMinProperties(current, context, schema, value));
+    if (IsMaxProperties(schema))
+      constraints.push(BuildMaxProperties(current, context, schema, value));
+    const reduced = emit_exports.ReduceAnd(constraints);
+    const guarded = emit_exports.Or(emit_exports.Not(emit_exports.IsObjectNotArray(value)), reduced);
+    conditions.push(HasObjectType(schema) ? reduced : guarded);
+  }
+  if (HasArrayKeywords(schema)) {
+    const constraints = [];
+    if (IsAdditionalItems(schema))
+      constraints.push(BuildAdditionalItems(current, context, schema, value));
+    if (IsContains(schema))
+      constraints.push(BuildContains(current, context, schema, value));
+    if (IsItems(schema))
+      constraints.push(BuildItems(current, context, schema, value));
+    if (IsMinContains(schema))
+      constraints.push(BuildMinContains(current, context, schema, value));
+    if (IsMaxContains(schema))
+      constraints.push(BuildMaxContains(current, context, schema, value));
+    if (IsMinItems(schema))
+      constraints.push(BuildMinItems(current, context, schema, value));
+    if (IsMaxItems(schema))
+      constraints.push(BuildMaxItems(current, context, schema, value));
+    if (IsPrefixItems(schema))
+      constraints.push(BuildPrefixItems(current, context, schema, value));
+    if (IsUniqueItems(schema))
+      constraints.push(BuildUniqueItems(current, context, schema, value));
+    const reduced = emit_exports.ReduceAnd(constraints);
+    const guarded = emit_exports.Or(emit_exports.Not(emit_exports.IsArray(value)), reduced);
+    conditions.push(HasArrayType(schema) ? reduced : guarded);
+  }
+  if (HasStringKeywords(schema)) {
+    const constraints = [];
+    if (IsMinLength4(schema))
+      constraints.push(BuildMinLength(current, context, schema, value));
+    if (IsMaxLength4(schema))
+      constraints.push(BuildMaxLength(current, context, schema, value));
+    if (IsFormat(schema))
+      constraints.push(BuildFormat(current, context, schema, value));
+    if (IsPattern(schema))
+      constraints.push(BuildPattern(current, context, schema, value));
+    const reduced = emit_exports.ReduceAnd(constraints);
+    const guarded = emit_exports.Or(emit_exports.Not(emit_exports.IsString(value)), reduced);
+    conditions.push(HasStringType(schema) ? reduced : guarded);
+  }
+  if (HasNumberKeywords(schema)) {
+    const constraints = [];
+    if (IsExclusiveMinimum(schema))
+      constraints.push(BuildExclusiveMinimum(current, context, schema, value));
+    if (IsExclusiveMaximum(schema))
+      constraints.push(BuildExclusiveMaximum(current, context, schema, value));
+    if (IsMinimum(schema))
+      constraints.push(BuildMinimum(current, context, schema, value));
+    if (IsMaximum(schema))
+      constraints.push(BuildMaximum(current, context, schema, value));
+    if (IsMultipleOf2(schema))
+      constraints.push(BuildMultipleOf(current, context, schema, value));
+    const reduced = emit_exports.ReduceAnd(constraints);
+    const guarded = emit_exports.Or(emit_exports.Not(emit_exports.Or(emit_exports.IsNumber(value), emit_exports.IsBigInt(value))), reduced);
+    conditions.push(HasNumberType(schema) ? reduced : guarded);
+  }
+  if (IsRef2(schema))
+    conditions.push(BuildRef(current, context, schema, value));
+  if (IsRecursiveRef(schema))
+    conditions.push(BuildRecursiveRef(current, context, schema, value));
+  if (IsDynamicRef(schema))
+    conditions.push(BuildDynamicRef(current, context, schema, value));
+  if (IsConst(schema))
+    conditions.push(BuildConst(current, context, schema, value));
+  if (IsEnum2(schema))
+    conditions.push(BuildEnum(current, context, schema, value));
+  if (IsIf(schema))
+    conditions.push(BuildIf(current, context, schema, value));
+  if (IsNot(schema))
+    conditions.push(BuildNot(current, context, schema, value));
+  if (IsAllOf(schema))
+    conditions.push(BuildAllOf(current, context, schema, value));
+  if (IsAnyOf(schema))
+    conditions.push(BuildAnyOf(current, context, schema, value));
+  if (IsOneOf(schema))
+    conditions.push(BuildOneOf(current, context, schema, value));
+  if (IsUnevaluatedItems(schema))
+    conditions.push(emit_exports.Or(emit_exports.Not(emit_exports.IsArray(value)), BuildUnevaluatedItems(current, context, schema, value)));
+  if (IsUnevaluatedProperties(schema))
+    conditions.push(emit_exports.Or(emit_exports.Not(emit_exports.IsObject(value)), BuildUnevaluatedProperties(current, context, schema, value)));
+  if (IsRefine2(schema))
+    conditions.push(BuildRefine(current, context, schema, value));
+  const result = emit_exports.ReduceAnd(conditions);
+  return result;
+}
+function CheckSchemaPushStack(stack, context, schema, value) {
+  return context.Push() && CheckSchema(stack, context, schema, value) && context.Pop();
+}
+function CheckSchema(stack, context, schema, value) {
+  const current = NextStack(stack, schema);
+  const result = IsSchemaBoolean(schema) ? CheckSchemaBoolean(current, context, schema, value) : (!IsType(schema) || CheckType(current, context, schema, value)) && (!(guard_exports.IsObject(value) && !guard_exports.IsArray(value)) || (!IsRequired(schema) || CheckRequired(current, context, schema, value)) && (!IsAdditionalProperties(schema) || CheckAdditionalProperties(current, context, schema, value)) && (!IsDependencies(schema) || CheckDependencies(current, context, schema, value)) && (!IsDependentRequired(schema) || CheckDependentRequired(current, context, schema, value)) && (!IsDependentSchemas(schema) || CheckDependentSchemas(current, context, schema, value)) && (!IsPatternProperties(schema) || CheckPatternProperties(current, context, schema, value)) && (!IsProperties(schema) || CheckProperties(current, context, schema, value)) && (!IsPropertyNames(schema) || CheckPropertyNames(current, context, schema, value)) && (!IsMinProperties(schema) || CheckMinProperties(current, context, schema, value)) && (!IsMaxProperties(schema) || CheckMaxProperties(current, context, schema, value))) && (!guard_exports.IsArray(value) || (!IsAdditionalItems(schema) || CheckAdditionalItems(current, context, schema, value)) && (!IsContains(schema) || CheckContains(current, context, schema, value)) && (!IsItems(schema) || CheckItems(current, context, schema, value)) && (!IsMinContains(schema) || CheckMinContains(current, context, schema, value)) && (!IsMaxContains(schema) || CheckMaxContains(current, context, schema, value)) && (!IsMinItems(schema) || CheckMinItems(current, context, schema, value)) && (!IsMaxItems(schema) || CheckMaxItems(current, context, schema, value)) && (!IsPrefixItems(schema) || CheckPrefixItems(current, context, schema, value)) && (!IsUniqueItems(schema) || CheckUniqueItems(current, context, schema, value))) && (!guard_exports.IsString(value) || (!IsMinLength4(schema) || CheckMinLength(current, context, schema, value)) && (!IsMaxLength4(schema) || CheckMaxLength(current, context, schema, value)) && (!IsFormat(schema) || CheckFormat(current, context, schema, value)) && (!IsPattern(schema) || CheckPattern(current, context, schema, value))) && (!(guard_exports.IsNumber(value) || guard_exports.IsBigInt(value)) || (!IsExclusiveMinimum(schema) || CheckExclusiveMinimum(current, context, schema, value)) && (!IsExclusiveMaximum(schema) || CheckExclusiveMaximum(current, context, schema, value)) && (!IsMinimum(schema) || CheckMinimum(current, context, schema, value)) && (!IsMaximum(schema) || CheckMaximum(current, context, schema, value)) && (!IsMultipleOf2(schema) || CheckMultipleOf(current, context, schema, value))) && (!IsRef2(schema) || CheckRef(current, context, schema, value)) && (!IsRecursiveRef(schema) || CheckRecursiveRef(current, context, schema, value)) && (!IsDynamicRef(schema) || CheckDynamicRef(current, context, schema, value)) && (!IsConst(schema) || CheckConst(current, context, schema, value)) && (!IsEnum2(schema) || CheckEnum(current, context, schema, value)) && (!IsIf(schema) || CheckIf(current, context, schema, value)) && (!IsNot(schema) || CheckNot(current, context, schema, value)) && (!IsAllOf(schema) || CheckAllOf(current, context, schema, value)) && (!IsAnyOf(schema) || CheckAnyOf(current, context, schema, value)) && (!IsOneOf(schema) || CheckOneOf(current, context, schema, value)) && (!IsUnevaluatedItems(schema) || (!guard_exports.IsArray(value) || CheckUnevaluatedItems(current, context, schema, value))) && (!IsUnevaluatedProperties(schema) || (!guard_exports.IsObject(value) || CheckUnevaluatedProperties(current, context, schema, value))) && (!IsRefine2(schema) || CheckRefine(current, context, schema, value));
+  return result;
+}
+function ErrorSchemaPushStack(stack, context, schemaPath, instancePath, schema, value) {
+  return context.Push() && ErrorSchema(stack, context, schemaPath, instancePath, schema, value) && context.Pop();
+}
+function ErrorSchema(stack, context, schemaPath, instancePath, schema, value) {
+  if (context.AtCapacity())
+    return false;
+  const current = NextStack(stack, schema);
+  const result = IsSchemaBoolean(schema) ? ErrorSchemaBoolean(current, context, schemaPath, instancePath, schema, value) : !!(+(!IsType(schema) || ErrorType(current, context, schemaPath, instancePath, schema, value)) & +(!(guard_exports.IsObject(value) && !guard_exports.IsArray(value)) || !!(+(!IsRequired(schema) || ErrorRequired(current, context, schemaPath, instancePath, schema, value)) & +(!IsAdditionalProperties(schema) || ErrorAdditionalProperties(current, context, schemaPath, instancePath, schema, value)) & +(!IsDependencies(schema) || ErrorDependencies(current, context, schemaPath, instancePath, schema, value)) & +(!IsDependentRequired(schema) || ErrorDependentRequired(current, context, schemaPath, instancePath, schema, value)) & +(!IsDependentSchemas(schema) || ErrorDependentSchemas(current, context, schemaPath, instancePath, schema, value)) & +(!IsPatternProperties(schema) || ErrorPatternProperties(current, context, schemaPath, instancePath, schema, value)) & +(!IsProperties(schema) || ErrorProperties(current, context, schemaPath, instancePath, schema, value)) & +(!IsPropertyNames(schema) || ErrorPropertyNames(current, context, schemaPath, instancePath, schema, value)) & +(!IsMinProperties(schema) || ErrorMinProperties(current, context, schemaPath, instancePath, schema, value)) & +(!IsMaxProperties(schema) || ErrorMaxProperties(current, context, schemaPath, instancePath, schema, value)))) & +(!guard_exports.IsArray(value) || !!(+(!IsAdditionalItems(schema) || ErrorAdditionalItems(current, context, schemaPath, instancePath, schema, value)) & +(!IsContains(schema) || ErrorContains(current, context, schemaPath, instancePath, schema, value)) & +(!IsItems(schema) || ErrorItems(current, context, schemaPath, instancePath, schema, value)) & +(!IsMinContains(schema) || ErrorMinContains(current, context, schemaPath, instancePath, schema, value)) & +(!IsMaxContains(schema) || ErrorMaxContains(current, context, schemaPath, instancePath, schema, value)) & +(!IsMinItems(schema) || ErrorMinItems(current, context, schemaPath, instancePath, schema, value)) & +(!IsMaxItems(schema) || ErrorMaxItems(current, context, schemaPath, instancePath, schema, value)) & +(!IsPrefixItems(schema) || ErrorPrefixItems(current, context, schemaPath, instancePath, schema, value)) & +(!IsUniqueItems(schema) || ErrorUniqueItems(current, context, schemaPath, instancePath, schema, value)))) & +(!guard_exports.IsString(value) || !!(+(!IsMinLength4(schema) || ErrorMinLength(current, context, schemaPath, instancePath, schema, value)) & +(!IsMaxLength4(schema) || ErrorMaxLength(current, context, schemaPath, instancePath, schema, value)) & +(!IsFormat(schema) || ErrorFormat(current, context, schemaPath, instancePath, schema, value)) & +(!IsPattern(schema) || ErrorPattern(current, context, schemaPath, instancePath, schema, value)))) & +(!(guard_exports.IsNumber(value) || guard_exports.IsBigInt(value)) || !!(+(!IsExclusiveMinimum(schema) || ErrorExclusiveMinimum(current, context, schemaPath, instancePath, schema, value)) & +(!IsExclusiveMaximum(schema) || ErrorExclusiveMaximum(current, context, schemaPath, instancePath, schema, value)) & +(!IsMinimum(schema) || ErrorMinimum(current, context, schemaPath, instancePath, schema, value)) & +(!IsMaximum(schema) || ErrorMaximum(current, context, schemaPath, instancePath, schema, value)) & +(!IsMultipleOf2(schema) || ErrorMultipleOf(current, context, schemaPath, instancePath, schema, value)))) & +(!IsRef2(schema) || ErrorRef(current, context, schemaPath, instancePath, schema, value)) & +(!IsRecursiveRef(schema) || ErrorRecursiveRef(current, context, schemaPath, instancePath, schema, value)) & +(!IsDynamicRef(schema) || ErrorDynamicRef(current, context, schemaPath, instancePath, schema, value)) & +(!IsConst(schema) || ErrorConst(current, context, schemaPath, instancePath, schema, value)) & +(!IsEnum2(schema) || ErrorEnum(current, context, schemaPath, instancePath, schema, value)) & +(!IsIf(schema) || ErrorIf(current, context, schemaPath, instancePath, schema, value)) & +(!IsNot(schema) || ErrorNot(current, context, schemaPath, instancePath, schema, value)) & +(!IsAllOf(schema) || ErrorAllOf(current, context, schemaPath, instancePath, schema, value)) & +(!IsAnyOf(schema) || ErrorAnyOf(current, context, schemaPath, instancePath, schema, value)) & +(!IsOneOf(schema) || ErrorOneOf(current, context, schemaPath, instancePath, schema, value)) & +(!IsUnevaluatedItems(schema) || (!guard_exports.IsArray(value) || ErrorUnevaluatedItems(current, context, schemaPath, instancePath, schema, value))) & +(!IsUnevaluatedProperties(schema) || (!guard_exports.IsObject(value) || ErrorUnevaluatedProperties(current, context, schemaPath, instancePath, schema, value)))) && (!IsRefine2(schema) || ErrorRefine(current, context, schemaPath, instancePath, schema, value));
+  return result;
+}
+var init_schema3 = __esm({
+  "node_modules/typebox/build/schema/engine/schema.mjs"() {
+    init_types3();
+    init_refine3();
+    init_stack();
+    init_guard2();
+    init_additionalItems2();
+    init_additionalProperties2();
+    init_allOf2();
+    init_anyOf2();
+    init_boolean3();
+    init_const3();
+    init_contains2();
+    init_dependencies3();
+    init_dependentRequired2();
+    init_dependentSchemas2();
+    init_dynamicRef2();
+    init_enum5();
+    init_exclusiveMaximum2();
+    init_exclusiveMinimum2();
+    init_format4();
+    init_if2();
+    init_items2();
+    init_maxContains2();
+    init_maximum2();
+    init_maxItems2();
+    init_maxLength2();
+    init_maxProperties2();
+    init_minContains2();
+    init_minimum2();
+    init_minItems2();
+    init_minLength2();
+    init_minProperties2();
+    init_multipleOf2();
+    init_not2();
+    init_oneOf2();
+    init_pattern4();
+    init_patternProperties2();
+    init_prefixItems2();
+    init_properties3();
+    init_propertyNames2();
+    init_recursiveRef2();
+    init_ref4();
+    init_required4();
+    init_type2();
+    init_unevaluatedItems2();
+    init_unevaluatedProperties2();
+    init_uniqueItems2();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/_functions.mjs
+function NextName() {
+  return `${index2[0]++}`;
+}
+function CreateName(schema, href) {
+  if (!names.has(schema))
+    names.set(schema, /* @__PURE__ */ new Map());
+  const hrefs = names.get(schema);
+  if (hrefs.has(href))
+    return hrefs.get(href);
+  const name = NextName();
+  hrefs.set(href, name);
+  return name;
+}
+function CreateCallExpression(context, _schema, name, value) {
+  return context.UseUnevaluated() ? emit_exports.Call(`check_${name}`, ["context", value]) : emit_exports.Call(`check_${name}`, [value]);
+}
+function CreateFunctionExpression(stack, context, schema, name) {
+  const expression = BuildSchema(stack, context, schema, "value");
+  return context.UseUnevaluated() ? emit_exports.ConstDeclaration(`check_${name}`, emit_exports.ArrowFunction(["context", "value"], expression)) : emit_exports.ConstDeclaration(`check_${name}`, emit_exports.ArrowFunction(["value"], expression));
+}
+function ResetFunctions() {
+  index2[0] = 0;
+  names.clear();
+  funcs.clear();
+}
+function GetFunctions() {
+  return [...funcs.values()];
+}
+function CreateFunction(stack, context, schema, value) {
+  const name = CreateName(schema, stack.lexicalBase);
+  const call = CreateCallExpression(context, schema, name, value);
+  if (funcs.has(name))
+    return call;
+  funcs.set(name, "");
+  funcs.set(name, CreateFunctionExpression(stack, context, schema, name));
+  return call;
+}
+var index2, names, funcs;
+var init_functions = __esm({
+  "node_modules/typebox/build/schema/engine/_functions.mjs"() {
+    init_guard2();
+    init_schema3();
+    index2 = [0];
+    names = /* @__PURE__ */ new Map();
+    funcs = /* @__PURE__ */ new Map();
+  }
+});
+
+// node_modules/typebox/build/schema/engine/index.mjs
+var init_engine2 = __esm({
+  "node_modules/typebox/build/schema/engine/index.mjs"() {
+    init_context();
+    init_externals();
+    init_functions();
+    init_reducer();
+    init_refine3();
+    init_stack();
+    init_unique();
+    init_additionalItems2();
+    init_additionalProperties2();
+    init_allOf2();
+    init_anyOf2();
+    init_boolean3();
+    init_const3();
+    init_contains2();
+    init_dependencies3();
+    init_dependentRequired2();
+    init_dependentSchemas2();
+    init_enum5();
+    init_exclusiveMaximum2();
+    init_exclusiveMinimum2();
+    init_format4();
+    init_if2();
+    init_items2();
+    init_maxContains2();
+    init_maxItems2();
+    init_maxLength2();
+    init_maxProperties2();
+    init_maximum2();
+    init_minContains2();
+    init_minItems2();
+    init_minLength2();
+    init_minProperties2();
+    init_minimum2();
+    init_multipleOf2();
+    init_not2();
+    init_oneOf2();
+    init_pattern4();
+    init_patternProperties2();
+    init_prefixItems2();
+    init_properties3();
+    init_propertyNames2();
+    init_recursiveRef2();
+    init_ref4();
+    init_required4();
+    init_schema3();
+    init_type2();
+    init_unevaluatedItems2();
+    init_unevaluatedProperties2();
+    init_uniqueItems2();
+  }
+});
+
+// node_modules/typebox/build/schema/intern/intern.mjs
+var init_intern = __esm({
+  "node_modules/typebox/build/schema/intern/intern.mjs"() {
+    init_arguments2();
+    init_system2();
+    init_types3();
+    init_stack();
+    init_guard2();
+    init_resolve2();
+  }
+});
+
+// node_modules/typebox/build/schema/intern/index.mjs
+var init_intern2 = __esm({
+  "node_modules/typebox/build/schema/intern/index.mjs"() {
+    init_intern();
+  }
+});
+
+// node_modules/typebox/build/schema/meta/schema.mjs
+var init_schema4 = __esm({
+  "node_modules/typebox/build/schema/meta/schema.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/schema/meta/draft_2020_12.mjs
+var init_draft_2020_12 = __esm({
+  "node_modules/typebox/build/schema/meta/draft_2020_12.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/schema/meta/draft_2019_09.mjs
+var init_draft_2019_09 = __esm({
+  "node_modules/typebox/build/schema/meta/draft_2019_09.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/schema/meta/draft_7.mjs
+var init_draft_7 = __esm({
+  "node_modules/typebox/build/schema/meta/draft_7.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/schema/meta/draft_6.mjs
+var init_draft_6 = __esm({
+  "node_modules/typebox/build/schema/meta/draft_6.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/schema/meta/draft_4.mjs
+var init_draft_4 = __esm({
+  "node_modules/typebox/build/schema/meta/draft_4.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/schema/meta/draft_3.mjs
+var init_draft_3 = __esm({
+  "node_modules/typebox/build/schema/meta/draft_3.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/schema/meta/meta.mjs
+var init_meta = __esm({
+  "node_modules/typebox/build/schema/meta/meta.mjs"() {
+    init_draft_2020_12();
+    init_draft_2019_09();
+    init_draft_7();
+    init_draft_6();
+    init_draft_4();
+    init_draft_3();
+  }
+});
+
+// node_modules/typebox/build/schema/meta/index.mjs
+var init_meta2 = __esm({
+  "node_modules/typebox/build/schema/meta/index.mjs"() {
+    init_schema4();
+    init_meta();
+  }
+});
+
+// node_modules/typebox/build/schema/static/index.mjs
+var init_static3 = __esm({
+  "node_modules/typebox/build/schema/static/index.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/schema/build.mjs
+function CreateCode(build) {
+  const functions = build.Functions().join(";\n");
+  const statements = build.UseUnevaluated() ? ["const context = new CheckContext({}, {})", `return ${build.Entry()}`] : [`return ${build.Entry()}`];
+  return `${functions}; return (value) => { ${statements.join("; ")} }`;
+}
+function CreateEvaluatedCheck(build, code) {
+  const factory = environment_exports.Evaluate("CheckContext", "Guard", "Hashing", build.External().identifier, code);
+  return factory(CheckContext, guard_exports, hash_exports, build.External().variables);
+}
+function CreateDynamicCheck(build) {
+  const stack = Stack(build.Context(), build.Schema());
+  const context = new CheckContext();
+  return (value) => CheckSchema(stack, context, build.Schema(), value);
+}
+function CreateCheck(build, code) {
+  return environment_exports.CanEvaluate() ? CreateEvaluatedCheck(build, code) : CreateDynamicCheck(build);
+}
+function Build(...args) {
+  const [context, schema] = arguments_exports.Match(args, {
+    2: (context2, schema2) => [context2, schema2],
+    1: (schema2) => [{}, schema2]
+  });
+  ResetUnique();
+  ResetExternal();
+  ResetFunctions();
+  const stack = Stack(context, schema);
+  const build = new BuildContext(HasUnevaluated(context, schema));
+  const call = CreateFunction(stack, build, schema, "value");
+  const functions = GetFunctions();
+  const externals = GetExternal();
+  return new BuildResult(context, schema, externals, functions, call, build.UseUnevaluated());
+}
+var EvaluateResult, BuildResult;
+var init_build2 = __esm({
+  "node_modules/typebox/build/schema/build.mjs"() {
+    init_arguments2();
+    init_environment2();
+    init_hashing();
+    init_guard2();
+    init_engine2();
+    EvaluateResult = class {
+      constructor(isAccelerated, code, check) {
+        this.isAccelerated = isAccelerated;
+        this.code = code;
+        this.check = check;
+      }
+      IsAccelerated() {
+        return this.isAccelerated;
+      }
+      Code() {
+        return this.code;
+      }
+      Check(value) {
+        return this.check(value);
+      }
+    };
+    BuildResult = class {
+      constructor(context, schema, external, functions, entry, useUnevaluated) {
+        this.context = context;
+        this.schema = schema;
+        this.external = external;
+        this.functions = functions;
+        this.entry = entry;
+        this.useUnevaluated = useUnevaluated;
+      }
+      /** Returns the Context used for this build */
+      Context() {
+        return this.context;
+      }
+      /** Returns the Schema used for this build */
+      Schema() {
+        return this.schema;
+      }
+      /** Returns true if this build requires a Unevaluated context */
+      UseUnevaluated() {
+        return this.useUnevaluated;
+      }
+      /** Returns external variables */
+      External() {
+        return this.external;
+      }
+      /** Returns check functions */
+      Functions() {
+        return this.functions;
+      }
+      /** Return entry function call. */
+      Entry() {
+        return this.entry;
+      }
+      /** Evaluates the build into a validation function */
+      Evaluate() {
+        const code = CreateCode(this);
+        const check = CreateCheck(this, code);
+        return new EvaluateResult(environment_exports.CanEvaluate(), code, check);
+      }
+    };
+  }
+});
+
+// node_modules/typebox/build/schema/errors.mjs
+function Errors(...args) {
+  const [context, schema, value] = arguments_exports.Match(args, {
+    3: (context2, schema2, value2) => [context2, schema2, value2],
+    2: (schema2, value2) => [{}, schema2, value2]
+  });
+  const stack = Stack(context, schema);
+  const errorContext = new ErrorContext();
+  const result = ErrorSchema(stack, errorContext, "#", "", schema, value);
+  const errors = errorContext.GetErrors();
+  const locale2 = Get2();
+  const localized = errors.map((error) => ({ ...error, message: locale2(error) }));
+  return [result, localized];
+}
+var init_errors2 = __esm({
+  "node_modules/typebox/build/schema/errors.mjs"() {
+    init_arguments2();
+    init_config();
+    init_engine2();
+  }
+});
+
+// node_modules/typebox/build/system/settings/internal.mjs
+function EnableParseErrors() {
+  const settings2 = Get();
+  TempMaxErrors = settings2.maxErrors;
+  settings2.maxErrors = settings2.maxParseErrors;
+}
+function DisableParseErrors() {
+  const settings2 = Get();
+  settings2.maxErrors = TempMaxErrors;
+}
+var TempMaxErrors;
+var init_internal = __esm({
+  "node_modules/typebox/build/system/settings/internal.mjs"() {
+    init_settings();
+    TempMaxErrors = 0;
+  }
+});
+
+// node_modules/typebox/build/schema/check.mjs
+function Check(...args) {
+  const [context, schema, value] = arguments_exports.Match(args, {
+    3: (context2, schema2, value2) => [context2, schema2, value2],
+    2: (schema2, value2) => [{}, schema2, value2]
+  });
+  const stack = Stack(context, schema);
+  const checkContext = new CheckContext();
+  return CheckSchema(stack, checkContext, schema, value);
+}
+var init_check2 = __esm({
+  "node_modules/typebox/build/schema/check.mjs"() {
+    init_arguments2();
+    init_engine2();
+  }
+});
+
+// node_modules/typebox/build/schema/parse.mjs
+var init_parse2 = __esm({
+  "node_modules/typebox/build/schema/parse.mjs"() {
+    init_internal();
+    init_arguments2();
+    init_check2();
+    init_errors2();
+  }
+});
+
+// node_modules/typebox/build/schema/compile.mjs
+var init_compile = __esm({
+  "node_modules/typebox/build/schema/compile.mjs"() {
+    init_arguments2();
+    init_build2();
+    init_errors2();
+    init_parse2();
+  }
+});
+
+// node_modules/typebox/build/schema/schema.mjs
+var init_schema5 = __esm({
+  "node_modules/typebox/build/schema/schema.mjs"() {
+    init_engine2();
+    init_intern2();
+    init_meta2();
+    init_pointer2();
+    init_resolve2();
+    init_static3();
+    init_types3();
+    init_build2();
+    init_compile();
+    init_check2();
+    init_parse2();
+    init_errors2();
+  }
+});
+
+// node_modules/typebox/build/schema/index.mjs
+var init_schema6 = __esm({
+  "node_modules/typebox/build/schema/index.mjs"() {
+    init_schema5();
+    init_schema5();
+  }
+});
+
+// node_modules/typebox/build/compile/code.mjs
+var init_code = __esm({
+  "node_modules/typebox/build/compile/code.mjs"() {
+    init_arguments2();
+    init_schema6();
+  }
+});
+
+// node_modules/typebox/build/value/check/check.mjs
+function Check2(...args) {
+  const [context, type, value] = arguments_exports.Match(args, {
+    3: (context2, type2, value2) => [context2, type2, value2],
+    2: (type2, value2) => [{}, type2, value2]
+  });
+  return Check(context, type, value);
+}
+var init_check3 = __esm({
+  "node_modules/typebox/build/value/check/check.mjs"() {
+    init_arguments2();
+    init_schema6();
+  }
+});
+
+// node_modules/typebox/build/value/check/index.mjs
+var init_check4 = __esm({
+  "node_modules/typebox/build/value/check/index.mjs"() {
+    init_check3();
+  }
+});
+
+// node_modules/typebox/build/value/errors/errors.mjs
+function Errors2(...args) {
+  const [context, type, value] = arguments_exports.Match(args, {
+    3: (context2, type2, value2) => [context2, type2, value2],
+    2: (type2, value2) => [{}, type2, value2]
+  });
+  const [_2, errors] = Errors(context, type, value);
+  return errors;
+}
+var init_errors3 = __esm({
+  "node_modules/typebox/build/value/errors/errors.mjs"() {
+    init_arguments2();
+    init_schema6();
+  }
+});
+
+// node_modules/typebox/build/value/errors/index.mjs
+var init_errors4 = __esm({
+  "node_modules/typebox/build/value/errors/index.mjs"() {
+    init_errors3();
+  }
+});
+
+// node_modules/typebox/build/value/assert/assert.mjs
+function Assert(...args) {
+  const [context, type, value] = arguments_exports.Match(args, {
+    3: (context2, type2, value2) => [context2, type2, value2],
+    2: (type2, value2) => [{}, type2, value2]
+  });
+  const check = Check2(context, type, value);
+  if (!check)
+    throw new AssertError("Assert", value, Errors2(context, type, value));
+}
+var AssertError;
+var init_assert = __esm({
+  "node_modules/typebox/build/value/assert/assert.mjs"() {
+    init_arguments2();
+    init_check4();
+    init_errors4();
+    AssertError = class extends Error {
+      constructor(source, value, errors) {
+        super(source);
+        Object.defineProperty(this, "cause", {
+          value: { source, errors, value },
+          writable: false,
+          configurable: false,
+          enumerable: false
+        });
+      }
+    };
+  }
+});
+
+// node_modules/typebox/build/value/assert/index.mjs
+var init_assert2 = __esm({
+  "node_modules/typebox/build/value/assert/index.mjs"() {
+    init_assert();
+  }
+});
+
+// node_modules/typebox/build/type/index.mjs
+var init_type3 = __esm({
+  "node_modules/typebox/build/type/index.mjs"() {
+    init_action();
+    init_engine();
+    init_extends3();
+    init_script2();
+    init_types2();
+  }
+});
+
+// node_modules/typebox/build/value/clean/from_array.mjs
+function FromArray5(context, type, value) {
+  if (!guard_exports.IsArray(value))
+    return value;
+  return value.map((value2) => FromType19(context, type.items, value2));
+}
+var init_from_array4 = __esm({
+  "node_modules/typebox/build/value/clean/from_array.mjs"() {
+    init_guard2();
+    init_from_type11();
+  }
+});
+
+// node_modules/typebox/build/value/clean/from_cyclic.mjs
+function FromCyclic6(context, type, value) {
+  return FromType19({ ...context, ...type.$defs }, Ref(type.$ref), value);
+}
+var init_from_cyclic6 = __esm({
+  "node_modules/typebox/build/value/clean/from_cyclic.mjs"() {
+    init_type3();
+    init_from_type11();
+  }
+});
+
+// node_modules/typebox/build/value/clean/from_intersect.mjs
+function EvaluateIntersection(context, type) {
+  const additionalProperties = guard_exports.HasPropertyKey(type, "unevaluatedProperties") ? { additionalProperties: type.unevaluatedProperties } : {};
+  const instantiated = Instantiate(context, type);
+  const evaluated = Evaluate2(instantiated);
+  return IsObject3(evaluated) ? With2(evaluated, additionalProperties) : evaluated;
+}
+function FromIntersect6(context, type, value) {
+  const evaluated = EvaluateIntersection(context, type);
+  return FromType19(context, evaluated, value);
+}
+var init_from_intersect6 = __esm({
+  "node_modules/typebox/build/value/clean/from_intersect.mjs"() {
+    init_type3();
+    init_guard2();
+    init_from_type11();
+  }
+});
+
+// node_modules/typebox/build/value/clean/additional.mjs
+function GetAdditionalProperties(type) {
+  const additionalProperties = guard_exports.HasPropertyKey(type, "additionalProperties") ? type.additionalProperties : void 0;
+  return additionalProperties;
+}
+var init_additional = __esm({
+  "node_modules/typebox/build/value/clean/additional.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/value/clean/from_object.mjs
+function FromObject9(context, type, value) {
+  if (!guard_exports.IsObject(value) || guard_exports.IsArray(value))
+    return value;
+  const additionalProperties = GetAdditionalProperties(type);
+  for (const key of guard_exports.Keys(value)) {
+    if (guard_exports.HasPropertyKey(type.properties, key) && IsSchema(type.properties[key])) {
+      value[key] = FromType19(context, type.properties[key], value[key]);
+      continue;
+    }
+    const unknownCheck = (
+      // 1. additionalProperties: true
+      guard_exports.IsBoolean(additionalProperties) && guard_exports.IsEqual(additionalProperties, true) || IsSchema(additionalProperties) && Check2(context, additionalProperties, value[key])
+    );
+    if (unknownCheck) {
+      value[key] = FromType19(context, additionalProperties, value[key]);
+      continue;
+    }
+    delete value[key];
+  }
+  return value;
+}
+var init_from_object7 = __esm({
+  "node_modules/typebox/build/value/clean/from_object.mjs"() {
+    init_type3();
+    init_guard2();
+    init_from_type11();
+    init_check4();
+    init_additional();
+  }
+});
+
+// node_modules/typebox/build/value/clean/from_record.mjs
+function FromRecord3(context, type, value) {
+  if (!guard_exports.IsObject(value))
+    return value;
+  const additionalProperties = GetAdditionalProperties(type);
+  const [recordPattern, recordValue] = [new RegExp(RecordPattern(type)), RecordValue(type)];
+  for (const key of guard_exports.Keys(value)) {
+    if (recordPattern.test(key)) {
+      value[key] = FromType19(context, recordValue, value[key]);
+      continue;
+    }
+    const unknownCheck = (
+      // 1. additionalProperties: true
+      guard_exports.IsBoolean(additionalProperties) && guard_exports.IsEqual(additionalProperties, true) || IsSchema(additionalProperties) && Check2(context, additionalProperties, value[key])
+    );
+    if (unknownCheck) {
+      value[key] = FromType19(context, additionalProperties, value[key]);
+      continue;
+    }
+    delete value[key];
+  }
+  return value;
+}
+var init_from_record2 = __esm({
+  "node_modules/typebox/build/value/clean/from_record.mjs"() {
+    init_type3();
+    init_guard2();
+    init_from_type11();
+    init_check4();
+    init_additional();
+  }
+});
+
+// node_modules/typebox/build/value/clean/from_ref.mjs
+function FromRef5(context, type, value) {
+  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType19(context, context[type.$ref], value) : value;
+}
+var init_from_ref = __esm({
+  "node_modules/typebox/build/value/clean/from_ref.mjs"() {
+    init_guard2();
+    init_from_type11();
+  }
+});
+
+// node_modules/typebox/build/value/clean/from_tuple.mjs
+function FromTuple5(context, schema, value) {
+  if (!guard_exports.IsArray(value))
+    return value;
+  const length = Math.min(value.length, schema.items.length);
+  for (let index3 = 0; index3 < length; index3++) {
+    value[index3] = FromType19(context, schema.items[index3], value[index3]);
+  }
+  return guard_exports.IsGreaterThan(value.length, length) ? value.slice(0, length) : value;
+}
+var init_from_tuple5 = __esm({
+  "node_modules/typebox/build/value/clean/from_tuple.mjs"() {
+    init_guard2();
+    init_from_type11();
+  }
+});
+
+// node_modules/typebox/build/system/memory/deep.mjs
+function FromClassInstance(value) {
+  return value;
+}
+function IsSchemaObject2(value) {
+  return guard_exports.HasPropertyKey(value, "~kind") || guard_exports.HasPropertyKey(value, "~unsafe");
+}
+function FromSchemaObject(value) {
+  const result = {};
+  for (const key of guard_exports.Keys(value)) {
+    if (guard_exports.IsUnsafePropertyKey(key))
+      continue;
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    descriptor.value = FromValue2(descriptor.value);
+    if (guard_exports.IsEqual(descriptor.enumerable, true)) {
+      result[key] = descriptor.value;
+    } else {
+      Object.defineProperty(result, key, descriptor);
+    }
+  }
+  return result;
+}
+function FromPlainObject(value) {
+  const result = {};
+  for (const key of guard_exports.Keys(value)) {
+    if (guard_exports.IsUnsafePropertyKey(key))
+      continue;
+    result[key] = FromValue2(value[key]);
+  }
+  for (const key of guard_exports.Symbols(value)) {
+    result[key] = FromValue2(value[key]);
+  }
+  return result;
+}
+function FromObject10(value) {
+  return guard_exports.IsClassInstance(value) ? FromClassInstance(value) : IsSchemaObject2(value) ? FromSchemaObject(value) : FromPlainObject(value);
+}
+function FromArray6(value) {
+  return value.map((element) => FromValue2(element));
+}
+function FromTypedArray(value) {
+  return value.slice();
+}
+function FromRegExp2(value) {
+  return new RegExp(value.source, value.flags);
+}
+function FromMap(value) {
+  return new Map(FromValue2([...value.entries()]));
+}
+function FromSet(value) {
+  return new Set(FromValue2([...value.values()]));
+}
+function FromValue2(value) {
+  return globals_exports.IsTypeArray(value) ? FromTypedArray(value) : globals_exports.IsRegExp(value) ? FromRegExp2(value) : globals_exports.IsMap(value) ? FromMap(value) : globals_exports.IsSet(value) ? FromSet(value) : guard_exports.IsArray(value) ? FromArray6(value) : guard_exports.IsObject(value) ? FromObject10(value) : value;
+}
+function Deep(value) {
+  return FromValue2(value);
+}
+var init_deep = __esm({
+  "node_modules/typebox/build/system/memory/deep.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/value/clone/clone.mjs
+function Clone2(value) {
+  return Deep(value);
+}
+var init_clone2 = __esm({
+  "node_modules/typebox/build/value/clone/clone.mjs"() {
+    init_deep();
+  }
+});
+
+// node_modules/typebox/build/value/clone/index.mjs
+var init_clone3 = __esm({
+  "node_modules/typebox/build/value/clone/index.mjs"() {
+    init_clone2();
+  }
+});
+
+// node_modules/typebox/build/value/clean/from_union.mjs
+function FromUnion9(context, type, value) {
+  for (const schema of type.anyOf) {
+    const clean = FromType19(context, schema, Clone2(value));
+    if (Check2(context, schema, clean))
+      return clean;
+  }
+  return value;
+}
+var init_from_union7 = __esm({
+  "node_modules/typebox/build/value/clean/from_union.mjs"() {
+    init_check4();
+    init_clone3();
+    init_from_type11();
+  }
+});
+
+// node_modules/typebox/build/value/clean/from_type.mjs
+function FromType19(context, type, value) {
+  return IsArray3(type) ? FromArray5(context, type, value) : IsCyclic(type) ? FromCyclic6(context, type, value) : IsIntersect(type) ? FromIntersect6(context, type, value) : IsObject3(type) ? FromObject9(context, type, value) : IsRecord(type) ? FromRecord3(context, type, value) : IsRef(type) ? FromRef5(context, type, value) : IsTuple(type) ? FromTuple5(context, type, value) : IsUnion(type) ? FromUnion9(context, type, value) : value;
+}
+var init_from_type11 = __esm({
+  "node_modules/typebox/build/value/clean/from_type.mjs"() {
+    init_type3();
+    init_from_array4();
+    init_from_cyclic6();
+    init_from_intersect6();
+    init_from_object7();
+    init_from_record2();
+    init_from_ref();
+    init_from_tuple5();
+    init_from_union7();
+  }
+});
+
+// node_modules/typebox/build/value/shared/union_priority_sort.mjs
+function Modifiers(type, next) {
+  return memory_exports.Assign(type, next);
+}
+function FromProperties4(properties) {
+  const result = {};
+  for (const key of guard_default.Keys(properties))
+    result[key] = FromType20(properties[key]);
+  return result;
+}
+function FromRecordKey(type) {
+  return String2({ pattern: RecordPattern(type) });
+}
+function FromPriorityTypes(types) {
+  return FromTypes6(Priority(types));
+}
+function FromTypes6(types) {
+  return types.map((type) => FromType20(type));
+}
+function FromType20(type) {
+  const next = IsArray3(type) ? _Array_(FromType20(type.items), ArrayOptions(type)) : IsIntersect(type) ? Intersect(FromTypes6(type.allOf)) : IsUnion(type) ? Union(FromPriorityTypes(type.anyOf)) : IsObject3(type) ? _Object_(FromProperties4(type.properties)) : IsRecord(type) ? Record(FromRecordKey(type), FromType20(RecordValue(type))) : IsTuple(type) ? Tuple(FromTypes6(type.items)) : type;
+  return Modifiers(type, next);
+}
+function UnionPrioritySort(type) {
+  const result = FromType20(type);
+  return result;
+}
+var init_union_priority_sort = __esm({
+  "node_modules/typebox/build/value/shared/union_priority_sort.mjs"() {
+    init_guard2();
+    init_memory2();
+    init_type3();
+    init_type3();
+    init_type3();
+    init_type3();
+    init_type3();
+    init_type3();
+    init_type3();
+    init_type3();
+  }
+});
+
+// node_modules/typebox/build/value/clean/clean.mjs
+function Clean(...args) {
+  const [context, type, value] = arguments_exports.Match(args, {
+    3: (context2, type2, value2) => [context2, type2, value2],
+    2: (type2, value2) => [{}, type2, value2]
+  });
+  const sorted = settings_exports.Get().unionPrioritySort ? UnionPrioritySort(type) : type;
+  return FromType19(context, sorted, value);
+}
+var init_clean = __esm({
+  "node_modules/typebox/build/value/clean/clean.mjs"() {
+    init_system2();
+    init_from_type11();
+    init_union_priority_sort();
+  }
+});
+
+// node_modules/typebox/build/value/clean/index.mjs
+var init_clean2 = __esm({
+  "node_modules/typebox/build/value/clean/index.mjs"() {
+    init_clean();
+  }
+});
+
+// node_modules/typebox/build/value/convert/try/try_result.mjs
+function IsOk(value) {
+  return guard_exports.IsObject(value) && guard_exports.HasPropertyKey(value, "value");
+}
+function Ok(value) {
+  return { value };
+}
+function Fail() {
+  return void 0;
+}
+var init_try_result = __esm({
+  "node_modules/typebox/build/value/convert/try/try_result.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/try/try_array.mjs
+function TryArray(value) {
+  return guard_exports.IsArray(value) ? Ok(value) : Ok([value]);
+}
+var init_try_array = __esm({
+  "node_modules/typebox/build/value/convert/try/try_array.mjs"() {
+    init_guard2();
+    init_try_result();
+  }
+});
+
+// node_modules/typebox/build/value/convert/try/try_bigint.mjs
+function FromBoolean2(value) {
+  return guard_exports.IsEqual(value, true) ? Ok(BigInt(1)) : Ok(BigInt(0));
+}
+function IsStringBigIntLike(value) {
+  return bigintPattern.test(value);
+}
+function IsStringDecimalLike(value) {
+  return decimalPattern.test(value);
+}
+function IsStringIntegerLike(value) {
+  return integerPattern.test(value);
+}
+function FromString2(value) {
+  const lowercase = value.toLowerCase();
+  return IsStringBigIntLike(value) ? Ok(BigInt(value.slice(0, value.length - 1))) : IsStringDecimalLike(value) ? Ok(BigInt(value.split(".")[0])) : IsStringIntegerLike(value) ? Ok(BigInt(value)) : guard_exports.IsEqual(lowercase, "false") ? Ok(BigInt(0)) : guard_exports.IsEqual(lowercase, "true") ? Ok(BigInt(1)) : Fail();
+}
+function TryBigInt(value) {
+  return guard_exports.IsBigInt(value) ? Ok(value) : guard_exports.IsBoolean(value) ? FromBoolean2(value) : guard_exports.IsNumber(value) ? Ok(BigInt(Math.trunc(value))) : guard_exports.IsNull(value) ? Ok(BigInt(0)) : guard_exports.IsString(value) ? FromString2(value) : guard_exports.IsUndefined(value) ? Ok(BigInt(0)) : Fail();
+}
+var bigintPattern, decimalPattern, integerPattern;
+var init_try_bigint = __esm({
+  "node_modules/typebox/build/value/convert/try/try_bigint.mjs"() {
+    init_guard2();
+    init_try_result();
+    bigintPattern = /^-?(0|[1-9]\d*)n$/;
+    decimalPattern = /^-?(0|[1-9]\d*)\.\d+$/;
+    integerPattern = /^-?(0|[1-9]\d*)$/;
+  }
+});
+
+// node_modules/typebox/build/value/convert/try/try_boolean.mjs
+function FromBigInt2(value) {
+  return guard_exports.IsEqual(value, BigInt(0)) ? Ok(false) : guard_exports.IsEqual(value, BigInt(1)) ? Ok(true) : Fail();
+}
+function FromNumber2(value) {
+  return guard_exports.IsEqual(value, 0) ? Ok(false) : guard_exports.IsEqual(value, 1) ? Ok(true) : Fail();
+}
+function FromString3(value) {
+  return guard_exports.IsEqual(value.toLowerCase(), "false") ? Ok(false) : guard_exports.IsEqual(value.toLowerCase(), "true") ? Ok(true) : guard_exports.IsEqual(value, "0") ? Ok(false) : guard_exports.IsEqual(value, "1") ? Ok(true) : Fail();
+}
+function TryBoolean(value) {
+  return guard_exports.IsBigInt(value) ? FromBigInt2(value) : guard_exports.IsBoolean(value) ? Ok(value) : guard_exports.IsNumber(value) ? FromNumber2(value) : guard_exports.IsNull(value) ? Ok(false) : guard_exports.IsString(value) ? FromString3(value) : guard_exports.IsUndefined(value) ? Ok(false) : Fail();
+}
+var init_try_boolean = __esm({
+  "node_modules/typebox/build/value/convert/try/try_boolean.mjs"() {
+    init_guard2();
+    init_try_result();
+  }
+});
+
+// node_modules/typebox/build/value/convert/try/try_null.mjs
+function FromBigInt3(value) {
+  return guard_exports.IsEqual(value, BigInt(0)) ? Ok(null) : Fail();
+}
+function FromBoolean3(value) {
+  return guard_exports.IsEqual(value, false) ? Ok(null) : Fail();
+}
+function FromNumber3(value) {
+  return guard_exports.IsEqual(value, 0) ? Ok(null) : Fail();
+}
+function FromString4(value) {
+  const lowercase = value.toLowerCase();
+  const predicate = guard_exports.IsEqual(lowercase, "undefined") || guard_exports.IsEqual(lowercase, "null") || guard_exports.IsEqual(value, "") || guard_exports.IsEqual(value, "0");
+  return predicate ? Ok(null) : Fail();
+}
+function TryNull(value) {
+  return guard_exports.IsBigInt(value) ? FromBigInt3(value) : guard_exports.IsBoolean(value) ? FromBoolean3(value) : guard_exports.IsNumber(value) ? FromNumber3(value) : guard_exports.IsNull(value) ? Ok(null) : guard_exports.IsString(value) ? FromString4(value) : guard_exports.IsUndefined(value) ? Ok(null) : Fail();
+}
+var init_try_null = __esm({
+  "node_modules/typebox/build/value/convert/try/try_null.mjs"() {
+    init_guard2();
+    init_try_result();
+  }
+});
+
+// node_modules/typebox/build/value/convert/try/try_number.mjs
+function FromBigInt4(value) {
+  return value <= maxBigInt && value >= minBigInt ? Ok(Number(value)) : Fail();
+}
+function FromBoolean4(value) {
+  return Ok(value ? 1 : 0);
+}
+function FromString5(value) {
+  const coerced = +value;
+  if (guard_exports.IsNumber(coerced))
+    return Ok(coerced);
+  const lowercase = value.toLowerCase();
+  if (guard_exports.IsEqual(lowercase, "false"))
+    return Ok(0);
+  if (guard_exports.IsEqual(lowercase, "true"))
+    return Ok(1);
+  const result = TryBigInt(value);
+  if (IsOk(result))
+    return result.value <= maxBigInt && result.value >= minBigInt ? Ok(Number(result.value)) : Fail();
+  return Fail();
+}
+function TryNumber(value) {
+  return guard_exports.IsBigInt(value) ? FromBigInt4(value) : guard_exports.IsBoolean(value) ? FromBoolean4(value) : guard_exports.IsNumber(value) ? Ok(value) : guard_exports.IsNull(value) ? Ok(0) : guard_exports.IsString(value) ? FromString5(value) : guard_exports.IsUndefined(value) ? Ok(0) : Fail();
+}
+var maxBigInt, minBigInt;
+var init_try_number = __esm({
+  "node_modules/typebox/build/value/convert/try/try_number.mjs"() {
+    init_guard2();
+    init_try_result();
+    init_try_bigint();
+    maxBigInt = BigInt(Number.MAX_SAFE_INTEGER);
+    minBigInt = BigInt(Number.MIN_SAFE_INTEGER);
+  }
+});
+
+// node_modules/typebox/build/value/convert/try/try_string.mjs
+function TryString(value) {
+  return guard_exports.IsBigInt(value) ? Ok(value.toString()) : guard_exports.IsBoolean(value) ? Ok(value.toString()) : guard_exports.IsNumber(value) ? Ok(value.toString()) : guard_exports.IsNull(value) ? Ok("null") : guard_exports.IsString(value) ? Ok(value) : guard_exports.IsUndefined(value) ? Ok("") : Fail();
+}
+var init_try_string = __esm({
+  "node_modules/typebox/build/value/convert/try/try_string.mjs"() {
+    init_guard2();
+    init_try_result();
+  }
+});
+
+// node_modules/typebox/build/value/convert/try/try_undefined.mjs
+function FromBigInt5(value) {
+  return guard_exports.IsEqual(value, BigInt(0)) ? Ok(void 0) : Fail();
+}
+function FromBoolean5(value) {
+  return guard_exports.IsEqual(value, false) ? Ok(void 0) : Fail();
+}
+function FromNumber4(value) {
+  return guard_exports.IsEqual(value, 0) ? Ok(void 0) : Fail();
+}
+function FromString6(value) {
+  const lowercase = value.toLowerCase();
+  const predicate = guard_exports.IsEqual(lowercase, "undefined") || guard_exports.IsEqual(lowercase, "null") || guard_exports.IsEqual(value, "") || guard_exports.IsEqual(value, "0");
+  return predicate ? Ok(void 0) : Fail();
+}
+function TryUndefined(value) {
+  return guard_exports.IsBigInt(value) ? FromBigInt5(value) : guard_exports.IsBoolean(value) ? FromBoolean5(value) : guard_exports.IsNumber(value) ? FromNumber4(value) : guard_exports.IsNull(value) ? Ok(void 0) : guard_exports.IsString(value) ? FromString6(value) : guard_exports.IsUndefined(value) ? Ok(value) : Fail();
+}
+var init_try_undefined = __esm({
+  "node_modules/typebox/build/value/convert/try/try_undefined.mjs"() {
+    init_guard2();
+    init_try_result();
+  }
+});
+
+// node_modules/typebox/build/value/convert/try/try.mjs
+var try_exports = {};
+__export(try_exports, {
+  Fail: () => Fail,
+  IsOk: () => IsOk,
+  Ok: () => Ok,
+  TryArray: () => TryArray,
+  TryBigInt: () => TryBigInt,
+  TryBoolean: () => TryBoolean,
+  TryNull: () => TryNull,
+  TryNumber: () => TryNumber,
+  TryString: () => TryString,
+  TryUndefined: () => TryUndefined
+});
+var init_try = __esm({
+  "node_modules/typebox/build/value/convert/try/try.mjs"() {
+    init_try_array();
+    init_try_bigint();
+    init_try_boolean();
+    init_try_null();
+    init_try_number();
+    init_try_result();
+    init_try_string();
+    init_try_undefined();
+  }
+});
+
+// node_modules/typebox/build/value/convert/try/index.mjs
+var init_try2 = __esm({
+  "node_modules/typebox/build/value/convert/try/index.mjs"() {
+    init_try();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_array.mjs
+function FromArray7(context, type, value) {
+  const result = try_exports.TryArray(value);
+  return result.value.map((value2) => FromType21(context, type.items, value2));
+}
+var init_from_array5 = __esm({
+  "node_modules/typebox/build/value/convert/from_array.mjs"() {
+    init_from_type12();
+    init_try2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_bigint.mjs
+function FromBigInt6(_context, _type, value) {
+  const result = try_exports.TryBigInt(value);
+  return try_exports.IsOk(result) ? result.value : value;
+}
+var init_from_bigint = __esm({
+  "node_modules/typebox/build/value/convert/from_bigint.mjs"() {
+    init_try2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_boolean.mjs
+function FromBoolean6(_context, _type, value) {
+  const result = try_exports.TryBoolean(value);
+  return try_exports.IsOk(result) ? result.value : value;
+}
+var init_from_boolean = __esm({
+  "node_modules/typebox/build/value/convert/from_boolean.mjs"() {
+    init_try2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_cyclic.mjs
+function FromCyclic7(context, type, value) {
+  return FromType21({ ...context, ...type.$defs }, Ref(type.$ref), value);
+}
+var init_from_cyclic7 = __esm({
+  "node_modules/typebox/build/value/convert/from_cyclic.mjs"() {
+    init_type3();
+    init_from_type12();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_enum.mjs
+function FromEnum3(context, type, value) {
+  return FromType21(context, Evaluate2(type), value);
+}
+var init_from_enum2 = __esm({
+  "node_modules/typebox/build/value/convert/from_enum.mjs"() {
+    init_type3();
+    init_from_type12();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_integer.mjs
+function FromInteger(_context, _type, value) {
+  const result = try_exports.TryNumber(value);
+  return try_exports.IsOk(result) ? Math.trunc(result.value) : value;
+}
+var init_from_integer = __esm({
+  "node_modules/typebox/build/value/convert/from_integer.mjs"() {
+    init_try2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_intersect.mjs
+function FromIntersect7(context, type, value) {
+  const instantiated = Instantiate(context, type);
+  const evaluated = Evaluate2(instantiated);
+  return FromType21(context, evaluated, value);
+}
+var init_from_intersect7 = __esm({
+  "node_modules/typebox/build/value/convert/from_intersect.mjs"() {
+    init_type3();
+    init_from_type12();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_literal.mjs
+function FromLiteralBigInt(_context, type, value) {
+  const result = try_exports.TryBigInt(value);
+  return try_exports.IsOk(result) && guard_exports.IsEqual(type.const, result.value) ? result.value : value;
+}
+function FromLiteralBoolean(_context, type, value) {
+  const result = try_exports.TryBoolean(value);
+  return try_exports.IsOk(result) && guard_exports.IsEqual(type.const, result.value) ? result.value : value;
+}
+function FromLiteralNumber(_context, type, value) {
+  const result = try_exports.TryNumber(value);
+  return try_exports.IsOk(result) && guard_exports.IsEqual(type.const, result.value) ? result.value : value;
+}
+function FromLiteralString(_context, type, value) {
+  const result = try_exports.TryString(value);
+  return try_exports.IsOk(result) && guard_exports.IsEqual(type.const, result.value) ? result.value : value;
+}
+function FromLiteral6(context, type, value) {
+  if (guard_exports.IsEqual(type.const, value))
+    return value;
+  return IsLiteralBigInt(type) ? FromLiteralBigInt(context, type, value) : IsLiteralBoolean(type) ? FromLiteralBoolean(context, type, value) : IsLiteralNumber(type) ? FromLiteralNumber(context, type, value) : IsLiteralString(type) ? FromLiteralString(context, type, value) : Unreachable();
+}
+var init_from_literal3 = __esm({
+  "node_modules/typebox/build/value/convert/from_literal.mjs"() {
+    init_unreachable2();
+    init_guard2();
+    init_type3();
+    init_try2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_null.mjs
+function FromNull2(_context, _type, value) {
+  const result = try_exports.TryNull(value);
+  return try_exports.IsOk(result) ? result.value : value;
+}
+var init_from_null = __esm({
+  "node_modules/typebox/build/value/convert/from_null.mjs"() {
+    init_try2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_number.mjs
+function FromNumber5(_context, _type, value) {
+  const result = try_exports.TryNumber(value);
+  return try_exports.IsOk(result) ? result.value : value;
+}
+var init_from_number = __esm({
+  "node_modules/typebox/build/value/convert/from_number.mjs"() {
+    init_try2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_additional.mjs
+function FromAdditionalProperties(context, entries, additionalProperties, value) {
+  const keys = guard_exports.Keys(value);
+  for (const [regexp, _2] of entries) {
+    for (const key of keys) {
+      if (!regexp.test(key)) {
+        value[key] = FromType21(context, additionalProperties, value[key]);
+      }
+    }
+  }
+  return value;
+}
+var init_from_additional = __esm({
+  "node_modules/typebox/build/value/convert/from_additional.mjs"() {
+    init_guard2();
+    init_from_type12();
+  }
+});
+
+// node_modules/typebox/build/value/shared/optional_undefined.mjs
+function IsOptionalUndefined(property, key, value) {
+  return IsOptional(property) && guard_exports.IsUndefined(value[key]);
+}
+var init_optional_undefined = __esm({
+  "node_modules/typebox/build/value/shared/optional_undefined.mjs"() {
+    init_guard2();
+    init_type3();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_object.mjs
+function FromProperties5(context, type, value) {
+  const entries = guard_exports.EntriesRegExp(type.properties);
+  const keys = guard_exports.Keys(value);
+  for (const [regexp, property] of entries) {
+    for (const key of keys) {
+      if (!regexp.test(key) || IsOptionalUndefined(property, key, value))
+        continue;
+      value[key] = FromType21(context, property, value[key]);
+    }
+  }
+  return guard_exports.HasPropertyKey(type, "additionalProperties") && guard_exports.IsObject(type.additionalProperties) ? FromAdditionalProperties(context, entries, type.additionalProperties, value) : value;
+}
+function FromObject11(context, type, value) {
+  return guard_exports.IsObjectNotArray(value) ? FromProperties5(context, type, value) : value;
+}
+var init_from_object8 = __esm({
+  "node_modules/typebox/build/value/convert/from_object.mjs"() {
+    init_guard2();
+    init_from_type12();
+    init_from_additional();
+    init_optional_undefined();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_record.mjs
+function FromPatternProperties(context, type, value) {
+  const entries = guard_exports.EntriesRegExp(type.patternProperties);
+  const keys = guard_exports.Keys(value);
+  for (const [regexp, schema] of entries) {
+    for (const key of keys) {
+      if (regexp.test(key)) {
+        value[key] = FromType21(context, schema, value[key]);
+      }
+    }
+  }
+  return guard_exports.HasPropertyKey(type, "additionalProperties") && guard_exports.IsObject(type.additionalProperties) ? FromAdditionalProperties(context, entries, type.additionalProperties, value) : value;
+}
+function FromRecord4(context, type, value) {
+  return guard_exports.IsObjectNotArray(value) ? FromPatternProperties(context, type, value) : value;
+}
+var init_from_record3 = __esm({
+  "node_modules/typebox/build/value/convert/from_record.mjs"() {
+    init_guard2();
+    init_from_type12();
+    init_from_additional();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_ref.mjs
+function FromRef6(context, type, value) {
+  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType21(context, context[type.$ref], value) : value;
+}
+var init_from_ref2 = __esm({
+  "node_modules/typebox/build/value/convert/from_ref.mjs"() {
+    init_from_type12();
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_string.mjs
+function FromString7(_context, _type, value) {
+  const result = try_exports.TryString(value);
+  return try_exports.IsOk(result) ? result.value : value;
+}
+var init_from_string = __esm({
+  "node_modules/typebox/build/value/convert/from_string.mjs"() {
+    init_try2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_template_literal.mjs
+function FromTemplateLiteral4(context, type, value) {
+  return FromType21(context, Evaluate2(type), value);
+}
+var init_from_template_literal3 = __esm({
+  "node_modules/typebox/build/value/convert/from_template_literal.mjs"() {
+    init_type3();
+    init_from_type12();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_tuple.mjs
+function FromTuple6(context, type, value) {
+  if (!guard_exports.IsArray(value))
+    return value;
+  for (let index3 = 0; index3 < Math.min(type.items.length, value.length); index3++) {
+    value[index3] = FromType21(context, type.items[index3], value[index3]);
+  }
+  return value;
+}
+var init_from_tuple6 = __esm({
+  "node_modules/typebox/build/value/convert/from_tuple.mjs"() {
+    init_guard2();
+    init_from_type12();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_undefined.mjs
+function FromUndefined2(_context, _type, value) {
+  const result = try_exports.TryUndefined(value);
+  return try_exports.IsOk(result) ? result.value : value;
+}
+var init_from_undefined = __esm({
+  "node_modules/typebox/build/value/convert/from_undefined.mjs"() {
+    init_try2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_union.mjs
+function FromUnion10(context, type, value) {
+  const matched = type.anyOf.some((type2) => Check2(context, type2, value));
+  if (matched)
+    return value;
+  const candidates = type.anyOf.map((type2) => FromType21(context, type2, Clone2(value)));
+  const selected = candidates.find((value2) => Check2(context, type, value2));
+  return guard_exports.IsUndefined(selected) ? value : selected;
+}
+var init_from_union8 = __esm({
+  "node_modules/typebox/build/value/convert/from_union.mjs"() {
+    init_guard2();
+    init_check4();
+    init_clone3();
+    init_from_type12();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_void.mjs
+function FromVoid(_context, _type, value) {
+  const result = try_exports.TryUndefined(value);
+  return try_exports.IsOk(result) ? void 0 : value;
+}
+var init_from_void = __esm({
+  "node_modules/typebox/build/value/convert/from_void.mjs"() {
+    init_try2();
+  }
+});
+
+// node_modules/typebox/build/value/convert/from_type.mjs
+function FromType21(context, type, value) {
+  return IsArray3(type) ? FromArray7(context, type, value) : IsBigInt3(type) ? FromBigInt6(context, type, value) : IsBoolean4(type) ? FromBoolean6(context, type, value) : IsCyclic(type) ? FromCyclic7(context, type, value) : IsEnum(type) ? FromEnum3(context, type, value) : IsInteger3(type) ? FromInteger(context, type, value) : IsIntersect(type) ? FromIntersect7(context, type, value) : IsLiteral(type) ? FromLiteral6(context, type, value) : IsNull3(type) ? FromNull2(context, type, value) : IsNumber4(type) ? FromNumber5(context, type, value) : IsObject3(type) ? FromObject11(context, type, value) : IsRecord(type) ? FromRecord4(context, type, value) : IsRef(type) ? FromRef6(context, type, value) : IsString4(type) ? FromString7(context, type, value) : IsTemplateLiteral(type) ? FromTemplateLiteral4(context, type, value) : IsTuple(type) ? FromTuple6(context, type, value) : IsUndefined3(type) ? FromUndefined2(context, type, value) : IsUnion(type) ? FromUnion10(context, type, value) : IsVoid(type) ? FromVoid(context, type, value) : value;
+}
+var init_from_type12 = __esm({
+  "node_modules/typebox/build/value/convert/from_type.mjs"() {
+    init_type3();
+    init_from_array5();
+    init_from_bigint();
+    init_from_boolean();
+    init_from_cyclic7();
+    init_from_enum2();
+    init_from_integer();
+    init_from_intersect7();
+    init_from_literal3();
+    init_from_null();
+    init_from_number();
+    init_from_object8();
+    init_from_record3();
+    init_from_ref2();
+    init_from_string();
+    init_from_template_literal3();
+    init_from_tuple6();
+    init_from_undefined();
+    init_from_union8();
+    init_from_void();
+  }
+});
+
+// node_modules/typebox/build/value/convert/convert.mjs
+function Convert(...args) {
+  const [context, type, value] = arguments_exports.Match(args, {
+    3: (context2, type2, value2) => [context2, type2, value2],
+    2: (type2, value2) => [{}, type2, value2]
+  });
+  return FromType21(context, type, value);
+}
+var init_convert = __esm({
+  "node_modules/typebox/build/value/convert/convert.mjs"() {
+    init_arguments2();
+    init_from_type12();
+  }
+});
+
+// node_modules/typebox/build/value/convert/index.mjs
+var init_convert2 = __esm({
+  "node_modules/typebox/build/value/convert/index.mjs"() {
+    init_convert();
+  }
+});
+
+// node_modules/typebox/build/value/default/from_array.mjs
+function FromArray8(context, type, value) {
+  if (!guard_exports.IsArray(value))
+    return value;
+  for (let i = 0; i < value.length; i++) {
+    value[i] = FromType22(context, type.items, value[i]);
+  }
+  return value;
+}
+var init_from_array6 = __esm({
+  "node_modules/typebox/build/value/default/from_array.mjs"() {
+    init_guard2();
+    init_from_type13();
+  }
+});
+
+// node_modules/typebox/build/value/default/from_cyclic.mjs
+function FromCyclic8(context, type, value) {
+  return FromType22({ ...context, ...type.$defs }, Ref(type.$ref), value);
+}
+var init_from_cyclic8 = __esm({
+  "node_modules/typebox/build/value/default/from_cyclic.mjs"() {
+    init_type3();
+    init_from_type13();
+  }
+});
+
+// node_modules/typebox/build/value/default/from_default.mjs
+function FromDefault(type, value) {
+  if (!guard_exports.IsUndefined(value))
+    return value;
+  return guard_exports.IsFunction(type.default) ? type.default() : Clone2(type.default);
+}
+var init_from_default = __esm({
+  "node_modules/typebox/build/value/default/from_default.mjs"() {
+    init_guard2();
+    init_clone3();
+  }
+});
+
+// node_modules/typebox/build/value/default/from_intersect.mjs
+function FromIntersect8(context, type, value) {
+  const instantiated = Instantiate(context, type);
+  const evaluated = Evaluate2(instantiated);
+  return FromType22(context, evaluated, value);
+}
+var init_from_intersect8 = __esm({
+  "node_modules/typebox/build/value/default/from_intersect.mjs"() {
+    init_type3();
+    init_from_type13();
+  }
+});
+
+// node_modules/typebox/build/value/default/from_object.mjs
+function FromObject12(context, type, value) {
+  if (!guard_exports.IsObject(value))
+    return value;
+  const knownPropertyKeys = guard_exports.Keys(type.properties);
+  for (const key of knownPropertyKeys) {
+    const propertyValue = FromType22(context, type.properties[key], value[key]);
+    const isUnassignableUndefined = guard_exports.IsUndefined(propertyValue) && (IsOptional(type.properties[key]) || !guard_exports.HasPropertyKey(type.properties[key], "default"));
+    if (isUnassignableUndefined)
+      continue;
+    value[key] = propertyValue;
+  }
+  if (!IsAdditionalProperties(type) || guard_exports.IsBoolean(type.additionalProperties))
+    return value;
+  for (const key of guard_exports.Keys(value)) {
+    if (knownPropertyKeys.includes(key))
+      continue;
+    value[key] = FromType22(context, type.additionalProperties, value[key]);
+  }
+  return value;
+}
+var init_from_object9 = __esm({
+  "node_modules/typebox/build/value/default/from_object.mjs"() {
+    init_type3();
+    init_guard2();
+    init_from_type13();
+    init_types3();
+  }
+});
+
+// node_modules/typebox/build/value/default/from_record.mjs
+function FromRecord5(context, type, value) {
+  if (!guard_exports.IsObject(value))
+    return value;
+  const [recordKey, recordValue] = [new RegExp(RecordPattern(type)), RecordValue(type)];
+  for (const key of guard_exports.Keys(value)) {
+    if (!(recordKey.test(key) && IsDefault(recordValue)))
+      continue;
+    value[key] = FromType22(context, recordValue, value[key]);
+  }
+  if (!IsAdditionalProperties(type))
+    return value;
+  for (const key of guard_exports.Keys(value)) {
+    if (recordKey.test(key))
+      continue;
+    value[key] = FromType22(context, type.additionalProperties, value[key]);
+  }
+  return value;
+}
+var init_from_record4 = __esm({
+  "node_modules/typebox/build/value/default/from_record.mjs"() {
+    init_type3();
+    init_types3();
+    init_guard2();
+    init_from_type13();
+  }
+});
+
+// node_modules/typebox/build/value/default/from_ref.mjs
+function FromRef7(context, type, value) {
+  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType22(context, context[type.$ref], value) : value;
+}
+var init_from_ref3 = __esm({
+  "node_modules/typebox/build/value/default/from_ref.mjs"() {
+    init_guard2();
+    init_from_type13();
+  }
+});
+
+// node_modules/typebox/build/value/default/from_tuple.mjs
+function FromTuple7(context, schema, value) {
+  if (!guard_exports.IsArray(value))
+    return value;
+  const [items, max] = [schema.items, Math.max(schema.items.length, value.length)];
+  for (let i = 0; i < max; i++) {
+    if (i < items.length)
+      value[i] = FromType22(context, items[i], value[i]);
+  }
+  return value;
+}
+var init_from_tuple7 = __esm({
+  "node_modules/typebox/build/value/default/from_tuple.mjs"() {
+    init_guard2();
+    init_from_type13();
+  }
+});
+
+// node_modules/typebox/build/value/default/from_union.mjs
+function FromUnion11(context, schema, value) {
+  for (const inner of schema.anyOf) {
+    const result = FromType22(context, inner, Clone2(value));
+    if (Check2(context, inner, result)) {
+      return result;
+    }
+  }
+  return value;
+}
+var init_from_union9 = __esm({
+  "node_modules/typebox/build/value/default/from_union.mjs"() {
+    init_check4();
+    init_clone3();
+    init_from_type13();
+  }
+});
+
+// node_modules/typebox/build/value/default/from_type.mjs
+function FromType22(context, type, value) {
+  const defaulted = IsDefault(type) ? FromDefault(type, value) : value;
+  return IsArray3(type) ? FromArray8(context, type, defaulted) : IsCyclic(type) ? FromCyclic8(context, type, defaulted) : IsIntersect(type) ? FromIntersect8(context, type, defaulted) : IsObject3(type) ? FromObject12(context, type, defaulted) : IsRecord(type) ? FromRecord5(context, type, defaulted) : IsRef(type) ? FromRef7(context, type, defaulted) : IsTuple(type) ? FromTuple7(context, type, defaulted) : IsUnion(type) ? FromUnion11(context, type, defaulted) : defaulted;
+}
+var init_from_type13 = __esm({
+  "node_modules/typebox/build/value/default/from_type.mjs"() {
+    init_schema6();
+    init_type3();
+    init_from_array6();
+    init_from_cyclic8();
+    init_from_default();
+    init_from_intersect8();
+    init_from_object9();
+    init_from_record4();
+    init_from_ref3();
+    init_from_tuple7();
+    init_from_union9();
+  }
+});
+
+// node_modules/typebox/build/value/default/default.mjs
+function Default(...args) {
+  const [context, type, value] = arguments_exports.Match(args, {
+    3: (context2, type2, value2) => [context2, type2, value2],
+    2: (type2, value2) => [{}, type2, value2]
+  });
+  return FromType22(context, type, value);
+}
+var init_default2 = __esm({
+  "node_modules/typebox/build/value/default/default.mjs"() {
+    init_arguments2();
+    init_from_type13();
+  }
+});
+
+// node_modules/typebox/build/value/default/index.mjs
+var init_default3 = __esm({
+  "node_modules/typebox/build/value/default/index.mjs"() {
+    init_default2();
+  }
+});
+
+// node_modules/typebox/build/value/pipeline/pipeline.mjs
+function Pipeline(pipeline) {
+  return (...args) => {
+    const [context, type, value] = arguments_exports.Match(args, {
+      3: (context2, type2, value2) => [context2, type2, value2],
+      2: (type2, value2) => [{}, type2, value2]
+    });
+    return pipeline.reduce((result, func) => func(context, type, result), value);
+  };
+}
+var init_pipeline = __esm({
+  "node_modules/typebox/build/value/pipeline/pipeline.mjs"() {
+    init_arguments2();
+  }
+});
+
+// node_modules/typebox/build/value/pipeline/index.mjs
+var init_pipeline2 = __esm({
+  "node_modules/typebox/build/value/pipeline/index.mjs"() {
+    init_pipeline();
+  }
+});
+
+// node_modules/typebox/build/value/codec/callback.mjs
+function Decode3(_context, type, value) {
+  return type["~codec"].decode(value);
+}
+function Encode3(_context, type, value) {
+  return type["~codec"].encode(value);
+}
+function Callback(direction, context, type, value) {
+  if (!IsCodec(type))
+    return value;
+  return guard_exports.IsEqual(direction, "Decode") ? Decode3(context, type, value) : Encode3(context, type, value);
+}
+var init_callback = __esm({
+  "node_modules/typebox/build/value/codec/callback.mjs"() {
+    init_guard2();
+    init_type3();
+  }
+});
+
+// node_modules/typebox/build/value/codec/from_array.mjs
+function Decode4(direction, context, type, value) {
+  if (!guard_exports.IsArray(value))
+    return value;
+  for (let i = 0; i < value.length; i++) {
+    value[i] = FromType23(direction, context, type.items, value[i]);
+  }
+  return Callback(direction, context, type, value);
+}
+function Encode4(direction, context, type, value) {
+  const exterior = Callback(direction, context, type, value);
+  if (!guard_exports.IsArray(exterior))
+    return exterior;
+  for (let i = 0; i < exterior.length; i++) {
+    exterior[i] = FromType23(direction, context, type.items, exterior[i]);
+  }
+  return exterior;
+}
+function FromArray9(direction, context, type, value) {
+  return guard_exports.IsEqual(direction, "Decode") ? Decode4(direction, context, type, value) : Encode4(direction, context, type, value);
+}
+var init_from_array7 = __esm({
+  "node_modules/typebox/build/value/codec/from_array.mjs"() {
+    init_guard2();
+    init_from_type14();
+    init_callback();
+  }
+});
+
+// node_modules/typebox/build/value/codec/from_cyclic.mjs
+function FromCyclic9(direction, context, type, value) {
+  value = FromType23(direction, { ...context, ...type.$defs }, Ref(type.$ref), value);
+  return Callback(direction, context, type, value);
+}
+var init_from_cyclic9 = __esm({
+  "node_modules/typebox/build/value/codec/from_cyclic.mjs"() {
+    init_type3();
+    init_from_type14();
+    init_callback();
+  }
+});
+
+// node_modules/typebox/build/value/codec/from_intersect.mjs
+function MergeInteriors(interiors) {
+  return interiors.reduce((results, interior) => ({ ...results, ...interior }), {});
+}
+function NonMatchingInterior(value, interiors) {
+  for (const interior of interiors)
+    if (!guard_exports.IsDeepEqual(value, interior))
+      return interior;
+  return value;
+}
+function Decode5(direction, context, type, value) {
+  if (guard_exports.IsEqual(type.allOf.length, 0))
+    return Callback(direction, context, type, value);
+  const interiors = type.allOf.map((schema) => FromType23(direction, context, schema, Clean(schema, Clone2(value))));
+  const structural = interiors.every((result) => guard_exports.IsObject(result));
+  const exterior = structural ? MergeInteriors(interiors) : NonMatchingInterior(value, interiors);
+  return Callback(direction, context, type, exterior);
+}
+function Encode5(direction, context, type, value) {
+  if (guard_exports.IsEqual(type.allOf.length, 0))
+    return Callback(direction, context, type, value);
+  const exterior = Callback(direction, context, type, value);
+  const interiors = type.allOf.map((schema) => FromType23(direction, context, schema, Clean(schema, Clone2(exterior))));
+  const structural = interiors.every((result) => guard_exports.IsObject(result));
+  if (structural)
+    return MergeInteriors(interiors);
+  return NonMatchingInterior(exterior, interiors);
+}
+function FromIntersect9(direction, context, type, value) {
+  return guard_exports.IsEqual(direction, "Decode") ? Decode5(direction, context, type, value) : Encode5(direction, context, type, value);
+}
+var init_from_intersect9 = __esm({
+  "node_modules/typebox/build/value/codec/from_intersect.mjs"() {
+    init_guard2();
+    init_from_type14();
+    init_callback();
+    init_clone3();
+    init_clean2();
+  }
+});
+
+// node_modules/typebox/build/value/codec/from_object.mjs
+function Decode6(direction, context, type, value) {
+  if (!guard_exports.IsObjectNotArray(value))
+    return value;
+  for (const key of guard_exports.Keys(type.properties)) {
+    if (!guard_exports.HasPropertyKey(value, key) || IsOptionalUndefined(type.properties[key], key, value))
+      continue;
+    value[key] = FromType23(direction, context, type.properties[key], value[key]);
+  }
+  return Callback(direction, context, type, value);
+}
+function Encode6(direction, context, type, value) {
+  const exterior = Callback(direction, context, type, value);
+  if (!guard_exports.IsObjectNotArray(exterior))
+    return exterior;
+  for (const key of guard_exports.Keys(type.properties)) {
+    if (!guard_exports.HasPropertyKey(exterior, key) || IsOptionalUndefined(type.properties[key], key, exterior))
+      continue;
+    exterior[key] = FromType23(direction, context, type.properties[key], exterior[key]);
+  }
+  return exterior;
+}
+function FromObject13(direction, context, type, value) {
+  return guard_exports.IsEqual(direction, "Decode") ? Decode6(direction, context, type, value) : Encode6(direction, context, type, value);
+}
+var init_from_object10 = __esm({
+  "node_modules/typebox/build/value/codec/from_object.mjs"() {
+    init_guard2();
+    init_from_type14();
+    init_callback();
+    init_optional_undefined();
+  }
+});
+
+// node_modules/typebox/build/value/codec/from_record.mjs
+function Decode7(direction, context, type, value) {
+  if (!guard_exports.IsObjectNotArray(value))
+    return value;
+  const regexp = new RegExp(RecordPattern(type));
+  for (const key of guard_exports.Keys(value)) {
+    if (!regexp.test(key))
+      continue;
+    value[key] = FromType23(direction, context, RecordValue(type), value[key]);
+  }
+  return Callback(direction, context, type, value);
+}
+function Encode7(direction, context, type, value) {
+  const exterior = Callback(direction, context, type, value);
+  if (!guard_exports.IsObjectNotArray(exterior))
+    return exterior;
+  const regexp = new RegExp(RecordPattern(type));
+  for (const key of guard_exports.Keys(exterior)) {
+    if (!regexp.test(key))
+      continue;
+    exterior[key] = FromType23(direction, context, RecordValue(type), exterior[key]);
+  }
+  return exterior;
+}
+function FromRecord6(direction, context, type, value) {
+  return guard_exports.IsEqual(direction, "Decode") ? Decode7(direction, context, type, value) : Encode7(direction, context, type, value);
+}
+var init_from_record5 = __esm({
+  "node_modules/typebox/build/value/codec/from_record.mjs"() {
+    init_guard2();
+    init_type3();
+    init_from_type14();
+    init_callback();
+  }
+});
+
+// node_modules/typebox/build/value/codec/from_ref.mjs
+function ResolveRef(direction, context, type, value) {
+  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType23(direction, context, context[type.$ref], value) : value;
+}
+function FromRef8(direction, context, type, value) {
+  return guard_exports.IsEqual(direction, "Decode") ? Callback(direction, context, type, ResolveRef(direction, context, type, value)) : ResolveRef(direction, context, type, Callback(direction, context, type, value));
+}
+var init_from_ref4 = __esm({
+  "node_modules/typebox/build/value/codec/from_ref.mjs"() {
+    init_guard2();
+    init_from_type14();
+    init_callback();
+  }
+});
+
+// node_modules/typebox/build/value/codec/from_tuple.mjs
+function Decode8(direction, context, type, value) {
+  if (!guard_exports.IsArray(value))
+    return value;
+  for (let i = 0; i < Math.min(type.items.length, value.length); i++) {
+    value[i] = FromType23(direction, context, type.items[i], value[i]);
+  }
+  return Callback(direction, context, type, value);
+}
+function Encode8(direction, context, type, value) {
+  const exterior = Callback(direction, context, type, value);
+  if (!guard_exports.IsArray(exterior))
+    return value;
+  for (let i = 0; i < Math.min(type.items.length, exterior.length); i++) {
+    exterior[i] = FromType23(direction, context, type.items[i], exterior[i]);
+  }
+  return exterior;
+}
+function FromTuple8(direction, context, type, value) {
+  return guard_exports.IsEqual(direction, "Decode") ? Decode8(direction, context, type, value) : Encode8(direction, context, type, value);
+}
+var init_from_tuple8 = __esm({
+  "node_modules/typebox/build/value/codec/from_tuple.mjs"() {
+    init_guard2();
+    init_from_type14();
+    init_callback();
+  }
+});
+
+// node_modules/typebox/build/value/codec/from_union.mjs
+function Decode9(direction, context, type, value) {
+  for (const schema of type.anyOf) {
+    if (!Check2(context, schema, value))
+      continue;
+    const variant = FromType23(direction, context, schema, value);
+    return Callback(direction, context, type, variant);
+  }
+  return value;
+}
+function Encode9(direction, context, type, value) {
+  const exterior = Callback(direction, context, type, value);
+  for (const schema of type.anyOf) {
+    const variant = FromType23(direction, context, schema, Clone2(exterior));
+    if (!Check2(context, schema, variant))
+      continue;
+    return variant;
+  }
+  return exterior;
+}
+function FromUnion12(direction, context, type, value) {
+  return guard_exports.IsEqual(direction, "Decode") ? Decode9(direction, context, type, value) : Encode9(direction, context, type, value);
+}
+var init_from_union10 = __esm({
+  "node_modules/typebox/build/value/codec/from_union.mjs"() {
+    init_guard2();
+    init_callback();
+    init_from_type14();
+    init_clone3();
+    init_check4();
+  }
+});
+
+// node_modules/typebox/build/value/codec/from_type.mjs
+function FromType23(direction, context, type, value) {
+  return IsArray3(type) ? FromArray9(direction, context, type, value) : IsCyclic(type) ? FromCyclic9(direction, context, type, value) : IsIntersect(type) ? FromIntersect9(direction, context, type, value) : IsObject3(type) ? FromObject13(direction, context, type, value) : IsRecord(type) ? FromRecord6(direction, context, type, value) : IsRef(type) ? FromRef8(direction, context, type, value) : IsTuple(type) ? FromTuple8(direction, context, type, value) : IsUnion(type) ? FromUnion12(direction, context, type, value) : Callback(direction, context, type, value);
+}
+var init_from_type14 = __esm({
+  "node_modules/typebox/build/value/codec/from_type.mjs"() {
+    init_type3();
+    init_from_array7();
+    init_from_cyclic9();
+    init_from_intersect9();
+    init_from_object10();
+    init_from_record5();
+    init_from_ref4();
+    init_from_tuple8();
+    init_from_union10();
+    init_callback();
+  }
+});
+
+// node_modules/typebox/build/value/codec/decode.mjs
+function Assert2(context, type, value) {
+  if (!Check2(context, type, value))
+    throw new DecodeError(value, Errors2(context, type, value));
+  return value;
+}
+function DecodeUnsafe(context, type, value) {
+  const sorted = settings_exports.Get().unionPrioritySort ? UnionPrioritySort(type) : type;
+  return FromType23("Decode", context, sorted, value);
+}
+function Decode10(...args) {
+  const [context, type, value] = arguments_exports.Match(args, {
+    3: (context2, type2, value2) => [context2, type2, value2],
+    2: (type2, value2) => [{}, type2, value2]
+  });
+  return Decoder(context, type, value);
+}
+var DecodeError, Decoder;
+var init_decode2 = __esm({
+  "node_modules/typebox/build/value/codec/decode.mjs"() {
+    init_system2();
+    init_assert2();
+    init_check4();
+    init_errors4();
+    init_clean2();
+    init_clone3();
+    init_convert2();
+    init_default3();
+    init_pipeline2();
+    init_from_type14();
+    init_union_priority_sort();
+    DecodeError = class extends AssertError {
+      constructor(value, errors) {
+        super("Decode", value, errors);
+      }
+    };
+    Decoder = Pipeline([
+      (_context, _type, value) => Clone2(value),
+      (context, type, value) => Default(context, type, value),
+      (context, type, value) => Convert(context, type, value),
+      (context, type, value) => Clean(context, type, value),
+      (context, type, value) => Assert2(context, type, value),
+      (context, type, value) => DecodeUnsafe(context, type, value)
+    ]);
+  }
+});
+
+// node_modules/typebox/build/value/codec/encode.mjs
+function Assert3(context, type, value) {
+  if (!Check2(context, type, value))
+    throw new EncodeError(value, Errors2(context, type, value));
+  return value;
+}
+function EncodeUnsafe(context, type, value) {
+  const sorted = settings_exports.Get().unionPrioritySort ? UnionPrioritySort(type) : type;
+  return FromType23("Encode", context, sorted, value);
+}
+function Encode10(...args) {
+  const [context, type, value] = arguments_exports.Match(args, {
+    3: (context2, type2, value2) => [context2, type2, value2],
+    2: (type2, value2) => [{}, type2, value2]
+  });
+  return Encoder(context, type, value);
+}
+var EncodeError, Encoder;
+var init_encode2 = __esm({
+  "node_modules/typebox/build/value/codec/encode.mjs"() {
+    init_system2();
+    init_assert2();
+    init_check4();
+    init_errors4();
+    init_clean2();
+    init_clone3();
+    init_convert2();
+    init_default3();
+    init_pipeline2();
+    init_from_type14();
+    init_union_priority_sort();
+    EncodeError = class extends AssertError {
+      constructor(value, errors) {
+        super("Encode", value, errors);
+      }
+    };
+    Encoder = Pipeline([
+      (_context, _type, value) => Clone2(value),
+      (context, type, value) => EncodeUnsafe(context, type, value),
+      (context, type, value) => Default(context, type, value),
+      (context, type, value) => Convert(context, type, value),
+      (context, type, value) => Clean(context, type, value),
+      (context, type, value) => Assert3(context, type, value)
+    ]);
+  }
+});
+
+// node_modules/typebox/build/value/codec/has.mjs
+function FromArray10(context, type) {
+  return IsCodec(type) || FromType24(context, type.items);
+}
+function FromCyclic10(context, type) {
+  return IsCodec(type) || FromRef9({ ...context, ...type.$defs }, Ref(type.$ref));
+}
+function FromIntersect10(context, type) {
+  return IsCodec(type) || type.allOf.some((type2) => FromType24(context, type2));
+}
+function FromObject14(context, type) {
+  return IsCodec(type) || guard_exports.Keys(type.properties).some((key) => {
+    return FromType24(context, type.properties[key]);
+  });
+}
+function FromRecord7(context, type) {
+  return IsCodec(type) || FromType24(context, RecordValue(type));
+}
+function FromRef9(context, type) {
+  if (visited.has(type.$ref))
+    return false;
+  visited.add(type.$ref);
+  return IsCodec(type) || guard_exports.HasPropertyKey(context, type.$ref) && FromType24(context, context[type.$ref]);
+}
+function FromTuple9(context, type) {
+  return IsCodec(type) || type.items.some((type2) => FromType24(context, type2));
+}
+function FromUnion13(context, type) {
+  return IsCodec(type) || type.anyOf.some((type2) => FromType24(context, type2));
+}
+function FromType24(context, type) {
+  return IsArray3(type) ? FromArray10(context, type) : IsCyclic(type) ? FromCyclic10(context, type) : IsIntersect(type) ? FromIntersect10(context, type) : IsObject3(type) ? FromObject14(context, type) : IsRecord(type) ? FromRecord7(context, type) : IsRef(type) ? FromRef9(context, type) : IsTuple(type) ? FromTuple9(context, type) : IsUnion(type) ? FromUnion13(context, type) : IsCodec(type);
+}
+function HasCodec(...args) {
+  const [context, type] = arguments_exports.Match(args, {
+    2: (context2, type2) => [context2, type2],
+    1: (type2) => [{}, type2]
+  });
+  visited.clear();
+  return FromType24(context, type);
+}
+var visited;
+var init_has = __esm({
+  "node_modules/typebox/build/value/codec/has.mjs"() {
+    init_arguments2();
+    init_guard2();
+    init_type3();
+    init_type3();
+    init_type3();
+    init_type3();
+    init_type3();
+    init_type3();
+    init_type3();
+    init_type3();
+    init_type3();
+    visited = /* @__PURE__ */ new Set();
+  }
+});
+
+// node_modules/typebox/build/value/codec/index.mjs
+var init_codec2 = __esm({
+  "node_modules/typebox/build/value/codec/index.mjs"() {
+    init_decode2();
+    init_encode2();
+    init_has();
+  }
+});
+
+// node_modules/typebox/build/value/create/error.mjs
+var CreateError;
+var init_error = __esm({
+  "node_modules/typebox/build/value/create/error.mjs"() {
+    CreateError = class extends Error {
+      constructor(type, message) {
+        super(message);
+        this.type = type;
+      }
+    };
+  }
+});
+
+// node_modules/typebox/build/value/create/from_default.mjs
+function FromDefault2(_context, schema) {
+  return guard_exports.IsFunction(schema.default) ? schema.default(schema) : guard_exports.IsObject(schema.default) ? Clone2(schema.default) : schema.default;
+}
+var init_from_default2 = __esm({
+  "node_modules/typebox/build/value/create/from_default.mjs"() {
+    init_guard2();
+    init_clone3();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_array.mjs
+function FromArray11(context, type) {
+  if (IsUniqueItems(type) && !IsDefault(type))
+    throw new CreateError(type, "Arrays with uniqueItems constraints must specify a default annotation");
+  const length = IsMinItems(type) ? type.minItems : 0;
+  return Array.from({ length }, () => FromType25(context, type.items));
+}
+var init_from_array8 = __esm({
+  "node_modules/typebox/build/value/create/from_array.mjs"() {
+    init_types3();
+    init_from_type15();
+    init_error();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_bigint.mjs
+function FromBigInt7(_context, type) {
+  return IsExclusiveMinimum(type) ? BigInt(type.exclusiveMinimum) + BigInt(1) : IsMinimum(type) ? BigInt(type.minimum) : BigInt(0);
+}
+var init_from_bigint2 = __esm({
+  "node_modules/typebox/build/value/create/from_bigint.mjs"() {
+    init_types3();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_boolean.mjs
+function FromBoolean7(_context, _type) {
+  return false;
+}
+var init_from_boolean2 = __esm({
+  "node_modules/typebox/build/value/create/from_boolean.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/value/create/from_constructor.mjs
+function FromConstructor2(context, type) {
+  const instanceType = FromType25(context, type.instanceType);
+  return class {
+    constructor() {
+      Object.assign(this, instanceType);
+    }
+  };
+}
+var init_from_constructor = __esm({
+  "node_modules/typebox/build/value/create/from_constructor.mjs"() {
+    init_from_type15();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_cyclic.mjs
+function FromCyclic11(context, type) {
+  return FromType25({ ...context, ...type.$defs }, Ref(type.$ref));
+}
+var init_from_cyclic10 = __esm({
+  "node_modules/typebox/build/value/create/from_cyclic.mjs"() {
+    init_type3();
+    init_from_type15();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_enum.mjs
+function FromEnum4(context, type) {
+  return FromType25(context, Evaluate2(type));
+}
+var init_from_enum3 = __esm({
+  "node_modules/typebox/build/value/create/from_enum.mjs"() {
+    init_type3();
+    init_from_type15();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_function.mjs
+function FromFunction2(context, type) {
+  const returnType = FromType25(context, type.returnType);
+  return () => returnType;
+}
+var init_from_function = __esm({
+  "node_modules/typebox/build/value/create/from_function.mjs"() {
+    init_from_type15();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_integer.mjs
+function FromInteger2(_context, type) {
+  return IsExclusiveMinimum(type) && guard_exports.IsNumber(type.exclusiveMinimum) ? type.exclusiveMinimum + 1 : IsMinimum(type) ? type.minimum : 0;
+}
+var init_from_integer2 = __esm({
+  "node_modules/typebox/build/value/create/from_integer.mjs"() {
+    init_guard2();
+    init_types3();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_intersect.mjs
+function FromIntersect11(context, type) {
+  const instantiated = Instantiate(context, type);
+  const evaluated = Evaluate2(instantiated);
+  return FromType25(context, evaluated);
+}
+var init_from_intersect10 = __esm({
+  "node_modules/typebox/build/value/create/from_intersect.mjs"() {
+    init_type3();
+    init_from_type15();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_literal.mjs
+function FromLiteral7(_context, type) {
+  return type.const;
+}
+var init_from_literal4 = __esm({
+  "node_modules/typebox/build/value/create/from_literal.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/value/create/from_never.mjs
+function FromNever(_context, type) {
+  throw new CreateError(type, "Cannot create TNever types");
+}
+var init_from_never = __esm({
+  "node_modules/typebox/build/value/create/from_never.mjs"() {
+    init_error();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_null.mjs
+function FromNull3(_context, _type) {
+  return null;
+}
+var init_from_null2 = __esm({
+  "node_modules/typebox/build/value/create/from_null.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/value/create/from_number.mjs
+function FromNumber6(_context, type) {
+  return IsExclusiveMinimum(type) && guard_exports.IsNumber(type.exclusiveMinimum) ? type.exclusiveMinimum + 1 : IsMinimum(type) ? type.minimum : 0;
+}
+var init_from_number2 = __esm({
+  "node_modules/typebox/build/value/create/from_number.mjs"() {
+    init_guard2();
+    init_types3();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_object.mjs
+function FromObject15(context, type) {
+  const required = guard_exports.IsUndefined(type.required) ? [] : type.required;
+  return required.reduce((result, key) => {
+    return { ...result, [key]: FromType25(context, type.properties[key]) };
+  }, {});
+}
+var init_from_object11 = __esm({
+  "node_modules/typebox/build/value/create/from_object.mjs"() {
+    init_guard2();
+    init_from_type15();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_record.mjs
+function FromRecord8(_context, type) {
+  if (IsMinProperties(type) && !IsDefault(type))
+    throw new CreateError(type, "Record with the minProperties constraint must have a default annotation");
+  return {};
+}
+var init_from_record6 = __esm({
+  "node_modules/typebox/build/value/create/from_record.mjs"() {
+    init_types3();
+    init_error();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_ref.mjs
+function FromRef10(context, type) {
+  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType25(context, context[type.$ref]) : (() => {
+    throw new CreateError(type, "Unable to deref Ref");
+  })();
+}
+var init_from_ref5 = __esm({
+  "node_modules/typebox/build/value/create/from_ref.mjs"() {
+    init_guard2();
+    init_from_type15();
+    init_error();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_string.mjs
+function FromString8(_context, type) {
+  const needsDefault = (IsPattern(type) || IsFormat(type)) && !IsDefault(type);
+  if (needsDefault)
+    throw Error("Strings with format or pattern constraints must specify default");
+  const minLength = IsMinLength4(type) ? type.minLength : 0;
+  return "".padEnd(minLength);
+}
+var init_from_string2 = __esm({
+  "node_modules/typebox/build/value/create/from_string.mjs"() {
+    init_types3();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_symbol.mjs
+function FromSymbol2(_context, _type) {
+  return /* @__PURE__ */ Symbol();
+}
+var init_from_symbol = __esm({
+  "node_modules/typebox/build/value/create/from_symbol.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/value/create/from_template_literal.mjs
+function FromTemplateLiteral5(context, type) {
+  const decoded = TemplateLiteralDecode(type.pattern);
+  if (IsString4(decoded))
+    throw new CreateError(type, "Unable to create TemplateLiteral due to infinite type expansion");
+  return FromType25(context, decoded);
+}
+var init_from_template_literal4 = __esm({
+  "node_modules/typebox/build/value/create/from_template_literal.mjs"() {
+    init_type3();
+    init_template_literal3();
+    init_from_type15();
+    init_error();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_tuple.mjs
+function FromTuple10(context, type) {
+  return Array.from({ length: type.minItems }, (_2, i) => FromType25(context, type.items[i]));
+}
+var init_from_tuple9 = __esm({
+  "node_modules/typebox/build/value/create/from_tuple.mjs"() {
+    init_from_type15();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_undefined.mjs
+function FromUndefined3(_context, _type) {
+  return void 0;
+}
+var init_from_undefined2 = __esm({
+  "node_modules/typebox/build/value/create/from_undefined.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/value/create/from_union.mjs
+function FromUnion14(context, type) {
+  if (guard_exports.IsEqual(type.anyOf.length, 0)) {
+    throw Error("Unable to create Union with no variants");
+  }
+  return FromType25(context, type.anyOf[0]);
+}
+var init_from_union11 = __esm({
+  "node_modules/typebox/build/value/create/from_union.mjs"() {
+    init_guard2();
+    init_from_type15();
+  }
+});
+
+// node_modules/typebox/build/value/create/from_void.mjs
+function FromVoid2(_context, _type) {
+  return void 0;
+}
+var init_from_void2 = __esm({
+  "node_modules/typebox/build/value/create/from_void.mjs"() {
+  }
+});
+
+// node_modules/typebox/build/value/create/from_type.mjs
+function FromType25(context, type) {
+  return (
+    // -----------------------------------------------------
+    // Default
+    // -----------------------------------------------------
+    IsDefault(type) ? FromDefault2(context, type) : (
+      // -----------------------------------------------------
+      // Types
+      // -----------------------------------------------------
+      IsArray3(type) ? FromArray11(context, type) : IsBigInt3(type) ? FromBigInt7(context, type) : IsBoolean4(type) ? FromBoolean7(context, type) : IsConstructor3(type) ? FromConstructor2(context, type) : IsCyclic(type) ? FromCyclic11(context, type) : IsEnum(type) ? FromEnum4(context, type) : IsFunction3(type) ? FromFunction2(context, type) : IsInteger3(type) ? FromInteger2(context, type) : IsIntersect(type) ? FromIntersect11(context, type) : IsLiteral(type) ? FromLiteral7(context, type) : IsNever(type) ? FromNever(context, type) : IsNull3(type) ? FromNull3(context, type) : IsNumber4(type) ? FromNumber6(context, type) : IsObject3(type) ? FromObject15(context, type) : IsRecord(type) ? FromRecord8(context, type) : IsRef(type) ? FromRef10(context, type) : IsString4(type) ? FromString8(context, type) : IsSymbol3(type) ? FromSymbol2(context, type) : IsTemplateLiteral(type) ? FromTemplateLiteral5(context, type) : IsTuple(type) ? FromTuple10(context, type) : IsUndefined3(type) ? FromUndefined3(context, type) : IsUnion(type) ? FromUnion14(context, type) : IsVoid(type) ? FromVoid2(context, type) : void 0
+    )
+  );
+}
+var init_from_type15 = __esm({
+  "node_modules/typebox/build/value/create/from_type.mjs"() {
+    init_type3();
+    init_types3();
+    init_from_default2();
+    init_from_array8();
+    init_from_bigint2();
+    init_from_boolean2();
+    init_from_constructor();
+    init_from_cyclic10();
+    init_from_enum3();
+    init_from_function();
+    init_from_integer2();
+    init_from_intersect10();
+    init_from_literal4();
+    init_from_never();
+    init_from_null2();
+    init_from_number2();
+    init_from_object11();
+    init_from_record6();
+    init_from_ref5();
+    init_from_string2();
+    init_from_symbol();
+    init_from_template_literal4();
+    init_from_tuple9();
+    init_from_undefined2();
+    init_from_union11();
+    init_from_void2();
+  }
+});
+
+// node_modules/typebox/build/value/create/create.mjs
+function Create2(...args) {
+  const [context, type] = arguments_exports.Match(args, {
+    2: (context2, type2) => [context2, type2],
+    1: (type2) => [{}, type2]
+  });
+  return FromType25(context, type);
+}
+var init_create3 = __esm({
+  "node_modules/typebox/build/value/create/create.mjs"() {
+    init_arguments2();
+    init_from_type15();
+  }
+});
+
+// node_modules/typebox/build/value/create/index.mjs
+var init_create4 = __esm({
+  "node_modules/typebox/build/value/create/index.mjs"() {
+    init_error();
+    init_create3();
+  }
+});
+
+// node_modules/typebox/build/value/equal/equal.mjs
+function Equal(left, right) {
+  return guard_exports.IsDeepEqual(left, right);
+}
+var init_equal = __esm({
+  "node_modules/typebox/build/value/equal/equal.mjs"() {
+    init_guard2();
+  }
+});
+
+// node_modules/typebox/build/value/equal/index.mjs
+var init_equal2 = __esm({
+  "node_modules/typebox/build/value/equal/index.mjs"() {
+    init_equal();
+  }
+});
+
+// node_modules/typebox/build/value/hash/hash.mjs
+function Hash2(value) {
+  return hash_exports.Hash(value);
+}
+var init_hash2 = __esm({
+  "node_modules/typebox/build/value/hash/hash.mjs"() {
+    init_hashing();
+  }
+});
+
+// node_modules/typebox/build/value/hash/index.mjs
+var init_hash3 = __esm({
+  "node_modules/typebox/build/value/hash/index.mjs"() {
+    init_hash2();
+  }
+});
+
+// node_modules/typebox/build/value/parse/parse.mjs
+function Assert4(context, type, value) {
+  EnableParseErrors();
+  const errors = Errors2(context, type, value);
+  DisableParseErrors();
+  if (!Check2(context, type, value))
+    throw new ParseError(value, errors);
+  return value;
+}
+function Parse(...args) {
+  const [context, type, value] = arguments_exports.Match(args, {
+    3: (context2, type2, value2) => [context2, type2, value2],
+    2: (type2, value2) => [{}, type2, value2]
+  });
+  const checked = Check2(context, type, value);
+  if (checked)
+    return value;
+  if (settings_exports.Get().correctiveParse)
+    return Parser(context, type, value);
+  EnableParseErrors();
+  const errors = Errors2(context, type, value);
+  DisableParseErrors();
+  throw new ParseError(value, errors);
+}
+var ParseError, Parser;
+var init_parse3 = __esm({
+  "node_modules/typebox/build/value/parse/parse.mjs"() {
+    init_internal();
+    init_system2();
+    init_assert2();
+    init_check4();
+    init_errors4();
+    init_clean2();
+    init_clone3();
+    init_convert2();
+    init_default3();
+    init_pipeline2();
+    ParseError = class extends AssertError {
+      constructor(value, errors) {
+        super("Parse", value, errors);
+      }
+    };
+    Parser = Pipeline([
+      (_context, _type, value) => Clone2(value),
+      (context, type, value) => Default(context, type, value),
+      (context, type, value) => Convert(context, type, value),
+      (context, type, value) => Clean(context, type, value),
+      (context, type, value) => Assert4(context, type, value)
+    ]);
+  }
+});
+
+// node_modules/typebox/build/value/parse/index.mjs
+var init_parse4 = __esm({
+  "node_modules/typebox/build/value/parse/index.mjs"() {
+    init_parse3();
+  }
+});
+
+// node_modules/typebox/build/value/delta/diff.mjs
+function CreateUpdate(path23, value) {
+  return { type: "update", path: path23, value };
+}
+function CreateInsert(path23, value) {
+  return { type: "insert", path: path23, value };
+}
+function CreateDelete(path23) {
+  return { type: "delete", path: path23 };
+}
+function AssertCanDiffObject(value) {
+  if (guard_exports.IsObject(value) && guard_exports.IsEqual(guard_exports.Symbols(value).length, 0))
+    return;
+  throw new Error("Cannot create diffs for objects with symbols keys");
+}
+function* FromObject16(path23, left, right) {
+  if (!guard_exports.IsObject(right) || guard_exports.IsArray(right))
+    return yield CreateUpdate(path23, right);
+  AssertCanDiffObject(left);
+  AssertCanDiffObject(right);
+  const leftKeys = guard_exports.Keys(left);
+  const rightKeys = guard_exports.Keys(right);
+  for (const key of rightKeys) {
+    if (guard_exports.HasPropertyKey(left, key))
+      continue;
+    if (guard_exports.IsUnsafePropertyKey(key))
+      continue;
+    yield CreateInsert(`${path23}/${key}`, right[key]);
+  }
+  for (const key of leftKeys) {
+    if (!guard_exports.HasPropertyKey(right, key))
+      continue;
+    if (guard_exports.IsUnsafePropertyKey(key))
+      continue;
+    if (Equal(left, right))
+      continue;
+    yield* FromValue3(`${path23}/${key}`, left[key], right[key]);
+  }
+  for (const key of leftKeys) {
+    if (guard_exports.HasPropertyKey(right, key))
+      continue;
+    if (guard_exports.IsUnsafePropertyKey(key))
+      continue;
+    yield CreateDelete(`${path23}/${key}`);
+  }
+}
+function* FromArray12(path23, left, right) {
+  if (!guard_exports.IsArray(right))
+    return yield CreateUpdate(path23, right);
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    yield* FromValue3(`${path23}/${i}`, left[i], right[i]);
+  }
+  for (let i = 0; i < right.length; i++) {
+    if (i < left.length)
+      continue;
+    yield CreateInsert(`${path23}/${i}`, right[i]);
+  }
+  for (let i = left.length - 1; i >= 0; i--) {
+    if (i < right.length)
+      continue;
+    yield CreateDelete(`${path23}/${i}`);
+  }
+}
+function* FromTypedArray2(path23, left, right) {
+  const typeLeft = globalThis.Object.getPrototypeOf(left).constructor.name;
+  const typeRight = globalThis.Object.getPrototypeOf(right).constructor.name;
+  const predicate = globals_exports.IsTypeArray(right) && guard_exports.IsEqual(left.length, right.length) && guard_exports.IsEqual(typeLeft, typeRight);
+  if (predicate) {
+    for (let index3 = 0; index3 < Math.min(left.length, right.length); index3++) {
+      yield* FromValue3(`${path23}/${index3}`, left[index3], right[index3]);
+    }
+  } else {
+    return yield CreateUpdate(path23, right);
+  }
+}
+function* FromUnknown(path23, left, right) {
+  if (left === right)
+    return;
+  yield CreateUpdate(path23, right);
+}
+function* FromValue3(path23, left, right) {
+  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path23, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path23, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path23, left, right) : yield* FromUnknown(path23, left, right);
+}
+function Diff(current, next) {
+  return [...FromValue3("", current, next)];
+}
+var init_diff = __esm({
+  "node_modules/typebox/build/value/delta/diff.mjs"() {
+    init_guard2();
+    init_equal2();
+  }
+});
+
+// node_modules/typebox/build/value/delta/edit.mjs
+var Insert2, Update2, Delete2, Edit;
+var init_edit = __esm({
+  "node_modules/typebox/build/value/delta/edit.mjs"() {
+    init_type3();
+    Insert2 = _Object_({
+      type: Literal("insert"),
+      path: String2(),
+      value: Unknown()
+    });
+    Update2 = Object({
+      type: Literal("update"),
+      path: String2(),
+      value: Unknown()
+    });
+    Delete2 = _Object_({
+      type: Literal("delete"),
+      path: String2()
+    });
+    Edit = Union([Insert2, Update2, Delete2]);
+  }
+});
+
+// node_modules/typebox/build/value/pointer/index.mjs
+var init_pointer3 = __esm({
+  "node_modules/typebox/build/value/pointer/index.mjs"() {
+    init_pointer2();
+  }
+});
+
+// node_modules/typebox/build/value/delta/patch.mjs
+function IsRoot(edits) {
+  return edits.length > 0 && edits[0].path === "" && edits[0].type === "update";
+}
+function IsEmpty(edits) {
+  return edits.length === 0;
+}
+function Patch(current, edits) {
+  if (IsRoot(edits))
+    return Clone2(edits[0].value);
+  if (IsEmpty(edits))
+    return Clone2(current);
+  const clone = Clone2(current);
+  for (const edit of edits) {
+    switch (edit.type) {
+      case "insert": {
+        pointer_exports.Set(clone, edit.path, edit.value);
+        break;
+      }
+      case "update": {
+        pointer_exports.Set(clone, edit.path, edit.value);
+        break;
+      }
+      case "delete": {
+        pointer_exports.Delete(clone, edit.path);
+        break;
+      }
+    }
+  }
+  return clone;
+}
+var init_patch = __esm({
+  "node_modules/typebox/build/value/delta/patch.mjs"() {
+    init_clone3();
+    init_pointer3();
+  }
+});
+
+// node_modules/typebox/build/value/delta/index.mjs
+var init_delta = __esm({
+  "node_modules/typebox/build/value/delta/index.mjs"() {
+    init_diff();
+    init_edit();
+    init_patch();
+  }
+});
+
+// node_modules/typebox/build/value/repair/error.mjs
+var RepairError;
+var init_error2 = __esm({
+  "node_modules/typebox/build/value/repair/error.mjs"() {
+    RepairError = class extends Error {
+      constructor(context, type, value, message) {
+        super(message);
+        this.context = context;
+        this.type = type;
+        this.value = value;
+      }
+    };
+  }
+});
+
+// node_modules/typebox/build/value/repair/from_array.mjs
+function MakeUnique(values) {
+  const [hashes, result] = [/* @__PURE__ */ new Set(), []];
+  for (const value of values) {
+    const hash = Hash2(value);
+    if (hashes.has(hash))
+      continue;
+    hashes.add(hash);
+    result.push(value);
+  }
+  return result;
+}
+function FromArray13(context, type, value) {
+  if (Check2(context, type, value))
+    return value;
+  const created = guard_exports.IsArray(value) ? value : Create2(context, type);
+  const minimum = IsMinItems(type) && created.length < type.minItems ? [...created, ...Array.from({ length: type.minItems - created.length }, () => Create2(context, type))] : created;
+  const maximum = IsMaxItems(type) && minimum.length > type.maxItems ? minimum.slice(0, type.maxItems) : minimum;
+  const repaired = maximum.map((value2) => FromType26(context, type.items, value2));
+  if (!IsUniqueItems(type) || IsUniqueItems(type) && !guard_exports.IsEqual(type.uniqueItems, true))
+    return repaired;
+  const unique = MakeUnique(repaired);
+  if (!Check2(context, type, unique))
+    throw new RepairError(context, type, value, "Failed to repair Array due to uniqueItems constraint");
+  return unique;
+}
+var init_from_array9 = __esm({
+  "node_modules/typebox/build/value/repair/from_array.mjs"() {
+    init_types3();
+    init_guard2();
+    init_check4();
+    init_create4();
+    init_hash3();
+    init_from_type16();
+    init_error2();
+  }
+});
+
+// node_modules/typebox/build/value/repair/from_enum.mjs
+function FromEnum5(context, type, value) {
+  return FromType26(context, Evaluate2(type), value);
+}
+var init_from_enum4 = __esm({
+  "node_modules/typebox/build/value/repair/from_enum.mjs"() {
+    init_type3();
+    init_from_type16();
+  }
+});
+
+// node_modules/typebox/build/value/repair/from_intersect.mjs
+function FromIntersect12(context, type, value) {
+  const instantiated = Instantiate(context, type);
+  const evaluated = Evaluate2(instantiated);
+  return FromType26(context, evaluated, value);
+}
+var init_from_intersect11 = __esm({
+  "node_modules/typebox/build/value/repair/from_intersect.mjs"() {
+    init_type3();
+    init_from_type16();
+  }
+});
+
+// node_modules/typebox/build/value/repair/from_object.mjs
+function FromObject17(context, type, value) {
+  if (Check2(context, type, value))
+    return value;
+  if (!guard_exports.IsObjectNotArray(value))
+    return Create2(context, type);
+  const required = new Set(guard_exports.IsUndefined(type.required) ? [] : type.required);
+  const result = {};
+  for (const [key, schema] of guard_exports.Entries(type.properties)) {
+    if (!required.has(key) && guard_exports.IsUndefined(value[key]))
+      continue;
+    result[key] = key in value ? FromType26(context, schema, value[key]) : Create2(context, schema);
+  }
+  const evaluatedKeys = guard_exports.Keys(type.properties);
+  if (IsAdditionalProperties(type) && guard_exports.IsObject(type.additionalProperties)) {
+    for (const key of guard_exports.Keys(value)) {
+      if (evaluatedKeys.includes(key))
+        continue;
+      result[key] = FromType26(context, type.additionalProperties, value[key]);
+    }
+  }
+  return result;
+}
+var init_from_object12 = __esm({
+  "node_modules/typebox/build/value/repair/from_object.mjs"() {
+    init_guard2();
+    init_check4();
+    init_create4();
+    init_types3();
+    init_from_type16();
+  }
+});
+
+// node_modules/typebox/build/value/repair/from_record.mjs
+function FromRecord9(context, type, value) {
+  if (Check2(context, type, value))
+    return value;
+  if (guard_exports.IsNull(value) || !guard_exports.IsObject(value) || guard_exports.IsArray(value))
+    return Create2(context, type);
+  const recordKey = new RegExp(RecordPattern(type));
+  const recordValue = RecordValue(type);
+  const evaluatedKeys = /* @__PURE__ */ new Set();
+  const result = {};
+  for (const [key, value_] of guard_exports.Entries(value)) {
+    if (!recordKey.test(key))
+      continue;
+    result[key] = FromType26(context, recordValue, value_);
+    evaluatedKeys.add(key);
+  }
+  if (IsAdditionalProperties(type)) {
+    for (const key of guard_exports.Keys(value)) {
+      if (evaluatedKeys.has(key))
+        continue;
+      result[key] = FromType26(context, type.additionalProperties, value[key]);
+    }
+  }
+  return result;
+}
+var init_from_record7 = __esm({
+  "node_modules/typebox/build/value/repair/from_record.mjs"() {
+    init_types3();
+    init_type3();
+    init_guard2();
+    init_create4();
+    init_check4();
+    init_from_type16();
+  }
+});
+
+// node_modules/typebox/build/value/repair/from_ref.mjs
+function FromRef11(context, type, value) {
+  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType26(context, context[type.$ref], value) : (() => {
+    throw new RepairError(context, type, value, "Unable to de-reference target type");
+  })();
+}
+var init_from_ref6 = __esm({
+  "node_modules/typebox/build/value/repair/from_ref.mjs"() {
+    init_guard2();
+    init_from_type16();
+    init_error2();
+  }
+});
+
+// node_modules/typebox/build/value/repair/from_template_literal.mjs
+function FromTemplateLiteral6(context, type, value) {
+  const decoded = TemplateLiteralDecode(type.pattern);
+  return FromType26(context, decoded, value);
+}
+var init_from_template_literal5 = __esm({
+  "node_modules/typebox/build/value/repair/from_template_literal.mjs"() {
+    init_template_literal3();
+    init_from_type16();
+  }
+});
+
+// node_modules/typebox/build/value/repair/from_tuple.mjs
+function FromTuple11(context, schema, value) {
+  if (Check2(context, schema, value))
+    return value;
+  if (!guard_exports.IsArray(value))
+    return Create2(context, schema);
+  return schema.items.map((schema2, index3) => FromType26(context, schema2, value[index3]));
+}
+var init_from_tuple10 = __esm({
+  "node_modules/typebox/build/value/repair/from_tuple.mjs"() {
+    init_guard2();
+    init_check4();
+    init_create4();
+    init_from_type16();
+  }
+});
+
+// node_modules/typebox/build/value/shared/union_score_select.mjs
+function Deref(context, type, value) {
+  return IsRef(type) ? guard_exports.HasPropertyKey(context, type.$ref) ? Deref(context, context[type.$ref], value) : (() => {
+    throw new Error("Unable to Deref target");
+  })() : type;
+}
+function ScoreVariant(context, type, value) {
+  if (!(IsObject3(type) && guard_exports.IsObject(value)))
+    return 0;
+  const keys = guard_exports.Keys(value);
+  const entries = guard_exports.Entries(type.properties);
+  return entries.reduce((result, [key, schema]) => {
+    const literal2 = IsLiteral(schema) && guard_exports.IsEqual(schema.const, value[key]) ? 100 : 0;
+    const checks = Check2(context, schema, value[key]) ? 10 : 0;
+    const exists = keys.includes(key) ? 1 : 0;
+    return result + (literal2 + checks + exists);
+  }, 0);
+}
+function UnionScoreSelect(context, type, value) {
+  const schemas = type.anyOf.map((schema) => Deref(context, schema, value));
+  let [select, best] = [schemas[0], 0];
+  for (const schema of schemas) {
+    const score = ScoreVariant(context, schema, value);
+    if (score > best) {
+      select = schema;
+      best = score;
+    }
+  }
+  return select;
+}
+var init_union_score_select = __esm({
+  "node_modules/typebox/build/value/shared/union_score_select.mjs"() {
+    init_type3();
+    init_guard2();
+    init_check4();
+  }
+});
+
+// node_modules/typebox/build/value/repair/from_union.mjs
+function RepairUnion(context, type, value) {
+  const union = Union(Flatten(type.anyOf));
+  const schema = UnionScoreSelect(context, union, value);
+  return FromType26(context, schema, value);
+}
+function FromUnion15(context, type, value) {
+  if (Check2(context, type, value))
+    return Clone2(value);
+  if (IsDefault(type))
+    return Create2(context, type);
+  return RepairUnion(context, type, value);
+}
+var init_from_union12 = __esm({
+  "node_modules/typebox/build/value/repair/from_union.mjs"() {
+    init_types3();
+    init_type3();
+    init_evaluate3();
+    init_check4();
+    init_clone3();
+    init_create4();
+    init_from_type16();
+    init_union_score_select();
+  }
+});
+
+// node_modules/typebox/build/value/repair/from_unknown.mjs
+function FromUnknown2(context, type, value) {
+  if (Check2(context, type, value))
+    return value;
+  const converted = Convert(context, type, value);
+  if (Check2(context, type, converted))
+    return converted;
+  return Create2(context, type);
+}
+var init_from_unknown = __esm({
+  "node_modules/typebox/build/value/repair/from_unknown.mjs"() {
+    init_check4();
+    init_create4();
+    init_convert2();
+  }
+});
+
+// node_modules/typebox/build/value/repair/from_type.mjs
+function AssertRepairableValue(context, type, value) {
+  const unsupported = globals_exports.IsDate(value) || globals_exports.IsMap(value) || globals_exports.IsSet(value) || globals_exports.IsTypeArray(value) || guard_exports.IsConstructor(value) || guard_exports.IsFunction(value);
+  if (unsupported) {
+    throw new RepairError(context, type, value, "Value is not repairable");
+  }
+}
+function AssertRepairableType(context, type, value) {
+  const unsupported = IsConstructor3(type) || IsFunction3(type) || IsNever(type);
+  if (unsupported) {
+    throw new RepairError(context, type, value, "Type is not repairable");
+  }
+}
+function CreateWhenUndefined(context, type, value) {
+  return guard_exports.IsUndefined(value) && !IsUndefined3(type) ? Create2(context, type) : value;
+}
+function FinalizeRepair(context, type, repaired) {
+  return IsRefine(type) ? Check2(context, type, repaired) ? repaired : Create2(context, type) : repaired;
+}
+function FromType26(context, type, value) {
+  AssertRepairableValue(context, type, value);
+  AssertRepairableType(context, type, value);
+  const candidate = CreateWhenUndefined(context, type, value);
+  const repaired = IsArray3(type) ? FromArray13(context, type, candidate) : IsEnum(type) ? FromEnum5(context, type, candidate) : IsIntersect(type) ? FromIntersect12(context, type, candidate) : IsObject3(type) ? FromObject17(context, type, candidate) : IsRecord(type) ? FromRecord9(context, type, candidate) : IsRef(type) ? FromRef11(context, type, candidate) : IsTemplateLiteral(type) ? FromTemplateLiteral6(context, type, candidate) : IsTuple(type) ? FromTuple11(context, type, candidate) : IsUnion(type) ? FromUnion15(context, type, candidate) : FromUnknown2(context, type, candidate);
+  return FinalizeRepair(context, type, repaired);
+}
+var init_from_type16 = __esm({
+  "node_modules/typebox/build/value/repair/from_type.mjs"() {
+    init_guard2();
+    init_type3();
+    init_check4();
+    init_create4();
+    init_from_array9();
+    init_from_enum4();
+    init_from_intersect11();
+    init_from_object12();
+    init_from_record7();
+    init_from_ref6();
+    init_from_template_literal5();
+    init_from_tuple10();
+    init_from_union12();
+    init_from_unknown();
+    init_error2();
+  }
+});
+
+// node_modules/typebox/build/value/repair/repair.mjs
+function Repair(...args) {
+  const [context, type, value] = arguments_exports.Match(args, {
+    3: (context2, type2, value2) => [context2, type2, value2],
+    2: (type2, value2) => [{}, type2, value2]
+  });
+  const repaired = FromType26(context, type, value);
+  Assert(context, type, repaired);
+  return repaired;
+}
+var init_repair = __esm({
+  "node_modules/typebox/build/value/repair/repair.mjs"() {
+    init_arguments2();
+    init_from_type16();
+    init_assert2();
+  }
+});
+
+// node_modules/typebox/build/value/repair/index.mjs
+var init_repair2 = __esm({
+  "node_modules/typebox/build/value/repair/index.mjs"() {
+    init_repair();
+  }
+});
+
+// node_modules/typebox/build/value/shared/index.mjs
+var init_shared = __esm({
+  "node_modules/typebox/build/value/shared/index.mjs"() {
+    init_optional_undefined();
+    init_union_priority_sort();
+    init_union_score_select();
+  }
+});
+
+// node_modules/typebox/build/value/value.mjs
+var value_exports = {};
+__export(value_exports, {
+  Assert: () => Assert,
+  Check: () => Check2,
+  Clean: () => Clean,
+  Clone: () => Clone2,
+  Convert: () => Convert,
+  Create: () => Create2,
+  Decode: () => Decode10,
+  Default: () => Default,
+  Diff: () => Diff,
+  Encode: () => Encode10,
+  Equal: () => Equal,
+  Errors: () => Errors2,
+  HasCodec: () => HasCodec,
+  Hash: () => Hash2,
+  Parse: () => Parse,
+  Patch: () => Patch,
+  Pointer: () => pointer_exports,
+  Repair: () => Repair
+});
+var init_value = __esm({
+  "node_modules/typebox/build/value/value.mjs"() {
+    init_assert2();
+    init_check4();
+    init_clean2();
+    init_clone3();
+    init_codec2();
+    init_convert2();
+    init_create4();
+    init_default3();
+    init_equal2();
+    init_errors4();
+    init_hash3();
+    init_parse4();
+    init_delta();
+    init_pointer3();
+    init_repair2();
+  }
+});
+
+// node_modules/typebox/build/value/index.mjs
+var init_value2 = __esm({
+  "node_modules/typebox/build/value/index.mjs"() {
+    init_assert2();
+    init_check4();
+    init_clean2();
+    init_clone3();
+    init_codec2();
+    init_convert2();
+    init_create4();
+    init_errors4();
+    init_default3();
+    init_equal2();
+    init_hash3();
+    init_parse4();
+    init_delta();
+    init_pipeline2();
+    init_pointer3();
+    init_repair2();
+    init_shared();
+    init_value();
+    init_value();
+  }
+});
+
+// node_modules/typebox/build/compile/validator.mjs
+var Validator;
+var init_validator = __esm({
+  "node_modules/typebox/build/compile/validator.mjs"() {
+    init_internal();
+    init_settings2();
+    init_value2();
+    init_schema6();
+    Validator = class {
+      /** Constructs a Validator. */
+      constructor(context, type) {
+        this.hasCodec = HasCodec(context, type);
+        this.buildResult = Build(context, type);
+        this.evaluateResult = this.buildResult.Evaluate();
+      }
+      // ----------------------------------------------------------------
+      // IsAccelerated
+      // ----------------------------------------------------------------
+      /** Returns true if this Validator is using JIT acceleration. */
+      IsAccelerated() {
+        return this.evaluateResult.IsAccelerated();
+      }
+      // ----------------------------------------------------------------
+      // Context & Type
+      // ----------------------------------------------------------------
+      /** Returns the Context for this validator. */
+      Context() {
+        return this.buildResult.Context();
+      }
+      /** Returns the underlying Type used to construct this Validator. */
+      Type() {
+        return this.buildResult.Schema();
+      }
+      // ----------------------------------------------------------------
+      // Code
+      // ----------------------------------------------------------------
+      /** Returns the generated code for this validator. */
+      Code() {
+        return this.evaluateResult.Code();
+      }
+      // ----------------------------------------------------------------
+      // Standard Validator
+      // ----------------------------------------------------------------
+      /** Performs a type-guard check on the provided value. */
+      Check(value) {
+        return this.evaluateResult.Check(value);
+      }
+      /** Validates a value and returns it. Will throw if invalid. */
+      Parse(value) {
+        const checked = this.Check(value);
+        if (checked)
+          return value;
+        if (settings_exports.Get().correctiveParse)
+          return Parser(this.Context(), this.Type(), value);
+        EnableParseErrors();
+        const errors = this.Errors(value);
+        DisableParseErrors();
+        throw new ParseError(value, errors);
+      }
+      /** Returns an array of validation errors for the given value. */
+      Errors(value) {
+        if (this.IsAccelerated() && this.Check(value))
+          return [];
+        return Errors2(this.Context(), this.Type(), value);
+      }
+      // ----------------------------------------------------------------
+      // Value.* Operations
+      // ----------------------------------------------------------------
+      /** Cleans a value using the Validator type. */
+      Clean(value) {
+        return Clean(this.Context(), this.Type(), value);
+      }
+      /** Converts a value using the Validator type. */
+      Convert(value) {
+        return Convert(this.Context(), this.Type(), value);
+      }
+      /** Creates a value using the Validator type. */
+      Create() {
+        return Create2(this.Context(), this.Type());
+      }
+      /** Creates defaults using the Validator type. */
+      Default(value) {
+        return Default(this.Context(), this.Type(), value);
+      }
+      /** Decodes a value */
+      Decode(value) {
+        const result = this.hasCodec ? Decode10(this.Context(), this.Type(), value) : this.Parse(value);
+        return result;
+      }
+      /** Encodes a value */
+      Encode(value) {
+        const result = this.hasCodec ? Encode10(this.Context(), this.Type(), value) : this.Parse(value);
+        return result;
+      }
+    };
+  }
+});
+
+// node_modules/typebox/build/compile/compile.mjs
+function Compile(...args) {
+  const [context, type] = arguments_exports.Match(args, {
+    2: (context2, type2) => [context2, type2],
+    1: (type2) => [{}, type2]
+  });
+  return new Validator(context, type);
+}
+var init_compile2 = __esm({
+  "node_modules/typebox/build/compile/compile.mjs"() {
+    init_arguments2();
+    init_validator();
+  }
+});
+
+// node_modules/typebox/build/compile/index.mjs
+var init_compile3 = __esm({
+  "node_modules/typebox/build/compile/index.mjs"() {
+    init_code();
+    init_compile2();
+    init_validator();
+    init_code();
+    init_compile2();
+    init_validator();
+  }
+});
+
+// src/core/typebox.ts
+var init_typebox2 = __esm({
+  "src/core/typebox.ts"() {
+    "use strict";
+    init_build();
+    init_compile3();
+    init_value2();
+  }
+});
+
 // src/core/wire.ts
 function refTo(schema, options = {}) {
   const id = schema.$id;
   if (typeof id !== "string") throw new Error("refTo(): the schema needs an $id");
   return typebox_exports.Unsafe({ $ref: `${id}#`, ...options });
 }
-var LIMITS, LABEL_KEY, Uuid, DateTime, NullableDateTime, RunStateSchema, selectList, selectPattern, TestSelectionSchema, CreateTestRunSetBody, CreateTestRunSetResult, CountsSchema, TestRunSetStatus, ArtifactSchema, TestRunSchema, TestRunList, ProblemSchema, HealthSchema;
+var LIMITS, LABEL_KEY, Uuid2, DateTime, NullableDateTime, RunStateSchema, selectList, selectPattern, TestSelectionSchema, CreateTestRunSetBody, CreateTestRunSetResult, CountsSchema, TestRunSetStatus, ArtifactSchema, TestRunSchema, TestRunList, ProblemSchema, HealthSchema;
 var init_wire = __esm({
   "src/core/wire.ts"() {
     "use strict";
-    init_build();
+    init_typebox2();
     init_states();
     init_starts();
     LIMITS = Object.freeze({
@@ -9194,7 +16009,7 @@ var init_wire = __esm({
       selectPatternLength: 256
     });
     LABEL_KEY = "^[a-z0-9_.-]{1,64}$";
-    Uuid = typebox_exports.String({ format: "uuid" });
+    Uuid2 = typebox_exports.String({ format: "uuid" });
     DateTime = typebox_exports.String({ format: "date-time" });
     NullableDateTime = typebox_exports.Unsafe({ type: ["string", "null"], format: "date-time" });
     RunStateSchema = typebox_exports.Union(
@@ -9268,7 +16083,7 @@ var init_wire = __esm({
       { additionalProperties: false, $id: "CreateTestRunSetBody" }
     );
     CreateTestRunSetResult = typebox_exports.Object(
-      { testRunSetId: Uuid },
+      { testRunSetId: Uuid2 },
       { additionalProperties: false, $id: "CreateTestRunSetResult" }
     );
     CountsSchema = typebox_exports.Object(
@@ -9282,7 +16097,7 @@ var init_wire = __esm({
     );
     TestRunSetStatus = typebox_exports.Object(
       {
-        id: Uuid,
+        id: Uuid2,
         status: RunStateSchema,
         startedAt: NullableDateTime,
         endedAt: NullableDateTime,
@@ -9293,7 +16108,7 @@ var init_wire = __esm({
     );
     ArtifactSchema = typebox_exports.Object(
       {
-        id: Uuid,
+        id: Uuid2,
         name: typebox_exports.String({ description: "File name, e.g. screenshot.png, trace.zip, trace-retry1.zip." }),
         contentType: typebox_exports.String(),
         size: typebox_exports.Integer({ minimum: 0, description: "Bytes." }),
@@ -9303,7 +16118,7 @@ var init_wire = __esm({
     );
     TestRunSchema = typebox_exports.Object(
       {
-        id: Uuid,
+        id: Uuid2,
         name: typebox_exports.String(),
         type: typebox_exports.String({ description: "Executor kind: http, command, \u2026" }),
         status: RunStateSchema,
@@ -29726,6 +36541,10 @@ var require_lib4 = __commonJS({
 });
 
 // src/client/reports/junit.ts
+var junit_exports = {};
+__export(junit_exports, {
+  buildJunit: () => buildJunit
+});
 function seconds(ms2) {
   return (ms2 / 1e3).toFixed(3);
 }
@@ -29914,8 +36733,9 @@ async function writeReports(input, ctx) {
   if (options.junit) {
     const file = resolve(options.junit);
     await attempt(ctx, `the JUnit report to ${file}`, async () => {
+      const { buildJunit: buildJunit2 } = await Promise.resolve().then(() => (init_junit(), junit_exports));
       await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, redact(buildJunit(input), ctx.secrets), "utf8");
+      await writeFile(file, redact(buildJunit2(input), ctx.secrets), "utf8");
       ctx.stderr.write(`runset: wrote JUnit report ${file}
 `);
     });
@@ -29957,7 +36777,6 @@ var init_finish = __esm({
     init_progress();
     init_redact();
     init_github();
-    init_junit();
     init_model();
     init_retry();
     init_trigger_context();
@@ -33789,6811 +40608,6 @@ var init_client_command = __esm({
     init_trigger();
     init_trigger_context();
     init_version();
-  }
-});
-
-// node_modules/typebox/build/schema/types/_refine.mjs
-function IsRefine2(value) {
-  return guard_exports.HasPropertyKey(value, "~refine") && guard_exports.IsArray(value["~refine"]) && guard_exports.Every(value["~refine"], 0, (value2) => guard_exports.IsObject(value2) && guard_exports.HasPropertyKey(value2, "check") && guard_exports.HasPropertyKey(value2, "error") && guard_exports.IsFunction(value2.check) && guard_exports.IsFunction(value2.error));
-}
-var init_refine2 = __esm({
-  "node_modules/typebox/build/schema/types/_refine.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/schema.mjs
-function IsSchemaObject(value) {
-  return guard_exports.IsObject(value) && !guard_exports.IsArray(value);
-}
-function IsSchemaBoolean(value) {
-  return guard_exports.IsBoolean(value);
-}
-function IsSchema2(value) {
-  return IsSchemaObject(value) || IsSchemaBoolean(value);
-}
-var init_schema2 = __esm({
-  "node_modules/typebox/build/schema/types/schema.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/additionalItems.mjs
-function IsAdditionalItems(schema) {
-  return guard_exports.HasPropertyKey(schema, "additionalItems") && IsSchema2(schema.additionalItems);
-}
-var init_additionalItems = __esm({
-  "node_modules/typebox/build/schema/types/additionalItems.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/additionalProperties.mjs
-function IsAdditionalProperties(schema) {
-  return guard_exports.HasPropertyKey(schema, "additionalProperties") && IsSchema2(schema.additionalProperties);
-}
-var init_additionalProperties = __esm({
-  "node_modules/typebox/build/schema/types/additionalProperties.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/allOf.mjs
-function IsAllOf(schema) {
-  return guard_exports.HasPropertyKey(schema, "allOf") && guard_exports.IsArray(schema.allOf) && schema.allOf.every((value) => IsSchema2(value));
-}
-var init_allOf = __esm({
-  "node_modules/typebox/build/schema/types/allOf.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/anchor.mjs
-function IsAnchor(schema) {
-  return guard_exports.HasPropertyKey(schema, "$anchor") && guard_exports.IsString(schema.$anchor);
-}
-var init_anchor = __esm({
-  "node_modules/typebox/build/schema/types/anchor.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/anyOf.mjs
-function IsAnyOf(schema) {
-  return guard_exports.HasPropertyKey(schema, "anyOf") && guard_exports.IsArray(schema.anyOf) && schema.anyOf.every((value) => IsSchema2(value));
-}
-var init_anyOf = __esm({
-  "node_modules/typebox/build/schema/types/anyOf.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/const.mjs
-function IsConst(value) {
-  return guard_exports.HasPropertyKey(value, "const");
-}
-var init_const2 = __esm({
-  "node_modules/typebox/build/schema/types/const.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/contains.mjs
-function IsContains(schema) {
-  return guard_exports.HasPropertyKey(schema, "contains") && IsSchema2(schema.contains);
-}
-var init_contains = __esm({
-  "node_modules/typebox/build/schema/types/contains.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/default.mjs
-function IsDefault(schema) {
-  return guard_exports.HasPropertyKey(schema, "default");
-}
-var init_default = __esm({
-  "node_modules/typebox/build/schema/types/default.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/defs.mjs
-var init_defs = __esm({
-  "node_modules/typebox/build/schema/types/defs.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/dependencies.mjs
-function IsDependencies(schema) {
-  return guard_exports.HasPropertyKey(schema, "dependencies") && guard_exports.IsObject(schema.dependencies) && Object.values(schema.dependencies).every((value) => IsSchema2(value) || guard_exports.IsArray(value) && value.every((value2) => guard_exports.IsString(value2)));
-}
-var init_dependencies2 = __esm({
-  "node_modules/typebox/build/schema/types/dependencies.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/dependentRequired.mjs
-function IsDependentRequired(schema) {
-  return guard_exports.HasPropertyKey(schema, "dependentRequired") && guard_exports.IsObject(schema.dependentRequired) && Object.values(schema.dependentRequired).every((value) => guard_exports.IsArray(value) && value.every((value2) => guard_exports.IsString(value2)));
-}
-var init_dependentRequired = __esm({
-  "node_modules/typebox/build/schema/types/dependentRequired.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/dependentSchemas.mjs
-function IsDependentSchemas(schema) {
-  return guard_exports.HasPropertyKey(schema, "dependentSchemas") && guard_exports.IsObject(schema.dependentSchemas) && Object.values(schema.dependentSchemas).every((value) => IsSchema2(value));
-}
-var init_dependentSchemas = __esm({
-  "node_modules/typebox/build/schema/types/dependentSchemas.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/dynamicAnchor.mjs
-function IsDynamicAnchor(schema) {
-  return guard_exports.HasPropertyKey(schema, "$dynamicAnchor") && guard_exports.IsString(schema.$dynamicAnchor);
-}
-var init_dynamicAnchor = __esm({
-  "node_modules/typebox/build/schema/types/dynamicAnchor.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/dynamicRef.mjs
-function IsDynamicRef(schema) {
-  return guard_exports.HasPropertyKey(schema, "$dynamicRef") && guard_exports.IsString(schema.$dynamicRef);
-}
-var init_dynamicRef = __esm({
-  "node_modules/typebox/build/schema/types/dynamicRef.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/else.mjs
-function IsElse(schema) {
-  return guard_exports.HasPropertyKey(schema, "else") && IsSchema2(schema.else);
-}
-var init_else = __esm({
-  "node_modules/typebox/build/schema/types/else.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/enum.mjs
-function IsEnum2(schema) {
-  return guard_exports.HasPropertyKey(schema, "enum") && guard_exports.IsArray(schema.enum);
-}
-var init_enum4 = __esm({
-  "node_modules/typebox/build/schema/types/enum.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/exclusiveMaximum.mjs
-function IsExclusiveMaximum(schema) {
-  return guard_exports.HasPropertyKey(schema, "exclusiveMaximum") && (guard_exports.IsNumber(schema.exclusiveMaximum) || guard_exports.IsBigInt(schema.exclusiveMaximum));
-}
-var init_exclusiveMaximum = __esm({
-  "node_modules/typebox/build/schema/types/exclusiveMaximum.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/exclusiveMinimum.mjs
-function IsExclusiveMinimum(schema) {
-  return guard_exports.HasPropertyKey(schema, "exclusiveMinimum") && (guard_exports.IsNumber(schema.exclusiveMinimum) || guard_exports.IsBigInt(schema.exclusiveMinimum));
-}
-var init_exclusiveMinimum = __esm({
-  "node_modules/typebox/build/schema/types/exclusiveMinimum.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/format.mjs
-function IsFormat(schema) {
-  return guard_exports.HasPropertyKey(schema, "format") && guard_exports.IsString(schema.format);
-}
-var init_format = __esm({
-  "node_modules/typebox/build/schema/types/format.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/id.mjs
-function IsId(schema) {
-  return guard_exports.HasPropertyKey(schema, "$id") && guard_exports.IsString(schema.$id);
-}
-var init_id = __esm({
-  "node_modules/typebox/build/schema/types/id.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/if.mjs
-function IsIf(schema) {
-  return guard_exports.HasPropertyKey(schema, "if") && IsSchema2(schema.if);
-}
-var init_if = __esm({
-  "node_modules/typebox/build/schema/types/if.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/items.mjs
-function IsItems(schema) {
-  return guard_exports.HasPropertyKey(schema, "items") && (IsSchema2(schema.items) || guard_exports.IsArray(schema.items) && schema.items.every((value) => {
-    return IsSchema2(value);
-  }));
-}
-function IsItemsSized(schema) {
-  return IsItems(schema) && guard_exports.IsArray(schema.items);
-}
-var init_items = __esm({
-  "node_modules/typebox/build/schema/types/items.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/maximum.mjs
-function IsMaximum(schema) {
-  return guard_exports.HasPropertyKey(schema, "maximum") && (guard_exports.IsNumber(schema.maximum) || guard_exports.IsBigInt(schema.maximum));
-}
-var init_maximum = __esm({
-  "node_modules/typebox/build/schema/types/maximum.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/maxContains.mjs
-function IsMaxContains(schema) {
-  return guard_exports.HasPropertyKey(schema, "maxContains") && guard_exports.IsNumber(schema.maxContains);
-}
-var init_maxContains = __esm({
-  "node_modules/typebox/build/schema/types/maxContains.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/maxItems.mjs
-function IsMaxItems(schema) {
-  return guard_exports.HasPropertyKey(schema, "maxItems") && guard_exports.IsNumber(schema.maxItems);
-}
-var init_maxItems = __esm({
-  "node_modules/typebox/build/schema/types/maxItems.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/maxLength.mjs
-function IsMaxLength4(schema) {
-  return guard_exports.HasPropertyKey(schema, "maxLength") && guard_exports.IsNumber(schema.maxLength);
-}
-var init_maxLength = __esm({
-  "node_modules/typebox/build/schema/types/maxLength.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/maxProperties.mjs
-function IsMaxProperties(schema) {
-  return guard_exports.HasPropertyKey(schema, "maxProperties") && guard_exports.IsNumber(schema.maxProperties);
-}
-var init_maxProperties = __esm({
-  "node_modules/typebox/build/schema/types/maxProperties.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/minimum.mjs
-function IsMinimum(schema) {
-  return guard_exports.HasPropertyKey(schema, "minimum") && (guard_exports.IsNumber(schema.minimum) || guard_exports.IsBigInt(schema.minimum));
-}
-var init_minimum = __esm({
-  "node_modules/typebox/build/schema/types/minimum.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/minContains.mjs
-function IsMinContains(schema) {
-  return guard_exports.HasPropertyKey(schema, "minContains") && guard_exports.IsNumber(schema.minContains);
-}
-var init_minContains = __esm({
-  "node_modules/typebox/build/schema/types/minContains.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/minItems.mjs
-function IsMinItems(schema) {
-  return guard_exports.HasPropertyKey(schema, "minItems") && guard_exports.IsNumber(schema.minItems);
-}
-var init_minItems = __esm({
-  "node_modules/typebox/build/schema/types/minItems.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/minLength.mjs
-function IsMinLength4(schema) {
-  return guard_exports.HasPropertyKey(schema, "minLength") && guard_exports.IsNumber(schema.minLength);
-}
-var init_minLength = __esm({
-  "node_modules/typebox/build/schema/types/minLength.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/minProperties.mjs
-function IsMinProperties(schema) {
-  return guard_exports.HasPropertyKey(schema, "minProperties") && guard_exports.IsNumber(schema.minProperties);
-}
-var init_minProperties = __esm({
-  "node_modules/typebox/build/schema/types/minProperties.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/multipleOf.mjs
-function IsMultipleOf2(schema) {
-  return guard_exports.HasPropertyKey(schema, "multipleOf") && (guard_exports.IsNumber(schema.multipleOf) || guard_exports.IsBigInt(schema.multipleOf));
-}
-var init_multipleOf = __esm({
-  "node_modules/typebox/build/schema/types/multipleOf.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/not.mjs
-function IsNot(schema) {
-  return guard_exports.HasPropertyKey(schema, "not") && IsSchema2(schema.not);
-}
-var init_not = __esm({
-  "node_modules/typebox/build/schema/types/not.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/oneOf.mjs
-function IsOneOf(schema) {
-  return guard_exports.HasPropertyKey(schema, "oneOf") && guard_exports.IsArray(schema.oneOf) && schema.oneOf.every((value) => IsSchema2(value));
-}
-var init_oneOf = __esm({
-  "node_modules/typebox/build/schema/types/oneOf.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/pattern.mjs
-function IsPattern(schema) {
-  return guard_exports.HasPropertyKey(schema, "pattern") && (guard_exports.IsString(schema.pattern) || schema.pattern instanceof RegExp);
-}
-var init_pattern2 = __esm({
-  "node_modules/typebox/build/schema/types/pattern.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/patternProperties.mjs
-function IsPatternProperties(schema) {
-  return guard_exports.HasPropertyKey(schema, "patternProperties") && guard_exports.IsObject(schema.patternProperties) && Object.values(schema.patternProperties).every((value) => IsSchema2(value));
-}
-var init_patternProperties = __esm({
-  "node_modules/typebox/build/schema/types/patternProperties.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/prefixItems.mjs
-function IsPrefixItems(schema) {
-  return guard_exports.HasPropertyKey(schema, "prefixItems") && guard_exports.IsArray(schema.prefixItems) && schema.prefixItems.every((schema2) => IsSchema2(schema2));
-}
-var init_prefixItems = __esm({
-  "node_modules/typebox/build/schema/types/prefixItems.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/properties.mjs
-function IsProperties(schema) {
-  return guard_exports.HasPropertyKey(schema, "properties") && guard_exports.IsObject(schema.properties) && Object.values(schema.properties).every((value) => IsSchema2(value));
-}
-var init_properties2 = __esm({
-  "node_modules/typebox/build/schema/types/properties.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/propertyNames.mjs
-function IsPropertyNames(schema) {
-  return guard_exports.HasPropertyKey(schema, "propertyNames") && (guard_exports.IsObject(schema.propertyNames) || IsSchema2(schema.propertyNames));
-}
-var init_propertyNames = __esm({
-  "node_modules/typebox/build/schema/types/propertyNames.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/recursiveAnchor.mjs
-function IsRecursiveAnchor(schema) {
-  return guard_exports.HasPropertyKey(schema, "$recursiveAnchor") && guard_exports.IsBoolean(schema.$recursiveAnchor);
-}
-function IsRecursiveAnchorTrue(schema) {
-  return IsRecursiveAnchor(schema) && guard_exports.IsEqual(schema.$recursiveAnchor, true);
-}
-var init_recursiveAnchor = __esm({
-  "node_modules/typebox/build/schema/types/recursiveAnchor.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/recursiveRef.mjs
-function IsRecursiveRef(schema) {
-  return guard_exports.HasPropertyKey(schema, "$recursiveRef") && guard_exports.IsString(schema.$recursiveRef);
-}
-var init_recursiveRef = __esm({
-  "node_modules/typebox/build/schema/types/recursiveRef.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/ref.mjs
-function IsRef2(schema) {
-  return guard_exports.HasPropertyKey(schema, "$ref") && guard_exports.IsString(schema.$ref);
-}
-var init_ref3 = __esm({
-  "node_modules/typebox/build/schema/types/ref.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/required.mjs
-function IsRequired(schema) {
-  return guard_exports.HasPropertyKey(schema, "required") && guard_exports.IsArray(schema.required) && schema.required.every((value) => guard_exports.IsString(value));
-}
-var init_required3 = __esm({
-  "node_modules/typebox/build/schema/types/required.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/then.mjs
-function IsThen(schema) {
-  return guard_exports.HasPropertyKey(schema, "then") && IsSchema2(schema.then);
-}
-var init_then = __esm({
-  "node_modules/typebox/build/schema/types/then.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/type.mjs
-function IsType(schema) {
-  return guard_exports.HasPropertyKey(schema, "type") && (guard_exports.IsString(schema.type) || guard_exports.IsArray(schema.type) && schema.type.every((value) => guard_exports.IsString(value)));
-}
-var init_type = __esm({
-  "node_modules/typebox/build/schema/types/type.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/uniqueItems.mjs
-function IsUniqueItems(schema) {
-  return guard_exports.HasPropertyKey(schema, "uniqueItems") && guard_exports.IsBoolean(schema.uniqueItems);
-}
-var init_uniqueItems = __esm({
-  "node_modules/typebox/build/schema/types/uniqueItems.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/unevaluatedItems.mjs
-function IsUnevaluatedItems(schema) {
-  return guard_exports.HasPropertyKey(schema, "unevaluatedItems") && IsSchema2(schema.unevaluatedItems);
-}
-var init_unevaluatedItems = __esm({
-  "node_modules/typebox/build/schema/types/unevaluatedItems.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/unevaluatedProperties.mjs
-function IsUnevaluatedProperties(schema) {
-  return guard_exports.HasPropertyKey(schema, "unevaluatedProperties") && IsSchema2(schema.unevaluatedProperties);
-}
-var init_unevaluatedProperties = __esm({
-  "node_modules/typebox/build/schema/types/unevaluatedProperties.mjs"() {
-    init_guard2();
-    init_schema2();
-  }
-});
-
-// node_modules/typebox/build/schema/types/index.mjs
-var init_types3 = __esm({
-  "node_modules/typebox/build/schema/types/index.mjs"() {
-    init_refine2();
-    init_additionalItems();
-    init_additionalProperties();
-    init_allOf();
-    init_anchor();
-    init_anyOf();
-    init_const2();
-    init_contains();
-    init_default();
-    init_defs();
-    init_dependencies2();
-    init_dependentRequired();
-    init_dependentSchemas();
-    init_dynamicAnchor();
-    init_dynamicRef();
-    init_else();
-    init_enum4();
-    init_exclusiveMaximum();
-    init_exclusiveMinimum();
-    init_format();
-    init_id();
-    init_if();
-    init_items();
-    init_maximum();
-    init_maxContains();
-    init_maxItems();
-    init_maxLength();
-    init_maxProperties();
-    init_minimum();
-    init_minContains();
-    init_minItems();
-    init_minLength();
-    init_minProperties();
-    init_multipleOf();
-    init_not();
-    init_oneOf();
-    init_pattern2();
-    init_patternProperties();
-    init_prefixItems();
-    init_properties2();
-    init_propertyNames();
-    init_recursiveAnchor();
-    init_recursiveRef();
-    init_ref3();
-    init_required3();
-    init_schema2();
-    init_then();
-    init_type();
-    init_uniqueItems();
-    init_unevaluatedItems();
-    init_unevaluatedProperties();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/_context.mjs
-function HasUnevaluatedFromObject(value) {
-  return IsUnevaluatedItems(value) || IsUnevaluatedProperties(value) || guard_exports.Some(guard_exports.Keys(value), (key) => HasUnevaluatedFromUnknown(value[key]));
-}
-function HasUnevaluatedFromArray(value) {
-  return guard_exports.Some(value, (value2) => HasUnevaluatedFromUnknown(value2));
-}
-function HasUnevaluatedFromUnknown(value) {
-  return guard_exports.IsArray(value) ? HasUnevaluatedFromArray(value) : guard_exports.IsObject(value) ? HasUnevaluatedFromObject(value) : false;
-}
-function HasUnevaluated(context, schema) {
-  return HasUnevaluatedFromUnknown(schema) || guard_exports.Some(guard_exports.Keys(context), (key) => HasUnevaluatedFromUnknown(context[key]));
-}
-var BuildContext, CheckContext, ErrorContext;
-var init_context = __esm({
-  "node_modules/typebox/build/schema/engine/_context.mjs"() {
-    init_settings2();
-    init_types3();
-    init_guard2();
-    BuildContext = class {
-      constructor(hasUnevaluated) {
-        this.hasUnevaluated = hasUnevaluated;
-      }
-      UseUnevaluated() {
-        return this.hasUnevaluated;
-      }
-      // ----------------------------------------------------------------
-      // Stack
-      // ----------------------------------------------------------------
-      Push() {
-        return emit_exports.Call(emit_exports.Member("context", "Push"), []);
-      }
-      Pop() {
-        return emit_exports.Call(emit_exports.Member("context", "Pop"), []);
-      }
-      // ----------------------------------------------------------------
-      // Top
-      // ----------------------------------------------------------------
-      AddIndex(index3) {
-        return emit_exports.Call(emit_exports.Member("context", "AddIndex"), [index3]);
-      }
-      AddKey(key) {
-        return emit_exports.Call(emit_exports.Member("context", "AddKey"), [key]);
-      }
-      Merge(results) {
-        return emit_exports.Call(emit_exports.Member("context", "Merge"), [results]);
-      }
-    };
-    CheckContext = class {
-      constructor() {
-        const indices = /* @__PURE__ */ new Set();
-        const keys = /* @__PURE__ */ new Set();
-        this.stack = [{ indices, keys }];
-      }
-      // ----------------------------------------------------------------
-      // Stack
-      // ----------------------------------------------------------------
-      Push() {
-        const indices = /* @__PURE__ */ new Set();
-        const keys = /* @__PURE__ */ new Set();
-        this.stack.push({ indices, keys });
-        return true;
-      }
-      Pop() {
-        this.stack.pop();
-        return true;
-      }
-      // ----------------------------------------------------------------
-      // Top
-      // ----------------------------------------------------------------
-      AddIndex(index3) {
-        this.GetIndices().add(index3);
-        return true;
-      }
-      AddKey(key) {
-        this.GetKeys().add(key);
-        return true;
-      }
-      GetIndices() {
-        const top = this.stack[this.stack.length - 1];
-        return top.indices;
-      }
-      GetKeys() {
-        const top = this.stack[this.stack.length - 1];
-        return top.keys;
-      }
-      Merge(results) {
-        for (const context of results) {
-          context.GetIndices().forEach((value) => this.GetIndices().add(value));
-          context.GetKeys().forEach((value) => this.GetKeys().add(value));
-        }
-        return true;
-      }
-    };
-    ErrorContext = class extends CheckContext {
-      constructor() {
-        super();
-        this.errors = [];
-      }
-      // ----------------------------------------------------------------
-      // Public
-      // ----------------------------------------------------------------
-      AtCapacity() {
-        return this.errors.length >= settings_exports.Get().maxErrors;
-      }
-      AddError(keyword, schemaPath, instancePath, params) {
-        return this.AddErrorObject({ keyword, schemaPath, instancePath, params });
-      }
-      AddErrors(error) {
-        error.forEach((error2) => this.AddErrorObject(error2));
-        return false;
-      }
-      GetErrors() {
-        return this.errors;
-      }
-      // ----------------------------------------------------------------
-      // Private
-      // ----------------------------------------------------------------
-      AddErrorObject(error) {
-        if (!this.AtCapacity())
-          this.errors.push(error);
-        return false;
-      }
-    };
-  }
-});
-
-// node_modules/typebox/build/schema/engine/_externals.mjs
-function CreateVariable(value) {
-  const call = `External[${state.variables.length}]`;
-  state.variables.push(value);
-  return call;
-}
-function ResetExternal() {
-  state.variables = [];
-}
-function GetExternal() {
-  return { ...state };
-}
-var state;
-var init_externals = __esm({
-  "node_modules/typebox/build/schema/engine/_externals.mjs"() {
-    state = {
-      identifier: "External",
-      variables: []
-    };
-  }
-});
-
-// node_modules/typebox/build/schema/engine/_refine.mjs
-function BuildRefineMultiple(_stack, _context, schema, value) {
-  const external = CreateVariable(schema["~refine"]);
-  return emit_exports.Every(external, emit_exports.Constant(0), ["refinement", "_"], emit_exports.Call(emit_exports.Member("refinement", "check"), [value]));
-}
-function BuildRefineSingle(_stack, _context, schema, value) {
-  const external = CreateVariable(schema["~refine"][0]);
-  return emit_exports.Call(emit_exports.Member(external, "check"), [value]);
-}
-function BuildRefine(_stack, _context, schema, value) {
-  return guard_exports.IsEqual(schema["~refine"].length, 1) ? BuildRefineSingle(_stack, _context, schema, value) : BuildRefineMultiple(_stack, _context, schema, value);
-}
-function CheckRefine(_stack, _context, schema, value) {
-  return guard_exports.Every(schema["~refine"], 0, (refinement, _2) => refinement.check(value));
-}
-function ErrorRefine(_stack, context, schemaPath, instancePath, schema, value) {
-  return guard_exports.EveryAll(schema["~refine"], 0, (refinement, index3) => {
-    return refinement.check(value) || context.AddError("~refine", schemaPath, instancePath, { index: index3, message: refinement.error(value) });
-  });
-}
-var init_refine3 = __esm({
-  "node_modules/typebox/build/schema/engine/_refine.mjs"() {
-    init_externals();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/_stack.mjs
-function NextUri(ref, base) {
-  return URL.canParse(ref, base) ? new URL(ref, base) : guard_exports.IsEqual(base, DefaultUri) ? new URL(`${base}:${ref}`) : new URL(`${base.slice(0, base.lastIndexOf(":"))}:${ref}`);
-}
-function Stack(context, schema) {
-  const base = IsSchemaObject(schema) && IsId(schema) ? NextUri(schema.$id, DefaultUri).href : DefaultUri;
-  return {
-    context,
-    schema,
-    lexicalSchema: schema,
-    lexicalBase: base,
-    resourceBase: base,
-    referenceBase: base,
-    ids: [],
-    useResourceBaseForReference: true,
-    recursiveAnchor: void 0,
-    dynamicAnchors: [],
-    resourceEntries: /* @__PURE__ */ new Map(),
-    pendingResource: true,
-    enteredResource: false
-  };
-}
-function RegisterResourceAnchors(anchors, schema, isRoot = true) {
-  if (IsSchemaBoolean(schema))
-    return anchors;
-  if (Array.isArray(schema))
-    return schema.reduce((result, item) => RegisterResourceAnchors(result, item, false), anchors);
-  if (!IsSchemaObject(schema))
-    return anchors;
-  if (!isRoot && IsId(schema))
-    return anchors;
-  const next = !isRoot && IsDynamicAnchor(schema) ? [...anchors, schema] : anchors;
-  return Object.keys(schema).reduce((result, key) => RegisterResourceAnchors(result, schema[key], false), next);
-}
-function ResourceEntry(stack, schema) {
-  return stack.resourceEntries.get(schema);
-}
-function NextEnteredResource(stack, schema) {
-  return stack.enteredResource || ResourceEntry(stack, schema) !== void 0;
-}
-function IsRelativeId(schema) {
-  return !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(schema.$id);
-}
-function NextIds(stack, schema) {
-  return IsId(schema) ? [...stack.ids, schema] : stack.ids;
-}
-function NextRecursiveAnchor(stack, schema) {
-  return stack.recursiveAnchor ?? (IsRecursiveAnchorTrue(schema) ? schema : void 0);
-}
-function NextDynamicAnchors(stack, schema) {
-  const registered = IsId(schema) ? RegisterResourceAnchors(stack.dynamicAnchors, schema) : stack.dynamicAnchors;
-  return IsDynamicAnchor(schema) ? [...registered, schema] : registered;
-}
-function NextPendingResource(stack, schema) {
-  return IsId(schema) ? false : stack.pendingResource;
-}
-function NextLexicalBase(stack, schema) {
-  const entry = ResourceEntry(stack, schema);
-  if (entry)
-    return entry.base;
-  return IsId(schema) ? NextUri(schema.$id, stack.lexicalBase).href : stack.lexicalBase;
-}
-function NextResourceBase(stack, schema) {
-  const entry = ResourceEntry(stack, schema);
-  if (entry)
-    return entry.base;
-  return IsId(schema) && stack.pendingResource ? NextUri(schema.$id, stack.resourceBase).href : stack.resourceBase;
-}
-function NextUseResourceBaseForReference(stack, schema) {
-  return IsId(schema) ? !IsRelativeId(schema) : stack.useResourceBaseForReference;
-}
-function NextReferenceBase(stack, schema) {
-  const isRetrieved = NextEnteredResource(stack, schema);
-  const useResourceBaseForReference = NextUseResourceBaseForReference(stack, schema);
-  return isRetrieved || useResourceBaseForReference ? NextResourceBase(stack, schema) : NextLexicalBase(stack, schema);
-}
-function NextLexicalSchema(stack, schema) {
-  const entry = ResourceEntry(stack, schema);
-  if (entry)
-    return entry.root;
-  return IsId(schema) ? schema : stack.lexicalSchema;
-}
-function HasStackKeywords(stack, schema) {
-  return IsSchemaObject(schema) && (IsId(schema) || IsDynamicAnchor(schema) || guard_exports.IsUndefined(stack.recursiveAnchor) && IsRecursiveAnchorTrue(schema) || !guard_exports.IsUndefined(ResourceEntry(stack, schema)));
-}
-function NextStack(stack, schema) {
-  return HasStackKeywords(stack, schema) ? {
-    ...stack,
-    ids: NextIds(stack, schema),
-    dynamicAnchors: NextDynamicAnchors(stack, schema),
-    recursiveAnchor: NextRecursiveAnchor(stack, schema),
-    pendingResource: NextPendingResource(stack, schema),
-    lexicalBase: NextLexicalBase(stack, schema),
-    resourceBase: NextResourceBase(stack, schema),
-    useResourceBaseForReference: NextUseResourceBaseForReference(stack, schema),
-    referenceBase: NextReferenceBase(stack, schema),
-    lexicalSchema: NextLexicalSchema(stack, schema),
-    enteredResource: NextEnteredResource(stack, schema)
-  } : stack;
-}
-var DefaultUri;
-var init_stack = __esm({
-  "node_modules/typebox/build/schema/engine/_stack.mjs"() {
-    init_guard2();
-    init_types3();
-    DefaultUri = "urn:typebox:root";
-  }
-});
-
-// node_modules/typebox/build/schema/engine/_unique.mjs
-function CreateUnique() {
-  return `unique_${index++}`;
-}
-function ResetUnique() {
-  index = 0;
-}
-var index;
-var init_unique = __esm({
-  "node_modules/typebox/build/schema/engine/_unique.mjs"() {
-    index = 0;
-  }
-});
-
-// node_modules/typebox/build/schema/engine/additionalItems.mjs
-function IsValid(schema) {
-  return IsItems(schema) && guard_exports.IsArray(schema.items);
-}
-function BuildAdditionalItemsStandard(stack, context, schema, value) {
-  const [item, index3] = [CreateUnique(), CreateUnique()];
-  const isSchema = BuildSchemaPushStack(stack, context, schema.additionalItems, item);
-  const isLength = emit_exports.IsLessThan(index3, emit_exports.Constant(schema.items.length));
-  const addIndex = context.AddIndex(index3);
-  return emit_exports.Every(value, emit_exports.Constant(0), [item, index3], emit_exports.Or(isLength, emit_exports.And(isSchema, addIndex)));
-}
-function BuildAdditionalItemsFast(stack, context, schema, value) {
-  const [item, index3] = [CreateUnique(), CreateUnique()];
-  const isSchema = BuildSchemaPushStack(stack, context, schema.additionalItems, item);
-  const isLength = emit_exports.IsLessThan(index3, emit_exports.Constant(schema.items.length));
-  return emit_exports.Every(value, emit_exports.Constant(0), [item, index3], emit_exports.Or(isLength, isSchema));
-}
-function BuildAdditionalItems(stack, context, schema, value) {
-  if (!IsValid(schema))
-    return emit_exports.Constant(true);
-  return context.UseUnevaluated() ? BuildAdditionalItemsStandard(stack, context, schema, value) : BuildAdditionalItemsFast(stack, context, schema, value);
-}
-function CheckAdditionalItems(stack, context, schema, value) {
-  if (!IsValid(schema))
-    return true;
-  const isAdditionalItems = guard_exports.Every(value, 0, (item, index3) => {
-    return guard_exports.IsLessThan(index3, schema.items.length) || CheckSchemaPushStack(stack, context, schema.additionalItems, item) && context.AddIndex(index3);
-  });
-  return isAdditionalItems;
-}
-function ErrorAdditionalItems(stack, context, schemaPath, instancePath, schema, value) {
-  if (!IsValid(schema))
-    return true;
-  const isAdditionalItems = guard_exports.Every(value, 0, (item, index3) => {
-    const nextSchemaPath = `${schemaPath}/additionalItems`;
-    const nextInstancePath = `${instancePath}/${index3}`;
-    return guard_exports.IsLessThan(index3, schema.items.length) || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema.additionalItems, item) && context.AddIndex(index3);
-  });
-  return isAdditionalItems;
-}
-var init_additionalItems2 = __esm({
-  "node_modules/typebox/build/schema/engine/additionalItems.mjs"() {
-    init_types3();
-    init_unique();
-    init_guard2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/_pathing.mjs
-function EncodeFragment(fragment) {
-  return fragment.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-var init_pathing = __esm({
-  "node_modules/typebox/build/schema/engine/_pathing.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/schema/engine/_regexp.mjs
-function UnicodeRegExp(pattern) {
-  return new RegExp(pattern, "u");
-}
-var init_regexp = __esm({
-  "node_modules/typebox/build/schema/engine/_regexp.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/schema/engine/additionalProperties.mjs
-function IsAdditionalPropertiesIgnored(context, additionalProperties) {
-  return !context.UseUnevaluated() && (guard_exports.IsEqual(additionalProperties, true) || guard_exports.IsObject(additionalProperties) && guard_exports.IsEqual(guard_exports.Keys(additionalProperties).length, 0));
-}
-function GetPropertyKeyAsPattern(key) {
-  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return `^${escaped}$`;
-}
-function GetPropertiesPattern(schema) {
-  const patterns = [];
-  if (IsPatternProperties(schema))
-    patterns.push(...guard_exports.Keys(schema.patternProperties));
-  if (IsProperties(schema))
-    patterns.push(...guard_exports.Keys(schema.properties).map(GetPropertyKeyAsPattern));
-  return guard_exports.IsEqual(patterns.length, 0) ? "(?!)" : `(${patterns.join("|")})`;
-}
-function HasExactRequiredProperties(schema) {
-  const keys = guard_exports.Keys(schema.properties);
-  return guard_exports.IsEqual(keys.length, schema.required.length) && guard_exports.Every(keys, 0, (key) => schema.required.includes(key));
-}
-function CanAdditionalPropertiesFast(_context, schema, _value) {
-  return IsRequired(schema) && IsProperties(schema) && !IsPatternProperties(schema) && guard_exports.IsEqual(schema.additionalProperties, false) && HasExactRequiredProperties(schema);
-}
-function BuildAdditionalPropertiesFast(_context, schema, value) {
-  return emit_exports.IsEqual(emit_exports.Member(emit_exports.Call(emit_exports.Member("Object", "getOwnPropertyNames"), [value]), "length"), emit_exports.Constant(schema.required.length));
-}
-function BuildAdditionalPropertiesStandard(stack, context, schema, value) {
-  const [key, _index] = [CreateUnique(), CreateUnique()];
-  const regexp = CreateVariable(UnicodeRegExp(GetPropertiesPattern(schema)));
-  const isSchema = BuildSchemaPushStack(stack, context, schema.additionalProperties, `${value}[${key}]`);
-  const isKey = emit_exports.Call(emit_exports.Member(regexp, "test"), [key]);
-  const addKey = context.AddKey(key);
-  const guarded = context.UseUnevaluated() ? emit_exports.Or(isKey, emit_exports.And(isSchema, addKey)) : emit_exports.Or(isKey, isSchema);
-  const result = emit_exports.Every(emit_exports.Keys(value), emit_exports.Constant(0), [key, _index], guarded);
-  return result;
-}
-function BuildAdditionalProperties(stack, context, schema, value) {
-  if (IsAdditionalPropertiesIgnored(context, schema.additionalProperties))
-    return emit_exports.Constant(true);
-  return CanAdditionalPropertiesFast(context, schema, value) ? BuildAdditionalPropertiesFast(context, schema, value) : BuildAdditionalPropertiesStandard(stack, context, schema, value);
-}
-function CheckAdditionalProperties(stack, context, schema, value) {
-  const regexp = UnicodeRegExp(GetPropertiesPattern(schema));
-  const isAdditionalProperties = guard_exports.Every(guard_exports.Keys(value), 0, (key, _index) => {
-    return regexp.test(key) || CheckSchemaPushStack(stack, context, schema.additionalProperties, value[key]) && context.AddKey(key);
-  });
-  return isAdditionalProperties;
-}
-function ErrorAdditionalProperties(stack, context, schemaPath, instancePath, schema, value) {
-  const regexp = UnicodeRegExp(GetPropertiesPattern(schema));
-  const additionalProperties = [];
-  const isAdditionalProperties = guard_exports.EveryAll(guard_exports.Keys(value), 0, (key, _index) => {
-    const nextSchemaPath = `${schemaPath}/additionalProperties`;
-    const nextInstancePath = `${instancePath}/${EncodeFragment(key)}`;
-    const isAdditionalProperty = regexp.test(key) || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema.additionalProperties, value[key]) && context.AddKey(key);
-    if (!isAdditionalProperty)
-      additionalProperties.push(key);
-    return isAdditionalProperty;
-  });
-  return isAdditionalProperties || context.AddError("additionalProperties", schemaPath, instancePath, { additionalProperties });
-}
-var init_additionalProperties2 = __esm({
-  "node_modules/typebox/build/schema/engine/additionalProperties.mjs"() {
-    init_types3();
-    init_unique();
-    init_externals();
-    init_pathing();
-    init_regexp();
-    init_guard2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/_reducer.mjs
-function Reducer(stack, context, schemas, value, check) {
-  const results = emit_exports.ConstDeclaration("results", "[]");
-  const context_n = schemas.map((_schema, index3) => emit_exports.ConstDeclaration(`context_${index3}`, emit_exports.New("CheckContext", [])));
-  const condition_n = schemas.map((schema, index3) => emit_exports.ConstDeclaration(`condition_${index3}`, emit_exports.Call(emit_exports.ArrowFunction(["context"], BuildSchema(stack, context, schema, value)), [`context_${index3}`])));
-  const checks = schemas.map((_schema, index3) => emit_exports.If(`condition_${index3}`, emit_exports.Call(emit_exports.Member("results", "push"), [`context_${index3}`])));
-  const returns = emit_exports.Return(emit_exports.And(check, context.Merge("results")));
-  return emit_exports.Call(emit_exports.ArrowFunction([], emit_exports.Statements([results, ...context_n, ...condition_n, ...checks, returns])), []);
-}
-var init_reducer = __esm({
-  "node_modules/typebox/build/schema/engine/_reducer.mjs"() {
-    init_guard2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/allOf.mjs
-function BuildAllOfStandard(stack, context, schema, value) {
-  return Reducer(stack, context, schema.allOf, value, emit_exports.IsEqual(emit_exports.Member("results", "length"), emit_exports.Constant(schema.allOf.length)));
-}
-function BuildAllOfFast(stack, context, schema, value) {
-  return emit_exports.ReduceAnd(schema.allOf.map((schema2) => BuildSchema(stack, context, schema2, value)));
-}
-function BuildAllOf(stack, context, schema, value) {
-  return context.UseUnevaluated() ? BuildAllOfStandard(stack, context, schema, value) : BuildAllOfFast(stack, context, schema, value);
-}
-function CheckAllOf(stack, context, schema, value) {
-  const results = schema.allOf.reduce((result, schema2) => {
-    const nextContext = new CheckContext();
-    return CheckSchema(stack, nextContext, schema2, value) ? [...result, nextContext] : result;
-  }, []);
-  return guard_exports.IsEqual(results.length, schema.allOf.length) && context.Merge(results);
-}
-function ErrorAllOf(stack, context, schemaPath, instancePath, schema, value) {
-  const failedContexts = [];
-  const results = schema.allOf.reduce((result, schema2, index3) => {
-    const nextSchemaPath = `${schemaPath}/allOf/${index3}`;
-    const nextContext = new ErrorContext();
-    const isSchema = ErrorSchema(stack, nextContext, nextSchemaPath, instancePath, schema2, value);
-    if (!isSchema)
-      failedContexts.push(nextContext);
-    return isSchema ? [...result, nextContext] : result;
-  }, []);
-  const isAllOf = guard_exports.IsEqual(results.length, schema.allOf.length) && context.Merge(results);
-  if (!isAllOf)
-    failedContexts.forEach((failed) => context.AddErrors(failed.GetErrors()));
-  return isAllOf;
-}
-var init_allOf2 = __esm({
-  "node_modules/typebox/build/schema/engine/allOf.mjs"() {
-    init_context();
-    init_reducer();
-    init_guard2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/anyOf.mjs
-function BuildAnyOfStandard(stack, context, schema, value) {
-  return Reducer(stack, context, schema.anyOf, value, emit_exports.IsGreaterThan(emit_exports.Member("results", "length"), emit_exports.Constant(0)));
-}
-function BuildAnyOfFast(stack, context, schema, value) {
-  return emit_exports.ReduceOr(schema.anyOf.map((schema2) => BuildSchema(stack, context, schema2, value)));
-}
-function BuildAnyOf(stack, context, schema, value) {
-  return context.UseUnevaluated() ? BuildAnyOfStandard(stack, context, schema, value) : BuildAnyOfFast(stack, context, schema, value);
-}
-function CheckAnyOf(stack, context, schema, value) {
-  const results = schema.anyOf.reduce((result, schema2) => {
-    const nextContext = new CheckContext();
-    return CheckSchema(stack, nextContext, schema2, value) ? [...result, nextContext] : result;
-  }, []);
-  return guard_exports.IsGreaterThan(results.length, 0) && context.Merge(results);
-}
-function ErrorAnyOf(stack, context, schemaPath, instancePath, schema, value) {
-  const failedContexts = [];
-  const results = schema.anyOf.reduce((result, schema2, index3) => {
-    const nextContext = new ErrorContext();
-    const nextSchemaPath = `${schemaPath}/anyOf/${index3}`;
-    const isSchema = ErrorSchema(stack, nextContext, nextSchemaPath, instancePath, schema2, value);
-    if (!isSchema)
-      failedContexts.push(nextContext);
-    return isSchema ? [...result, nextContext] : result;
-  }, []);
-  const isAnyOf = guard_exports.IsGreaterThan(results.length, 0) && context.Merge(results);
-  if (!isAnyOf)
-    failedContexts.forEach((failed) => context.AddErrors(failed.GetErrors()));
-  return isAnyOf || context.AddError("anyOf", schemaPath, instancePath, {});
-}
-var init_anyOf2 = __esm({
-  "node_modules/typebox/build/schema/engine/anyOf.mjs"() {
-    init_reducer();
-    init_context();
-    init_schema3();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/boolean.mjs
-function BuildSchemaBoolean(_stack, _context, schema, _value) {
-  return schema ? emit_exports.Constant(true) : emit_exports.Constant(false);
-}
-function CheckSchemaBoolean(_stack, _context, schema, _value) {
-  return schema;
-}
-function ErrorSchemaBoolean(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckSchemaBoolean(stack, context, schema, value) || context.AddError("boolean", schemaPath, instancePath, {});
-}
-var init_boolean3 = __esm({
-  "node_modules/typebox/build/schema/engine/boolean.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/const.mjs
-function BuildConst(_stack, _context, schema, value) {
-  return guard_exports.IsValueLike(schema.const) ? emit_exports.IsEqual(value, emit_exports.Constant(schema.const)) : emit_exports.IsDeepEqual(value, CreateVariable(schema.const));
-}
-function CheckConst(_stack, _context, schema, value) {
-  return guard_exports.IsValueLike(schema.const) ? guard_exports.IsEqual(value, schema.const) : guard_exports.IsDeepEqual(value, schema.const);
-}
-function ErrorConst(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckConst(stack, context, schema, value) || context.AddError("const", schemaPath, instancePath, { allowedValue: schema.const });
-}
-var init_const3 = __esm({
-  "node_modules/typebox/build/schema/engine/const.mjs"() {
-    init_externals();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/contains.mjs
-function IsValid2(schema) {
-  return !(IsMinContains(schema) && guard_exports.IsEqual(schema.minContains, 0));
-}
-function BuildContainsStandard(stack, context, schema, value) {
-  const [item, index3] = [CreateUnique(), CreateUnique()];
-  const isLength = emit_exports.Not(emit_exports.IsEqual(emit_exports.Member(value, "length"), emit_exports.Constant(0)));
-  const isSome = emit_exports.SomeAll(value, [item, index3], emit_exports.And(BuildSchema(stack, context, schema.contains, item), context.AddIndex(index3)));
-  return emit_exports.And(isLength, isSome);
-}
-function BuildContainsFast(stack, context, schema, value) {
-  const [item] = [CreateUnique()];
-  const isLength = emit_exports.Not(emit_exports.IsEqual(emit_exports.Member(value, "length"), emit_exports.Constant(0)));
-  const isSome = emit_exports.Some(value, [item, "_"], BuildSchema(stack, context, schema.contains, item));
-  return emit_exports.And(isLength, isSome);
-}
-function BuildContains(stack, context, schema, value) {
-  if (!IsValid2(schema))
-    return emit_exports.Constant(true);
-  return context.UseUnevaluated() ? BuildContainsStandard(stack, context, schema, value) : BuildContainsFast(stack, context, schema, value);
-}
-function CheckContains(stack, context, schema, value) {
-  if (!IsValid2(schema))
-    return true;
-  return !guard_exports.IsEqual(value.length, 0) && guard_exports.SomeAll(value, (item, index3) => {
-    return CheckSchema(stack, context, schema.contains, item) && context.AddIndex(index3);
-  });
-}
-function ErrorContains(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckContains(stack, context, schema, value) || context.AddError("contains", schemaPath, instancePath, { minContains: 1 });
-}
-var init_contains2 = __esm({
-  "node_modules/typebox/build/schema/engine/contains.mjs"() {
-    init_types3();
-    init_unique();
-    init_guard2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/dependencies.mjs
-function BuildDependencies(stack, context, schema, value) {
-  const isLength = emit_exports.IsEqual(emit_exports.Member(emit_exports.Keys(value), "length"), emit_exports.Constant(0));
-  const isEveryDependency = emit_exports.ReduceAnd(guard_exports.Entries(schema.dependencies).map(([key, schema2]) => {
-    const notKey = emit_exports.Not(emit_exports.HasPropertyKey(value, emit_exports.Constant(key)));
-    const isSchema = BuildSchema(stack, context, schema2, value);
-    const isEveryKey = (schema3) => emit_exports.ReduceAnd(schema3.map((key2) => emit_exports.HasPropertyKey(value, emit_exports.Constant(key2))));
-    return emit_exports.Or(notKey, guard_exports.IsArray(schema2) ? isEveryKey(schema2) : isSchema);
-  }));
-  return emit_exports.Or(isLength, isEveryDependency);
-}
-function CheckDependencies(stack, context, schema, value) {
-  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
-  const isEvery = guard_exports.Every(guard_exports.Entries(schema.dependencies), 0, ([key, schema2]) => {
-    return !guard_exports.HasPropertyKey(value, key) || (guard_exports.IsArray(schema2) ? schema2.every((key2) => guard_exports.HasPropertyKey(value, key2)) : CheckSchema(stack, context, schema2, value));
-  });
-  return isLength || isEvery;
-}
-function ErrorDependencies(stack, context, schemaPath, instancePath, schema, value) {
-  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
-  const isEvery = guard_exports.EveryAll(guard_exports.Entries(schema.dependencies), 0, ([key, schema2]) => {
-    const nextSchemaPath = `${schemaPath}/dependencies/${EncodeFragment(key)}`;
-    return !guard_exports.HasPropertyKey(value, key) || (guard_exports.IsArray(schema2) ? schema2.every((dependency) => guard_exports.HasPropertyKey(value, dependency) || context.AddError("dependencies", schemaPath, instancePath, { property: key, dependencies: schema2 })) : ErrorSchema(stack, context, nextSchemaPath, instancePath, schema2, value));
-  });
-  return isLength || isEvery;
-}
-var init_dependencies3 = __esm({
-  "node_modules/typebox/build/schema/engine/dependencies.mjs"() {
-    init_pathing();
-    init_guard2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/dependentRequired.mjs
-function BuildDependentRequired(_stack, _context, schema, value) {
-  const isLength = emit_exports.IsEqual(emit_exports.Member(emit_exports.Keys(value), "length"), emit_exports.Constant(0));
-  const isEvery = emit_exports.ReduceAnd(guard_exports.Entries(schema.dependentRequired).map(([key, keys]) => {
-    const notKey = emit_exports.Not(emit_exports.HasPropertyKey(value, emit_exports.Constant(key)));
-    const everyKey = emit_exports.ReduceAnd(keys.map((key2) => emit_exports.HasPropertyKey(value, emit_exports.Constant(key2))));
-    return emit_exports.Or(notKey, everyKey);
-  }));
-  return emit_exports.Or(isLength, isEvery);
-}
-function CheckDependentRequired(_stack, _context, schema, value) {
-  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
-  const isEvery = guard_exports.Every(guard_exports.Entries(schema.dependentRequired), 0, ([key, keys]) => {
-    return !guard_exports.HasPropertyKey(value, key) || keys.every((key2) => guard_exports.HasPropertyKey(value, key2));
-  });
-  return isLength || isEvery;
-}
-function ErrorDependentRequired(_stack, context, schemaPath, instancePath, schema, value) {
-  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
-  const isEveryEntry = guard_exports.EveryAll(guard_exports.Entries(schema.dependentRequired), 0, ([key, keys]) => {
-    return !guard_exports.HasPropertyKey(value, key) || guard_exports.EveryAll(keys, 0, (dependency) => guard_exports.HasPropertyKey(value, dependency) || context.AddError("dependentRequired", schemaPath, instancePath, { property: key, dependencies: keys }));
-  });
-  return isLength || isEveryEntry;
-}
-var init_dependentRequired2 = __esm({
-  "node_modules/typebox/build/schema/engine/dependentRequired.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/dependentSchemas.mjs
-function BuildDependentSchemas(stack, context, schema, value) {
-  const isLength = emit_exports.IsEqual(emit_exports.Member(emit_exports.Keys(value), "length"), emit_exports.Constant(0));
-  const isEvery = emit_exports.ReduceAnd(guard_exports.Entries(schema.dependentSchemas).map(([key, schema2]) => {
-    const notKey = emit_exports.Not(emit_exports.HasPropertyKey(value, emit_exports.Constant(key)));
-    const isSchema = BuildSchema(stack, context, schema2, value);
-    return emit_exports.Or(notKey, isSchema);
-  }));
-  return emit_exports.Or(isLength, isEvery);
-}
-function CheckDependentSchemas(stack, context, schema, value) {
-  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
-  const isEvery = guard_exports.Every(guard_exports.Entries(schema.dependentSchemas), 0, ([key, schema2]) => {
-    return !guard_exports.HasPropertyKey(value, key) || CheckSchema(stack, context, schema2, value);
-  });
-  return isLength || isEvery;
-}
-function ErrorDependentSchemas(stack, context, schemaPath, instancePath, schema, value) {
-  const isLength = guard_exports.IsEqual(guard_exports.Keys(value).length, 0);
-  const isEvery = guard_exports.EveryAll(guard_exports.Entries(schema.dependentSchemas), 0, ([key, schema2]) => {
-    const nextSchemaPath = `${schemaPath}/dependentSchemas/${EncodeFragment(key)}`;
-    return !guard_exports.HasPropertyKey(value, key) || ErrorSchema(stack, context, nextSchemaPath, instancePath, schema2, value);
-  });
-  return isLength || isEvery;
-}
-var init_dependentSchemas2 = __esm({
-  "node_modules/typebox/build/schema/engine/dependentSchemas.mjs"() {
-    init_pathing();
-    init_guard2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/pointer/pointer_get.mjs
-var init_pointer_get = __esm({
-  "node_modules/typebox/build/schema/pointer/pointer_get.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/schema/pointer/pointer.mjs
-var pointer_exports = {};
-__export(pointer_exports, {
-  Delete: () => Delete,
-  Get: () => Get3,
-  Has: () => Has,
-  Indices: () => Indices,
-  Set: () => Set3
-});
-function Throw(message) {
-  throw Error(message);
-}
-function ThrowUnsafePropertyKey() {
-  Throw("Pointer contains unsafe property key");
-}
-function ThrowCannotSetRoot() {
-  Throw("Cannot set value");
-}
-function Indices(pointer) {
-  const indices = pointer.split("/").map((index3) => index3.replace(/~1/g, "/").replace(/~0/g, "~"));
-  return indices[0] === "" ? indices.slice(1) : indices;
-}
-function Has(value, pointer) {
-  let current = value;
-  for (const index3 of Indices(pointer)) {
-    if (!guard_exports.IsObject(current) || !guard_exports.HasPropertyKey(current, index3))
-      return false;
-    current = current[index3];
-  }
-  return true;
-}
-function Get3(value, pointer) {
-  let current = value;
-  for (const index3 of Indices(pointer)) {
-    if (!guard_exports.IsObject(current) || guard_exports.IsUnsafePropertyKey(index3))
-      return void 0;
-    current = current[index3];
-  }
-  return current;
-}
-function Parent(value, indices, last) {
-  let current = value;
-  for (const index3 of indices) {
-    if (guard_exports.IsUnsafePropertyKey(index3))
-      ThrowUnsafePropertyKey();
-    current = guard_exports.IsObject(current) ? current[index3] : void 0;
-  }
-  if (guard_exports.IsUnsafePropertyKey(last))
-    ThrowUnsafePropertyKey();
-  if (!guard_exports.IsObject(current))
-    ThrowCannotSetRoot();
-  return current;
-}
-function Set3(value, pointer, next) {
-  const indices = Indices(pointer);
-  const last = indices.pop();
-  if (guard_exports.IsUndefined(last))
-    ThrowCannotSetRoot();
-  Parent(value, indices, last)[last] = next;
-  return value;
-}
-function Delete(value, pointer) {
-  const indices = Indices(pointer);
-  const last = indices.pop();
-  if (guard_exports.IsUndefined(last))
-    ThrowCannotSetRoot();
-  const parent = Parent(value, indices, last);
-  if (guard_exports.IsArray(parent) && /^(0|[1-9]\d*)$/.test(last)) {
-    parent.splice(Number(last), 1);
-  } else {
-    delete parent[last];
-  }
-  return value;
-}
-var init_pointer = __esm({
-  "node_modules/typebox/build/schema/pointer/pointer.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/pointer/index.mjs
-var init_pointer2 = __esm({
-  "node_modules/typebox/build/schema/pointer/index.mjs"() {
-    init_pointer_get();
-    init_pointer();
-  }
-});
-
-// node_modules/typebox/build/schema/resolve/resolve.mjs
-var resolve_exports = {};
-__export(resolve_exports, {
-  DynamicRef: () => DynamicRef,
-  RecursiveRef: () => RecursiveRef,
-  Ref: () => Ref2
-});
-function RelativeBase(schema, base) {
-  return IsSchemaObject(schema) && IsId(schema) ? NextUri(schema.$id, base.href) : base;
-}
-function AbsoluteBase(base) {
-  return NextUri(base, DefaultUri);
-}
-function CanonicalHref(url) {
-  return url.href.split("#")[0];
-}
-function Base2(schema, base, target) {
-  return SearchBase(schema, AbsoluteBase(base), target);
-}
-function RefRoot(stack, ref) {
-  return ref.$ref.startsWith("#") || stack.enteredResource ? stack.lexicalSchema : stack.schema;
-}
-function IsPointerFragment(fragment) {
-  return fragment.startsWith("#/");
-}
-function SearchDynamicAnchor(schema, name) {
-  if (guard_exports.IsObject(schema) && IsDynamicAnchor(schema) && guard_exports.IsEqual(schema.$dynamicAnchor, name)) {
-    return schema;
-  }
-  if (guard_exports.IsObject(schema)) {
-    for (const key of guard_exports.Keys(schema)) {
-      const result = SearchDynamicAnchor(schema[key], name);
-      if (result)
-        return result;
-    }
-  }
-  return void 0;
-}
-function SearchBase(schema, base, target) {
-  if (guard_exports.IsEqual(schema, target))
-    return base.href;
-  const nextBase = RelativeBase(schema, base);
-  if (guard_exports.IsArray(schema)) {
-    for (const item of schema) {
-      const result = SearchBase(item, nextBase, target);
-      if (!guard_exports.IsUndefined(result))
-        return result;
-    }
-  } else if (guard_exports.IsObject(schema)) {
-    for (const key of guard_exports.Keys(schema)) {
-      const result = SearchBase(schema[key], nextBase, target);
-      if (!guard_exports.IsUndefined(result))
-        return result;
-    }
-  }
-  return void 0;
-}
-function MatchWithHash(schema, ref) {
-  if (ref.href.endsWith("#"))
-    return schema;
-  if (!ref.hash.startsWith("#"))
-    return void 0;
-  const fragment = decodeURIComponent(ref.hash.slice(1));
-  if (!fragment.startsWith("/"))
-    return void 0;
-  return pointer_exports.Get(schema, fragment);
-}
-function MatchWithId(schema, base, ref) {
-  if (!IsId(schema))
-    return void 0;
-  if (guard_exports.IsEqual(schema.$id, ref.hash))
-    return schema;
-  const absoluteRef = new URL(ref.href, base.href);
-  if (guard_exports.IsEqual(base.pathname, absoluteRef.pathname))
-    return ref.hash.startsWith("#") ? MatchWithHash(schema, ref) : schema;
-  return void 0;
-}
-function MatchWithAnchor(schema, base, ref) {
-  if (!IsAnchor(schema))
-    return void 0;
-  const absoluteAnchor = new URL(`#${schema.$anchor}`, base.href);
-  const absoluteRef = new URL(ref.href, base.href);
-  return guard_exports.IsEqual(absoluteAnchor.href, absoluteRef.href) ? schema : void 0;
-}
-function MatchWithDynamicAnchor(schema, base, ref) {
-  if (!IsDynamicAnchor(schema))
-    return void 0;
-  const absoluteAnchor = new URL(`#${schema.$dynamicAnchor}`, base.href);
-  const absoluteRef = new URL(ref.href, base.href);
-  const isMatch = guard_exports.IsEqual(absoluteAnchor.href, absoluteRef.href);
-  return isMatch ? schema : void 0;
-}
-function MatchSchemaObject(schema, base, ref) {
-  if (!IsSchemaObject(schema))
-    return void 0;
-  return MatchWithId(schema, base, ref) ?? MatchWithAnchor(schema, base, ref) ?? MatchWithDynamicAnchor(schema, base, ref) ?? MatchWithHash(schema, ref);
-}
-function MatchFromArray(schema, base, ref) {
-  if (!guard_exports.IsArray(schema))
-    return void 0;
-  return schema.reduce((result, item) => {
-    const match = Match4(item, base, ref);
-    return !guard_exports.IsUndefined(match) ? match : result;
-  }, void 0);
-}
-function MatchFromObject(schema, base, ref) {
-  if (!guard_exports.IsObject(schema))
-    return void 0;
-  return guard_exports.Keys(schema).reduce((result, key) => {
-    if (guard_exports.IsEqual(key, "const") || guard_exports.IsEqual(key, "enum"))
-      return result;
-    const match = Match4(schema[key], base, ref);
-    return !guard_exports.IsUndefined(match) ? match : result;
-  }, void 0);
-}
-function Match4(schema, base, ref) {
-  const relativeBase = RelativeBase(schema, base);
-  return MatchSchemaObject(schema, relativeBase, ref) ?? MatchFromArray(schema, relativeBase, ref) ?? MatchFromObject(schema, relativeBase, ref);
-}
-function Resource(context, schema, base, ref) {
-  const result = RefInternal(context, schema, base, ref);
-  return IsSchemaObject(result) && IsId(result) ? result : void 0;
-}
-function FindDeferredResourceLegacy(stack, ref, schema) {
-  if (!ref.$ref.startsWith("#"))
-    return void 0;
-  if (!IsSchemaObject(stack.schema) || guard_exports.HasPropertyKey(stack.schema, "$schema"))
-    return void 0;
-  const targetBase = Base2(stack.lexicalSchema, stack.referenceBase, schema);
-  if (guard_exports.IsUndefined(targetBase) || guard_exports.IsEqual(targetBase, stack.referenceBase))
-    return void 0;
-  return { target: schema, base: targetBase, root: (
-    /* safe-object-root */
-    stack.lexicalSchema
-  ) };
-}
-function FindDeferredResourceModern(stack, canonical2, schema) {
-  const remoteRoot = stack.context[canonical2];
-  if (!IsSchemaObject(remoteRoot))
-    return void 0;
-  return { target: schema, base: canonical2, root: remoteRoot };
-}
-function FindDeferredResource(stack, ref, schema, canonical2, isRemote) {
-  const remote = isRemote ? FindDeferredResourceModern(stack, canonical2, schema) : void 0;
-  return guard_exports.IsUndefined(remote) ? FindDeferredResourceLegacy(stack, ref, schema) : remote;
-}
-function FindResolvedResource(stack, canonical2, schema) {
-  if (IsId(schema))
-    return void 0;
-  const resource = Resource(
-    stack.context,
-    /* safe-object-root */
-    stack.schema,
-    stack.referenceBase,
-    canonical2
-  );
-  if (!resource || stack.ids.includes(resource))
-    return void 0;
-  return { resource };
-}
-function RefInternalWithContext(context, ref) {
-  return guard_exports.HasPropertyKey(context, ref) ? context[ref] : void 0;
-}
-function RefInternalWithLocal(schema, base, ref) {
-  return Match4(schema, base, ref);
-}
-function RefInternalWithRemote(context, base, ref) {
-  const canonicalHref = CanonicalHref(ref);
-  if (!guard_exports.HasPropertyKey(context, canonicalHref) || guard_exports.IsEqual(canonicalHref, CanonicalHref(base)))
-    return void 0;
-  const remoteSchema = context[canonicalHref];
-  const remoteBase = RelativeBase(remoteSchema, new URL(canonicalHref));
-  return guard_exports.IsEqual(ref.hash, "") ? remoteSchema : Match4(remoteSchema, remoteBase, ref);
-}
-function RefInternal(context, schema, base, ref) {
-  const absoluteBase = AbsoluteBase(base);
-  const target = NextUri(ref, absoluteBase.href);
-  return RefInternalWithContext(context, ref) ?? RefInternalWithLocal(schema, absoluteBase, target) ?? RefInternalWithRemote(context, absoluteBase, target);
-}
-function RefNextStackDeferred(stack, deferredResource) {
-  if (!deferredResource)
-    return stack;
-  const resourceEntries = new Map(stack.resourceEntries);
-  resourceEntries.set(deferredResource.target, { base: deferredResource.base, root: deferredResource.root });
-  return { ...stack, resourceEntries };
-}
-function RefNextStackResolved(stack, resolvedResource) {
-  return resolvedResource ? NextStack(stack, resolvedResource.resource) : stack;
-}
-function RefNextStack(stack, pendingResource, deferredResource, resolvedResource) {
-  const withDeferred = RefNextStackDeferred({ ...stack, pendingResource }, deferredResource);
-  const withResolved = RefNextStackResolved(withDeferred, resolvedResource);
-  return withResolved;
-}
-function RefResultFound(stack, ref, schema) {
-  const canonical2 = CanonicalHref(NextUri(ref.$ref, stack.referenceBase));
-  const isRemote = !guard_exports.IsEqual(canonical2, stack.resourceBase);
-  const deferredResource = FindDeferredResource(stack, ref, schema, canonical2, isRemote);
-  const resolvedResource = isRemote ? FindResolvedResource(stack, canonical2, schema) : void 0;
-  return { schema, stack: RefNextStack(stack, true, deferredResource, resolvedResource) };
-}
-function RefResultNotFound(stack, schema) {
-  return { schema, stack: RefNextStack(stack, !guard_exports.IsUndefined(schema)) };
-}
-function Ref2(stack, ref) {
-  const schema = RefInternal(stack.context, RefRoot(stack, ref), stack.referenceBase, ref.$ref);
-  return IsSchemaObject(schema) ? RefResultFound(stack, ref, schema) : RefResultNotFound(stack, schema);
-}
-function IsRecursiveAnchorInScope(stack) {
-  return IsSchemaObject(stack.lexicalSchema) && IsRecursiveAnchorTrue(stack.lexicalSchema);
-}
-function RecursiveRef(stack, recursiveRef) {
-  const schema = IsRecursiveAnchorInScope(stack) ? stack.recursiveAnchor : stack.lexicalSchema;
-  return RefInternal(stack.context, schema, stack.lexicalBase, recursiveRef.$recursiveRef);
-}
-function DynamicRefFragment(stack, dynamicRef) {
-  return NextUri(dynamicRef.$dynamicRef, AbsoluteBase(stack.lexicalBase).href).hash;
-}
-function FindScopedDynamicAnchor(stack, name) {
-  return stack.dynamicAnchors.find((anchor) => guard_exports.IsEqual(anchor.$dynamicAnchor, name)) ?? SearchDynamicAnchor(stack.schema, name);
-}
-function DynamicRefWhenFound(stack, dynamicRef, fragmentTarget) {
-  if (!IsSchemaObject(fragmentTarget) || !IsDynamicAnchor(fragmentTarget))
-    return fragmentTarget;
-  const fragment = DynamicRefFragment(stack, dynamicRef);
-  return IsPointerFragment(fragment) ? fragmentTarget : FindScopedDynamicAnchor(stack, fragmentTarget.$dynamicAnchor);
-}
-function DynamicRefWhenNotFound(stack, dynamicRef) {
-  const fragment = DynamicRefFragment(stack, dynamicRef);
-  return FindScopedDynamicAnchor(stack, decodeURIComponent(fragment.slice(1)));
-}
-function DynamicRef(stack, dynamicRef) {
-  const fragmentRoot = dynamicRef.$dynamicRef.startsWith("#") ? stack.lexicalSchema : stack.schema;
-  const fragmentTarget = RefInternal(stack.context, fragmentRoot, stack.lexicalBase, dynamicRef.$dynamicRef);
-  return guard_exports.IsUndefined(fragmentTarget) ? DynamicRefWhenNotFound(stack, dynamicRef) : DynamicRefWhenFound(stack, dynamicRef, fragmentTarget);
-}
-var init_resolve = __esm({
-  "node_modules/typebox/build/schema/resolve/resolve.mjs"() {
-    init_guard2();
-    init_pointer2();
-    init_types3();
-    init_stack();
-  }
-});
-
-// node_modules/typebox/build/schema/resolve/index.mjs
-var init_resolve2 = __esm({
-  "node_modules/typebox/build/schema/resolve/index.mjs"() {
-    init_resolve();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/dynamicRef.mjs
-function BuildDynamicRef(stack, context, schema, value) {
-  const target = resolve_exports.DynamicRef(stack, schema) ?? false;
-  const nextStack = target ? { ...stack, pendingResource: true } : stack;
-  return CreateFunction(nextStack, context, target, value);
-}
-function CheckDynamicRef(stack, context, schema, value) {
-  const target = resolve_exports.DynamicRef(stack, schema) ?? false;
-  const nextStack = target ? { ...stack, pendingResource: true } : stack;
-  return IsSchema2(target) && CheckSchema(nextStack, context, target, value);
-}
-function ErrorDynamicRef(stack, context, schemaPath, instancePath, schema, value) {
-  const target = resolve_exports.DynamicRef(stack, schema) ?? false;
-  const nextStack = target ? { ...stack, pendingResource: true } : stack;
-  return IsSchema2(target) && ErrorSchema(nextStack, context, schemaPath, instancePath, target, value);
-}
-var init_dynamicRef2 = __esm({
-  "node_modules/typebox/build/schema/engine/dynamicRef.mjs"() {
-    init_types3();
-    init_functions();
-    init_resolve2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/enum.mjs
-function BuildEnum(_stack, _context, schema, value) {
-  return emit_exports.ReduceOr(schema.enum.map((option) => {
-    if (guard_exports.IsValueLike(option))
-      return emit_exports.IsEqual(value, emit_exports.Constant(option));
-    const variable = CreateVariable(option);
-    return emit_exports.IsDeepEqual(value, variable);
-  }));
-}
-function CheckEnum(_stack, _context, schema, value) {
-  return guard_exports.Some(schema.enum, (option) => guard_exports.IsValueLike(option) ? guard_exports.IsEqual(value, option) : guard_exports.IsDeepEqual(value, option));
-}
-function ErrorEnum(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckEnum(stack, context, schema, value) || context.AddError("enum", schemaPath, instancePath, { allowedValues: schema.enum });
-}
-var init_enum5 = __esm({
-  "node_modules/typebox/build/schema/engine/enum.mjs"() {
-    init_externals();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/exclusiveMaximum.mjs
-function BuildExclusiveMaximum(_stack, _context, schema, value) {
-  return emit_exports.IsLessThan(value, emit_exports.Constant(schema.exclusiveMaximum));
-}
-function CheckExclusiveMaximum(_stack, _context, schema, value) {
-  return guard_exports.IsLessThan(value, schema.exclusiveMaximum);
-}
-function ErrorExclusiveMaximum(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckExclusiveMaximum(stack, context, schema, value) || context.AddError("exclusiveMaximum", schemaPath, instancePath, { comparison: "<", limit: schema.exclusiveMaximum });
-}
-var init_exclusiveMaximum2 = __esm({
-  "node_modules/typebox/build/schema/engine/exclusiveMaximum.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/exclusiveMinimum.mjs
-function BuildExclusiveMinimum(_stack, _context, schema, value) {
-  return emit_exports.IsGreaterThan(value, emit_exports.Constant(schema.exclusiveMinimum));
-}
-function CheckExclusiveMinimum(_stack, _context, schema, value) {
-  return guard_exports.IsGreaterThan(value, schema.exclusiveMinimum);
-}
-function ErrorExclusiveMinimum(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckExclusiveMinimum(stack, context, schema, value) || context.AddError("exclusiveMinimum", schemaPath, instancePath, { comparison: ">", limit: schema.exclusiveMinimum });
-}
-var init_exclusiveMinimum2 = __esm({
-  "node_modules/typebox/build/schema/engine/exclusiveMinimum.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/format/date.mjs
-function IsLeapYear(year) {
-  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-}
-function IsDate2(value) {
-  const matches = DATE.exec(value);
-  if (!matches)
-    return false;
-  const year = +matches[1];
-  const month = +matches[2];
-  const day = +matches[3];
-  return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && IsLeapYear(year) ? 29 : DAYS[month]);
-}
-var DAYS, DATE;
-var init_date = __esm({
-  "node_modules/typebox/build/format/date.mjs"() {
-    DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
-  }
-});
-
-// node_modules/typebox/build/format/time.mjs
-function IsTime(value, strictTimeZone = true) {
-  const matches = TIME.exec(value);
-  if (!matches)
-    return false;
-  if (strictTimeZone && !matches[4] && !matches[5])
-    return false;
-  const hr2 = +matches[1];
-  const min = +matches[2];
-  const sec = +matches[3];
-  if (hr2 > 23 || min > 59 || sec > 60)
-    return false;
-  if (matches[5]) {
-    const tzH2 = +matches[6];
-    const tzM2 = +matches[7];
-    if (tzH2 > 23 || tzM2 > 59)
-      return false;
-  }
-  if (sec < 60)
-    return true;
-  const tzSign = matches[5] === "-" ? -1 : 1;
-  const tzH = +(matches[6] || 0);
-  const tzM = +(matches[7] || 0);
-  const totalUtcMin = hr2 * 60 + min - tzSign * (tzH * 60 + tzM);
-  return (totalUtcMin % 1440 + 1440) % 1440 === 1439;
-}
-var TIME;
-var init_time = __esm({
-  "node_modules/typebox/build/format/time.mjs"() {
-    TIME = /^(\d\d):(\d\d):(\d\d)(?:\.\d+)?(?:([Zz])|([+-])(\d\d):(\d\d))?$/;
-  }
-});
-
-// node_modules/typebox/build/format/date_time.mjs
-function IsDateTime(value) {
-  const index3 = value.indexOf("[");
-  const datetime = index3 === -1 ? value : value.slice(0, index3);
-  if (index3 !== -1 && !DATE_TIME_SUFFIX.test(value.slice(index3)))
-    return false;
-  const split = datetime.split(/T/i);
-  return split.length === 2 && IsDate2(split[0]) && IsTime(split[1]);
-}
-var DATE_TIME_SUFFIX;
-var init_date_time = __esm({
-  "node_modules/typebox/build/format/date_time.mjs"() {
-    init_date();
-    init_time();
-    DATE_TIME_SUFFIX = /^(?:\[!?(?:(?!\.{1,2}[/\]])[A-Za-z._][A-Za-z._0-9+-]{0,13}(?:\/(?!\.{1,2}[/\]])[A-Za-z._][A-Za-z._0-9+-]{0,13})*|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])\](?:\[!?[a-z_][a-z_0-9-]*=[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\])*|(?:\[!?[a-z_][a-z_0-9-]*=[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\])*)$/;
-  }
-});
-
-// node_modules/typebox/build/format/duration.mjs
-function IsDuration(value) {
-  return Duration.test(value);
-}
-var Duration;
-var init_duration2 = __esm({
-  "node_modules/typebox/build/format/duration.mjs"() {
-    Duration = /^P((\d+Y(\d+M(\d+D)?)?|\d+M(\d+D)?|\d+D)(T(\d+H(\d+M(\d+S)?)?|\d+M(\d+S)?|\d+S))?|T(\d+H(\d+M(\d+S)?)?|\d+M(\d+S)?|\d+S)|\d+W)$/;
-  }
-});
-
-// node_modules/typebox/build/format/email.mjs
-function IsEmail(value) {
-  return Email.test(value);
-}
-var Email;
-var init_email = __esm({
-  "node_modules/typebox/build/format/email.mjs"() {
-    Email = /^(?:[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*|"(?:[^"\\]|\\[\x20-\x7e])*")@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[(?:IPv6:[a-f0-9:]+|(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})\])$/i;
-  }
-});
-
-// node_modules/typebox/build/format/idna/pattern/pattern.mjs
-var RE_RULE_HYPHEN_PLACEMENT, RE_RULE_NOT_RESERVED_ACE, RE_ASCII_LDH, RE_ASCII, RE_NON_ASCII, RE_ASCII_DIGIT, RE_ARABIC_INDIC_DIGIT, RE_EXT_ARABIC_INDIC_DIGIT, RE_COMMON_SEPARATOR, RE_EUROPEAN_SEPARATOR, RE_MARK_NONSPACING, RE_MARK_SPACING_COMBINING, RE_MARK_ENCLOSING, RE_COMBINING_MARK, RE_LETTER, RE_NUMBER_DECIMAL, RE_SCRIPT_GREEK, RE_SCRIPT_HEBREW, RE_SCRIPT_JAPANESE, RE_SCRIPT_ARABIC_LETTER, RE_VIRAMA, RE_RFC5892_DISALLOWED, RE_CONTEXTO_EXCEPTIONS, RE_PVALID_EXCEPTIONS, RE_EUROPEAN_NUMBER, RE_PERMITTED_CATEGORY;
-var init_pattern3 = __esm({
-  "node_modules/typebox/build/format/idna/pattern/pattern.mjs"() {
-    RE_RULE_HYPHEN_PLACEMENT = /^(?!-).*(?<!-)$/;
-    RE_RULE_NOT_RESERVED_ACE = /^(?!..--)/;
-    RE_ASCII_LDH = /^[a-zA-Z0-9-]*$/;
-    RE_ASCII = new RegExp("^\\p{ASCII}*$", "u");
-    RE_NON_ASCII = /[^\p{ASCII}]/u;
-    RE_ASCII_DIGIT = /[0-9]/;
-    RE_ARABIC_INDIC_DIGIT = /[\u{0660}-\u{0669}]/u;
-    RE_EXT_ARABIC_INDIC_DIGIT = /[\u{06f0}-\u{06f9}]/u;
-    RE_COMMON_SEPARATOR = /[\u{002e}\u{002c}\u{003a}\u{002f}]/u;
-    RE_EUROPEAN_SEPARATOR = /[\u{002d}\u{002b}]/u;
-    RE_MARK_NONSPACING = new RegExp("\\p{Mn}", "u");
-    RE_MARK_SPACING_COMBINING = new RegExp("\\p{Mc}", "u");
-    RE_MARK_ENCLOSING = new RegExp("\\p{Me}", "u");
-    RE_COMBINING_MARK = /[\p{Mn}\p{Mc}\p{Me}]/u;
-    RE_LETTER = new RegExp("\\p{L}", "u");
-    RE_NUMBER_DECIMAL = new RegExp("\\p{Nd}", "u");
-    RE_SCRIPT_GREEK = new RegExp("\\p{Script=Greek}", "u");
-    RE_SCRIPT_HEBREW = new RegExp("\\p{Script=Hebrew}", "u");
-    RE_SCRIPT_JAPANESE = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
-    RE_SCRIPT_ARABIC_LETTER = /[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Mandaic}]/u;
-    RE_VIRAMA = /[\u{094d}\u{09cd}\u{0a4d}\u{0acd}\u{0b4d}\u{0bcd}\u{0c4d}\u{0ccd}\u{0d3b}\u{0d3c}\u{0d4d}\u{0dca}\u{1b44}\u{1baa}\u{1bab}\u{a9c0}\u{11046}\u{1107f}\u{110b9}\u{11133}\u{11134}\u{111c0}\u{11235}\u{1134d}\u{11442}\u{114c2}\u{115bf}\u{1163f}\u{116b6}\u{11c3f}\u{11d44}\u{11d45}]/u;
-    RE_RFC5892_DISALLOWED = /[\u{0640}\u{07fa}\u{302e}\u{302f}\u{3031}\u{3032}\u{3033}\u{3034}\u{3035}\u{303b}]/u;
-    RE_CONTEXTO_EXCEPTIONS = /[\u{00b7}\u{0375}\u{05f3}\u{05f4}\u{200c}\u{200d}\u{30fb}]/u;
-    RE_PVALID_EXCEPTIONS = /[\u{00df}\u{03c2}\u{06fd}\u{06fe}\u{0f0b}\u{3007}]/u;
-    RE_EUROPEAN_NUMBER = new RegExp([
-      RE_ASCII_DIGIT,
-      RE_EXT_ARABIC_INDIC_DIGIT
-    ].map((regexp) => regexp.source).join("|"), "u");
-    RE_PERMITTED_CATEGORY = new RegExp([
-      RE_LETTER,
-      RE_EUROPEAN_SEPARATOR,
-      RE_COMMON_SEPARATOR,
-      RE_NUMBER_DECIMAL,
-      RE_MARK_NONSPACING,
-      RE_MARK_SPACING_COMBINING,
-      RE_CONTEXTO_EXCEPTIONS,
-      RE_PVALID_EXCEPTIONS
-    ].map((regexp) => regexp.source).join("|"), "u");
-  }
-});
-
-// node_modules/typebox/build/format/idna/label/ascii.mjs
-function IsAsciiLabel(value) {
-  return RE_RULE_HYPHEN_PLACEMENT.test(value) && RE_RULE_NOT_RESERVED_ACE.test(value) && RE_ASCII_LDH.test(value);
-}
-var init_ascii = __esm({
-  "node_modules/typebox/build/format/idna/label/ascii.mjs"() {
-    init_pattern3();
-  }
-});
-
-// node_modules/typebox/build/format/idna/format/puny.mjs
-function ThrowDontCare() {
-  throw null;
-}
-function IsAcePrefixed(value) {
-  return value.toLowerCase().startsWith("xn--");
-}
-function Adapt(delta, numPoints, firstTime) {
-  delta = firstTime ? Math.floor(delta / PUNYCODE_DAMP) : delta >> 1;
-  delta += Math.floor(delta / numPoints);
-  let k2 = 0;
-  while (delta > (PUNYCODE_BASE - PUNYCODE_TMIN) * PUNYCODE_TMAX >> 1) {
-    delta = Math.floor(delta / (PUNYCODE_BASE - PUNYCODE_TMIN));
-    k2 += PUNYCODE_BASE;
-  }
-  return k2 + Math.floor((PUNYCODE_BASE - PUNYCODE_TMIN + 1) * delta / (delta + PUNYCODE_SKEW));
-}
-function Decode2(value) {
-  const output = [];
-  let n = PUNYCODE_INITIAL_N;
-  let i = 0;
-  let bias = PUNYCODE_INITIAL_BIAS;
-  const delimIdx = value.lastIndexOf("-");
-  if (delimIdx > 0) {
-    for (let j2 = 0; j2 < delimIdx; j2++) {
-      const cp = value.charCodeAt(j2);
-      if (cp >= 128)
-        ThrowDontCare();
-      output.push(cp);
-    }
-  }
-  let inIdx = delimIdx < 0 ? 0 : delimIdx + 1;
-  while (inIdx < value.length) {
-    const oldi = i;
-    let w2 = 1;
-    let k2 = PUNYCODE_BASE;
-    while (true) {
-      if (inIdx >= value.length)
-        ThrowDontCare();
-      const ch = value.charCodeAt(inIdx++);
-      let digit;
-      if (ch >= 97 && ch <= 122)
-        digit = ch - 97;
-      else if (ch >= 48 && ch <= 57)
-        digit = ch - 48 + 26;
-      else
-        ThrowDontCare();
-      i += digit * w2;
-      const t = k2 <= bias ? PUNYCODE_TMIN : k2 >= bias + PUNYCODE_TMAX ? PUNYCODE_TMAX : k2 - bias;
-      if (digit < t)
-        break;
-      w2 *= PUNYCODE_BASE - t;
-      k2 += PUNYCODE_BASE;
-    }
-    const outLen = output.length + 1;
-    bias = Adapt(i - oldi, outLen, oldi === 0);
-    n += Math.floor(i / outLen);
-    i %= outLen;
-    output.splice(i, 0, n);
-    i++;
-  }
-  return String.fromCodePoint(...output);
-}
-function DigitToChar(digit) {
-  return digit < 26 ? String.fromCharCode(digit + 97) : String.fromCharCode(digit - 26 + 48);
-}
-function Encode2(input) {
-  const basic = input.replace(RE_REPLACE_NON_ASCII, "");
-  const basicLength = basic.length;
-  const result = basicLength > 0 ? [basic, "-"] : [];
-  const codePoints = Array.from(input, (char) => char.codePointAt(0));
-  let n = PUNYCODE_INITIAL_N;
-  let delta = 0;
-  let bias = PUNYCODE_INITIAL_BIAS;
-  let handledCPCount = basicLength;
-  while (handledCPCount < codePoints.length) {
-    let m2 = Infinity;
-    for (const cp of codePoints) {
-      if (cp >= n && cp < m2)
-        m2 = cp;
-    }
-    delta += (m2 - n) * (handledCPCount + 1);
-    n = m2;
-    for (const cp of codePoints) {
-      if (cp < n)
-        delta++;
-      if (cp === n) {
-        let q2 = delta;
-        for (let k2 = PUNYCODE_BASE; ; k2 += PUNYCODE_BASE) {
-          const t = k2 <= bias ? PUNYCODE_TMIN : k2 >= bias + PUNYCODE_TMAX ? PUNYCODE_TMAX : k2 - bias;
-          if (q2 < t)
-            break;
-          const digit = t + (q2 - t) % (PUNYCODE_BASE - t);
-          result.push(DigitToChar(digit));
-          q2 = Math.floor((q2 - t) / (PUNYCODE_BASE - t));
-        }
-        result.push(DigitToChar(q2));
-        bias = Adapt(delta, handledCPCount + 1, handledCPCount === basicLength);
-        delta = 0;
-        handledCPCount++;
-      }
-    }
-    delta++;
-    n++;
-  }
-  return result.join("");
-}
-var PUNYCODE_BASE, PUNYCODE_TMIN, PUNYCODE_TMAX, PUNYCODE_SKEW, PUNYCODE_DAMP, PUNYCODE_INITIAL_BIAS, PUNYCODE_INITIAL_N, RE_REPLACE_NON_ASCII;
-var init_puny = __esm({
-  "node_modules/typebox/build/format/idna/format/puny.mjs"() {
-    init_pattern3();
-    PUNYCODE_BASE = 36;
-    PUNYCODE_TMIN = 1;
-    PUNYCODE_TMAX = 26;
-    PUNYCODE_SKEW = 38;
-    PUNYCODE_DAMP = 700;
-    PUNYCODE_INITIAL_BIAS = 72;
-    PUNYCODE_INITIAL_N = 128;
-    RE_REPLACE_NON_ASCII = new RegExp(RE_NON_ASCII.source, "gu");
-  }
-});
-
-// node_modules/typebox/build/format/idna/format/bidi.mjs
-function HasBidiChars(value) {
-  if (IsAcePrefixed(value)) {
-    try {
-      return HasRightToLeftCharacters(Decode2(value.slice(4).toLowerCase()));
-    } catch {
-      return false;
-    }
-  }
-  return HasRightToLeftCharacters(value);
-}
-function GetBidiClass(codePoint) {
-  const char = String.fromCodePoint(codePoint);
-  return RE_EUROPEAN_NUMBER.test(char) ? "EN" : RE_ARABIC_INDIC_DIGIT.test(char) ? "AN" : (
-    // Pattern.RE_EUROPEAN_SEPARATOR.test(char) ? 'ES' : // (no-spec-coverage)
-    // Pattern.RE_COMMON_SEPARATOR.test(char) ? 'CS' : // (no-spec-coverage)
-    RE_MARK_NONSPACING.test(char) ? "NSM" : RE_SCRIPT_HEBREW.test(char) ? "R" : RE_SCRIPT_ARABIC_LETTER.test(char) ? "AL" : RE_LETTER.test(char) ? "L" : "ON"
-  );
-}
-function HasRightToLeftCharacters(value) {
-  for (const ch of value)
-    if (RE_RTL_CLASSES.test(GetBidiClass(ch.codePointAt(0))))
-      return true;
-  return false;
-}
-function SatisfiesBidiRule(value) {
-  let isRtl = false;
-  let allowed = RE_LTR_ALLOWED;
-  let sawEN = false;
-  let sawAN = false;
-  let isFirst = true;
-  for (const ch of value) {
-    const bidiClass = GetBidiClass(ch.codePointAt(0));
-    if (isFirst) {
-      if (bidiClass !== "L" && bidiClass !== "R" && bidiClass !== "AL")
-        return false;
-      isRtl = bidiClass === "R" || bidiClass === "AL";
-      allowed = isRtl ? RE_RTL_ALLOWED : RE_LTR_ALLOWED;
-      isFirst = false;
-    }
-    if (!allowed.test(bidiClass))
-      return false;
-    if (bidiClass === "EN")
-      sawEN = true;
-    else if (bidiClass === "AN")
-      sawAN = true;
-  }
-  if (isRtl && sawEN && sawAN)
-    return false;
-  return true;
-}
-var RE_RTL_ALLOWED, RE_LTR_ALLOWED, RE_RTL_CLASSES;
-var init_bidi = __esm({
-  "node_modules/typebox/build/format/idna/format/bidi.mjs"() {
-    init_puny();
-    init_pattern3();
-    RE_RTL_ALLOWED = /^(?:R|AL|AN|EN|ES|CS|ET|ON|BN|NSM)$/;
-    RE_LTR_ALLOWED = /^(?:L|EN|ES|CS|ET|ON|BN|NSM)$/;
-    RE_RTL_CLASSES = /^(?:R|AL|AN)$/;
-  }
-});
-
-// node_modules/typebox/build/format/idna/label/unicode.mjs
-function ExceedsMaxALabelLength(value) {
-  return RE_NON_ASCII.test(value) && Encode2(value).length + 4 > 63;
-}
-function HasInvalidHyphens(chars) {
-  if (chars[0] === "-" || chars[chars.length - 1] === "-")
-    return true;
-  return chars.slice(2).join("").startsWith("--");
-}
-function IsUnicodeLabel(value) {
-  if (ExceedsMaxALabelLength(value))
-    return false;
-  if (HasRightToLeftCharacters(value) && !SatisfiesBidiRule(value))
-    return false;
-  const chars = [...value];
-  const codePoints = chars.map((c) => c.codePointAt(0));
-  const length = codePoints.length;
-  if (HasInvalidHyphens(chars))
-    return false;
-  if (RE_COMBINING_MARK.test(chars[0]))
-    return false;
-  let hasJapanese = false;
-  for (let i = 0; i < length; i++) {
-    const codePoint = codePoints[i];
-    const char = chars[i];
-    if (RE_RFC5892_DISALLOWED.test(char))
-      return false;
-    if (!RE_PERMITTED_CATEGORY.test(char))
-      return false;
-    if (RE_SCRIPT_JAPANESE.test(char))
-      hasJapanese = true;
-    const prev = codePoints[i - 1], next = codePoints[i + 1];
-    switch (codePoint) {
-      case 183:
-        if (prev !== 108 || next !== 108)
-          return false;
-        break;
-      // MIDDLE DOT (Catalan)
-      case 885:
-        if (!next || !RE_SCRIPT_GREEK.test(chars[i + 1]))
-          return false;
-        break;
-      // Greek KERAIA
-      case 1523:
-      case 1524:
-        if (!prev || !RE_SCRIPT_HEBREW.test(chars[i - 1]))
-          return false;
-        break;
-      // Hebrew GERESH
-      case 8204:
-        if (!prev || prev < 128 && !RE_VIRAMA.test(chars[i - 1]))
-          return false;
-        break;
-      case 8205:
-        if (!prev || !RE_VIRAMA.test(chars[i - 1]))
-          return false;
-        break;
-      case 12539:
-        break;
-    }
-  }
-  if (value.includes("\u30FB") && !hasJapanese)
-    return false;
-  return true;
-}
-var init_unicode2 = __esm({
-  "node_modules/typebox/build/format/idna/label/unicode.mjs"() {
-    init_pattern3();
-    init_bidi();
-    init_puny();
-  }
-});
-
-// node_modules/typebox/build/format/idna/label/puny.mjs
-function IsPunyLabel(value) {
-  if (!IsAcePrefixed(value))
-    return false;
-  try {
-    const body = value.slice(4).toLowerCase();
-    if (body.lastIndexOf("-") === 0)
-      return false;
-    const decoded = Decode2(body);
-    if (!RE_NON_ASCII.test(decoded))
-      return false;
-    return IsUnicodeLabel(decoded);
-  } catch {
-    return false;
-  }
-}
-var init_puny2 = __esm({
-  "node_modules/typebox/build/format/idna/label/puny.mjs"() {
-    init_puny();
-    init_unicode2();
-    init_pattern3();
-  }
-});
-
-// node_modules/typebox/build/format/idna/hostname.mjs
-function IsValidLabelLength(value) {
-  return value.length > 0 && value.length <= 63;
-}
-function IsLabel(value) {
-  return IsValidLabelLength(value) && (IsPunyLabel(value) || IsAsciiLabel(value));
-}
-function IsHostname(value) {
-  if (value.length === 0 || value.length > 253)
-    return false;
-  if (value.charCodeAt(value.length - 1) === 46)
-    return false;
-  return value.split(".").every((label) => IsLabel(label));
-}
-var init_hostname = __esm({
-  "node_modules/typebox/build/format/idna/hostname.mjs"() {
-    init_ascii();
-    init_puny2();
-  }
-});
-
-// node_modules/typebox/build/format/idna/idn-hostname.mjs
-function IsValidLabelLength2(value) {
-  return value.length > 0 && value.length <= 63;
-}
-function IsLabel2(value) {
-  return IsValidLabelLength2(value) && (IsPunyLabel(value) || IsUnicodeLabel(value));
-}
-function NormalizeHostname(value) {
-  return value.replace(/[\uff01-\uff5e]/g, (char) => String.fromCharCode(char.charCodeAt(0) - 65248)).normalize("NFC").replace(/[\u00ad\u034f\u180b-\u180d\u200b\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu, "").replace(/[\u002E\u3002\uFF0E\uFF61]/g, ".");
-}
-function IsIdnHostname(value) {
-  if (value.length === 0 || value.includes(" "))
-    return false;
-  const normalized = NormalizeHostname(value);
-  if (normalized.length > 253)
-    return false;
-  const labels = normalized.split(".");
-  const hasBidiChars = labels.some((label) => HasBidiChars(label));
-  return labels.every((label) => IsLabel2(label) && (!hasBidiChars || SatisfiesBidiRule(label)));
-}
-var init_idn_hostname = __esm({
-  "node_modules/typebox/build/format/idna/idn-hostname.mjs"() {
-    init_bidi();
-    init_unicode2();
-    init_puny2();
-  }
-});
-
-// node_modules/typebox/build/format/idna/index.mjs
-var init_idna = __esm({
-  "node_modules/typebox/build/format/idna/index.mjs"() {
-    init_hostname();
-    init_idn_hostname();
-  }
-});
-
-// node_modules/typebox/build/format/hostname.mjs
-function IsHostname2(value) {
-  return IsHostname(value);
-}
-var init_hostname2 = __esm({
-  "node_modules/typebox/build/format/hostname.mjs"() {
-    init_idna();
-  }
-});
-
-// node_modules/typebox/build/format/idn_email.mjs
-function IsIdnEmail(value) {
-  return IdnEmail.test(value.normalize("NFC"));
-}
-var IdnEmail;
-var init_idn_email = __esm({
-  "node_modules/typebox/build/format/idn_email.mjs"() {
-    IdnEmail = /^(?:[A-Za-z0-9!#$%&'*+\/=?^_`{|}~\u{0080}-\u{10FFFF}-]+(?:\.[A-Za-z0-9!#$%&'*+\/=?^_`{|}~\u{0080}-\u{10FFFF}-]+)*|"(?:[^"\\]|\\.)*")@[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,62})(?<!-)(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,62})(?<!-))*$/iu;
-  }
-});
-
-// node_modules/typebox/build/format/idn_hostname.mjs
-function IsIdnHostname2(value) {
-  return IsIdnHostname(value);
-}
-var init_idn_hostname2 = __esm({
-  "node_modules/typebox/build/format/idn_hostname.mjs"() {
-    init_idna();
-  }
-});
-
-// node_modules/typebox/build/format/ipv4.mjs
-function IsIPv4(value) {
-  return IPv4.test(value);
-}
-var IPv4;
-var init_ipv4 = __esm({
-  "node_modules/typebox/build/format/ipv4.mjs"() {
-    IPv4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-  }
-});
-
-// node_modules/typebox/build/format/ipv6.mjs
-function IsIPv6(value) {
-  return IPv6.test(value);
-}
-var IPv6;
-var init_ipv6 = __esm({
-  "node_modules/typebox/build/format/ipv6.mjs"() {
-    IPv6 = /^(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:)?[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)$/i;
-  }
-});
-
-// node_modules/typebox/build/format/iri_reference.mjs
-function IsIriReference(value) {
-  return !InvalidIriChars.test(value) && !MalformedScheme.test(value) && URL.canParse(value, "http://example.com");
-}
-var InvalidIriChars, MalformedScheme;
-var init_iri_reference = __esm({
-  "node_modules/typebox/build/format/iri_reference.mjs"() {
-    InvalidIriChars = /[\x00-\x20\x7F\\]|%(?![0-9a-fA-F]{2})/;
-    MalformedScheme = /^[a-zA-Z][a-zA-Z0-9+\-.]*\/\//;
-  }
-});
-
-// node_modules/typebox/build/format/iri.mjs
-function IsIri(value) {
-  if (InvalidIriChars2.test(value))
-    return false;
-  if (InvalidPercentEncoding.test(value))
-    return false;
-  return URL.canParse(value);
-}
-var InvalidIriChars2, InvalidPercentEncoding;
-var init_iri = __esm({
-  "node_modules/typebox/build/format/iri.mjs"() {
-    InvalidIriChars2 = /[\x00-\x20<>\^`{|}\\]/;
-    InvalidPercentEncoding = /%(?![0-9a-fA-F]{2})/;
-  }
-});
-
-// node_modules/typebox/build/format/json_pointer_uri_fragment.mjs
-function IsJsonPointerUriFragment(value) {
-  return JsonPointerUriFragment.test(value);
-}
-var JsonPointerUriFragment;
-var init_json_pointer_uri_fragment = __esm({
-  "node_modules/typebox/build/format/json_pointer_uri_fragment.mjs"() {
-    JsonPointerUriFragment = /^#(?:\/(?:[a-z0-9_\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$/i;
-  }
-});
-
-// node_modules/typebox/build/format/json_pointer.mjs
-function IsJsonPointer(value) {
-  return JsonPointer.test(value);
-}
-var JsonPointer;
-var init_json_pointer = __esm({
-  "node_modules/typebox/build/format/json_pointer.mjs"() {
-    JsonPointer = /^(?:\/(?:[^~/]|~0|~1)*)*$/;
-  }
-});
-
-// node_modules/typebox/build/format/regex.mjs
-function IsRegex(value) {
-  try {
-    new RegExp(value, "u");
-    return true;
-  } catch {
-    return false;
-  }
-}
-var init_regex = __esm({
-  "node_modules/typebox/build/format/regex.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/format/relative_json_pointer.mjs
-function IsRelativeJsonPointer(value) {
-  return RelativeJsonPointer.test(value);
-}
-var RelativeJsonPointer;
-var init_relative_json_pointer = __esm({
-  "node_modules/typebox/build/format/relative_json_pointer.mjs"() {
-    RelativeJsonPointer = /^(?:0|[1-9][0-9]*)(?:#|(?:\/(?:[^~/]|~0|~1)*)*)$/;
-  }
-});
-
-// node_modules/typebox/build/format/uri_reference.mjs
-function IsUriReference(value) {
-  return UriReference.test(value);
-}
-var UriReference;
-var init_uri_reference = __esm({
-  "node_modules/typebox/build/format/uri_reference.mjs"() {
-    UriReference = /^(?:[a-z][a-z0-9+\-.]*:(?:\/\/(?:(?:[-a-z0-9._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:[\da-f]{1,4}:){6}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|::(?:[\da-f]{1,4}:){5}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:[\da-f]{1,4})?::(?:[\da-f]{1,4}:){4}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,1}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){3}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,2}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){2}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,3}[\da-f]{1,4})?::[\da-f]{1,4}:(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,4}[\da-f]{1,4})?::(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,5}[\da-f]{1,4})?::[\da-f]{1,4}|(?:(?:[\da-f]{1,4}:){0,6}[\da-f]{1,4})?::)|v[0-9a-f]+\.[-a-z0-9._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)|(?:[-a-z0-9._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:\/\/(?:(?:[-a-z0-9._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:[\da-f]{1,4}:){6}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|::(?:[\da-f]{1,4}:){5}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:[\da-f]{1,4})?::(?:[\da-f]{1,4}:){4}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,1}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){3}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,2}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){2}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,3}[\da-f]{1,4})?::[\da-f]{1,4}:(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,4}[\da-f]{1,4})?::(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,5}[\da-f]{1,4})?::[\da-f]{1,4}|(?:(?:[\da-f]{1,4}:){0,6}[\da-f]{1,4})?::)|v[0-9a-f]+\.[-a-z0-9._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)|(?:[-a-z0-9._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[-a-z0-9._~!$&'()*+,;=@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?)(?:\?(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
-  }
-});
-
-// node_modules/typebox/build/format/uri_template.mjs
-function IsUriTemplate(value) {
-  return UriTemplate.test(value);
-}
-var UriTemplate;
-var init_uri_template = __esm({
-  "node_modules/typebox/build/format/uri_template.mjs"() {
-    UriTemplate = /^(?:(?:[^\x00-\x20"<>%\\^`{|}\x7f]|%[0-9a-f]{2})|\{[+#./;?&=,!@|]?(?:[a-z0-9_]|%[0-9a-f]{2})+(?:\.(?:[a-z0-9_]|%[0-9a-f]{2})+)*(?::[1-9]\d{0,3}|\*)?(?:,(?:[a-z0-9_]|%[0-9a-f]{2})+(?:\.(?:[a-z0-9_]|%[0-9a-f]{2})+)*(?::[1-9]\d{0,3}|\*)?)*\})*$/i;
-  }
-});
-
-// node_modules/typebox/build/format/uri.mjs
-function IsUri(value) {
-  return Uri.test(value);
-}
-var Uri;
-var init_uri = __esm({
-  "node_modules/typebox/build/format/uri.mjs"() {
-    Uri = /^[a-z][a-z0-9+\-.]*:(?:\/\/(?:(?:[-a-z0-9._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:[\da-f]{1,4}:){6}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|::(?:[\da-f]{1,4}:){5}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:[\da-f]{1,4})?::(?:[\da-f]{1,4}:){4}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,1}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){3}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,2}[\da-f]{1,4})?::(?:[\da-f]{1,4}:){2}(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,3}[\da-f]{1,4})?::[\da-f]{1,4}:(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,4}[\da-f]{1,4})?::(?:[\da-f]{1,4}:[\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))|(?:(?:[\da-f]{1,4}:){0,5}[\da-f]{1,4})?::[\da-f]{1,4}|(?:(?:[\da-f]{1,4}:){0,6}[\da-f]{1,4})?::)|v[0-9a-f]+\.[-a-z0-9._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)|(?:[-a-z0-9._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
-  }
-});
-
-// node_modules/typebox/build/format/url.mjs
-function IsUrl(value) {
-  return URL.canParse(value);
-}
-var init_url = __esm({
-  "node_modules/typebox/build/format/url.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/format/uuid.mjs
-function IsUuid(value) {
-  return Uuid2.test(value);
-}
-var Uuid2;
-var init_uuid = __esm({
-  "node_modules/typebox/build/format/uuid.mjs"() {
-    Uuid2 = /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
-  }
-});
-
-// node_modules/typebox/build/format/_registry.mjs
-function Clear() {
-  formats.clear();
-}
-function Entries3() {
-  return [...formats.entries()];
-}
-function Set4(format, check) {
-  formats.set(format, check);
-}
-function Has2(format) {
-  return formats.has(format);
-}
-function Get4(format) {
-  return formats.get(format);
-}
-function Test(format, value) {
-  return formats.get(format)?.(value) ?? true;
-}
-function Reset2() {
-  Clear();
-  formats.set("date-time", IsDateTime);
-  formats.set("date", IsDate2);
-  formats.set("duration", IsDuration);
-  formats.set("email", IsEmail);
-  formats.set("hostname", IsHostname2);
-  formats.set("idn-email", IsIdnEmail);
-  formats.set("idn-hostname", IsIdnHostname2);
-  formats.set("ipv4", IsIPv4);
-  formats.set("ipv6", IsIPv6);
-  formats.set("iri-reference", IsIriReference);
-  formats.set("iri", IsIri);
-  formats.set("json-pointer-uri-fragment", IsJsonPointerUriFragment);
-  formats.set("json-pointer", IsJsonPointer);
-  formats.set("regex", IsRegex);
-  formats.set("relative-json-pointer", IsRelativeJsonPointer);
-  formats.set("time", IsTime);
-  formats.set("uri-reference", IsUriReference);
-  formats.set("uri-template", IsUriTemplate);
-  formats.set("uri", IsUri);
-  formats.set("url", IsUrl);
-  formats.set("uuid", IsUuid);
-}
-var formats;
-var init_registry = __esm({
-  "node_modules/typebox/build/format/_registry.mjs"() {
-    init_date_time();
-    init_date();
-    init_duration2();
-    init_email();
-    init_hostname2();
-    init_idn_email();
-    init_idn_hostname2();
-    init_ipv4();
-    init_ipv6();
-    init_iri_reference();
-    init_iri();
-    init_json_pointer_uri_fragment();
-    init_json_pointer();
-    init_regex();
-    init_relative_json_pointer();
-    init_time();
-    init_uri_reference();
-    init_uri_template();
-    init_uri();
-    init_url();
-    init_uuid();
-    formats = /* @__PURE__ */ new Map();
-    Reset2();
-  }
-});
-
-// node_modules/typebox/build/format/format.mjs
-var format_exports = {};
-__export(format_exports, {
-  Clear: () => Clear,
-  Entries: () => Entries3,
-  Get: () => Get4,
-  Has: () => Has2,
-  IsDate: () => IsDate2,
-  IsDateTime: () => IsDateTime,
-  IsDuration: () => IsDuration,
-  IsEmail: () => IsEmail,
-  IsHostname: () => IsHostname2,
-  IsIPv4: () => IsIPv4,
-  IsIPv6: () => IsIPv6,
-  IsIdnEmail: () => IsIdnEmail,
-  IsIdnHostname: () => IsIdnHostname2,
-  IsIri: () => IsIri,
-  IsIriReference: () => IsIriReference,
-  IsJsonPointer: () => IsJsonPointer,
-  IsJsonPointerUriFragment: () => IsJsonPointerUriFragment,
-  IsRegex: () => IsRegex,
-  IsRelativeJsonPointer: () => IsRelativeJsonPointer,
-  IsTime: () => IsTime,
-  IsUri: () => IsUri,
-  IsUriReference: () => IsUriReference,
-  IsUriTemplate: () => IsUriTemplate,
-  IsUrl: () => IsUrl,
-  IsUuid: () => IsUuid,
-  Reset: () => Reset2,
-  Set: () => Set4,
-  Test: () => Test
-});
-var init_format2 = __esm({
-  "node_modules/typebox/build/format/format.mjs"() {
-    init_registry();
-    init_date_time();
-    init_date();
-    init_duration2();
-    init_email();
-    init_hostname2();
-    init_idn_email();
-    init_idn_hostname2();
-    init_ipv4();
-    init_ipv6();
-    init_iri_reference();
-    init_iri();
-    init_json_pointer_uri_fragment();
-    init_json_pointer();
-    init_regex();
-    init_relative_json_pointer();
-    init_time();
-    init_uri_reference();
-    init_uri_template();
-    init_uri();
-    init_url();
-    init_uuid();
-  }
-});
-
-// node_modules/typebox/build/format/index.mjs
-var init_format3 = __esm({
-  "node_modules/typebox/build/format/index.mjs"() {
-    init_format2();
-    init_format2();
-    init_format2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/format.mjs
-function BuildFormat(_stack, _context, schema, value) {
-  return format_exports.Has(schema.format) ? emit_exports.Call(CreateVariable(format_exports.Get(schema.format)), [value]) : emit_exports.Constant(true);
-}
-function CheckFormat(_stack, _context, schema, value) {
-  return format_exports.Test(schema.format, value);
-}
-function ErrorFormat(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckFormat(stack, context, schema, value) || context.AddError("format", schemaPath, instancePath, { format: schema.format });
-}
-var init_format4 = __esm({
-  "node_modules/typebox/build/schema/engine/format.mjs"() {
-    init_externals();
-    init_format3();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/if.mjs
-function BuildIf(stack, context, schema, value) {
-  const thenSchema = IsThen(schema) ? schema.then : true;
-  const elseSchema = IsElse(schema) ? schema.else : true;
-  return emit_exports.Ternary(BuildSchema(stack, context, schema.if, value), BuildSchema(stack, context, thenSchema, value), BuildSchema(stack, context, elseSchema, value));
-}
-function CheckIf(stack, context, schema, value) {
-  const thenSchema = IsThen(schema) ? schema.then : true;
-  const elseSchema = IsElse(schema) ? schema.else : true;
-  return CheckSchema(stack, context, schema.if, value) ? CheckSchema(stack, context, thenSchema, value) : CheckSchema(stack, context, elseSchema, value);
-}
-function ErrorIf(stack, context, schemaPath, instancePath, schema, value) {
-  const thenSchema = IsThen(schema) ? schema.then : true;
-  const elseSchema = IsElse(schema) ? schema.else : true;
-  const trueContext = new ErrorContext();
-  const isIf = ErrorSchema(stack, trueContext, `${schemaPath}/if`, instancePath, schema.if, value) ? ErrorSchema(stack, trueContext, `${schemaPath}/then`, instancePath, thenSchema, value) || context.AddError("if", schemaPath, instancePath, { failingKeyword: "then" }) : ErrorSchema(stack, context, `${schemaPath}/else`, instancePath, elseSchema, value) || context.AddError("if", schemaPath, instancePath, { failingKeyword: "else" });
-  if (isIf)
-    context.Merge([trueContext]);
-  return isIf;
-}
-var init_if2 = __esm({
-  "node_modules/typebox/build/schema/engine/if.mjs"() {
-    init_types3();
-    init_context();
-    init_schema3();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/items.mjs
-function BuildItemsSizedStandard(stack, context, schema, value) {
-  return emit_exports.ReduceAnd(schema.items.map((schema2, index3) => {
-    const isLength = emit_exports.IsLessEqualThan(emit_exports.Member(value, "length"), emit_exports.Constant(index3));
-    const isSchema = BuildSchemaPushStack(stack, context, schema2, `${value}[${index3}]`);
-    const addIndex = context.AddIndex(emit_exports.Constant(index3));
-    return emit_exports.Or(isLength, emit_exports.And(isSchema, addIndex));
-  }));
-}
-function BuildItemsSizedFast(stack, context, schema, value) {
-  return emit_exports.ReduceAnd(schema.items.map((schema2, index3) => {
-    const isLength = emit_exports.IsLessEqualThan(emit_exports.Member(value, "length"), emit_exports.Constant(index3));
-    const isSchema = BuildSchemaPushStack(stack, context, schema2, `${value}[${index3}]`);
-    return emit_exports.Or(isLength, isSchema);
-  }));
-}
-function BuildItemsSized(stack, context, schema, value) {
-  return context.UseUnevaluated() ? BuildItemsSizedStandard(stack, context, schema, value) : BuildItemsSizedFast(stack, context, schema, value);
-}
-function CheckItemsSized(stack, context, schema, value) {
-  return guard_exports.Every(schema.items, 0, (schema2, index3) => {
-    return guard_exports.IsLessEqualThan(value.length, index3) || CheckSchemaPushStack(stack, context, schema2, value[index3]) && context.AddIndex(index3);
-  });
-}
-function ErrorItemsSized(stack, context, schemaPath, instancePath, schema, value) {
-  return guard_exports.EveryAll(schema.items, 0, (schema2, index3) => {
-    const nextSchemaPath = `${schemaPath}/items/${index3}`;
-    const nextInstancePath = `${instancePath}/${index3}`;
-    return guard_exports.IsLessEqualThan(value.length, index3) || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema2, value[index3]) && context.AddIndex(index3);
-  });
-}
-function BuildItemsUnsizedStandard(stack, context, schema, value) {
-  const offset = IsPrefixItems(schema) ? schema.prefixItems.length : 0;
-  const [item] = [CreateUnique()];
-  const isSchema = BuildSchemaPushStack(stack, context, schema.items, item);
-  const addIndex = context.AddIndex("index");
-  return emit_exports.Every(value, emit_exports.Constant(offset), [item, "index"], emit_exports.And(isSchema, addIndex));
-}
-function BuildItemsUnsizedFast(stack, context, schema, value) {
-  const offset = IsPrefixItems(schema) ? schema.prefixItems.length : 0;
-  const [item] = [CreateUnique()];
-  const isSchema = BuildSchemaPushStack(stack, context, schema.items, item);
-  return emit_exports.Every(value, emit_exports.Constant(offset), [item, "index"], isSchema);
-}
-function BuildItemsUnsized(stack, context, schema, value) {
-  return context.UseUnevaluated() ? BuildItemsUnsizedStandard(stack, context, schema, value) : BuildItemsUnsizedFast(stack, context, schema, value);
-}
-function CheckItemsUnsized(stack, context, schema, value) {
-  const offset = IsPrefixItems(schema) ? schema.prefixItems.length : 0;
-  return guard_exports.Every(value, offset, (element, index3) => {
-    return CheckSchemaPushStack(stack, context, schema.items, element) && context.AddIndex(index3);
-  });
-}
-function ErrorItemsUnsized(stack, context, schemaPath, instancePath, schema, value) {
-  const offset = IsPrefixItems(schema) ? schema.prefixItems.length : 0;
-  return guard_exports.EveryAll(value, offset, (element, index3) => {
-    const nextSchemaPath = `${schemaPath}/items`;
-    const nextInstancePath = `${instancePath}/${index3}`;
-    return ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema.items, element) && context.AddIndex(index3);
-  });
-}
-function BuildItems(stack, context, schema, value) {
-  return IsItemsSized(schema) ? BuildItemsSized(stack, context, schema, value) : BuildItemsUnsized(stack, context, schema, value);
-}
-function CheckItems(stack, context, schema, value) {
-  return IsItemsSized(schema) ? CheckItemsSized(stack, context, schema, value) : CheckItemsUnsized(stack, context, schema, value);
-}
-function ErrorItems(stack, context, schemaPath, instancePath, schema, value) {
-  return IsItemsSized(schema) ? ErrorItemsSized(stack, context, schemaPath, instancePath, schema, value) : ErrorItemsUnsized(stack, context, schemaPath, instancePath, schema, value);
-}
-var init_items2 = __esm({
-  "node_modules/typebox/build/schema/engine/items.mjs"() {
-    init_types3();
-    init_unique();
-    init_schema3();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/maxContains.mjs
-function IsValid3(schema) {
-  return IsContains(schema);
-}
-function BuildMaxContains(stack, context, schema, value) {
-  if (!IsValid3(schema))
-    return emit_exports.Constant(true);
-  const [item] = [CreateUnique()];
-  const count2 = emit_exports.Counted(value, [item, "_"], BuildSchema(stack, context, schema.contains, item));
-  return emit_exports.IsLessEqualThan(count2, emit_exports.Constant(schema.maxContains));
-}
-function CheckMaxContains(stack, context, schema, value) {
-  if (!IsValid3(schema))
-    return true;
-  const count2 = guard_exports.Counted(value, (item) => CheckSchema(stack, context, schema.contains, item));
-  return guard_exports.IsLessEqualThan(count2, schema.maxContains);
-}
-function ErrorMaxContains(stack, context, schemaPath, instancePath, schema, value) {
-  const minContains = IsMinContains(schema) ? schema.minContains : 1;
-  return CheckMaxContains(stack, context, schema, value) || context.AddError("contains", schemaPath, instancePath, { minContains, maxContains: schema.maxContains });
-}
-var init_maxContains2 = __esm({
-  "node_modules/typebox/build/schema/engine/maxContains.mjs"() {
-    init_types3();
-    init_unique();
-    init_guard2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/maximum.mjs
-function BuildMaximum(_stack, _context, schema, value) {
-  return emit_exports.IsLessEqualThan(value, emit_exports.Constant(schema.maximum));
-}
-function CheckMaximum(_stack, _context, schema, value) {
-  return guard_exports.IsLessEqualThan(value, schema.maximum);
-}
-function ErrorMaximum(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckMaximum(stack, context, schema, value) || context.AddError("maximum", schemaPath, instancePath, { comparison: "<=", limit: schema.maximum });
-}
-var init_maximum2 = __esm({
-  "node_modules/typebox/build/schema/engine/maximum.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/maxItems.mjs
-function BuildMaxItems(_stack, _context, schema, value) {
-  return emit_exports.IsLessEqualThan(emit_exports.Member(value, "length"), emit_exports.Constant(schema.maxItems));
-}
-function CheckMaxItems(_stack, _context, schema, value) {
-  return guard_exports.IsLessEqualThan(value.length, schema.maxItems);
-}
-function ErrorMaxItems(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckMaxItems(stack, context, schema, value) || context.AddError("maxItems", schemaPath, instancePath, { limit: schema.maxItems });
-}
-var init_maxItems2 = __esm({
-  "node_modules/typebox/build/schema/engine/maxItems.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/maxLength.mjs
-function BuildMaxLength(_stack, _context, schema, value) {
-  return emit_exports.IsMaxLength(value, emit_exports.Constant(schema.maxLength));
-}
-function CheckMaxLength(_stack, _context, schema, value) {
-  return guard_exports.IsMaxLength(value, schema.maxLength);
-}
-function ErrorMaxLength(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckMaxLength(stack, context, schema, value) || context.AddError("maxLength", schemaPath, instancePath, { limit: schema.maxLength });
-}
-var init_maxLength2 = __esm({
-  "node_modules/typebox/build/schema/engine/maxLength.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/maxProperties.mjs
-function BuildMaxProperties(_stack, _context, schema, value) {
-  return emit_exports.IsLessEqualThan(emit_exports.Member(emit_exports.Keys(value), "length"), emit_exports.Constant(schema.maxProperties));
-}
-function CheckMaxProperties(_stack, _context, schema, value) {
-  return guard_exports.IsLessEqualThan(guard_exports.Keys(value).length, schema.maxProperties);
-}
-function ErrorMaxProperties(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckMaxProperties(stack, context, schema, value) || context.AddError("maxProperties", schemaPath, instancePath, { limit: schema.maxProperties });
-}
-var init_maxProperties2 = __esm({
-  "node_modules/typebox/build/schema/engine/maxProperties.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/minContains.mjs
-function IsValid4(schema) {
-  return IsContains(schema);
-}
-function BuildMinContainsStandard(stack, context, schema, value) {
-  const [item, index3] = [CreateUnique(), CreateUnique()];
-  const count2 = emit_exports.Counted(value, [item, index3], emit_exports.And(BuildSchema(stack, context, schema.contains, item), context.AddIndex(index3)));
-  return emit_exports.IsGreaterEqualThan(count2, emit_exports.Constant(schema.minContains));
-}
-function BuildMinContainsFast(stack, context, schema, value) {
-  const [item] = [CreateUnique()];
-  const count2 = emit_exports.Counted(value, [item, "_"], BuildSchema(stack, context, schema.contains, item));
-  return emit_exports.IsGreaterEqualThan(count2, emit_exports.Constant(schema.minContains));
-}
-function BuildMinContains(stack, context, schema, value) {
-  if (!IsValid4(schema))
-    return emit_exports.Constant(true);
-  return context.UseUnevaluated() ? BuildMinContainsStandard(stack, context, schema, value) : BuildMinContainsFast(stack, context, schema, value);
-}
-function CheckMinContains(stack, context, schema, value) {
-  if (!IsValid4(schema))
-    return true;
-  const count2 = guard_exports.Counted(value, (item, index3) => CheckSchema(stack, context, schema.contains, item) && context.AddIndex(index3));
-  return guard_exports.IsGreaterEqualThan(count2, schema.minContains);
-}
-function ErrorMinContains(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckMinContains(stack, context, schema, value) || context.AddError("contains", schemaPath, instancePath, { minContains: schema.minContains });
-}
-var init_minContains2 = __esm({
-  "node_modules/typebox/build/schema/engine/minContains.mjs"() {
-    init_types3();
-    init_unique();
-    init_guard2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/minimum.mjs
-function BuildMinimum(_stack, _context, schema, value) {
-  return emit_exports.IsGreaterEqualThan(value, emit_exports.Constant(schema.minimum));
-}
-function CheckMinimum(_stack, _context, schema, value) {
-  return guard_exports.IsGreaterEqualThan(value, schema.minimum);
-}
-function ErrorMinimum(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckMinimum(stack, context, schema, value) || context.AddError("minimum", schemaPath, instancePath, { comparison: ">=", limit: schema.minimum });
-}
-var init_minimum2 = __esm({
-  "node_modules/typebox/build/schema/engine/minimum.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/minItems.mjs
-function BuildMinItems(_stack, _context, schema, value) {
-  return emit_exports.IsGreaterEqualThan(emit_exports.Member(value, "length"), emit_exports.Constant(schema.minItems));
-}
-function CheckMinItems(_stack, _context, schema, value) {
-  return guard_exports.IsGreaterEqualThan(value.length, schema.minItems);
-}
-function ErrorMinItems(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckMinItems(stack, context, schema, value) || context.AddError("minItems", schemaPath, instancePath, { limit: schema.minItems });
-}
-var init_minItems2 = __esm({
-  "node_modules/typebox/build/schema/engine/minItems.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/minLength.mjs
-function BuildMinLength(_stack, _context, schema, value) {
-  return emit_exports.IsMinLength(value, emit_exports.Constant(schema.minLength));
-}
-function CheckMinLength(_stack, _context, schema, value) {
-  return guard_exports.IsMinLength(value, schema.minLength);
-}
-function ErrorMinLength(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckMinLength(stack, context, schema, value) || context.AddError("minLength", schemaPath, instancePath, { limit: schema.minLength });
-}
-var init_minLength2 = __esm({
-  "node_modules/typebox/build/schema/engine/minLength.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/minProperties.mjs
-function BuildMinProperties(_stack, _context, schema, value) {
-  return emit_exports.IsGreaterEqualThan(emit_exports.Member(emit_exports.Keys(value), "length"), emit_exports.Constant(schema.minProperties));
-}
-function CheckMinProperties(_stack, _context, schema, value) {
-  return guard_exports.IsGreaterEqualThan(guard_exports.Keys(value).length, schema.minProperties);
-}
-function ErrorMinProperties(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckMinProperties(stack, context, schema, value) || context.AddError("minProperties", schemaPath, instancePath, { limit: schema.minProperties });
-}
-var init_minProperties2 = __esm({
-  "node_modules/typebox/build/schema/engine/minProperties.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/multipleOf.mjs
-function BuildMultipleOf(_stack, _context, schema, value) {
-  return emit_exports.MultipleOf(value, emit_exports.Constant(schema.multipleOf));
-}
-function CheckMultipleOf(_stack, _context, schema, value) {
-  return guard_exports.IsMultipleOf(value, schema.multipleOf);
-}
-function ErrorMultipleOf(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckMultipleOf(stack, context, schema, value) || context.AddError("multipleOf", schemaPath, instancePath, { multipleOf: schema.multipleOf });
-}
-var init_multipleOf2 = __esm({
-  "node_modules/typebox/build/schema/engine/multipleOf.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/not.mjs
-function BuildNotStandard(stack, context, schema, value) {
-  return Reducer(stack, context, [schema.not], value, emit_exports.Not(emit_exports.IsEqual(emit_exports.Member("results", "length"), emit_exports.Constant(1))));
-}
-function BuildNotFast(stack, context, schema, value) {
-  return emit_exports.Not(BuildSchema(stack, context, schema.not, value));
-}
-function BuildNot(stack, context, schema, value) {
-  return context.UseUnevaluated() ? BuildNotStandard(stack, context, schema, value) : BuildNotFast(stack, context, schema, value);
-}
-function CheckNot(stack, context, schema, value) {
-  const nextContext = new CheckContext();
-  const isSchema = !CheckSchema(stack, nextContext, schema.not, value);
-  const isNot = isSchema && context.Merge([nextContext]);
-  return isNot;
-}
-function ErrorNot(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckNot(stack, context, schema, value) || context.AddError("not", schemaPath, instancePath, {});
-}
-var init_not2 = __esm({
-  "node_modules/typebox/build/schema/engine/not.mjs"() {
-    init_reducer();
-    init_context();
-    init_schema3();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/oneOf.mjs
-function BuildOneOfStandard(stack, context, schema, value) {
-  return Reducer(stack, context, schema.oneOf, value, emit_exports.IsEqual(emit_exports.Member("results", "length"), emit_exports.Constant(1)));
-}
-function BuildOneOfFast(stack, context, schema, value) {
-  const [result] = [CreateUnique()];
-  const results = emit_exports.ArrayLiteral(schema.oneOf.map((schema2) => BuildSchema(stack, context, schema2, value)));
-  const count2 = emit_exports.Counted(results, [result, "_"], emit_exports.IsEqual(result, emit_exports.Constant(true)));
-  return emit_exports.IsEqual(count2, emit_exports.Constant(1));
-}
-function BuildOneOf(stack, context, schema, value) {
-  return context.UseUnevaluated() ? BuildOneOfStandard(stack, context, schema, value) : BuildOneOfFast(stack, context, schema, value);
-}
-function CheckOneOf(stack, context, schema, value) {
-  const passedContexts = schema.oneOf.reduce((result, schema2) => {
-    const nextContext = new CheckContext();
-    return CheckSchema(stack, nextContext, schema2, value) ? [...result, nextContext] : result;
-  }, []);
-  return guard_exports.IsEqual(passedContexts.length, 1) && context.Merge(passedContexts);
-}
-function ErrorOneOf(stack, context, schemaPath, instancePath, schema, value) {
-  const failedContexts = [];
-  const passingSchemas = [];
-  const passedContexts = schema.oneOf.reduce((result, schema2, index3) => {
-    const nextContext = new ErrorContext();
-    const nextSchemaPath = `${schemaPath}/oneOf/${index3}`;
-    const isSchema = ErrorSchema(stack, nextContext, nextSchemaPath, instancePath, schema2, value);
-    if (isSchema)
-      passingSchemas.push(index3);
-    if (!isSchema)
-      failedContexts.push(nextContext);
-    return isSchema ? [...result, nextContext] : result;
-  }, []);
-  const isOneOf = guard_exports.IsEqual(passedContexts.length, 1) && context.Merge(passedContexts);
-  if (!isOneOf && guard_exports.IsEqual(passingSchemas.length, 0))
-    failedContexts.forEach((failed) => context.AddErrors(failed.GetErrors()));
-  return isOneOf || context.AddError("oneOf", schemaPath, instancePath, { passingSchemas });
-}
-var init_oneOf2 = __esm({
-  "node_modules/typebox/build/schema/engine/oneOf.mjs"() {
-    init_reducer();
-    init_unique();
-    init_context();
-    init_schema3();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/pattern.mjs
-function BuildPattern(_stack, _context, schema, value) {
-  const regexp = CreateVariable(guard_exports.IsString(schema.pattern) ? UnicodeRegExp(schema.pattern) : schema.pattern);
-  return emit_exports.Call(emit_exports.Member(regexp, "test"), [value]);
-}
-function CheckPattern(_stack, _context, schema, value) {
-  const regexp = guard_exports.IsString(schema.pattern) ? UnicodeRegExp(schema.pattern) : schema.pattern;
-  return regexp.test(value);
-}
-function ErrorPattern(stack, context, schemaPath, instancePath, schema, value) {
-  return CheckPattern(stack, context, schema, value) || context.AddError("pattern", schemaPath, instancePath, { pattern: schema.pattern });
-}
-var init_pattern4 = __esm({
-  "node_modules/typebox/build/schema/engine/pattern.mjs"() {
-    init_externals();
-    init_regexp();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/patternProperties.mjs
-function BuildPatternProperties(stack, context, schema, value) {
-  return emit_exports.ReduceAnd(guard_exports.Entries(schema.patternProperties).map(([pattern, schema2]) => {
-    const [key, prop] = [CreateUnique(), CreateUnique()];
-    const regexp = CreateVariable(UnicodeRegExp(pattern));
-    const notKey = emit_exports.Not(emit_exports.Call(emit_exports.Member(regexp, "test"), [key]));
-    const isSchema = BuildSchemaPushStack(stack, context, schema2, prop);
-    const addKey = context.AddKey(key);
-    const guarded = context.UseUnevaluated() ? emit_exports.Or(notKey, emit_exports.And(isSchema, addKey)) : emit_exports.Or(notKey, isSchema);
-    return emit_exports.Every(emit_exports.Entries(value), emit_exports.Constant(0), [`[${key}, ${prop}]`, "_"], guarded);
-  }));
-}
-function CheckPatternProperties(stack, context, schema, value) {
-  return guard_exports.Every(guard_exports.Entries(schema.patternProperties), 0, ([pattern, schema2]) => {
-    const regexp = UnicodeRegExp(pattern);
-    return guard_exports.Every(guard_exports.Entries(value), 0, ([key, prop]) => {
-      return !regexp.test(key) || CheckSchemaPushStack(stack, context, schema2, prop) && context.AddKey(key);
-    });
-  });
-}
-function ErrorPatternProperties(stack, context, schemaPath, instancePath, schema, value) {
-  return guard_exports.EveryAll(guard_exports.Entries(schema.patternProperties), 0, ([pattern, schema2]) => {
-    const nextSchemaPath = `${schemaPath}/patternProperties/${EncodeFragment(pattern)}`;
-    const regexp = UnicodeRegExp(pattern);
-    return guard_exports.EveryAll(guard_exports.Entries(value), 0, ([key, value2]) => {
-      const nextInstancePath = `${instancePath}/${EncodeFragment(key)}`;
-      const notKey = !regexp.test(key);
-      return notKey || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema2, value2) && context.AddKey(key);
-    });
-  });
-}
-var init_patternProperties2 = __esm({
-  "node_modules/typebox/build/schema/engine/patternProperties.mjs"() {
-    init_unique();
-    init_externals();
-    init_pathing();
-    init_regexp();
-    init_schema3();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/prefixItems.mjs
-function BuildPrefixItems(stack, context, schema, value) {
-  return emit_exports.ReduceAnd(schema.prefixItems.map((schema2, index3) => {
-    const isLength = emit_exports.IsLessEqualThan(emit_exports.Member(value, "length"), emit_exports.Constant(index3));
-    const isSchema = BuildSchemaPushStack(stack, context, schema2, `${value}[${index3}]`);
-    const addIndex = context.AddIndex(emit_exports.Constant(index3));
-    const guarded = context.UseUnevaluated() ? emit_exports.And(isSchema, addIndex) : isSchema;
-    return emit_exports.Or(isLength, guarded);
-  }));
-}
-function CheckPrefixItems(stack, context, schema, value) {
-  return guard_exports.IsEqual(value.length, 0) || guard_exports.Every(schema.prefixItems, 0, (schema2, index3) => {
-    return guard_exports.IsLessEqualThan(value.length, index3) || CheckSchemaPushStack(stack, context, schema2, value[index3]) && context.AddIndex(index3);
-  });
-}
-function ErrorPrefixItems(stack, context, schemaPath, instancePath, schema, value) {
-  return guard_exports.IsEqual(value.length, 0) || guard_exports.EveryAll(schema.prefixItems, 0, (schema2, index3) => {
-    const nextSchemaPath = `${schemaPath}/prefixItems/${index3}`;
-    const nextInstancePath = `${instancePath}/${index3}`;
-    return guard_exports.IsLessEqualThan(value.length, index3) || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema2, value[index3]) && context.AddIndex(index3);
-  });
-}
-var init_prefixItems2 = __esm({
-  "node_modules/typebox/build/schema/engine/prefixItems.mjs"() {
-    init_schema3();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/_exact_optional.mjs
-function IsExactOptional(required, key) {
-  return required.includes(key) || settings_exports.Get().exactOptionalPropertyTypes;
-}
-function InexactOptionalBuild(value, key) {
-  return emit_exports.IsUndefined(emit_exports.Member(value, key));
-}
-function InexactOptionalCheck(value, key) {
-  return guard_exports.IsUndefined(value[key]);
-}
-var init_exact_optional = __esm({
-  "node_modules/typebox/build/schema/engine/_exact_optional.mjs"() {
-    init_settings2();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/properties.mjs
-function BuildProperties(stack, context, schema, value) {
-  const required = IsRequired(schema) ? schema.required : [];
-  const everyKey = guard_exports.Entries(schema.properties).map(([key, schema2]) => {
-    const notKey = emit_exports.Not(emit_exports.HasPropertyKey(value, emit_exports.Constant(key)));
-    const isSchema = BuildSchemaPushStack(stack, context, schema2, emit_exports.Member(value, key));
-    const addKey = context.AddKey(emit_exports.Constant(key));
-    const guarded = context.UseUnevaluated() ? emit_exports.And(isSchema, addKey) : isSchema;
-    const isProperty = required.includes(key) ? guarded : emit_exports.Or(notKey, guarded);
-    return IsExactOptional(required, key) ? isProperty : emit_exports.Or(InexactOptionalBuild(value, key), isProperty);
-  });
-  return emit_exports.ReduceAnd(everyKey);
-}
-function CheckProperties(stack, context, schema, value) {
-  const required = IsRequired(schema) ? schema.required : [];
-  const isProperties = guard_exports.Every(guard_exports.Entries(schema.properties), 0, ([key, schema2]) => {
-    const isProperty = !guard_exports.HasPropertyKey(value, key) || CheckSchemaPushStack(stack, context, schema2, value[key]) && context.AddKey(key);
-    return IsExactOptional(required, key) ? isProperty : InexactOptionalCheck(value, key) || isProperty;
-  });
-  return isProperties;
-}
-function ErrorProperties(stack, context, schemaPath, instancePath, schema, value) {
-  const required = IsRequired(schema) ? schema.required : [];
-  const isProperties = guard_exports.EveryAll(guard_exports.Entries(schema.properties), 0, ([key, schema2]) => {
-    const nextSchemaPath = `${schemaPath}/properties/${EncodeFragment(key)}`;
-    const nextInstancePath = `${instancePath}/${EncodeFragment(key)}`;
-    const isProperty = () => !guard_exports.HasPropertyKey(value, key) || ErrorSchemaPushStack(stack, context, nextSchemaPath, nextInstancePath, schema2, value[key]) && context.AddKey(key);
-    return IsExactOptional(required, key) ? isProperty() : InexactOptionalCheck(value, key) || isProperty();
-  });
-  return isProperties;
-}
-var init_properties3 = __esm({
-  "node_modules/typebox/build/schema/engine/properties.mjs"() {
-    init_types3();
-    init_pathing();
-    init_schema3();
-    init_exact_optional();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/propertyNames.mjs
-function BuildPropertyNames(stack, context, schema, value) {
-  const [key, _index] = [CreateUnique(), CreateUnique()];
-  return emit_exports.Every(emit_exports.Keys(value), emit_exports.Constant(0), [key, _index], BuildSchema(stack, context, schema.propertyNames, key));
-}
-function CheckPropertyNames(stack, context, schema, value) {
-  return guard_exports.Every(guard_exports.Keys(value), 0, (key, _index) => CheckSchema(stack, context, schema.propertyNames, key));
-}
-function ErrorPropertyNames(stack, context, schemaPath, instancePath, schema, value) {
-  const propertyNames = [];
-  const isPropertyNames = guard_exports.EveryAll(guard_exports.Keys(value), 0, (key, _index) => {
-    const nextInstancePath = `${instancePath}/${EncodeFragment(key)}`;
-    const nextSchemaPath = `${schemaPath}/propertyNames`;
-    const isPropertyName = ErrorSchema(stack, context, nextSchemaPath, nextInstancePath, schema.propertyNames, key);
-    if (!isPropertyName)
-      propertyNames.push(key);
-    return isPropertyName;
-  });
-  return isPropertyNames || context.AddError("propertyNames", schemaPath, instancePath, { propertyNames });
-}
-var init_propertyNames2 = __esm({
-  "node_modules/typebox/build/schema/engine/propertyNames.mjs"() {
-    init_pathing();
-    init_unique();
-    init_schema3();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/recursiveRef.mjs
-function BuildRecursiveRef(stack, context, schema, value) {
-  const target = resolve_exports.RecursiveRef(stack, schema) ?? false;
-  const nextStack = target ? { ...stack, pendingResource: true } : stack;
-  return CreateFunction(nextStack, context, target, value);
-}
-function CheckRecursiveRef(stack, context, schema, value) {
-  const target = resolve_exports.RecursiveRef(stack, schema) ?? false;
-  const nextStack = target ? { ...stack, pendingResource: true } : stack;
-  return IsSchema2(target) && CheckSchema(nextStack, context, target, value);
-}
-function ErrorRecursiveRef(stack, context, schemaPath, instancePath, schema, value) {
-  const target = resolve_exports.RecursiveRef(stack, schema) ?? false;
-  const nextStack = target ? { ...stack, pendingResource: true } : stack;
-  return IsSchema2(target) && ErrorSchema(nextStack, context, schemaPath, instancePath, target, value);
-}
-var init_recursiveRef2 = __esm({
-  "node_modules/typebox/build/schema/engine/recursiveRef.mjs"() {
-    init_types3();
-    init_functions();
-    init_resolve2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/ref.mjs
-function BuildRefStandard(stack, context, target, value) {
-  const interior = emit_exports.ArrowFunction(["context", "value"], CreateFunction(stack, context, target, "value"));
-  const exterior = emit_exports.ArrowFunction(["context", "value"], emit_exports.Statements([
-    emit_exports.ConstDeclaration("nextContext", emit_exports.New("CheckContext", [])),
-    emit_exports.ConstDeclaration("result", emit_exports.Call(interior, ["nextContext", "value"])),
-    emit_exports.If("result", context.Merge("[nextContext]")),
-    emit_exports.Return("result")
-  ]));
-  return emit_exports.Call(exterior, ["context", value]);
-}
-function BuildRefFast(stack, context, target, value) {
-  return CreateFunction(stack, context, target, value);
-}
-function BuildRef(stack, context, schema, value) {
-  const result = resolve_exports.Ref(stack, schema);
-  const target = result.schema ?? false;
-  return context.UseUnevaluated() ? BuildRefStandard(result.stack, context, target, value) : BuildRefFast(result.stack, context, target, value);
-}
-function CheckRef(stack, context, schema, value) {
-  const result = resolve_exports.Ref(stack, schema);
-  const target = result.schema ?? false;
-  const nextContext = new CheckContext();
-  const valid = IsSchema2(target) && CheckSchema(result.stack, nextContext, target, value);
-  if (valid)
-    context.Merge([nextContext]);
-  return valid;
-}
-function ErrorRef(stack, context, schemaPath, instancePath, schema, value) {
-  const result = resolve_exports.Ref(stack, schema);
-  const target = result.schema ?? false;
-  const nextContext = new ErrorContext();
-  const valid = IsSchema2(target) && ErrorSchema(result.stack, nextContext, schemaPath, instancePath, target, value);
-  if (valid)
-    context.Merge([nextContext]);
-  if (!valid)
-    context.AddErrors(nextContext.GetErrors());
-  return valid;
-}
-var init_ref4 = __esm({
-  "node_modules/typebox/build/schema/engine/ref.mjs"() {
-    init_functions();
-    init_types3();
-    init_resolve2();
-    init_context();
-    init_guard2();
-    init_schema3();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/required.mjs
-function BuildRequired(_stack, _context, schema, value) {
-  return emit_exports.ReduceAnd(schema.required.map((key) => emit_exports.HasPropertyKey(value, emit_exports.Constant(key))));
-}
-function CheckRequired(_stack, _context, schema, value) {
-  return guard_exports.Every(schema.required, 0, (key) => guard_exports.HasPropertyKey(value, key));
-}
-function ErrorRequired(_stack, context, schemaPath, instancePath, schema, value) {
-  const requiredProperties = [];
-  const isRequired = guard_exports.EveryAll(schema.required, 0, (key) => {
-    const hasKey = guard_exports.HasPropertyKey(value, key);
-    if (!hasKey)
-      requiredProperties.push(key);
-    return hasKey;
-  });
-  return isRequired || context.AddError("required", schemaPath, instancePath, { requiredProperties });
-}
-var init_required4 = __esm({
-  "node_modules/typebox/build/schema/engine/required.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/type.mjs
-function BuildTypeName(_stack, _context, type, value) {
-  return (
-    // jsonschema
-    guard_exports.IsEqual(type, "object") ? emit_exports.IsObjectNotArray(value) : guard_exports.IsEqual(type, "array") ? emit_exports.IsArray(value) : guard_exports.IsEqual(type, "boolean") ? emit_exports.IsBoolean(value) : guard_exports.IsEqual(type, "integer") ? emit_exports.IsInteger(value) : guard_exports.IsEqual(type, "number") ? emit_exports.IsNumber(value) : guard_exports.IsEqual(type, "null") ? emit_exports.IsNull(value) : guard_exports.IsEqual(type, "string") ? emit_exports.IsString(value) : (
-      // xschema
-      guard_exports.IsEqual(type, "bigint") ? emit_exports.IsBigInt(value) : guard_exports.IsEqual(type, "constructor") ? emit_exports.IsConstructor(value) : guard_exports.IsEqual(type, "function") ? emit_exports.IsFunction(value) : guard_exports.IsEqual(type, "symbol") ? emit_exports.IsSymbol(value) : guard_exports.IsEqual(type, "undefined") ? emit_exports.IsUndefined(value) : guard_exports.IsEqual(type, "void") ? emit_exports.IsUndefined(value) : emit_exports.Constant(true)
-    )
-  );
-}
-function CheckTypeName(_stack, _context, type, _schema, value) {
-  return (
-    // jsonschema
-    guard_exports.IsEqual(type, "object") ? guard_exports.IsObjectNotArray(value) : guard_exports.IsEqual(type, "array") ? guard_exports.IsArray(value) : guard_exports.IsEqual(type, "boolean") ? guard_exports.IsBoolean(value) : guard_exports.IsEqual(type, "integer") ? guard_exports.IsInteger(value) : guard_exports.IsEqual(type, "number") ? guard_exports.IsNumber(value) : guard_exports.IsEqual(type, "null") ? guard_exports.IsNull(value) : guard_exports.IsEqual(type, "string") ? guard_exports.IsString(value) : (
-      // xschema
-      guard_exports.IsEqual(type, "bigint") ? guard_exports.IsBigInt(value) : guard_exports.IsEqual(type, "constructor") ? guard_exports.IsConstructor(value) : guard_exports.IsEqual(type, "function") ? guard_exports.IsFunction(value) : guard_exports.IsEqual(type, "symbol") ? guard_exports.IsSymbol(value) : guard_exports.IsEqual(type, "undefined") ? guard_exports.IsUndefined(value) : guard_exports.IsEqual(type, "void") ? guard_exports.IsUndefined(value) : true
-    )
-  );
-}
-function BuildTypeNames(stack, context, typenames, value) {
-  return emit_exports.ReduceOr(typenames.map((type) => BuildTypeName(stack, context, type, value)));
-}
-function CheckTypeNames(stack, context, types, schema, value) {
-  return guard_exports.Some(types, (type) => CheckTypeName(stack, context, type, schema, value));
-}
-function BuildType(stack, context, schema, value) {
-  return guard_exports.IsArray(schema.type) ? BuildTypeNames(stack, context, schema.type, value) : BuildTypeName(stack, context, schema.type, value);
-}
-function CheckType(stack, context, schema, value) {
-  return guard_exports.IsArray(schema.type) ? CheckTypeNames(stack, context, schema.type, schema, value) : CheckTypeName(stack, context, schema.type, schema, value);
-}
-function ErrorType(stack, context, schemaPath, instancePath, schema, value) {
-  const isType = guard_exports.IsArray(schema.type) ? CheckTypeNames(stack, context, schema.type, schema, value) : CheckTypeName(stack, context, schema.type, schema, value);
-  return isType || context.AddError("type", schemaPath, instancePath, { type: schema.type });
-}
-var init_type2 = __esm({
-  "node_modules/typebox/build/schema/engine/type.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/unevaluatedItems.mjs
-function BuildUnevaluatedItems(stack, context, schema, value) {
-  const [index3, item] = [CreateUnique(), CreateUnique()];
-  const indices = emit_exports.Call(emit_exports.Member("context", "GetIndices"), []);
-  const hasIndex = emit_exports.Call(emit_exports.Member("indices", "has"), [index3]);
-  const isSchema = BuildSchema(stack, context, schema.unevaluatedItems, item);
-  const addIndex = emit_exports.Call(emit_exports.Member("context", "AddIndex"), [index3]);
-  const isEvery = emit_exports.Every(value, emit_exports.Constant(0), [item, index3], emit_exports.And(emit_exports.Or(hasIndex, isSchema), addIndex));
-  return emit_exports.Call(emit_exports.ArrowFunction(["context"], emit_exports.Statements([
-    emit_exports.ConstDeclaration("indices", indices),
-    emit_exports.Return(isEvery)
-  ])), ["context"]);
-}
-function CheckUnevaluatedItems(stack, context, schema, value) {
-  const indices = context.GetIndices();
-  return guard_exports.Every(value, 0, (item, index3) => {
-    return (indices.has(index3) || CheckSchema(stack, context, schema.unevaluatedItems, item)) && context.AddIndex(index3);
-  });
-}
-function ErrorUnevaluatedItems(stack, context, schemaPath, instancePath, schema, value) {
-  const indices = context.GetIndices();
-  const unevaluatedItems = [];
-  const isUnevaluatedItems = guard_exports.EveryAll(value, 0, (item, index3) => {
-    const nextContext = new ErrorContext();
-    const isEvaluatedItem = (indices.has(index3) || ErrorSchema(stack, nextContext, schemaPath, instancePath, schema.unevaluatedItems, item)) && context.AddIndex(index3);
-    if (!isEvaluatedItem)
-      unevaluatedItems.push(index3);
-    return isEvaluatedItem;
-  });
-  return isUnevaluatedItems || context.AddError("unevaluatedItems", schemaPath, instancePath, { unevaluatedItems });
-}
-var init_unevaluatedItems2 = __esm({
-  "node_modules/typebox/build/schema/engine/unevaluatedItems.mjs"() {
-    init_unique();
-    init_context();
-    init_schema3();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/unevaluatedProperties.mjs
-function BuildUnevaluatedProperties(stack, context, schema, value) {
-  const [key, prop] = [CreateUnique(), CreateUnique()];
-  const keys = emit_exports.Call(emit_exports.Member("context", "GetKeys"), []);
-  const hasKey = emit_exports.Call(emit_exports.Member("keys", "has"), [key]);
-  const addKey = emit_exports.Call(emit_exports.Member("context", "AddKey"), [key]);
-  const isSchema = BuildSchema(stack, context, schema.unevaluatedProperties, prop);
-  const isEvery = emit_exports.Every(emit_exports.Entries(value), emit_exports.Constant(0), [`[${key}, ${prop}]`, "_"], emit_exports.Or(hasKey, emit_exports.And(isSchema, addKey)));
-  return emit_exports.Call(emit_exports.ArrowFunction(["context"], emit_exports.Statements([
-    emit_exports.ConstDeclaration("keys", keys),
-    emit_exports.Return(isEvery)
-  ])), ["context"]);
-}
-function CheckUnevaluatedProperties(stack, context, schema, value) {
-  const keys = context.GetKeys();
-  return guard_exports.Every(guard_exports.Entries(value), 0, ([key, prop]) => {
-    return keys.has(key) || CheckSchema(stack, context, schema.unevaluatedProperties, prop) && context.AddKey(key);
-  });
-}
-function ErrorUnevaluatedProperties(stack, context, schemaPath, instancePath, schema, value) {
-  const keys = context.GetKeys();
-  const unevaluatedProperties = [];
-  const isUnevaluatedProperties = guard_exports.EveryAll(guard_exports.Entries(value), 0, ([key, prop]) => {
-    const nextContext = new ErrorContext();
-    const isEvaluatedProperty = keys.has(key) || ErrorSchema(stack, nextContext, schemaPath, instancePath, schema.unevaluatedProperties, prop) && context.AddKey(key);
-    if (!isEvaluatedProperty)
-      unevaluatedProperties.push(key);
-    return isEvaluatedProperty;
-  });
-  return isUnevaluatedProperties || context.AddError("unevaluatedProperties", schemaPath, instancePath, { unevaluatedProperties });
-}
-var init_unevaluatedProperties2 = __esm({
-  "node_modules/typebox/build/schema/engine/unevaluatedProperties.mjs"() {
-    init_unique();
-    init_context();
-    init_schema3();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/uniqueItems.mjs
-function IsValid5(schema) {
-  return !guard_exports.IsEqual(schema.uniqueItems, false);
-}
-function BuildUniqueItems(_stack, _context, schema, value) {
-  if (!IsValid5(schema))
-    return emit_exports.Constant(true);
-  const set = emit_exports.Member(emit_exports.New("Set", [emit_exports.Call(emit_exports.Member(value, "map"), [emit_exports.Member("Hashing", "Hash")])]), "size");
-  const isLength = emit_exports.Member(value, "length");
-  return emit_exports.IsEqual(set, isLength);
-}
-function CheckUniqueItems(_stack, _context, schema, value) {
-  if (!IsValid5(schema))
-    return true;
-  const set = new Set(value.map(hash_exports.Hash)).size;
-  const isLength = value.length;
-  return guard_exports.IsEqual(set, isLength);
-}
-function ErrorUniqueItems(_stack, context, schemaPath, instancePath, schema, value) {
-  if (!IsValid5(schema))
-    return true;
-  const set = /* @__PURE__ */ new Set();
-  const duplicateItems = value.reduce((result, value2, index3) => {
-    const hash = hash_exports.Hash(value2);
-    if (set.has(hash))
-      return [...result, index3];
-    set.add(hash);
-    return result;
-  }, []);
-  const isUniqueItems = guard_exports.IsEqual(duplicateItems.length, 0);
-  return isUniqueItems || context.AddError("uniqueItems", schemaPath, instancePath, { duplicateItems });
-}
-var init_uniqueItems2 = __esm({
-  "node_modules/typebox/build/schema/engine/uniqueItems.mjs"() {
-    init_hashing();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/schema.mjs
-function HasTypeName(schema, typename) {
-  return IsType(schema) && (guard_exports.IsArray(schema.type) && guard_exports.IsGreaterThan(schema.type.length, 0) && guard_exports.Every(schema.type, 0, (type) => guard_exports.IsEqual(type, typename)) || guard_exports.IsEqual(schema.type, typename));
-}
-function HasObjectType(schema) {
-  return HasTypeName(schema, "object");
-}
-function HasObjectKeywords(schema) {
-  return IsSchemaObject(schema) && (IsAdditionalProperties(schema) || IsDependencies(schema) || IsDependentRequired(schema) || IsDependentSchemas(schema) || IsProperties(schema) || IsPatternProperties(schema) || IsPropertyNames(schema) || IsMinProperties(schema) || IsMaxProperties(schema) || IsRequired(schema) || IsUnevaluatedProperties(schema));
-}
-function HasArrayType(schema) {
-  return HasTypeName(schema, "array");
-}
-function HasArrayKeywords(schema) {
-  return IsSchemaObject(schema) && (IsAdditionalItems(schema) || IsItems(schema) || IsContains(schema) || IsMaxContains(schema) || IsMaxItems(schema) || IsMinContains(schema) || IsMinItems(schema) || IsPrefixItems(schema) || IsUnevaluatedItems(schema) || IsUniqueItems(schema));
-}
-function HasStringType(schema) {
-  return HasTypeName(schema, "string");
-}
-function HasStringKeywords(schema) {
-  return IsSchemaObject(schema) && (IsMinLength4(schema) || IsMaxLength4(schema) || IsFormat(schema) || IsPattern(schema));
-}
-function HasNumberType(schema) {
-  return HasTypeName(schema, "number") || HasTypeName(schema, "bigint");
-}
-function HasNumberKeywords(schema) {
-  return IsSchemaObject(schema) && (IsMinimum(schema) || IsMaximum(schema) || IsExclusiveMaximum(schema) || IsExclusiveMinimum(schema) || IsMultipleOf2(schema));
-}
-function BuildSchemaPushStack(stack, context, schema, value) {
-  return context.UseUnevaluated() ? emit_exports.And(emit_exports.And(context.Push(), BuildSchema(stack, context, schema, value)), context.Pop()) : BuildSchema(stack, context, schema, value);
-}
-function BuildSchema(stack, context, schema, value) {
-  const current = NextStack(stack, schema);
-  const conditions = [];
-  if (IsSchemaBoolean(schema))
-    return BuildSchemaBoolean(current, context, schema, value);
-  if (IsType(schema))
-    conditions.push(BuildType(current, context, schema, value));
-  if (HasObjectKeywords(schema)) {
-    const constraints = [];
-    if (IsRequired(schema))
-      constraints.push(BuildRequired(current, context, schema, value));
-    if (IsAdditionalProperties(schema))
-      constraints.push(BuildAdditionalProperties(current, context, schema, value));
-    if (IsDependencies(schema))
-      constraints.push(BuildDependencies(current, context, schema, value));
-    if (IsDependentRequired(schema))
-      constraints.push(BuildDependentRequired(current, context, schema, value));
-    if (IsDependentSchemas(schema))
-      constraints.push(BuildDependentSchemas(current, context, schema, value));
-    if (IsPatternProperties(schema))
-      constraints.push(BuildPatternProperties(current, context, schema, value));
-    if (IsProperties(schema))
-      constraints.push(BuildProperties(current, context, schema, value));
-    if (IsPropertyNames(schema))
-      constraints.push(BuildPropertyNames(current, context, schema, value));
-    if (IsMinProperties(schema))
-      constraints.push(BuildMinProperties(current, context, schema, value));
-    if (IsMaxProperties(schema))
-      constraints.push(BuildMaxProperties(current, context, schema, value));
-    const reduced = emit_exports.ReduceAnd(constraints);
-    const guarded = emit_exports.Or(emit_exports.Not(emit_exports.IsObjectNotArray(value)), reduced);
-    conditions.push(HasObjectType(schema) ? reduced : guarded);
-  }
-  if (HasArrayKeywords(schema)) {
-    const constraints = [];
-    if (IsAdditionalItems(schema))
-      constraints.push(BuildAdditionalItems(current, context, schema, value));
-    if (IsContains(schema))
-      constraints.push(BuildContains(current, context, schema, value));
-    if (IsItems(schema))
-      constraints.push(BuildItems(current, context, schema, value));
-    if (IsMinContains(schema))
-      constraints.push(BuildMinContains(current, context, schema, value));
-    if (IsMaxContains(schema))
-      constraints.push(BuildMaxContains(current, context, schema, value));
-    if (IsMinItems(schema))
-      constraints.push(BuildMinItems(current, context, schema, value));
-    if (IsMaxItems(schema))
-      constraints.push(BuildMaxItems(current, context, schema, value));
-    if (IsPrefixItems(schema))
-      constraints.push(BuildPrefixItems(current, context, schema, value));
-    if (IsUniqueItems(schema))
-      constraints.push(BuildUniqueItems(current, context, schema, value));
-    const reduced = emit_exports.ReduceAnd(constraints);
-    const guarded = emit_exports.Or(emit_exports.Not(emit_exports.IsArray(value)), reduced);
-    conditions.push(HasArrayType(schema) ? reduced : guarded);
-  }
-  if (HasStringKeywords(schema)) {
-    const constraints = [];
-    if (IsMinLength4(schema))
-      constraints.push(BuildMinLength(current, context, schema, value));
-    if (IsMaxLength4(schema))
-      constraints.push(BuildMaxLength(current, context, schema, value));
-    if (IsFormat(schema))
-      constraints.push(BuildFormat(current, context, schema, value));
-    if (IsPattern(schema))
-      constraints.push(BuildPattern(current, context, schema, value));
-    const reduced = emit_exports.ReduceAnd(constraints);
-    const guarded = emit_exports.Or(emit_exports.Not(emit_exports.IsString(value)), reduced);
-    conditions.push(HasStringType(schema) ? reduced : guarded);
-  }
-  if (HasNumberKeywords(schema)) {
-    const constraints = [];
-    if (IsExclusiveMinimum(schema))
-      constraints.push(BuildExclusiveMinimum(current, context, schema, value));
-    if (IsExclusiveMaximum(schema))
-      constraints.push(BuildExclusiveMaximum(current, context, schema, value));
-    if (IsMinimum(schema))
-      constraints.push(BuildMinimum(current, context, schema, value));
-    if (IsMaximum(schema))
-      constraints.push(BuildMaximum(current, context, schema, value));
-    if (IsMultipleOf2(schema))
-      constraints.push(BuildMultipleOf(current, context, schema, value));
-    const reduced = emit_exports.ReduceAnd(constraints);
-    const guarded = emit_exports.Or(emit_exports.Not(emit_exports.Or(emit_exports.IsNumber(value), emit_exports.IsBigInt(value))), reduced);
-    conditions.push(HasNumberType(schema) ? reduced : guarded);
-  }
-  if (IsRef2(schema))
-    conditions.push(BuildRef(current, context, schema, value));
-  if (IsRecursiveRef(schema))
-    conditions.push(BuildRecursiveRef(current, context, schema, value));
-  if (IsDynamicRef(schema))
-    conditions.push(BuildDynamicRef(current, context, schema, value));
-  if (IsConst(schema))
-    conditions.push(BuildConst(current, context, schema, value));
-  if (IsEnum2(schema))
-    conditions.push(BuildEnum(current, context, schema, value));
-  if (IsIf(schema))
-    conditions.push(BuildIf(current, context, schema, value));
-  if (IsNot(schema))
-    conditions.push(BuildNot(current, context, schema, value));
-  if (IsAllOf(schema))
-    conditions.push(BuildAllOf(current, context, schema, value));
-  if (IsAnyOf(schema))
-    conditions.push(BuildAnyOf(current, context, schema, value));
-  if (IsOneOf(schema))
-    conditions.push(BuildOneOf(current, context, schema, value));
-  if (IsUnevaluatedItems(schema))
-    conditions.push(emit_exports.Or(emit_exports.Not(emit_exports.IsArray(value)), BuildUnevaluatedItems(current, context, schema, value)));
-  if (IsUnevaluatedProperties(schema))
-    conditions.push(emit_exports.Or(emit_exports.Not(emit_exports.IsObject(value)), BuildUnevaluatedProperties(current, context, schema, value)));
-  if (IsRefine2(schema))
-    conditions.push(BuildRefine(current, context, schema, value));
-  const result = emit_exports.ReduceAnd(conditions);
-  return result;
-}
-function CheckSchemaPushStack(stack, context, schema, value) {
-  return context.Push() && CheckSchema(stack, context, schema, value) && context.Pop();
-}
-function CheckSchema(stack, context, schema, value) {
-  const current = NextStack(stack, schema);
-  const result = IsSchemaBoolean(schema) ? CheckSchemaBoolean(current, context, schema, value) : (!IsType(schema) || CheckType(current, context, schema, value)) && (!(guard_exports.IsObject(value) && !guard_exports.IsArray(value)) || (!IsRequired(schema) || CheckRequired(current, context, schema, value)) && (!IsAdditionalProperties(schema) || CheckAdditionalProperties(current, context, schema, value)) && (!IsDependencies(schema) || CheckDependencies(current, context, schema, value)) && (!IsDependentRequired(schema) || CheckDependentRequired(current, context, schema, value)) && (!IsDependentSchemas(schema) || CheckDependentSchemas(current, context, schema, value)) && (!IsPatternProperties(schema) || CheckPatternProperties(current, context, schema, value)) && (!IsProperties(schema) || CheckProperties(current, context, schema, value)) && (!IsPropertyNames(schema) || CheckPropertyNames(current, context, schema, value)) && (!IsMinProperties(schema) || CheckMinProperties(current, context, schema, value)) && (!IsMaxProperties(schema) || CheckMaxProperties(current, context, schema, value))) && (!guard_exports.IsArray(value) || (!IsAdditionalItems(schema) || CheckAdditionalItems(current, context, schema, value)) && (!IsContains(schema) || CheckContains(current, context, schema, value)) && (!IsItems(schema) || CheckItems(current, context, schema, value)) && (!IsMinContains(schema) || CheckMinContains(current, context, schema, value)) && (!IsMaxContains(schema) || CheckMaxContains(current, context, schema, value)) && (!IsMinItems(schema) || CheckMinItems(current, context, schema, value)) && (!IsMaxItems(schema) || CheckMaxItems(current, context, schema, value)) && (!IsPrefixItems(schema) || CheckPrefixItems(current, context, schema, value)) && (!IsUniqueItems(schema) || CheckUniqueItems(current, context, schema, value))) && (!guard_exports.IsString(value) || (!IsMinLength4(schema) || CheckMinLength(current, context, schema, value)) && (!IsMaxLength4(schema) || CheckMaxLength(current, context, schema, value)) && (!IsFormat(schema) || CheckFormat(current, context, schema, value)) && (!IsPattern(schema) || CheckPattern(current, context, schema, value))) && (!(guard_exports.IsNumber(value) || guard_exports.IsBigInt(value)) || (!IsExclusiveMinimum(schema) || CheckExclusiveMinimum(current, context, schema, value)) && (!IsExclusiveMaximum(schema) || CheckExclusiveMaximum(current, context, schema, value)) && (!IsMinimum(schema) || CheckMinimum(current, context, schema, value)) && (!IsMaximum(schema) || CheckMaximum(current, context, schema, value)) && (!IsMultipleOf2(schema) || CheckMultipleOf(current, context, schema, value))) && (!IsRef2(schema) || CheckRef(current, context, schema, value)) && (!IsRecursiveRef(schema) || CheckRecursiveRef(current, context, schema, value)) && (!IsDynamicRef(schema) || CheckDynamicRef(current, context, schema, value)) && (!IsConst(schema) || CheckConst(current, context, schema, value)) && (!IsEnum2(schema) || CheckEnum(current, context, schema, value)) && (!IsIf(schema) || CheckIf(current, context, schema, value)) && (!IsNot(schema) || CheckNot(current, context, schema, value)) && (!IsAllOf(schema) || CheckAllOf(current, context, schema, value)) && (!IsAnyOf(schema) || CheckAnyOf(current, context, schema, value)) && (!IsOneOf(schema) || CheckOneOf(current, context, schema, value)) && (!IsUnevaluatedItems(schema) || (!guard_exports.IsArray(value) || CheckUnevaluatedItems(current, context, schema, value))) && (!IsUnevaluatedProperties(schema) || (!guard_exports.IsObject(value) || CheckUnevaluatedProperties(current, context, schema, value))) && (!IsRefine2(schema) || CheckRefine(current, context, schema, value));
-  return result;
-}
-function ErrorSchemaPushStack(stack, context, schemaPath, instancePath, schema, value) {
-  return context.Push() && ErrorSchema(stack, context, schemaPath, instancePath, schema, value) && context.Pop();
-}
-function ErrorSchema(stack, context, schemaPath, instancePath, schema, value) {
-  if (context.AtCapacity())
-    return false;
-  const current = NextStack(stack, schema);
-  const result = IsSchemaBoolean(schema) ? ErrorSchemaBoolean(current, context, schemaPath, instancePath, schema, value) : !!(+(!IsType(schema) || ErrorType(current, context, schemaPath, instancePath, schema, value)) & +(!(guard_exports.IsObject(value) && !guard_exports.IsArray(value)) || !!(+(!IsRequired(schema) || ErrorRequired(current, context, schemaPath, instancePath, schema, value)) & +(!IsAdditionalProperties(schema) || ErrorAdditionalProperties(current, context, schemaPath, instancePath, schema, value)) & +(!IsDependencies(schema) || ErrorDependencies(current, context, schemaPath, instancePath, schema, value)) & +(!IsDependentRequired(schema) || ErrorDependentRequired(current, context, schemaPath, instancePath, schema, value)) & +(!IsDependentSchemas(schema) || ErrorDependentSchemas(current, context, schemaPath, instancePath, schema, value)) & +(!IsPatternProperties(schema) || ErrorPatternProperties(current, context, schemaPath, instancePath, schema, value)) & +(!IsProperties(schema) || ErrorProperties(current, context, schemaPath, instancePath, schema, value)) & +(!IsPropertyNames(schema) || ErrorPropertyNames(current, context, schemaPath, instancePath, schema, value)) & +(!IsMinProperties(schema) || ErrorMinProperties(current, context, schemaPath, instancePath, schema, value)) & +(!IsMaxProperties(schema) || ErrorMaxProperties(current, context, schemaPath, instancePath, schema, value)))) & +(!guard_exports.IsArray(value) || !!(+(!IsAdditionalItems(schema) || ErrorAdditionalItems(current, context, schemaPath, instancePath, schema, value)) & +(!IsContains(schema) || ErrorContains(current, context, schemaPath, instancePath, schema, value)) & +(!IsItems(schema) || ErrorItems(current, context, schemaPath, instancePath, schema, value)) & +(!IsMinContains(schema) || ErrorMinContains(current, context, schemaPath, instancePath, schema, value)) & +(!IsMaxContains(schema) || ErrorMaxContains(current, context, schemaPath, instancePath, schema, value)) & +(!IsMinItems(schema) || ErrorMinItems(current, context, schemaPath, instancePath, schema, value)) & +(!IsMaxItems(schema) || ErrorMaxItems(current, context, schemaPath, instancePath, schema, value)) & +(!IsPrefixItems(schema) || ErrorPrefixItems(current, context, schemaPath, instancePath, schema, value)) & +(!IsUniqueItems(schema) || ErrorUniqueItems(current, context, schemaPath, instancePath, schema, value)))) & +(!guard_exports.IsString(value) || !!(+(!IsMinLength4(schema) || ErrorMinLength(current, context, schemaPath, instancePath, schema, value)) & +(!IsMaxLength4(schema) || ErrorMaxLength(current, context, schemaPath, instancePath, schema, value)) & +(!IsFormat(schema) || ErrorFormat(current, context, schemaPath, instancePath, schema, value)) & +(!IsPattern(schema) || ErrorPattern(current, context, schemaPath, instancePath, schema, value)))) & +(!(guard_exports.IsNumber(value) || guard_exports.IsBigInt(value)) || !!(+(!IsExclusiveMinimum(schema) || ErrorExclusiveMinimum(current, context, schemaPath, instancePath, schema, value)) & +(!IsExclusiveMaximum(schema) || ErrorExclusiveMaximum(current, context, schemaPath, instancePath, schema, value)) & +(!IsMinimum(schema) || ErrorMinimum(current, context, schemaPath, instancePath, schema, value)) & +(!IsMaximum(schema) || ErrorMaximum(current, context, schemaPath, instancePath, schema, value)) & +(!IsMultipleOf2(schema) || ErrorMultipleOf(current, context, schemaPath, instancePath, schema, value)))) & +(!IsRef2(schema) || ErrorRef(current, context, schemaPath, instancePath, schema, value)) & +(!IsRecursiveRef(schema) || ErrorRecursiveRef(current, context, schemaPath, instancePath, schema, value)) & +(!IsDynamicRef(schema) || ErrorDynamicRef(current, context, schemaPath, instancePath, schema, value)) & +(!IsConst(schema) || ErrorConst(current, context, schemaPath, instancePath, schema, value)) & +(!IsEnum2(schema) || ErrorEnum(current, context, schemaPath, instancePath, schema, value)) & +(!IsIf(schema) || ErrorIf(current, context, schemaPath, instancePath, schema, value)) & +(!IsNot(schema) || ErrorNot(current, context, schemaPath, instancePath, schema, value)) & +(!IsAllOf(schema) || ErrorAllOf(current, context, schemaPath, instancePath, schema, value)) & +(!IsAnyOf(schema) || ErrorAnyOf(current, context, schemaPath, instancePath, schema, value)) & +(!IsOneOf(schema) || ErrorOneOf(current, context, schemaPath, instancePath, schema, value)) & +(!IsUnevaluatedItems(schema) || (!guard_exports.IsArray(value) || ErrorUnevaluatedItems(current, context, schemaPath, instancePath, schema, value))) & +(!IsUnevaluatedProperties(schema) || (!guard_exports.IsObject(value) || ErrorUnevaluatedProperties(current, context, schemaPath, instancePath, schema, value)))) && (!IsRefine2(schema) || ErrorRefine(current, context, schemaPath, instancePath, schema, value));
-  return result;
-}
-var init_schema3 = __esm({
-  "node_modules/typebox/build/schema/engine/schema.mjs"() {
-    init_types3();
-    init_refine3();
-    init_stack();
-    init_guard2();
-    init_additionalItems2();
-    init_additionalProperties2();
-    init_allOf2();
-    init_anyOf2();
-    init_boolean3();
-    init_const3();
-    init_contains2();
-    init_dependencies3();
-    init_dependentRequired2();
-    init_dependentSchemas2();
-    init_dynamicRef2();
-    init_enum5();
-    init_exclusiveMaximum2();
-    init_exclusiveMinimum2();
-    init_format4();
-    init_if2();
-    init_items2();
-    init_maxContains2();
-    init_maximum2();
-    init_maxItems2();
-    init_maxLength2();
-    init_maxProperties2();
-    init_minContains2();
-    init_minimum2();
-    init_minItems2();
-    init_minLength2();
-    init_minProperties2();
-    init_multipleOf2();
-    init_not2();
-    init_oneOf2();
-    init_pattern4();
-    init_patternProperties2();
-    init_prefixItems2();
-    init_properties3();
-    init_propertyNames2();
-    init_recursiveRef2();
-    init_ref4();
-    init_required4();
-    init_type2();
-    init_unevaluatedItems2();
-    init_unevaluatedProperties2();
-    init_uniqueItems2();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/_functions.mjs
-function NextName() {
-  return `${index2[0]++}`;
-}
-function CreateName(schema, href) {
-  if (!names.has(schema))
-    names.set(schema, /* @__PURE__ */ new Map());
-  const hrefs = names.get(schema);
-  if (hrefs.has(href))
-    return hrefs.get(href);
-  const name = NextName();
-  hrefs.set(href, name);
-  return name;
-}
-function CreateCallExpression(context, _schema, name, value) {
-  return context.UseUnevaluated() ? emit_exports.Call(`check_${name}`, ["context", value]) : emit_exports.Call(`check_${name}`, [value]);
-}
-function CreateFunctionExpression(stack, context, schema, name) {
-  const expression = BuildSchema(stack, context, schema, "value");
-  return context.UseUnevaluated() ? emit_exports.ConstDeclaration(`check_${name}`, emit_exports.ArrowFunction(["context", "value"], expression)) : emit_exports.ConstDeclaration(`check_${name}`, emit_exports.ArrowFunction(["value"], expression));
-}
-function ResetFunctions() {
-  index2[0] = 0;
-  names.clear();
-  funcs.clear();
-}
-function GetFunctions() {
-  return [...funcs.values()];
-}
-function CreateFunction(stack, context, schema, value) {
-  const name = CreateName(schema, stack.lexicalBase);
-  const call = CreateCallExpression(context, schema, name, value);
-  if (funcs.has(name))
-    return call;
-  funcs.set(name, "");
-  funcs.set(name, CreateFunctionExpression(stack, context, schema, name));
-  return call;
-}
-var index2, names, funcs;
-var init_functions = __esm({
-  "node_modules/typebox/build/schema/engine/_functions.mjs"() {
-    init_guard2();
-    init_schema3();
-    index2 = [0];
-    names = /* @__PURE__ */ new Map();
-    funcs = /* @__PURE__ */ new Map();
-  }
-});
-
-// node_modules/typebox/build/schema/engine/index.mjs
-var init_engine2 = __esm({
-  "node_modules/typebox/build/schema/engine/index.mjs"() {
-    init_context();
-    init_externals();
-    init_functions();
-    init_reducer();
-    init_refine3();
-    init_stack();
-    init_unique();
-    init_additionalItems2();
-    init_additionalProperties2();
-    init_allOf2();
-    init_anyOf2();
-    init_boolean3();
-    init_const3();
-    init_contains2();
-    init_dependencies3();
-    init_dependentRequired2();
-    init_dependentSchemas2();
-    init_enum5();
-    init_exclusiveMaximum2();
-    init_exclusiveMinimum2();
-    init_format4();
-    init_if2();
-    init_items2();
-    init_maxContains2();
-    init_maxItems2();
-    init_maxLength2();
-    init_maxProperties2();
-    init_maximum2();
-    init_minContains2();
-    init_minItems2();
-    init_minLength2();
-    init_minProperties2();
-    init_minimum2();
-    init_multipleOf2();
-    init_not2();
-    init_oneOf2();
-    init_pattern4();
-    init_patternProperties2();
-    init_prefixItems2();
-    init_properties3();
-    init_propertyNames2();
-    init_recursiveRef2();
-    init_ref4();
-    init_required4();
-    init_schema3();
-    init_type2();
-    init_unevaluatedItems2();
-    init_unevaluatedProperties2();
-    init_uniqueItems2();
-  }
-});
-
-// node_modules/typebox/build/schema/intern/intern.mjs
-var init_intern = __esm({
-  "node_modules/typebox/build/schema/intern/intern.mjs"() {
-    init_arguments2();
-    init_system2();
-    init_types3();
-    init_stack();
-    init_guard2();
-    init_resolve2();
-  }
-});
-
-// node_modules/typebox/build/schema/intern/index.mjs
-var init_intern2 = __esm({
-  "node_modules/typebox/build/schema/intern/index.mjs"() {
-    init_intern();
-  }
-});
-
-// node_modules/typebox/build/schema/meta/schema.mjs
-var init_schema4 = __esm({
-  "node_modules/typebox/build/schema/meta/schema.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/schema/meta/draft_2020_12.mjs
-var init_draft_2020_12 = __esm({
-  "node_modules/typebox/build/schema/meta/draft_2020_12.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/schema/meta/draft_2019_09.mjs
-var init_draft_2019_09 = __esm({
-  "node_modules/typebox/build/schema/meta/draft_2019_09.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/schema/meta/draft_7.mjs
-var init_draft_7 = __esm({
-  "node_modules/typebox/build/schema/meta/draft_7.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/schema/meta/draft_6.mjs
-var init_draft_6 = __esm({
-  "node_modules/typebox/build/schema/meta/draft_6.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/schema/meta/draft_4.mjs
-var init_draft_4 = __esm({
-  "node_modules/typebox/build/schema/meta/draft_4.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/schema/meta/draft_3.mjs
-var init_draft_3 = __esm({
-  "node_modules/typebox/build/schema/meta/draft_3.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/schema/meta/meta.mjs
-var init_meta = __esm({
-  "node_modules/typebox/build/schema/meta/meta.mjs"() {
-    init_draft_2020_12();
-    init_draft_2019_09();
-    init_draft_7();
-    init_draft_6();
-    init_draft_4();
-    init_draft_3();
-  }
-});
-
-// node_modules/typebox/build/schema/meta/index.mjs
-var init_meta2 = __esm({
-  "node_modules/typebox/build/schema/meta/index.mjs"() {
-    init_schema4();
-    init_meta();
-  }
-});
-
-// node_modules/typebox/build/schema/static/index.mjs
-var init_static3 = __esm({
-  "node_modules/typebox/build/schema/static/index.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/schema/build.mjs
-function CreateCode(build) {
-  const functions = build.Functions().join(";\n");
-  const statements = build.UseUnevaluated() ? ["const context = new CheckContext({}, {})", `return ${build.Entry()}`] : [`return ${build.Entry()}`];
-  return `${functions}; return (value) => { ${statements.join("; ")} }`;
-}
-function CreateEvaluatedCheck(build, code) {
-  const factory = environment_exports.Evaluate("CheckContext", "Guard", "Hashing", build.External().identifier, code);
-  return factory(CheckContext, guard_exports, hash_exports, build.External().variables);
-}
-function CreateDynamicCheck(build) {
-  const stack = Stack(build.Context(), build.Schema());
-  const context = new CheckContext();
-  return (value) => CheckSchema(stack, context, build.Schema(), value);
-}
-function CreateCheck(build, code) {
-  return environment_exports.CanEvaluate() ? CreateEvaluatedCheck(build, code) : CreateDynamicCheck(build);
-}
-function Build(...args) {
-  const [context, schema] = arguments_exports.Match(args, {
-    2: (context2, schema2) => [context2, schema2],
-    1: (schema2) => [{}, schema2]
-  });
-  ResetUnique();
-  ResetExternal();
-  ResetFunctions();
-  const stack = Stack(context, schema);
-  const build = new BuildContext(HasUnevaluated(context, schema));
-  const call = CreateFunction(stack, build, schema, "value");
-  const functions = GetFunctions();
-  const externals = GetExternal();
-  return new BuildResult(context, schema, externals, functions, call, build.UseUnevaluated());
-}
-var EvaluateResult, BuildResult;
-var init_build2 = __esm({
-  "node_modules/typebox/build/schema/build.mjs"() {
-    init_arguments2();
-    init_environment2();
-    init_hashing();
-    init_guard2();
-    init_engine2();
-    EvaluateResult = class {
-      constructor(isAccelerated, code, check) {
-        this.isAccelerated = isAccelerated;
-        this.code = code;
-        this.check = check;
-      }
-      IsAccelerated() {
-        return this.isAccelerated;
-      }
-      Code() {
-        return this.code;
-      }
-      Check(value) {
-        return this.check(value);
-      }
-    };
-    BuildResult = class {
-      constructor(context, schema, external, functions, entry, useUnevaluated) {
-        this.context = context;
-        this.schema = schema;
-        this.external = external;
-        this.functions = functions;
-        this.entry = entry;
-        this.useUnevaluated = useUnevaluated;
-      }
-      /** Returns the Context used for this build */
-      Context() {
-        return this.context;
-      }
-      /** Returns the Schema used for this build */
-      Schema() {
-        return this.schema;
-      }
-      /** Returns true if this build requires a Unevaluated context */
-      UseUnevaluated() {
-        return this.useUnevaluated;
-      }
-      /** Returns external variables */
-      External() {
-        return this.external;
-      }
-      /** Returns check functions */
-      Functions() {
-        return this.functions;
-      }
-      /** Return entry function call. */
-      Entry() {
-        return this.entry;
-      }
-      /** Evaluates the build into a validation function */
-      Evaluate() {
-        const code = CreateCode(this);
-        const check = CreateCheck(this, code);
-        return new EvaluateResult(environment_exports.CanEvaluate(), code, check);
-      }
-    };
-  }
-});
-
-// node_modules/typebox/build/schema/errors.mjs
-function Errors(...args) {
-  const [context, schema, value] = arguments_exports.Match(args, {
-    3: (context2, schema2, value2) => [context2, schema2, value2],
-    2: (schema2, value2) => [{}, schema2, value2]
-  });
-  const stack = Stack(context, schema);
-  const errorContext = new ErrorContext();
-  const result = ErrorSchema(stack, errorContext, "#", "", schema, value);
-  const errors = errorContext.GetErrors();
-  const locale2 = Get2();
-  const localized = errors.map((error) => ({ ...error, message: locale2(error) }));
-  return [result, localized];
-}
-var init_errors2 = __esm({
-  "node_modules/typebox/build/schema/errors.mjs"() {
-    init_arguments2();
-    init_config();
-    init_engine2();
-  }
-});
-
-// node_modules/typebox/build/system/settings/internal.mjs
-function EnableParseErrors() {
-  const settings2 = Get();
-  TempMaxErrors = settings2.maxErrors;
-  settings2.maxErrors = settings2.maxParseErrors;
-}
-function DisableParseErrors() {
-  const settings2 = Get();
-  settings2.maxErrors = TempMaxErrors;
-}
-var TempMaxErrors;
-var init_internal = __esm({
-  "node_modules/typebox/build/system/settings/internal.mjs"() {
-    init_settings();
-    TempMaxErrors = 0;
-  }
-});
-
-// node_modules/typebox/build/schema/check.mjs
-function Check(...args) {
-  const [context, schema, value] = arguments_exports.Match(args, {
-    3: (context2, schema2, value2) => [context2, schema2, value2],
-    2: (schema2, value2) => [{}, schema2, value2]
-  });
-  const stack = Stack(context, schema);
-  const checkContext = new CheckContext();
-  return CheckSchema(stack, checkContext, schema, value);
-}
-var init_check2 = __esm({
-  "node_modules/typebox/build/schema/check.mjs"() {
-    init_arguments2();
-    init_engine2();
-  }
-});
-
-// node_modules/typebox/build/schema/parse.mjs
-var init_parse2 = __esm({
-  "node_modules/typebox/build/schema/parse.mjs"() {
-    init_internal();
-    init_arguments2();
-    init_check2();
-    init_errors2();
-  }
-});
-
-// node_modules/typebox/build/schema/compile.mjs
-var init_compile = __esm({
-  "node_modules/typebox/build/schema/compile.mjs"() {
-    init_arguments2();
-    init_build2();
-    init_errors2();
-    init_parse2();
-  }
-});
-
-// node_modules/typebox/build/schema/schema.mjs
-var init_schema5 = __esm({
-  "node_modules/typebox/build/schema/schema.mjs"() {
-    init_engine2();
-    init_intern2();
-    init_meta2();
-    init_pointer2();
-    init_resolve2();
-    init_static3();
-    init_types3();
-    init_build2();
-    init_compile();
-    init_check2();
-    init_parse2();
-    init_errors2();
-  }
-});
-
-// node_modules/typebox/build/schema/index.mjs
-var init_schema6 = __esm({
-  "node_modules/typebox/build/schema/index.mjs"() {
-    init_schema5();
-    init_schema5();
-  }
-});
-
-// node_modules/typebox/build/compile/code.mjs
-var init_code = __esm({
-  "node_modules/typebox/build/compile/code.mjs"() {
-    init_arguments2();
-    init_schema6();
-  }
-});
-
-// node_modules/typebox/build/value/check/check.mjs
-function Check2(...args) {
-  const [context, type, value] = arguments_exports.Match(args, {
-    3: (context2, type2, value2) => [context2, type2, value2],
-    2: (type2, value2) => [{}, type2, value2]
-  });
-  return Check(context, type, value);
-}
-var init_check3 = __esm({
-  "node_modules/typebox/build/value/check/check.mjs"() {
-    init_arguments2();
-    init_schema6();
-  }
-});
-
-// node_modules/typebox/build/value/check/index.mjs
-var init_check4 = __esm({
-  "node_modules/typebox/build/value/check/index.mjs"() {
-    init_check3();
-  }
-});
-
-// node_modules/typebox/build/value/errors/errors.mjs
-function Errors2(...args) {
-  const [context, type, value] = arguments_exports.Match(args, {
-    3: (context2, type2, value2) => [context2, type2, value2],
-    2: (type2, value2) => [{}, type2, value2]
-  });
-  const [_2, errors] = Errors(context, type, value);
-  return errors;
-}
-var init_errors3 = __esm({
-  "node_modules/typebox/build/value/errors/errors.mjs"() {
-    init_arguments2();
-    init_schema6();
-  }
-});
-
-// node_modules/typebox/build/value/errors/index.mjs
-var init_errors4 = __esm({
-  "node_modules/typebox/build/value/errors/index.mjs"() {
-    init_errors3();
-  }
-});
-
-// node_modules/typebox/build/value/assert/assert.mjs
-function Assert(...args) {
-  const [context, type, value] = arguments_exports.Match(args, {
-    3: (context2, type2, value2) => [context2, type2, value2],
-    2: (type2, value2) => [{}, type2, value2]
-  });
-  const check = Check2(context, type, value);
-  if (!check)
-    throw new AssertError("Assert", value, Errors2(context, type, value));
-}
-var AssertError;
-var init_assert = __esm({
-  "node_modules/typebox/build/value/assert/assert.mjs"() {
-    init_arguments2();
-    init_check4();
-    init_errors4();
-    AssertError = class extends Error {
-      constructor(source, value, errors) {
-        super(source);
-        Object.defineProperty(this, "cause", {
-          value: { source, errors, value },
-          writable: false,
-          configurable: false,
-          enumerable: false
-        });
-      }
-    };
-  }
-});
-
-// node_modules/typebox/build/value/assert/index.mjs
-var init_assert2 = __esm({
-  "node_modules/typebox/build/value/assert/index.mjs"() {
-    init_assert();
-  }
-});
-
-// node_modules/typebox/build/type/index.mjs
-var init_type3 = __esm({
-  "node_modules/typebox/build/type/index.mjs"() {
-    init_action();
-    init_engine();
-    init_extends3();
-    init_script2();
-    init_types2();
-  }
-});
-
-// node_modules/typebox/build/value/clean/from_array.mjs
-function FromArray5(context, type, value) {
-  if (!guard_exports.IsArray(value))
-    return value;
-  return value.map((value2) => FromType19(context, type.items, value2));
-}
-var init_from_array4 = __esm({
-  "node_modules/typebox/build/value/clean/from_array.mjs"() {
-    init_guard2();
-    init_from_type11();
-  }
-});
-
-// node_modules/typebox/build/value/clean/from_cyclic.mjs
-function FromCyclic6(context, type, value) {
-  return FromType19({ ...context, ...type.$defs }, Ref(type.$ref), value);
-}
-var init_from_cyclic6 = __esm({
-  "node_modules/typebox/build/value/clean/from_cyclic.mjs"() {
-    init_type3();
-    init_from_type11();
-  }
-});
-
-// node_modules/typebox/build/value/clean/from_intersect.mjs
-function EvaluateIntersection(context, type) {
-  const additionalProperties = guard_exports.HasPropertyKey(type, "unevaluatedProperties") ? { additionalProperties: type.unevaluatedProperties } : {};
-  const instantiated = Instantiate(context, type);
-  const evaluated = Evaluate2(instantiated);
-  return IsObject3(evaluated) ? With2(evaluated, additionalProperties) : evaluated;
-}
-function FromIntersect6(context, type, value) {
-  const evaluated = EvaluateIntersection(context, type);
-  return FromType19(context, evaluated, value);
-}
-var init_from_intersect6 = __esm({
-  "node_modules/typebox/build/value/clean/from_intersect.mjs"() {
-    init_type3();
-    init_guard2();
-    init_from_type11();
-  }
-});
-
-// node_modules/typebox/build/value/clean/additional.mjs
-function GetAdditionalProperties(type) {
-  const additionalProperties = guard_exports.HasPropertyKey(type, "additionalProperties") ? type.additionalProperties : void 0;
-  return additionalProperties;
-}
-var init_additional = __esm({
-  "node_modules/typebox/build/value/clean/additional.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/value/clean/from_object.mjs
-function FromObject9(context, type, value) {
-  if (!guard_exports.IsObject(value) || guard_exports.IsArray(value))
-    return value;
-  const additionalProperties = GetAdditionalProperties(type);
-  for (const key of guard_exports.Keys(value)) {
-    if (guard_exports.HasPropertyKey(type.properties, key) && IsSchema(type.properties[key])) {
-      value[key] = FromType19(context, type.properties[key], value[key]);
-      continue;
-    }
-    const unknownCheck = (
-      // 1. additionalProperties: true
-      guard_exports.IsBoolean(additionalProperties) && guard_exports.IsEqual(additionalProperties, true) || IsSchema(additionalProperties) && Check2(context, additionalProperties, value[key])
-    );
-    if (unknownCheck) {
-      value[key] = FromType19(context, additionalProperties, value[key]);
-      continue;
-    }
-    delete value[key];
-  }
-  return value;
-}
-var init_from_object7 = __esm({
-  "node_modules/typebox/build/value/clean/from_object.mjs"() {
-    init_type3();
-    init_guard2();
-    init_from_type11();
-    init_check4();
-    init_additional();
-  }
-});
-
-// node_modules/typebox/build/value/clean/from_record.mjs
-function FromRecord3(context, type, value) {
-  if (!guard_exports.IsObject(value))
-    return value;
-  const additionalProperties = GetAdditionalProperties(type);
-  const [recordPattern, recordValue] = [new RegExp(RecordPattern(type)), RecordValue(type)];
-  for (const key of guard_exports.Keys(value)) {
-    if (recordPattern.test(key)) {
-      value[key] = FromType19(context, recordValue, value[key]);
-      continue;
-    }
-    const unknownCheck = (
-      // 1. additionalProperties: true
-      guard_exports.IsBoolean(additionalProperties) && guard_exports.IsEqual(additionalProperties, true) || IsSchema(additionalProperties) && Check2(context, additionalProperties, value[key])
-    );
-    if (unknownCheck) {
-      value[key] = FromType19(context, additionalProperties, value[key]);
-      continue;
-    }
-    delete value[key];
-  }
-  return value;
-}
-var init_from_record2 = __esm({
-  "node_modules/typebox/build/value/clean/from_record.mjs"() {
-    init_type3();
-    init_guard2();
-    init_from_type11();
-    init_check4();
-    init_additional();
-  }
-});
-
-// node_modules/typebox/build/value/clean/from_ref.mjs
-function FromRef5(context, type, value) {
-  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType19(context, context[type.$ref], value) : value;
-}
-var init_from_ref = __esm({
-  "node_modules/typebox/build/value/clean/from_ref.mjs"() {
-    init_guard2();
-    init_from_type11();
-  }
-});
-
-// node_modules/typebox/build/value/clean/from_tuple.mjs
-function FromTuple5(context, schema, value) {
-  if (!guard_exports.IsArray(value))
-    return value;
-  const length = Math.min(value.length, schema.items.length);
-  for (let index3 = 0; index3 < length; index3++) {
-    value[index3] = FromType19(context, schema.items[index3], value[index3]);
-  }
-  return guard_exports.IsGreaterThan(value.length, length) ? value.slice(0, length) : value;
-}
-var init_from_tuple5 = __esm({
-  "node_modules/typebox/build/value/clean/from_tuple.mjs"() {
-    init_guard2();
-    init_from_type11();
-  }
-});
-
-// node_modules/typebox/build/system/memory/deep.mjs
-function FromClassInstance(value) {
-  return value;
-}
-function IsSchemaObject2(value) {
-  return guard_exports.HasPropertyKey(value, "~kind") || guard_exports.HasPropertyKey(value, "~unsafe");
-}
-function FromSchemaObject(value) {
-  const result = {};
-  for (const key of guard_exports.Keys(value)) {
-    if (guard_exports.IsUnsafePropertyKey(key))
-      continue;
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    descriptor.value = FromValue2(descriptor.value);
-    if (guard_exports.IsEqual(descriptor.enumerable, true)) {
-      result[key] = descriptor.value;
-    } else {
-      Object.defineProperty(result, key, descriptor);
-    }
-  }
-  return result;
-}
-function FromPlainObject(value) {
-  const result = {};
-  for (const key of guard_exports.Keys(value)) {
-    if (guard_exports.IsUnsafePropertyKey(key))
-      continue;
-    result[key] = FromValue2(value[key]);
-  }
-  for (const key of guard_exports.Symbols(value)) {
-    result[key] = FromValue2(value[key]);
-  }
-  return result;
-}
-function FromObject10(value) {
-  return guard_exports.IsClassInstance(value) ? FromClassInstance(value) : IsSchemaObject2(value) ? FromSchemaObject(value) : FromPlainObject(value);
-}
-function FromArray6(value) {
-  return value.map((element) => FromValue2(element));
-}
-function FromTypedArray(value) {
-  return value.slice();
-}
-function FromRegExp2(value) {
-  return new RegExp(value.source, value.flags);
-}
-function FromMap(value) {
-  return new Map(FromValue2([...value.entries()]));
-}
-function FromSet(value) {
-  return new Set(FromValue2([...value.values()]));
-}
-function FromValue2(value) {
-  return globals_exports.IsTypeArray(value) ? FromTypedArray(value) : globals_exports.IsRegExp(value) ? FromRegExp2(value) : globals_exports.IsMap(value) ? FromMap(value) : globals_exports.IsSet(value) ? FromSet(value) : guard_exports.IsArray(value) ? FromArray6(value) : guard_exports.IsObject(value) ? FromObject10(value) : value;
-}
-function Deep(value) {
-  return FromValue2(value);
-}
-var init_deep = __esm({
-  "node_modules/typebox/build/system/memory/deep.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/value/clone/clone.mjs
-function Clone2(value) {
-  return Deep(value);
-}
-var init_clone2 = __esm({
-  "node_modules/typebox/build/value/clone/clone.mjs"() {
-    init_deep();
-  }
-});
-
-// node_modules/typebox/build/value/clone/index.mjs
-var init_clone3 = __esm({
-  "node_modules/typebox/build/value/clone/index.mjs"() {
-    init_clone2();
-  }
-});
-
-// node_modules/typebox/build/value/clean/from_union.mjs
-function FromUnion9(context, type, value) {
-  for (const schema of type.anyOf) {
-    const clean = FromType19(context, schema, Clone2(value));
-    if (Check2(context, schema, clean))
-      return clean;
-  }
-  return value;
-}
-var init_from_union7 = __esm({
-  "node_modules/typebox/build/value/clean/from_union.mjs"() {
-    init_check4();
-    init_clone3();
-    init_from_type11();
-  }
-});
-
-// node_modules/typebox/build/value/clean/from_type.mjs
-function FromType19(context, type, value) {
-  return IsArray3(type) ? FromArray5(context, type, value) : IsCyclic(type) ? FromCyclic6(context, type, value) : IsIntersect(type) ? FromIntersect6(context, type, value) : IsObject3(type) ? FromObject9(context, type, value) : IsRecord(type) ? FromRecord3(context, type, value) : IsRef(type) ? FromRef5(context, type, value) : IsTuple(type) ? FromTuple5(context, type, value) : IsUnion(type) ? FromUnion9(context, type, value) : value;
-}
-var init_from_type11 = __esm({
-  "node_modules/typebox/build/value/clean/from_type.mjs"() {
-    init_type3();
-    init_from_array4();
-    init_from_cyclic6();
-    init_from_intersect6();
-    init_from_object7();
-    init_from_record2();
-    init_from_ref();
-    init_from_tuple5();
-    init_from_union7();
-  }
-});
-
-// node_modules/typebox/build/value/shared/union_priority_sort.mjs
-function Modifiers(type, next) {
-  return memory_exports.Assign(type, next);
-}
-function FromProperties4(properties) {
-  const result = {};
-  for (const key of guard_default.Keys(properties))
-    result[key] = FromType20(properties[key]);
-  return result;
-}
-function FromRecordKey(type) {
-  return String2({ pattern: RecordPattern(type) });
-}
-function FromPriorityTypes(types) {
-  return FromTypes6(Priority(types));
-}
-function FromTypes6(types) {
-  return types.map((type) => FromType20(type));
-}
-function FromType20(type) {
-  const next = IsArray3(type) ? _Array_(FromType20(type.items), ArrayOptions(type)) : IsIntersect(type) ? Intersect(FromTypes6(type.allOf)) : IsUnion(type) ? Union(FromPriorityTypes(type.anyOf)) : IsObject3(type) ? _Object_(FromProperties4(type.properties)) : IsRecord(type) ? Record(FromRecordKey(type), FromType20(RecordValue(type))) : IsTuple(type) ? Tuple(FromTypes6(type.items)) : type;
-  return Modifiers(type, next);
-}
-function UnionPrioritySort(type) {
-  const result = FromType20(type);
-  return result;
-}
-var init_union_priority_sort = __esm({
-  "node_modules/typebox/build/value/shared/union_priority_sort.mjs"() {
-    init_guard2();
-    init_memory2();
-    init_type3();
-    init_type3();
-    init_type3();
-    init_type3();
-    init_type3();
-    init_type3();
-    init_type3();
-    init_type3();
-  }
-});
-
-// node_modules/typebox/build/value/clean/clean.mjs
-function Clean(...args) {
-  const [context, type, value] = arguments_exports.Match(args, {
-    3: (context2, type2, value2) => [context2, type2, value2],
-    2: (type2, value2) => [{}, type2, value2]
-  });
-  const sorted = settings_exports.Get().unionPrioritySort ? UnionPrioritySort(type) : type;
-  return FromType19(context, sorted, value);
-}
-var init_clean = __esm({
-  "node_modules/typebox/build/value/clean/clean.mjs"() {
-    init_system2();
-    init_from_type11();
-    init_union_priority_sort();
-  }
-});
-
-// node_modules/typebox/build/value/clean/index.mjs
-var init_clean2 = __esm({
-  "node_modules/typebox/build/value/clean/index.mjs"() {
-    init_clean();
-  }
-});
-
-// node_modules/typebox/build/value/convert/try/try_result.mjs
-function IsOk(value) {
-  return guard_exports.IsObject(value) && guard_exports.HasPropertyKey(value, "value");
-}
-function Ok(value) {
-  return { value };
-}
-function Fail() {
-  return void 0;
-}
-var init_try_result = __esm({
-  "node_modules/typebox/build/value/convert/try/try_result.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/try/try_array.mjs
-function TryArray(value) {
-  return guard_exports.IsArray(value) ? Ok(value) : Ok([value]);
-}
-var init_try_array = __esm({
-  "node_modules/typebox/build/value/convert/try/try_array.mjs"() {
-    init_guard2();
-    init_try_result();
-  }
-});
-
-// node_modules/typebox/build/value/convert/try/try_bigint.mjs
-function FromBoolean2(value) {
-  return guard_exports.IsEqual(value, true) ? Ok(BigInt(1)) : Ok(BigInt(0));
-}
-function IsStringBigIntLike(value) {
-  return bigintPattern.test(value);
-}
-function IsStringDecimalLike(value) {
-  return decimalPattern.test(value);
-}
-function IsStringIntegerLike(value) {
-  return integerPattern.test(value);
-}
-function FromString2(value) {
-  const lowercase = value.toLowerCase();
-  return IsStringBigIntLike(value) ? Ok(BigInt(value.slice(0, value.length - 1))) : IsStringDecimalLike(value) ? Ok(BigInt(value.split(".")[0])) : IsStringIntegerLike(value) ? Ok(BigInt(value)) : guard_exports.IsEqual(lowercase, "false") ? Ok(BigInt(0)) : guard_exports.IsEqual(lowercase, "true") ? Ok(BigInt(1)) : Fail();
-}
-function TryBigInt(value) {
-  return guard_exports.IsBigInt(value) ? Ok(value) : guard_exports.IsBoolean(value) ? FromBoolean2(value) : guard_exports.IsNumber(value) ? Ok(BigInt(Math.trunc(value))) : guard_exports.IsNull(value) ? Ok(BigInt(0)) : guard_exports.IsString(value) ? FromString2(value) : guard_exports.IsUndefined(value) ? Ok(BigInt(0)) : Fail();
-}
-var bigintPattern, decimalPattern, integerPattern;
-var init_try_bigint = __esm({
-  "node_modules/typebox/build/value/convert/try/try_bigint.mjs"() {
-    init_guard2();
-    init_try_result();
-    bigintPattern = /^-?(0|[1-9]\d*)n$/;
-    decimalPattern = /^-?(0|[1-9]\d*)\.\d+$/;
-    integerPattern = /^-?(0|[1-9]\d*)$/;
-  }
-});
-
-// node_modules/typebox/build/value/convert/try/try_boolean.mjs
-function FromBigInt2(value) {
-  return guard_exports.IsEqual(value, BigInt(0)) ? Ok(false) : guard_exports.IsEqual(value, BigInt(1)) ? Ok(true) : Fail();
-}
-function FromNumber2(value) {
-  return guard_exports.IsEqual(value, 0) ? Ok(false) : guard_exports.IsEqual(value, 1) ? Ok(true) : Fail();
-}
-function FromString3(value) {
-  return guard_exports.IsEqual(value.toLowerCase(), "false") ? Ok(false) : guard_exports.IsEqual(value.toLowerCase(), "true") ? Ok(true) : guard_exports.IsEqual(value, "0") ? Ok(false) : guard_exports.IsEqual(value, "1") ? Ok(true) : Fail();
-}
-function TryBoolean(value) {
-  return guard_exports.IsBigInt(value) ? FromBigInt2(value) : guard_exports.IsBoolean(value) ? Ok(value) : guard_exports.IsNumber(value) ? FromNumber2(value) : guard_exports.IsNull(value) ? Ok(false) : guard_exports.IsString(value) ? FromString3(value) : guard_exports.IsUndefined(value) ? Ok(false) : Fail();
-}
-var init_try_boolean = __esm({
-  "node_modules/typebox/build/value/convert/try/try_boolean.mjs"() {
-    init_guard2();
-    init_try_result();
-  }
-});
-
-// node_modules/typebox/build/value/convert/try/try_null.mjs
-function FromBigInt3(value) {
-  return guard_exports.IsEqual(value, BigInt(0)) ? Ok(null) : Fail();
-}
-function FromBoolean3(value) {
-  return guard_exports.IsEqual(value, false) ? Ok(null) : Fail();
-}
-function FromNumber3(value) {
-  return guard_exports.IsEqual(value, 0) ? Ok(null) : Fail();
-}
-function FromString4(value) {
-  const lowercase = value.toLowerCase();
-  const predicate = guard_exports.IsEqual(lowercase, "undefined") || guard_exports.IsEqual(lowercase, "null") || guard_exports.IsEqual(value, "") || guard_exports.IsEqual(value, "0");
-  return predicate ? Ok(null) : Fail();
-}
-function TryNull(value) {
-  return guard_exports.IsBigInt(value) ? FromBigInt3(value) : guard_exports.IsBoolean(value) ? FromBoolean3(value) : guard_exports.IsNumber(value) ? FromNumber3(value) : guard_exports.IsNull(value) ? Ok(null) : guard_exports.IsString(value) ? FromString4(value) : guard_exports.IsUndefined(value) ? Ok(null) : Fail();
-}
-var init_try_null = __esm({
-  "node_modules/typebox/build/value/convert/try/try_null.mjs"() {
-    init_guard2();
-    init_try_result();
-  }
-});
-
-// node_modules/typebox/build/value/convert/try/try_number.mjs
-function FromBigInt4(value) {
-  return value <= maxBigInt && value >= minBigInt ? Ok(Number(value)) : Fail();
-}
-function FromBoolean4(value) {
-  return Ok(value ? 1 : 0);
-}
-function FromString5(value) {
-  const coerced = +value;
-  if (guard_exports.IsNumber(coerced))
-    return Ok(coerced);
-  const lowercase = value.toLowerCase();
-  if (guard_exports.IsEqual(lowercase, "false"))
-    return Ok(0);
-  if (guard_exports.IsEqual(lowercase, "true"))
-    return Ok(1);
-  const result = TryBigInt(value);
-  if (IsOk(result))
-    return result.value <= maxBigInt && result.value >= minBigInt ? Ok(Number(result.value)) : Fail();
-  return Fail();
-}
-function TryNumber(value) {
-  return guard_exports.IsBigInt(value) ? FromBigInt4(value) : guard_exports.IsBoolean(value) ? FromBoolean4(value) : guard_exports.IsNumber(value) ? Ok(value) : guard_exports.IsNull(value) ? Ok(0) : guard_exports.IsString(value) ? FromString5(value) : guard_exports.IsUndefined(value) ? Ok(0) : Fail();
-}
-var maxBigInt, minBigInt;
-var init_try_number = __esm({
-  "node_modules/typebox/build/value/convert/try/try_number.mjs"() {
-    init_guard2();
-    init_try_result();
-    init_try_bigint();
-    maxBigInt = BigInt(Number.MAX_SAFE_INTEGER);
-    minBigInt = BigInt(Number.MIN_SAFE_INTEGER);
-  }
-});
-
-// node_modules/typebox/build/value/convert/try/try_string.mjs
-function TryString(value) {
-  return guard_exports.IsBigInt(value) ? Ok(value.toString()) : guard_exports.IsBoolean(value) ? Ok(value.toString()) : guard_exports.IsNumber(value) ? Ok(value.toString()) : guard_exports.IsNull(value) ? Ok("null") : guard_exports.IsString(value) ? Ok(value) : guard_exports.IsUndefined(value) ? Ok("") : Fail();
-}
-var init_try_string = __esm({
-  "node_modules/typebox/build/value/convert/try/try_string.mjs"() {
-    init_guard2();
-    init_try_result();
-  }
-});
-
-// node_modules/typebox/build/value/convert/try/try_undefined.mjs
-function FromBigInt5(value) {
-  return guard_exports.IsEqual(value, BigInt(0)) ? Ok(void 0) : Fail();
-}
-function FromBoolean5(value) {
-  return guard_exports.IsEqual(value, false) ? Ok(void 0) : Fail();
-}
-function FromNumber4(value) {
-  return guard_exports.IsEqual(value, 0) ? Ok(void 0) : Fail();
-}
-function FromString6(value) {
-  const lowercase = value.toLowerCase();
-  const predicate = guard_exports.IsEqual(lowercase, "undefined") || guard_exports.IsEqual(lowercase, "null") || guard_exports.IsEqual(value, "") || guard_exports.IsEqual(value, "0");
-  return predicate ? Ok(void 0) : Fail();
-}
-function TryUndefined(value) {
-  return guard_exports.IsBigInt(value) ? FromBigInt5(value) : guard_exports.IsBoolean(value) ? FromBoolean5(value) : guard_exports.IsNumber(value) ? FromNumber4(value) : guard_exports.IsNull(value) ? Ok(void 0) : guard_exports.IsString(value) ? FromString6(value) : guard_exports.IsUndefined(value) ? Ok(value) : Fail();
-}
-var init_try_undefined = __esm({
-  "node_modules/typebox/build/value/convert/try/try_undefined.mjs"() {
-    init_guard2();
-    init_try_result();
-  }
-});
-
-// node_modules/typebox/build/value/convert/try/try.mjs
-var try_exports = {};
-__export(try_exports, {
-  Fail: () => Fail,
-  IsOk: () => IsOk,
-  Ok: () => Ok,
-  TryArray: () => TryArray,
-  TryBigInt: () => TryBigInt,
-  TryBoolean: () => TryBoolean,
-  TryNull: () => TryNull,
-  TryNumber: () => TryNumber,
-  TryString: () => TryString,
-  TryUndefined: () => TryUndefined
-});
-var init_try = __esm({
-  "node_modules/typebox/build/value/convert/try/try.mjs"() {
-    init_try_array();
-    init_try_bigint();
-    init_try_boolean();
-    init_try_null();
-    init_try_number();
-    init_try_result();
-    init_try_string();
-    init_try_undefined();
-  }
-});
-
-// node_modules/typebox/build/value/convert/try/index.mjs
-var init_try2 = __esm({
-  "node_modules/typebox/build/value/convert/try/index.mjs"() {
-    init_try();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_array.mjs
-function FromArray7(context, type, value) {
-  const result = try_exports.TryArray(value);
-  return result.value.map((value2) => FromType21(context, type.items, value2));
-}
-var init_from_array5 = __esm({
-  "node_modules/typebox/build/value/convert/from_array.mjs"() {
-    init_from_type12();
-    init_try2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_bigint.mjs
-function FromBigInt6(_context, _type, value) {
-  const result = try_exports.TryBigInt(value);
-  return try_exports.IsOk(result) ? result.value : value;
-}
-var init_from_bigint = __esm({
-  "node_modules/typebox/build/value/convert/from_bigint.mjs"() {
-    init_try2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_boolean.mjs
-function FromBoolean6(_context, _type, value) {
-  const result = try_exports.TryBoolean(value);
-  return try_exports.IsOk(result) ? result.value : value;
-}
-var init_from_boolean = __esm({
-  "node_modules/typebox/build/value/convert/from_boolean.mjs"() {
-    init_try2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_cyclic.mjs
-function FromCyclic7(context, type, value) {
-  return FromType21({ ...context, ...type.$defs }, Ref(type.$ref), value);
-}
-var init_from_cyclic7 = __esm({
-  "node_modules/typebox/build/value/convert/from_cyclic.mjs"() {
-    init_type3();
-    init_from_type12();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_enum.mjs
-function FromEnum3(context, type, value) {
-  return FromType21(context, Evaluate2(type), value);
-}
-var init_from_enum2 = __esm({
-  "node_modules/typebox/build/value/convert/from_enum.mjs"() {
-    init_type3();
-    init_from_type12();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_integer.mjs
-function FromInteger(_context, _type, value) {
-  const result = try_exports.TryNumber(value);
-  return try_exports.IsOk(result) ? Math.trunc(result.value) : value;
-}
-var init_from_integer = __esm({
-  "node_modules/typebox/build/value/convert/from_integer.mjs"() {
-    init_try2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_intersect.mjs
-function FromIntersect7(context, type, value) {
-  const instantiated = Instantiate(context, type);
-  const evaluated = Evaluate2(instantiated);
-  return FromType21(context, evaluated, value);
-}
-var init_from_intersect7 = __esm({
-  "node_modules/typebox/build/value/convert/from_intersect.mjs"() {
-    init_type3();
-    init_from_type12();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_literal.mjs
-function FromLiteralBigInt(_context, type, value) {
-  const result = try_exports.TryBigInt(value);
-  return try_exports.IsOk(result) && guard_exports.IsEqual(type.const, result.value) ? result.value : value;
-}
-function FromLiteralBoolean(_context, type, value) {
-  const result = try_exports.TryBoolean(value);
-  return try_exports.IsOk(result) && guard_exports.IsEqual(type.const, result.value) ? result.value : value;
-}
-function FromLiteralNumber(_context, type, value) {
-  const result = try_exports.TryNumber(value);
-  return try_exports.IsOk(result) && guard_exports.IsEqual(type.const, result.value) ? result.value : value;
-}
-function FromLiteralString(_context, type, value) {
-  const result = try_exports.TryString(value);
-  return try_exports.IsOk(result) && guard_exports.IsEqual(type.const, result.value) ? result.value : value;
-}
-function FromLiteral6(context, type, value) {
-  if (guard_exports.IsEqual(type.const, value))
-    return value;
-  return IsLiteralBigInt(type) ? FromLiteralBigInt(context, type, value) : IsLiteralBoolean(type) ? FromLiteralBoolean(context, type, value) : IsLiteralNumber(type) ? FromLiteralNumber(context, type, value) : IsLiteralString(type) ? FromLiteralString(context, type, value) : Unreachable();
-}
-var init_from_literal3 = __esm({
-  "node_modules/typebox/build/value/convert/from_literal.mjs"() {
-    init_unreachable2();
-    init_guard2();
-    init_type3();
-    init_try2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_null.mjs
-function FromNull2(_context, _type, value) {
-  const result = try_exports.TryNull(value);
-  return try_exports.IsOk(result) ? result.value : value;
-}
-var init_from_null = __esm({
-  "node_modules/typebox/build/value/convert/from_null.mjs"() {
-    init_try2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_number.mjs
-function FromNumber5(_context, _type, value) {
-  const result = try_exports.TryNumber(value);
-  return try_exports.IsOk(result) ? result.value : value;
-}
-var init_from_number = __esm({
-  "node_modules/typebox/build/value/convert/from_number.mjs"() {
-    init_try2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_additional.mjs
-function FromAdditionalProperties(context, entries, additionalProperties, value) {
-  const keys = guard_exports.Keys(value);
-  for (const [regexp, _2] of entries) {
-    for (const key of keys) {
-      if (!regexp.test(key)) {
-        value[key] = FromType21(context, additionalProperties, value[key]);
-      }
-    }
-  }
-  return value;
-}
-var init_from_additional = __esm({
-  "node_modules/typebox/build/value/convert/from_additional.mjs"() {
-    init_guard2();
-    init_from_type12();
-  }
-});
-
-// node_modules/typebox/build/value/shared/optional_undefined.mjs
-function IsOptionalUndefined(property, key, value) {
-  return IsOptional(property) && guard_exports.IsUndefined(value[key]);
-}
-var init_optional_undefined = __esm({
-  "node_modules/typebox/build/value/shared/optional_undefined.mjs"() {
-    init_guard2();
-    init_type3();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_object.mjs
-function FromProperties5(context, type, value) {
-  const entries = guard_exports.EntriesRegExp(type.properties);
-  const keys = guard_exports.Keys(value);
-  for (const [regexp, property] of entries) {
-    for (const key of keys) {
-      if (!regexp.test(key) || IsOptionalUndefined(property, key, value))
-        continue;
-      value[key] = FromType21(context, property, value[key]);
-    }
-  }
-  return guard_exports.HasPropertyKey(type, "additionalProperties") && guard_exports.IsObject(type.additionalProperties) ? FromAdditionalProperties(context, entries, type.additionalProperties, value) : value;
-}
-function FromObject11(context, type, value) {
-  return guard_exports.IsObjectNotArray(value) ? FromProperties5(context, type, value) : value;
-}
-var init_from_object8 = __esm({
-  "node_modules/typebox/build/value/convert/from_object.mjs"() {
-    init_guard2();
-    init_from_type12();
-    init_from_additional();
-    init_optional_undefined();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_record.mjs
-function FromPatternProperties(context, type, value) {
-  const entries = guard_exports.EntriesRegExp(type.patternProperties);
-  const keys = guard_exports.Keys(value);
-  for (const [regexp, schema] of entries) {
-    for (const key of keys) {
-      if (regexp.test(key)) {
-        value[key] = FromType21(context, schema, value[key]);
-      }
-    }
-  }
-  return guard_exports.HasPropertyKey(type, "additionalProperties") && guard_exports.IsObject(type.additionalProperties) ? FromAdditionalProperties(context, entries, type.additionalProperties, value) : value;
-}
-function FromRecord4(context, type, value) {
-  return guard_exports.IsObjectNotArray(value) ? FromPatternProperties(context, type, value) : value;
-}
-var init_from_record3 = __esm({
-  "node_modules/typebox/build/value/convert/from_record.mjs"() {
-    init_guard2();
-    init_from_type12();
-    init_from_additional();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_ref.mjs
-function FromRef6(context, type, value) {
-  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType21(context, context[type.$ref], value) : value;
-}
-var init_from_ref2 = __esm({
-  "node_modules/typebox/build/value/convert/from_ref.mjs"() {
-    init_from_type12();
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_string.mjs
-function FromString7(_context, _type, value) {
-  const result = try_exports.TryString(value);
-  return try_exports.IsOk(result) ? result.value : value;
-}
-var init_from_string = __esm({
-  "node_modules/typebox/build/value/convert/from_string.mjs"() {
-    init_try2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_template_literal.mjs
-function FromTemplateLiteral4(context, type, value) {
-  return FromType21(context, Evaluate2(type), value);
-}
-var init_from_template_literal3 = __esm({
-  "node_modules/typebox/build/value/convert/from_template_literal.mjs"() {
-    init_type3();
-    init_from_type12();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_tuple.mjs
-function FromTuple6(context, type, value) {
-  if (!guard_exports.IsArray(value))
-    return value;
-  for (let index3 = 0; index3 < Math.min(type.items.length, value.length); index3++) {
-    value[index3] = FromType21(context, type.items[index3], value[index3]);
-  }
-  return value;
-}
-var init_from_tuple6 = __esm({
-  "node_modules/typebox/build/value/convert/from_tuple.mjs"() {
-    init_guard2();
-    init_from_type12();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_undefined.mjs
-function FromUndefined2(_context, _type, value) {
-  const result = try_exports.TryUndefined(value);
-  return try_exports.IsOk(result) ? result.value : value;
-}
-var init_from_undefined = __esm({
-  "node_modules/typebox/build/value/convert/from_undefined.mjs"() {
-    init_try2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_union.mjs
-function FromUnion10(context, type, value) {
-  const matched = type.anyOf.some((type2) => Check2(context, type2, value));
-  if (matched)
-    return value;
-  const candidates = type.anyOf.map((type2) => FromType21(context, type2, Clone2(value)));
-  const selected = candidates.find((value2) => Check2(context, type, value2));
-  return guard_exports.IsUndefined(selected) ? value : selected;
-}
-var init_from_union8 = __esm({
-  "node_modules/typebox/build/value/convert/from_union.mjs"() {
-    init_guard2();
-    init_check4();
-    init_clone3();
-    init_from_type12();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_void.mjs
-function FromVoid(_context, _type, value) {
-  const result = try_exports.TryUndefined(value);
-  return try_exports.IsOk(result) ? void 0 : value;
-}
-var init_from_void = __esm({
-  "node_modules/typebox/build/value/convert/from_void.mjs"() {
-    init_try2();
-  }
-});
-
-// node_modules/typebox/build/value/convert/from_type.mjs
-function FromType21(context, type, value) {
-  return IsArray3(type) ? FromArray7(context, type, value) : IsBigInt3(type) ? FromBigInt6(context, type, value) : IsBoolean4(type) ? FromBoolean6(context, type, value) : IsCyclic(type) ? FromCyclic7(context, type, value) : IsEnum(type) ? FromEnum3(context, type, value) : IsInteger3(type) ? FromInteger(context, type, value) : IsIntersect(type) ? FromIntersect7(context, type, value) : IsLiteral(type) ? FromLiteral6(context, type, value) : IsNull3(type) ? FromNull2(context, type, value) : IsNumber4(type) ? FromNumber5(context, type, value) : IsObject3(type) ? FromObject11(context, type, value) : IsRecord(type) ? FromRecord4(context, type, value) : IsRef(type) ? FromRef6(context, type, value) : IsString4(type) ? FromString7(context, type, value) : IsTemplateLiteral(type) ? FromTemplateLiteral4(context, type, value) : IsTuple(type) ? FromTuple6(context, type, value) : IsUndefined3(type) ? FromUndefined2(context, type, value) : IsUnion(type) ? FromUnion10(context, type, value) : IsVoid(type) ? FromVoid(context, type, value) : value;
-}
-var init_from_type12 = __esm({
-  "node_modules/typebox/build/value/convert/from_type.mjs"() {
-    init_type3();
-    init_from_array5();
-    init_from_bigint();
-    init_from_boolean();
-    init_from_cyclic7();
-    init_from_enum2();
-    init_from_integer();
-    init_from_intersect7();
-    init_from_literal3();
-    init_from_null();
-    init_from_number();
-    init_from_object8();
-    init_from_record3();
-    init_from_ref2();
-    init_from_string();
-    init_from_template_literal3();
-    init_from_tuple6();
-    init_from_undefined();
-    init_from_union8();
-    init_from_void();
-  }
-});
-
-// node_modules/typebox/build/value/convert/convert.mjs
-function Convert(...args) {
-  const [context, type, value] = arguments_exports.Match(args, {
-    3: (context2, type2, value2) => [context2, type2, value2],
-    2: (type2, value2) => [{}, type2, value2]
-  });
-  return FromType21(context, type, value);
-}
-var init_convert = __esm({
-  "node_modules/typebox/build/value/convert/convert.mjs"() {
-    init_arguments2();
-    init_from_type12();
-  }
-});
-
-// node_modules/typebox/build/value/convert/index.mjs
-var init_convert2 = __esm({
-  "node_modules/typebox/build/value/convert/index.mjs"() {
-    init_convert();
-  }
-});
-
-// node_modules/typebox/build/value/default/from_array.mjs
-function FromArray8(context, type, value) {
-  if (!guard_exports.IsArray(value))
-    return value;
-  for (let i = 0; i < value.length; i++) {
-    value[i] = FromType22(context, type.items, value[i]);
-  }
-  return value;
-}
-var init_from_array6 = __esm({
-  "node_modules/typebox/build/value/default/from_array.mjs"() {
-    init_guard2();
-    init_from_type13();
-  }
-});
-
-// node_modules/typebox/build/value/default/from_cyclic.mjs
-function FromCyclic8(context, type, value) {
-  return FromType22({ ...context, ...type.$defs }, Ref(type.$ref), value);
-}
-var init_from_cyclic8 = __esm({
-  "node_modules/typebox/build/value/default/from_cyclic.mjs"() {
-    init_type3();
-    init_from_type13();
-  }
-});
-
-// node_modules/typebox/build/value/default/from_default.mjs
-function FromDefault(type, value) {
-  if (!guard_exports.IsUndefined(value))
-    return value;
-  return guard_exports.IsFunction(type.default) ? type.default() : Clone2(type.default);
-}
-var init_from_default = __esm({
-  "node_modules/typebox/build/value/default/from_default.mjs"() {
-    init_guard2();
-    init_clone3();
-  }
-});
-
-// node_modules/typebox/build/value/default/from_intersect.mjs
-function FromIntersect8(context, type, value) {
-  const instantiated = Instantiate(context, type);
-  const evaluated = Evaluate2(instantiated);
-  return FromType22(context, evaluated, value);
-}
-var init_from_intersect8 = __esm({
-  "node_modules/typebox/build/value/default/from_intersect.mjs"() {
-    init_type3();
-    init_from_type13();
-  }
-});
-
-// node_modules/typebox/build/value/default/from_object.mjs
-function FromObject12(context, type, value) {
-  if (!guard_exports.IsObject(value))
-    return value;
-  const knownPropertyKeys = guard_exports.Keys(type.properties);
-  for (const key of knownPropertyKeys) {
-    const propertyValue = FromType22(context, type.properties[key], value[key]);
-    const isUnassignableUndefined = guard_exports.IsUndefined(propertyValue) && (IsOptional(type.properties[key]) || !guard_exports.HasPropertyKey(type.properties[key], "default"));
-    if (isUnassignableUndefined)
-      continue;
-    value[key] = propertyValue;
-  }
-  if (!IsAdditionalProperties(type) || guard_exports.IsBoolean(type.additionalProperties))
-    return value;
-  for (const key of guard_exports.Keys(value)) {
-    if (knownPropertyKeys.includes(key))
-      continue;
-    value[key] = FromType22(context, type.additionalProperties, value[key]);
-  }
-  return value;
-}
-var init_from_object9 = __esm({
-  "node_modules/typebox/build/value/default/from_object.mjs"() {
-    init_type3();
-    init_guard2();
-    init_from_type13();
-    init_types3();
-  }
-});
-
-// node_modules/typebox/build/value/default/from_record.mjs
-function FromRecord5(context, type, value) {
-  if (!guard_exports.IsObject(value))
-    return value;
-  const [recordKey, recordValue] = [new RegExp(RecordPattern(type)), RecordValue(type)];
-  for (const key of guard_exports.Keys(value)) {
-    if (!(recordKey.test(key) && IsDefault(recordValue)))
-      continue;
-    value[key] = FromType22(context, recordValue, value[key]);
-  }
-  if (!IsAdditionalProperties(type))
-    return value;
-  for (const key of guard_exports.Keys(value)) {
-    if (recordKey.test(key))
-      continue;
-    value[key] = FromType22(context, type.additionalProperties, value[key]);
-  }
-  return value;
-}
-var init_from_record4 = __esm({
-  "node_modules/typebox/build/value/default/from_record.mjs"() {
-    init_type3();
-    init_types3();
-    init_guard2();
-    init_from_type13();
-  }
-});
-
-// node_modules/typebox/build/value/default/from_ref.mjs
-function FromRef7(context, type, value) {
-  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType22(context, context[type.$ref], value) : value;
-}
-var init_from_ref3 = __esm({
-  "node_modules/typebox/build/value/default/from_ref.mjs"() {
-    init_guard2();
-    init_from_type13();
-  }
-});
-
-// node_modules/typebox/build/value/default/from_tuple.mjs
-function FromTuple7(context, schema, value) {
-  if (!guard_exports.IsArray(value))
-    return value;
-  const [items, max] = [schema.items, Math.max(schema.items.length, value.length)];
-  for (let i = 0; i < max; i++) {
-    if (i < items.length)
-      value[i] = FromType22(context, items[i], value[i]);
-  }
-  return value;
-}
-var init_from_tuple7 = __esm({
-  "node_modules/typebox/build/value/default/from_tuple.mjs"() {
-    init_guard2();
-    init_from_type13();
-  }
-});
-
-// node_modules/typebox/build/value/default/from_union.mjs
-function FromUnion11(context, schema, value) {
-  for (const inner of schema.anyOf) {
-    const result = FromType22(context, inner, Clone2(value));
-    if (Check2(context, inner, result)) {
-      return result;
-    }
-  }
-  return value;
-}
-var init_from_union9 = __esm({
-  "node_modules/typebox/build/value/default/from_union.mjs"() {
-    init_check4();
-    init_clone3();
-    init_from_type13();
-  }
-});
-
-// node_modules/typebox/build/value/default/from_type.mjs
-function FromType22(context, type, value) {
-  const defaulted = IsDefault(type) ? FromDefault(type, value) : value;
-  return IsArray3(type) ? FromArray8(context, type, defaulted) : IsCyclic(type) ? FromCyclic8(context, type, defaulted) : IsIntersect(type) ? FromIntersect8(context, type, defaulted) : IsObject3(type) ? FromObject12(context, type, defaulted) : IsRecord(type) ? FromRecord5(context, type, defaulted) : IsRef(type) ? FromRef7(context, type, defaulted) : IsTuple(type) ? FromTuple7(context, type, defaulted) : IsUnion(type) ? FromUnion11(context, type, defaulted) : defaulted;
-}
-var init_from_type13 = __esm({
-  "node_modules/typebox/build/value/default/from_type.mjs"() {
-    init_schema6();
-    init_type3();
-    init_from_array6();
-    init_from_cyclic8();
-    init_from_default();
-    init_from_intersect8();
-    init_from_object9();
-    init_from_record4();
-    init_from_ref3();
-    init_from_tuple7();
-    init_from_union9();
-  }
-});
-
-// node_modules/typebox/build/value/default/default.mjs
-function Default(...args) {
-  const [context, type, value] = arguments_exports.Match(args, {
-    3: (context2, type2, value2) => [context2, type2, value2],
-    2: (type2, value2) => [{}, type2, value2]
-  });
-  return FromType22(context, type, value);
-}
-var init_default2 = __esm({
-  "node_modules/typebox/build/value/default/default.mjs"() {
-    init_arguments2();
-    init_from_type13();
-  }
-});
-
-// node_modules/typebox/build/value/default/index.mjs
-var init_default3 = __esm({
-  "node_modules/typebox/build/value/default/index.mjs"() {
-    init_default2();
-  }
-});
-
-// node_modules/typebox/build/value/pipeline/pipeline.mjs
-function Pipeline(pipeline) {
-  return (...args) => {
-    const [context, type, value] = arguments_exports.Match(args, {
-      3: (context2, type2, value2) => [context2, type2, value2],
-      2: (type2, value2) => [{}, type2, value2]
-    });
-    return pipeline.reduce((result, func) => func(context, type, result), value);
-  };
-}
-var init_pipeline = __esm({
-  "node_modules/typebox/build/value/pipeline/pipeline.mjs"() {
-    init_arguments2();
-  }
-});
-
-// node_modules/typebox/build/value/pipeline/index.mjs
-var init_pipeline2 = __esm({
-  "node_modules/typebox/build/value/pipeline/index.mjs"() {
-    init_pipeline();
-  }
-});
-
-// node_modules/typebox/build/value/codec/callback.mjs
-function Decode3(_context, type, value) {
-  return type["~codec"].decode(value);
-}
-function Encode3(_context, type, value) {
-  return type["~codec"].encode(value);
-}
-function Callback(direction, context, type, value) {
-  if (!IsCodec(type))
-    return value;
-  return guard_exports.IsEqual(direction, "Decode") ? Decode3(context, type, value) : Encode3(context, type, value);
-}
-var init_callback = __esm({
-  "node_modules/typebox/build/value/codec/callback.mjs"() {
-    init_guard2();
-    init_type3();
-  }
-});
-
-// node_modules/typebox/build/value/codec/from_array.mjs
-function Decode4(direction, context, type, value) {
-  if (!guard_exports.IsArray(value))
-    return value;
-  for (let i = 0; i < value.length; i++) {
-    value[i] = FromType23(direction, context, type.items, value[i]);
-  }
-  return Callback(direction, context, type, value);
-}
-function Encode4(direction, context, type, value) {
-  const exterior = Callback(direction, context, type, value);
-  if (!guard_exports.IsArray(exterior))
-    return exterior;
-  for (let i = 0; i < exterior.length; i++) {
-    exterior[i] = FromType23(direction, context, type.items, exterior[i]);
-  }
-  return exterior;
-}
-function FromArray9(direction, context, type, value) {
-  return guard_exports.IsEqual(direction, "Decode") ? Decode4(direction, context, type, value) : Encode4(direction, context, type, value);
-}
-var init_from_array7 = __esm({
-  "node_modules/typebox/build/value/codec/from_array.mjs"() {
-    init_guard2();
-    init_from_type14();
-    init_callback();
-  }
-});
-
-// node_modules/typebox/build/value/codec/from_cyclic.mjs
-function FromCyclic9(direction, context, type, value) {
-  value = FromType23(direction, { ...context, ...type.$defs }, Ref(type.$ref), value);
-  return Callback(direction, context, type, value);
-}
-var init_from_cyclic9 = __esm({
-  "node_modules/typebox/build/value/codec/from_cyclic.mjs"() {
-    init_type3();
-    init_from_type14();
-    init_callback();
-  }
-});
-
-// node_modules/typebox/build/value/codec/from_intersect.mjs
-function MergeInteriors(interiors) {
-  return interiors.reduce((results, interior) => ({ ...results, ...interior }), {});
-}
-function NonMatchingInterior(value, interiors) {
-  for (const interior of interiors)
-    if (!guard_exports.IsDeepEqual(value, interior))
-      return interior;
-  return value;
-}
-function Decode5(direction, context, type, value) {
-  if (guard_exports.IsEqual(type.allOf.length, 0))
-    return Callback(direction, context, type, value);
-  const interiors = type.allOf.map((schema) => FromType23(direction, context, schema, Clean(schema, Clone2(value))));
-  const structural = interiors.every((result) => guard_exports.IsObject(result));
-  const exterior = structural ? MergeInteriors(interiors) : NonMatchingInterior(value, interiors);
-  return Callback(direction, context, type, exterior);
-}
-function Encode5(direction, context, type, value) {
-  if (guard_exports.IsEqual(type.allOf.length, 0))
-    return Callback(direction, context, type, value);
-  const exterior = Callback(direction, context, type, value);
-  const interiors = type.allOf.map((schema) => FromType23(direction, context, schema, Clean(schema, Clone2(exterior))));
-  const structural = interiors.every((result) => guard_exports.IsObject(result));
-  if (structural)
-    return MergeInteriors(interiors);
-  return NonMatchingInterior(exterior, interiors);
-}
-function FromIntersect9(direction, context, type, value) {
-  return guard_exports.IsEqual(direction, "Decode") ? Decode5(direction, context, type, value) : Encode5(direction, context, type, value);
-}
-var init_from_intersect9 = __esm({
-  "node_modules/typebox/build/value/codec/from_intersect.mjs"() {
-    init_guard2();
-    init_from_type14();
-    init_callback();
-    init_clone3();
-    init_clean2();
-  }
-});
-
-// node_modules/typebox/build/value/codec/from_object.mjs
-function Decode6(direction, context, type, value) {
-  if (!guard_exports.IsObjectNotArray(value))
-    return value;
-  for (const key of guard_exports.Keys(type.properties)) {
-    if (!guard_exports.HasPropertyKey(value, key) || IsOptionalUndefined(type.properties[key], key, value))
-      continue;
-    value[key] = FromType23(direction, context, type.properties[key], value[key]);
-  }
-  return Callback(direction, context, type, value);
-}
-function Encode6(direction, context, type, value) {
-  const exterior = Callback(direction, context, type, value);
-  if (!guard_exports.IsObjectNotArray(exterior))
-    return exterior;
-  for (const key of guard_exports.Keys(type.properties)) {
-    if (!guard_exports.HasPropertyKey(exterior, key) || IsOptionalUndefined(type.properties[key], key, exterior))
-      continue;
-    exterior[key] = FromType23(direction, context, type.properties[key], exterior[key]);
-  }
-  return exterior;
-}
-function FromObject13(direction, context, type, value) {
-  return guard_exports.IsEqual(direction, "Decode") ? Decode6(direction, context, type, value) : Encode6(direction, context, type, value);
-}
-var init_from_object10 = __esm({
-  "node_modules/typebox/build/value/codec/from_object.mjs"() {
-    init_guard2();
-    init_from_type14();
-    init_callback();
-    init_optional_undefined();
-  }
-});
-
-// node_modules/typebox/build/value/codec/from_record.mjs
-function Decode7(direction, context, type, value) {
-  if (!guard_exports.IsObjectNotArray(value))
-    return value;
-  const regexp = new RegExp(RecordPattern(type));
-  for (const key of guard_exports.Keys(value)) {
-    if (!regexp.test(key))
-      continue;
-    value[key] = FromType23(direction, context, RecordValue(type), value[key]);
-  }
-  return Callback(direction, context, type, value);
-}
-function Encode7(direction, context, type, value) {
-  const exterior = Callback(direction, context, type, value);
-  if (!guard_exports.IsObjectNotArray(exterior))
-    return exterior;
-  const regexp = new RegExp(RecordPattern(type));
-  for (const key of guard_exports.Keys(exterior)) {
-    if (!regexp.test(key))
-      continue;
-    exterior[key] = FromType23(direction, context, RecordValue(type), exterior[key]);
-  }
-  return exterior;
-}
-function FromRecord6(direction, context, type, value) {
-  return guard_exports.IsEqual(direction, "Decode") ? Decode7(direction, context, type, value) : Encode7(direction, context, type, value);
-}
-var init_from_record5 = __esm({
-  "node_modules/typebox/build/value/codec/from_record.mjs"() {
-    init_guard2();
-    init_type3();
-    init_from_type14();
-    init_callback();
-  }
-});
-
-// node_modules/typebox/build/value/codec/from_ref.mjs
-function ResolveRef(direction, context, type, value) {
-  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType23(direction, context, context[type.$ref], value) : value;
-}
-function FromRef8(direction, context, type, value) {
-  return guard_exports.IsEqual(direction, "Decode") ? Callback(direction, context, type, ResolveRef(direction, context, type, value)) : ResolveRef(direction, context, type, Callback(direction, context, type, value));
-}
-var init_from_ref4 = __esm({
-  "node_modules/typebox/build/value/codec/from_ref.mjs"() {
-    init_guard2();
-    init_from_type14();
-    init_callback();
-  }
-});
-
-// node_modules/typebox/build/value/codec/from_tuple.mjs
-function Decode8(direction, context, type, value) {
-  if (!guard_exports.IsArray(value))
-    return value;
-  for (let i = 0; i < Math.min(type.items.length, value.length); i++) {
-    value[i] = FromType23(direction, context, type.items[i], value[i]);
-  }
-  return Callback(direction, context, type, value);
-}
-function Encode8(direction, context, type, value) {
-  const exterior = Callback(direction, context, type, value);
-  if (!guard_exports.IsArray(exterior))
-    return value;
-  for (let i = 0; i < Math.min(type.items.length, exterior.length); i++) {
-    exterior[i] = FromType23(direction, context, type.items[i], exterior[i]);
-  }
-  return exterior;
-}
-function FromTuple8(direction, context, type, value) {
-  return guard_exports.IsEqual(direction, "Decode") ? Decode8(direction, context, type, value) : Encode8(direction, context, type, value);
-}
-var init_from_tuple8 = __esm({
-  "node_modules/typebox/build/value/codec/from_tuple.mjs"() {
-    init_guard2();
-    init_from_type14();
-    init_callback();
-  }
-});
-
-// node_modules/typebox/build/value/codec/from_union.mjs
-function Decode9(direction, context, type, value) {
-  for (const schema of type.anyOf) {
-    if (!Check2(context, schema, value))
-      continue;
-    const variant = FromType23(direction, context, schema, value);
-    return Callback(direction, context, type, variant);
-  }
-  return value;
-}
-function Encode9(direction, context, type, value) {
-  const exterior = Callback(direction, context, type, value);
-  for (const schema of type.anyOf) {
-    const variant = FromType23(direction, context, schema, Clone2(exterior));
-    if (!Check2(context, schema, variant))
-      continue;
-    return variant;
-  }
-  return exterior;
-}
-function FromUnion12(direction, context, type, value) {
-  return guard_exports.IsEqual(direction, "Decode") ? Decode9(direction, context, type, value) : Encode9(direction, context, type, value);
-}
-var init_from_union10 = __esm({
-  "node_modules/typebox/build/value/codec/from_union.mjs"() {
-    init_guard2();
-    init_callback();
-    init_from_type14();
-    init_clone3();
-    init_check4();
-  }
-});
-
-// node_modules/typebox/build/value/codec/from_type.mjs
-function FromType23(direction, context, type, value) {
-  return IsArray3(type) ? FromArray9(direction, context, type, value) : IsCyclic(type) ? FromCyclic9(direction, context, type, value) : IsIntersect(type) ? FromIntersect9(direction, context, type, value) : IsObject3(type) ? FromObject13(direction, context, type, value) : IsRecord(type) ? FromRecord6(direction, context, type, value) : IsRef(type) ? FromRef8(direction, context, type, value) : IsTuple(type) ? FromTuple8(direction, context, type, value) : IsUnion(type) ? FromUnion12(direction, context, type, value) : Callback(direction, context, type, value);
-}
-var init_from_type14 = __esm({
-  "node_modules/typebox/build/value/codec/from_type.mjs"() {
-    init_type3();
-    init_from_array7();
-    init_from_cyclic9();
-    init_from_intersect9();
-    init_from_object10();
-    init_from_record5();
-    init_from_ref4();
-    init_from_tuple8();
-    init_from_union10();
-    init_callback();
-  }
-});
-
-// node_modules/typebox/build/value/codec/decode.mjs
-function Assert2(context, type, value) {
-  if (!Check2(context, type, value))
-    throw new DecodeError(value, Errors2(context, type, value));
-  return value;
-}
-function DecodeUnsafe(context, type, value) {
-  const sorted = settings_exports.Get().unionPrioritySort ? UnionPrioritySort(type) : type;
-  return FromType23("Decode", context, sorted, value);
-}
-function Decode10(...args) {
-  const [context, type, value] = arguments_exports.Match(args, {
-    3: (context2, type2, value2) => [context2, type2, value2],
-    2: (type2, value2) => [{}, type2, value2]
-  });
-  return Decoder(context, type, value);
-}
-var DecodeError, Decoder;
-var init_decode2 = __esm({
-  "node_modules/typebox/build/value/codec/decode.mjs"() {
-    init_system2();
-    init_assert2();
-    init_check4();
-    init_errors4();
-    init_clean2();
-    init_clone3();
-    init_convert2();
-    init_default3();
-    init_pipeline2();
-    init_from_type14();
-    init_union_priority_sort();
-    DecodeError = class extends AssertError {
-      constructor(value, errors) {
-        super("Decode", value, errors);
-      }
-    };
-    Decoder = Pipeline([
-      (_context, _type, value) => Clone2(value),
-      (context, type, value) => Default(context, type, value),
-      (context, type, value) => Convert(context, type, value),
-      (context, type, value) => Clean(context, type, value),
-      (context, type, value) => Assert2(context, type, value),
-      (context, type, value) => DecodeUnsafe(context, type, value)
-    ]);
-  }
-});
-
-// node_modules/typebox/build/value/codec/encode.mjs
-function Assert3(context, type, value) {
-  if (!Check2(context, type, value))
-    throw new EncodeError(value, Errors2(context, type, value));
-  return value;
-}
-function EncodeUnsafe(context, type, value) {
-  const sorted = settings_exports.Get().unionPrioritySort ? UnionPrioritySort(type) : type;
-  return FromType23("Encode", context, sorted, value);
-}
-function Encode10(...args) {
-  const [context, type, value] = arguments_exports.Match(args, {
-    3: (context2, type2, value2) => [context2, type2, value2],
-    2: (type2, value2) => [{}, type2, value2]
-  });
-  return Encoder(context, type, value);
-}
-var EncodeError, Encoder;
-var init_encode2 = __esm({
-  "node_modules/typebox/build/value/codec/encode.mjs"() {
-    init_system2();
-    init_assert2();
-    init_check4();
-    init_errors4();
-    init_clean2();
-    init_clone3();
-    init_convert2();
-    init_default3();
-    init_pipeline2();
-    init_from_type14();
-    init_union_priority_sort();
-    EncodeError = class extends AssertError {
-      constructor(value, errors) {
-        super("Encode", value, errors);
-      }
-    };
-    Encoder = Pipeline([
-      (_context, _type, value) => Clone2(value),
-      (context, type, value) => EncodeUnsafe(context, type, value),
-      (context, type, value) => Default(context, type, value),
-      (context, type, value) => Convert(context, type, value),
-      (context, type, value) => Clean(context, type, value),
-      (context, type, value) => Assert3(context, type, value)
-    ]);
-  }
-});
-
-// node_modules/typebox/build/value/codec/has.mjs
-function FromArray10(context, type) {
-  return IsCodec(type) || FromType24(context, type.items);
-}
-function FromCyclic10(context, type) {
-  return IsCodec(type) || FromRef9({ ...context, ...type.$defs }, Ref(type.$ref));
-}
-function FromIntersect10(context, type) {
-  return IsCodec(type) || type.allOf.some((type2) => FromType24(context, type2));
-}
-function FromObject14(context, type) {
-  return IsCodec(type) || guard_exports.Keys(type.properties).some((key) => {
-    return FromType24(context, type.properties[key]);
-  });
-}
-function FromRecord7(context, type) {
-  return IsCodec(type) || FromType24(context, RecordValue(type));
-}
-function FromRef9(context, type) {
-  if (visited.has(type.$ref))
-    return false;
-  visited.add(type.$ref);
-  return IsCodec(type) || guard_exports.HasPropertyKey(context, type.$ref) && FromType24(context, context[type.$ref]);
-}
-function FromTuple9(context, type) {
-  return IsCodec(type) || type.items.some((type2) => FromType24(context, type2));
-}
-function FromUnion13(context, type) {
-  return IsCodec(type) || type.anyOf.some((type2) => FromType24(context, type2));
-}
-function FromType24(context, type) {
-  return IsArray3(type) ? FromArray10(context, type) : IsCyclic(type) ? FromCyclic10(context, type) : IsIntersect(type) ? FromIntersect10(context, type) : IsObject3(type) ? FromObject14(context, type) : IsRecord(type) ? FromRecord7(context, type) : IsRef(type) ? FromRef9(context, type) : IsTuple(type) ? FromTuple9(context, type) : IsUnion(type) ? FromUnion13(context, type) : IsCodec(type);
-}
-function HasCodec(...args) {
-  const [context, type] = arguments_exports.Match(args, {
-    2: (context2, type2) => [context2, type2],
-    1: (type2) => [{}, type2]
-  });
-  visited.clear();
-  return FromType24(context, type);
-}
-var visited;
-var init_has = __esm({
-  "node_modules/typebox/build/value/codec/has.mjs"() {
-    init_arguments2();
-    init_guard2();
-    init_type3();
-    init_type3();
-    init_type3();
-    init_type3();
-    init_type3();
-    init_type3();
-    init_type3();
-    init_type3();
-    init_type3();
-    visited = /* @__PURE__ */ new Set();
-  }
-});
-
-// node_modules/typebox/build/value/codec/index.mjs
-var init_codec2 = __esm({
-  "node_modules/typebox/build/value/codec/index.mjs"() {
-    init_decode2();
-    init_encode2();
-    init_has();
-  }
-});
-
-// node_modules/typebox/build/value/create/error.mjs
-var CreateError;
-var init_error = __esm({
-  "node_modules/typebox/build/value/create/error.mjs"() {
-    CreateError = class extends Error {
-      constructor(type, message) {
-        super(message);
-        this.type = type;
-      }
-    };
-  }
-});
-
-// node_modules/typebox/build/value/create/from_default.mjs
-function FromDefault2(_context, schema) {
-  return guard_exports.IsFunction(schema.default) ? schema.default(schema) : guard_exports.IsObject(schema.default) ? Clone2(schema.default) : schema.default;
-}
-var init_from_default2 = __esm({
-  "node_modules/typebox/build/value/create/from_default.mjs"() {
-    init_guard2();
-    init_clone3();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_array.mjs
-function FromArray11(context, type) {
-  if (IsUniqueItems(type) && !IsDefault(type))
-    throw new CreateError(type, "Arrays with uniqueItems constraints must specify a default annotation");
-  const length = IsMinItems(type) ? type.minItems : 0;
-  return Array.from({ length }, () => FromType25(context, type.items));
-}
-var init_from_array8 = __esm({
-  "node_modules/typebox/build/value/create/from_array.mjs"() {
-    init_types3();
-    init_from_type15();
-    init_error();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_bigint.mjs
-function FromBigInt7(_context, type) {
-  return IsExclusiveMinimum(type) ? BigInt(type.exclusiveMinimum) + BigInt(1) : IsMinimum(type) ? BigInt(type.minimum) : BigInt(0);
-}
-var init_from_bigint2 = __esm({
-  "node_modules/typebox/build/value/create/from_bigint.mjs"() {
-    init_types3();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_boolean.mjs
-function FromBoolean7(_context, _type) {
-  return false;
-}
-var init_from_boolean2 = __esm({
-  "node_modules/typebox/build/value/create/from_boolean.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/value/create/from_constructor.mjs
-function FromConstructor2(context, type) {
-  const instanceType = FromType25(context, type.instanceType);
-  return class {
-    constructor() {
-      Object.assign(this, instanceType);
-    }
-  };
-}
-var init_from_constructor = __esm({
-  "node_modules/typebox/build/value/create/from_constructor.mjs"() {
-    init_from_type15();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_cyclic.mjs
-function FromCyclic11(context, type) {
-  return FromType25({ ...context, ...type.$defs }, Ref(type.$ref));
-}
-var init_from_cyclic10 = __esm({
-  "node_modules/typebox/build/value/create/from_cyclic.mjs"() {
-    init_type3();
-    init_from_type15();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_enum.mjs
-function FromEnum4(context, type) {
-  return FromType25(context, Evaluate2(type));
-}
-var init_from_enum3 = __esm({
-  "node_modules/typebox/build/value/create/from_enum.mjs"() {
-    init_type3();
-    init_from_type15();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_function.mjs
-function FromFunction2(context, type) {
-  const returnType = FromType25(context, type.returnType);
-  return () => returnType;
-}
-var init_from_function = __esm({
-  "node_modules/typebox/build/value/create/from_function.mjs"() {
-    init_from_type15();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_integer.mjs
-function FromInteger2(_context, type) {
-  return IsExclusiveMinimum(type) && guard_exports.IsNumber(type.exclusiveMinimum) ? type.exclusiveMinimum + 1 : IsMinimum(type) ? type.minimum : 0;
-}
-var init_from_integer2 = __esm({
-  "node_modules/typebox/build/value/create/from_integer.mjs"() {
-    init_guard2();
-    init_types3();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_intersect.mjs
-function FromIntersect11(context, type) {
-  const instantiated = Instantiate(context, type);
-  const evaluated = Evaluate2(instantiated);
-  return FromType25(context, evaluated);
-}
-var init_from_intersect10 = __esm({
-  "node_modules/typebox/build/value/create/from_intersect.mjs"() {
-    init_type3();
-    init_from_type15();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_literal.mjs
-function FromLiteral7(_context, type) {
-  return type.const;
-}
-var init_from_literal4 = __esm({
-  "node_modules/typebox/build/value/create/from_literal.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/value/create/from_never.mjs
-function FromNever(_context, type) {
-  throw new CreateError(type, "Cannot create TNever types");
-}
-var init_from_never = __esm({
-  "node_modules/typebox/build/value/create/from_never.mjs"() {
-    init_error();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_null.mjs
-function FromNull3(_context, _type) {
-  return null;
-}
-var init_from_null2 = __esm({
-  "node_modules/typebox/build/value/create/from_null.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/value/create/from_number.mjs
-function FromNumber6(_context, type) {
-  return IsExclusiveMinimum(type) && guard_exports.IsNumber(type.exclusiveMinimum) ? type.exclusiveMinimum + 1 : IsMinimum(type) ? type.minimum : 0;
-}
-var init_from_number2 = __esm({
-  "node_modules/typebox/build/value/create/from_number.mjs"() {
-    init_guard2();
-    init_types3();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_object.mjs
-function FromObject15(context, type) {
-  const required = guard_exports.IsUndefined(type.required) ? [] : type.required;
-  return required.reduce((result, key) => {
-    return { ...result, [key]: FromType25(context, type.properties[key]) };
-  }, {});
-}
-var init_from_object11 = __esm({
-  "node_modules/typebox/build/value/create/from_object.mjs"() {
-    init_guard2();
-    init_from_type15();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_record.mjs
-function FromRecord8(_context, type) {
-  if (IsMinProperties(type) && !IsDefault(type))
-    throw new CreateError(type, "Record with the minProperties constraint must have a default annotation");
-  return {};
-}
-var init_from_record6 = __esm({
-  "node_modules/typebox/build/value/create/from_record.mjs"() {
-    init_types3();
-    init_error();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_ref.mjs
-function FromRef10(context, type) {
-  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType25(context, context[type.$ref]) : (() => {
-    throw new CreateError(type, "Unable to deref Ref");
-  })();
-}
-var init_from_ref5 = __esm({
-  "node_modules/typebox/build/value/create/from_ref.mjs"() {
-    init_guard2();
-    init_from_type15();
-    init_error();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_string.mjs
-function FromString8(_context, type) {
-  const needsDefault = (IsPattern(type) || IsFormat(type)) && !IsDefault(type);
-  if (needsDefault)
-    throw Error("Strings with format or pattern constraints must specify default");
-  const minLength = IsMinLength4(type) ? type.minLength : 0;
-  return "".padEnd(minLength);
-}
-var init_from_string2 = __esm({
-  "node_modules/typebox/build/value/create/from_string.mjs"() {
-    init_types3();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_symbol.mjs
-function FromSymbol2(_context, _type) {
-  return /* @__PURE__ */ Symbol();
-}
-var init_from_symbol = __esm({
-  "node_modules/typebox/build/value/create/from_symbol.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/value/create/from_template_literal.mjs
-function FromTemplateLiteral5(context, type) {
-  const decoded = TemplateLiteralDecode(type.pattern);
-  if (IsString4(decoded))
-    throw new CreateError(type, "Unable to create TemplateLiteral due to infinite type expansion");
-  return FromType25(context, decoded);
-}
-var init_from_template_literal4 = __esm({
-  "node_modules/typebox/build/value/create/from_template_literal.mjs"() {
-    init_type3();
-    init_template_literal3();
-    init_from_type15();
-    init_error();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_tuple.mjs
-function FromTuple10(context, type) {
-  return Array.from({ length: type.minItems }, (_2, i) => FromType25(context, type.items[i]));
-}
-var init_from_tuple9 = __esm({
-  "node_modules/typebox/build/value/create/from_tuple.mjs"() {
-    init_from_type15();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_undefined.mjs
-function FromUndefined3(_context, _type) {
-  return void 0;
-}
-var init_from_undefined2 = __esm({
-  "node_modules/typebox/build/value/create/from_undefined.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/value/create/from_union.mjs
-function FromUnion14(context, type) {
-  if (guard_exports.IsEqual(type.anyOf.length, 0)) {
-    throw Error("Unable to create Union with no variants");
-  }
-  return FromType25(context, type.anyOf[0]);
-}
-var init_from_union11 = __esm({
-  "node_modules/typebox/build/value/create/from_union.mjs"() {
-    init_guard2();
-    init_from_type15();
-  }
-});
-
-// node_modules/typebox/build/value/create/from_void.mjs
-function FromVoid2(_context, _type) {
-  return void 0;
-}
-var init_from_void2 = __esm({
-  "node_modules/typebox/build/value/create/from_void.mjs"() {
-  }
-});
-
-// node_modules/typebox/build/value/create/from_type.mjs
-function FromType25(context, type) {
-  return (
-    // -----------------------------------------------------
-    // Default
-    // -----------------------------------------------------
-    IsDefault(type) ? FromDefault2(context, type) : (
-      // -----------------------------------------------------
-      // Types
-      // -----------------------------------------------------
-      IsArray3(type) ? FromArray11(context, type) : IsBigInt3(type) ? FromBigInt7(context, type) : IsBoolean4(type) ? FromBoolean7(context, type) : IsConstructor3(type) ? FromConstructor2(context, type) : IsCyclic(type) ? FromCyclic11(context, type) : IsEnum(type) ? FromEnum4(context, type) : IsFunction3(type) ? FromFunction2(context, type) : IsInteger3(type) ? FromInteger2(context, type) : IsIntersect(type) ? FromIntersect11(context, type) : IsLiteral(type) ? FromLiteral7(context, type) : IsNever(type) ? FromNever(context, type) : IsNull3(type) ? FromNull3(context, type) : IsNumber4(type) ? FromNumber6(context, type) : IsObject3(type) ? FromObject15(context, type) : IsRecord(type) ? FromRecord8(context, type) : IsRef(type) ? FromRef10(context, type) : IsString4(type) ? FromString8(context, type) : IsSymbol3(type) ? FromSymbol2(context, type) : IsTemplateLiteral(type) ? FromTemplateLiteral5(context, type) : IsTuple(type) ? FromTuple10(context, type) : IsUndefined3(type) ? FromUndefined3(context, type) : IsUnion(type) ? FromUnion14(context, type) : IsVoid(type) ? FromVoid2(context, type) : void 0
-    )
-  );
-}
-var init_from_type15 = __esm({
-  "node_modules/typebox/build/value/create/from_type.mjs"() {
-    init_type3();
-    init_types3();
-    init_from_default2();
-    init_from_array8();
-    init_from_bigint2();
-    init_from_boolean2();
-    init_from_constructor();
-    init_from_cyclic10();
-    init_from_enum3();
-    init_from_function();
-    init_from_integer2();
-    init_from_intersect10();
-    init_from_literal4();
-    init_from_never();
-    init_from_null2();
-    init_from_number2();
-    init_from_object11();
-    init_from_record6();
-    init_from_ref5();
-    init_from_string2();
-    init_from_symbol();
-    init_from_template_literal4();
-    init_from_tuple9();
-    init_from_undefined2();
-    init_from_union11();
-    init_from_void2();
-  }
-});
-
-// node_modules/typebox/build/value/create/create.mjs
-function Create2(...args) {
-  const [context, type] = arguments_exports.Match(args, {
-    2: (context2, type2) => [context2, type2],
-    1: (type2) => [{}, type2]
-  });
-  return FromType25(context, type);
-}
-var init_create3 = __esm({
-  "node_modules/typebox/build/value/create/create.mjs"() {
-    init_arguments2();
-    init_from_type15();
-  }
-});
-
-// node_modules/typebox/build/value/create/index.mjs
-var init_create4 = __esm({
-  "node_modules/typebox/build/value/create/index.mjs"() {
-    init_error();
-    init_create3();
-  }
-});
-
-// node_modules/typebox/build/value/equal/equal.mjs
-function Equal(left, right) {
-  return guard_exports.IsDeepEqual(left, right);
-}
-var init_equal = __esm({
-  "node_modules/typebox/build/value/equal/equal.mjs"() {
-    init_guard2();
-  }
-});
-
-// node_modules/typebox/build/value/equal/index.mjs
-var init_equal2 = __esm({
-  "node_modules/typebox/build/value/equal/index.mjs"() {
-    init_equal();
-  }
-});
-
-// node_modules/typebox/build/value/hash/hash.mjs
-function Hash2(value) {
-  return hash_exports.Hash(value);
-}
-var init_hash2 = __esm({
-  "node_modules/typebox/build/value/hash/hash.mjs"() {
-    init_hashing();
-  }
-});
-
-// node_modules/typebox/build/value/hash/index.mjs
-var init_hash3 = __esm({
-  "node_modules/typebox/build/value/hash/index.mjs"() {
-    init_hash2();
-  }
-});
-
-// node_modules/typebox/build/value/parse/parse.mjs
-function Assert4(context, type, value) {
-  EnableParseErrors();
-  const errors = Errors2(context, type, value);
-  DisableParseErrors();
-  if (!Check2(context, type, value))
-    throw new ParseError(value, errors);
-  return value;
-}
-function Parse(...args) {
-  const [context, type, value] = arguments_exports.Match(args, {
-    3: (context2, type2, value2) => [context2, type2, value2],
-    2: (type2, value2) => [{}, type2, value2]
-  });
-  const checked = Check2(context, type, value);
-  if (checked)
-    return value;
-  if (settings_exports.Get().correctiveParse)
-    return Parser(context, type, value);
-  EnableParseErrors();
-  const errors = Errors2(context, type, value);
-  DisableParseErrors();
-  throw new ParseError(value, errors);
-}
-var ParseError, Parser;
-var init_parse3 = __esm({
-  "node_modules/typebox/build/value/parse/parse.mjs"() {
-    init_internal();
-    init_system2();
-    init_assert2();
-    init_check4();
-    init_errors4();
-    init_clean2();
-    init_clone3();
-    init_convert2();
-    init_default3();
-    init_pipeline2();
-    ParseError = class extends AssertError {
-      constructor(value, errors) {
-        super("Parse", value, errors);
-      }
-    };
-    Parser = Pipeline([
-      (_context, _type, value) => Clone2(value),
-      (context, type, value) => Default(context, type, value),
-      (context, type, value) => Convert(context, type, value),
-      (context, type, value) => Clean(context, type, value),
-      (context, type, value) => Assert4(context, type, value)
-    ]);
-  }
-});
-
-// node_modules/typebox/build/value/parse/index.mjs
-var init_parse4 = __esm({
-  "node_modules/typebox/build/value/parse/index.mjs"() {
-    init_parse3();
-  }
-});
-
-// node_modules/typebox/build/value/delta/diff.mjs
-function CreateUpdate(path23, value) {
-  return { type: "update", path: path23, value };
-}
-function CreateInsert(path23, value) {
-  return { type: "insert", path: path23, value };
-}
-function CreateDelete(path23) {
-  return { type: "delete", path: path23 };
-}
-function AssertCanDiffObject(value) {
-  if (guard_exports.IsObject(value) && guard_exports.IsEqual(guard_exports.Symbols(value).length, 0))
-    return;
-  throw new Error("Cannot create diffs for objects with symbols keys");
-}
-function* FromObject16(path23, left, right) {
-  if (!guard_exports.IsObject(right) || guard_exports.IsArray(right))
-    return yield CreateUpdate(path23, right);
-  AssertCanDiffObject(left);
-  AssertCanDiffObject(right);
-  const leftKeys = guard_exports.Keys(left);
-  const rightKeys = guard_exports.Keys(right);
-  for (const key of rightKeys) {
-    if (guard_exports.HasPropertyKey(left, key))
-      continue;
-    if (guard_exports.IsUnsafePropertyKey(key))
-      continue;
-    yield CreateInsert(`${path23}/${key}`, right[key]);
-  }
-  for (const key of leftKeys) {
-    if (!guard_exports.HasPropertyKey(right, key))
-      continue;
-    if (guard_exports.IsUnsafePropertyKey(key))
-      continue;
-    if (Equal(left, right))
-      continue;
-    yield* FromValue3(`${path23}/${key}`, left[key], right[key]);
-  }
-  for (const key of leftKeys) {
-    if (guard_exports.HasPropertyKey(right, key))
-      continue;
-    if (guard_exports.IsUnsafePropertyKey(key))
-      continue;
-    yield CreateDelete(`${path23}/${key}`);
-  }
-}
-function* FromArray12(path23, left, right) {
-  if (!guard_exports.IsArray(right))
-    return yield CreateUpdate(path23, right);
-  for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    yield* FromValue3(`${path23}/${i}`, left[i], right[i]);
-  }
-  for (let i = 0; i < right.length; i++) {
-    if (i < left.length)
-      continue;
-    yield CreateInsert(`${path23}/${i}`, right[i]);
-  }
-  for (let i = left.length - 1; i >= 0; i--) {
-    if (i < right.length)
-      continue;
-    yield CreateDelete(`${path23}/${i}`);
-  }
-}
-function* FromTypedArray2(path23, left, right) {
-  const typeLeft = globalThis.Object.getPrototypeOf(left).constructor.name;
-  const typeRight = globalThis.Object.getPrototypeOf(right).constructor.name;
-  const predicate = globals_exports.IsTypeArray(right) && guard_exports.IsEqual(left.length, right.length) && guard_exports.IsEqual(typeLeft, typeRight);
-  if (predicate) {
-    for (let index3 = 0; index3 < Math.min(left.length, right.length); index3++) {
-      yield* FromValue3(`${path23}/${index3}`, left[index3], right[index3]);
-    }
-  } else {
-    return yield CreateUpdate(path23, right);
-  }
-}
-function* FromUnknown(path23, left, right) {
-  if (left === right)
-    return;
-  yield CreateUpdate(path23, right);
-}
-function* FromValue3(path23, left, right) {
-  return globals_exports.IsTypeArray(left) ? yield* FromTypedArray2(path23, left, right) : guard_exports.IsArray(left) ? yield* FromArray12(path23, left, right) : guard_exports.IsObject(left) ? yield* FromObject16(path23, left, right) : yield* FromUnknown(path23, left, right);
-}
-function Diff(current, next) {
-  return [...FromValue3("", current, next)];
-}
-var init_diff = __esm({
-  "node_modules/typebox/build/value/delta/diff.mjs"() {
-    init_guard2();
-    init_equal2();
-  }
-});
-
-// node_modules/typebox/build/value/delta/edit.mjs
-var Insert2, Update2, Delete2, Edit;
-var init_edit = __esm({
-  "node_modules/typebox/build/value/delta/edit.mjs"() {
-    init_type3();
-    Insert2 = _Object_({
-      type: Literal("insert"),
-      path: String2(),
-      value: Unknown()
-    });
-    Update2 = Object({
-      type: Literal("update"),
-      path: String2(),
-      value: Unknown()
-    });
-    Delete2 = _Object_({
-      type: Literal("delete"),
-      path: String2()
-    });
-    Edit = Union([Insert2, Update2, Delete2]);
-  }
-});
-
-// node_modules/typebox/build/value/pointer/index.mjs
-var init_pointer3 = __esm({
-  "node_modules/typebox/build/value/pointer/index.mjs"() {
-    init_pointer2();
-  }
-});
-
-// node_modules/typebox/build/value/delta/patch.mjs
-function IsRoot(edits) {
-  return edits.length > 0 && edits[0].path === "" && edits[0].type === "update";
-}
-function IsEmpty(edits) {
-  return edits.length === 0;
-}
-function Patch(current, edits) {
-  if (IsRoot(edits))
-    return Clone2(edits[0].value);
-  if (IsEmpty(edits))
-    return Clone2(current);
-  const clone = Clone2(current);
-  for (const edit of edits) {
-    switch (edit.type) {
-      case "insert": {
-        pointer_exports.Set(clone, edit.path, edit.value);
-        break;
-      }
-      case "update": {
-        pointer_exports.Set(clone, edit.path, edit.value);
-        break;
-      }
-      case "delete": {
-        pointer_exports.Delete(clone, edit.path);
-        break;
-      }
-    }
-  }
-  return clone;
-}
-var init_patch = __esm({
-  "node_modules/typebox/build/value/delta/patch.mjs"() {
-    init_clone3();
-    init_pointer3();
-  }
-});
-
-// node_modules/typebox/build/value/delta/index.mjs
-var init_delta = __esm({
-  "node_modules/typebox/build/value/delta/index.mjs"() {
-    init_diff();
-    init_edit();
-    init_patch();
-  }
-});
-
-// node_modules/typebox/build/value/repair/error.mjs
-var RepairError;
-var init_error2 = __esm({
-  "node_modules/typebox/build/value/repair/error.mjs"() {
-    RepairError = class extends Error {
-      constructor(context, type, value, message) {
-        super(message);
-        this.context = context;
-        this.type = type;
-        this.value = value;
-      }
-    };
-  }
-});
-
-// node_modules/typebox/build/value/repair/from_array.mjs
-function MakeUnique(values) {
-  const [hashes, result] = [/* @__PURE__ */ new Set(), []];
-  for (const value of values) {
-    const hash = Hash2(value);
-    if (hashes.has(hash))
-      continue;
-    hashes.add(hash);
-    result.push(value);
-  }
-  return result;
-}
-function FromArray13(context, type, value) {
-  if (Check2(context, type, value))
-    return value;
-  const created = guard_exports.IsArray(value) ? value : Create2(context, type);
-  const minimum = IsMinItems(type) && created.length < type.minItems ? [...created, ...Array.from({ length: type.minItems - created.length }, () => Create2(context, type))] : created;
-  const maximum = IsMaxItems(type) && minimum.length > type.maxItems ? minimum.slice(0, type.maxItems) : minimum;
-  const repaired = maximum.map((value2) => FromType26(context, type.items, value2));
-  if (!IsUniqueItems(type) || IsUniqueItems(type) && !guard_exports.IsEqual(type.uniqueItems, true))
-    return repaired;
-  const unique = MakeUnique(repaired);
-  if (!Check2(context, type, unique))
-    throw new RepairError(context, type, value, "Failed to repair Array due to uniqueItems constraint");
-  return unique;
-}
-var init_from_array9 = __esm({
-  "node_modules/typebox/build/value/repair/from_array.mjs"() {
-    init_types3();
-    init_guard2();
-    init_check4();
-    init_create4();
-    init_hash3();
-    init_from_type16();
-    init_error2();
-  }
-});
-
-// node_modules/typebox/build/value/repair/from_enum.mjs
-function FromEnum5(context, type, value) {
-  return FromType26(context, Evaluate2(type), value);
-}
-var init_from_enum4 = __esm({
-  "node_modules/typebox/build/value/repair/from_enum.mjs"() {
-    init_type3();
-    init_from_type16();
-  }
-});
-
-// node_modules/typebox/build/value/repair/from_intersect.mjs
-function FromIntersect12(context, type, value) {
-  const instantiated = Instantiate(context, type);
-  const evaluated = Evaluate2(instantiated);
-  return FromType26(context, evaluated, value);
-}
-var init_from_intersect11 = __esm({
-  "node_modules/typebox/build/value/repair/from_intersect.mjs"() {
-    init_type3();
-    init_from_type16();
-  }
-});
-
-// node_modules/typebox/build/value/repair/from_object.mjs
-function FromObject17(context, type, value) {
-  if (Check2(context, type, value))
-    return value;
-  if (!guard_exports.IsObjectNotArray(value))
-    return Create2(context, type);
-  const required = new Set(guard_exports.IsUndefined(type.required) ? [] : type.required);
-  const result = {};
-  for (const [key, schema] of guard_exports.Entries(type.properties)) {
-    if (!required.has(key) && guard_exports.IsUndefined(value[key]))
-      continue;
-    result[key] = key in value ? FromType26(context, schema, value[key]) : Create2(context, schema);
-  }
-  const evaluatedKeys = guard_exports.Keys(type.properties);
-  if (IsAdditionalProperties(type) && guard_exports.IsObject(type.additionalProperties)) {
-    for (const key of guard_exports.Keys(value)) {
-      if (evaluatedKeys.includes(key))
-        continue;
-      result[key] = FromType26(context, type.additionalProperties, value[key]);
-    }
-  }
-  return result;
-}
-var init_from_object12 = __esm({
-  "node_modules/typebox/build/value/repair/from_object.mjs"() {
-    init_guard2();
-    init_check4();
-    init_create4();
-    init_types3();
-    init_from_type16();
-  }
-});
-
-// node_modules/typebox/build/value/repair/from_record.mjs
-function FromRecord9(context, type, value) {
-  if (Check2(context, type, value))
-    return value;
-  if (guard_exports.IsNull(value) || !guard_exports.IsObject(value) || guard_exports.IsArray(value))
-    return Create2(context, type);
-  const recordKey = new RegExp(RecordPattern(type));
-  const recordValue = RecordValue(type);
-  const evaluatedKeys = /* @__PURE__ */ new Set();
-  const result = {};
-  for (const [key, value_] of guard_exports.Entries(value)) {
-    if (!recordKey.test(key))
-      continue;
-    result[key] = FromType26(context, recordValue, value_);
-    evaluatedKeys.add(key);
-  }
-  if (IsAdditionalProperties(type)) {
-    for (const key of guard_exports.Keys(value)) {
-      if (evaluatedKeys.has(key))
-        continue;
-      result[key] = FromType26(context, type.additionalProperties, value[key]);
-    }
-  }
-  return result;
-}
-var init_from_record7 = __esm({
-  "node_modules/typebox/build/value/repair/from_record.mjs"() {
-    init_types3();
-    init_type3();
-    init_guard2();
-    init_create4();
-    init_check4();
-    init_from_type16();
-  }
-});
-
-// node_modules/typebox/build/value/repair/from_ref.mjs
-function FromRef11(context, type, value) {
-  return guard_exports.HasPropertyKey(context, type.$ref) ? FromType26(context, context[type.$ref], value) : (() => {
-    throw new RepairError(context, type, value, "Unable to de-reference target type");
-  })();
-}
-var init_from_ref6 = __esm({
-  "node_modules/typebox/build/value/repair/from_ref.mjs"() {
-    init_guard2();
-    init_from_type16();
-    init_error2();
-  }
-});
-
-// node_modules/typebox/build/value/repair/from_template_literal.mjs
-function FromTemplateLiteral6(context, type, value) {
-  const decoded = TemplateLiteralDecode(type.pattern);
-  return FromType26(context, decoded, value);
-}
-var init_from_template_literal5 = __esm({
-  "node_modules/typebox/build/value/repair/from_template_literal.mjs"() {
-    init_template_literal3();
-    init_from_type16();
-  }
-});
-
-// node_modules/typebox/build/value/repair/from_tuple.mjs
-function FromTuple11(context, schema, value) {
-  if (Check2(context, schema, value))
-    return value;
-  if (!guard_exports.IsArray(value))
-    return Create2(context, schema);
-  return schema.items.map((schema2, index3) => FromType26(context, schema2, value[index3]));
-}
-var init_from_tuple10 = __esm({
-  "node_modules/typebox/build/value/repair/from_tuple.mjs"() {
-    init_guard2();
-    init_check4();
-    init_create4();
-    init_from_type16();
-  }
-});
-
-// node_modules/typebox/build/value/shared/union_score_select.mjs
-function Deref(context, type, value) {
-  return IsRef(type) ? guard_exports.HasPropertyKey(context, type.$ref) ? Deref(context, context[type.$ref], value) : (() => {
-    throw new Error("Unable to Deref target");
-  })() : type;
-}
-function ScoreVariant(context, type, value) {
-  if (!(IsObject3(type) && guard_exports.IsObject(value)))
-    return 0;
-  const keys = guard_exports.Keys(value);
-  const entries = guard_exports.Entries(type.properties);
-  return entries.reduce((result, [key, schema]) => {
-    const literal2 = IsLiteral(schema) && guard_exports.IsEqual(schema.const, value[key]) ? 100 : 0;
-    const checks = Check2(context, schema, value[key]) ? 10 : 0;
-    const exists = keys.includes(key) ? 1 : 0;
-    return result + (literal2 + checks + exists);
-  }, 0);
-}
-function UnionScoreSelect(context, type, value) {
-  const schemas = type.anyOf.map((schema) => Deref(context, schema, value));
-  let [select, best] = [schemas[0], 0];
-  for (const schema of schemas) {
-    const score = ScoreVariant(context, schema, value);
-    if (score > best) {
-      select = schema;
-      best = score;
-    }
-  }
-  return select;
-}
-var init_union_score_select = __esm({
-  "node_modules/typebox/build/value/shared/union_score_select.mjs"() {
-    init_type3();
-    init_guard2();
-    init_check4();
-  }
-});
-
-// node_modules/typebox/build/value/repair/from_union.mjs
-function RepairUnion(context, type, value) {
-  const union = Union(Flatten(type.anyOf));
-  const schema = UnionScoreSelect(context, union, value);
-  return FromType26(context, schema, value);
-}
-function FromUnion15(context, type, value) {
-  if (Check2(context, type, value))
-    return Clone2(value);
-  if (IsDefault(type))
-    return Create2(context, type);
-  return RepairUnion(context, type, value);
-}
-var init_from_union12 = __esm({
-  "node_modules/typebox/build/value/repair/from_union.mjs"() {
-    init_types3();
-    init_type3();
-    init_evaluate3();
-    init_check4();
-    init_clone3();
-    init_create4();
-    init_from_type16();
-    init_union_score_select();
-  }
-});
-
-// node_modules/typebox/build/value/repair/from_unknown.mjs
-function FromUnknown2(context, type, value) {
-  if (Check2(context, type, value))
-    return value;
-  const converted = Convert(context, type, value);
-  if (Check2(context, type, converted))
-    return converted;
-  return Create2(context, type);
-}
-var init_from_unknown = __esm({
-  "node_modules/typebox/build/value/repair/from_unknown.mjs"() {
-    init_check4();
-    init_create4();
-    init_convert2();
-  }
-});
-
-// node_modules/typebox/build/value/repair/from_type.mjs
-function AssertRepairableValue(context, type, value) {
-  const unsupported = globals_exports.IsDate(value) || globals_exports.IsMap(value) || globals_exports.IsSet(value) || globals_exports.IsTypeArray(value) || guard_exports.IsConstructor(value) || guard_exports.IsFunction(value);
-  if (unsupported) {
-    throw new RepairError(context, type, value, "Value is not repairable");
-  }
-}
-function AssertRepairableType(context, type, value) {
-  const unsupported = IsConstructor3(type) || IsFunction3(type) || IsNever(type);
-  if (unsupported) {
-    throw new RepairError(context, type, value, "Type is not repairable");
-  }
-}
-function CreateWhenUndefined(context, type, value) {
-  return guard_exports.IsUndefined(value) && !IsUndefined3(type) ? Create2(context, type) : value;
-}
-function FinalizeRepair(context, type, repaired) {
-  return IsRefine(type) ? Check2(context, type, repaired) ? repaired : Create2(context, type) : repaired;
-}
-function FromType26(context, type, value) {
-  AssertRepairableValue(context, type, value);
-  AssertRepairableType(context, type, value);
-  const candidate = CreateWhenUndefined(context, type, value);
-  const repaired = IsArray3(type) ? FromArray13(context, type, candidate) : IsEnum(type) ? FromEnum5(context, type, candidate) : IsIntersect(type) ? FromIntersect12(context, type, candidate) : IsObject3(type) ? FromObject17(context, type, candidate) : IsRecord(type) ? FromRecord9(context, type, candidate) : IsRef(type) ? FromRef11(context, type, candidate) : IsTemplateLiteral(type) ? FromTemplateLiteral6(context, type, candidate) : IsTuple(type) ? FromTuple11(context, type, candidate) : IsUnion(type) ? FromUnion15(context, type, candidate) : FromUnknown2(context, type, candidate);
-  return FinalizeRepair(context, type, repaired);
-}
-var init_from_type16 = __esm({
-  "node_modules/typebox/build/value/repair/from_type.mjs"() {
-    init_guard2();
-    init_type3();
-    init_check4();
-    init_create4();
-    init_from_array9();
-    init_from_enum4();
-    init_from_intersect11();
-    init_from_object12();
-    init_from_record7();
-    init_from_ref6();
-    init_from_template_literal5();
-    init_from_tuple10();
-    init_from_union12();
-    init_from_unknown();
-    init_error2();
-  }
-});
-
-// node_modules/typebox/build/value/repair/repair.mjs
-function Repair(...args) {
-  const [context, type, value] = arguments_exports.Match(args, {
-    3: (context2, type2, value2) => [context2, type2, value2],
-    2: (type2, value2) => [{}, type2, value2]
-  });
-  const repaired = FromType26(context, type, value);
-  Assert(context, type, repaired);
-  return repaired;
-}
-var init_repair = __esm({
-  "node_modules/typebox/build/value/repair/repair.mjs"() {
-    init_arguments2();
-    init_from_type16();
-    init_assert2();
-  }
-});
-
-// node_modules/typebox/build/value/repair/index.mjs
-var init_repair2 = __esm({
-  "node_modules/typebox/build/value/repair/index.mjs"() {
-    init_repair();
-  }
-});
-
-// node_modules/typebox/build/value/shared/index.mjs
-var init_shared = __esm({
-  "node_modules/typebox/build/value/shared/index.mjs"() {
-    init_optional_undefined();
-    init_union_priority_sort();
-    init_union_score_select();
-  }
-});
-
-// node_modules/typebox/build/value/value.mjs
-var value_exports = {};
-__export(value_exports, {
-  Assert: () => Assert,
-  Check: () => Check2,
-  Clean: () => Clean,
-  Clone: () => Clone2,
-  Convert: () => Convert,
-  Create: () => Create2,
-  Decode: () => Decode10,
-  Default: () => Default,
-  Diff: () => Diff,
-  Encode: () => Encode10,
-  Equal: () => Equal,
-  Errors: () => Errors2,
-  HasCodec: () => HasCodec,
-  Hash: () => Hash2,
-  Parse: () => Parse,
-  Patch: () => Patch,
-  Pointer: () => pointer_exports,
-  Repair: () => Repair
-});
-var init_value = __esm({
-  "node_modules/typebox/build/value/value.mjs"() {
-    init_assert2();
-    init_check4();
-    init_clean2();
-    init_clone3();
-    init_codec2();
-    init_convert2();
-    init_create4();
-    init_default3();
-    init_equal2();
-    init_errors4();
-    init_hash3();
-    init_parse4();
-    init_delta();
-    init_pointer3();
-    init_repair2();
-  }
-});
-
-// node_modules/typebox/build/value/index.mjs
-var init_value2 = __esm({
-  "node_modules/typebox/build/value/index.mjs"() {
-    init_assert2();
-    init_check4();
-    init_clean2();
-    init_clone3();
-    init_codec2();
-    init_convert2();
-    init_create4();
-    init_errors4();
-    init_default3();
-    init_equal2();
-    init_hash3();
-    init_parse4();
-    init_delta();
-    init_pipeline2();
-    init_pointer3();
-    init_repair2();
-    init_shared();
-    init_value();
-    init_value();
-  }
-});
-
-// node_modules/typebox/build/compile/validator.mjs
-var Validator;
-var init_validator = __esm({
-  "node_modules/typebox/build/compile/validator.mjs"() {
-    init_internal();
-    init_settings2();
-    init_value2();
-    init_schema6();
-    Validator = class {
-      /** Constructs a Validator. */
-      constructor(context, type) {
-        this.hasCodec = HasCodec(context, type);
-        this.buildResult = Build(context, type);
-        this.evaluateResult = this.buildResult.Evaluate();
-      }
-      // ----------------------------------------------------------------
-      // IsAccelerated
-      // ----------------------------------------------------------------
-      /** Returns true if this Validator is using JIT acceleration. */
-      IsAccelerated() {
-        return this.evaluateResult.IsAccelerated();
-      }
-      // ----------------------------------------------------------------
-      // Context & Type
-      // ----------------------------------------------------------------
-      /** Returns the Context for this validator. */
-      Context() {
-        return this.buildResult.Context();
-      }
-      /** Returns the underlying Type used to construct this Validator. */
-      Type() {
-        return this.buildResult.Schema();
-      }
-      // ----------------------------------------------------------------
-      // Code
-      // ----------------------------------------------------------------
-      /** Returns the generated code for this validator. */
-      Code() {
-        return this.evaluateResult.Code();
-      }
-      // ----------------------------------------------------------------
-      // Standard Validator
-      // ----------------------------------------------------------------
-      /** Performs a type-guard check on the provided value. */
-      Check(value) {
-        return this.evaluateResult.Check(value);
-      }
-      /** Validates a value and returns it. Will throw if invalid. */
-      Parse(value) {
-        const checked = this.Check(value);
-        if (checked)
-          return value;
-        if (settings_exports.Get().correctiveParse)
-          return Parser(this.Context(), this.Type(), value);
-        EnableParseErrors();
-        const errors = this.Errors(value);
-        DisableParseErrors();
-        throw new ParseError(value, errors);
-      }
-      /** Returns an array of validation errors for the given value. */
-      Errors(value) {
-        if (this.IsAccelerated() && this.Check(value))
-          return [];
-        return Errors2(this.Context(), this.Type(), value);
-      }
-      // ----------------------------------------------------------------
-      // Value.* Operations
-      // ----------------------------------------------------------------
-      /** Cleans a value using the Validator type. */
-      Clean(value) {
-        return Clean(this.Context(), this.Type(), value);
-      }
-      /** Converts a value using the Validator type. */
-      Convert(value) {
-        return Convert(this.Context(), this.Type(), value);
-      }
-      /** Creates a value using the Validator type. */
-      Create() {
-        return Create2(this.Context(), this.Type());
-      }
-      /** Creates defaults using the Validator type. */
-      Default(value) {
-        return Default(this.Context(), this.Type(), value);
-      }
-      /** Decodes a value */
-      Decode(value) {
-        const result = this.hasCodec ? Decode10(this.Context(), this.Type(), value) : this.Parse(value);
-        return result;
-      }
-      /** Encodes a value */
-      Encode(value) {
-        const result = this.hasCodec ? Encode10(this.Context(), this.Type(), value) : this.Parse(value);
-        return result;
-      }
-    };
-  }
-});
-
-// node_modules/typebox/build/compile/compile.mjs
-function Compile(...args) {
-  const [context, type] = arguments_exports.Match(args, {
-    2: (context2, type2) => [context2, type2],
-    1: (type2) => [{}, type2]
-  });
-  return new Validator(context, type);
-}
-var init_compile2 = __esm({
-  "node_modules/typebox/build/compile/compile.mjs"() {
-    init_arguments2();
-    init_validator();
-  }
-});
-
-// node_modules/typebox/build/compile/index.mjs
-var init_compile3 = __esm({
-  "node_modules/typebox/build/compile/index.mjs"() {
-    init_code();
-    init_compile2();
-    init_validator();
-    init_code();
-    init_compile2();
-    init_validator();
   }
 });
 
@@ -48241,7 +48255,7 @@ function editDistance(a, b2) {
 var init_suite_explain = __esm({
   "src/config/suite-explain.ts"() {
     "use strict";
-    init_value2();
+    init_typebox2();
     init_suite_error();
   }
 });
@@ -75750,7 +75764,7 @@ var SECRET_TEXT, ENVIRONMENTS, GitHubSchema, GitLabSchema;
 var init_suite_code_hosts = __esm({
   "src/config/suite-code-hosts.ts"() {
     "use strict";
-    init_build();
+    init_typebox2();
     init_outbound();
     init_webhooks();
     init_suite_error();
@@ -75796,7 +75810,7 @@ var quoted, WebhookSchema, WEBHOOKS_TEXT, WebhooksSchema;
 var init_suite_webhooks = __esm({
   "src/config/suite-webhooks.ts"() {
     "use strict";
-    init_build();
+    init_typebox2();
     init_outbound();
     init_webhooks();
     init_suite_error();
@@ -75834,7 +75848,7 @@ var ENVIRONMENT_NAME, VARIABLE_NAME_TEXT, ENVIRONMENT_TEXT, VARIABLES_TEXT, VALU
 var init_suite_schema = __esm({
   "src/config/suite-schema.ts"() {
     "use strict";
-    init_build();
+    init_typebox2();
     init_wire();
     init_template2();
     init_suite_webhooks();
@@ -75997,7 +76011,7 @@ var PLAYWRIGHT_CONFIG_NAMES, PlaywrightProperties, playwrightTestType;
 var init_suite_playwright = __esm({
   "src/config/suite-playwright.ts"() {
     "use strict";
-    init_build();
+    init_typebox2();
     init_suite_error();
     init_test_type();
     PLAYWRIGHT_CONFIG_NAMES = Object.freeze([
@@ -76573,7 +76587,7 @@ var newmanAdapter;
 var init_newman = __esm({
   "src/executors/frameworks/newman.ts"() {
     "use strict";
-    init_build();
+    init_typebox2();
     init_newman_report();
     newmanAdapter = Object.freeze({
       type: "newman",
@@ -76852,7 +76866,7 @@ var PROBE_TIMEOUT_MS, probed, PROBE_REUSE_MS, pytestAdapter;
 var init_pytest = __esm({
   "src/executors/frameworks/pytest.ts"() {
     "use strict";
-    init_build();
+    init_typebox2();
     init_junit2();
     init_error_text();
     init_artifact_files();
@@ -76992,7 +77006,7 @@ var ArtifactGlobsProperty;
 var init_artifact_globs = __esm({
   "src/config/artifact-globs.ts"() {
     "use strict";
-    init_build();
+    init_typebox2();
     init_test_type();
     ArtifactGlobsProperty = typebox_exports.Optional(
       typebox_exports.Array(typebox_exports.String({ minLength: 1, description: `a file or glob relative to the test's folder, such as "screenshots/**/*.png"` }), {
@@ -77045,7 +77059,7 @@ var FrameworkProperties;
 var init_suite_frameworks = __esm({
   "src/config/suite-frameworks.ts"() {
     "use strict";
-    init_build();
+    init_typebox2();
     init_registry2();
     init_suite_error();
     init_test_type();
@@ -77100,7 +77114,7 @@ var HEADER_NAME, HttpProperties, http, CommandProperties, command2, TEST_TYPES, 
 var init_suite_test_types = __esm({
   "src/config/suite-test-types.ts"() {
     "use strict";
-    init_build();
+    init_typebox2();
     init_suite_error();
     init_suite_schema();
     init_suite_playwright();
@@ -77359,7 +77373,7 @@ var import_yaml, validators;
 var init_suite = __esm({
   "src/config/suite.ts"() {
     "use strict";
-    init_compile3();
+    init_typebox2();
     import_yaml = __toESM(require_dist(), 1);
     init_template2();
     init_override_rules();
@@ -77947,8 +77961,7 @@ var frameworkLister, PART, UploadedCases;
 var init_framework_discovery = __esm({
   "src/config/framework-discovery.ts"() {
     "use strict";
-    init_build();
-    init_compile3();
+    init_typebox2();
     init_types4();
     init_listing();
     init_registry2();
@@ -78325,7 +78338,7 @@ var TestsOnlySchema, SERVER_ONLY_KEYS;
 var init_suite_tests = __esm({
   "src/config/suite-tests.ts"() {
     "use strict";
-    init_build();
+    init_typebox2();
     init_suite();
     init_suite_error();
     init_code_hosts();

@@ -6,7 +6,7 @@
  * in reverse.
  */
 import path from 'node:path';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { ServeOptions } from './config/options.js';
 import type { SuiteConfig } from './config/suite.js';
@@ -26,6 +26,7 @@ import type { ProcessMetrics } from './metrics/index.js';
 import { setUp, sweep, type Step } from './roles/steps.js';
 import { workerSteps } from './roles/worker.js';
 import { apiSteps } from './roles/api.js';
+import { createLogger } from './roles/logger.js';
 
 export interface Runtime {
   store: Store;
@@ -39,13 +40,6 @@ export interface Runtime {
   reloadConfig(): void;
   /** Graceful stop: stop claiming, finish or release in-flight runs within `graceMs`, close everything. */
   close(graceMs?: number): Promise<void>;
-}
-
-export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.token', 'token'], censor: '[redacted]' },
-  });
 }
 
 /**

@@ -10,7 +10,7 @@
  * Composition only: the worker role (src/roles/worker.ts) over an HTTP link,
  * as src/main.ts assembles it over a store link.
  */
-import { createLogger } from '../main.js';
+import { createLogger } from '../roles/logger.js';
 import type { SuiteCacheSettings } from '../config/options.js';
 import type { RunAsUser } from '../executors/run-as.js';
 import { resolveVariables } from '../secrets/index.js';

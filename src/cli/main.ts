@@ -10,9 +10,13 @@ import { COMMANDS, newProgram } from './commands.js';
 const program = newProgram();
 
 // The program has no option that takes a value, so the first word is the command.
-const asked = process.argv.slice(2).find((arg) => !arg.startsWith('-'));
+const args = process.argv.slice(2);
+const asked = args.find((arg) => !arg.startsWith('-'));
 const wanted = COMMANDS.filter((c) => asked !== undefined && c.names.includes(asked));
-for (const register of await Promise.all((wanted.length > 0 ? wanted : COMMANDS).map((c) => c.load()))) register(program);
+// `runset --version` alone needs no command; any other call without a known command (`--help`, a typo) lists them all.
+const versionOnly = asked === undefined && args.length > 0 && args.every((arg) => arg === '--version' || arg === '-V');
+const loading = versionOnly ? [] : wanted.length > 0 ? wanted : COMMANDS;
+for (const register of await Promise.all(loading.map((c) => c.load()))) register(program);
 
 try {
   await program.parseAsync(process.argv);

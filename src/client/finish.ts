@@ -11,7 +11,6 @@ import { setPageUrl } from './links.js';
 import { summaryLines } from './progress.js';
 import { redact } from './redact.js';
 import { annotations, outputLines, stepSummaryMarkdown } from './reports/github.js';
-import { buildJunit } from './reports/junit.js';
 import { countsOf, verdictText, type Outcome, type ReportInput } from './reports/model.js';
 import { withRetry } from './retry.js';
 import { EXIT_CODES, type ExitCode, type TriggerContext } from './trigger-context.js';
@@ -85,6 +84,8 @@ async function writeReports(input: ReportInput, ctx: TriggerContext): Promise<vo
   if (options.junit) {
     const file = resolve(options.junit);
     await attempt(ctx, `the JUnit report to ${file}`, async () => {
+      // Loaded only when asked for: the JUnit writer (xmlbuilder2) is some 150 modules a trigger without --junit never needs.
+      const { buildJunit } = await import('./reports/junit.js');
       await mkdir(dirname(file), { recursive: true });
       await writeFile(file, redact(buildJunit(input), ctx.secrets), 'utf8');
       ctx.stderr.write(`runset: wrote JUnit report ${file}\n`);

@@ -4,7 +4,7 @@
  * (src/executors/artifact-files.ts). One schema and one check for every type
  * that takes it.
  */
-import { Type } from 'typebox';
+import { Type } from '../core/typebox.js';
 import type { DocPath } from './suite-error.js';
 import { checkInsideGlob } from './test-type.js';
 

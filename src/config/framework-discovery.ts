@@ -8,8 +8,7 @@
  * first lines. An upload ships the cases; the API checks their shape and
  * expands them with the same frameworkCases.
  */
-import { Type } from 'typebox';
-import { Compile } from 'typebox/compile';
+import { Type, Compile } from '../core/typebox.js';
 import type { ListedFrameworkCase } from '../core/suites.js';
 import { FRAMEWORKS, type FrameworkTestSpec, type TestSpec } from '../core/types.js';
 import type { ReportedCase } from '../executors/frameworks/adapter.js';

@@ -4,7 +4,8 @@
  * module adds what a schema cannot say (secrets only by reference, the
  * repository's shape, environments declared, an API address runset may reach).
  */
-import { type Static, Type } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from '../core/typebox.js';
 import { checkHost } from '../net/outbound.js';
 import { WEBHOOK_OUTBOUND_POLICY } from '../core/webhooks.js';
 import type { CodeHostsConfig, EnvSecret, GitHubConfig, GitLabConfig } from '../core/code-hosts.js';

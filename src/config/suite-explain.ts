@@ -12,7 +12,7 @@
  * the keywords the suite schemas use.
  */
 import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
+import { Value } from '../core/typebox.js';
 import { describeValue, type DocPath, type Failure } from './suite-error.js';
 
 /** The JSON Schema keywords the suite schemas use (TypeBox emits plain JSON Schema). */

@@ -7,7 +7,8 @@
  * (src/executors/frameworks/).
  */
 import path from 'node:path';
-import { Type, type Static, type TObject } from 'typebox';
+import type { Static, TObject } from 'typebox';
+import { Type } from '../core/typebox.js';
 import type { FrameworkName, FrameworkTestSpec, TestSpec } from '../core/types.js';
 import { FRAMEWORK_ADAPTERS } from '../executors/frameworks/registry.js';
 import { fail } from './suite-error.js';

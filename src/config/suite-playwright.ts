@@ -5,7 +5,8 @@
  * member of the sets that include it.
  */
 import path from 'node:path';
-import { Type, type Static, type TObject } from 'typebox';
+import type { Static, TObject } from 'typebox';
+import { Type } from '../core/typebox.js';
 import type { PlaywrightTestSpec } from '../core/types.js';
 import { fail } from './suite-error.js';
 import { DISK_FILES, resolveTestPath, type TestTypeDefinition } from './test-type.js';

@@ -5,7 +5,8 @@
  *
  * Only the structure lives here; per-test-type keys are in suite-test-types.ts.
  */
-import { Type, type TProperties } from 'typebox';
+import type { TProperties } from 'typebox';
+import { Type } from '../core/typebox.js';
 import { LIMITS } from '../core/wire.js';
 import { VARIABLE_NAME } from '../executors/template.js';
 import { WebhooksSchema } from './suite-webhooks.js';

@@ -6,7 +6,8 @@
  * name in FRAMEWORKS and its adapter) — the mapped type
  * below makes the compiler ask for the entry.
  */
-import { Type, type Static, type TObject } from 'typebox';
+import type { Static, TObject } from 'typebox';
+import { Type } from '../core/typebox.js';
 import type { CommandTestSpec, HttpTestSpec, TestSpec, TestType } from '../core/types.js';
 import { fail, type DocPath } from './suite-error.js';
 import { CommonTestProperties, HTTP_METHODS, timingProperties } from './suite-schema.js';

@@ -8,7 +8,7 @@
  * its paths are checked against the archive's list of files.
  */
 import path from 'node:path';
-import { Type } from 'typebox';
+import { Type } from '../core/typebox.js';
 import type { EnvironmentConfig } from '../core/types.js';
 import { buildTests, deepFreeze, parseSuiteYaml, validate, type SuiteConfig } from './suite.js';
 import { fail } from './suite-error.js';

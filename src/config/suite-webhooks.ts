@@ -3,7 +3,8 @@
  * The structure is checked by the schema; this module adds what a schema
  * cannot say (secrets only by reference, names unique, environments declared).
  */
-import { type Static, Type } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from '../core/typebox.js';
 import type { VariableValue } from '../core/types.js';
 import { checkHost } from '../net/outbound.js';
 import { SET_EVENTS, WEBHOOK_FORMATS, WEBHOOK_OUTBOUND_POLICY, WEBHOOK_WHEN, type SetEventName, type WebhookConfig } from '../core/webhooks.js';

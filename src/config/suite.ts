@@ -13,8 +13,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Static, type TObject, type TSchema } from 'typebox';
-import { Compile, type Validator } from 'typebox/compile';
+import type { Static, TObject, TSchema } from 'typebox';
+import type { Validator } from 'typebox/compile';
+import { Compile } from '../core/typebox.js';
 import { isNode, LineCounter, parseDocument, type Document, type YAMLError } from 'yaml';
 import type { EnvironmentConfig, OverrideRule, TestCommon, TestSpec, VariableValue } from '../core/types.js';
 import { findPlaceholders } from '../executors/template.js';

@@ -2,7 +2,8 @@
  * Wire shapes of ending a set early (cancel, fail fast), as TypeBox schemas.
  * None changes a seed shape: the cancel answer is the seed status plus one field.
  */
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from './typebox.js';
 import { DateTime, TestRunSetStatus } from './wire.js';
 
 export const CancellationView = Type.Object(

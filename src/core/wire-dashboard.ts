@@ -4,7 +4,8 @@
  * page code takes its types from them). None of them changes a seed shape: the
  * list items carry the seed status fields plus `env`.
  */
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from './typebox.js';
 import { CountsSchema, DateTime, LIMITS, NullableDateTime, refTo, RunStateSchema, TestSelectionSchema, Uuid } from './wire.js';
 import { CancellationView } from './wire-control.js';
 import { KeyEnvsSchema, KeyRoleSchema } from './wire-keys.js';

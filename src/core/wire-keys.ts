@@ -3,7 +3,8 @@
  * schemas: validation, serialisation, the OpenAPI document and the dashboard's
  * Keys page all come from them. A token appears only in the create answer.
  */
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from './typebox.js';
 import { DateTime, LIMITS, NullableDateTime, refTo, Uuid } from './wire.js';
 import { KEY_ROLES } from './keys.js';
 

@@ -4,7 +4,8 @@
  * and the dashboard take them from here. What quarantine does to a set's
  * status: failsSet, src/core/moves.ts.
  */
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from './typebox.js';
 import { DateTime, LIMITS, refTo } from './wire.js';
 import { QUARANTINE_DAYS } from './quarantine.js';
 

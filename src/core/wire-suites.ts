@@ -12,7 +12,8 @@
  * - `GET /api/v0/worker/suites/{id}` (the worker protocol): the archive's bytes.
  * - The create body's `suite` (src/core/wire.ts): a version's id or name.
  */
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from './typebox.js';
 import { SUITE_ID, SUITE_NAME } from './suites.js';
 
 export const SuiteId = Type.String({ pattern: SUITE_ID.source, description: 'A suite version\'s id: the SHA-256 (lowercase hex) of its archive.' });

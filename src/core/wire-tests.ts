@@ -4,7 +4,8 @@
  * dashboard's Tests page take them from here. What flaky, rates and cancelled
  * mean: src/history/flakiness.ts.
  */
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from './typebox.js';
 import { DateTime, LIMITS, NullableDateTime, refTo, Uuid } from './wire.js';
 
 export const TEST_PAGE_LIMIT = Object.freeze({ default: 20, max: 100 });

@@ -2,7 +2,8 @@
  * Wire shape of `GET /api/v0/webhook-deliveries?setId=`: each delivery of a
  * set's events to a configured webhook, with every attempt.
  */
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from './typebox.js';
 import { DateTime, NullableDateTime, refTo, Uuid } from './wire.js';
 import { UUID_PATTERN } from './uuid.js';
 

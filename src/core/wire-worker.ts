@@ -8,7 +8,8 @@
  * with its environment's outbound rule (allowPrivateTargets), which the worker
  * has no config to read from.
  */
-import { Type, type Static, type TUnsafe } from 'typebox';
+import type { Static, TUnsafe } from 'typebox';
+import { Type } from './typebox.js';
 import type { TestSpec } from './types.js';
 import { refTo, Uuid } from './wire.js';
 import { MAX_DURATION_MS } from './duration.js';

@@ -4,7 +4,8 @@
  * client SDK derives its types from them — one source, nothing to drift.
  * Seed shapes (interface 0.1.0) are marked; everything else is an extension.
  */
-import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import type { Static, TSchema, TUnsafe } from 'typebox';
+import { Type } from './typebox.js';
 import { RUN_STATES } from './states.js';
 import { MAX_LOST_STARTS_KEPT, RESTART_REASONS } from './starts.js';
 import type { TestRunSetRecord } from './types.js';

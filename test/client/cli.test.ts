@@ -5,9 +5,10 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { VERSION } from '../../src/core/version.js';
 import { assertNoLeakedFakeServers, problem, SET_ID, startFakeServer, statusReply, type Routes } from './fake-server.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -85,6 +86,14 @@ test('exit 3 on 401 at create, on 404 mid-poll, and on usage errors — never sh
   assert.match(usage.err, /expected K=V/);
   for (const r of [denied, gone, usage]) assert.ok(!r.out.includes(KEY) && !r.err.includes(KEY), 'the key leaked');
   assert.match(denied.err, /Bearer \*\*\*/);
+});
+
+test('runset --version and -V print the version alone (no command module loaded for them) and exit 0', { skip }, () => {
+  for (const flag of ['--version', '-V']) {
+    const r = spawnSync(process.execPath, [MAIN, flag], { encoding: 'utf8', timeout: 15_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${VERSION}\n`);
+  }
 });
 
 test('--help exits 0', { skip }, async () => {

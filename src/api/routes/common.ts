@@ -3,7 +3,8 @@
  * responses a route documents (every status it can answer, problems as
  * application/problem+json), and the credentials the /v0 hook accepts.
  */
-import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import type { Static, TSchema, TUnsafe } from 'typebox';
+import { Type } from '../../core/typebox.js';
 import { CreateTestRunSetBody, CreateTestRunSetResult, HealthSchema, ProblemSchema, refTo, TestRunList, TestRunSchema, TestRunSetStatus, TestSelectionSchema } from '../../core/wire.js';
 import { NameSuiteBody, SetSuiteView, SuiteVersionList, SuiteVersionView } from '../../core/wire-suites.js';
 import { EnvironmentList, QueueView, RerunTestRunSetBody, SessionInfo, SignInBody, TestRunSetDetails, TestRunSetPage, TestRunSetSummary, WorkerList, WorkerView } from '../../core/wire-dashboard.js';

@@ -4,7 +4,7 @@
  * again". Seed shapes are untouched: these are new paths beside them.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../core/typebox.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { RunsetError } from '../../core/errors.js';
 import { setPhase } from '../../core/states.js';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type } from '../../core/typebox.js';
 import { RunsetError } from '../../core/errors.js';
 import { DEFAULT_MAX_SUITE_BYTES, SUITE_CONFIG_FILE, VERSION_ROOT, type SuiteVersionInfo } from '../../core/suites.js';
 import { BlobTooLargeError, type SuiteArchiveStore } from '../../artifacts/blobs.js';

@@ -3,7 +3,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type } from '../../core/typebox.js';
 import { RunsetError } from '../../core/errors.js';
 import { passedAfterRetry } from '../../core/states.js';
 import {

@@ -15,7 +15,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type } from '../../core/typebox.js';
 import { RunsetError } from '../../core/errors.js';
 import { ArtifactStored, RemoveArtifactsBody } from '../../core/wire-worker.js';
 import { ArtifactTooLargeError, DEFAULT_MAX_ARTIFACT_BYTES, type ArtifactBlobStore } from '../../artifacts/blobs.js';

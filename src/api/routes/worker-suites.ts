@@ -5,7 +5,8 @@
  * route, so a direct worker and one over HTTP fetch a version the same way.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from '../../core/typebox.js';
 import { RunsetError } from '../../core/errors.js';
 import { SuiteArchiveGoneError } from '../../core/suites.js';
 import { SuiteId } from '../../core/wire-suites.js';

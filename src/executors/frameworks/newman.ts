@@ -13,7 +13,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Type } from 'typebox';
+import { Type } from '../../core/typebox.js';
 import type { FrameworkTestSpec } from '../../core/types.js';
 import type { FrameworkAdapter, ReportedCase } from './adapter.js';
 import { readNewmanJson } from './newman-report.js';

@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Type } from 'typebox';
+import { Type } from '../../core/typebox.js';
 import type { FrameworkTestSpec } from '../../core/types.js';
 import { readJunitTestcases } from '../command/junit.js';
 import { errorSummary } from '../playwright/error-text.js';
