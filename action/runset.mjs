@@ -75759,6 +75759,50 @@ var init_secrets = __esm({
   }
 });
 
+// src/core/deadlines.ts
+function setTimeoutText(seconds2) {
+  return seconds2 % 60 === 0 ? `${seconds2 / 60}m` : `${seconds2}s`;
+}
+var DEFAULT_SET_TIMEOUT_SECONDS, MAX_SET_TIMEOUT_SECONDS;
+var init_deadlines = __esm({
+  "src/core/deadlines.ts"() {
+    "use strict";
+    DEFAULT_SET_TIMEOUT_SECONDS = 3600;
+    MAX_SET_TIMEOUT_SECONDS = 7 * 86400;
+  }
+});
+
+// src/config/config-defaults.ts
+var CODE_HOST_NAME, WEBHOOK, CONFIG_DEFAULTS;
+var init_config_defaults = __esm({
+  "src/config/config-defaults.ts"() {
+    "use strict";
+    init_deadlines();
+    CODE_HOST_NAME = "runset ({env})";
+    WEBHOOK = Object.freeze({
+      events: Object.freeze(["set.finished"]),
+      format: "json",
+      when: "always"
+    });
+    CONFIG_DEFAULTS = Object.freeze({
+      environment: Object.freeze({
+        failOnFlaky: false,
+        /** The same deadline the API applies (src/core/deadlines.ts), as it is written in the file. */
+        setTimeout: setTimeoutText(DEFAULT_SET_TIMEOUT_SECONDS),
+        allowPrivateTargets: false,
+        allowSuiteUploads: false
+      }),
+      /** An http or command test's; a Playwright or framework test's unset ones are its suite's own. */
+      test: Object.freeze({ timeoutSeconds: 120, retries: 0 }),
+      http: Object.freeze({ method: "GET" }),
+      command: Object.freeze({ cwd: "." }),
+      webhook: WEBHOOK,
+      github: Object.freeze({ apiUrl: "https://api.github.com", checkName: CODE_HOST_NAME, pathPrefix: "" }),
+      gitlab: Object.freeze({ apiUrl: "https://gitlab.com/api/v4", statusName: CODE_HOST_NAME })
+    });
+  }
+});
+
 // src/config/suite-code-hosts.ts
 var SECRET_TEXT, ENVIRONMENTS, GitHubSchema, GitLabSchema;
 var init_suite_code_hosts = __esm({
@@ -75769,6 +75813,7 @@ var init_suite_code_hosts = __esm({
     init_webhooks();
     init_suite_error();
     init_secrets();
+    init_config_defaults();
     SECRET_TEXT = 'a reference "${env:NAME}" to a secret in the server\'s environment';
     ENVIRONMENTS = typebox_exports.Array(typebox_exports.String({ minLength: 1, description: "an environment name" }), { minItems: 1, description: "a list of environment names such as [staging]" });
     GitHubSchema = typebox_exports.Object(
@@ -75786,9 +75831,11 @@ var init_suite_code_hosts = __esm({
           )
         ),
         environments: typebox_exports.Optional(ENVIRONMENTS),
-        apiUrl: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: "the REST API address, such as https://github.example.com/api/v3 (default https://api.github.com)" })),
-        checkName: typebox_exports.Optional(typebox_exports.String({ minLength: 1, maxLength: 100, description: `the check run's name; {env} is the environment (default "runset ({env})")` })),
-        pathPrefix: typebox_exports.Optional(typebox_exports.String({ description: "the folder, in the repository, of Playwright's testDir, such as e2e/tests/ (default: the repository's root)" }))
+        apiUrl: typebox_exports.Optional(typebox_exports.String({ minLength: 1, default: CONFIG_DEFAULTS.github.apiUrl, description: "the REST API address, such as https://github.example.com/api/v3" })),
+        checkName: typebox_exports.Optional(typebox_exports.String({ minLength: 1, maxLength: 100, default: CONFIG_DEFAULTS.github.checkName, description: "the check run's name; {env} is the environment" })),
+        pathPrefix: typebox_exports.Optional(
+          typebox_exports.String({ default: CONFIG_DEFAULTS.github.pathPrefix, description: "the folder, in the repository, of Playwright's testDir, such as e2e/tests/ (empty: the repository's root)" })
+        )
       },
       { additionalProperties: false, description: "a mapping with repository, token (or app), and optionally environments, apiUrl, checkName and pathPrefix" }
     );
@@ -75797,8 +75844,8 @@ var init_suite_code_hosts = __esm({
         project: typebox_exports.Union([typebox_exports.Integer({ minimum: 1 }), typebox_exports.String({ minLength: 1 })], { description: "the project id, such as 42, or its path, such as group/shop" }),
         token: typebox_exports.String({ description: SECRET_TEXT }),
         environments: typebox_exports.Optional(ENVIRONMENTS),
-        apiUrl: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: "the REST API address, such as https://gitlab.example.com/api/v4 (default https://gitlab.com/api/v4)" })),
-        statusName: typebox_exports.Optional(typebox_exports.String({ minLength: 1, maxLength: 255, description: `the status's name; {env} is the environment (default "runset ({env})")` }))
+        apiUrl: typebox_exports.Optional(typebox_exports.String({ minLength: 1, default: CONFIG_DEFAULTS.gitlab.apiUrl, description: "the REST API address, such as https://gitlab.example.com/api/v4" })),
+        statusName: typebox_exports.Optional(typebox_exports.String({ minLength: 1, maxLength: 255, default: CONFIG_DEFAULTS.gitlab.statusName, description: "the status's name; {env} is the environment" }))
       },
       { additionalProperties: false, description: "a mapping with project and token, and optionally environments, apiUrl and statusName" }
     );
@@ -75816,6 +75863,7 @@ var init_suite_webhooks = __esm({
     init_suite_error();
     init_secrets();
     init_suite_code_hosts();
+    init_config_defaults();
     quoted = (list2) => list2.map((item) => JSON.stringify(item)).join(", ");
     WebhookSchema = typebox_exports.Object(
       {
@@ -75825,15 +75873,16 @@ var init_suite_webhooks = __esm({
         events: typebox_exports.Optional(
           typebox_exports.Array(typebox_exports.Union(SET_EVENTS.map((event) => typebox_exports.Literal(event)), { description: `one of ${quoted(SET_EVENTS)}` }), {
             minItems: 1,
+            default: CONFIG_DEFAULTS.webhook.events,
             description: `a list of events such as [set.finished] (${quoted(SET_EVENTS)})`
           })
         ),
         environments: typebox_exports.Optional(
           typebox_exports.Array(typebox_exports.String({ minLength: 1, description: "an environment name" }), { minItems: 1, description: "a list of environment names such as [production]" })
         ),
-        format: typebox_exports.Optional(typebox_exports.Union(WEBHOOK_FORMATS.map((format) => typebox_exports.Literal(format)), { description: `one of ${quoted(WEBHOOK_FORMATS)}` })),
+        format: typebox_exports.Optional(typebox_exports.Union(WEBHOOK_FORMATS.map((format) => typebox_exports.Literal(format)), { default: CONFIG_DEFAULTS.webhook.format, description: `one of ${quoted(WEBHOOK_FORMATS)}` })),
         when: typebox_exports.Optional(
-          typebox_exports.Union(WEBHOOK_WHEN.map((when) => typebox_exports.Literal(when)), { description: `one of ${quoted(WEBHOOK_WHEN)} (failure: only sets that FAIL; change: only a result that differs from the environment's previous set's)` })
+          typebox_exports.Union(WEBHOOK_WHEN.map((when) => typebox_exports.Literal(when)), { default: CONFIG_DEFAULTS.webhook.when, description: `one of ${quoted(WEBHOOK_WHEN)} (failure: only sets that FAIL; change: only a result that differs from the environment's previous set's)` })
         )
       },
       { additionalProperties: false, description: "a webhook: a mapping with url, secret, events, environments, format and when" }
@@ -75844,7 +75893,21 @@ var init_suite_webhooks = __esm({
 });
 
 // src/config/suite-schema.ts
-var ENVIRONMENT_NAME, VARIABLE_NAME_TEXT, ENVIRONMENT_TEXT, VARIABLES_TEXT, VALUE_TEXT, ConstrainedVariableSchema, VariablesSchema, EnvironmentSchema, SuiteSchema, HTTP_METHODS, CommonTestProperties, TEST_DEFAULTS;
+function timingProperties(withDefaults) {
+  const defaults = (key) => withDefaults ? { default: CONFIG_DEFAULTS.test[key] } : {};
+  return {
+    timeoutSeconds: typebox_exports.Optional(
+      typebox_exports.Number({
+        exclusiveMinimum: 0,
+        maximum: 86400,
+        ...defaults("timeoutSeconds"),
+        description: "a positive number of seconds, at most 86400 (one day), such as 300"
+      })
+    ),
+    retries: typebox_exports.Optional(typebox_exports.Integer({ minimum: 0, maximum: 10, ...defaults("retries"), description: "a whole number of extra tries from 0 to 10" }))
+  };
+}
+var ENVIRONMENT_NAME, VARIABLE_NAME_TEXT, ENVIRONMENT_TEXT, VARIABLES_TEXT, VALUE_TEXT, ConstrainedVariableSchema, VariablesSchema, EnvironmentSchema, SuiteSchema, HTTP_METHODS, CommonTestProperties;
 var init_suite_schema = __esm({
   "src/config/suite-schema.ts"() {
     "use strict";
@@ -75852,6 +75915,7 @@ var init_suite_schema = __esm({
     init_wire();
     init_template2();
     init_suite_webhooks();
+    init_config_defaults();
     init_suite_code_hosts();
     ENVIRONMENT_NAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,${LIMITS.envNameLength - 1}}$`);
     VARIABLE_NAME_TEXT = "a variable name such as BASE_URL (letters, digits and _, not starting with a digit)";
@@ -75892,18 +75956,18 @@ var init_suite_schema = __esm({
             maxFailures: typebox_exports.Optional(
               typebox_exports.Integer({ minimum: 1, maximum: 1e5, description: "a whole number of failures from 1, after which the rest of a set is cancelled" })
             ),
-            failOnFlaky: typebox_exports.Optional(typebox_exports.Boolean({ description: "true or false: whether a test that passed only after a retry fails its set" })),
+            failOnFlaky: typebox_exports.Optional(typebox_exports.Boolean({ default: CONFIG_DEFAULTS.environment.failOnFlaky, description: "true or false: whether a test that passed only after a retry fails its set" })),
             maxConcurrentSets: typebox_exports.Optional(
               typebox_exports.Integer({ minimum: 1, maximum: 1e3, description: "a whole number of sets from 1 to 1000 that may run at once; later sets wait their turn in order" })
             ),
             setTimeout: typebox_exports.Optional(
-              typebox_exports.String({ minLength: 1, description: "a duration from 1s to 7d such as 60m or 2h: how long a set may take from its creation, queue time included, before it is cancelled" })
+              typebox_exports.String({ minLength: 1, default: CONFIG_DEFAULTS.environment.setTimeout, description: "a duration from 1s to 7d such as 60m or 2h: how long a set may take from its creation, queue time included, before it is cancelled" })
             ),
             allowPrivateTargets: typebox_exports.Optional(
-              typebox_exports.Boolean({ description: "true or false: whether http tests may reach private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)" })
+              typebox_exports.Boolean({ default: CONFIG_DEFAULTS.environment.allowPrivateTargets, description: "true or false: whether http tests may reach private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)" })
             ),
             allowSuiteUploads: typebox_exports.Optional(
-              typebox_exports.Boolean({ description: "true or false: whether a set may run an uploaded suite version (`runset trigger --suite`) rather than this config's tests" })
+              typebox_exports.Boolean({ default: CONFIG_DEFAULTS.environment.allowSuiteUploads, description: "true or false: whether a set may run an uploaded suite version (`runset trigger --suite`) rather than this config's tests" })
             )
           },
           { additionalProperties: false, description: ENVIRONMENT_TEXT }
@@ -75946,25 +76010,8 @@ var init_suite_schema = __esm({
           description: "a list of environment names such as [staging] (leave the key out to run in every environment)"
         })
       ),
-      timeoutSeconds: typebox_exports.Optional(
-        typebox_exports.Number({
-          exclusiveMinimum: 0,
-          maximum: 86400,
-          description: "a positive number of seconds, at most 86400 (one day), such as 300"
-        })
-      ),
-      retries: typebox_exports.Optional(typebox_exports.Integer({ minimum: 0, maximum: 10, description: "a whole number of extra tries from 0 to 10" }))
+      ...timingProperties(false)
     };
-    TEST_DEFAULTS = Object.freeze({ timeoutSeconds: 120, retries: 0 });
-  }
-});
-
-// src/core/deadlines.ts
-var MAX_SET_TIMEOUT_SECONDS;
-var init_deadlines = __esm({
-  "src/core/deadlines.ts"() {
-    "use strict";
-    MAX_SET_TIMEOUT_SECONDS = 7 * 86400;
   }
 });
 
@@ -76030,6 +76077,7 @@ var init_suite_playwright = __esm({
     };
     playwrightTestType = {
       properties: PlaywrightProperties,
+      suiteOwnsTimings: true,
       build(raw, common6, ctx) {
         const { dir, grep, project, workers } = raw;
         const at2 = [...ctx.path, "dir"];
@@ -77019,10 +77067,16 @@ var init_artifact_globs = __esm({
 
 // src/config/suite-frameworks.ts
 import path10 from "node:path";
+function workersProperty(defaultWorkers) {
+  return typebox_exports.Optional(
+    typebox_exports.Integer({ minimum: 1, maximum: 64, ...defaultWorkers === void 0 ? {} : { default: defaultWorkers }, description: "a whole number of framework workers from 1 to 64" })
+  );
+}
 function frameworkTestType(type) {
   const adapter = FRAMEWORK_ADAPTERS[type];
   return {
-    properties: { ...FrameworkProperties, ...adapter.properties },
+    properties: { dir: FrameworkProperties.dir, args: FrameworkProperties.args, workers: workersProperty(adapter.defaultWorkers), artifacts: FrameworkProperties.artifacts, ...adapter.properties },
+    suiteOwnsTimings: true,
     build(raw, common6, ctx) {
       const { dir, args, workers, python, collection, artifacts } = raw;
       const at2 = [...ctx.path, "dir"];
@@ -77071,7 +77125,6 @@ var init_suite_frameworks = __esm({
           description: "extra arguments for the framework, given to its listing and its runs, such as [--config, vitest.e2e.config.ts]"
         })
       ),
-      workers: typebox_exports.Optional(typebox_exports.Integer({ minimum: 1, maximum: 64, description: "a whole number of framework workers from 1 to 64" })),
       artifacts: ArtifactGlobsProperty
     };
   }
@@ -77104,7 +77157,8 @@ function testSchema(type) {
   let schema = testSchemas.get(type);
   if (!schema) {
     const { name, ...rest } = CommonTestProperties;
-    const properties = { name, type: typebox_exports.Literal(type), ...TEST_TYPES[type].properties, ...rest };
+    const definition = TEST_TYPES[type];
+    const properties = { name, type: typebox_exports.Literal(type), ...definition.properties, ...rest, ...definition.suiteOwnsTimings ? {} : timingProperties(true) };
     schema = typebox_exports.Object(properties, { additionalProperties: false, description: `a test of type ${JSON.stringify(type)}` });
     testSchemas.set(type, schema);
   }
@@ -77117,6 +77171,7 @@ var init_suite_test_types = __esm({
     init_typebox2();
     init_suite_error();
     init_suite_schema();
+    init_config_defaults();
     init_suite_playwright();
     init_suite_frameworks();
     init_artifact_globs();
@@ -77125,7 +77180,7 @@ var init_suite_test_types = __esm({
     HttpProperties = {
       request: typebox_exports.Object(
         {
-          method: typebox_exports.Optional(typebox_exports.String({ description: `an HTTP method: ${HTTP_METHODS.join(", ")}` })),
+          method: typebox_exports.Optional(typebox_exports.String({ default: CONFIG_DEFAULTS.http.method, description: `an HTTP method: ${HTTP_METHODS.join(", ")}` })),
           url: typebox_exports.String({ minLength: 1, description: 'a URL string such as "{{BASE_URL}}/health"' }),
           headers: typebox_exports.Optional(
             typebox_exports.Record(typebox_exports.String({ pattern: HEADER_NAME.source }), typebox_exports.String({ description: "a header value string" }), {
@@ -77157,7 +77212,7 @@ var init_suite_test_types = __esm({
       properties: HttpProperties,
       build(raw, common6, ctx) {
         const { request, expect } = raw;
-        const method = (request.method ?? "GET").toUpperCase();
+        const method = (request.method ?? CONFIG_DEFAULTS.http.method).toUpperCase();
         const at2 = [...ctx.path, "request"];
         if (!HTTP_METHODS.includes(method)) {
           fail([...at2, "method"], `unknown HTTP method ${JSON.stringify(request.method)}`, `one of ${HTTP_METHODS.join(", ")}`);
@@ -77189,7 +77244,7 @@ var init_suite_test_types = __esm({
         minItems: 1,
         description: "an argv list such as [npm, run, contract]"
       }),
-      cwd: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: "a folder, relative to the config file's folder" })),
+      cwd: typebox_exports.Optional(typebox_exports.String({ minLength: 1, default: CONFIG_DEFAULTS.command.cwd, description: "a folder, relative to the config file's folder" })),
       junit: typebox_exports.Optional(typebox_exports.String({ minLength: 1, description: 'a JUnit XML file or glob the command writes, relative to its cwd, such as "reports/*.xml"' })),
       artifacts: ArtifactGlobsProperty
     };
@@ -77209,7 +77264,7 @@ var init_suite_test_types = __esm({
         const { run, cwd, junit, artifacts } = raw;
         if (run[0] === "") fail([...ctx.path, "run", 0], "empty program name", "a program such as npm or ./scripts/check.sh");
         const { name, ...rest } = common6;
-        const folder = resolveTestPath(ctx, [...ctx.path, "cwd"], cwd ?? ".");
+        const folder = resolveTestPath(ctx, [...ctx.path, "cwd"], cwd ?? CONFIG_DEFAULTS.command.cwd);
         if (junit !== void 0) checkInsideGlob([...ctx.path, "junit"], junit, "the command's folder (cwd)", "reports/junit.xml");
         const globs = artifactGlobs(artifacts, [...ctx.path, "artifacts"], "the command's folder (cwd)");
         return { name, type: "command", run: [...run], cwd: folder, ...junit !== void 0 ? { junit } : {}, ...globs ? { artifacts: globs } : {}, ...rest };
@@ -77286,8 +77341,8 @@ function commonOf(raw) {
   const common6 = {
     name: raw.name,
     tags: [...raw.tags ?? []],
-    timeoutSeconds: raw.timeoutSeconds ?? TEST_DEFAULTS.timeoutSeconds,
-    retries: raw.retries ?? TEST_DEFAULTS.retries
+    timeoutSeconds: raw.timeoutSeconds ?? CONFIG_DEFAULTS.test.timeoutSeconds,
+    retries: raw.retries ?? CONFIG_DEFAULTS.test.retries
   };
   if (raw.environments !== void 0) common6.environments = [...raw.environments];
   return common6;
@@ -77381,6 +77436,7 @@ var init_suite = __esm({
     init_suite_error();
     init_suite_explain();
     init_suite_schema();
+    init_config_defaults();
     init_suite_webhooks();
     init_suite_code_hosts();
     init_secrets();
