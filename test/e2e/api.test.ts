@@ -46,8 +46,9 @@ describe('Test Run Set API', () => {
     const members = await api<{ testRuns: Array<Record<string, unknown>> }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`);
     assert.equal(members.status, 200);
     const [pass, fail] = members.body.testRuns;
-    assert.deepEqual(Object.keys(pass!).sort(), ['artifacts', 'attempts', 'cancelledBy', 'cases', 'durationMs', 'endedAt', 'error', 'expectedMs', 'flaky', 'id', 'name', 'output', 'quarantined', 'restarts', 'skipped', 'startedAt', 'starts', 'status', 'type', 'workerId']);
+    assert.deepEqual(Object.keys(pass!).sort(), ['artifacts', 'attempts', 'cancelledBy', 'cases', 'durationMs', 'endedAt', 'error', 'expectedMs', 'flaky', 'heldBy', 'id', 'name', 'output', 'quarantined', 'restarts', 'skipped', 'startedAt', 'starts', 'status', 'type', 'workerId']);
     assert.equal(pass!.flaky, false);
+    assert.equal(pass!.heldBy, null, 'an ended member is held by no worker');
     assert.deepEqual([pass!.starts, pass!.restarts, fail!.starts, fail!.restarts], [1, [], 1, []], 'each ran once: one start, no restart');
     assert.equal(pass!.skipped, false, 'a command never skips');
     assert.equal(fail!.skipped, false);

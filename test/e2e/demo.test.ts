@@ -104,7 +104,7 @@ test('the package: npm pack, installed into an empty folder, runs the demo (its 
   const bin = path.join(app, 'node_modules', 'runset', 'dist', 'src', 'cli', 'main.js');
   const { url, key, output } = await startDemo(t, bin, app, path.join(app, '.runset'));
   // Installed, the demo suite lies under node_modules, where Playwright compiles no TypeScript: it runs from a copy.
-  assert.match(output(), /suite: {6}\.runset\/demo\/runset\.config\.yaml/);
+  assert.match(output(), /suite: {6}\.runset\/\.runset-demo\/runset\.config\.yaml/);
   const trigger = spawn(process.execPath, [bin, 'trigger', '--env', 'demo', '--wait', '--interval', '1s'], {
     cwd: app, env: { ...process.env, RUNSET_URL: url, RUNSET_API_KEY: key }, stdio: ['ignore', 'pipe', 'pipe'],
   });
