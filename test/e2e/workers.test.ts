@@ -57,11 +57,15 @@ describe('workers registry over HTTP, SDK and CLI', () => {
     const res = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'staging' } });
     assert.equal(res.status, 200, res.text);
     setId = res.body.testRunSetId as string;
-    // Until the gate opens, "held open" runs.
+    // Until the gate opens, "held open" runs; wait until "quick" has ended too,
+    // so every test below sees one busy slot of three.
     for (;;) {
       const list = await api<{ workers: Worker[] }>(server, 'GET', '/v0/workers');
-      if (list.body.workers[0]?.running.some((r) => r.name === 'held open')) {
-        worker = list.body.workers[0];
+      const members = await api<{ testRuns: Array<{ name: string; status: string }> }>(server, 'GET', `/v0/test-run-sets/${setId}/test-runs`);
+      const quickEnded = members.body.testRuns.some((m) => m.name === 'quick' && m.status === 'SUCCESS');
+      const running = list.body.workers[0]?.running ?? [];
+      if (quickEnded && running.length === 1 && running[0]!.name === 'held open') {
+        worker = list.body.workers[0]!;
         break;
       }
       await new Promise((r) => setTimeout(r, 50));
