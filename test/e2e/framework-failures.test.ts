@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { CaseResult, FrameworkName, FrameworkTestSpec } from '../../src/core/types.js';
 import { createFrameworkExecutor } from '../../src/executors/frameworks/index.js';
 import { listFrameworkEntry } from '../../src/executors/frameworks/listing.js';
+import type { ReportedCase } from '../../src/executors/frameworks/adapter.js';
 import { frameworkCases } from '../../src/config/framework-discovery.js';
 import { tempDir } from '../helpers/server.js';
 import { frameworkModules, NEWMAN_VERSIONS, RegistryUnreachable } from '../helpers/framework-versions.js';
@@ -62,6 +63,17 @@ async function listed(entry: FrameworkTestSpec): Promise<FrameworkTestSpec[]> {
 
 const PASSING = "import { test } from 'vitest';\ntest('one', () => {});\ntest('two', () => {});\n";
 
+let passingListing: Promise<ReportedCase[]> | undefined;
+/**
+ * A fresh suite of PASSING and its cases. Vitest lists PASSING once for the file: the same files list the
+ * same cases, and each test changes its own copy after the listing (a Vitest start is seconds of CPU).
+ */
+async function passingSuite(): Promise<{ entry: FrameworkTestSpec; cases: FrameworkTestSpec[] }> {
+  const entry = suite({ 'a.test.js': PASSING });
+  passingListing ??= listFrameworkEntry(entry);
+  return { entry, cases: frameworkCases('runset.config.yaml', entry, 0, await passingListing) };
+}
+
 test('a framework that is not installed: the listing says which and how to install it', async (t) => {
   if (unreachable) return t.skip(unreachable);
   await assert.rejects(listFrameworkEntry(suite({ 'a.test.js': PASSING }, false)), /Vitest is not installed for .*npm install --save-dev vitest/);
@@ -74,8 +86,7 @@ test('a listing that fails carries the framework\'s own first lines, naming the 
 
 test('a framework that cannot start fails every member of the share with its own words', async (t) => {
   if (unreachable) return t.skip(unreachable);
-  const entry = suite({ 'a.test.js': PASSING });
-  const cases = frameworkCases('runset.config.yaml', entry, 0, await listFrameworkEntry(entry));
+  const { entry, cases } = await passingSuite();
   writeFileSync(path.join(entry.dir, 'vitest.config.js'), "throw new Error('the config breaks on purpose');\n");
   const results = await runShare(cases);
   assert.equal(results.length, 2);
@@ -87,8 +98,7 @@ test('a framework that cannot start fails every member of the share with its own
 
 test('a case missing from the report fails alone, saying so; the others keep their outcomes', async (t) => {
   if (unreachable) return t.skip(unreachable);
-  const entry = suite({ 'a.test.js': PASSING });
-  const cases = frameworkCases('runset.config.yaml', entry, 0, await listFrameworkEntry(entry));
+  const { entry, cases } = await passingSuite();
   writeFileSync(path.join(entry.dir, 'a.test.js'), "import { test } from 'vitest';\ntest('one', () => {});\ntest('two renamed', () => {});\n");
   const results = await runShare(cases);
   assert.equal(results[0]?.passed, true);
@@ -128,8 +138,11 @@ test('Mocha: not installed, a file that throws at import, a renamed test, a hook
 
 const FEATURE = 'Feature: f\n  Scenario: one\n    Given ok\n  Scenario: two\n    Given ok\n';
 const STEPS = "const { Given } = require('@cucumber/cucumber');\nGiven('ok', function () {});\n";
+const LATER_FEATURE = 'Feature: g\n  Scenario: later\n    Given a step to write later\n  Scenario: twice\n    Given a step defined twice\n';
+const LATER_STEPS = "const { Given } = require('@cucumber/cucumber');\nGiven('a step to write later', function () { return 'pending'; });\nGiven('a step defined twice', function () {});\nGiven(/^a step defined tw.ce$/, function () {});\n";
 
-test('Cucumber: not installed, support code that throws, a feature that does not parse, a removed scenario, a failing BeforeAll', async (t) => {
+// One run shows a removed scenario, a pending and an ambiguous step: each Cucumber start costs seconds of CPU.
+test('Cucumber: not installed, support code that throws, a feature that does not parse, a removed scenario, pending and ambiguous steps (failing as in its strict mode, saying which step and why), a failing BeforeAll', async (t) => {
   if (unreachable) return t.skip(unreachable);
   const files = { 'features/a.feature': FEATURE, 'features/support/steps.js': STEPS };
   await assert.rejects(listFrameworkEntry(suite(files, false, 'cucumber')), /Cucumber is not installed for .*npm install --save-dev @cucumber\/cucumber/);
@@ -137,27 +150,19 @@ test('Cucumber: not installed, support code that throws, a feature that does not
   await assert.rejects(listFrameworkEntry(suite(throwing, true, 'cucumber')), /Cucumber 12\.9\.0 exited with code 1 without writing its report: Error: support breaks on purpose at import/);
   const unparsable = { ...files, 'features/bad.feature': 'Feature: bad\n  Scenario: a\n    Given ok\n  Scenaro: typo\n' };
   await assert.rejects(listFrameworkEntry(suite(unparsable, true, 'cucumber')), /^Error: features\/bad\.feature: \(4:3\): expected: .*got 'Scenaro: typo'/);
-  const entry = suite(files, true, 'cucumber');
+  const entry = suite({ ...files, 'features/b.feature': LATER_FEATURE, 'features/support/later.js': LATER_STEPS }, true, 'cucumber');
   const cases = await listed(entry);
-  assert.deepEqual(cases.map((c) => [c.name, c.case?.line]), [['features/a.feature › f › one', 2], ['features/a.feature › f › two', 4]]);
+  assert.deepEqual(cases.map((c) => [c.name, c.case?.line]), [['features/a.feature › f › one', 2], ['features/a.feature › f › two', 4], ['features/b.feature › g › later', 2], ['features/b.feature › g › twice', 4]]);
   writeFileSync(path.join(entry.dir, 'features/a.feature'), 'Feature: f\n  Scenario: one\n    Given ok\n');
-  const removed = await runShare(cases, 'cucumber');
-  assert.equal(removed[0]?.passed, true, removed[0]?.error ?? '');
-  assert.match(removed[1]?.error ?? '', /^the Cucumber report has no result for this test/);
-  writeFileSync(path.join(entry.dir, 'features/support/steps.js'), `${STEPS}require('@cucumber/cucumber').BeforeAll(function () { throw new Error('BeforeAll breaks on purpose'); });\n`);
-  for (const r of await runShare(cases.slice(0, 1), 'cucumber')) assert.match(r.error ?? '', /exit code 1\): Error: a BeforeAll hook errored.*\n.*BeforeAll breaks on purpose/, r.error ?? '');
-});
-
-test('Cucumber: pending and ambiguous steps fail (as in its strict mode), saying which step and why', async (t) => {
-  if (unreachable) return t.skip(unreachable);
-  const feature = 'Feature: f\n  Scenario: later\n    Given a step to write later\n  Scenario: twice\n    Given a step defined twice\n';
-  const steps = "const { Given } = require('@cucumber/cucumber');\nGiven('a step to write later', function () { return 'pending'; });\nGiven('a step defined twice', function () {});\nGiven(/^a step defined tw.ce$/, function () {});\n";
-  const entry = suite({ 'features/a.feature': feature, 'features/support/steps.js': steps }, true, 'cucumber');
-  const [later, twice] = await runShare(await listed(entry), 'cucumber');
+  const [one, removed, later, twice] = await runShare(cases, 'cucumber');
+  assert.equal(one?.passed, true, one?.error ?? '');
+  assert.match(removed?.error ?? '', /^the Cucumber report has no result for this test/);
   assert.equal(later?.passed, false);
   assert.equal(later?.error, 'Pending step: Given a step to write later');
   assert.equal(twice?.passed, false);
   assert.match(twice?.error ?? '', /^Multiple step definitions match:\n.*a step defined twice/);
+  writeFileSync(path.join(entry.dir, 'features/support/steps.js'), `${STEPS}require('@cucumber/cucumber').BeforeAll(function () { throw new Error('BeforeAll breaks on purpose'); });\n`);
+  for (const r of await runShare(cases.slice(0, 1), 'cucumber')) assert.match(r.error ?? '', /exit code 1\): Error: a BeforeAll hook errored.*\n.*BeforeAll breaks on purpose/, r.error ?? '');
 });
 
 const pytest = pytestVersion();
