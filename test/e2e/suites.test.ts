@@ -24,8 +24,12 @@ const noBrowser = chromiumMissing();
 
 interface Member { name: string; type: string; status: string; error: string | null; output: string | null }
 
-/** A suite folder at one version: a command and (with a browser) a Playwright case, each printing `marker` from its own files. */
-function suiteFolder(marker: string, extra = false): string {
+/**
+ * A suite folder at one version: a command and (with a browser, unless `browser` is false) a Playwright case,
+ * each printing `marker` from its own files. Only the versions run side by side need the Playwright case
+ * (each its own files in a browser too); a Playwright run costs a Chromium start.
+ */
+function suiteFolder(marker: string, extra = false, browser = !noBrowser): string {
   const dir = tempDir(`runset-suite-${marker}-`);
   mkdirSync(path.join(dir, 'tests'));
   writeFileSync(path.join(dir, 'marker.txt'), marker);
@@ -50,7 +54,7 @@ environments:            # ignored: environments come from the server
 tests:
   - { name: marker, type: command, run: [node, print.js] }
 ${extra ? "  - { name: added, type: command, run: [node, -e, \"console.log('added in " + marker + "')\"] }" : ''}
-${noBrowser ? '' : '  - { name: pw, type: playwright, dir: ., workers: 1 }'}
+${browser ? '  - { name: pw, type: playwright, dir: ., workers: 1 }' : ''}
 `);
   return dir;
 }
@@ -146,7 +150,7 @@ for (const shape of ['sqlite with direct workers', 'postgres with HTTP and direc
     });
 
     test('the same content uploads nothing; a name points at a version; an environment that does not opt in refuses', { timeout: 60_000 }, async () => {
-      const dir = suiteFolder('same');
+      const dir = suiteFolder('same', false, false); // naming and refusals: the command alone runs the version
       const first = await cli(server, ['suites', 'push', dir, '--name', 'main']);
       assert.equal(first.code, 0, first.stderr);
       const again = await cli(server, ['suites', 'push', dir]);
