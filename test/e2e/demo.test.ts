@@ -8,8 +8,9 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { CLI, REPO_ROOT, tempDir } from '../helpers/server.js';
 import { chromiumMissing } from './playwright-fixtures.js';
@@ -18,6 +19,38 @@ interface Status {
   status: string;
   progress: { counts: { WAITING: number; RUNNING: number; SUCCESS: number; FAIL: number } };
 }
+
+const exec = promisify(execFile);
+
+/** `script` run by sh with `env`: its standard output. */
+async function sh(script: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return (await exec('sh', ['-c', script], { env, encoding: 'utf8' })).stdout;
+}
+
+interface Packed {
+  files: Set<string>;
+  app: string;
+}
+
+/**
+ * The tree npm test just built, packed (npm pack would run `prepare`, the same build, again) and installed into
+ * an empty folder. Started when the file loads, so npm packs and installs while the first test's demo runs.
+ */
+async function packAndInstall(): Promise<Packed> {
+  const dir = tempDir('runset-package-');
+  const [packed] = JSON.parse((await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: REPO_ROOT, encoding: 'utf8' })).stdout) as [
+    { filename: string; files: { path: string }[] },
+  ];
+  const app = path.join(dir, 'app');
+  mkdirSync(app, { recursive: true });
+  writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'a-team-project', private: true }));
+  // No install scripts: better-sqlite3's would compile it (a minute, and node-gyp wants Node's headers
+  // from the internet); the repository's own build of the same version is the same file.
+  await exec('npm', ['install', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', path.join(dir, packed.filename)], { cwd: app, timeout: 240_000 });
+  return { files: new Set(packed.files.map((f) => f.path)), app };
+}
+const packaged = packAndInstall();
+packaged.catch(() => undefined); // awaited (and so reported) by the package's test
 
 /** `runset demo` (the CLI at `bin`, run in `cwd`) up: its whole output so far and the URL and key its banner gives. */
 async function startDemo(t: TestContext, bin: string, cwd: string, dataDir: string): Promise<{ output: () => string; url: string; key: string }> {
@@ -54,35 +87,33 @@ test('npm start: the demo banner\'s curl lines create a set; demo ends SUCCESS, 
   const create = lines.slice(lines.findIndex((l) => l.includes('ID=$(curl')), lines.findIndex((l) => l.includes('ID=$(curl')) + 2).join('\n');
   const status = lines.find((l) => l.includes('curl -s "$RUNSET_URL/v0/test-run-sets/$ID"'))!;
 
-  const run = async (env: string): Promise<Status> => {
+  const env = { ...process.env, RUNSET_URL: url, RUNSET_API_KEY: key };
+  const run = async (name: string): Promise<Status> => {
     // The banner's lines, pasted into a shell (for `broken`, with the env swapped).
-    const script = `${create.replace('"env":"demo"', `"env":"${env}"`)}\necho "$ID"`;
-    const id = execFileSync('sh', ['-c', script], { env: { ...process.env, RUNSET_URL: url, RUNSET_API_KEY: key }, encoding: 'utf8' }).trim();
+    const script = `${create.replace('"env":"demo"', `"env":"${name}"`)}\necho "$ID"`;
+    const id = (await sh(script, env)).trim();
     assert.match(id, /^[0-9a-f-]{36}$/, `the create line printed an id: ${id}`);
+    // Waited for in-process (a shell and a curl each poll cost CPU), then read with the banner's own line.
     for (;;) {
-      const body = execFileSync('sh', ['-c', status], { env: { ...process.env, RUNSET_URL: url, RUNSET_API_KEY: key, ID: id }, encoding: 'utf8' });
-      const set = JSON.parse(body) as Status;
-      if (set.status === 'SUCCESS' || set.status === 'FAIL') return set;
+      const res = await fetch(`${url}/v0/test-run-sets/${id}`, { headers: { authorization: `Bearer ${key}` } });
+      const { status: now } = (await res.json()) as Status;
+      if (now === 'SUCCESS' || now === 'FAIL') break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
+    return JSON.parse(await sh(status, { ...env, ID: id })) as Status;
   };
 
-  const demo = await run('demo');
+  // Both sets at once: the demo's slots run them side by side, as a reader's two pastes would.
+  const [demo, broken] = await Promise.all([run('demo'), run('broken')]);
   assert.equal(demo.status, 'SUCCESS', JSON.stringify(demo));
   assert.ok(demo.progress.counts.SUCCESS >= 4, 'http, command (and browser) tests all ran');
-  const broken = await run('broken');
   assert.equal(broken.status, 'FAIL', JSON.stringify(broken));
   assert.ok(broken.progress.counts.FAIL > 0);
   assert.ok(!demoRun.output().includes('demo-password'), 'the shop password (a secret) is never printed');
 });
 
 test('the package: npm pack, installed into an empty folder, runs the demo (its Playwright suite included) and the CI client', { timeout: 300_000 }, async (t) => {
-  const dir = tempDir('runset-package-');
-  // The tree npm test just built (npm pack would run `prepare`, the same build, again).
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: REPO_ROOT, encoding: 'utf8' })) as [
-    { filename: string; files: { path: string }[] },
-  ];
-  const files = new Set(packed.files.map((f) => f.path));
+  const { files, app } = await packaged;
   for (const needed of ['dist/src/cli/main.js', 'dist/src/client/index.js', 'dist/src/client/index.d.ts', 'dist/dashboard/manifest.json', 'examples/demo/runset.config.yaml',
     'examples/demo/e2e/playwright.config.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/compatibility.md', 'schema/runset.config.schema.json']) {
     assert.ok(files.has(needed), `the package holds ${needed}`);
@@ -90,12 +121,6 @@ test('the package: npm pack, installed into an empty folder, runs the demo (its 
   const leftOut = [...files].filter((f) => /^(src|test|bench|dist\/test|deploy|action|docs\/\.vitepress)\//.test(f) || f.endsWith('.map') || f.endsWith('.tsbuildinfo'));
   assert.deepEqual(leftOut, [], 'no sources, tests, benches, source maps or build state in the package');
 
-  const app = path.join(dir, 'app');
-  execFileSync('mkdir', ['-p', app]);
-  writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'a-team-project', private: true }));
-  // No install scripts: better-sqlite3's would compile it (a minute, and node-gyp wants Node's headers
-  // from the internet); the repository's own build of the same version is the same file.
-  execFileSync('npm', ['install', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', path.join(dir, packed.filename)], { cwd: app, stdio: 'pipe', timeout: 240_000 });
   const native = (root: string) => path.join(root, 'node_modules', 'better-sqlite3');
   const version = (root: string) => (JSON.parse(readFileSync(path.join(native(root), 'package.json'), 'utf8')) as { version: string }).version;
   assert.equal(version(app), version(REPO_ROOT), 'the package installs the better-sqlite3 the repository built');
