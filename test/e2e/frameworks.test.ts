@@ -4,14 +4,16 @@
  * real server, one member per case, and its members — names, outcomes, errors,
  * retries, skips — match what the same framework reports when the suite is run
  * directly with its own machine-readable report (JSON; Cucumber's JUnit). Each version is installed from npm once into
- * node_modules/.cache/runset-frameworks; the test skips, saying why, only when
- * the npm registry cannot be reached.
+ * node_modules/.cache/runset-frameworks, and its direct report on the suite is kept there too
+ * (../helpers/direct-reports.ts: made again whenever the version, the suite or its fixture code changes);
+ * the test skips, saying why, only when the npm registry cannot be reached.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
+import { directReport } from '../helpers/direct-reports.js';
 import { FRAMEWORK_VERSIONS, installAll, NEWMAN_VERSIONS } from '../helpers/framework-versions.js';
 import { frameworkCli, frameworkPackage, runDirectly, suiteShape, writeFrameworkSuite, type DirectCase, type FrameworkKind } from './framework-fixtures.js';
 import { COLLECTION_FILE, newmanNames, runNewmanDirectly, startApi, writeNewmanSuite } from './framework-fixtures-newman.js';
@@ -28,8 +30,6 @@ interface Suite {
   file: string;
 }
 
-after(() => assertNoLeakedServers());
-
 /** The members are the directly run cases, by name, with the same outcome, skip and first line of error. */
 function assertSameCases(members: readonly Member[], expected: ReadonlyMap<string, DirectCase>, messageless = false): void {
   assert.deepEqual(members.map((m) => m.name).sort(), [...expected.keys()].sort(), 'the same cases, named as the framework names them');
@@ -45,45 +45,78 @@ function assertSameCases(members: readonly Member[], expected: ReadonlyMap<strin
 }
 
 const matrix = Object.entries(FRAMEWORK_VERSIONS).flatMap(([kind, versions]) => versions.map((version) => ({ kind: kind as FrameworkKind, version })));
+const pytest = pytestVersion();
+const envOf = (kind: string, version: string) => `${kind}-${version.replace(/\./g, '-')}`;
+
+/**
+ * Every suite of this file through one server (a server start and its listings
+ * are CPU the machine shares with other test files): a set per suite, each
+ * created at once, so the sets run while the first tests wait for theirs.
+ */
+const suites: Suite[] = [];
+const direct = new Map<string, Map<string, DirectCase>>();
+const sets = new Map<string, string>();
+let server: RunningServer | undefined;
+let shop: Awaited<ReturnType<typeof startApi>> | undefined;
+let unreachable: string | undefined;
+
+before(async () => {
+  const root = tempDir('runset-frameworks-');
+  const installed = await installAll([...matrix.map(({ kind, version }) => [frameworkPackage(kind), version] as const), ...NEWMAN_VERSIONS.map((version) => ['newman', version] as const)]);
+  if (!Array.isArray(installed)) {
+    unreachable = installed.unreachable;
+    return;
+  }
+  shop = await startApi();
+  const entries: string[] = [];
+  const environments: string[] = [];
+  for (const [i, { kind, version }] of matrix.entries()) {
+    const env = envOf(kind, version);
+    const file = writeFrameworkSuite(path.join(root, env), kind, env, installed[i] as string);
+    suites.push({ kind, version, env, file });
+    entries.push(`  - { name: "${env}", type: ${kind}, dir: "${env}", environments: ["${env}"] }`);
+    environments.push(`  ${env}: { variables: {} }`);
+  }
+  const reports = await Promise.all(matrix.map(({ kind, version }, i) => {
+    const dir = path.join(root, suites[i]!.env);
+    return directReport(`${frameworkPackage(kind)}@${version}`, dir, () => runDirectly(kind, dir, frameworkCli(kind, installed[i] as string)));
+  }));
+  suites.forEach((s, i) => direct.set(s.env, reports[i] as Map<string, DirectCase>));
+  // pytest's entry sets `retries: 1` (pytest-rerunfailures' --reruns, the failure rerun too).
+  if ('version' in pytest) {
+    const env = envOf('pytest', pytest.version);
+    const dir = path.join(root, env);
+    writePytestSuite(dir, env);
+    direct.set(env, await runPytestDirectly(dir));
+    entries.push(`  - { name: "${env}", type: pytest, dir: "${env}", python: "${PYTHON}", retries: 1, environments: ["${env}"] }`);
+    environments.push(`  ${env}: { variables: { BASE_URL: "${shop.url}" } }`);
+  }
+  for (const [i, version] of NEWMAN_VERSIONS.entries()) {
+    const env = envOf('newman', version);
+    const dir = path.join(root, env);
+    const modules = installed[matrix.length + i] as string;
+    writeNewmanSuite(dir, env, modules);
+    direct.set(env, await directReport(`newman@${version}`, dir, () => runNewmanDirectly(dir, modules, shop!.url)));
+    entries.push(`  - { name: "${env}", type: newman, dir: "${env}", collection: "${COLLECTION_FILE}", environments: ["${env}"] }`);
+    environments.push(`  ${env}: { variables: { BASE_URL: "${shop.url}" } }`);
+  }
+  const configPath = path.join(root, 'runset.config.yaml');
+  writeFileSync(configPath, `environments:\n${environments.join('\n')}\ntests:\n${entries.join('\n')}\n`);
+  const started = await startRunset({ configPath, args: ['--workers', '2'] });
+  server = started;
+  for (const env of direct.keys()) {
+    const created = await api(started, 'POST', '/v0/test-run-sets', { body: { env } });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    sets.set(env, created.body.testRunSetId as string);
+  }
+});
+after(async () => {
+  await server?.stop();
+  await new Promise((resolve) => (shop ? shop.server.close(resolve) : resolve(undefined)));
+  assertNoLeakedServers();
+});
 
 describe('framework versions: members match a direct run', () => {
-  const suites: Suite[] = [];
-  const direct = new Map<string, Map<string, DirectCase>>();
-  const sets = new Map<string, string>();
-  let server: RunningServer | undefined;
-  let unreachable: string | undefined;
-
-  before(async () => {
-    const root = tempDir('runset-frameworks-');
-    const installed = await installAll(matrix.map(({ kind, version }) => [frameworkPackage(kind), version] as const));
-    if (!Array.isArray(installed)) {
-      unreachable = installed.unreachable;
-      return;
-    }
-    const entries: string[] = [];
-    for (const [i, { kind, version }] of matrix.entries()) {
-      const env = `${kind}-${version.replace(/\./g, '-')}`;
-      const dir = path.join(root, env);
-      const file = writeFrameworkSuite(dir, kind, env, installed[i] as string);
-      suites.push({ kind, version, env, file });
-      entries.push(`  - { name: "${env}", type: ${kind}, dir: "${env}", environments: ["${env}"] }`);
-    }
-    const reports = await Promise.all(matrix.map(({ kind }, i) => runDirectly(kind, path.join(root, suites[i]!.env), frameworkCli(kind, installed[i] as string))));
-    suites.forEach((s, i) => direct.set(s.env, reports[i] as Map<string, DirectCase>));
-    const configPath = path.join(root, 'runset.config.yaml');
-    writeFileSync(configPath, `environments:\n${suites.map((s) => `  ${s.env}: { variables: {} }`).join('\n')}\ntests:\n${entries.join('\n')}\n`);
-    const started = await startRunset({ configPath, args: ['--workers', '2'] });
-    server = started;
-    for (const s of suites) {
-      const created = await api(started, 'POST', '/v0/test-run-sets', { body: { env: s.env } });
-      assert.equal(created.status, 200, JSON.stringify(created.body));
-      sets.set(s.env, created.body.testRunSetId as string);
-    }
-  });
-  after(async () => {
-    await server?.stop();
-  });
-
   for (const { kind, version } of matrix) {
     test(`${kind} ${version}`, async (t) => {
       if (unreachable !== undefined) return t.skip(unreachable);
@@ -108,60 +141,10 @@ describe('framework versions: members match a direct run', () => {
 
 /**
  * pytest (Debian's, by an explicit interpreter) and Newman (two majors), the
- * same way: one set per suite through one server, compared with the direct
- * run. pytest's entry sets `retries: 1` (pytest-rerunfailures' --reruns, the
- * failure rerun too); Newman has no retries, and its failures are a failed
- * test script and a request that cannot be sent.
+ * same way, compared with the direct run. Newman has no retries, and its
+ * failures are a failed test script and a request that cannot be sent.
  */
 describe('pytest and Newman: members match a direct run', () => {
-  const pytest = pytestVersion();
-  const runs = [...('version' in pytest ? [{ kind: 'pytest', version: pytest.version }] : []), ...NEWMAN_VERSIONS.map((version) => ({ kind: 'newman', version }))];
-  const direct = new Map<string, Map<string, DirectCase>>();
-  const sets = new Map<string, string>();
-  let server: RunningServer | undefined;
-  let shop: Awaited<ReturnType<typeof startApi>> | undefined;
-  let unreachable: string | undefined;
-  const envOf = (kind: string, version: string) => `${kind}-${version.replace(/\./g, '-')}`;
-
-  before(async () => {
-    const root = tempDir('runset-frameworks-py-pm-');
-    const modules = await installAll(NEWMAN_VERSIONS.map((version) => ['newman', version] as const));
-    if (!Array.isArray(modules)) {
-      unreachable = modules.unreachable;
-      return;
-    }
-    shop = await startApi();
-    const entries: string[] = [];
-    for (const { kind, version } of runs) {
-      const env = envOf(kind, version);
-      const dir = path.join(root, env);
-      if (kind === 'pytest') {
-        writePytestSuite(dir, env);
-        direct.set(env, await runPytestDirectly(dir));
-        entries.push(`  - { name: "${env}", type: pytest, dir: "${env}", python: "${PYTHON}", retries: 1, environments: ["${env}"] }`);
-      } else {
-        const installed = modules[NEWMAN_VERSIONS.indexOf(version as (typeof NEWMAN_VERSIONS)[number])] as string;
-        writeNewmanSuite(dir, env, installed);
-        direct.set(env, await runNewmanDirectly(dir, installed, shop.url));
-        entries.push(`  - { name: "${env}", type: newman, dir: "${env}", collection: "${COLLECTION_FILE}", environments: ["${env}"] }`);
-      }
-    }
-    const configPath = path.join(root, 'runset.config.yaml');
-    const environments = runs.map(({ kind, version }) => `  ${envOf(kind, version)}: { variables: { BASE_URL: "${shop!.url}" } }`);
-    writeFileSync(configPath, `environments:\n${environments.join('\n')}\ntests:\n${entries.join('\n')}\n`);
-    const started = await startRunset({ configPath, args: ['--workers', '2'] });
-    server = started;
-    for (const { kind, version } of runs) {
-      const created = await api(started, 'POST', '/v0/test-run-sets', { body: { env: envOf(kind, version) } });
-      assert.equal(created.status, 200, JSON.stringify(created.body));
-      sets.set(envOf(kind, version), created.body.testRunSetId as string);
-    }
-  });
-  after(async () => {
-    await server?.stop();
-    await new Promise((resolve) => (shop ? shop.server.close(resolve) : resolve(undefined)));
-  });
-
   test('pytest (Debian python3-pytest)', async (t) => {
     if ('missing' in pytest) return t.skip(pytest.missing);
     if (unreachable !== undefined) return t.skip(unreachable);
