@@ -196,6 +196,20 @@ describe('insight views in Chromium', { skip }, () => {
     assert.deepEqual(await attributes(row('search').locator('.strip-cell'), 'data-kind'), ['pass'], 'the preview run only');
   });
 
+  test('a link clicked as soon as the page has rendered, before its effects ran, still leads to its page', async () => {
+    // DOMContentLoaded fires after the module rendered the frame but before Preact ran its effects (after paint):
+    // a click then is what a fast user or a busy machine makes (Playwright's click after goto, under load).
+    const early = await page.context().newPage();
+    try {
+      await early.addInitScript(`document.addEventListener('DOMContentLoaded', () => document.querySelector('nav a[href="/tests"]').click())`);
+      await early.goto('/');
+      await early.getByRole('heading', { name: 'Tests', exact: true }).waitFor();
+      assert.equal(new URL(early.url()).pathname, '/tests');
+    } finally {
+      await early.close();
+    }
+  });
+
   test("a test's page charts its duration over time, with a summary and a table, and lists its recent failures", async () => {
     await page.goto('/tests?env=staging');
     await page.locator('tr[data-test="search"]').getByRole('link', { name: 'search' }).click();

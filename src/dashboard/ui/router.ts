@@ -69,6 +69,9 @@ export function useLocation(): { route: Route; search: URLSearchParams; key: str
     const update = () => setPath(currentPath());
     window.addEventListener('popstate', update);
     window.addEventListener(CHANGE, update);
+    // Effects run after paint: a link clicked between the first render and here (a fast click, a busy
+    // machine) changed the URL with no listener to hear it, and the old page would stay. Read it again.
+    update();
     return () => {
       window.removeEventListener('popstate', update);
       window.removeEventListener(CHANGE, update);
