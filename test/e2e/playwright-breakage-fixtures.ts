@@ -40,12 +40,19 @@ export default defineConfig({
 import { existsSync } from 'node:fs';
 export default async function globalSetup() {
   if (process.env.BREAK === 'setup') throw new Error('global setup cannot reach the database with token ' + process.env.API_TOKEN);
-  if (process.env.BREAK === 'crash') {
-    // Thrown later, in the runner process itself (globalSetup runs there), once the first
-    // test says it runs: a fixed delay would race a slow start on a busy machine.
+  if (process.env.BREAK === 'crash' || process.env.BREAK === 'kill') {
+    // The runner process itself (globalSetup runs there) throws or is killed outright, once the
+    // first test says it runs: a fixed delay would race a slow start on a busy machine. It acts
+    // one tick after it sees the test's file, so the runner has read the test's begin (sent
+    // before the file was written) first; a test killing its runner itself raced that read.
+    let seen = false;
     const timer = setInterval(() => {
-      if (!existsSync(process.env.SERVER_LOG + '.test-started')) return;
+      if (!seen) {
+        seen = existsSync(process.env.SERVER_LOG + '.test-started');
+        return;
+      }
       clearInterval(timer);
+      if (process.env.BREAK === 'kill') process.kill(process.pid, 'SIGKILL');
       throw new Error('the runner crashed with token ' + process.env.API_TOKEN);
     }, 50);
     timer.unref();
@@ -66,13 +73,9 @@ http.createServer((req, res) => res.end('hello from the web server')).listen(Num
 import { writeFileSync } from 'node:fs';
 import { test, expect } from '@playwright/test';
 test('the web server answers', async () => {
-  if (process.env.BREAK === 'crash') {
+  if (process.env.BREAK === 'crash' || process.env.BREAK === 'kill') {
+    // The runner crashes or is killed outright (it cannot stop its webServer itself) while this runs.
     writeFileSync(process.env.SERVER_LOG + '.test-started', '');
-    await new Promise((resolve) => setTimeout(resolve, 5000));
-  }
-  if (process.env.BREAK === 'kill') {
-    // The runner (this worker's parent) killed outright: it cannot stop its webServer itself.
-    process.kill(process.ppid, 'SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, 5000));
   }
   const res = await fetch('http://127.0.0.1:' + process.env.SERVER_PORT + '/');
@@ -105,23 +108,49 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** One breakable suite as written: its runset config text alone, and what a shared config needs of it. */
+export interface BreakableSuite {
+  /** A whole runset config holding this suite alone (entry `breakable`, environments named as BREAKAGES and `ok`). */
+  config: string;
+  /** Its environments' lines and its entry's line (named `breakable-<tag>`), for a config holding several suites. */
+  environments: string[];
+  entry: string;
+  /** The environment of a breakage (or `ok`) in the shared config. */
+  env(name: string): string;
+  /** The file its webServer logs each start to, one per environment (the sets run at once). */
+  serverLog(name: string): string;
+}
+
 /**
- * Writes the suite into `dir/suite` — its node_modules a link to `modules`, so
- * that @playwright/test version is the suite's own — and returns runset's
- * config text: one environment per breakage, and `ok`.
+ * Writes the suite into `dir/<tag>` — its node_modules a link to `modules`, so
+ * that @playwright/test version is the suite's own — with one environment per
+ * breakage and `ok`, each with its own port and server log, so the sets of
+ * several suites can run at the same time on one server.
  */
-export async function writeBreakableSuite(dir: string, serverLog: string, modules: string): Promise<string> {
-  const suite = path.join(dir, 'suite');
+export async function writeBreakableSuite(dir: string, tag: string, modules: string): Promise<BreakableSuite> {
+  const suite = path.join(dir, tag);
   for (const [name, text] of Object.entries(FILES)) {
     mkdirSync(path.dirname(path.join(suite, name)), { recursive: true });
     writeFileSync(path.join(suite, name), text);
   }
   symlinkSync(modules, path.join(suite, 'node_modules'), 'dir');
-  const envs: string[] = [];
+  const serverLog = (name: string) => path.join(dir, `${tag}-${name}-server-starts.log`);
+  const env = (name: string) => `${tag}-${name}`;
+  const own: string[] = [];
+  const shared: string[] = [];
   for (const name of [...BREAKAGES, 'ok']) {
-    const vars = [`API_TOKEN: "\${env:BREAK_TOKEN}"`, `SERVER_PORT: "${await freePort()}"`, `SERVER_LOG: ${JSON.stringify(serverLog)}`];
+    writeFileSync(serverLog(name), '');
+    const vars = [`API_TOKEN: "\${env:BREAK_TOKEN}"`, `SERVER_PORT: "${await freePort()}"`, `SERVER_LOG: ${JSON.stringify(serverLog(name))}`];
     if (name !== 'ok') vars.push(`BREAK: ${name}`);
-    envs.push(`  ${name}: { variables: { ${vars.join(', ')} } }`);
+    own.push(`  ${name}: { variables: { ${vars.join(', ')} } }`);
+    shared.push(`  ${env(name)}: { variables: { ${vars.join(', ')} } }`);
   }
-  return `environments:\n${envs.join('\n')}\ntests:\n  - { name: breakable, type: playwright, dir: suite }\n`;
+  const envNames = [...BREAKAGES, 'ok'].map((name) => `"${env(name)}"`).join(', ');
+  return {
+    config: `environments:\n${own.join('\n')}\ntests:\n  - { name: breakable, type: playwright, dir: "${tag}" }\n`,
+    environments: shared,
+    entry: `  - { name: breakable-${tag}, type: playwright, dir: "${tag}", environments: [${envNames}] }`,
+    env,
+    serverLog,
+  };
 }

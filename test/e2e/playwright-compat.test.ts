@@ -1,12 +1,12 @@
 /**
  * The supported Playwright versions, proven: for each (oldest supported, a few
  * between, runset's own), a small browser-free suite as an ES module package
- * with a TypeScript config and as a CommonJS one (the versions between: one of
- * the two each, alternating) runs through the real server,
+ * with a TypeScript config and as a CommonJS one (the oldest: both; the others:
+ * one of the two each, alternating) runs through the real server,
  * and its members — names, outcomes, errors, retries, skips, output — match
  * what that same Playwright reports when the suite is run directly with
  * `playwright test --reporter=json`; the same holds for a suite with no
- * Playwright of its own, run with runset's. Each version is installed from npm once
+ * Playwright of its own, of either kind, run with runset's. Each version is installed from npm once
  * into node_modules/.cache/runset-compat; an install that fails fails here.
  */
 import { after, before, describe, test } from 'node:test';
@@ -31,17 +31,25 @@ interface Suite {
 const BOTH = ['esm', 'cjs'] as const;
 
 /**
- * The module kinds each version is tried with: both for the oldest and for
- * runset's own (what a suite without Playwright is lent); one each,
- * alternating, for the versions between (ESM on 1.33, which re-launches itself
- * with an ESM loader for a TypeScript config, and on 1.49; CommonJS on 1.40),
- * so both kinds still meet every era of Playwright's config loader at less
- * cost.
+ * The module kinds each version is tried with: both for the oldest; one each,
+ * alternating, for the others (ESM on 1.33, which re-launches itself with an
+ * ESM loader for a TypeScript config, and on 1.49 and runset's own; CommonJS
+ * on 1.40), so both kinds still meet every era of Playwright's config loader
+ * at less cost. Runset's own meets CommonJS in the lent suite (a CommonJS
+ * suite finds a lent Playwright as it finds its own, by require), and its own
+ * ESM suite proves no lending hook is needed where the suite has its own.
  */
 function kindsOf(version: string): ReadonlyArray<ModuleKind> {
   const at = COMPAT_VERSIONS.indexOf(version);
-  if (at === 0 || at === COMPAT_VERSIONS.length - 1) return BOTH;
-  return [at % 2 === 1 ? 'esm' : 'cjs'];
+  if (at === 0) return BOTH;
+  return [at % 2 === 1 || at === COMPAT_VERSIONS.length - 1 ? 'esm' : 'cjs'];
+}
+
+/** A version's direct run as the reference of another suite of the same body: only the file's name differs. */
+function renamed(cases: Map<string, DirectCase>, from: Suite, to: Suite): Map<string, DirectCase> {
+  const file = (s: Suite) => `v${s.env}.spec.${s.kind === 'esm' ? 'ts' : 'js'}`;
+  const list = [...cases.values()].map((c) => ({ ...c, name: c.name.replace(file(from), file(to)) }));
+  return new Map(list.map((c) => [c.name, c]));
 }
 
 after(() => assertNoLeakedServers());
@@ -75,15 +83,27 @@ describe('Playwright versions: members match a direct run', () => {
     }
     const configPath = path.join(root, 'runset.config.yaml');
     writeFileSync(configPath, `environments:\n${suites.map((s) => `  ${s.env}: { variables: {} }`).join('\n')}\ntests:\n${entries.join('\n')}\n`);
-    const own = suites.filter((s) => s.version !== 'lent');
-    const reports = await eachAtMost(own, 2, (s) => runDirectly(s.dir, s.cli));
-    own.forEach((s, i) => direct.set(s.env, reports[i] as Map<string, DirectCase>));
-    // A lent suite is the same suite under runset's own Playwright: that direct run is its reference.
-    for (const kind of ['esm', 'cjs'] as const) {
-      const own = `${kind}-${bundledVersion().replace(/\./g, '-')}`;
-      const renamed = [...direct.get(own)!.values()].map((c) => ({ ...c, name: c.name.replace(`v${own}.`, `v${kind}-lent.`) }));
-      direct.set(`${kind}-lent`, new Map(renamed.map((c) => [c.name, c])));
+    // One direct run per version: what Playwright reports of the suite's body does not
+    // depend on the module kind (which only changes how the file loads; a suite that
+    // fails to load under runset fails its comparison anyway), so a version's other
+    // kind, and a lent suite (runset's own version), take that run, renamed, as theirs.
+    const references = suites.filter((s, i) => s.version !== 'lent' && suites.findIndex((o) => o.version === s.version) === i);
+    const reports = await eachAtMost(references, 2, (s) => runDirectly(s.dir, s.cli));
+    for (const s of suites) {
+      const version = s.version === 'lent' ? bundledVersion() : s.version;
+      const at = references.findIndex((r) => r.version === version);
+      direct.set(s.env, renamed(reports[at] as Map<string, DirectCase>, references[at] as Suite, s));
     }
+    // After the direct runs, not beside them: the server lists every entry as it starts,
+    // and on a busy machine both at once outlast startRunset's 45 s.
+    await startServer(configPath);
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  /** Starts the server and queues every suite's set at once, so its two slots run two at a time. */
+  async function startServer(configPath: string): Promise<void> {
     // The suites never open a browser: any executable passes runset's browser check.
     server = await startRunset({ configPath, env: { RUNSET_CHROMIUM: process.execPath }, args: ['--workers', '2'] });
     for (const s of suites) {
@@ -91,10 +111,7 @@ describe('Playwright versions: members match a direct run', () => {
       assert.equal(created.status, 200, JSON.stringify(created.body));
       sets.set(s.env, created.body.testRunSetId as string);
     }
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  }
 
   for (const version of [...COMPAT_VERSIONS, 'lent']) {
     for (const kind of version === 'lent' ? BOTH : kindsOf(version)) {
