@@ -40,7 +40,7 @@ function processesWith(marker: string): number[] {
 
 
 test('a hung test is killed by the hang guard with its browsers; its batch-mate runs again and passes', { skip: chromiumMissing() }, async () => {
-  const fixture = writePlaywrightFixture();
+  const fixture = writePlaywrightFixture(['hang']);
   const configPath = path.join(fixture.dir, 'runset.config.yaml');
   writeFileSync(configPath, fixture.config);
   const server = await startRunset({ configPath, env: { E2E_PW_SECRET: 'x' } });
@@ -66,7 +66,7 @@ test('a hung test is killed by the hang guard with its browsers; its batch-mate 
 });
 
 test('a missing browser fails the members at once with a clear error', async () => {
-  const fixture = writePlaywrightFixture();
+  const fixture = writePlaywrightFixture(['flaky']);
   const configPath = path.join(fixture.dir, 'runset.config.yaml');
   writeFileSync(configPath, fixture.config);
   const server = await startRunset({ configPath, env: { E2E_PW_SECRET: 'x', RUNSET_CHROMIUM: path.join(fixture.dir, 'no-such-chromium') } });
@@ -85,7 +85,7 @@ test('a missing browser fails the members at once with a clear error', async () 
 });
 
 test('a suite that cannot be listed stops serve with a config error naming the entry', () => {
-  const fixture = writePlaywrightFixture();
+  const fixture = writePlaywrightFixture(['reload']);
   writeFileSync(path.join(fixture.suiteDir, 'tests', 'broken.spec.ts'), "import { test } from '@playwright/test';\ntest('x', async () => {\n");
   const configPath = path.join(fixture.dir, 'runset.config.yaml');
   writeFileSync(configPath, fixture.config);
