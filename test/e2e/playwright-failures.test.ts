@@ -53,7 +53,7 @@ test('a hung test is killed by the hang guard with its browsers; its batch-mate 
     assert.deepEqual(done.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 1, FAIL: 1 });
     assert.ok(Date.now() - started < 60_000, 'killed soon after 2 × 3 s + 10 s, not left hanging');
     const runs = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
-    const hung = runs.find((r) => r.name.includes('spins forever'));
+    const hung = runs.find((r) => r.name.includes('blocks forever'));
     // 3 s, not 1: Playwright's timeout covers fixture setup, and a browser launch on a loaded machine can take over a second.
     assert.match(hung?.error ?? '', /^hung: runset's hang guard killed Playwright and its browsers \d+s after the test began, past its timeout of 3s/);
     assert.equal(runs.find((r) => r.name.includes('waits its turn'))?.status, 'SUCCESS');

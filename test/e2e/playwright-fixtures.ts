@@ -67,11 +67,12 @@ for (const name of ['first', 'second']) {
   'hang.spec.ts': `
 import { test } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
-test('spins forever @hang', async ({ page }) => {
-  await page.setContent('<p>spinning</p>');
+test('blocks forever @hang', async ({ page }) => {
+  await page.setContent('<p>blocked</p>');
   writeFileSync(process.env.PID_FILE!, String(process.pid));
-  // A busy loop: Playwright's own timeout timer never gets to run.
-  for (;;) {}
+  // A blocking call that never returns: Playwright's own timeout timer never gets to run, as in a busy
+  // loop, but the guard's wait burns no CPU-second of the machine the whole suite shares.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 });
 test('waits its turn @hang', async () => {});
 `,
