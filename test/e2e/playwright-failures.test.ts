@@ -40,7 +40,7 @@ function processesWith(marker: string): number[] {
 
 
 test('a hung test is killed by the hang guard with its browsers; its batch-mate runs again and passes', { skip: chromiumMissing() }, async () => {
-  const fixture = writePlaywrightFixture();
+  const fixture = writePlaywrightFixture(['hang']);
   const configPath = path.join(fixture.dir, 'runset.config.yaml');
   writeFileSync(configPath, fixture.config);
   const server = await startRunset({ configPath, env: { E2E_PW_SECRET: 'x' } });
@@ -53,7 +53,7 @@ test('a hung test is killed by the hang guard with its browsers; its batch-mate 
     assert.deepEqual(done.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 1, FAIL: 1 });
     assert.ok(Date.now() - started < 60_000, 'killed soon after 2 × 3 s + 10 s, not left hanging');
     const runs = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
-    const hung = runs.find((r) => r.name.includes('spins forever'));
+    const hung = runs.find((r) => r.name.includes('blocks forever'));
     // 3 s, not 1: Playwright's timeout covers fixture setup, and a browser launch on a loaded machine can take over a second.
     assert.match(hung?.error ?? '', /^hung: runset's hang guard killed Playwright and its browsers \d+s after the test began, past its timeout of 3s/);
     assert.equal(runs.find((r) => r.name.includes('waits its turn'))?.status, 'SUCCESS');
@@ -66,7 +66,7 @@ test('a hung test is killed by the hang guard with its browsers; its batch-mate 
 });
 
 test('a missing browser fails the members at once with a clear error', async () => {
-  const fixture = writePlaywrightFixture();
+  const fixture = writePlaywrightFixture(['flaky']);
   const configPath = path.join(fixture.dir, 'runset.config.yaml');
   writeFileSync(configPath, fixture.config);
   const server = await startRunset({ configPath, env: { E2E_PW_SECRET: 'x', RUNSET_CHROMIUM: path.join(fixture.dir, 'no-such-chromium') } });
@@ -85,7 +85,7 @@ test('a missing browser fails the members at once with a clear error', async () 
 });
 
 test('a suite that cannot be listed stops serve with a config error naming the entry', () => {
-  const fixture = writePlaywrightFixture();
+  const fixture = writePlaywrightFixture(['reload']);
   writeFileSync(path.join(fixture.suiteDir, 'tests', 'broken.spec.ts'), "import { test } from '@playwright/test';\ntest('x', async () => {\n");
   const configPath = path.join(fixture.dir, 'runset.config.yaml');
   writeFileSync(configPath, fixture.config);

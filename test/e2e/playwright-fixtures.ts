@@ -67,11 +67,12 @@ for (const name of ['first', 'second']) {
   'hang.spec.ts': `
 import { test } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
-test('spins forever @hang', async ({ page }) => {
-  await page.setContent('<p>spinning</p>');
+test('blocks forever @hang', async ({ page }) => {
+  await page.setContent('<p>blocked</p>');
   writeFileSync(process.env.PID_FILE!, String(process.pid));
-  // A busy loop: Playwright's own timeout timer never gets to run.
-  for (;;) {}
+  // A blocking call that never returns: Playwright's own timeout timer never gets to run, as in a busy
+  // loop, but the guard's wait burns no CPU-second of the machine the whole suite shares.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 });
 test('waits its turn @hang', async () => {});
 `,
@@ -105,7 +106,16 @@ export interface PlaywrightFixture {
   config: string;
 }
 
-export function writePlaywrightFixture(): PlaywrightFixture {
+/** The config's entries, each with its environment: one per part of the suite, picked by tag. */
+export type PlaywrightEntry = 'main' | 'flaky' | 'live' | 'hang' | 'reload';
+const ENTRIES: ReadonlyArray<PlaywrightEntry> = ['main', 'flaky', 'live', 'hang', 'reload'];
+
+/**
+ * The suite and a config holding only `entries` (all by default): serve lists
+ * each entry with its own Playwright process at start (about a CPU-second each),
+ * so a test asks only for the entries it runs.
+ */
+export function writePlaywrightFixture(entries: ReadonlyArray<PlaywrightEntry> = ENTRIES): PlaywrightFixture {
   const dir = tempDir('runset-pw-e2e-');
   const suiteDir = path.join(dir, 'suite');
   mkdirSync(path.join(suiteDir, 'tests'), { recursive: true });
@@ -114,20 +124,20 @@ export function writePlaywrightFixture(): PlaywrightFixture {
   const releaseFile = path.join(dir, 'release');
   const pidFile = path.join(dir, 'worker.pid');
   const marker = `m${process.pid}x${Date.now()}`;
-  const config = `
-environments:
-  main: { variables: { SECRET_TOKEN: "\${env:E2E_PW_SECRET}" } }
-  flaky: { variables: {} }
-  live: { variables: { RELEASE_FILE: "${releaseFile}" } }
-  hang: { variables: { PID_FILE: "${pidFile}", BROWSER_MARKER: "${marker}" } }
-  reload: { variables: {} }
-tests:
-  - { name: main, type: playwright, dir: suite, grep: "@main", environments: [main], workers: 2 }
-  - { name: flaky, type: playwright, dir: suite, grep: "@flaky", environments: [flaky], retries: 1 }
-  - { name: live, type: playwright, dir: suite, grep: "@live", environments: [live], workers: 1 }
-  - { name: hang, type: playwright, dir: suite, grep: "@hang", environments: [hang], workers: 1, timeoutSeconds: 3 }
-  - { name: reload, type: playwright, dir: suite, grep: "@reload", environments: [reload] }
-`;
+  const parts: Record<PlaywrightEntry, { variables: string; test: string }> = {
+    main: { variables: '{ SECRET_TOKEN: "${env:E2E_PW_SECRET}" }', test: 'grep: "@main", environments: [main], workers: 2' },
+    flaky: { variables: '{}', test: 'grep: "@flaky", environments: [flaky], retries: 1' },
+    live: { variables: `{ RELEASE_FILE: "${releaseFile}" }`, test: 'grep: "@live", environments: [live], workers: 1' },
+    hang: { variables: `{ PID_FILE: "${pidFile}", BROWSER_MARKER: "${marker}" }`, test: 'grep: "@hang", environments: [hang], workers: 1, timeoutSeconds: 3' },
+    reload: { variables: '{}', test: 'grep: "@reload", environments: [reload]' },
+  };
+  const config = [
+    'environments:',
+    ...entries.map((e) => `  ${e}: { variables: ${parts[e].variables} }`),
+    'tests:',
+    ...entries.map((e) => `  - { name: ${e}, type: playwright, dir: suite, ${parts[e].test} }`),
+    '',
+  ].join('\n');
   return { dir, suiteDir, releaseFile, pidFile, marker, config };
 }
 

@@ -2,8 +2,10 @@
  * runset's hang guard on a real suite shaped like the one that broke (issue 43,
  * item 2): a `setup` project the tests depend on, which writes the data they
  * use; a config timeout of 1 s; a test that raises its own timeout to 30 s and
- * takes 14 s (past the old guard's 3 × 1 s + 10 s); then a test stuck in a busy
- * loop, where Playwright's own timer cannot reach it; then one waiting its turn.
+ * takes 14 s (past the old guard's 3 × 1 s + 10 s); then a test stuck in a
+ * blocking call (as a busy loop is stuck, without burning a core for the
+ * guard's 12 s), where Playwright's own timer cannot reach it; then one
+ * waiting its turn.
  * The first passes on its own terms, the second is killed by the guard, named
  * as such, and the third fails saying why it is not run again, rather than a
  * new Playwright run silently seeding the data a second time.
@@ -48,9 +50,10 @@ test('raises its own timeout', async () => {
   await new Promise((r) => setTimeout(r, 14_000));
   expect('Shop').toBe('Shop');
 });
-test('spins forever', async () => {
-  console.log('about to spin');
-  for (;;) {}
+test('blocks forever', async () => {
+  console.log('about to block');
+  // Stuck as a busy loop is, where Playwright's own timer cannot run, without burning a core until the guard acts.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 });
 test('waits its turn', async () => {});
 `;
@@ -85,14 +88,14 @@ test('a test within its own raised timeout is never killed; a real hang is, by t
     assert.equal(raised.attempts, 1);
     assert.match(raised.output ?? '', /waiting for the slow report/);
 
-    const spun = byName.get('shop.spec.ts › spins forever')!;
-    assert.equal(spun.status, 'FAIL');
-    assert.match(spun.error ?? '', /^hung: runset's hang guard killed Playwright and its browsers \d+s after the test began, past its timeout of 1s and its teardown, with no sign of life from its Playwright worker for \d+s/);
-    assert.match(spun.output ?? '', /about to spin/, 'what it streamed before it hung');
+    const stuck = byName.get('shop.spec.ts › blocks forever')!;
+    assert.equal(stuck.status, 'FAIL');
+    assert.match(stuck.error ?? '', /^hung: runset's hang guard killed Playwright and its browsers \d+s after the test began, past its timeout of 1s and its teardown, with no sign of life from its Playwright worker for \d+s/);
+    assert.match(stuck.output ?? '', /about to block/, 'what it streamed before it hung');
 
     const waiting = byName.get('shop.spec.ts › waits its turn')!;
     assert.equal(waiting.status, 'FAIL');
-    assert.match(waiting.error ?? '', /^not run to its end: another test of the same Playwright run, \[app\] › shop\.spec\.ts › spins forever, hung, and runset's hang guard stopped the run; runset does not start it again, since a new Playwright run would run the setup project "setup" again/);
+    assert.match(waiting.error ?? '', /^not run to its end: another test of the same Playwright run, \[app\] › shop\.spec\.ts › blocks forever, hung, and runset's hang guard stopped the run; runset does not start it again, since a new Playwright run would run the setup project "setup" again/);
     assert.equal(byName.get('seed.setup.ts › seed the shop')?.status, 'SUCCESS');
     assert.equal(readFileSync(seedLog, 'utf8'), 'seeded\n', 'the setup project ran once');
   } finally {

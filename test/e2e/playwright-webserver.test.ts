@@ -31,9 +31,10 @@ const NO_CHROMIUM = chromiumMissing();
 interface Fixture { dir: string; suite: WebServerSuite; configPath: string; direct: Map<string, 'SUCCESS' | 'FAIL'> }
 
 /**
- * 9 tests in 3 files, 3 of them in Chromium, one failing on purpose; a server that takes 1 s to listen.
- * Written and run directly once for the file (a Playwright run with Chromium): both tests compare with
- * that run and start from empty logs.
+ * 9 tests in 3 files calling the server with Playwright's request fixture, one failing on purpose; a
+ * server that takes 1 s to listen. No test opens a page: what is proven is the port's turns between
+ * Playwright processes, which a browser does not change, and each of the five runs would launch one.
+ * Written and run directly once for the file: both tests compare with that run and start from empty logs.
  */
 let made: Promise<Fixture> | undefined;
 async function setUp(): Promise<Fixture> {
@@ -53,7 +54,7 @@ async function makeFixture(): Promise<Fixture> {
   const dir = tempDir('runset-webserver-');
   const suite = await writeWebServerSuite(dir, {
     files: 3, tests: 9, startMs: 1000, workers: 1,
-    waitMs: (i) => 100 + (i % 4) * 150, usesPage: (i) => i % 3 === 0, fails: (i) => i === 4,
+    waitMs: (i) => 100 + (i % 4) * 150, usesPage: () => false, fails: (i) => i === 4,
   });
   const { outcomes: direct } = await runDirectly(suite.dir);
   assert.equal([...direct.values()].filter((o) => o === 'FAIL').length, 1, `the direct run: ${JSON.stringify([...direct])}`);

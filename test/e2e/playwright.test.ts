@@ -21,7 +21,7 @@ describe('Playwright tests as Test Runs', { skip: chromiumMissing() }, () => {
   let fixture: PlaywrightFixture;
   let server: RunningServer;
   before(async () => {
-    fixture = writePlaywrightFixture();
+    fixture = writePlaywrightFixture(['main', 'flaky', 'live', 'reload']);
     const configPath = path.join(fixture.dir, 'runset.config.yaml');
     writeFileSync(configPath, fixture.config);
     server = await startRunset({ configPath, env: { E2E_PW_SECRET: PW_SECRET }, args: ['--workers', '4'] });
