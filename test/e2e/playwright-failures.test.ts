@@ -45,17 +45,18 @@ test('a hung test is killed by the hang guard with its browsers; its batch-mate 
   writeFileSync(configPath, fixture.config);
   const server = await startRunset({ configPath, env: { E2E_PW_SECRET: 'x' } });
   try {
-    const started = Date.now();
     const created = await api(server, 'POST', '/v0/test-run-sets', { body: { env: 'hang' } });
     const id = created.body.testRunSetId as string;
     const done = await waitForSet(server, id, 90_000);
     assert.equal(done.status, 'FAIL');
     assert.deepEqual(done.progress.counts, { WAITING: 0, RUNNING: 0, SUCCESS: 1, FAIL: 1 });
-    assert.ok(Date.now() - started < 60_000, 'killed soon after 2 × 3 s + 10 s, not left hanging');
     const runs = (await api<{ testRuns: Member[] }>(server, 'GET', `/v0/test-run-sets/${id}/test-runs`)).body.testRuns;
     const hung = runs.find((r) => r.name.includes('blocks forever'));
     // 3 s, not 1: Playwright's timeout covers fixture setup, and a browser launch on a loaded machine can take over a second.
-    assert.match(hung?.error ?? '', /^hung: runset's hang guard killed Playwright and its browsers \d+s after the test began, past its timeout of 3s/);
+    const guard = /^hung: runset's hang guard killed Playwright and its browsers (\d+)s after the test began, past its timeout of 3s/.exec(hung?.error ?? '');
+    assert.ok(guard, hung?.error ?? 'no error');
+    // The guard acts at 2 × 3 s + 10 s; it says when it did (a loaded machine delays its timer a little, never by minutes).
+    assert.ok(Number(guard[1]) >= 16 && Number(guard[1]) < 60, `killed ${guard[1]}s after the test began, not left hanging`);
     assert.equal(runs.find((r) => r.name.includes('waits its turn'))?.status, 'SUCCESS');
     const worker = Number(readFileSync(fixture.pidFile, 'utf8'));
     assert.equal(pidAlive(worker), false, 'the Playwright worker is gone');
