@@ -7,7 +7,8 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { ApiKeyRecord } from '../../src/core/keys.js';
 import { api, assertNoLeakedServers, CLI, startRunset, type RunningServer, type StartOptions } from '../helpers/server.js';
 import { dropSchemas, newSchemaName, NO_DATABASE, query, TEST_DATABASE_URL } from '../helpers/postgres.js';
@@ -29,52 +30,58 @@ async function printedKeys(server: RunningServer): Promise<string[]> {
   return [...server.logs().matchAll(PRINTED_KEY)].map((m) => m[1]!);
 }
 
-function keysOf(dataDir: string): ApiKeyRecord[] {
-  const res = spawnSync(process.execPath, [CLI, 'keys', 'list', '--json', '--data-dir', dataDir], { encoding: 'utf8', timeout: 15_000 });
-  assert.equal(res.status, 0, res.stderr);
-  return JSON.parse(res.stdout) as ApiKeyRecord[];
+/** `runset <args>` on the CLI, its stdout (it throws, with its stderr, when it fails); not sync, so cases running at once are not held. */
+async function cli(args: string[]): Promise<string> {
+  return (await promisify(execFile)(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 15_000 })).stdout;
 }
 
-test('SQLite: the first start prints an admin key that works; restarts, a store with revoked keys and a bootstrap key get none', async () => {
-  const first = await serve({});
-  const [token, ...more] = await printedKeys(first);
-  assert.ok(token, `a key is printed:\n${first.logs()}`);
-  assert.deepEqual(more, [], 'once');
-  assert.equal(first.logs().split(token).length, 2, 'the token appears once in all the output');
-  assert.ok(!first.stderr().includes(token), 'on stdout, as the demo prints its key');
-  assert.match(first.logs(), new RegExp(`export RUNSET_URL=${first.url.replace(/[.]/g, '\\.')}\n`));
+async function keysOf(dataDir: string): Promise<ApiKeyRecord[]> {
+  return JSON.parse(await cli(['keys', 'list', '--json', '--data-dir', dataDir])) as ApiKeyRecord[];
+}
 
-  const again = await serve({ configPath: first.configPath, dataDir: first.dataDir });
-  const keys = await api<{ keys: ApiKeyRecord[] }>({ url: again.url, apiKey: token }, 'GET', '/v0/keys');
-  assert.equal(keys.status, 200, 'the printed key is an admin key');
-  assert.deepEqual(keys.body.keys.map((k) => [k.name, k.role, k.envs]), [['first admin', 'admin', null]]);
-  assert.deepEqual(await printedKeys(again), [], 'a restart makes no key');
+describe('first keys (each case on its own store, all at once)', { concurrency: true }, () => {
+  test('SQLite: the first start prints an admin key that works; restarts and a store with revoked keys get none', async () => {
+    const first = await serve({});
+    const [token, ...more] = await printedKeys(first);
+    assert.ok(token, `a key is printed:\n${first.logs()}`);
+    assert.deepEqual(more, [], 'once');
+    assert.equal(first.logs().split(token).length, 2, 'the token appears once in all the output');
+    assert.ok(!first.stderr().includes(token), 'on stdout, as the demo prints its key');
+    assert.match(first.logs(), new RegExp(`export RUNSET_URL=${first.url.replace(/[.]/g, '\\.')}\n`));
 
-  const revoke = spawnSync(process.execPath, [CLI, 'keys', 'revoke', keys.body.keys[0]!.id, '--data-dir', first.dataDir], { encoding: 'utf8', timeout: 15_000 });
-  assert.equal(revoke.status, 0, revoke.stderr);
-  const locked = await serve({ configPath: first.configPath, dataDir: first.dataDir });
-  assert.deepEqual(await printedKeys(locked), [], 'a store whose keys were all revoked stays locked');
-  assert.equal(keysOf(first.dataDir).length, 1);
+    const again = await serve({ configPath: first.configPath, dataDir: first.dataDir });
+    const keys = await api<{ keys: ApiKeyRecord[] }>({ url: again.url, apiKey: token }, 'GET', '/v0/keys');
+    assert.equal(keys.status, 200, 'the printed key is an admin key');
+    assert.deepEqual(keys.body.keys.map((k) => [k.name, k.role, k.envs]), [['first admin', 'admin', null]]);
+    assert.deepEqual(await printedKeys(again), [], 'a restart makes no key');
 
-  const bootstrapped = await serve({}, true);
-  assert.deepEqual(await printedKeys(bootstrapped), [], 'RUNSET_BOOTSTRAP_KEY is the first key');
-  assert.deepEqual(keysOf(bootstrapped.dataDir).map((k) => k.name), ['bootstrap']);
-});
+    await cli(['keys', 'revoke', keys.body.keys[0]!.id, '--data-dir', first.dataDir]);
+    const locked = await serve({ configPath: first.configPath, dataDir: first.dataDir });
+    assert.deepEqual(await printedKeys(locked), [], 'a store whose keys were all revoked stays locked');
+    assert.equal((await keysOf(first.dataDir)).length, 1);
+  });
 
-describe('PostgreSQL', { skip: TEST_DATABASE_URL ? false : NO_DATABASE }, () => {
-  test('three serve starting at once on a fresh schema: one prints a key, the schema holds that one key', async (t) => {
-    const url = TEST_DATABASE_URL!;
-    const schema = newSchemaName('runset_first');
-    t.after(() => dropSchemas(url, [schema]));
-    const args = ['--database-url', url, '--database-schema', schema, '--workers', '1'];
-    const servers = await Promise.all([0, 1, 2].map(() => serve({ args })));
-    const printed = (await Promise.all(servers.map(printedKeys))).flat();
-    assert.equal(printed.length, 1, servers.map((s) => s.logs()).join('\n---\n'));
-    const rows = await query<{ name: string; role: string }>(url, `SELECT name, role FROM "${schema}".api_keys`);
-    assert.deepEqual(rows, [{ name: 'first admin', role: 'admin' }]);
-    const later = await serve({ args });
-    const keys = await api<{ keys: ApiKeyRecord[] }>({ url: later.url, apiKey: printed[0]! }, 'GET', '/v0/keys');
-    assert.equal(keys.status, 200, 'the printed key works on any process of the store');
-    assert.deepEqual(await printedKeys(later), []);
+  test('SQLite: beside RUNSET_BOOTSTRAP_KEY no key is printed', async () => {
+    const bootstrapped = await serve({}, true);
+    assert.deepEqual(await printedKeys(bootstrapped), [], 'RUNSET_BOOTSTRAP_KEY is the first key');
+    assert.deepEqual((await keysOf(bootstrapped.dataDir)).map((k) => k.name), ['bootstrap']);
+  });
+
+  describe('PostgreSQL', { skip: TEST_DATABASE_URL ? false : NO_DATABASE }, () => {
+    test('three serve starting at once on a fresh schema: one prints a key, the schema holds that one key', async (t) => {
+      const url = TEST_DATABASE_URL!;
+      const schema = newSchemaName('runset_first');
+      t.after(() => dropSchemas(url, [schema]));
+      const args = ['--database-url', url, '--database-schema', schema, '--workers', '1'];
+      const servers = await Promise.all([0, 1, 2].map(() => serve({ args })));
+      const printed = (await Promise.all(servers.map(printedKeys))).flat();
+      assert.equal(printed.length, 1, servers.map((s) => s.logs()).join('\n---\n'));
+      const rows = await query<{ name: string; role: string }>(url, `SELECT name, role FROM "${schema}".api_keys`);
+      assert.deepEqual(rows, [{ name: 'first admin', role: 'admin' }]);
+      const later = await serve({ args });
+      const keys = await api<{ keys: ApiKeyRecord[] }>({ url: later.url, apiKey: printed[0]! }, 'GET', '/v0/keys');
+      assert.equal(keys.status, 200, 'the printed key works on any process of the store');
+      assert.deepEqual(await printedKeys(later), []);
+    });
   });
 });

@@ -4,9 +4,10 @@
  * headless shell, simulated here by a PLAYWRIGHT_BROWSERS_PATH whose expected
  * executable is a link to Debian's Chromium binary), else the system Chromium
  * with a notice; RUNSET_CHROMIUM wins; a suite's own executablePath is kept.
- * Every member names the browser and version that ran.
+ * Every member names the browser and version that ran. The three servers run
+ * at once, each on a suite folder of its own.
  */
-import { after, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -72,33 +73,38 @@ function outputOf(members: Map<string, PlaywrightMember>, entry: string): string
   return member.output ?? '';
 }
 
-test('managed browser absent: the system Chromium runs, and each member says so and names it', { skip, timeout: 180_000 }, async () => {
-  const dir = writeConfig();
-  mkdirSync(path.join(dir, 'no-browsers'));
-  const members = await runSet(dir, { PLAYWRIGHT_BROWSERS_PATH: path.join(dir, 'no-browsers'), RUNSET_CHROMIUM: '' });
-  const plain = outputOf(members, 'plain');
-  assert.match(plain, /runset: Playwright's own chromium-headless-shell is not installed at .*no-browsers\/chromium_headless_shell-\d+\/.* \(npx playwright install chromium\): running the system Chromium instead\n/);
-  assert.match(plain, /runset: browser: Chromium \d+\.[\d.]+ built on .* \(\/usr\/bin\/chromium\), the system Chromium\n/);
-  const own = outputOf(members, 'own');
-  assert.match(own, /runset: browser: Chromium \d+\.[\d.]+ .*\(\/usr\/lib\/chromium\/chromium\), the suite's own executablePath\n/);
-  assert.doesNotMatch(own, /not installed/, 'a suite that names its browser is not told about the managed one');
-});
+describe('which browser runs (each case its own servers, all at once)', { concurrency: true }, () => {
+  test('managed browser absent: the system Chromium runs, and each member says so and names it', { skip, timeout: 180_000 }, async () => {
+    const dir = writeConfig();
+    mkdirSync(path.join(dir, 'no-browsers'));
+    const members = await runSet(dir, { PLAYWRIGHT_BROWSERS_PATH: path.join(dir, 'no-browsers'), RUNSET_CHROMIUM: '' });
+    const plain = outputOf(members, 'plain');
+    assert.match(plain, /runset: Playwright's own chromium-headless-shell is not installed at .*no-browsers\/chromium_headless_shell-\d+\/.* \(npx playwright install chromium\): running the system Chromium instead\n/);
+    assert.match(plain, /runset: browser: Chromium \d+\.[\d.]+ built on .* \(\/usr\/bin\/chromium\), the system Chromium\n/);
+    const own = outputOf(members, 'own');
+    assert.match(own, /runset: browser: Chromium \d+\.[\d.]+ .*\(\/usr\/lib\/chromium\/chromium\), the suite's own executablePath\n/);
+    assert.doesNotMatch(own, /not installed/, 'a suite that names its browser is not told about the managed one');
+  });
 
-test('managed browser present: what npx playwright test would launch runs; RUNSET_CHROMIUM wins over it', { skip, timeout: 240_000 }, async () => {
-  const dir = writeConfig();
-  const browsers = path.join(dir, 'browsers');
-  const shell = managedHeadlessShell(browsers);
-  mkdirSync(path.dirname(shell.path), { recursive: true });
-  symlinkSync(CHROMIUM_BINARY, shell.path);
+  test('managed browser present: what npx playwright test would launch runs; RUNSET_CHROMIUM wins over it', { skip, timeout: 240_000 }, async () => {
+    const dir = writeConfig();
+    const browsers = path.join(dir, 'browsers');
+    const shell = managedHeadlessShell(browsers);
+    mkdirSync(path.dirname(shell.path), { recursive: true });
+    symlinkSync(CHROMIUM_BINARY, shell.path);
 
-  const managed = await runSet(dir, { PLAYWRIGHT_BROWSERS_PATH: browsers, RUNSET_CHROMIUM: '' });
-  const plain = outputOf(managed, 'plain');
-  assert.ok(plain.includes(`runset: browser: ${shell.version} (${shell.path}), Playwright's own chromium-headless-shell (what npx playwright test launches)\n`), plain);
-  assert.doesNotMatch(plain, /system Chromium/);
-  assert.match(outputOf(managed, 'own'), /the suite's own executablePath/, "the suite's own executablePath is kept");
+    // Two servers at once: each its own copy of the suites, so no Playwright output folder is shared.
+    const [managed, chosen] = await Promise.all([
+      runSet(dir, { PLAYWRIGHT_BROWSERS_PATH: browsers, RUNSET_CHROMIUM: '' }),
+      runSet(writeConfig(), { PLAYWRIGHT_BROWSERS_PATH: browsers, RUNSET_CHROMIUM: CHROMIUM_BINARY }),
+    ]);
+    const plain = outputOf(managed, 'plain');
+    assert.ok(plain.includes(`runset: browser: ${shell.version} (${shell.path}), Playwright's own chromium-headless-shell (what npx playwright test launches)\n`), plain);
+    assert.doesNotMatch(plain, /system Chromium/);
+    assert.match(outputOf(managed, 'own'), /the suite's own executablePath/, "the suite's own executablePath is kept");
 
-  const chosen = await runSet(dir, { PLAYWRIGHT_BROWSERS_PATH: browsers, RUNSET_CHROMIUM: CHROMIUM_BINARY });
-  for (const entry of ['plain', 'own']) {
-    assert.match(outputOf(chosen, entry), /runset: browser: Chromium \d+\.[\d.]+ .*\(\/usr\/lib\/chromium\/chromium\), the operator's choice \(RUNSET_CHROMIUM \/ --chromium\)\n/, entry);
-  }
+    for (const entry of ['plain', 'own']) {
+      assert.match(outputOf(chosen, entry), /runset: browser: Chromium \d+\.[\d.]+ .*\(\/usr\/lib\/chromium\/chromium\), the operator's choice \(RUNSET_CHROMIUM \/ --chromium\)\n/, entry);
+    }
+  });
 });

@@ -12,7 +12,7 @@
  * `--retention 90d` removes it, the log counting it first. Dates are relative
  * to now, so the test means the same on any day.
  */
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -94,61 +94,6 @@ async function assertServed(server: { url: string; apiKey: string }, rows: OldRo
   assert.equal(created.status, 200, created.text);
 }
 
-test('SQLite: a store of the first release opens, upgrades and serves everything', { timeout: 150_000 }, async () => {
-  const dir = tempDir('runset-upgrade-');
-  const dataDir = path.join(dir, 'data');
-  mkdirSync(path.join(dataDir, 'artifacts'), { recursive: true });
-  const rows = oldRows();
-  const db = sqliteBefore(path.join(dataDir, 'runset.db'), FIRST_RELEASED + 1);
-  db.prepare('INSERT INTO api_keys (id, name, hash, created_at) VALUES (?, ?, ?, ?)').run(rows.key.id, rows.key.name, rows.key.hash, rows.key.at);
-  db.prepare(
-    `INSERT INTO test_run_sets (id, env, status, created_at, started_at, ended_at, count_waiting, count_success, count_fail, variables, overrides, key_id)
-     VALUES (?, 'staging', 'FAIL', ?, ?, ?, 0, 1, 1, '{}', '{}', ?)`,
-  ).run(rows.set.id, rows.set.at, rows.set.started, rows.set.ended, rows.key.id);
-  for (const r of rows.runs) {
-    db.prepare(
-      `INSERT INTO test_runs (id, set_id, position, name, type, spec, status, attempts, started_at, ended_at, duration_ms, error, output)
-       VALUES (?, ?, ?, ?, 'command', ?, ?, 1, ?, ?, 100, ?, ?)`,
-    ).run(r.id, rows.set.id, r.position, r.name, SPEC(r.name), r.status, rows.set.started, rows.set.ended, r.error, r.output);
-  }
-  const relative = `${rows.artifact.id.slice(0, 2)}/${rows.artifact.id}`;
-  mkdirSync(path.join(dataDir, 'artifacts', rows.artifact.id.slice(0, 2)), { recursive: true });
-  writeFileSync(path.join(dataDir, 'artifacts', relative), rows.artifact.bytes);
-  db.prepare("INSERT INTO artifacts VALUES (?, ?, ?, 'screenshot.png', 'image/png', ?, ?, ?)").run(
-    rows.artifact.id,
-    rows.runs[1]!.id,
-    rows.set.id,
-    Buffer.byteLength(rows.artifact.bytes),
-    `file:${relative}`,
-    rows.set.ended,
-  );
-  db.close();
-
-  // Artifacts have had their own retention (7d) since the first release: the old screenshot needs a longer one.
-  const keepArtifacts = ['--artifact-retention', '3650d'];
-  let server = await startRunset({ config: CONFIG, dataDir, args: keepArtifacts });
-  try {
-    await assertServed(server, rows, true);
-    const after = new Database(path.join(dataDir, 'runset.db'), { readonly: true });
-    const versions = (after.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as Array<{ version: number }>).map((v) => v.version);
-    after.close();
-    assert.deepEqual(versions, SQLITE_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b), 'every later migration applied, once');
-    const first = server;
-    await waitForLog(() => first.logs(), KEPT);
-    await sleep(SEVERAL_SWEEPS_MS);
-    assert.equal(await oldSetStatus(server, rows), 200, 'no retention given: the year-old set is kept');
-    await server.stop();
-
-    server = await startRunset({ config: CONFIG, dataDir, args: [...keepArtifacts, '--retention', '90d'] });
-    const second = server;
-    await waitForLog(() => second.logs(), removalLogged(rows));
-    assert.doesNotMatch(server.logs(), KEPT, 'a retention given: no warning');
-    await waitForGone(server, rows);
-  } finally {
-    await server.stop();
-  }
-});
-
 /** Polls `logs` until `pattern` shows (a loaded machine may be slow to sweep). */
 async function waitForLog(logs: () => string, pattern: RegExp, withinMs = 30_000): Promise<void> {
   const until = Date.now() + withinMs;
@@ -167,42 +112,99 @@ async function waitForGone(server: { url: string }, rows: OldRows, withinMs = 30
   }
 }
 
-test('PostgreSQL: three processes start together on a first-release schema; migrations run once; all serve the old rows', { skip: TEST_DATABASE_URL ? false : NO_DATABASE, timeout: 180_000 }, async (t) => {
-  const dir = tempDir('runset-upgrade-pg-');
-  const configPath = path.join(dir, 'runset.config.yaml');
-  writeFileSync(configPath, CONFIG);
-  const { fleet, schema } = fleetOnFreshSchema(t, 'runset_upg', configPath, dir);
-  const url = TEST_DATABASE_URL!;
-  const rows = oldRows();
-  const s = await postgresBefore(url, schema, FIRST_RELEASED + 1);
-  await query(url, `INSERT INTO ${s}.api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)`, [rows.key.id, rows.key.name, rows.key.hash, rows.key.at]);
-  await query(
-    url,
-    `INSERT INTO ${s}.test_run_sets (id, env, status, created_at, started_at, ended_at, count_waiting, count_success, count_fail, variables, overrides, key_id)
-     VALUES ($1, 'staging', 'FAIL', $2, $3, $4, 0, 1, 1, '{}', '{}', $5)`,
-    [rows.set.id, rows.set.at, rows.set.started, rows.set.ended, rows.key.id],
-  );
-  for (const r of rows.runs) {
+describe('upgrades (SQLite and PostgreSQL at once: independent stores)', { concurrency: true }, () => {
+  test('SQLite: a store of the first release opens, upgrades and serves everything', { timeout: 150_000 }, async () => {
+    const dir = tempDir('runset-upgrade-');
+    const dataDir = path.join(dir, 'data');
+    mkdirSync(path.join(dataDir, 'artifacts'), { recursive: true });
+    const rows = oldRows();
+    const db = sqliteBefore(path.join(dataDir, 'runset.db'), FIRST_RELEASED + 1);
+    db.prepare('INSERT INTO api_keys (id, name, hash, created_at) VALUES (?, ?, ?, ?)').run(rows.key.id, rows.key.name, rows.key.hash, rows.key.at);
+    db.prepare(
+      `INSERT INTO test_run_sets (id, env, status, created_at, started_at, ended_at, count_waiting, count_success, count_fail, variables, overrides, key_id)
+       VALUES (?, 'staging', 'FAIL', ?, ?, ?, 0, 1, 1, '{}', '{}', ?)`,
+    ).run(rows.set.id, rows.set.at, rows.set.started, rows.set.ended, rows.key.id);
+    for (const r of rows.runs) {
+      db.prepare(
+        `INSERT INTO test_runs (id, set_id, position, name, type, spec, status, attempts, started_at, ended_at, duration_ms, error, output)
+         VALUES (?, ?, ?, ?, 'command', ?, ?, 1, ?, ?, 100, ?, ?)`,
+      ).run(r.id, rows.set.id, r.position, r.name, SPEC(r.name), r.status, rows.set.started, rows.set.ended, r.error, r.output);
+    }
+    const relative = `${rows.artifact.id.slice(0, 2)}/${rows.artifact.id}`;
+    mkdirSync(path.join(dataDir, 'artifacts', rows.artifact.id.slice(0, 2)), { recursive: true });
+    writeFileSync(path.join(dataDir, 'artifacts', relative), rows.artifact.bytes);
+    db.prepare("INSERT INTO artifacts VALUES (?, ?, ?, 'screenshot.png', 'image/png', ?, ?, ?)").run(
+      rows.artifact.id,
+      rows.runs[1]!.id,
+      rows.set.id,
+      Buffer.byteLength(rows.artifact.bytes),
+      `file:${relative}`,
+      rows.set.ended,
+    );
+    db.close();
+
+    // Artifacts have had their own retention (7d) since the first release: the old screenshot needs a longer one.
+    const keepArtifacts = ['--artifact-retention', '3650d'];
+    let server = await startRunset({ config: CONFIG, dataDir, args: keepArtifacts });
+    try {
+      await assertServed(server, rows, true);
+      const after = new Database(path.join(dataDir, 'runset.db'), { readonly: true });
+      const versions = (after.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as Array<{ version: number }>).map((v) => v.version);
+      after.close();
+      assert.deepEqual(versions, SQLITE_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b), 'every later migration applied, once');
+      const first = server;
+      await waitForLog(() => first.logs(), KEPT);
+      await sleep(SEVERAL_SWEEPS_MS);
+      assert.equal(await oldSetStatus(server, rows), 200, 'no retention given: the year-old set is kept');
+      await server.stop();
+
+      server = await startRunset({ config: CONFIG, dataDir, args: [...keepArtifacts, '--retention', '90d'] });
+      const second = server;
+      await waitForLog(() => second.logs(), removalLogged(rows));
+      assert.doesNotMatch(server.logs(), KEPT, 'a retention given: no warning');
+      await waitForGone(server, rows);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('PostgreSQL: three processes start together on a first-release schema; migrations run once; all serve the old rows', { skip: TEST_DATABASE_URL ? false : NO_DATABASE, timeout: 180_000 }, async (t) => {
+    const dir = tempDir('runset-upgrade-pg-');
+    const configPath = path.join(dir, 'runset.config.yaml');
+    writeFileSync(configPath, CONFIG);
+    const { fleet, schema } = fleetOnFreshSchema(t, 'runset_upg', configPath, dir);
+    const url = TEST_DATABASE_URL!;
+    const rows = oldRows();
+    const s = await postgresBefore(url, schema, FIRST_RELEASED + 1);
+    await query(url, `INSERT INTO ${s}.api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)`, [rows.key.id, rows.key.name, rows.key.hash, rows.key.at]);
     await query(
       url,
-      `INSERT INTO ${s}.test_runs (id, set_id, position, name, type, spec, status, attempts, started_at, ended_at, duration_ms, error, output)
-       VALUES ($1, $2, $3, $4, 'command', $5, $6, 1, $7, $8, 100, $9, $10)`,
-      [r.id, rows.set.id, r.position, r.name, SPEC(r.name), r.status, rows.set.started, rows.set.ended, r.error, r.output],
+      `INSERT INTO ${s}.test_run_sets (id, env, status, created_at, started_at, ended_at, count_waiting, count_success, count_fail, variables, overrides, key_id)
+       VALUES ($1, 'staging', 'FAIL', $2, $3, $4, 0, 1, 1, '{}', '{}', $5)`,
+      [rows.set.id, rows.set.at, rows.set.started, rows.set.ended, rows.key.id],
     );
-  }
+    for (const r of rows.runs) {
+      await query(
+        url,
+        `INSERT INTO ${s}.test_runs (id, set_id, position, name, type, spec, status, attempts, started_at, ended_at, duration_ms, error, output)
+         VALUES ($1, $2, $3, $4, 'command', $5, $6, 1, $7, $8, 100, $9, $10)`,
+        [r.id, rows.set.id, r.position, r.name, SPEC(r.name), r.status, rows.set.started, rows.set.ended, r.error, r.output],
+      );
+    }
 
-  const starting = Date.now();
-  const apis = await Promise.all([fleet.api(), fleet.api(), fleet.api()]);
-  t.diagnostic(`three processes listening ${Date.now() - starting} ms after they started`);
-  const versions = (await query<{ version: number }>(url, `SELECT version FROM ${s}.schema_migrations ORDER BY version`)).map((v) => v.version);
-  assert.deepEqual(versions, POSTGRES_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b), 'each migration recorded once');
-  for (const server of apis) await assertServed(server, rows, false);
-  for (const server of apis) await server.waitForOutput(KEPT);
-  await sleep(SEVERAL_SWEEPS_MS);
-  for (const server of apis) assert.equal(await oldSetStatus(server, rows), 200, `no retention given: ${server.name} still serves the year-old set`);
+    const starting = Date.now();
+    const apis = await Promise.all([fleet.api(), fleet.api(), fleet.api()]);
+    t.diagnostic(`three processes listening ${Date.now() - starting} ms after they started`);
+    const versions = (await query<{ version: number }>(url, `SELECT version FROM ${s}.schema_migrations ORDER BY version`)).map((v) => v.version);
+    assert.deepEqual(versions, POSTGRES_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b), 'each migration recorded once');
+    for (const server of apis) await assertServed(server, rows, false);
+    for (const server of apis) await server.waitForOutput(KEPT);
+    await sleep(SEVERAL_SWEEPS_MS);
+    for (const server of apis) assert.equal(await oldSetStatus(server, rows), 200, `no retention given: ${server.name} still serves the year-old set`);
 
-  const sweeper = await fleet.api({ args: ['--retention', '90d'] });
-  await sweeper.waitForOutput(removalLogged(rows), 30_000);
-  await waitForGone(apis[0], rows);
-  for (const server of [...apis, sweeper]) await server.stop();
+    const sweeper = await fleet.api({ args: ['--retention', '90d'] });
+    await sweeper.waitForOutput(removalLogged(rows), 30_000);
+    await waitForGone(apis[0], rows);
+    for (const server of [...apis, sweeper]) await server.stop();
+  });
 });
