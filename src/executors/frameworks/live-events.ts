@@ -23,7 +23,7 @@ export interface LiveReporting {
   /**
    * The framework constructs runset's reporter (which then says `ready`) before
    * it runs any setup of the suite's own (a globalSetup, BeforeAll hooks), so a
-   * process silent past REPORTER_LOAD_MS is stuck starting (./start-guard.ts).
+   * process silent past PROCESS_START_MS is stuck starting (./start-guard.ts).
    * Not Jest: it runs its globalSetup first.
    */
   readyBeforeSetup: boolean;

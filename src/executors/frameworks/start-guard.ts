@@ -3,7 +3,7 @@
  * says `ready` as the framework constructs it (./live-writer.ts,
  * ./mocha-reporter.cts), which every framework does once it has loaded its
  * config and before it runs any test file or hook of the suite. A process
- * that has not said even that within REPORTER_LOAD_MS is stuck starting (a
+ * that has not said even that within PROCESS_START_MS (../test-process.ts) is stuck starting (a
  * config that waits on stdin or a port, an install that never finishes
  * resolving, a hung loader): it is stopped and its members fail saying so,
  * instead of staying WAITING, held, until the share's deadline (a minute plus
@@ -15,13 +15,6 @@
  * reporter (Vitest 2, Newman, pytest) say nothing before their end, so they
  * have no guard.
  */
-
-/**
- * How long a framework process may take to load runset's reporter: the minute
- * the share's deadline already gives a process to start (START_MS). Loading a
- * framework and its config takes seconds even on a busy machine.
- */
-export const REPORTER_LOAD_MS = 60_000;
 
 export class StartGuard {
   private readonly stopper = new AbortController();
@@ -52,9 +45,4 @@ export class StartGuard {
   dispose(): void {
     clearTimeout(this.timer);
   }
-}
-
-/** The error of a member whose share's process never loaded runset's reporter. */
-export function silentStartError(title: string, version: string, limitMs: number): string {
-  return `${title} ${version} said nothing for ${Math.round(limitMs / 1000)}s after it started (runset's reporter never loaded): it was stuck before its first test, and was stopped`;
 }

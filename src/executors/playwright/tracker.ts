@@ -7,6 +7,7 @@
 import path from 'node:path';
 import type { ArtifactFile, BatchExecutionContext, CaseResult, PlaywrightTestSpec } from '../../core/types.js';
 import { ArtifactNames } from '../artifact-files.js';
+import { PROCESS_START_MS } from '../test-process.js';
 import { TailBuffer } from '../tail-buffer.js';
 import { errorSummary } from './error-text.js';
 import { caseKey, stripAnsi, type ReporterEvent } from './reporter.js';
@@ -33,16 +34,13 @@ export function guardLimitMs(timeoutMs: number): number {
   return 2 * timeoutMs + 10_000;
 }
 
-/** How long a batch may go without any event while tests still wait to begin (a stuck globalSetup or webServer). */
-export const IDLE_LIMIT_MS = 5 * 60_000;
-
 /**
- * How long Playwright may take to say anything at all: it constructs runset's
- * reporter (`ready`) once its config is loaded, before its webServer boots and
- * its globalSetup runs (those may take long by right: IDLE_LIMIT_MS). Silent
- * past this, it is stuck loading (an ES module config that never settles).
+ * How long a batch may go without any event while tests still wait to begin (a
+ * stuck globalSetup or webServer). Before its first event, PROCESS_START_MS:
+ * Playwright constructs runset's reporter (`ready`) once its config is loaded,
+ * before its webServer boots and its globalSetup runs (those may take long by right).
  */
-export const READY_LIMIT_MS = 60_000;
+export const IDLE_LIMIT_MS = 5 * 60_000;
 
 interface CaseState {
   key: string;
@@ -137,14 +135,14 @@ export class BatchTracker {
     return hung && { index: hung.index };
   }
 
-  /** Nothing running, something left to run, and no word from Playwright for IDLE_LIMIT_MS (READY_LIMIT_MS before its first). */
+  /** Nothing running, something left to run, and no word from Playwright for IDLE_LIMIT_MS (PROCESS_START_MS before its first). */
   idle(): boolean {
     const states = [...this.cases.values()];
-    const limit = this.heard ? IDLE_LIMIT_MS : READY_LIMIT_MS;
+    const limit = this.heard ? IDLE_LIMIT_MS : PROCESS_START_MS;
     return !states.some((c) => c.inFlight && !c.ended) && states.some((c) => !c.ended) && this.now() - this.lastEventAt > limit;
   }
 
-  /** Whether Playwright said anything yet (see READY_LIMIT_MS). */
+  /** Whether Playwright said anything yet (see IDLE_LIMIT_MS). */
   get started(): boolean {
     return this.heard;
   }
