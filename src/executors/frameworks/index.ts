@@ -5,7 +5,8 @@
  * (./locate.ts); each case's outcome, duration, retries and skip are read from
  * the framework's machine-readable report (its adapter, ./adapter.ts). Where
  * the adapter has a live reporter, members begin and end as the framework
- * tells (./live.ts); otherwise, and for every case the stream did not end,
+ * tells (./live.ts), and a process silent past its start allowance is stopped
+ * (../live-tracker.ts: the start guard); otherwise, and for every case the stream did not end,
  * cases begin together when the process starts and end when its report is
  * read. A case the report lacks fails with the framework's own first lines.
  */
@@ -21,16 +22,16 @@ import { failAll, failSilentStart, runAlone } from '../share.js';
 import { PROCESS_START_MS } from '../test-process.js';
 import { caseKey, type FrameworkAdapter, type FrameworkReport, type RunPlan } from './adapter.js';
 import type { LiveEvent } from './live-events.js';
-import { LiveTracker } from './live.js';
+import { guardStart } from '../live-tracker.js';
+import { FrameworkTracker } from './live.js';
 import { ShareArtifacts } from './share-artifacts.js';
 import { locateFramework, type FrameworkInstall } from './locate.js';
 import { runFramework, type FrameworkExit } from './process.js';
 import { FRAMEWORK_ADAPTERS } from './registry.js';
-import { StartGuard } from './start-guard.js';
 
 export interface FrameworkExecutorOptions {
   policy?: TestProcessPolicy;
-  /** The time a share's process gets to load its config and runset's reporter (./start-guard.ts), also in its deadline; default PROCESS_START_MS. */
+  /** The time a share's process gets to load its config and runset's reporter (../live-tracker.ts), also in its deadline; default PROCESS_START_MS. */
   processStartMs?: number;
 }
 
@@ -62,9 +63,9 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], plan);
   const env = suiteEnvironment(first.dir, ctx.variables, policy);
   const artifacts = new ShareArtifacts(specs, ctx.workDir);
-  const guard = new StartGuard(startMs);
-  const live = startLive(specs, ctx, adapter, install, plan, artifacts, guard);
-  if (!live?.reporting.readyBeforeSetup) guard.dispose(); // nothing says when such a process has started
+  const live = startLive(specs, ctx, adapter, install, plan, artifacts, startMs);
+  // Guarded only where runset's reporter speaks before the suite's own setup: nothing else says when a process has started.
+  const guard = live?.reporting.readyBeforeSetup ? guardStart(live.tracker) : undefined;
   if (live) {
     args.push(...live.args);
     env[REPORTER_FILE_ENV] = live.events.file;
@@ -74,12 +75,12 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   let exit: FrameworkExit;
   try {
     // Every event written before the exit is handed on first: the process path reads the event file to its end.
-    const signal = AbortSignal.any([ctx.signal, guard.signal]);
+    const signal = guard ? AbortSignal.any([ctx.signal, guard.signal]) : ctx.signal;
     exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, containment: policy.containment, signal, deadlineMs, events: live?.events });
   } finally {
-    guard.dispose();
+    guard?.dispose();
   }
-  if (guard.tripped && !ctx.signal.aborted) return failSilentStart(specs, ctx, `${adapter.title} ${install.version}`, startMs, exit.log);
+  if (guard?.tripped && !ctx.signal.aborted) return failSilentStart(specs, ctx, `${adapter.title} ${install.version}`, startMs, exit.log);
   if (exit.stopped === 'aborted') return;
   const read = await readReport(adapter, report, first.dir);
   const byKey = new Map((read instanceof Error ? [] : read.cases).map((c) => [caseKey(c.file, c.titles), c]));
@@ -99,16 +100,13 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
  * its reporter's arguments, the followed event file. Not with `artifacts:`
  * globs: their files are given out when the process has ended.
  */
-function startLive(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, install: FrameworkInstall, plan: RunPlan, artifacts: ShareArtifacts, guard: StartGuard) {
+function startLive(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, install: FrameworkInstall, plan: RunPlan, artifacts: ShareArtifacts, startMs: number) {
   const reporting = artifacts.globbed ? undefined : adapter.liveReporter?.(install.version, plan);
   if (!reporting) return undefined;
   const first = specs[0] as FrameworkTestSpec;
-  const tracker = new LiveTracker(specs, adapter, first.dir, reporting.caseStarts, ctx, (index, c) => artifacts.result(index, c));
+  const tracker = new FrameworkTracker(specs, adapter, first.dir, reporting.caseStarts, ctx, (index, c) => artifacts.result(index, c), startMs);
   try {
-    const events = new EventLog<LiveEvent>(path.join(ctx.workDir, 'live-events.jsonl'), (event) => {
-      guard.heard();
-      tracker.handle(event);
-    });
+    const events = new EventLog<LiveEvent>(path.join(ctx.workDir, 'live-events.jsonl'), (event) => tracker.handle(event));
     return { args: reporting.args, events, tracker, reporting };
   } catch {
     return undefined; // no event file: the members move at the end, as without a live reporter
