@@ -77471,6 +77471,9 @@ function unlistedEntries(config, isKind) {
 function entryFailure(file, title, entry, index3, problem, expected) {
   throw new ConfigError({ file, path: `tests[${index3}]`, problem: `${title} suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
 }
+function noCasesFound(file, title, entry, index3, filters = "") {
+  return entryFailure(file, title, entry, index3, `no test cases found${filters ? ` with ${filters}` : ""}`, "a suite with at least one test case: an empty run must not pass");
+}
 async function listEntriesForUpload(config, lister) {
   return mapLimited(unlistedEntries(config, lister.isKind), LIST_CONCURRENCY, async ({ test, index: index3 }) => {
     const listing = await listEntry(config.file, lister, test, index3);
@@ -77995,10 +77998,8 @@ function uploadedCases(file, entry, index3, raw) {
   return frameworkCases(file, entry, index3, raw);
 }
 function frameworkCases(file, entry, index3, cases) {
-  if (cases.length === 0) {
-    entryFailure2(file, entry, index3, "no test cases found", "a suite with at least one test case: an empty run must not pass");
-  }
   const adapter = FRAMEWORK_ADAPTERS[entry.type];
+  if (cases.length === 0) noCasesFound(file, adapter.title, entry, index3);
   return cases.map((c) => {
     const spec = {
       ...entry,
@@ -78245,7 +78246,7 @@ function entryCases(file, entry, index3, raw) {
   const cases = casesOf(entry, report);
   if (cases.length === 0) {
     const filters = [entry.grep && `grep ${JSON.stringify(entry.grep)}`, entry.project && `project ${JSON.stringify(entry.project)}`].filter(Boolean);
-    entryFailure3(file, entry, index3, `no test cases found${filters.length > 0 ? ` with ${filters.join(" and ")}` : ""}`, "a suite with at least one test case: an empty run must not pass");
+    noCasesFound(file, TITLE, entry, index3, filters.join(" and "));
   }
   const projects = new Set(cases.map((c) => c.case.project));
   return cases.map((c) => caseSpec(entry, c, projects.size > 1));

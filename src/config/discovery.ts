@@ -58,6 +58,15 @@ export function entryFailure(file: string, title: string, entry: ListedSpec, ind
   throw new ConfigError({ file, path: `tests[${index}]`, problem: `${title} suite ${JSON.stringify(entry.name)} (${entry.dir}): ${problem}`, expected });
 }
 
+/**
+ * An entry listed with no case at all (`with`: the entry's filters, when they
+ * left none): a ConfigError for Playwright and every framework alike, since an
+ * empty run must not pass.
+ */
+export function noCasesFound(file: string, title: string, entry: ListedSpec, index: number, filters = ''): never {
+  return entryFailure(file, title, entry, index, `no test cases found${filters ? ` with ${filters}` : ''}`, 'a suite with at least one test case: an empty run must not pass');
+}
+
 /** The config with every unlisted entry of the lister's kind replaced by its cases; `config` itself when it has none. */
 export async function discoverEntries<S extends ListedSpec, L>(config: SuiteConfig, lister: EntryLister<S, L>): Promise<SuiteConfig> {
   const entries = unlistedEntries(config, lister.isKind);

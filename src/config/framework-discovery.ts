@@ -14,7 +14,7 @@ import { FRAMEWORKS, type FrameworkTestSpec, type TestSpec } from '../core/types
 import type { ReportedCase } from '../executors/frameworks/adapter.js';
 import { listFrameworkEntry } from '../executors/frameworks/listing.js';
 import { FRAMEWORK_ADAPTERS } from '../executors/frameworks/registry.js';
-import { entryFailure as namedEntryFailure, type EntryLister } from './discovery.js';
+import { entryFailure as namedEntryFailure, noCasesFound, type EntryLister } from './discovery.js';
 
 export function isFrameworkSpec(test: TestSpec): test is FrameworkTestSpec {
   return (FRAMEWORKS as readonly string[]).includes(test.type);
@@ -62,10 +62,8 @@ function uploadedCases(file: string, entry: FrameworkTestSpec, index: number, ra
 
 /** One entry's cases from what its framework reported; no case at all is a ConfigError (an empty run must not pass). */
 export function frameworkCases(file: string, entry: FrameworkTestSpec, index: number, cases: readonly ListedFrameworkCase[]): FrameworkTestSpec[] {
-  if (cases.length === 0) {
-    entryFailure(file, entry, index, 'no test cases found', 'a suite with at least one test case: an empty run must not pass');
-  }
   const adapter = FRAMEWORK_ADAPTERS[entry.type];
+  if (cases.length === 0) noCasesFound(file, adapter.title, entry, index);
   return cases.map((c) => {
     const spec: FrameworkTestSpec = {
       ...entry,

@@ -13,7 +13,7 @@
 import type { PlaywrightCase, PlaywrightTestSpec } from '../core/types.js';
 import { playwrightAdapter } from '../executors/playwright/adapter.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
-import { entryFailure as namedEntryFailure, type EntryLister } from './discovery.js';
+import { entryFailure as namedEntryFailure, noCasesFound, type EntryLister } from './discovery.js';
 import { listPlaywrightEntry } from './playwright-listing.js';
 import { reportForUpload, reportShapeProblem, type JsonReport, type JsonSuite } from './playwright-report.js';
 
@@ -65,7 +65,7 @@ export function entryCases(file: string, entry: PlaywrightTestSpec, index: numbe
   const cases = casesOf(entry, report);
   if (cases.length === 0) {
     const filters = [entry.grep && `grep ${JSON.stringify(entry.grep)}`, entry.project && `project ${JSON.stringify(entry.project)}`].filter(Boolean);
-    entryFailure(file, entry, index, `no test cases found${filters.length > 0 ? ` with ${filters.join(' and ')}` : ''}`, 'a suite with at least one test case: an empty run must not pass');
+    noCasesFound(file, TITLE, entry, index, filters.join(' and '));
   }
   const projects = new Set(cases.map((c) => c.case.project));
   return cases.map((c) => caseSpec(entry, c, projects.size > 1));

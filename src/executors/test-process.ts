@@ -17,6 +17,16 @@ import { openCage, type Cage, type Containment } from './containment.js';
 import { TailBuffer } from './tail-buffer.js';
 import type { EventLog } from './event-log.js';
 
+/**
+ * The time a runner process (Playwright's, a framework's) gets to load its
+ * config and runset's reporter before its first word (the reporter's `ready`),
+ * on top of its cases' own timeouts in a share's deadline. Loading a framework
+ * and its config takes seconds even on a busy machine: one silent past this is
+ * stuck starting (a config waiting on stdin or a port, an ES module config that
+ * never settles, a hung loader).
+ */
+export const PROCESS_START_MS = 60_000;
+
 /** After the process exits, how long its pipes may stay open (a grandchild holding them) before we stop waiting. */
 const DRAIN_MS = 2000;
 

@@ -50,10 +50,10 @@ function standIn(program: string): FrameworkTestSpec {
   };
 }
 
-async function runShare(spec: FrameworkTestSpec, reporterLoadMs: number): Promise<{ results: CaseResult[]; begun: number[] }> {
+async function runShare(spec: FrameworkTestSpec, processStartMs: number): Promise<{ results: CaseResult[]; begun: number[] }> {
   const results: CaseResult[] = [];
   const begun: number[] = [];
-  const executor = createFrameworkExecutor('vitest', { reporterLoadMs });
+  const executor = createFrameworkExecutor('vitest', { processStartMs });
   await executor.runBatch!([spec], {
     variables: {}, signal: new AbortController().signal, workDir: tempDir('runset-fw-guard-work-'), parallelism: 1,
     onBegin: (i) => begun.push(i), onEnd: (i, r) => (results[i] = r),
@@ -68,6 +68,7 @@ test('a framework process that never loads runset reporter is stopped, and its m
   const result = results[0];
   assert.equal(result?.passed, false);
   assert.match(result?.error ?? '', /^Vitest 3\.2\.4 said nothing for 1s after it started \(runset's reporter never loaded\): it was stuck before its first test, and was stopped/);
+  assert.match(result?.error ?? '', /: loading the config, forever; `runset check` shows whether its config loads$/, 'its own words, then where to look');
   assert.match(result?.output ?? '', /loading the config, forever/, 'its own output is kept');
 });
 

@@ -18,7 +18,7 @@ import type { FrameworkAdapter } from '../../src/executors/frameworks/adapter.js
 import RunsetCucumberFormatter from '../../src/executors/frameworks/cucumber-reporter.js';
 import { cucumberAdapter } from '../../src/executors/frameworks/cucumber.js';
 import type { LiveEvent } from '../../src/executors/frameworks/live-events.js';
-import { LiveTracker } from '../../src/executors/frameworks/live.js';
+import { FrameworkTracker } from '../../src/executors/frameworks/live.js';
 import { mochaAdapter } from '../../src/executors/frameworks/mocha.js';
 import { REPORTER_FILE_ENV } from '../../src/executors/playwright/reporter.js';
 
@@ -45,7 +45,7 @@ function replay(adapter: FrameworkAdapter, specs: FrameworkTestSpec[]) {
   const sent = readFileSync(events, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as LiveEvent);
   const begun: number[] = [];
   const ended: Array<[number, CaseResult]> = [];
-  const tracker = new LiveTracker(specs, adapter, DIR, true, { onBegin: (i) => begun.push(i), onEnd: (i, r) => ended.push([i, r]) });
+  const tracker = new FrameworkTracker(specs, adapter, DIR, true, { onBegin: (i) => begun.push(i), onEnd: (i, r) => ended.push([i, r]) });
   for (const event of sent) tracker.handle(event);
   return { sent, begun, ended };
 }

@@ -6,9 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import type { CaseResult, FrameworkTestSpec } from '../../src/core/types.js';
 import { jestAdapter } from '../../src/executors/frameworks/jest.js';
-import { LiveTracker } from '../../src/executors/frameworks/live.js';
+import { FrameworkTracker } from '../../src/executors/frameworks/live.js';
+import { guardStart } from '../../src/executors/live-tracker.js';
 import { vitestAdapter } from '../../src/executors/frameworks/vitest.js';
 
 const DIR = '/suite';
@@ -21,7 +23,7 @@ function tracked(caseStarts: boolean, adapter = jestAdapter) {
   const specs = [spec('a.test.js', ['group', 'one']), spec('a.test.js', ['two']), spec('b.test.js', ['three'])];
   const begun: number[] = [];
   const ended: Array<[number, CaseResult]> = [];
-  const tracker = new LiveTracker(specs, adapter, DIR, caseStarts, { onBegin: (i) => begun.push(i), onEnd: (i, r) => ended.push([i, r]) });
+  const tracker = new FrameworkTracker(specs, adapter, DIR, caseStarts, { onBegin: (i) => begun.push(i), onEnd: (i, r) => ended.push([i, r]) });
   return { tracker, begun, ended };
 }
 
@@ -64,4 +66,22 @@ test('a Vitest skip ends live as a skip, its attempts counted by the Vitest rule
   const { tracker, ended } = tracked(true, vitestAdapter);
   tracker.handle(results('b.test.js', [{ ancestorTitles: [], title: 'three', status: 'skipped', duration: null, failureMessages: [] }]));
   assert.deepEqual(ended.map(([i, r]) => [i, r.passed, r.skipped, r.attempts]), [[2, true, true, 0]]);
+});
+
+test('the start guard: silent until its first event of any kind, and a silent process is stopped', async () => {
+  const specs = [spec('a.test.js', ['one'])];
+  const ctx = { onBegin: () => undefined, onEnd: () => undefined };
+  // An allowance already past: silence is judged at once, by the one rule of every tracker.
+  const silent = new FrameworkTracker(specs, jestAdapter, DIR, true, ctx, undefined, -1);
+  assert.equal(silent.silent(), true);
+  const guard = guardStart(silent);
+  const alive = setTimeout(() => undefined, 60_000); // the guard's poll is unref'd: a running process keeps the loop alive, here this does
+  await once(guard.signal, 'abort');
+  clearTimeout(alive);
+  assert.equal(guard.tripped, true);
+  guard.dispose();
+  const heard = new FrameworkTracker(specs, jestAdapter, DIR, true, ctx, undefined, -1);
+  heard.handle({ type: 'fileBegin', file: `${DIR}/a.test.js` });
+  assert.equal(heard.silent(), false, 'any event says it started, not only ready');
+  assert.equal(heard.started, true);
 });

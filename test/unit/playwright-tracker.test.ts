@@ -146,7 +146,7 @@ test('an aborted batch ends nothing: the worker gives its members back', () => {
   assert.equal(h.ended.size, 0);
 });
 
-test('idle before any word: Playwright that never loaded runset reporter is stopped after READY_LIMIT_MS, not 5 minutes', () => {
+test('idle before any word: Playwright that never loaded runset reporter is stopped after PROCESS_START_MS, not 5 minutes', () => {
   const h = harness(['a']);
   h.advance(60_000);
   assert.equal(h.tracker.idle(), false);

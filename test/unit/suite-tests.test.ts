@@ -90,6 +90,9 @@ test('a listing missing for an entry, or malformed, is a ConfigError naming the 
   for (let i = 0; i < 100; i++) at = (at.suites = [{ title: `d${i}` }])[0] as Record<string, unknown>;
   assert.match(configError(() => applySuiteListing(config, { version: 1, reports: [{ entry: 1, report: { suites: [deep] } }] })).message, /nested deeper than 64/);
   assert.match(configError(() => applySuiteListing(config, { version: 1, reports: [{ entry: 1, report: { suites: [] } }] })).message, /"shop".*no test cases found/);
+  // The one empty-run rule (noCasesFound), naming the filters that left nothing.
+  const filtered = parseSuiteTests('tests:\n  - { name: shop, type: playwright, dir: e2e, grep: smoke }\n', AT_ROOT, SERVER.environments, files);
+  assert.match(configError(() => applySuiteListing(filtered, { version: 1, reports: [{ entry: 0, report: { suites: [] } }] })).message, /Playwright suite "shop".*no test cases found with grep "smoke".*an empty run must not pass/);
   const huge = { config: { projects: [{ name: '', retries: 1e9 }] }, suites: [] };
   assert.match(configError(() => applySuiteListing(config, { version: 1, reports: [{ entry: 1, report: huge }] })).message, /retries" is not a whole number from 0 to 100/);
   const oneCase = { suites: [{ title: 'a.spec.ts', file: 'a.spec.ts', specs: [{ title: 'works', file: 'a.spec.ts', line: 3, column: 5, tests: [{ projectName: '', timeout: 30000 }] }] }] };
@@ -108,7 +111,7 @@ test("a framework entry's shipped cases become its members; a missing, forged or
   assert.match(configError(() => applySuiteListing(config, listing([{ file: 'a.test.js', titles: 'adds' }]))).message, /"unit".*not a list of cases: \/0\/titles/);
   assert.match(configError(() => applySuiteListing(config, listing([{ file: 'a.test.js', titles: ['adds'], run: 'rm -rf /' }]))).message, /"unit".*not a list of cases/);
   assert.match(configError(() => applySuiteListing(config, listing([{ file: 'a.test.js', titles: ['x'.repeat(5000)] }]))).message, /"unit".*not a list of cases: \/0\/titles\/0/);
-  assert.match(configError(() => applySuiteListing(config, listing([]))).message, /"unit".*no test cases found/);
+  assert.match(configError(() => applySuiteListing(config, listing([]))).message, /Vitest suite "unit".*no test cases found.*an empty run must not pass/);
   assert.match(configError(() => applySuiteListing(config, listing([{ file: 'a.test.js', titles: ['adds'] }, { file: 'a.test.js', titles: ['adds'] }]))).message, /both named "a\.test\.js › adds"/);
 
   const expanded = applySuiteListing(config, listing([{ file: 'a.test.js', titles: ['math', 'adds'], tags: ['fast'] }, { file: 'a.test.js', titles: ['subtracts'] }]));

@@ -5,7 +5,8 @@
  * (./locate.ts); each case's outcome, duration, retries and skip are read from
  * the framework's machine-readable report (its adapter, ./adapter.ts). Where
  * the adapter has a live reporter, members begin and end as the framework
- * tells (./live.ts); otherwise, and for every case the stream did not end,
+ * tells (./live.ts), and a process silent past its start allowance is stopped
+ * (../live-tracker.ts: the start guard); otherwise, and for every case the stream did not end,
  * cases begin together when the process starts and end when its report is
  * read. A case the report lacks fails with the framework's own first lines.
  */
@@ -17,38 +18,36 @@ import { errorSummary } from '../playwright/error-text.js';
 import { EventLog } from '../event-log.js';
 import { REPORTER_FILE_ENV } from '../playwright/reporter.js';
 import { handOver } from '../run-as.js';
-import { failAll, runAlone } from '../share.js';
+import { failAll, failSilentStart, runAlone } from '../share.js';
+import { PROCESS_START_MS } from '../test-process.js';
 import { caseKey, type FrameworkAdapter, type FrameworkReport, type RunPlan } from './adapter.js';
 import type { LiveEvent } from './live-events.js';
-import { LiveTracker } from './live.js';
+import { guardStart } from '../live-tracker.js';
+import { FrameworkTracker } from './live.js';
 import { ShareArtifacts } from './share-artifacts.js';
 import { locateFramework, type FrameworkInstall } from './locate.js';
 import { runFramework, type FrameworkExit } from './process.js';
 import { FRAMEWORK_ADAPTERS } from './registry.js';
-import { REPORTER_LOAD_MS, silentStartError, StartGuard } from './start-guard.js';
-
-/** Time a share's process may take beyond its cases' own timeouts: starting up, collecting files. */
-const START_MS = 60_000;
 
 export interface FrameworkExecutorOptions {
   policy?: TestProcessPolicy;
-  /** How long a share's process may take to load runset's reporter (./start-guard.ts); default REPORTER_LOAD_MS. */
-  reporterLoadMs?: number;
+  /** The time a share's process gets to load its config and runset's reporter (../live-tracker.ts), also in its deadline; default PROCESS_START_MS. */
+  processStartMs?: number;
 }
 
 export function createFrameworkExecutor(type: FrameworkName, options: FrameworkExecutorOptions = {}): Executor<FrameworkTestSpec> {
   const adapter = FRAMEWORK_ADAPTERS[type];
   const policy = options.policy ?? {};
-  const loadMs = options.reporterLoadMs ?? REPORTER_LOAD_MS;
+  const startMs = options.processStartMs ?? PROCESS_START_MS;
   return Object.freeze({
     type,
     run: (spec: FrameworkTestSpec, ctx: ExecutionContext) =>
-      runAlone(type, spec, ctx, (specs, batch) => runBatch(specs, batch, adapter, memberPolicy(policy, ctx.runAs), loadMs)),
-    runBatch: (specs: FrameworkTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, adapter, memberPolicy(policy, ctx.runAs), loadMs),
+      runAlone(type, spec, ctx, (specs, batch) => runBatch(specs, batch, adapter, memberPolicy(policy, ctx.runAs), startMs)),
+    runBatch: (specs: FrameworkTestSpec[], ctx: BatchExecutionContext) => runBatch(specs, ctx, adapter, memberPolicy(policy, ctx.runAs), startMs),
   });
 }
 
-async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy, loadMs: number): Promise<void> {
+async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, policy: TestProcessPolicy, startMs: number): Promise<void> {
   const first = specs[0];
   if (first === undefined) return;
   const cases = specs.map((s) => s.case);
@@ -64,24 +63,24 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   const args = adapter.runArgs(first, cases as NonNullable<FrameworkTestSpec['case']>[], plan);
   const env = suiteEnvironment(first.dir, ctx.variables, policy);
   const artifacts = new ShareArtifacts(specs, ctx.workDir);
-  const guard = new StartGuard(loadMs);
-  const live = startLive(specs, ctx, adapter, install, plan, artifacts, guard);
-  if (!live?.reporting.readyBeforeSetup) guard.dispose(); // nothing says when such a process has started
+  const live = startLive(specs, ctx, adapter, install, plan, artifacts, startMs);
+  // Guarded only where runset's reporter speaks before the suite's own setup: nothing else says when a process has started.
+  const guard = live?.reporting.readyBeforeSetup ? guardStart(live.tracker) : undefined;
   if (live) {
     args.push(...live.args);
     env[REPORTER_FILE_ENV] = live.events.file;
   } else specs.forEach((_, index) => ctx.onBegin(index, 1));
   handOver(ctx.workDir, policy.runAs);
-  const deadlineMs = START_MS + specs.reduce((sum, s) => sum + s.timeoutSeconds * 1000 * (s.retries + 1), 0);
+  const deadlineMs = startMs + specs.reduce((sum, s) => sum + s.timeoutSeconds * 1000 * (s.retries + 1), 0);
   let exit: FrameworkExit;
   try {
     // Every event written before the exit is handed on first: the process path reads the event file to its end.
-    const signal = AbortSignal.any([ctx.signal, guard.signal]);
+    const signal = guard ? AbortSignal.any([ctx.signal, guard.signal]) : ctx.signal;
     exit = await runFramework(install, args, { cwd: first.dir, env, runAs: policy.runAs, containment: policy.containment, signal, deadlineMs, events: live?.events });
   } finally {
-    guard.dispose();
+    guard?.dispose();
   }
-  if (guard.tripped && !ctx.signal.aborted) return failAll(specs, ctx, silentStartError(adapter.title, install.version, loadMs), exit.log);
+  if (guard?.tripped && !ctx.signal.aborted) return failSilentStart(specs, ctx, `${adapter.title} ${install.version}`, startMs, exit.log);
   if (exit.stopped === 'aborted') return;
   const read = await readReport(adapter, report, first.dir);
   const byKey = new Map((read instanceof Error ? [] : read.cases).map((c) => [caseKey(c.file, c.titles), c]));
@@ -90,7 +89,7 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
     if (live?.tracker.ended(index)) return;
     const c = spec.case as NonNullable<FrameworkTestSpec['case']>;
     const found = byKey.get(caseKey(c.file, c.titles));
-    ended.set(index, found ? artifacts.result(index, found) : missing(adapter, install, exit, read, c.file, deadlineMs));
+    ended.set(index, found ? artifacts.result(index, found) : missing(adapter, install, exit, read, c.file, { deadlineMs, startMs }));
   });
   await artifacts.addWritten(ended);
   for (const [index, result] of ended) ctx.onEnd(index, result);
@@ -101,16 +100,13 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
  * its reporter's arguments, the followed event file. Not with `artifacts:`
  * globs: their files are given out when the process has ended.
  */
-function startLive(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, install: FrameworkInstall, plan: RunPlan, artifacts: ShareArtifacts, guard: StartGuard) {
+function startLive(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, adapter: FrameworkAdapter, install: FrameworkInstall, plan: RunPlan, artifacts: ShareArtifacts, startMs: number) {
   const reporting = artifacts.globbed ? undefined : adapter.liveReporter?.(install.version, plan);
   if (!reporting) return undefined;
   const first = specs[0] as FrameworkTestSpec;
-  const tracker = new LiveTracker(specs, adapter, first.dir, reporting.caseStarts, ctx, (index, c) => artifacts.result(index, c));
+  const tracker = new FrameworkTracker(specs, adapter, first.dir, reporting.caseStarts, ctx, (index, c) => artifacts.result(index, c), startMs);
   try {
-    const events = new EventLog<LiveEvent>(path.join(ctx.workDir, 'live-events.jsonl'), (event) => {
-      guard.heard();
-      tracker.handle(event);
-    });
+    const events = new EventLog<LiveEvent>(path.join(ctx.workDir, 'live-events.jsonl'), (event) => tracker.handle(event));
     return { args: reporting.args, events, tracker, reporting };
   } catch {
     return undefined; // no event file: the members move at the end, as without a live reporter
@@ -132,11 +128,11 @@ async function readReport(adapter: FrameworkAdapter, file: string, dir: string):
 }
 
 /** Why a case has no result, in the framework's own words where it gave any. */
-function missing(adapter: FrameworkAdapter, install: FrameworkInstall, exit: FrameworkExit, read: FrameworkReport | Error, file: string, deadlineMs: number): CaseResult {
+function missing(adapter: FrameworkAdapter, install: FrameworkInstall, exit: FrameworkExit, read: FrameworkReport | Error, file: string, { deadlineMs, startMs }: { deadlineMs: number; startMs: number }): CaseResult {
   const said = errorSummary(exit.log);
   const fileError = read instanceof Error ? undefined : read.fileErrors.get(file);
   let error: string;
-  if (exit.stopped === 'deadline') error = `${adapter.title} was stopped after ${Math.round(deadlineMs / 1000)}s (its cases' timeoutSeconds and a minute to start)`;
+  if (exit.stopped === 'deadline') error = `${adapter.title} was stopped after ${Math.round(deadlineMs / 1000)}s (its cases' timeoutSeconds and ${Math.round(startMs / 1000)}s to start)`;
   else if (fileError !== undefined) error = `${file}: ${errorSummary(fileError, false) || fileError.trim()}`;
   else if (read instanceof Error) error = `${adapter.title} ${install.version} exited with code ${exit.code ?? exit.signal} ${read.message}`;
   else error = `the ${adapter.title} report has no result for this test (exit code ${exit.code ?? exit.signal})`;

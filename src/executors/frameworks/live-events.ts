@@ -5,7 +5,7 @@
  */
 
 export type LiveEvent =
-  /** runset's reporter was loaded: the framework started (./start-guard.ts). Sent once, first. */
+  /** runset's reporter was loaded: the framework started (../live-tracker.ts: the start guard). Sent once, first. */
   | { type: 'ready' }
   /** A case starts running (its first attempt). `file` is absolute, as the framework gives it. */
   | { type: 'caseBegin'; file: string; titles: string[] }
@@ -23,7 +23,7 @@ export interface LiveReporting {
   /**
    * The framework constructs runset's reporter (which then says `ready`) before
    * it runs any setup of the suite's own (a globalSetup, BeforeAll hooks), so a
-   * process silent past REPORTER_LOAD_MS is stuck starting (./start-guard.ts).
+   * process silent past PROCESS_START_MS is stuck starting (../live-tracker.ts: the start guard).
    * Not Jest: it runs its globalSetup first.
    */
   readyBeforeSetup: boolean;

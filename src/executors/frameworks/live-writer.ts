@@ -18,7 +18,7 @@ export class LiveWriter {
   constructor() {
     const file = process.env[REPORTER_FILE_ENV];
     this.fd = file ? openSync(file, 'a') : undefined;
-    this.send({ type: 'ready' }); // the framework constructs its reporters once it has started (./start-guard.ts)
+    this.send({ type: 'ready' }); // the framework constructs its reporters once it has started (../live-tracker.ts: the start guard)
   }
 
   send(event: LiveEvent): void {

@@ -97,7 +97,7 @@ function RunsetMochaReporter(runner: MochaRunner, options: { reporterOptions?: R
   const recorded = new Set<string>();
   const keyOf = (test: MochaRunnable) => JSON.stringify([test.file ?? '', ...test.titlePath()]);
   const live = liveSender();
-  live?.({ type: 'ready' }); // Mocha constructs its reporter before its global setup and root hooks (./start-guard.ts)
+  live?.({ type: 'ready' }); // Mocha constructs its reporter before its global setup and root hooks (../live-tracker.ts: the start guard)
   const record = (test: MochaRunnable, status: MochaCase['status'], error?: unknown, said = error === undefined ? undefined : messageOf(error)) => {
     recorded.add(keyOf(test));
     const errors = [...(retried.get(keyOf(test)) ?? [])];

@@ -18,14 +18,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BatchExecutionContext, ExecutionContext, Executor, PlaywrightTestSpec } from '../../core/types.js';
 import { memberPolicy, type TestProcessPolicy } from '../environment.js';
 import { handOver } from '../run-as.js';
-import { failAll, runAlone } from '../share.js';
+import { failAll, failSilentStart, runAlone } from '../share.js';
+import { PROCESS_START_MS } from '../test-process.js';
 import { browserProblem, CHROMIUM_ARGS, chromiumVersion, DEFAULT_CHROMIUM } from './chromium.js';
 import { missingFfmpeg } from './ffmpeg.js';
 import { locateFramework } from '../frameworks/locate.js';
 import { playwrightAdapter } from './adapter.js';
 import { playwrightEnvironment, type PlaywrightInstall } from './locate.js';
 import { startRunner, type RunnerProcess } from './process.js';
-import { BatchTracker, IDLE_LIMIT_MS, READY_LIMIT_MS, type BatchEnd } from './tracker.js';
+import { BatchTracker, IDLE_LIMIT_MS, type BatchEnd } from './tracker.js';
 import type { WrapOptions } from './wrap-config.cjs';
 import type { BrowserOptions } from './browser-choice.cjs';
 
@@ -85,12 +86,14 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
     beforeStart: () => handOver(ctx.workDir, policy.runAs),
   });
   const end = await supervise(runner, tracker, ctx.signal);
+  // Nothing began: it said nothing at all.
+  if (end.kind === 'silent') return failSilentStart(specs, ctx, `${playwrightAdapter.title} ${install.version}`, PROCESS_START_MS, end.log);
   tracker.finish(end);
 }
 
 /** Waits for the runner, killing it on abort, on a hung test, or when it stops making progress. */
-async function supervise(runner: RunnerProcess, tracker: BatchTracker, signal: AbortSignal): Promise<BatchEnd> {
-  let end: BatchEnd | undefined;
+async function supervise(runner: RunnerProcess, tracker: BatchTracker, signal: AbortSignal): Promise<BatchEnd | { kind: 'silent'; log: string }> {
+  let end: BatchEnd | { kind: 'silent'; log: string } | undefined;
   const onAbort = () => {
     end ??= { kind: 'aborted' };
     runner.kill();
@@ -105,14 +108,13 @@ async function supervise(runner: RunnerProcess, tracker: BatchTracker, signal: A
       runner.kill();
     } else if (tracker.idle()) {
       runner.kill();
-      const log = tracker.started
-        ? `Playwright reported nothing for ${IDLE_LIMIT_MS / 60_000} minutes while tests were waiting to begin (a global setup or webServer that never finished?); runset stopped it`
-        : `Playwright said nothing for ${READY_LIMIT_MS / 1000}s after it started (runset's reporter never loaded: its config never finished loading?); runset stopped it`;
-      end ??= { kind: 'exited', code: null, signal: 'SIGKILL', log };
+      const log = `Playwright reported nothing for ${IDLE_LIMIT_MS / 60_000} minutes while tests were waiting to begin (a global setup or webServer that never finished?); runset stopped it`;
+      end ??= tracker.started ? { kind: 'exited', code: null, signal: 'SIGKILL', log } : { kind: 'silent', log: '' };
     }
   }, WATCHDOG_MS);
   try {
     const exit = await runner.done;
+    if (end?.kind === 'silent') return { kind: 'silent', log: exit.log };
     return end?.kind === 'exited' ? { ...end, log: `${end.log}\n${exit.log}` } : (end ?? { kind: 'exited', ...exit });
   } finally {
     clearInterval(watchdog);

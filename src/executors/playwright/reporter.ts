@@ -74,7 +74,7 @@ export default class RunsetReporter implements Reporter {
   private rootDir = '';
 
   constructor() {
-    this.send({ type: 'ready' }); // the tracker's READY_LIMIT_MS ends here
+    this.send({ type: 'ready' }); // the tracker's PROCESS_START_MS ends here
   }
 
   printsToStdio(): boolean {

@@ -1,12 +1,16 @@
 /**
- * One batch's bookkeeping: turns the reporter's events into each member's start
- * and end, keeps each case's output and files, and judges whether a running
- * case is hung (the hang guard's question, with its workers' pulses). No
+ * One batch's bookkeeping, Playwright's extension of the one live-event
+ * tracker (../live-tracker.ts: members by key, begins and ends, the start
+ * guard): turns the reporter's events into each member's start (each attempt's)
+ * and end, keeps each case's output and files, judges whether a running case is
+ * hung (the hang guard's question, with its workers' pulses) or the batch idle,
+ * and ends what is left by Playwright's rules once its process is gone. No
  * processes here, so it is tested with plain events.
  */
 import path from 'node:path';
 import type { ArtifactFile, BatchExecutionContext, CaseResult, PlaywrightTestSpec } from '../../core/types.js';
 import { ArtifactNames } from '../artifact-files.js';
+import { LiveTracker, type TrackedCase } from '../live-tracker.js';
 import { TailBuffer } from '../tail-buffer.js';
 import { errorSummary } from './error-text.js';
 import { caseKey, stripAnsi, type ReporterEvent } from './reporter.js';
@@ -33,23 +37,19 @@ export function guardLimitMs(timeoutMs: number): number {
   return 2 * timeoutMs + 10_000;
 }
 
-/** How long a batch may go without any event while tests still wait to begin (a stuck globalSetup or webServer). */
+/**
+ * How long a batch may go without any event while tests still wait to begin (a
+ * stuck globalSetup or webServer). Before its first event, the start guard's
+ * PROCESS_START_MS: Playwright constructs runset's reporter (`ready`) once its
+ * config is loaded, before its webServer boots and its globalSetup runs (those
+ * may take long by right).
+ */
 export const IDLE_LIMIT_MS = 5 * 60_000;
 
-/**
- * How long Playwright may take to say anything at all: it constructs runset's
- * reporter (`ready`) once its config is loaded, before its webServer boots and
- * its globalSetup runs (those may take long by right: IDLE_LIMIT_MS). Silent
- * past this, it is stuck loading (an ES module config that never settles).
- */
-export const READY_LIMIT_MS = 60_000;
-
-interface CaseState {
+interface CaseState extends TrackedCase {
   key: string;
-  index: number;
   spec: PlaywrightTestSpec;
   attempts: number;
-  begun: boolean;
   inFlight: boolean;
   /** Playwright's test id, once it began. */
   id: string | undefined;
@@ -64,7 +64,6 @@ interface CaseState {
   output: TailBuffer;
   artifacts: ArtifactFile[];
   names: ArtifactNames;
-  ended: boolean;
 }
 
 export type BatchEnd =
@@ -72,8 +71,7 @@ export type BatchEnd =
   | { kind: 'killed'; reason: string }
   | { kind: 'aborted' };
 
-export class BatchTracker {
-  private readonly cases = new Map<string, CaseState>();
+export class BatchTracker extends LiveTracker<CaseState, ReporterEvent> {
   private readonly globalErrors: string[] = [];
   /** Output outside any test (a webServer's, globalSetup's): shown with a failure of the whole run. */
   private readonly runnerOutput = new TailBuffer(16 * 1024);
@@ -90,34 +88,25 @@ export class BatchTracker {
   /** Every project a test of which began in this run, the batch's or not. */
   private readonly begunProjects = new Set<string>();
   private lastEventAt: number;
-  /** Something came from Playwright (its reporter's `ready`, at least). */
-  private heard = false;
 
-  constructor(
-    specs: readonly PlaywrightTestSpec[],
-    private readonly ctx: Pick<BatchExecutionContext, 'onBegin' | 'onEnd'>,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(specs: readonly PlaywrightTestSpec[], ctx: Pick<BatchExecutionContext, 'onBegin' | 'onEnd'>, now: () => number = Date.now) {
+    super(ctx, now);
     this.lastEventAt = now();
     specs.forEach((spec, index) => {
       if (!spec.case) return;
       const key = caseKey(spec.case.project, spec.case.file, spec.case.titles);
-      this.cases.set(key, {
+      this.track(key, {
         key, index, spec, attempts: 0, begun: false, inFlight: false, id: undefined, timeoutMs: spec.timeoutSeconds * 1000,
         startedAt: 0, attemptStartedAt: 0, lastSignAt: 0, lane: undefined, output: new TailBuffer(), artifacts: [], names: new ArtifactNames(), ended: false,
       });
     });
   }
 
-  get unfinished(): number {
-    return [...this.cases.values()].filter((c) => !c.ended).length;
-  }
-
   handle(event: ReporterEvent): void {
     // A worker's pulse says it lives, not that the run moves on: it does not hold off idle().
     if (event.type === 'pulse') return this.pulse(event);
     this.lastEventAt = this.now();
-    this.heard = true;
+    this.heard();
     if (event.type === 'begin') {
       this.listed = new Set(event.keys);
       this.setupProjects = event.setupProjects ?? [];
@@ -131,22 +120,17 @@ export class BatchTracker {
   /** A case the hang guard judges hung (QUIET_MS silent and past guardLimitMs), if any: the batch must be killed. */
   overdue(): { index: number } | undefined {
     const now = this.now();
-    const hung = [...this.cases.values()].find(
+    const hung = this.cases().find(
       (c) => c.inFlight && !c.ended && now - c.lastSignAt > QUIET_MS && now - c.attemptStartedAt > guardLimitMs(c.timeoutMs),
     );
     return hung && { index: hung.index };
   }
 
-  /** Nothing running, something left to run, and no word from Playwright for IDLE_LIMIT_MS (READY_LIMIT_MS before its first). */
+  /** Nothing running, something left to run, and no word from Playwright for IDLE_LIMIT_MS (before its first: `silent`). */
   idle(): boolean {
-    const states = [...this.cases.values()];
-    const limit = this.heard ? IDLE_LIMIT_MS : READY_LIMIT_MS;
-    return !states.some((c) => c.inFlight && !c.ended) && states.some((c) => !c.ended) && this.now() - this.lastEventAt > limit;
-  }
-
-  /** Whether Playwright said anything yet (see READY_LIMIT_MS). */
-  get started(): boolean {
-    return this.heard;
+    const states = this.cases();
+    if (states.some((c) => c.inFlight && !c.ended) || !states.some((c) => !c.ended)) return false;
+    return this.started ? this.now() - this.lastEventAt > IDLE_LIMIT_MS : this.silent();
   }
 
   /**
@@ -154,7 +138,7 @@ export class BatchTracker {
    * attempts; returns why the batch is killed, for the others (finish).
    */
   failHung(index: number): string {
-    const state = [...this.cases.values()].find((c) => c.index === index);
+    const state = this.caseAt(index);
     if (!state || state.ended) return "runset's hang guard stopped the Playwright run";
     const now = this.now();
     const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
@@ -171,7 +155,7 @@ export class BatchTracker {
   finish(end: BatchEnd): void {
     if (end.kind === 'aborted') return; // the worker gives them back to WAITING itself
     const setup = this.setupProjects.filter((p) => this.begunProjects.has(p));
-    for (const state of this.cases.values()) {
+    for (const state of this.cases()) {
       if (state.ended) continue;
       if (end.kind === 'exited') this.end(state, { passed: false, error: this.whyNotRun(state, end) });
       else if (setup.length > 0) this.end(state, { passed: false, error: notRunAgain(end.reason, setup) });
@@ -197,7 +181,7 @@ export class BatchTracker {
   }
 
   private output(key: string | null, text: string): void {
-    const state = key === null ? undefined : this.cases.get(key);
+    const state = key === null ? undefined : this.caseOf(key);
     if (state) {
       state.output.write(text);
       state.lastSignAt = this.now();
@@ -206,7 +190,7 @@ export class BatchTracker {
 
   /** A worker lives: so does the test it runs; the test's own pulse also brings its timeout as it stands. */
   private pulse(event: Extract<ReporterEvent, { type: 'pulse' }>): void {
-    for (const state of this.cases.values()) {
+    for (const state of this.cases()) {
       if (!state.inFlight || state.ended) continue;
       const own = event.testId !== undefined && event.testId === state.id;
       if (own && event.timeoutMs !== undefined) state.timeoutMs = effectiveTimeoutMs(event.timeoutMs, state.spec);
@@ -222,7 +206,7 @@ export class BatchTracker {
 
   private testBegin(event: Extract<ReporterEvent, { type: 'testBegin' }>): void {
     this.begunProjects.add((JSON.parse(event.key) as string[])[0] ?? '');
-    const state = this.cases.get(event.key);
+    const state = this.caseOf(event.key);
     if (!state || state.ended) return;
     const now = this.now();
     state.attempts = event.retry + 1;
@@ -232,15 +216,14 @@ export class BatchTracker {
     state.attemptStartedAt = now;
     state.lastSignAt = now;
     if (!state.begun) state.startedAt = now;
-    state.begun = true;
     state.lane = event.lane;
     if (event.retry > 0) state.output.write(`\n── retry ${event.retry} ──\n`);
-    this.ctx.onBegin(state.index, state.attempts, state.lane);
+    this.begin(state, state.attempts, state.lane); // every attempt: the scheduler counts them
   }
 
   private testEnd(event: Extract<ReporterEvent, { type: 'testEnd' }>): void {
     if (event.final && !event.ok) this.failures.push(`${caseName(event.key)}: ${firstParagraph(event.error ?? `test ${event.status}`).split('\n')[0]}`);
-    const state = this.cases.get(event.key);
+    const state = this.caseOf(event.key);
     if (!state || state.ended) return;
     state.inFlight = false;
     state.attempts = event.retry + 1;
@@ -255,7 +238,6 @@ export class BatchTracker {
   }
 
   private end(state: CaseState, verdict: { passed: boolean; error: string | null; interrupted?: boolean; skipped?: boolean }): void {
-    state.ended = true;
     state.inFlight = false;
     const result: CaseResult = {
       passed: verdict.passed,
@@ -269,7 +251,7 @@ export class BatchTracker {
     if (verdict.interrupted) result.interrupted = true;
     if (verdict.skipped) result.skipped = true;
     if (state.lane !== undefined) result.lane = state.lane;
-    this.ctx.onEnd(state.index, result);
+    this.settle(state, result);
   }
 
   private noticesFor(state: CaseState): string[] {
