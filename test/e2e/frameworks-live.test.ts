@@ -162,7 +162,11 @@ describe('framework members move live', () => {
       let seen: Member[] = [];
       const until = Date.now() + HANDSHAKE_LIMIT_MS;
       while (!(statusOf(seen, 'first') === 'SUCCESS' && statusOf(seen, 'second') === 'RUNNING')) {
-        if (Date.now() > until) assert.fail(`never saw first SUCCESS with second RUNNING; last seen: ${JSON.stringify(seen)}`);
+        if (Date.now() > until) {
+          // Issue 40 item 4 was seen here (both members held by a worker, never begun): say what the worker and the server said.
+          const workers = await api(server!, 'GET', '/v0/workers');
+          assert.fail(`never saw first SUCCESS with second RUNNING; last seen: ${JSON.stringify(seen)}\nworkers: ${JSON.stringify(workers.body)}\nserver log (tail): ${server!.logs().slice(-4000)}`);
+        }
         await new Promise((r) => setTimeout(r, 50));
         seen = await members();
       }
