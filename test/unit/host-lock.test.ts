@@ -55,8 +55,11 @@ test('across processes: a holder that dies frees the lock, and its waiter hears 
     await new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
     assert.deepEqual(await lockPorts([base]), { busy: base }, 'held by the other process');
     const waiting = whenFree(base);
+    // whenFree's socket never keeps a process alive (a worker has its own handles): this test holds the loop open
+    // itself, or once the dead child's exit is handled, Node ends the run before the close reaches the waiter.
+    const keepAlive = setInterval(() => undefined, 1000);
     child.kill('SIGKILL');
-    await waiting;
+    await waiting.finally(() => clearInterval(keepAlive));
     held(await lockPorts([base])).release();
   } finally {
     child.kill('SIGKILL');
