@@ -93,7 +93,8 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
 
 /** Waits for the runner, killing it on abort, on a hung test, or when it stops making progress. */
 async function supervise(runner: RunnerProcess, tracker: BatchTracker, signal: AbortSignal): Promise<BatchEnd | { kind: 'silent'; log: string }> {
-  let end: BatchEnd | { kind: 'silent'; log: string } | undefined;
+  // 'silent': it never said a word; its log is the process's own, known once it has exited.
+  let end: BatchEnd | { kind: 'silent' } | undefined;
   const onAbort = () => {
     end ??= { kind: 'aborted' };
     runner.kill();
@@ -109,7 +110,7 @@ async function supervise(runner: RunnerProcess, tracker: BatchTracker, signal: A
     } else if (tracker.idle()) {
       runner.kill();
       const log = `Playwright reported nothing for ${IDLE_LIMIT_MS / 60_000} minutes while tests were waiting to begin (a global setup or webServer that never finished?); runset stopped it`;
-      end ??= tracker.started ? { kind: 'exited', code: null, signal: 'SIGKILL', log } : { kind: 'silent', log: '' };
+      end ??= tracker.started ? { kind: 'exited', code: null, signal: 'SIGKILL', log } : { kind: 'silent' };
     }
   }, WATCHDOG_MS);
   try {
