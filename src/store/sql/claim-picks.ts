@@ -29,15 +29,18 @@ export interface PickFilter {
 /**
  * Up to `limit` unleased WAITING members (`id`, `set_id`, and `seq`, their
  * creation order), oldest first; with `filter`, only those it lets through.
- * `limit` is a placeholder.
+ * `limit` is a placeholder. `queues: false` leaves the queued sets'
+ * exclusion out: only for a pick made where no unfinished set has a limit
+ * (limitedSetsSql found none in the same transaction), so none is queued.
  */
-export function pickWaitingSql(d: Dialect, t: Tables, limit: string, filter?: PickFilter): string {
+export function pickWaitingSql(d: Dialect, t: Tables, limit: string, filter?: PickFilter, queues = true): string {
   const narrowed = filter === undefined ? '' : `
           AND (batch_key IS NULL OR NOT (${d.inList('batch_key', filter.skip)}))
           AND (${d.text(filter.set)} IS NULL OR set_id = ${d.text(filter.set)}) AND (${d.list(filter.envs)} IS NULL OR ${d.inList('env', filter.envs)})`;
+  const unqueued = queues ? `
+          AND set_id NOT IN (${queuedSetsSql(t.sets, d.setOrder)})` : '';
   return `
-        SELECT id, set_id, ${d.memberOrder} AS seq FROM ${t.runs} WHERE status = 'WAITING' AND worker_id IS NULL${narrowed}
-          AND set_id NOT IN (${queuedSetsSql(t.sets, d.setOrder)})
+        SELECT id, set_id, ${d.memberOrder} AS seq FROM ${t.runs} WHERE status = 'WAITING' AND worker_id IS NULL${narrowed}${unqueued}
         ORDER BY ${d.memberOrder} LIMIT ${limit}${d.lockSkipping}`;
 }
 

@@ -12,7 +12,7 @@ import { TABLES } from './statements.js';
 import { SQLITE } from '../sql/dialect.js';
 import { pickBatchSql } from '../sql/claim-picks.js';
 import { SET_CHANGED } from './set-moves.js';
-import { settle } from './settle.js';
+import { immediateTransaction, settle } from './settle.js';
 
 /** The events of the store's wake-up emitter that claims tell and hear. */
 export const RUNS_WAITING = 'waiting';
@@ -21,6 +21,7 @@ export const SET_CANCELLED = 'cancelled';
 export class SqliteClaims implements ClaimsStore {
   private readonly waitingWorkOf: Database.Statement;
   private readonly endedWithLimit: Database.Statement;
+  private readonly inTransaction: <T>(work: () => T) => T;
 
   constructor(
     private readonly db: Database.Database,
@@ -28,19 +29,20 @@ export class SqliteClaims implements ClaimsStore {
     private readonly wake: EventEmitter,
   ) {
     this.waitingWorkOf = db.prepare(pickBatchSql(SQLITE, TABLES, 'expected_ms', { set: '?', batchKey: '?', limit: '?', lock: false }));
+    this.inTransaction = immediateTransaction(db);
     this.endedWithLimit = db.prepare("SELECT 1 FROM test_run_sets WHERE id = ? AND max_concurrent IS NOT NULL AND status IN ('SUCCESS', 'FAIL')");
   }
 
   claimRuns(req: ClaimRequest): Promise<ClaimedRun[]> {
-    return settle(() => this.db.transaction(() => this.moves.claim(req)).immediate());
+    return settle(() => this.inTransaction(() => this.moves.claim(req)));
   }
 
   claimBatch(req: BatchClaimRequest): Promise<ClaimedRun[]> {
-    return settle(() => this.db.transaction(() => this.moves.claimBatch(req)).immediate());
+    return settle(() => this.inTransaction(() => this.moves.claimBatch(req)));
   }
 
   startRun(lease: LeaseRef, sinceMs = 0): Promise<boolean> {
-    return settle(() => this.db.transaction(() => this.moves.start(lease, new Date(Date.now() - sinceMs).toISOString())).immediate());
+    return settle(() => this.inTransaction(() => this.moves.start(lease, new Date(Date.now() - sinceMs).toISOString())));
   }
 
   heartbeat(lease: LeaseRef, leaseMs: number, attempts: number): Promise<boolean> {
@@ -48,24 +50,22 @@ export class SqliteClaims implements ClaimsStore {
   }
 
   finishRun(lease: LeaseRef, outcome: RunOutcome): Promise<boolean> {
-    return settle(() => this.db.transaction(() => this.moves.finish(lease, outcome)).immediate());
+    return settle(() => this.inTransaction(() => this.moves.finish(lease, outcome)));
   }
 
   finishAndClaim(lease: LeaseRef, outcome: RunOutcome, next: NextClaim): Promise<FinishedAndClaimed> {
     return settle(() =>
-      this.db
-        .transaction(() => ({
-          finished: this.moves.finish(lease, outcome),
-          started: next.start !== undefined && this.moves.begin(next.start, next.leaseMs),
-          claimed: this.moves.claim(next),
-        }))
-        .immediate(),
+      this.inTransaction(() => ({
+        finished: this.moves.finish(lease, outcome),
+        started: next.start !== undefined && this.moves.begin(next.start, next.leaseMs),
+        claimed: this.moves.claim(next),
+      })),
     );
   }
 
   releaseRuns(leases: LeaseRef[]): Promise<number> {
     return settle(() => {
-      const released = this.db.transaction(() => this.moves.release(leases)).immediate();
+      const released = this.inTransaction(() => this.moves.release(leases));
       if (released > 0) this.wake.emit(RUNS_WAITING);
       return released;
     });
@@ -73,7 +73,7 @@ export class SqliteClaims implements ClaimsStore {
 
   reapExpired(maxLostLeases: number): Promise<ReapResult> {
     return settle(() => {
-      const result = this.db.transaction(() => this.moves.reap(maxLostLeases)).immediate();
+      const result = this.inTransaction(() => this.moves.reap(maxLostLeases));
       if (result.requeued > 0) this.wake.emit(RUNS_WAITING);
       return result;
     });

@@ -25,6 +25,7 @@ import { failsSetSql } from '../sql/set-rollup.js';
 import { SQLITE } from '../sql/dialect.js';
 import { claimMember, fenced, finishMember, heartbeatMember, reapMember, releaseMember, renewLease, startMember } from '../sql/member-moves.js';
 import { pickBatchSql, pickWaitingSql } from '../sql/claim-picks.js';
+import { limitedSetsSql } from '../queue.js';
 
 /** The lease fence (../sql/member-moves.ts) over the named parameters of fenceOf. */
 const FENCED = fenced({ id: '@id', worker: '@worker_id', claims: '@claims' });
@@ -62,11 +63,19 @@ interface SetOfClaim {
 }
 
 type Statement =
-  | 'waitingRuns' | 'waitingRunsSkipping' | 'batchRuns' | 'claimRun' | 'setOfClaim' | 'startRun'
+  | 'anyLimited' | 'batchRuns' | 'claimRun' | 'setOfClaim' | 'startRun'
   | 'heartbeat' | 'renewLease' | 'leaseStatus' | 'finishRun' | 'insertCase' | 'holdsOutcome' | 'releaseRun' | 'expiredRuns' | 'reapRun';
+
+/** A claim's pick of waiting members, plain or narrowed (ClaimRequest's skipBatchKeys, setId, envs). */
+interface Picks {
+  plain: Database.Statement;
+  narrowed: Database.Statement;
+}
 
 export class SqliteMoves {
   private readonly sql: Record<Statement, Database.Statement>;
+  /** The picks that leave queued sets out (`queues`), and those for when no set can be queued (`none`): see claim. */
+  private readonly picks: Record<'queues' | 'none', Picks>;
 
   constructor(
     db: Database.Database,
@@ -77,10 +86,14 @@ export class SqliteMoves {
     db.function(REFUSE_MOVE, (message: unknown) => {
       throw new Error(String(message));
     });
+    // The narrowed pick is apart so that the usual claim stays as simple.
+    const picks = (queues: boolean): Picks => ({
+      plain: db.prepare(pickWaitingSql(SQLITE, TABLES, '@limit', undefined, queues)),
+      narrowed: db.prepare(pickWaitingSql(SQLITE, TABLES, '@limit', { skip: '@skip', set: '@set_id', envs: '@envs' }, queues)),
+    });
+    this.picks = { queues: picks(true), none: picks(false) };
     this.sql = {
-      waitingRuns: db.prepare(pickWaitingSql(SQLITE, TABLES, '@limit')),
-      // The same, narrowed (ClaimRequest.skipBatchKeys, setId, envs); apart so the usual claim stays as simple.
-      waitingRunsSkipping: db.prepare(pickWaitingSql(SQLITE, TABLES, '@limit', { skip: '@skip', set: '@set_id', envs: '@envs' })),
+      anyLimited: db.prepare(`${limitedSetsSql(TABLES.sets, '1')} LIMIT 1`),
       batchRuns: db.prepare(pickBatchSql(SQLITE, TABLES, 'id', { set: '@set_id', batchKey: '@batch_key', limit: '@limit', lock: true })),
       // A claim that starts its member (@starts) leaves one with a batch key reserved: leased but still WAITING, until its case begins.
       claimRun: db.prepare(`
@@ -133,9 +146,11 @@ export class SqliteMoves {
     const starting = req.limit - (req.reserve ?? 0);
     const skip = req.skipBatchKeys ?? [];
     const filtered = skip.length > 0 || req.setId !== undefined || req.envs !== undefined;
+    // No unfinished set with a limit, no queued set: the pick without the queue's sub-select (../queue.ts, limitedSetsSql).
+    const picks = this.sql.anyLimited.get() === undefined ? this.picks.none : this.picks.queues;
     const waiting = filtered
-      ? this.sql.waitingRunsSkipping.all({ skip: JSON.stringify(skip), set_id: req.setId ?? null, envs: req.envs ? JSON.stringify(req.envs) : null, limit: req.limit })
-      : this.sql.waitingRuns.all({ limit: req.limit });
+      ? picks.narrowed.all({ skip: JSON.stringify(skip), set_id: req.setId ?? null, envs: req.envs ? JSON.stringify(req.envs) : null, limit: req.limit })
+      : picks.plain.all({ limit: req.limit });
     const rows = waiting as { id: string; set_id: string }[];
     const sets = new Map<string, SetOfClaim>(); // the claimed members' sets, each read once
     const out: ClaimedRun[] = [];
