@@ -259,3 +259,32 @@ test('a single member with no executor for its type fails, naming what this work
   await runMembers({ runs: [claimed], parallelism: 1, abort: new AbortController(), finish: (_, o) => (outcomes.push(o), Promise.resolve(true)) }, deps);
   assert.match(outcomes[0]!.error!, /no executor for tests of type "http" in this worker; it runs command/);
 });
+
+test('a single member: an attempt past its timeout is stopped with a TimeoutError and fails saying so; the run\'s abort reaches it with the run\'s reason', async () => {
+  const reasons: unknown[] = [];
+  const waiting: Executor = {
+    type: 'command',
+    run: async (_spec, ctx) => {
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      reasons.push(ctx.signal.reason);
+      return { passed: false, error: 'stopped', output: '' };
+    },
+  };
+  const { link, deps } = fixture([waiting]);
+  const timedOut = await claimSingle(link, { ...commandSpec('slow'), timeoutSeconds: 0.05, retries: 1 });
+  const outcomes: RunOutcome[] = [];
+  const finish = (_: ClaimedRun, o: RunOutcome) => (outcomes.push(o), Promise.resolve(true));
+  await runMembers({ runs: [timedOut], parallelism: 1, abort: new AbortController(), finish }, deps);
+  assert.equal(outcomes[0]!.error, 'timed out after 0.05s (timeoutSeconds)');
+  assert.equal(outcomes[0]!.attempts, 2, 'each attempt has a timeout of its own');
+  assert.deepEqual(reasons.map((r) => (r as DOMException).name), ['TimeoutError', 'TimeoutError']);
+
+  const stopped = await claimSingle(link, { ...commandSpec('stopped'), timeoutSeconds: 60 });
+  const abort = new AbortController();
+  const running = runMembers({ runs: [stopped], parallelism: 1, abort, finish }, deps);
+  await sleep(20);
+  abort.abort('shutdown');
+  await running;
+  assert.equal(reasons[2], 'shutdown');
+  assert.equal(outcomes.length, 1, 'an aborted run writes nothing');
+});
