@@ -81,9 +81,17 @@ export function testEnvironment(
   return Object.assign(scrubbedEnvironment(policy, base), identityVariables(policy.runAs), variables);
 }
 
-/** The environment of a test process started in the suite folder `dir`: a test's (above), its tools first on PATH. */
-export function suiteEnvironment(dir: string, variables: Readonly<Record<string, string>>, policy: TestProcessPolicy = {}): NodeJS.ProcessEnv {
-  const env = testEnvironment(variables, policy);
+/**
+ * The environment of a test process started in the suite folder `dir`: a
+ * test's (above) made from `base`, its tools first on PATH.
+ */
+export function suiteEnvironment(
+  dir: string,
+  variables: Readonly<Record<string, string>>,
+  policy: TestProcessPolicy = {},
+  base: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
+  const env = testEnvironment(variables, policy, base);
   env.PATH = suiteBinPath(dir, env.PATH);
   return env;
 }

@@ -7,6 +7,8 @@ import type { LauncherReply, LauncherRequest, WireReason } from './launcher.js';
 import { runCommand } from './index.js';
 
 const running = new Map<number, AbortController>();
+/** This process's environment, read once: it is the worker's, already scrubbed, and nothing here changes it. */
+const ENVIRONMENT: NodeJS.ProcessEnv = { ...process.env };
 
 function revive(reason: WireReason): unknown {
   if (reason === null || typeof reason === 'string') return reason ?? undefined;
@@ -27,7 +29,7 @@ process.on('message', (message: LauncherRequest) => {
   const controller = new AbortController();
   running.set(message.id, controller);
   // The launcher's own environment is already scrubbed: only the user to run as and the containment come with the message.
-  void runCommand(message.spec, { variables: message.variables, signal: controller.signal }, { runAs: message.runAs, containment: message.containment }).then((result) => {
+  void runCommand(message.spec, { variables: message.variables, signal: controller.signal }, { runAs: message.runAs, containment: message.containment }, ENVIRONMENT).then((result) => {
     running.delete(message.id);
     reply({ type: 'done', id: message.id, result });
   });
