@@ -76111,9 +76111,6 @@ var init_suite_playwright = __esm({
 });
 
 // src/executors/frameworks/adapter.ts
-function caseKey(file, titles) {
-  return JSON.stringify([file, ...titles]);
-}
 function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -76127,6 +76124,21 @@ var init_adapter = __esm({
   }
 });
 
+// src/executors/listed-case.ts
+function caseKey(c) {
+  return JSON.stringify(c.project === void 0 ? [c.file, ...c.titles] : [c.project, c.file, ...c.titles]);
+}
+function caseName(c) {
+  return [...c.project === void 0 ? [] : [`[${c.project}]`], c.file, ...c.titles].join(NAME_SEPARATOR);
+}
+var NAME_SEPARATOR;
+var init_listed_case = __esm({
+  "src/executors/listed-case.ts"() {
+    "use strict";
+    NAME_SEPARATOR = " \u203A ";
+  }
+});
+
 // src/executors/playwright/reporter.ts
 function stripAnsi(text) {
   return text.replace(ANSI2, "");
@@ -76135,6 +76147,7 @@ var ANSI2;
 var init_reporter = __esm({
   "src/executors/playwright/reporter.ts"() {
     "use strict";
+    init_listed_case();
     ANSI2 = /\u001b\[[0-9;]*[A-Za-z]/g;
   }
 });
@@ -76967,7 +76980,7 @@ function readMochaReport(text, dir) {
       throw new Error(`cases[${i}] is not a test (file, titles, status, errors)`);
     }
     const c = caseOf3(item, dir);
-    byKey.set(caseKey(c.file, c.titles), c);
+    byKey.set(caseKey(c), c);
   }
   const fileErrors = /* @__PURE__ */ new Map();
   for (const item of raw.hookErrors) {
@@ -76997,6 +77010,7 @@ var init_mocha = __esm({
   "src/executors/frameworks/mocha.ts"() {
     "use strict";
     init_error_text();
+    init_listed_case();
     init_adapter();
     init_jest_json();
     REPORTER3 = fileURLToPath4(new URL("./mocha-reporter.cjs", import.meta.url));
@@ -77460,6 +77474,7 @@ var init_case_names = __esm({
   "src/config/case-names.ts"() {
     "use strict";
     init_batch();
+    init_listed_case();
     init_suite();
   }
 });
@@ -78003,7 +78018,7 @@ function frameworkCases(file, entry, index3, cases) {
   return cases.map((c) => {
     const spec = {
       ...entry,
-      name: adapter.caseName ? adapter.caseName(c) : [c.file, ...c.titles].join(" \u203A "),
+      name: adapter.caseName?.(c) ?? caseName(c),
       // Unset in runset's config: the suite's own retries, which the framework applies (and reports as attempts).
       retries: entry.retriesOverride ? entry.retries : 0,
       case: { entry: entry.name, file: c.file, titles: [...c.titles], ...c.tags ? { tags: [...new Set(c.tags)] } : {}, ...c.line ? { line: c.line } : {} }
@@ -78021,6 +78036,7 @@ var init_framework_discovery = __esm({
     init_typebox2();
     init_types4();
     init_listing();
+    init_listed_case();
     init_registry2();
     init_discovery();
     frameworkLister = {
@@ -78299,7 +78315,7 @@ function webServerPortsOf(webServer) {
 }
 function caseSpec(entry, listed, showProject) {
   const c = listed.case;
-  const name = [showProject ? `[${c.project}]` : void 0, c.file, ...c.titles].filter((p2) => p2 !== void 0).join(" \u203A ");
+  const name = caseName({ project: showProject ? c.project : void 0, file: c.file, titles: c.titles });
   const timeoutSeconds = entry.timeoutOverride || listed.timeoutMs <= 0 ? entry.timeoutSeconds : listed.timeoutMs / 1e3;
   const retries = entry.retriesOverride ? entry.retries : listed.retries ?? 0;
   return { ...entry, name, timeoutSeconds, retries, case: c };
@@ -78310,6 +78326,7 @@ var init_playwright_discovery = __esm({
     "use strict";
     init_adapter2();
     init_error_text();
+    init_listed_case();
     init_discovery();
     init_playwright_listing();
     init_playwright_report();

@@ -13,6 +13,7 @@ import type { ListedFrameworkCase } from '../core/suites.js';
 import { FRAMEWORKS, type FrameworkTestSpec, type TestSpec } from '../core/types.js';
 import type { ReportedCase } from '../executors/frameworks/adapter.js';
 import { listFrameworkEntry } from '../executors/frameworks/listing.js';
+import { caseName } from '../executors/listed-case.js';
 import { FRAMEWORK_ADAPTERS } from '../executors/frameworks/registry.js';
 import { entryFailure as namedEntryFailure, noCasesFound, type EntryLister } from './discovery.js';
 
@@ -67,7 +68,7 @@ export function frameworkCases(file: string, entry: FrameworkTestSpec, index: nu
   return cases.map((c) => {
     const spec: FrameworkTestSpec = {
       ...entry,
-      name: adapter.caseName ? adapter.caseName(c) : [c.file, ...c.titles].join(' › '),
+      name: adapter.caseName?.(c) ?? caseName(c),
       // Unset in runset's config: the suite's own retries, which the framework applies (and reports as attempts).
       retries: entry.retriesOverride ? entry.retries : 0,
       case: { entry: entry.name, file: c.file, titles: [...c.titles], ...(c.tags ? { tags: [...new Set(c.tags)] } : {}), ...(c.line ? { line: c.line } : {}) },

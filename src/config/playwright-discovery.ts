@@ -13,6 +13,7 @@
 import type { PlaywrightCase, PlaywrightTestSpec } from '../core/types.js';
 import { playwrightAdapter } from '../executors/playwright/adapter.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
+import { caseName } from '../executors/listed-case.js';
 import { entryFailure as namedEntryFailure, noCasesFound, type EntryLister } from './discovery.js';
 import { listPlaywrightEntry } from './playwright-listing.js';
 import { reportForUpload, reportShapeProblem, type JsonReport, type JsonSuite } from './playwright-report.js';
@@ -122,7 +123,7 @@ export function webServerPortsOf(webServer: unknown): number[] {
 
 function caseSpec(entry: PlaywrightTestSpec, listed: ListedCase, showProject: boolean): PlaywrightTestSpec {
   const c = listed.case;
-  const name = [showProject ? `[${c.project}]` : undefined, c.file, ...c.titles].filter((p) => p !== undefined).join(' › ');
+  const name = caseName({ project: showProject ? c.project : undefined, file: c.file, titles: c.titles });
   // Unset in runset's config: the suite's own timeout and retries, as Playwright will apply them.
   const timeoutSeconds = entry.timeoutOverride || listed.timeoutMs <= 0 ? entry.timeoutSeconds : listed.timeoutMs / 1000;
   const retries = entry.retriesOverride ? entry.retries : (listed.retries ?? 0);

@@ -23,6 +23,7 @@ import { PROCESS_START_MS } from '../test-process.js';
 import { browserProblem, CHROMIUM_ARGS, chromiumVersion, DEFAULT_CHROMIUM } from './chromium.js';
 import { missingFfmpeg } from './ffmpeg.js';
 import { locateFramework } from '../frameworks/locate.js';
+import { caseName } from '../listed-case.js';
 import { playwrightAdapter } from './adapter.js';
 import { playwrightEnvironment, type PlaywrightInstall } from './locate.js';
 import { startRunner, type RunnerProcess } from './process.js';
@@ -193,7 +194,7 @@ export function testListLine(spec: PlaywrightTestSpec): string {
     if (title.includes('›') || title !== title.trim()) break;
     titles.push(title);
   }
-  return [c.project === '' ? undefined : `[${c.project}]`, c.file, ...titles].filter((t) => t !== undefined).join(' › ');
+  return caseName({ project: c.project || undefined, file: c.file, titles });
 }
 
 /** The generated config: CommonJS or ES module like the suite's own, so Playwright loads the suite's as it would. */
