@@ -81,7 +81,7 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   } finally {
     guard?.dispose();
   }
-  if (guard?.tripped && !ctx.signal.aborted) return failSilentStart(specs, ctx, `${adapter.title} ${install.version}`, startMs, exit.log);
+  if (guard?.reason !== undefined && !ctx.signal.aborted) return failSilentStart(specs, ctx, `${adapter.title} ${install.version}`, startMs, exit.log);
   if (exit.stopped === 'aborted') return;
   const read = await readReport(adapter, report, first.dir);
   const byKey = new Map((read instanceof Error ? [] : read.cases).map((c) => [caseKey(c), c]));

@@ -12,16 +12,14 @@ import { REPORTER_FILE_ENV, type ReporterEvent } from './reporter.js';
 /** In the runner's environment, so every process it starts carries it: Playwright stops its webServer and browsers when it exits, not when it is killed. */
 const BATCH_MARK_ENV = 'RUNSET_BATCH_MARK';
 
-export type RunnerProcess = TestProcess;
-
 export function startRunner(
   cli: string,
   args: readonly string[],
-  opts: Pick<TestProcessOptions, 'cwd' | 'env' | 'runAs' | 'containment' | 'beforeStart'> & {
+  opts: Pick<TestProcessOptions, 'cwd' | 'env' | 'runAs' | 'containment' | 'beforeStart' | 'signal'> & {
     eventFile: string;
     onEvent: (event: ReporterEvent) => void;
   },
-): RunnerProcess {
+): TestProcess {
   let events: EventLog<ReporterEvent>;
   try {
     events = new EventLog(opts.eventFile, opts.onEvent);
@@ -29,7 +27,7 @@ export function startRunner(
     const message = `cannot make the reporter's event file ${opts.eventFile}: ${(error as Error).message}`;
     return { pid: undefined, done: Promise.resolve({ code: null, signal: null, log: message }), kill: () => undefined };
   }
-  const { cwd, env, runAs, containment, beforeStart } = opts;
+  const { cwd, env, runAs, containment, beforeStart, signal } = opts;
   return startTestProcess(process.execPath, [cli, ...args], {
     name: playwrightAdapter.title,
     markEnv: BATCH_MARK_ENV,
@@ -38,6 +36,7 @@ export function startRunner(
     runAs,
     containment,
     events,
+    signal,
     // Called once the event file exists: the run's folder becomes the test user's.
     beforeStart,
   });
