@@ -77489,6 +77489,10 @@ function entryFailure(file, title, entry, index3, problem, expected) {
 function noCasesFound(file, title, entry, index3, filters = "") {
   return entryFailure(file, title, entry, index3, `no test cases found${filters ? ` with ${filters}` : ""}`, "a suite with at least one test case: an empty run must not pass");
 }
+function caseSpec(entry, name, c, suite) {
+  const timeoutSeconds = entry.timeoutOverride || suite.timeoutSeconds === void 0 ? entry.timeoutSeconds : suite.timeoutSeconds;
+  return { ...entry, name, timeoutSeconds, retries: entry.retriesOverride ? entry.retries : suite.retries, case: c };
+}
 async function listEntriesForUpload(config, lister) {
   return mapLimited(unlistedEntries(config, lister.isKind), LIST_CONCURRENCY, async ({ test, index: index3 }) => {
     const listing = await listEntry(config.file, lister, test, index3);
@@ -78015,16 +78019,12 @@ function uploadedCases(file, entry, index3, raw) {
 function frameworkCases(file, entry, index3, cases) {
   const adapter = FRAMEWORK_ADAPTERS[entry.type];
   if (cases.length === 0) noCasesFound(file, adapter.title, entry, index3);
-  return cases.map((c) => {
-    const spec = {
-      ...entry,
-      name: adapter.caseName?.(c) ?? caseName(c),
+  return cases.map(
+    (c) => (
       // Unset in runset's config: the suite's own retries, which the framework applies (and reports as attempts).
-      retries: entry.retriesOverride ? entry.retries : 0,
-      case: { entry: entry.name, file: c.file, titles: [...c.titles], ...c.tags ? { tags: [...new Set(c.tags)] } : {}, ...c.line ? { line: c.line } : {} }
-    };
-    return spec;
-  });
+      caseSpec(entry, adapter.caseName?.(c) ?? caseName(c), { entry: entry.name, file: c.file, titles: [...c.titles], ...c.tags ? { tags: [...new Set(c.tags)] } : {}, ...c.line ? { line: c.line } : {} }, { retries: 0 })
+    )
+  );
 }
 function entryFailure2(file, entry, index3, problem, expected) {
   return entryFailure(file, FRAMEWORK_ADAPTERS[entry.type].title, entry, index3, problem, expected);
@@ -78265,7 +78265,15 @@ function entryCases(file, entry, index3, raw) {
     noCasesFound(file, TITLE, entry, index3, filters.join(" and "));
   }
   const projects = new Set(cases.map((c) => c.case.project));
-  return cases.map((c) => caseSpec(entry, c, projects.size > 1));
+  return cases.map(
+    ({ case: c, timeoutMs, retries }) => (
+      // Unset in runset's config: the suite's own timeout and retries, as Playwright will apply them.
+      caseSpec(entry, caseName({ project: projects.size > 1 ? c.project : void 0, file: c.file, titles: c.titles }), c, {
+        retries: retries ?? 0,
+        ...timeoutMs > 0 ? { timeoutSeconds: timeoutMs / 1e3 } : {}
+      })
+    )
+  );
 }
 function casesOf(entry, report) {
   const projects = new Map((report.config?.filteredProjects ?? report.config?.projects ?? []).map((p2) => [p2.name ?? "", p2]));
@@ -78312,13 +78320,6 @@ function webServerPortsOf(webServer) {
   } catch {
     return [];
   }
-}
-function caseSpec(entry, listed, showProject) {
-  const c = listed.case;
-  const name = caseName({ project: showProject ? c.project : void 0, file: c.file, titles: c.titles });
-  const timeoutSeconds = entry.timeoutOverride || listed.timeoutMs <= 0 ? entry.timeoutSeconds : listed.timeoutMs / 1e3;
-  const retries = entry.retriesOverride ? entry.retries : listed.retries ?? 0;
-  return { ...entry, name, timeoutSeconds, retries, case: c };
 }
 var TITLE, LISTABLE, playwrightLister;
 var init_playwright_discovery = __esm({
