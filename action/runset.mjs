@@ -77974,22 +77974,26 @@ async function listFrameworkEntry(spec) {
   const adapter = FRAMEWORK_ADAPTERS[spec.type];
   const install = await locateFramework(adapter, spec);
   if (adapter.list) return adapter.list(spec, install);
-  const dir = await mkdtemp(path15.join(tmpdir(), "runset-list-"));
+  const { text, exit } = await runListing(install, spec.dir, (report) => ({ args: adapter.listArgs(spec, report), env: suiteEnvironment(spec.dir, {}) }));
+  const said = errorSummary(exit.log);
+  if (text === void 0) {
+    const why = exit.stopped ? `was stopped after ${LIST_TIMEOUT_MS / 1e3}s` : `exited with code ${exit.code ?? exit.signal} without writing its report`;
+    throw new Error(`${adapter.title} ${install.version} ${why}${said ? `: ${said}` : ""}`);
+  }
+  const { cases, fileErrors } = (adapter.readListing ?? adapter.read)(text, spec.dir);
+  const [broken] = fileErrors;
+  if (broken) throw new Error(`${broken[0]}: ${errorSummary(broken[1], false) || said}`);
+  return cases;
+}
+async function runListing(install, dir, how) {
+  const scratch = await mkdtemp(path15.join(tmpdir(), "runset-list-"));
   try {
-    const report = path15.join(dir, "report.json");
-    const exit = await runFramework(install, adapter.listArgs(spec, report), { cwd: spec.dir, env: suiteEnvironment(spec.dir, {}), deadlineMs: LIST_TIMEOUT_MS });
-    const said = errorSummary(exit.log);
-    const text = await readFile2(report, "utf8").catch(() => void 0);
-    if (text === void 0) {
-      const why = exit.stopped ? `was stopped after ${LIST_TIMEOUT_MS / 1e3}s` : `exited with code ${exit.code ?? exit.signal} without writing its report`;
-      throw new Error(`${adapter.title} ${install.version} ${why}${said ? `: ${said}` : ""}`);
-    }
-    const { cases, fileErrors } = (adapter.readListing ?? adapter.read)(text, spec.dir);
-    const [broken] = fileErrors;
-    if (broken) throw new Error(`${broken[0]}: ${errorSummary(broken[1], false) || said}`);
-    return cases;
+    const report = path15.join(scratch, "report.json");
+    const { args, env } = how(report);
+    const exit = await runFramework(install, args, { cwd: dir, env, deadlineMs: LIST_TIMEOUT_MS });
+    return { text: await readFile2(report, "utf8").catch(() => void 0), exit };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(scratch, { recursive: true, force: true });
   }
 }
 var LIST_TIMEOUT_MS;
@@ -78122,35 +78126,22 @@ var init_adapter2 = __esm({
 });
 
 // src/config/playwright-listing.ts
-import { spawn as spawn2 } from "node:child_process";
 async function listPlaywrightEntry(entry) {
   const install = await locateFramework(playwrightAdapter, entry);
-  const args = [install.cli, "test", "--list", "--reporter=json", "-c", entry.config, "--pass-with-no-tests"];
+  const args = ["test", "--list", "--reporter=json", "-c", entry.config, "--pass-with-no-tests"];
   if (entry.project !== void 0) args.push("--project", entry.project);
   if (entry.grep !== void 0) args.push("--grep", entry.grep);
-  return new Promise((resolve2, reject) => {
-    const child = spawn2(process.execPath, args, { cwd: entry.dir, env: playwrightEnvironment(install, entry.dir, {}), stdio: ["ignore", "pipe", "pipe"] });
-    const out = [];
-    const err = new TailBuffer(8 * 1024);
-    child.stdout.on("data", (chunk) => out.push(chunk));
-    child.stderr.on("data", (chunk) => err.write(chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), LIST_TIMEOUT_MS);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      const text = Buffer.concat(out).toString("utf8");
-      try {
-        resolve2(JSON.parse(text.slice(text.indexOf("{"))));
-      } catch {
-        const why = signal ? `killed by ${signal} (more than ${LIST_TIMEOUT_MS / 1e3}s?)` : `exited with code ${code}`;
-        const stderr = errorSummary(err.toString());
-        reject(new Error(`playwright test --list ${why}${stderr ? `: ${stderr}` : ""}`));
-      }
-    });
-  });
+  const { text, exit } = await runListing(install, entry.dir, (report) => ({
+    args,
+    env: playwrightEnvironment(install, entry.dir, { PLAYWRIGHT_JSON_OUTPUT_FILE: report, PLAYWRIGHT_JSON_OUTPUT_NAME: report })
+  }));
+  try {
+    return JSON.parse(text ?? "");
+  } catch {
+    const why = exit.signal ? `killed by ${exit.signal} (more than ${LIST_TIMEOUT_MS / 1e3}s?)` : `exited with code ${exit.code}`;
+    const said = errorSummary(exit.log);
+    throw new Error(`playwright test --list ${why}${said ? `: ${said}` : ""}`);
+  }
 }
 var init_playwright_listing = __esm({
   "src/config/playwright-listing.ts"() {
@@ -78159,7 +78150,6 @@ var init_playwright_listing = __esm({
     init_adapter2();
     init_locate2();
     init_error_text();
-    init_tail_buffer();
     init_listing();
   }
 });
