@@ -77883,7 +77883,7 @@ var init_tail_buffer = __esm({
 
 // src/executors/test-process.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
-function startTestProcess(program2, args, opts) {
+function runTestProcess(program2, args, opts) {
   const log = new TailBuffer();
   const mark = randomUUID3();
   let cage;
@@ -77895,9 +77895,8 @@ function startTestProcess(program2, args, opts) {
   } catch (error) {
     void cage?.end();
     opts.events?.close();
-    const done2 = Promise.resolve({ code: null, signal: null, log: `cannot start ${opts.name}: ${error.message}
+    return Promise.resolve({ code: null, signal: null, log: `cannot start ${opts.name}: ${error.message}
 ` });
-    return { pid: void 0, done: done2, kill: () => void 0 };
   }
   const caged = cage;
   const running = () => child.exitCode === null && child.signalCode === null;
@@ -77906,7 +77905,7 @@ function startTestProcess(program2, args, opts) {
   };
   child.stdout?.on("data", (chunk) => log.write(chunk));
   child.stderr?.on("data", (chunk) => log.write(chunk));
-  const done = new Promise((resolve2) => {
+  return new Promise((resolve2) => {
     let stopped;
     const stop = (why) => {
       stopped ??= why;
@@ -77939,7 +77938,6 @@ function startTestProcess(program2, args, opts) {
     });
     child.on("close", (code, signal) => settle(code, signal));
   });
-  return { pid: child.pid, done, kill };
 }
 var DRAIN_MS;
 var init_test_process = __esm({
@@ -77955,7 +77953,7 @@ var init_test_process = __esm({
 // src/executors/frameworks/process.ts
 function runFramework(install, args, opts) {
   const [program2, all] = install.program === void 0 ? [process.execPath, [install.cli, ...args]] : [install.program, args];
-  return startTestProcess(program2, all, { ...opts, name: "it", markEnv: MARK_ENV }).done;
+  return runTestProcess(program2, all, { ...opts, name: "it", markEnv: MARK_ENV });
 }
 var MARK_ENV;
 var init_process = __esm({

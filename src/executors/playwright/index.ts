@@ -27,7 +27,7 @@ import { locateFramework } from '../frameworks/locate.js';
 import { caseName } from '../listed-case.js';
 import { playwrightAdapter } from './adapter.js';
 import { playwrightEnvironment, type PlaywrightInstall } from './locate.js';
-import { startRunner } from './process.js';
+import { runPlaywright } from './process.js';
 import { BatchTracker, IDLE_LIMIT_MS, type BatchEnd } from './tracker.js';
 import type { WrapOptions } from './wrap-config.cjs';
 import type { BrowserOptions } from './browser-choice.cjs';
@@ -78,7 +78,7 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
   const args = await prepareRun(specs, ctx, { browser, cli: install.cli, version: install.version, missingFfmpeg: missingFfmpeg(install.cli, env, first.dir) });
   // The one poller of the tracker (../live-tracker.ts): stops the runner when it hangs, idles, or never says a word.
   const guard = guardBatch(tracker, ctx.signal);
-  const runner = startRunner(install.cli, args, {
+  const running = runPlaywright(install.cli, args, {
     cwd: first.dir,
     env,
     eventFile: path.join(ctx.workDir, 'reporter-events.jsonl'),
@@ -92,7 +92,7 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
   });
   let exit: TestProcessExit;
   try {
-    exit = await runner.done;
+    exit = await running;
   } finally {
     guard.dispose();
   }
