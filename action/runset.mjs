@@ -76111,9 +76111,6 @@ var init_suite_playwright = __esm({
 });
 
 // src/executors/frameworks/adapter.ts
-function caseKey(file, titles) {
-  return JSON.stringify([file, ...titles]);
-}
 function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -76127,6 +76124,21 @@ var init_adapter = __esm({
   }
 });
 
+// src/executors/listed-case.ts
+function caseKey(c) {
+  return JSON.stringify(c.project === void 0 ? [c.file, ...c.titles] : [c.project, c.file, ...c.titles]);
+}
+function caseName(c) {
+  return [...c.project === void 0 ? [] : [`[${c.project}]`], c.file, ...c.titles].join(NAME_SEPARATOR);
+}
+var NAME_SEPARATOR;
+var init_listed_case = __esm({
+  "src/executors/listed-case.ts"() {
+    "use strict";
+    NAME_SEPARATOR = " \u203A ";
+  }
+});
+
 // src/executors/playwright/reporter.ts
 function stripAnsi(text) {
   return text.replace(ANSI2, "");
@@ -76135,6 +76147,7 @@ var ANSI2;
 var init_reporter = __esm({
   "src/executors/playwright/reporter.ts"() {
     "use strict";
+    init_listed_case();
     ANSI2 = /\u001b\[[0-9;]*[A-Za-z]/g;
   }
 });
@@ -76967,7 +76980,7 @@ function readMochaReport(text, dir) {
       throw new Error(`cases[${i}] is not a test (file, titles, status, errors)`);
     }
     const c = caseOf3(item, dir);
-    byKey.set(caseKey(c.file, c.titles), c);
+    byKey.set(caseKey(c), c);
   }
   const fileErrors = /* @__PURE__ */ new Map();
   for (const item of raw.hookErrors) {
@@ -76997,6 +77010,7 @@ var init_mocha = __esm({
   "src/executors/frameworks/mocha.ts"() {
     "use strict";
     init_error_text();
+    init_listed_case();
     init_adapter();
     init_jest_json();
     REPORTER3 = fileURLToPath4(new URL("./mocha-reporter.cjs", import.meta.url));
@@ -77460,6 +77474,7 @@ var init_case_names = __esm({
   "src/config/case-names.ts"() {
     "use strict";
     init_batch();
+    init_listed_case();
     init_suite();
   }
 });
@@ -77473,6 +77488,10 @@ function entryFailure(file, title, entry, index3, problem, expected) {
 }
 function noCasesFound(file, title, entry, index3, filters = "") {
   return entryFailure(file, title, entry, index3, `no test cases found${filters ? ` with ${filters}` : ""}`, "a suite with at least one test case: an empty run must not pass");
+}
+function caseSpec(entry, name, c, suite) {
+  const timeoutSeconds = entry.timeoutOverride || suite.timeoutSeconds === void 0 ? entry.timeoutSeconds : suite.timeoutSeconds;
+  return { ...entry, name, timeoutSeconds, retries: entry.retriesOverride ? entry.retries : suite.retries, case: c };
 }
 async function listEntriesForUpload(config, lister) {
   return mapLimited(unlistedEntries(config, lister.isKind), LIST_CONCURRENCY, async ({ test, index: index3 }) => {
@@ -77864,7 +77883,7 @@ var init_tail_buffer = __esm({
 
 // src/executors/test-process.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
-function startTestProcess(program2, args, opts) {
+function runTestProcess(program2, args, opts) {
   const log = new TailBuffer();
   const mark = randomUUID3();
   let cage;
@@ -77876,9 +77895,8 @@ function startTestProcess(program2, args, opts) {
   } catch (error) {
     void cage?.end();
     opts.events?.close();
-    const done2 = Promise.resolve({ code: null, signal: null, log: `cannot start ${opts.name}: ${error.message}
+    return Promise.resolve({ code: null, signal: null, log: `cannot start ${opts.name}: ${error.message}
 ` });
-    return { pid: void 0, done: done2, kill: () => void 0 };
   }
   const caged = cage;
   const running = () => child.exitCode === null && child.signalCode === null;
@@ -77887,7 +77905,7 @@ function startTestProcess(program2, args, opts) {
   };
   child.stdout?.on("data", (chunk) => log.write(chunk));
   child.stderr?.on("data", (chunk) => log.write(chunk));
-  const done = new Promise((resolve2) => {
+  return new Promise((resolve2) => {
     let stopped;
     const stop = (why) => {
       stopped ??= why;
@@ -77920,7 +77938,6 @@ function startTestProcess(program2, args, opts) {
     });
     child.on("close", (code, signal) => settle(code, signal));
   });
-  return { pid: child.pid, done, kill };
 }
 var DRAIN_MS;
 var init_test_process = __esm({
@@ -77936,7 +77953,7 @@ var init_test_process = __esm({
 // src/executors/frameworks/process.ts
 function runFramework(install, args, opts) {
   const [program2, all] = install.program === void 0 ? [process.execPath, [install.cli, ...args]] : [install.program, args];
-  return startTestProcess(program2, all, { ...opts, name: "it", markEnv: MARK_ENV }).done;
+  return runTestProcess(program2, all, { ...opts, name: "it", markEnv: MARK_ENV });
 }
 var MARK_ENV;
 var init_process = __esm({
@@ -77955,22 +77972,26 @@ async function listFrameworkEntry(spec) {
   const adapter = FRAMEWORK_ADAPTERS[spec.type];
   const install = await locateFramework(adapter, spec);
   if (adapter.list) return adapter.list(spec, install);
-  const dir = await mkdtemp(path15.join(tmpdir(), "runset-list-"));
+  const { text, exit } = await runListing(install, spec.dir, (report) => ({ args: adapter.listArgs(spec, report), env: suiteEnvironment(spec.dir, {}) }));
+  const said = errorSummary(exit.log);
+  if (text === void 0) {
+    const why = exit.stopped ? `was stopped after ${LIST_TIMEOUT_MS / 1e3}s` : `exited with code ${exit.code ?? exit.signal} without writing its report`;
+    throw new Error(`${adapter.title} ${install.version} ${why}${said ? `: ${said}` : ""}`);
+  }
+  const { cases, fileErrors } = (adapter.readListing ?? adapter.read)(text, spec.dir);
+  const [broken] = fileErrors;
+  if (broken) throw new Error(`${broken[0]}: ${errorSummary(broken[1], false) || said}`);
+  return cases;
+}
+async function runListing(install, dir, how) {
+  const scratch = await mkdtemp(path15.join(tmpdir(), "runset-list-"));
   try {
-    const report = path15.join(dir, "report.json");
-    const exit = await runFramework(install, adapter.listArgs(spec, report), { cwd: spec.dir, env: suiteEnvironment(spec.dir, {}), deadlineMs: LIST_TIMEOUT_MS });
-    const said = errorSummary(exit.log);
-    const text = await readFile2(report, "utf8").catch(() => void 0);
-    if (text === void 0) {
-      const why = exit.stopped ? `was stopped after ${LIST_TIMEOUT_MS / 1e3}s` : `exited with code ${exit.code ?? exit.signal} without writing its report`;
-      throw new Error(`${adapter.title} ${install.version} ${why}${said ? `: ${said}` : ""}`);
-    }
-    const { cases, fileErrors } = (adapter.readListing ?? adapter.read)(text, spec.dir);
-    const [broken] = fileErrors;
-    if (broken) throw new Error(`${broken[0]}: ${errorSummary(broken[1], false) || said}`);
-    return cases;
+    const report = path15.join(scratch, "report.json");
+    const { args, env } = how(report);
+    const exit = await runFramework(install, args, { cwd: dir, env, deadlineMs: LIST_TIMEOUT_MS });
+    return { text: await readFile2(report, "utf8").catch(() => void 0), exit };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(scratch, { recursive: true, force: true });
   }
 }
 var LIST_TIMEOUT_MS;
@@ -78000,16 +78021,12 @@ function uploadedCases(file, entry, index3, raw) {
 function frameworkCases(file, entry, index3, cases) {
   const adapter = FRAMEWORK_ADAPTERS[entry.type];
   if (cases.length === 0) noCasesFound(file, adapter.title, entry, index3);
-  return cases.map((c) => {
-    const spec = {
-      ...entry,
-      name: adapter.caseName ? adapter.caseName(c) : [c.file, ...c.titles].join(" \u203A "),
+  return cases.map(
+    (c) => (
       // Unset in runset's config: the suite's own retries, which the framework applies (and reports as attempts).
-      retries: entry.retriesOverride ? entry.retries : 0,
-      case: { entry: entry.name, file: c.file, titles: [...c.titles], ...c.tags ? { tags: [...new Set(c.tags)] } : {}, ...c.line ? { line: c.line } : {} }
-    };
-    return spec;
-  });
+      caseSpec(entry, adapter.caseName?.(c) ?? caseName(c), { entry: entry.name, file: c.file, titles: [...c.titles], ...c.tags ? { tags: [...new Set(c.tags)] } : {}, ...c.line ? { line: c.line } : {} }, { retries: 0 })
+    )
+  );
 }
 function entryFailure2(file, entry, index3, problem, expected) {
   return entryFailure(file, FRAMEWORK_ADAPTERS[entry.type].title, entry, index3, problem, expected);
@@ -78021,6 +78038,7 @@ var init_framework_discovery = __esm({
     init_typebox2();
     init_types4();
     init_listing();
+    init_listed_case();
     init_registry2();
     init_discovery();
     frameworkLister = {
@@ -78106,35 +78124,22 @@ var init_adapter2 = __esm({
 });
 
 // src/config/playwright-listing.ts
-import { spawn as spawn2 } from "node:child_process";
 async function listPlaywrightEntry(entry) {
   const install = await locateFramework(playwrightAdapter, entry);
-  const args = [install.cli, "test", "--list", "--reporter=json", "-c", entry.config, "--pass-with-no-tests"];
+  const args = ["test", "--list", "--reporter=json", "-c", entry.config, "--pass-with-no-tests"];
   if (entry.project !== void 0) args.push("--project", entry.project);
   if (entry.grep !== void 0) args.push("--grep", entry.grep);
-  return new Promise((resolve2, reject) => {
-    const child = spawn2(process.execPath, args, { cwd: entry.dir, env: playwrightEnvironment(install, entry.dir, {}), stdio: ["ignore", "pipe", "pipe"] });
-    const out = [];
-    const err = new TailBuffer(8 * 1024);
-    child.stdout.on("data", (chunk) => out.push(chunk));
-    child.stderr.on("data", (chunk) => err.write(chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), LIST_TIMEOUT_MS);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      const text = Buffer.concat(out).toString("utf8");
-      try {
-        resolve2(JSON.parse(text.slice(text.indexOf("{"))));
-      } catch {
-        const why = signal ? `killed by ${signal} (more than ${LIST_TIMEOUT_MS / 1e3}s?)` : `exited with code ${code}`;
-        const stderr = errorSummary(err.toString());
-        reject(new Error(`playwright test --list ${why}${stderr ? `: ${stderr}` : ""}`));
-      }
-    });
-  });
+  const { text, exit } = await runListing(install, entry.dir, (report) => ({
+    args,
+    env: playwrightEnvironment(install, entry.dir, { PLAYWRIGHT_JSON_OUTPUT_FILE: report, PLAYWRIGHT_JSON_OUTPUT_NAME: report })
+  }));
+  try {
+    return JSON.parse(text ?? "");
+  } catch {
+    const why = exit.signal ? `killed by ${exit.signal} (more than ${LIST_TIMEOUT_MS / 1e3}s?)` : `exited with code ${exit.code}`;
+    const said = errorSummary(exit.log);
+    throw new Error(`playwright test --list ${why}${said ? `: ${said}` : ""}`);
+  }
 }
 var init_playwright_listing = __esm({
   "src/config/playwright-listing.ts"() {
@@ -78143,7 +78148,6 @@ var init_playwright_listing = __esm({
     init_adapter2();
     init_locate2();
     init_error_text();
-    init_tail_buffer();
     init_listing();
   }
 });
@@ -78249,7 +78253,15 @@ function entryCases(file, entry, index3, raw) {
     noCasesFound(file, TITLE, entry, index3, filters.join(" and "));
   }
   const projects = new Set(cases.map((c) => c.case.project));
-  return cases.map((c) => caseSpec(entry, c, projects.size > 1));
+  return cases.map(
+    ({ case: c, timeoutMs, retries }) => (
+      // Unset in runset's config: the suite's own timeout and retries, as Playwright will apply them.
+      caseSpec(entry, caseName({ project: projects.size > 1 ? c.project : void 0, file: c.file, titles: c.titles }), c, {
+        retries: retries ?? 0,
+        ...timeoutMs > 0 ? { timeoutSeconds: timeoutMs / 1e3 } : {}
+      })
+    )
+  );
 }
 function casesOf(entry, report) {
   const projects = new Map((report.config?.filteredProjects ?? report.config?.projects ?? []).map((p2) => [p2.name ?? "", p2]));
@@ -78297,19 +78309,13 @@ function webServerPortsOf(webServer) {
     return [];
   }
 }
-function caseSpec(entry, listed, showProject) {
-  const c = listed.case;
-  const name = [showProject ? `[${c.project}]` : void 0, c.file, ...c.titles].filter((p2) => p2 !== void 0).join(" \u203A ");
-  const timeoutSeconds = entry.timeoutOverride || listed.timeoutMs <= 0 ? entry.timeoutSeconds : listed.timeoutMs / 1e3;
-  const retries = entry.retriesOverride ? entry.retries : listed.retries ?? 0;
-  return { ...entry, name, timeoutSeconds, retries, case: c };
-}
 var TITLE, LISTABLE, playwrightLister;
 var init_playwright_discovery = __esm({
   "src/config/playwright-discovery.ts"() {
     "use strict";
     init_adapter2();
     init_error_text();
+    init_listed_case();
     init_discovery();
     init_playwright_listing();
     init_playwright_report();
