@@ -9,8 +9,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
-import { create } from 'xmlbuilder2';
+import type * as Xmlbuilder2 from 'xmlbuilder2';
+import { lazyPackage } from '../../core/lazy-package.js';
 import type { ResultCase } from '../../core/types.js';
+
+/** The XML parser, loaded when the first report is read. */
+const xmlbuilder2 = lazyPackage<typeof Xmlbuilder2>('xmlbuilder2');
 
 /** Bounds no real report reaches, so one member's result stays small. */
 export const MAX_REPORT_BYTES = 32 * 1024 * 1024;
@@ -83,7 +87,7 @@ export function parseJunit(xml: string): ResultCase[] {
 
 /** Every `<testcase>` of a JUnit XML text with its properties, in document order; throws when it is not JUnit XML. */
 export function readJunitTestcases(xml: string): JunitTestcase[] {
-  const doc = create(xml);
+  const doc = xmlbuilder2().create(xml);
   const root = doc.root().node as unknown as XmlElement;
   if (root.nodeName !== 'testsuites' && root.nodeName !== 'testsuite') throw new Error(`its root element is <${root.nodeName}>, not <testsuites> or <testsuite>`);
   return Array.from(root.getElementsByTagName('testcase')).map((testcase): JunitTestcase => {
