@@ -8,7 +8,6 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
 import type * as Xmlbuilder2 from 'xmlbuilder2';
 import { lazyPackage } from '../../core/lazy-package.js';
 import type { ResultCase } from '../../core/types.js';
@@ -29,6 +28,7 @@ export interface JunitRead {
 
 /** The cases of the reports matching `pattern` under `cwd`, modified at or after `since` (ms since the epoch). */
 export async function readJunitReports(pattern: string, cwd: string, since: number): Promise<JunitRead> {
+  const { glob } = await import('tinyglobby'); // with the first report looked for (see ../artifact-files.ts)
   const files = (await glob(pattern, { cwd, absolute: true, onlyFiles: true, dot: true })).sort();
   const fresh: string[] = [];
   for (const file of files) {
