@@ -3,7 +3,9 @@
  * A process is a list of steps (src/roles/steps.ts) that its options choose —
  * the store, then the worker role (src/roles/worker.ts) when it has slots, the
  * API role (src/roles/api.ts) when it serves — started in order and torn down
- * in reverse.
+ * in reverse. A role's modules load only in a process that runs it: a
+ * `runset worker` never loads the API (Fastify and its routes), nor
+ * `serve --no-workers` the executors.
  */
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -19,13 +21,10 @@ import { staleAfterMs } from './scheduler/registration.js';
 import type { WorkerPool } from './scheduler/pool.js';
 import { FileBlobStore, type ArtifactBlobStore, type SuiteArchiveStore } from './artifacts/blobs.js';
 import { DEFAULT_MAX_SUITE_BYTES } from './core/suites.js';
-import { storeLink } from './worker-link/store-link.js';
 import { DEFAULT_ARTIFACT_RETENTION, startRetentionSweep } from './retention/artifacts.js';
 import { parseDuration } from './core/duration.js';
 import type { ProcessMetrics } from './metrics/index.js';
 import { setUp, sweep, type Step } from './roles/steps.js';
-import { workerSteps } from './roles/worker.js';
-import { apiSteps } from './roles/api.js';
 import { createLogger } from './roles/logger.js';
 
 export interface Runtime {
@@ -108,7 +107,8 @@ function storeSteps(options: ServeOptions, logger: Logger, parts: Partial<Proces
 }
 
 /** The worker role over a link to the store this process holds. */
-function directWorkerSteps(options: ServeOptions, logger: Logger, parts: ProcessParts, suite: () => SuiteConfig, grace: () => number, serving: Serving): Step[] {
+async function directWorkerSteps(options: ServeOptions, logger: Logger, parts: ProcessParts, suite: () => SuiteConfig, grace: () => number, serving: Serving): Promise<readonly Step[]> {
+  const [{ storeLink }, { workerSteps }] = await Promise.all([import('./worker-link/store-link.js'), import('./roles/worker.js')]);
   const { store, observed, secretKey } = parts;
   const workerLogger = logger.child({ component: 'worker' });
   const link = storeLink({ store, blobs: parts.blobs, suiteArchives: parts.suiteArchives, workerStaleMs: staleAfterMs(options.pollMs), logger: workerLogger });
@@ -167,9 +167,9 @@ export async function start(options: ServeOptions, logger = createLogger(options
     ...storeSteps(options, logger, parts),
     () => (options.workers > 0 ? directWorkerSteps(options, logger, ready(), () => suite, () => grace, serving) : []),
     { name: 'key authenticator', setup: () => void (parts.auth = new KeyAuthenticator(parts.store!)), teardown: () => parts.auth?.close() },
-    () =>
+    async () =>
       options.api
-        ? apiSteps({
+        ? (await import('./roles/api.js')).apiSteps({
           ...ready(),
           options,
           suite: () => suite,

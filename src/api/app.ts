@@ -2,8 +2,8 @@
  * buildApp: the HTTP API as a Fastify instance, from its collaborators. It
  * never listens by itself (tests use inject() or listen on port 0).
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { Fastify, LogController, swagger } from '../core/fastify.js';
 import { LIMITS } from '../core/wire.js';
 import { lazyChildLogger } from './request-logger.js';
 import { installProblemHandlers } from './problems.js';

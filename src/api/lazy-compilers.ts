@@ -16,8 +16,7 @@
  * builds every route's serializers and validators eagerly
  * (test/unit/lazy-compilers.test.ts).
  */
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
-import { AjvCompiler } from '@fastify/ajv-compiler';
+import { AjvCompiler, SerializerSelector } from '../core/fastify.js';
 
 type ValidatorFactory = ReturnType<typeof AjvCompiler>;
 

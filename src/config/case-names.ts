@@ -23,17 +23,16 @@
 import path from 'node:path';
 import { listedEntryOf } from '../core/batch.js';
 import type { TestSpec } from '../core/types.js';
+import { NAME_SEPARATOR } from '../executors/listed-case.js';
 import { ConfigError, testsForEnvironment, type SuiteConfig } from './suite.js';
 
-/** The separator of a case's name parts, as Playwright writes them. */
-const SEPARATOR = ' › ';
 
 /** `tests` with the clashing entries' cases prefixed by their entry name; throws a ConfigError if names still clash. */
 export function nameCases(config: SuiteConfig, tests: readonly TestSpec[]): TestSpec[] {
   const prefixed = clashingEntries(tests);
   const named = tests.map((test) => {
     const entry = listedEntryOf(test);
-    return entry !== undefined && prefixed.has(entry) ? { ...test, name: `${entry}${SEPARATOR}${test.name}` } : test;
+    return entry !== undefined && prefixed.has(entry) ? { ...test, name: `${entry}${NAME_SEPARATOR}${test.name}` } : test;
   });
   checkUniquePerEnvironment({ ...config, tests: named });
   return named;

@@ -67,6 +67,22 @@ export function noCasesFound(file: string, title: string, entry: ListedSpec, ind
   return entryFailure(file, title, entry, index, `no test cases found${filters ? ` with ${filters}` : ''}`, 'a suite with at least one test case: an empty run must not pass');
 }
 
+/**
+ * One listed case as a member, for every kind: the entry's settings with the
+ * case's name and the case itself; where runset's config leaves them unset,
+ * the suite's own retries and timeout (`suite`), as its framework applies them
+ * (a timeout it does not say: the entry's).
+ */
+export function caseSpec<S extends ListedSpec & { timeoutOverride: boolean; retriesOverride: boolean }>(
+  entry: S,
+  name: string,
+  c: NonNullable<S['case']>,
+  suite: { retries: number; timeoutSeconds?: number },
+): S {
+  const timeoutSeconds = entry.timeoutOverride || suite.timeoutSeconds === undefined ? entry.timeoutSeconds : suite.timeoutSeconds;
+  return { ...entry, name, timeoutSeconds, retries: entry.retriesOverride ? entry.retries : suite.retries, case: c };
+}
+
 /** The config with every unlisted entry of the lister's kind replaced by its cases; `config` itself when it has none. */
 export async function discoverEntries<S extends ListedSpec, L>(config: SuiteConfig, lister: EntryLister<S, L>): Promise<SuiteConfig> {
   const entries = unlistedEntries(config, lister.isKind);

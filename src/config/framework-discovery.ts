@@ -13,8 +13,9 @@ import type { ListedFrameworkCase } from '../core/suites.js';
 import { FRAMEWORKS, type FrameworkTestSpec, type TestSpec } from '../core/types.js';
 import type { ReportedCase } from '../executors/frameworks/adapter.js';
 import { listFrameworkEntry } from '../executors/frameworks/listing.js';
+import { caseName } from '../executors/listed-case.js';
 import { FRAMEWORK_ADAPTERS } from '../executors/frameworks/registry.js';
-import { entryFailure as namedEntryFailure, noCasesFound, type EntryLister } from './discovery.js';
+import { caseSpec, entryFailure as namedEntryFailure, noCasesFound, type EntryLister } from './discovery.js';
 
 export function isFrameworkSpec(test: TestSpec): test is FrameworkTestSpec {
   return (FRAMEWORKS as readonly string[]).includes(test.type);
@@ -64,16 +65,10 @@ function uploadedCases(file: string, entry: FrameworkTestSpec, index: number, ra
 export function frameworkCases(file: string, entry: FrameworkTestSpec, index: number, cases: readonly ListedFrameworkCase[]): FrameworkTestSpec[] {
   const adapter = FRAMEWORK_ADAPTERS[entry.type];
   if (cases.length === 0) noCasesFound(file, adapter.title, entry, index);
-  return cases.map((c) => {
-    const spec: FrameworkTestSpec = {
-      ...entry,
-      name: adapter.caseName ? adapter.caseName(c) : [c.file, ...c.titles].join(' › '),
-      // Unset in runset's config: the suite's own retries, which the framework applies (and reports as attempts).
-      retries: entry.retriesOverride ? entry.retries : 0,
-      case: { entry: entry.name, file: c.file, titles: [...c.titles], ...(c.tags ? { tags: [...new Set(c.tags)] } : {}), ...(c.line ? { line: c.line } : {}) },
-    };
-    return spec;
-  });
+  return cases.map((c) =>
+    // Unset in runset's config: the suite's own retries, which the framework applies (and reports as attempts).
+    caseSpec(entry, adapter.caseName?.(c) ?? caseName(c), { entry: entry.name, file: c.file, titles: [...c.titles], ...(c.tags ? { tags: [...new Set(c.tags)] } : {}), ...(c.line ? { line: c.line } : {}) }, { retries: 0 }),
+  );
 }
 
 function entryFailure(file: string, entry: FrameworkTestSpec, index: number, problem: string, expected: string): never {

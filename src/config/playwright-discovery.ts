@@ -13,7 +13,8 @@
 import type { PlaywrightCase, PlaywrightTestSpec } from '../core/types.js';
 import { playwrightAdapter } from '../executors/playwright/adapter.js';
 import { errorSummary } from '../executors/playwright/error-text.js';
-import { entryFailure as namedEntryFailure, noCasesFound, type EntryLister } from './discovery.js';
+import { caseName } from '../executors/listed-case.js';
+import { caseSpec, entryFailure as namedEntryFailure, noCasesFound, type EntryLister } from './discovery.js';
 import { listPlaywrightEntry } from './playwright-listing.js';
 import { reportForUpload, reportShapeProblem, type JsonReport, type JsonSuite } from './playwright-report.js';
 
@@ -68,7 +69,13 @@ export function entryCases(file: string, entry: PlaywrightTestSpec, index: numbe
     noCasesFound(file, TITLE, entry, index, filters.join(' and '));
   }
   const projects = new Set(cases.map((c) => c.case.project));
-  return cases.map((c) => caseSpec(entry, c, projects.size > 1));
+  return cases.map(({ case: c, timeoutMs, retries }) =>
+    // Unset in runset's config: the suite's own timeout and retries, as Playwright will apply them.
+    caseSpec(entry, caseName({ project: projects.size > 1 ? c.project : undefined, file: c.file, titles: c.titles }), c, {
+      retries: retries ?? 0,
+      ...(timeoutMs > 0 ? { timeoutSeconds: timeoutMs / 1000 } : {}),
+    }),
+  );
 }
 
 /** Every (spec, project) pair of the report, in file order then source order. */
@@ -118,13 +125,4 @@ export function webServerPortsOf(webServer: unknown): number[] {
   } catch {
     return [];
   }
-}
-
-function caseSpec(entry: PlaywrightTestSpec, listed: ListedCase, showProject: boolean): PlaywrightTestSpec {
-  const c = listed.case;
-  const name = [showProject ? `[${c.project}]` : undefined, c.file, ...c.titles].filter((p) => p !== undefined).join(' › ');
-  // Unset in runset's config: the suite's own timeout and retries, as Playwright will apply them.
-  const timeoutSeconds = entry.timeoutOverride || listed.timeoutMs <= 0 ? entry.timeoutSeconds : listed.timeoutMs / 1000;
-  const retries = entry.retriesOverride ? entry.retries : (listed.retries ?? 0);
-  return { ...entry, name, timeoutSeconds, retries, case: c };
 }

@@ -7,7 +7,7 @@
  * Why a door: TypeBox ships as some 700 small ES modules, and loading them cost
  * each `runset serve`, `worker` and `trigger` about half a second of CPU at
  * start. `npm run build` replaces this file's compiled output with one bundle
- * of the same exports (./typebox-build.ts), which loads in a few milliseconds.
+ * of the same exports (./door-bundles.ts), which loads in a few milliseconds.
  * Without that step (a bare `tsc`) this file works as it is, only slower: one
  * TypeBox either way, so schemas built by `Type` are the ones `Compile` knows.
  */

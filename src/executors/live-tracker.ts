@@ -101,30 +101,44 @@ export abstract class LiveTracker<Case extends TrackedCase, Event> {
   }
 }
 
-/** How often a start guard asks its tracker whether the runner is still silent. */
+/** How often a guard asks whether its runner must be stopped. */
 const GUARD_POLL_MS = 250;
 
-export interface StartGuard {
-  /** Aborted when the runner stayed silent past its start allowance: what stops it. */
+export interface Guard<R> {
+  /** Aborted once the guard's check said why the runner must stop: what stops it. */
   readonly signal: AbortSignal;
-  /** The runner was stopped for its silence (and not for anything else). */
-  readonly tripped: boolean;
+  /** That answer, once there was one. */
+  readonly reason: R | undefined;
   dispose(): void;
 }
 
-/** Watches `tracker` until its runner says its first word, for an executor with no watchdog of its own. */
-export function guardStart(tracker: Pick<LiveTracker<TrackedCase, unknown>, 'silent' | 'started'>): StartGuard {
+/**
+ * The one poller of a running tracker: asks `check` every GUARD_POLL_MS
+ * whether the runner must be stopped, until it answers (then `signal` aborts)
+ * or the guard is disposed. The start guard below is one check; Playwright's
+ * adds its hang guard and idle limit (./playwright/index.ts).
+ */
+export function guard<R>(check: () => R | undefined): Guard<R> {
   const stopper = new AbortController();
+  let reason: R | undefined;
   const timer = setInterval(() => {
-    if (tracker.silent()) stopper.abort('silent');
-    if (tracker.started || stopper.signal.aborted) clearInterval(timer);
+    const answer = check();
+    if (answer === undefined) return;
+    reason = answer;
+    clearInterval(timer);
+    stopper.abort(answer);
   }, GUARD_POLL_MS);
   timer.unref();
   return {
     signal: stopper.signal,
-    get tripped() {
-      return stopper.signal.aborted && !tracker.started;
+    get reason() {
+      return reason;
     },
     dispose: () => clearInterval(timer),
   };
+}
+
+/** The start guard alone, for a runner with nothing else to be stopped for: 'silent' when it said nothing within its start allowance. */
+export function guardStart(tracker: Pick<LiveTracker<TrackedCase, unknown>, 'silent'>): Guard<'silent'> {
+  return guard(() => (tracker.silent() ? 'silent' : undefined));
 }

@@ -60,15 +60,8 @@ export interface TestProcessOptions {
   deadlineMs?: number;
 }
 
-export interface TestProcess {
-  readonly pid: number | undefined;
-  readonly done: Promise<TestProcessExit>;
-  /** SIGKILL to it and its process tree; a no-op once it exited. */
-  kill(): void;
-}
-
-/** `program` with `args`: Node and a CLI for an npm package's program, else the program itself (pytest's interpreter). */
-export function startTestProcess(program: string, args: readonly string[], opts: TestProcessOptions): TestProcess {
+/** Runs `program` with `args` to its end: Node and a CLI for an npm package's program, else the program itself (pytest's interpreter). */
+export function runTestProcess(program: string, args: readonly string[], opts: TestProcessOptions): Promise<TestProcessExit> {
   const log = new TailBuffer();
   const mark = randomUUID();
   let cage: Cage | undefined;
@@ -81,8 +74,7 @@ export function startTestProcess(program: string, args: readonly string[], opts:
   } catch (error) {
     void cage?.end();
     opts.events?.close();
-    const done = Promise.resolve({ code: null, signal: null, log: `cannot start ${opts.name}: ${(error as Error).message}\n` });
-    return { pid: undefined, done, kill: () => undefined };
+    return Promise.resolve({ code: null, signal: null, log: `cannot start ${opts.name}: ${(error as Error).message}\n` });
   }
   const caged = cage;
   const running = () => child.exitCode === null && child.signalCode === null;
@@ -92,7 +84,7 @@ export function startTestProcess(program: string, args: readonly string[], opts:
   };
   child.stdout?.on('data', (chunk: Buffer) => log.write(chunk));
   child.stderr?.on('data', (chunk: Buffer) => log.write(chunk));
-  const done = new Promise<TestProcessExit>((resolve) => {
+  return new Promise<TestProcessExit>((resolve) => {
     let stopped: TestProcessExit['stopped'];
     const stop = (why: NonNullable<TestProcessExit['stopped']>) => {
       stopped ??= why;
@@ -127,5 +119,4 @@ export function startTestProcess(program: string, args: readonly string[], opts:
     });
     child.on('close', (code, signal) => settle(code, signal));
   });
-  return { pid: child.pid, done, kill };
 }

@@ -3,7 +3,7 @@
  * from the API, so an API open to CI does not show its metrics. Anything else
  * there answers 404.
  */
-import Fastify from 'fastify';
+import { Fastify } from '../core/fastify.js';
 import { urlHost } from '../config/options.js';
 import type { RunsetMetrics } from './registry.js';
 

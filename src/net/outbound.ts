@@ -17,7 +17,9 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOneOptions, LookupAllOptions } from 'node:dns';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type * as Undici from 'undici';
+import type { Dispatcher } from 'undici';
+import { lazyPackage } from '../core/lazy-package.js';
 import type { OutboundPolicy } from '../core/types.js';
 import { classifyAddress, isMetadataHostName, type AddressKind } from './addresses.js';
 
@@ -25,6 +27,9 @@ export { classifyAddress, isMetadataHostName, METADATA_ADDRESSES, METADATA_HOST_
 export type { OutboundPolicy } from '../core/types.js';
 
 /** Link-local and metadata refused, private refused, loopback allowed: what an environment gets unless it opts in. */
+/** undici, loaded by the first process that sends a request of its own (an http test, a webhook). */
+export const undici = lazyPackage<typeof Undici>('undici');
+
 export const DEFAULT_OUTBOUND_POLICY: OutboundPolicy = Object.freeze({ allowPrivateTargets: false });
 
 const NEVER = 'runset never sends requests there';
@@ -138,7 +143,8 @@ export function outboundDispatcher(policy: OutboundPolicy, options: OutboundOpti
       (error: Error) => callback(error, '', 0),
     );
   };
-  const connector = buildConnector({ lookup, timeout: options.connectTimeoutMs ?? null } as buildConnector.BuildOptions);
+  const { Agent, buildConnector } = undici();
+  const connector = buildConnector({ lookup, timeout: options.connectTimeoutMs ?? null } as Undici.buildConnector.BuildOptions);
   return new Agent({
     connect(connectOptions, callback) {
       const refused = checkHost(connectOptions.hostname, policy);

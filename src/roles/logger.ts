@@ -2,6 +2,8 @@
  * The process's logger: pino at the asked level, credentials redacted. Apart
  * from src/main.ts so that a worker over HTTP (src/cli/http-worker.ts), which
  * holds no store and serves no API, takes its logger without loading them.
+ * pino's one door: `npm run build` bundles this file with pino into one module
+ * (src/core/door-bundles.ts), which loads in half the CPU of pino's own.
  */
 import { pino, type Logger } from 'pino';
 

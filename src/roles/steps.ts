@@ -18,9 +18,10 @@ export interface Step {
 /**
  * Steps, and functions that stand for steps needing what the steps before
  * them set up (a role built on the store once it is open): such a function is
- * called when the run reaches it, and its steps run there.
+ * called when the run reaches it, and its steps run there. It may load its
+ * role's modules first (a promise), so a process loads only the roles it runs.
  */
-export type Steps = ReadonlyArray<Step | (() => readonly Step[])>;
+export type Steps = ReadonlyArray<Step | (() => readonly Step[] | Promise<readonly Step[]>)>;
 
 /** Runs the steps' setups in order; answers the teardown of every step set up, which runs once however often it is called. */
 export async function setUp(steps: Steps): Promise<() => Promise<void>> {
@@ -32,7 +33,7 @@ export async function setUp(steps: Steps): Promise<() => Promise<void>> {
     })());
   try {
     for (const entry of steps) {
-      for (const step of typeof entry === 'function' ? entry() : [entry]) {
+      for (const step of typeof entry === 'function' ? await entry() : [entry]) {
         await step.setup();
         done.push(step);
       }

@@ -23,8 +23,8 @@ import type { Store } from '../store/store.js';
 import { renderBody } from './payload.js';
 import { DEFAULT_RETRY, nextRetryMs, type RetryPolicy } from './retry.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
-import { fetch } from 'undici';
-import { outboundDispatcher, outboundRefusalIn, type OutboundOptions } from '../net/outbound.js';
+import type { Dispatcher } from 'undici';
+import { outboundDispatcher, outboundRefusalIn, undici, type OutboundOptions } from '../net/outbound.js';
 import { SET_EVENTS, WEBHOOK_OUTBOUND_POLICY, webhookWants } from '../core/webhooks.js';
 import { isCodeHostTarget, type CodeHostTarget } from '../core/code-hosts.js';
 import type { CodeHostAttempt, CodeHostReports } from './code-hosts/index.js';
@@ -57,9 +57,11 @@ export interface DispatcherOptions {
  * config to fix).
  */
 export function outboundPost(options: OutboundOptions = {}): PostWebhook {
-  const dispatcher = outboundDispatcher(WEBHOOK_OUTBOUND_POLICY, options);
+  // Made at the first delivery: a server with no webhook never loads undici.
+  let dispatcher: Dispatcher | undefined;
   return async (url, init) => {
-    const response = await fetch(url, { method: 'POST', redirect: 'manual', dispatcher, ...init });
+    dispatcher ??= outboundDispatcher(WEBHOOK_OUTBOUND_POLICY, options);
+    const response = await undici().fetch(url, { method: 'POST', redirect: 'manual', dispatcher, ...init });
     await response.body?.cancel();
     return { status: response.status };
   };

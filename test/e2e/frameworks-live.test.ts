@@ -10,7 +10,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, assertNoLeakedServers, startRunset, tempDir, waitForSet, type RunningServer } from '../helpers/server.js';
 import { FRAMEWORK_VERSIONS, installAll } from '../helpers/framework-versions.js';
@@ -99,6 +99,39 @@ function writeLiveSuite(dir: string, kind: FrameworkKind, env: string): string {
   return 'live.test.js';
 }
 
+/**
+ * Where a share that never moved stands, for the failure message: each process
+ * of it (found by the set's GO_FILE in its environment: the framework process
+ * and its workers) with its state, CPU time and command, and what runset's
+ * reporter inside it wrote so far (its event file). Issue 40 item 4 was seen
+ * here: whether `ready` is in that file tells a framework stuck after loading
+ * runset's reporter from one that never started.
+ */
+function shareProcesses(go: string): string {
+  const lines: string[] = [];
+  const files = new Set<string>();
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+      if (!environ.includes(`GO_FILE=${go}`)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+      // After the command's parenthesis: state, ppid, … utime and stime (clock ticks) at 11 and 12.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const [state, ppid] = fields;
+      const cpuS = (Number(fields[11]) + Number(fields[12])) / 100;
+      const wchan = existsSync(`/proc/${pid}/wchan`) ? readFileSync(`/proc/${pid}/wchan`, 'latin1') : '?';
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').slice(0, 300);
+      lines.push(`pid ${pid} ppid ${ppid} state ${state} wchan ${wchan} cpu ${cpuS}s: ${cmd}`);
+      const reporter = environ.find((v) => v.startsWith('RUNSET_REPORTER_FILE='));
+      if (reporter) files.add(reporter.slice('RUNSET_REPORTER_FILE='.length));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  for (const file of files) lines.push(`events in ${file}: ${existsSync(file) ? readFileSync(file, 'utf8').slice(-2000) : '(no file)'}`);
+  return lines.length > 0 ? lines.join('\n') : 'no process of this share is running';
+}
+
 /** How long to look for the handshake before giving up (a bound on a wait, never an assertion on time). */
 const HANDSHAKE_LIMIT_MS = 120_000;
 
@@ -163,9 +196,9 @@ describe('framework members move live', () => {
       const until = Date.now() + HANDSHAKE_LIMIT_MS;
       while (!(statusOf(seen, 'first') === 'SUCCESS' && statusOf(seen, 'second') === 'RUNNING')) {
         if (Date.now() > until) {
-          // Issue 40 item 4 was seen here (both members held by a worker, never begun): say what the worker and the server said.
+          // Issue 40 item 4 was seen here (both members held by a worker, never begun): say what the worker, the share's processes and the server said.
           const workers = await api(server!, 'GET', '/v0/workers');
-          assert.fail(`never saw first SUCCESS with second RUNNING; last seen: ${JSON.stringify(seen)}\nworkers: ${JSON.stringify(workers.body)}\nserver log (tail): ${server!.logs().slice(-4000)}`);
+          assert.fail(`never saw first SUCCESS with second RUNNING; last seen: ${JSON.stringify(seen)}\nworkers: ${JSON.stringify(workers.body)}\nthe share's processes:\n${shareProcesses(go)}\nserver log (tail): ${server!.logs().slice(-4000)}`);
         }
         await new Promise((r) => setTimeout(r, 50));
         seen = await members();

@@ -78,7 +78,7 @@ test('the start guard: silent until its first event of any kind, and a silent pr
   const alive = setTimeout(() => undefined, 60_000); // the guard's poll is unref'd: a running process keeps the loop alive, here this does
   await once(guard.signal, 'abort');
   clearTimeout(alive);
-  assert.equal(guard.tripped, true);
+  assert.equal(guard.reason, 'silent');
   guard.dispose();
   const heard = new FrameworkTracker(specs, jestAdapter, DIR, true, ctx, undefined, -1);
   heard.handle({ type: 'fileBegin', file: `${DIR}/a.test.js` });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CaseResult } from '../../src/core/types.js';
 import { BatchTracker, guardLimitMs, QUIET_MS } from '../../src/executors/playwright/tracker.js';
-import { caseKey } from '../../src/executors/playwright/reporter.js';
+import { caseKey } from '../../src/executors/listed-case.js';
 import { caseSpec } from '../store/batch-contract.js';
 
 /** Members of project `app` titled `titles`; `key` also names tests outside the batch (a setup project's). */
@@ -15,7 +15,7 @@ function harness(titles: string[]) {
   const ended = new Map<number, CaseResult>();
   let now = 1_000;
   const tracker = new BatchTracker(titles.map((t) => caseSpec(t, 'e2e', 'app')), { onBegin: () => undefined, onEnd: (i, r) => ended.set(i, r) }, () => now);
-  const key = (t: string, project = 'app') => caseKey(project, 'a.spec.ts', [t]);
+  const key = (t: string, project = 'app') => caseKey({ project, file: 'a.spec.ts', titles: [t] });
   const begin = (t: string, lane: number, timeoutMs = 1000) => tracker.handle({ type: 'testBegin', key: key(t), retry: 0, timeoutMs, lane, id: `id-${t}` });
   return { tracker, ended, key, begin, advance: (ms: number) => (now += ms) };
 }

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CaseResult } from '../../src/core/types.js';
 import { BatchTracker } from '../../src/executors/playwright/tracker.js';
-import { caseKey, type ReporterEvent } from '../../src/executors/playwright/reporter.js';
+import type { ReporterEvent } from '../../src/executors/playwright/reporter.js';
+import { caseKey } from '../../src/executors/listed-case.js';
 import { errorSummary } from '../../src/executors/playwright/error-text.js';
 import { selectionArgs, testListLine } from '../../src/executors/playwright/index.js';
 import { batchKeyOf } from '../../src/core/batch.js';
@@ -20,7 +21,7 @@ function harness(titles: string[]) {
     lanes.push(lane);
   };
   const tracker = new BatchTracker(specs, { onBegin, onEnd: (i, r) => ended.set(i, r) }, () => now);
-  const key = (t: string) => caseKey('', 'a.spec.ts', [t]);
+  const key = (t: string) => caseKey({ project: '', file: 'a.spec.ts', titles: [t] });
   return { tracker, begun, lanes, ended, key, advance: (ms: number) => (now += ms) };
 }
 
@@ -213,7 +214,7 @@ test('error summaries: a message is read from its start; printed output from its
 
 test('a case that never began because a project it depends on failed says which test failed', () => {
   const h = harness(['one']);
-  const setup = caseKey('setup', 'auth.setup.ts', ['prepare']); // run by Playwright as a dependency, not in this batch
+  const setup = caseKey({ project: 'setup', file: 'auth.setup.ts', titles: ['prepare'] }); // run by Playwright as a dependency, not in this batch
   h.tracker.handle({ type: 'begin', keys: [setup, h.key('one')] });
   h.tracker.handle({ type: 'testBegin', key: setup, retry: 0, timeoutMs: 1000 });
   h.tracker.handle(end(setup, { status: 'failed', ok: false, error: 'Error: setup broke\n    at /s/auth.setup.ts:2:3' }));

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EventLog } from '../../src/executors/event-log.js';
-import { startTestProcess } from '../../src/executors/test-process.js';
+import { runTestProcess } from '../../src/executors/test-process.js';
 import { tempDir } from '../helpers/server.js';
 
 const MARK = 'RUNSET_TEST_PROCESS_MARK';
@@ -36,8 +36,8 @@ test('every event written before the exit is handed on before the exit is; a det
     "for (let i = 0; i < 200; i++) appendFileSync(process.env.EVENTS, JSON.stringify({ i }) + '\\n');",
     "console.log('leftover ' + left.pid);",
   ].join('\n');
-  const run = startTestProcess(process.execPath, ['-e', script], { name: 'it', markEnv: MARK, cwd: dir, env: { ...process.env, EVENTS: events.file }, events });
-  const exit = await run.done;
+  const run = runTestProcess(process.execPath, ['-e', script], { name: 'it', markEnv: MARK, cwd: dir, env: { ...process.env, EVENTS: events.file }, events });
+  const exit = await run;
   assert.equal(exit.code, 0, exit.log);
   assert.equal(exit.stopped, undefined);
   assert.equal(got.length, 200, 'every event, before the exit');
@@ -50,12 +50,12 @@ test('an abort and a deadline stop it, each named; a program that cannot start i
   const dir = tempDir('runset-test-process-');
   const forever = ['-e', 'setInterval(() => {}, 1000)'];
   const controller = new AbortController();
-  const aborted = startTestProcess(process.execPath, forever, { name: 'it', markEnv: MARK, cwd: dir, env: process.env, signal: controller.signal });
+  const aborted = runTestProcess(process.execPath, forever, { name: 'it', markEnv: MARK, cwd: dir, env: process.env, signal: controller.signal });
   controller.abort();
-  assert.equal((await aborted.done).stopped, 'aborted');
-  const late = startTestProcess(process.execPath, forever, { name: 'it', markEnv: MARK, cwd: dir, env: process.env, deadlineMs: 200 });
-  assert.equal((await late.done).stopped, 'deadline');
-  const missing = await startTestProcess(path.join(dir, 'no-such-program'), [], { name: 'Playwright', markEnv: MARK, cwd: dir, env: process.env }).done;
+  assert.equal((await aborted).stopped, 'aborted');
+  const late = runTestProcess(process.execPath, forever, { name: 'it', markEnv: MARK, cwd: dir, env: process.env, deadlineMs: 200 });
+  assert.equal((await late).stopped, 'deadline');
+  const missing = await runTestProcess(path.join(dir, 'no-such-program'), [], { name: 'Playwright', markEnv: MARK, cwd: dir, env: process.env });
   assert.equal(missing.code, null);
   assert.match(missing.log, /^cannot start Playwright: /);
 });

@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Document, isScalar, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
+import type { Node, YAMLMap, YAMLSeq } from 'yaml';
+import { Document, isScalar } from '../yaml.js';
 import { FRAMEWORK_ADAPTERS } from '../../executors/frameworks/registry.js';
 import { parseSuiteConfig, type SuiteConfig } from '../suite.js';
 import { findSuites, type FoundSuite } from './suites.js';

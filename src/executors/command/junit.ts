@@ -8,9 +8,12 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
-import { create } from 'xmlbuilder2';
+import type * as Xmlbuilder2 from 'xmlbuilder2';
+import { lazyPackage } from '../../core/lazy-package.js';
 import type { ResultCase } from '../../core/types.js';
+
+/** The XML parser, loaded when the first report is read. */
+const xmlbuilder2 = lazyPackage<typeof Xmlbuilder2>('xmlbuilder2');
 
 /** Bounds no real report reaches, so one member's result stays small. */
 export const MAX_REPORT_BYTES = 32 * 1024 * 1024;
@@ -25,6 +28,7 @@ export interface JunitRead {
 
 /** The cases of the reports matching `pattern` under `cwd`, modified at or after `since` (ms since the epoch). */
 export async function readJunitReports(pattern: string, cwd: string, since: number): Promise<JunitRead> {
+  const { glob } = await import('tinyglobby'); // with the first report looked for (see ../artifact-files.ts)
   const files = (await glob(pattern, { cwd, absolute: true, onlyFiles: true, dot: true })).sort();
   const fresh: string[] = [];
   for (const file of files) {
@@ -83,7 +87,7 @@ export function parseJunit(xml: string): ResultCase[] {
 
 /** Every `<testcase>` of a JUnit XML text with its properties, in document order; throws when it is not JUnit XML. */
 export function readJunitTestcases(xml: string): JunitTestcase[] {
-  const doc = create(xml);
+  const doc = xmlbuilder2().create(xml);
   const root = doc.root().node as unknown as XmlElement;
   if (root.nodeName !== 'testsuites' && root.nodeName !== 'testsuite') throw new Error(`its root element is <${root.nodeName}>, not <testsuites> or <testsuite>`);
   return Array.from(root.getElementsByTagName('testcase')).map((testcase): JunitTestcase => {

@@ -104,11 +104,6 @@ export interface FrameworkAdapter extends RunnerAdapter {
   caseName?(c: { file: string; titles: readonly string[] }): string;
 }
 
-/** The key a case is matched by between the listing, the members and a report. */
-export function caseKey(file: string, titles: readonly string[]): string {
-  return JSON.stringify([file, ...titles]);
-}
-
 /** `text` as a literal inside a regular expression. */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

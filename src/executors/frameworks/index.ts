@@ -20,7 +20,8 @@ import { REPORTER_FILE_ENV } from '../playwright/reporter.js';
 import { handOver } from '../run-as.js';
 import { failAll, failSilentStart, runAlone } from '../share.js';
 import { PROCESS_START_MS } from '../test-process.js';
-import { caseKey, type FrameworkAdapter, type FrameworkReport, type RunPlan } from './adapter.js';
+import { caseKey } from '../listed-case.js';
+import { type FrameworkAdapter, type FrameworkReport, type RunPlan } from './adapter.js';
 import type { LiveEvent } from './live-events.js';
 import { guardStart } from '../live-tracker.js';
 import { FrameworkTracker } from './live.js';
@@ -80,15 +81,15 @@ async function runBatch(specs: FrameworkTestSpec[], ctx: BatchExecutionContext, 
   } finally {
     guard?.dispose();
   }
-  if (guard?.tripped && !ctx.signal.aborted) return failSilentStart(specs, ctx, `${adapter.title} ${install.version}`, startMs, exit.log);
+  if (guard?.reason !== undefined && !ctx.signal.aborted) return failSilentStart(specs, ctx, `${adapter.title} ${install.version}`, startMs, exit.log);
   if (exit.stopped === 'aborted') return;
   const read = await readReport(adapter, report, first.dir);
-  const byKey = new Map((read instanceof Error ? [] : read.cases).map((c) => [caseKey(c.file, c.titles), c]));
+  const byKey = new Map((read instanceof Error ? [] : read.cases).map((c) => [caseKey(c), c]));
   const ended = new Map<number, CaseResult>();
   specs.forEach((spec, index) => {
     if (live?.tracker.ended(index)) return;
     const c = spec.case as NonNullable<FrameworkTestSpec['case']>;
-    const found = byKey.get(caseKey(c.file, c.titles));
+    const found = byKey.get(caseKey(c));
     ended.set(index, found ? artifacts.result(index, found) : missing(adapter, install, exit, read, c.file, { deadlineMs, startMs }));
   });
   await artifacts.addWritten(ended);

@@ -11,7 +11,8 @@
  */
 import type { BatchExecutionContext, CaseResult, FrameworkTestSpec } from '../../core/types.js';
 import { LiveTracker, type TrackedCase } from '../live-tracker.js';
-import { caseKey, type FrameworkAdapter, type ReportedCase } from './adapter.js';
+import { caseKey } from '../listed-case.js';
+import type { FrameworkAdapter, ReportedCase } from './adapter.js';
 import { relativeFile } from './jest-json.js';
 import type { LiveEvent } from './live-events.js';
 
@@ -37,14 +38,14 @@ export class FrameworkTracker extends LiveTracker<LiveCase, LiveEvent> {
     specs.forEach((spec, index) => {
       if (!spec.case) return;
       const state: LiveCase = { index, file: spec.case.file, begun: false, ended: false };
-      this.track(caseKey(spec.case.file, spec.case.titles), state);
+      this.track(caseKey(spec.case), state);
       this.byFile.set(state.file, [...(this.byFile.get(state.file) ?? []), state]);
     });
   }
 
   handle(event: LiveEvent): void {
     this.heard();
-    if (event.type === 'caseBegin') this.caseBegin(this.caseOf(caseKey(relativeFile(this.dir, event.file), event.titles)));
+    if (event.type === 'caseBegin') this.caseBegin(this.caseOf(caseKey({ file: relativeFile(this.dir, event.file), titles: event.titles })));
     else if (event.type === 'fileBegin' && !this.caseStarts) for (const state of this.byFile.get(relativeFile(this.dir, event.file)) ?? []) this.caseBegin(state);
     else if (event.type === 'results') this.results(event.report);
   }
@@ -63,7 +64,7 @@ export class FrameworkTracker extends LiveTracker<LiveCase, LiveEvent> {
       return; // a fragment runset cannot read: the report at the end settles these cases
     }
     for (const c of cases) {
-      const state = this.caseOf(caseKey(c.file, c.titles));
+      const state = this.caseOf(caseKey(c));
       if (!state || state.ended) continue;
       this.settle(state, this.toResult(state.index, c));
     }

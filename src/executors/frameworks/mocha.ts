@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { FrameworkTestSpec } from '../../core/types.js';
 import { errorSummary } from '../playwright/error-text.js';
-import { caseKey, escapeRegExp, type FrameworkAdapter, type FrameworkReport, type ReportedCase } from './adapter.js';
+import { caseKey } from '../listed-case.js';
+import { escapeRegExp, type FrameworkAdapter, type FrameworkReport, type ReportedCase } from './adapter.js';
 import { relativeFile } from './jest-json.js';
 
 const REPORTER = fileURLToPath(new URL('./mocha-reporter.cjs', import.meta.url));
@@ -73,7 +74,7 @@ export function readMochaReport(text: string, dir: string): FrameworkReport {
       throw new Error(`cases[${i}] is not a test (file, titles, status, errors)`);
     }
     const c = caseOf(item as unknown as MochaCase, dir);
-    byKey.set(caseKey(c.file, c.titles), c);
+    byKey.set(caseKey(c), c);
   }
   const fileErrors = new Map<string, string>();
   for (const item of raw.hookErrors as unknown[]) {

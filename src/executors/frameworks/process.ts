@@ -4,7 +4,7 @@
  * program (Node running the package's CLI, or the adapter's own program, as
  * pytest's interpreter) and the mark its processes carry.
  */
-import { startTestProcess, type TestProcessExit, type TestProcessOptions } from '../test-process.js';
+import { runTestProcess, type TestProcessExit, type TestProcessOptions } from '../test-process.js';
 import type { FrameworkInstall } from './locate.js';
 
 /** In the environment of every process a framework run starts: one mark per run. */
@@ -17,5 +17,5 @@ export type FrameworkProcessOptions = Omit<TestProcessOptions, 'name' | 'markEnv
 /** Runs `args` with `install` to its end: stopped at once on abort or past its deadline. */
 export function runFramework(install: FrameworkInstall, args: readonly string[], opts: FrameworkProcessOptions): Promise<FrameworkExit> {
   const [program, all] = install.program === undefined ? [process.execPath, [install.cli, ...args]] : [install.program, args];
-  return startTestProcess(program, all, { ...opts, name: 'it', markEnv: MARK_ENV }).done;
+  return runTestProcess(program, all, { ...opts, name: 'it', markEnv: MARK_ENV });
 }

@@ -16,9 +16,9 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { fetch, type Dispatcher, type Response } from 'undici';
+import type { Dispatcher, Response } from 'undici';
 import type { ExecutionContext, ExecutionResult, Executor, HttpTestSpec, OutboundPolicy } from '../../core/types.js';
-import { DEFAULT_OUTBOUND_POLICY, outboundDispatcher, outboundRefusalIn, type OutboundOptions } from '../../net/outbound.js';
+import { DEFAULT_OUTBOUND_POLICY, outboundDispatcher, outboundRefusalIn, undici, type OutboundOptions } from '../../net/outbound.js';
 import { abortMessage } from '../abort.js';
 import { OUTPUT_LIMIT_BYTES, tailOf } from '../tail-buffer.js';
 import { substitute, substituteDeep } from '../template.js';
@@ -65,7 +65,7 @@ async function runHttpTest(spec: HttpTestSpec, ctx: ExecutionContext, dispatcher
   let response: Response;
   let body: string;
   try {
-    response = await fetch(request.url, {
+    response = await undici().fetch(request.url, {
       method: request.method,
       headers: request.headers,
       body: request.body ?? null,

@@ -19,20 +19,21 @@ import type { BatchExecutionContext, ExecutionContext, Executor, PlaywrightTestS
 import { memberPolicy, type TestProcessPolicy } from '../environment.js';
 import { handOver } from '../run-as.js';
 import { failAll, failSilentStart, runAlone } from '../share.js';
-import { PROCESS_START_MS } from '../test-process.js';
+import { guard, type Guard } from '../live-tracker.js';
+import { PROCESS_START_MS, type TestProcessExit } from '../test-process.js';
 import { browserProblem, CHROMIUM_ARGS, chromiumVersion, DEFAULT_CHROMIUM } from './chromium.js';
 import { missingFfmpeg } from './ffmpeg.js';
 import { locateFramework } from '../frameworks/locate.js';
+import { caseName } from '../listed-case.js';
 import { playwrightAdapter } from './adapter.js';
 import { playwrightEnvironment, type PlaywrightInstall } from './locate.js';
-import { startRunner, type RunnerProcess } from './process.js';
+import { runPlaywright } from './process.js';
 import { BatchTracker, IDLE_LIMIT_MS, type BatchEnd } from './tracker.js';
 import type { WrapOptions } from './wrap-config.cjs';
 import type { BrowserOptions } from './browser-choice.cjs';
 
 const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url));
 const WRAP_CONFIG = fileURLToPath(new URL('./wrap-config.cjs', import.meta.url));
-const WATCHDOG_MS = 250;
 
 export interface PlaywrightExecutorOptions {
   /** The operator's Chromium (RUNSET_CHROMIUM / --chromium), for every Chromium project; undefined: what the suite's Playwright would launch, else the system Chromium. */
@@ -75,53 +76,50 @@ async function runBatch(specs: PlaywrightTestSpec[], ctx: BatchExecutionContext,
   const env = playwrightEnvironment(install, first.dir, ctx.variables, policy);
   const browser = await browserOptions(specs, setup, install.cli);
   const args = await prepareRun(specs, ctx, { browser, cli: install.cli, version: install.version, missingFfmpeg: missingFfmpeg(install.cli, env, first.dir) });
-  const runner = startRunner(install.cli, args, {
+  // The one poller of the tracker (../live-tracker.ts): stops the runner when it hangs, idles, or never says a word.
+  const guard = guardBatch(tracker, ctx.signal);
+  const running = runPlaywright(install.cli, args, {
     cwd: first.dir,
     env,
     eventFile: path.join(ctx.workDir, 'reporter-events.jsonl'),
     onEvent: (event) => tracker.handle(event),
     runAs: policy.runAs,
     containment: policy.containment,
+    // Killed at once on abort (shutdown, lost lease) and when the guard says why.
+    signal: AbortSignal.any([ctx.signal, guard.signal]),
     // The run's folder becomes the test user's (its reporter writes the event file, Playwright its output there).
     beforeStart: () => handOver(ctx.workDir, policy.runAs),
   });
-  const end = await supervise(runner, tracker, ctx.signal);
-  // Nothing began: it said nothing at all.
-  if (end.kind === 'silent') return failSilentStart(specs, ctx, `${playwrightAdapter.title} ${install.version}`, PROCESS_START_MS, end.log);
-  tracker.finish(end);
+  let exit: TestProcessExit;
+  try {
+    exit = await running;
+  } finally {
+    guard.dispose();
+  }
+  const stop = guard.reason;
+  // Nothing began: it said nothing at all; its log is the process's own.
+  if (stop?.kind === 'silent') return failSilentStart(specs, ctx, `${playwrightAdapter.title} ${install.version}`, PROCESS_START_MS, exit.log);
+  if (stop?.kind === 'killed') return tracker.finish(stop);
+  if (stop?.kind === 'idle') return tracker.finish({ kind: 'exited', code: null, signal: 'SIGKILL', log: `${IDLE_LOG}\n${exit.log}` });
+  tracker.finish(exit.stopped === 'aborted' ? { kind: 'aborted' } : { kind: 'exited', code: exit.code, signal: exit.signal, log: exit.log });
 }
 
-/** Waits for the runner, killing it on abort, on a hung test, or when it stops making progress. */
-async function supervise(runner: RunnerProcess, tracker: BatchTracker, signal: AbortSignal): Promise<BatchEnd | { kind: 'silent'; log: string }> {
-  // 'silent': it never said a word; its log is the process's own, known once it has exited.
-  let end: BatchEnd | { kind: 'silent' } | undefined;
-  const onAbort = () => {
-    end ??= { kind: 'aborted' };
-    runner.kill();
-  };
-  signal.addEventListener('abort', onAbort, { once: true });
-  if (signal.aborted) onAbort();
-  const watchdog = setInterval(() => {
+const IDLE_LOG = `Playwright reported nothing for ${IDLE_LIMIT_MS / 60_000} minutes while tests were waiting to begin (a global setup or webServer that never finished?); runset stopped it`;
+
+/** Why the guard stops a batch: a hung case (already ended by the hang guard), a batch idle past its limit, a runner silent from its start. */
+type BatchStop = Extract<BatchEnd, { kind: 'killed' }> | { kind: 'idle' } | { kind: 'silent' };
+
+/** Watches the batch while its runner runs: the hang guard and idle limit (./tracker.ts), and before its first word the start guard's silence. */
+function guardBatch(tracker: BatchTracker, signal: AbortSignal): Guard<BatchStop> {
+  return guard((): BatchStop | undefined => {
+    // An abort is the worker's: nothing the runner does while it dies is judged.
+    if (signal.aborted) return undefined;
     const hung = tracker.overdue();
-    if (hung) {
-      const reason = tracker.failHung(hung.index);
-      end ??= { kind: 'killed', reason };
-      runner.kill();
-    } else if (tracker.idle()) {
-      runner.kill();
-      const log = `Playwright reported nothing for ${IDLE_LIMIT_MS / 60_000} minutes while tests were waiting to begin (a global setup or webServer that never finished?); runset stopped it`;
-      end ??= tracker.started ? { kind: 'exited', code: null, signal: 'SIGKILL', log } : { kind: 'silent' };
-    }
-  }, WATCHDOG_MS);
-  try {
-    const exit = await runner.done;
-    if (end?.kind === 'silent') return { kind: 'silent', log: exit.log };
-    return end?.kind === 'exited' ? { ...end, log: `${end.log}\n${exit.log}` } : (end ?? { kind: 'exited', ...exit });
-  } finally {
-    clearInterval(watchdog);
-    signal.removeEventListener('abort', onAbort);
-    runner.kill(); // stragglers, if the runner left any while exiting
-  }
+    if (hung) return { kind: 'killed', reason: tracker.failHung(hung.index) };
+    // Before its first word, idle is the tracker's silent() (../live-tracker.ts).
+    if (tracker.idle()) return tracker.started ? { kind: 'idle' } : { kind: 'silent' };
+    return undefined;
+  });
 }
 
 /** Problems that fail every case before anything starts: no discovered case, no Chromium where the operator said it is. */
@@ -193,7 +191,7 @@ export function testListLine(spec: PlaywrightTestSpec): string {
     if (title.includes('›') || title !== title.trim()) break;
     titles.push(title);
   }
-  return [c.project === '' ? undefined : `[${c.project}]`, c.file, ...titles].filter((t) => t !== undefined).join(' › ');
+  return caseName({ project: c.project || undefined, file: c.file, titles });
 }
 
 /** The generated config: CommonJS or ES module like the suite's own, so Playwright loads the suite's as it would. */

@@ -5,32 +5,31 @@
  * followed in the event file (../event-log.ts) line by line.
  */
 import { EventLog } from '../event-log.js';
-import { startTestProcess, type TestProcess, type TestProcessOptions } from '../test-process.js';
+import { runTestProcess, type TestProcessExit, type TestProcessOptions } from '../test-process.js';
 import { playwrightAdapter } from './adapter.js';
 import { REPORTER_FILE_ENV, type ReporterEvent } from './reporter.js';
 
 /** In the runner's environment, so every process it starts carries it: Playwright stops its webServer and browsers when it exits, not when it is killed. */
 const BATCH_MARK_ENV = 'RUNSET_BATCH_MARK';
 
-export type RunnerProcess = TestProcess;
-
-export function startRunner(
+/** Runs Playwright's CLI with `args` to its end, its reporter's events handed to `onEvent` as they are written. */
+export function runPlaywright(
   cli: string,
   args: readonly string[],
-  opts: Pick<TestProcessOptions, 'cwd' | 'env' | 'runAs' | 'containment' | 'beforeStart'> & {
+  opts: Pick<TestProcessOptions, 'cwd' | 'env' | 'runAs' | 'containment' | 'beforeStart' | 'signal'> & {
     eventFile: string;
     onEvent: (event: ReporterEvent) => void;
   },
-): RunnerProcess {
+): Promise<TestProcessExit> {
   let events: EventLog<ReporterEvent>;
   try {
     events = new EventLog(opts.eventFile, opts.onEvent);
   } catch (error) {
     const message = `cannot make the reporter's event file ${opts.eventFile}: ${(error as Error).message}`;
-    return { pid: undefined, done: Promise.resolve({ code: null, signal: null, log: message }), kill: () => undefined };
+    return Promise.resolve({ code: null, signal: null, log: message });
   }
-  const { cwd, env, runAs, containment, beforeStart } = opts;
-  return startTestProcess(process.execPath, [cli, ...args], {
+  const { cwd, env, runAs, containment, beforeStart, signal } = opts;
+  return runTestProcess(process.execPath, [cli, ...args], {
     name: playwrightAdapter.title,
     markEnv: BATCH_MARK_ENV,
     cwd,
@@ -38,6 +37,7 @@ export function startRunner(
     runAs,
     containment,
     events,
+    signal,
     // Called once the event file exists: the run's folder becomes the test user's.
     beforeStart,
   });

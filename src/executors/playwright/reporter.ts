@@ -13,7 +13,8 @@
  * a synchronous O_APPEND write is in the file before `writeSync` returns: every
  * event arrives, in order, whatever happens to the process right after.
  *
- * Deliberately self-contained (node builtins only, types from Playwright): it
+ * Deliberately self-contained (node builtins, types from Playwright, and the
+ * case key of every listed case, ../listed-case.ts, which imports nothing): it
  * is loaded by whichever @playwright/test the suite uses, in another process.
  * The protocol is the `ReporterEvent` union below; a case is identified by
  * `caseKey`: project name, spec file relative to rootDir, then its titles.
@@ -21,6 +22,7 @@
 import { openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import { caseKey } from '../listed-case.js';
 
 export const REPORTER_FILE_ENV = 'RUNSET_REPORTER_FILE';
 
@@ -55,11 +57,6 @@ export type ReporterEvent =
    */
   | { type: 'pulse'; lane: number; testId?: string; timeoutMs?: number }
   | { type: 'end'; status: string };
-
-/** A case's identity on both sides of the pipe: [project, file relative to rootDir, ...titles]. */
-export function caseKey(project: string, file: string, titles: readonly string[]): string {
-  return JSON.stringify([project, file, ...titles]);
-}
 
 // eslint-disable-next-line no-control-regex -- terminal colour codes begin with ESC; that is what is matched
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
@@ -130,7 +127,7 @@ export default class RunsetReporter implements Reporter {
     // titlePath(): ['', project, file as its suite titles it, ...describes, title]
     const titles = test.titlePath().slice(3);
     const file = path.relative(this.rootDir, test.location.file).split(path.sep).join('/');
-    return caseKey(test.parent.project()?.name ?? '', file, titles);
+    return caseKey({ project: test.parent.project()?.name ?? '', file, titles });
   }
 
   private send(event: ReporterEvent): void {

@@ -13,7 +13,8 @@ import { ArtifactNames } from '../artifact-files.js';
 import { LiveTracker, type TrackedCase } from '../live-tracker.js';
 import { TailBuffer } from '../tail-buffer.js';
 import { errorSummary } from './error-text.js';
-import { caseKey, stripAnsi, type ReporterEvent } from './reporter.js';
+import { caseKey, caseName } from '../listed-case.js';
+import { stripAnsi, type ReporterEvent } from './reporter.js';
 
 /**
  * runset's hang guard. Playwright enforces each test's timeout itself, and a
@@ -94,7 +95,7 @@ export class BatchTracker extends LiveTracker<CaseState, ReporterEvent> {
     this.lastEventAt = now();
     specs.forEach((spec, index) => {
       if (!spec.case) return;
-      const key = caseKey(spec.case.project, spec.case.file, spec.case.titles);
+      const key = caseKey(spec.case);
       this.track(key, {
         key, index, spec, attempts: 0, begun: false, inFlight: false, id: undefined, timeoutMs: spec.timeoutSeconds * 1000,
         startedAt: 0, attemptStartedAt: 0, lastSignAt: 0, lane: undefined, output: new TailBuffer(), artifacts: [], names: new ArtifactNames(), ended: false,
@@ -148,7 +149,7 @@ export class BatchTracker extends LiveTracker<CaseState, ReporterEvent> {
         `past its timeout of ${seconds(state.timeoutMs)} and its teardown, with no sign of life from its Playwright worker for ${seconds(now - state.lastSignAt)} ` +
         '(a busy loop or a blocking call, which Playwright\'s own timer cannot interrupt)',
     });
-    return `another test of the same Playwright run, ${caseName(state.key)}, hung, and runset's hang guard stopped the run`;
+    return `another test of the same Playwright run, ${nameOfKey(state.key)}, hung, and runset's hang guard stopped the run`;
   }
 
   /** Ends every case not ended yet, once the Playwright process is gone. */
@@ -222,7 +223,7 @@ export class BatchTracker extends LiveTracker<CaseState, ReporterEvent> {
   }
 
   private testEnd(event: Extract<ReporterEvent, { type: 'testEnd' }>): void {
-    if (event.final && !event.ok) this.failures.push(`${caseName(event.key)}: ${firstParagraph(event.error ?? `test ${event.status}`).split('\n')[0]}`);
+    if (event.final && !event.ok) this.failures.push(`${nameOfKey(event.key)}: ${firstParagraph(event.error ?? `test ${event.status}`).split('\n')[0]}`);
     const state = this.caseOf(event.key);
     if (!state || state.ended) return;
     state.inFlight = false;
@@ -280,10 +281,10 @@ function effectiveTimeoutMs(playwrightMs: number, spec: PlaywrightTestSpec): num
   return playwrightMs > 0 ? playwrightMs : spec.timeoutSeconds * 1000;
 }
 
-/** `[project] › file › titles`, as members are named, from a reporter key. */
-function caseName(key: string): string {
-  const [project, ...rest] = JSON.parse(key) as string[];
-  return [project ? `[${project}]` : undefined, ...rest].filter((p) => p !== undefined).join(' › ');
+/** A case's name from its reporter key, its project shown when it has a name. */
+function nameOfKey(key: string): string {
+  const [project, file = '', ...titles] = JSON.parse(key) as string[];
+  return caseName({ project: project || undefined, file, titles });
 }
 
 /** The error up to its call log or stack: what a person reads first. */

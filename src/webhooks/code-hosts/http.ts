@@ -5,8 +5,8 @@
  * itself is wrong: bad credentials, no such repository, a body refused), so a
  * bad token is not retried for 24 hours.
  */
-import { fetch } from 'undici';
-import { outboundDispatcher, type OutboundOptions } from '../../net/outbound.js';
+import type { Dispatcher } from 'undici';
+import { outboundDispatcher, undici, type OutboundOptions } from '../../net/outbound.js';
 import { WEBHOOK_OUTBOUND_POLICY } from '../../core/webhooks.js';
 
 export interface HostAnswer {
@@ -21,9 +21,11 @@ export type HostRequest = (url: string, init: { method: string; headers: Record<
 
 /** Requests with undici's fetch through the outbound address rules (src/net/outbound.ts); a redirect is an answer, not followed. */
 export function outboundRequest(options: OutboundOptions = {}): HostRequest {
-  const dispatcher = outboundDispatcher(WEBHOOK_OUTBOUND_POLICY, options);
+  // Made at the first call: a server reporting to no code host never loads undici.
+  let dispatcher: Dispatcher | undefined;
   return async (url, init) => {
-    const response = await fetch(url, { redirect: 'manual', dispatcher, ...init });
+    dispatcher ??= outboundDispatcher(WEBHOOK_OUTBOUND_POLICY, options);
+    const response = await undici().fetch(url, { redirect: 'manual', dispatcher, ...init });
     const text = await response.text();
     let json: unknown = null;
     try {
