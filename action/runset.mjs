@@ -50982,8 +50982,8 @@ function scrubbedEnvironment(policy = {}, base = process.env) {
 function testEnvironment(variables, policy = {}, base = process.env) {
   return Object.assign(scrubbedEnvironment(policy, base), identityVariables(policy.runAs), variables);
 }
-function suiteEnvironment(dir, variables, policy = {}) {
-  const env = testEnvironment(variables, policy);
+function suiteEnvironment(dir, variables, policy = {}, base = process.env) {
+  const env = testEnvironment(variables, policy, base);
   env.PATH = suiteBinPath(dir, env.PATH);
   return env;
 }
