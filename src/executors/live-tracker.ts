@@ -114,14 +114,16 @@ export interface Guard<R> {
 
 /**
  * The one poller of a running tracker: asks `check` every GUARD_POLL_MS
- * whether the runner must be stopped, until it answers (then `signal` aborts)
- * or the guard is disposed. The start guard below is one check; Playwright's
+ * whether the runner must be stopped, until it answers (then `signal` aborts),
+ * `settled` says nothing is left to judge, or the guard is disposed. The start guard below is one check; Playwright's
  * adds its hang guard and idle limit (./playwright/index.ts).
  */
-export function guard<R>(check: () => R | undefined): Guard<R> {
+export function guard<R>(check: () => R | undefined, settled: () => boolean = () => false): Guard<R> {
   const stopper = new AbortController();
   let reason: R | undefined;
   const timer = setInterval(() => {
+    // Nothing left to judge (the runner spoke, for the start guard): no more asking for the rest of the run.
+    if (settled()) return clearInterval(timer);
     const answer = check();
     if (answer === undefined) return;
     reason = answer;
@@ -139,6 +141,6 @@ export function guard<R>(check: () => R | undefined): Guard<R> {
 }
 
 /** The start guard alone, for a runner with nothing else to be stopped for: 'silent' when it said nothing within its start allowance. */
-export function guardStart(tracker: Pick<LiveTracker<TrackedCase, unknown>, 'silent'>): Guard<'silent'> {
-  return guard(() => (tracker.silent() ? 'silent' : undefined));
+export function guardStart(tracker: Pick<LiveTracker<TrackedCase, unknown>, 'silent' | 'started'>): Guard<'silent'> {
+  return guard(() => (tracker.silent() ? 'silent' : undefined), () => tracker.started);
 }

@@ -18,7 +18,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOneOptions, LookupAllOptions } from 'node:dns';
 import type * as Undici from 'undici';
-import type { Dispatcher } from 'undici';
 import { lazyPackage } from '../core/lazy-package.js';
 import type { OutboundPolicy } from '../core/types.js';
 import { classifyAddress, isMetadataHostName, type AddressKind } from './addresses.js';
@@ -26,10 +25,10 @@ import { classifyAddress, isMetadataHostName, type AddressKind } from './address
 export { classifyAddress, isMetadataHostName, METADATA_ADDRESSES, METADATA_HOST_NAMES, type AddressKind } from './addresses.js';
 export type { OutboundPolicy } from '../core/types.js';
 
-/** Link-local and metadata refused, private refused, loopback allowed: what an environment gets unless it opts in. */
 /** undici, loaded by the first process that sends a request of its own (an http test, a webhook). */
 export const undici = lazyPackage<typeof Undici>('undici');
 
+/** Link-local and metadata refused, private refused, loopback allowed: what an environment gets unless it opts in. */
 export const DEFAULT_OUTBOUND_POLICY: OutboundPolicy = Object.freeze({ allowPrivateTargets: false });
 
 const NEVER = 'runset never sends requests there';
@@ -126,7 +125,7 @@ export interface OutboundOptions {
  * `dispatcher` to undici's fetch or request. Refused connections fail with an
  * OutboundRefused (under fetch's "fetch failed", as its `cause`).
  */
-export function outboundDispatcher(policy: OutboundPolicy, options: OutboundOptions = {}): Dispatcher {
+export function outboundDispatcher(policy: OutboundPolicy, options: OutboundOptions = {}): Undici.Dispatcher {
   const resolve = options.resolve ?? systemResolver;
   type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
   // net.connect calls this for host names only; address literals are checked in connect() below.
